@@ -1,0 +1,151 @@
+// Package identity is the auth service's domain: users, their sessions and
+// the tokens that prove them. It signs users in, rotates refresh tokens,
+// revokes sessions and changes passwords. It knows nothing of gRPC, REST,
+// Postgres or Redis; those live in the sibling packages.
+package identity
+
+import (
+	"context"
+	"net/netip"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// User is an account that can sign in to the console.
+type User struct {
+	ID                  int64
+	Username            string
+	PasswordHash        string
+	IsTemporaryPassword bool
+	IsIPRestricted      bool
+	Roles               []string
+	Permissions         []string
+	MerchantIDs         []int32
+}
+
+// IPRange is an inclusive range of addresses an IP-restricted user may sign
+// in from.
+type IPRange struct {
+	From netip.Addr
+	To   netip.Addr
+}
+
+// Contains reports whether ip lies within the range. Addresses of another
+// family never match; IPv4-mapped IPv6 addresses count as IPv4.
+func (r IPRange) Contains(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	from, to := r.From.Unmap(), r.To.Unmap()
+	if ip.BitLen() != from.BitLen() || ip.BitLen() != to.BitLen() {
+		return false
+	}
+	return from.Compare(ip) <= 0 && ip.Compare(to) <= 0
+}
+
+// Client describes where a request came from.
+type Client struct {
+	IP        string
+	UserAgent string
+}
+
+// Session is one sign-in of a user, alive while its refresh tokens are.
+type Session struct {
+	ID               string
+	UserID           int64
+	IP               string
+	UserAgent        string
+	CreatedAt        time.Time
+	LastSeenAt       time.Time
+	RefreshExpiresAt time.Time
+	RevokedAt        *time.Time
+}
+
+// RefreshToken is the stored form of a refresh token: its hash only.
+type RefreshToken struct {
+	Hash      []byte
+	SessionID string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedAt    *time.Time
+}
+
+// TokenPair is what a successful sign-in or refresh hands the client.
+type TokenPair struct {
+	AccessToken  string
+	RefreshToken string
+	ExpiresIn    time.Duration
+}
+
+// Revocation reasons stored with a revoked session.
+const (
+	ReasonLogout       = "logout"
+	ReasonRefreshReuse = "refresh_token_reuse"
+	ReasonPassword     = "password_changed"
+)
+
+// Store reads users and runs the writes of one operation in a transaction.
+type Store interface {
+	// UserByUsername returns the user with that username, compared without
+	// regard to case. Returns a not-found error when there is none.
+	UserByUsername(ctx context.Context, username string) (User, error)
+	// UserByID returns the user with that id. Returns a not-found error when
+	// there is none.
+	UserByID(ctx context.Context, id int64) (User, error)
+	// Session returns the session with that id. Returns a not-found error
+	// when there is none.
+	Session(ctx context.Context, id string) (Session, error)
+	// Tx runs fn in one database transaction, committed when fn returns nil.
+	Tx(ctx context.Context, fn func(Tx) error) error
+}
+
+// Tx is the set of writes (and locking reads) available inside Store.Tx.
+type Tx interface {
+	// AllowedRanges lists the address ranges of an IP-restricted user.
+	AllowedRanges(ctx context.Context, userID int64) ([]IPRange, error)
+	// InsertSession stores a new session.
+	InsertSession(ctx context.Context, s Session) error
+	// SessionForUpdate returns and locks a session. Returns a not-found error
+	// when there is none.
+	SessionForUpdate(ctx context.Context, id string) (Session, error)
+	// TouchSession records activity and a new refresh expiry.
+	TouchSession(ctx context.Context, id string, lastSeen, refreshExpires time.Time) error
+	// RevokeSession marks a session revoked; revoking it twice keeps the
+	// first time and reason.
+	RevokeSession(ctx context.Context, id, reason string, at time.Time) error
+	// RevokeOtherSessions revokes every live session of a user but keep and
+	// returns the ids it revoked.
+	RevokeOtherSessions(ctx context.Context, userID int64, keep, reason string, at time.Time) ([]string, error)
+	// InsertRefreshToken stores a refresh token's hash.
+	InsertRefreshToken(ctx context.Context, t RefreshToken) error
+	// RefreshTokenForUpdate returns and locks a refresh token by its hash.
+	// Returns a not-found error when there is none.
+	RefreshTokenForUpdate(ctx context.Context, hash []byte) (RefreshToken, error)
+	// MarkRefreshTokenUsed marks one refresh token spent.
+	MarkRefreshTokenUsed(ctx context.Context, hash []byte, at time.Time) error
+	// SpendRefreshTokens marks every unused refresh token of a session used.
+	SpendRefreshTokens(ctx context.Context, sessionID string, at time.Time) error
+	// SetPassword replaces a user's password hash and temporary flag.
+	SetPassword(ctx context.Context, userID int64, hash string, temporary bool, at time.Time) error
+	// Publish queues an event to leave with this transaction (outbox).
+	Publish(ctx context.Context, event proto.Message) error
+}
+
+// Throttle counts failed sign-ins per key within a window.
+type Throttle interface {
+	// Blocked returns how long key stays blocked, or zero when it has fewer
+	// than limit failures in the current window.
+	Blocked(ctx context.Context, key string, limit int) (time.Duration, error)
+	// Fail counts one failure for key; the window starts at the first one.
+	Fail(ctx context.Context, key string, window time.Duration) error
+	// Reset forgets the failures of key.
+	Reset(ctx context.Context, key string) error
+}
+
+// Revoker makes access tokens of a session unusable at every service before
+// they expire.
+type Revoker interface {
+	// Revoke marks a session revoked for ttl (the access token lifetime).
+	Revoke(ctx context.Context, sessionID string, ttl time.Duration) error
+	// IsRevoked reports whether a session was revoked.
+	IsRevoked(ctx context.Context, sessionID string) (bool, error)
+}

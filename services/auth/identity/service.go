@@ -1,0 +1,430 @@
+package identity
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
+	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/authz"
+)
+
+// Messages shown to users. The sign-in failure reads the same for an unknown
+// username and a wrong password so that usernames cannot be probed.
+const (
+	MsgInvalidCredentials = "Invalid username or password"
+	MsgMissingCredentials = "Please enter username and password"
+	MsgTooManyAttempts    = "Too many failed sign-in attempts. Try again later."
+	MsgIPNotAllowed       = "Sign-in from this IP address is not allowed for this user."
+	MsgInvalidRefresh     = "The refresh token is invalid or has expired. Please sign in again."
+	MsgRefreshReused      = "This refresh token was already used; the session has been ended. Please sign in again."
+	MsgSessionEnded       = "The session has ended. Please sign in again."
+)
+
+// Password rules for a new password.
+const (
+	MinPasswordLen = 8
+	MaxPasswordLen = 128
+)
+
+// Config tunes a Service. Zero values take the defaults of NewService.
+type Config struct {
+	AccessTTL  time.Duration // access token lifetime
+	RefreshTTL time.Duration // refresh token lifetime, renewed on every rotation
+	// RefreshGrace is how long a spent refresh token may still be presented
+	// without revoking its session, so that two tabs refreshing at the same
+	// moment do not sign the user out. At most 10 s.
+	RefreshGrace time.Duration
+	// Failed sign-ins allowed per username and per IP within ThrottleWindow.
+	MaxFailuresPerUser int
+	MaxFailuresPerIP   int
+	ThrottleWindow     time.Duration
+	Argon2             Argon2Params
+}
+
+// Service implements sign-in, refresh, logout and password changes.
+type Service struct {
+	store    Store
+	keys     *KeySet
+	throttle Throttle
+	revoker  Revoker
+	log      *slog.Logger
+	now      func() time.Time
+	cfg      Config
+	// dummyHash is verified against when the username is unknown, so that
+	// the answer takes as long as for a wrong password.
+	dummyHash string
+}
+
+// NewService builds a Service. now may be nil for time.Now.
+func NewService(store Store, keys *KeySet, throttle Throttle, revoker Revoker, log *slog.Logger, now func() time.Time, cfg Config) (*Service, error) {
+	if cfg.AccessTTL <= 0 {
+		cfg.AccessTTL = 5 * time.Minute
+	}
+	if cfg.RefreshTTL <= 0 {
+		cfg.RefreshTTL = 24 * time.Hour
+	}
+	if cfg.RefreshGrace <= 0 || cfg.RefreshGrace > 10*time.Second {
+		cfg.RefreshGrace = 10 * time.Second
+	}
+	if cfg.MaxFailuresPerUser <= 0 {
+		cfg.MaxFailuresPerUser = 5
+	}
+	if cfg.MaxFailuresPerIP <= 0 {
+		cfg.MaxFailuresPerIP = 20
+	}
+	if cfg.ThrottleWindow <= 0 {
+		cfg.ThrottleWindow = 15 * time.Minute
+	}
+	if cfg.Argon2 == (Argon2Params{}) {
+		cfg.Argon2 = DefaultArgon2
+	}
+	if now == nil {
+		now = time.Now
+	}
+	dummy, err := HashPassword(uuid.NewString(), cfg.Argon2)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{store: store, keys: keys, throttle: throttle, revoker: revoker, log: log, now: now, cfg: cfg, dummyHash: dummy}, nil
+}
+
+// AccessTTL is the lifetime of the access tokens the service issues.
+func (s *Service) AccessTTL() time.Duration { return s.cfg.AccessTTL }
+
+func userThrottleKey(username string) string { return "user:" + strings.ToLower(username) }
+func ipThrottleKey(ip string) string         { return "ip:" + ip }
+
+// Login checks a username and password and starts a session.
+//
+// Errors: Invalid (missing field), TooManyRequests (throttled),
+// Unauthenticated (wrong username or password), Forbidden (IP not allowed).
+func (s *Service) Login(ctx context.Context, username, password string, c Client) (TokenPair, error) {
+	username = strings.TrimSpace(username)
+	if username == "" || password == "" {
+		return TokenPair{}, apperr.Invalid(MsgMissingCredentials)
+	}
+	if len(password) > MaxPasswordLen {
+		// Never hash unbounded input; a password this long cannot be right.
+		return TokenPair{}, apperr.Unauthenticated(MsgInvalidCredentials)
+	}
+	if err := s.checkThrottle(ctx, username, c.IP); err != nil {
+		return TokenPair{}, err
+	}
+
+	u, err := s.store.UserByUsername(ctx, username)
+	found := err == nil
+	if err != nil && apperr.KindOf(err) != apperr.KindNotFound {
+		return TokenPair{}, fmt.Errorf("look up user: %w", err)
+	}
+	hash := s.dummyHash
+	if found {
+		hash = u.PasswordHash
+	}
+	ok, err := VerifyPassword(hash, password)
+	if err != nil {
+		return TokenPair{}, fmt.Errorf("verify password of user %d: %w", u.ID, err)
+	}
+	if !found || !ok {
+		s.recordFailure(ctx, username, c.IP)
+		return TokenPair{}, apperr.Unauthenticated(MsgInvalidCredentials)
+	}
+
+	now := s.now()
+	sid := uuid.NewString()
+	var pair TokenPair
+	err = s.store.Tx(ctx, func(tx Tx) error {
+		if u.IsIPRestricted {
+			ranges, err := tx.AllowedRanges(ctx, u.ID)
+			if err != nil {
+				return err
+			}
+			if !ipAllowed(c.IP, ranges) {
+				return apperr.Forbidden(MsgIPNotAllowed)
+			}
+		}
+		if err := tx.InsertSession(ctx, Session{
+			ID: sid, UserID: u.ID, IP: c.IP, UserAgent: c.UserAgent,
+			CreatedAt: now, LastSeenAt: now, RefreshExpiresAt: now.Add(s.cfg.RefreshTTL),
+		}); err != nil {
+			return err
+		}
+		pair, err = s.issue(ctx, tx, u, sid, now)
+		if err != nil {
+			return err
+		}
+		return tx.Publish(ctx, &eventsv1.SessionStarted{
+			SessionId: sid, UserId: u.ID, Username: u.Username, Ip: c.IP, UserAgent: c.UserAgent,
+			StartedAt: timestamppb.New(now),
+		})
+	})
+	if err != nil {
+		if apperr.KindOf(err) == apperr.KindForbidden {
+			s.recordFailure(ctx, username, c.IP)
+		}
+		return TokenPair{}, err
+	}
+	if err := s.throttle.Reset(ctx, userThrottleKey(username)); err != nil {
+		s.log.WarnContext(ctx, "reset sign-in throttle", "err", err)
+	}
+	return pair, nil
+}
+
+func (s *Service) checkThrottle(ctx context.Context, username, ip string) error {
+	wait, err := s.throttle.Blocked(ctx, userThrottleKey(username), s.cfg.MaxFailuresPerUser)
+	if err != nil {
+		return fmt.Errorf("check user throttle: %w", err)
+	}
+	if ip != "" {
+		ipWait, err := s.throttle.Blocked(ctx, ipThrottleKey(ip), s.cfg.MaxFailuresPerIP)
+		if err != nil {
+			return fmt.Errorf("check ip throttle: %w", err)
+		}
+		wait = max(wait, ipWait)
+	}
+	if wait > 0 {
+		return apperr.TooManyRequests(wait, MsgTooManyAttempts)
+	}
+	return nil
+}
+
+func (s *Service) recordFailure(ctx context.Context, username, ip string) {
+	if err := s.throttle.Fail(ctx, userThrottleKey(username), s.cfg.ThrottleWindow); err != nil {
+		s.log.WarnContext(ctx, "count failed sign-in", "err", err)
+	}
+	if ip == "" {
+		return
+	}
+	if err := s.throttle.Fail(ctx, ipThrottleKey(ip), s.cfg.ThrottleWindow); err != nil {
+		s.log.WarnContext(ctx, "count failed sign-in", "err", err)
+	}
+}
+
+func ipAllowed(ip string, ranges []IPRange) bool {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return false
+	}
+	for _, r := range ranges {
+		if r.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// issue signs an access token and stores a new refresh token for session sid.
+func (s *Service) issue(ctx context.Context, tx Tx, u User, sid string, now time.Time) (TokenPair, error) {
+	access, err := s.keys.sign(u, sid, now, s.cfg.AccessTTL)
+	if err != nil {
+		return TokenPair{}, err
+	}
+	refresh, hash, err := newRefreshToken()
+	if err != nil {
+		return TokenPair{}, err
+	}
+	if err := tx.InsertRefreshToken(ctx, RefreshToken{
+		Hash: hash, SessionID: sid, CreatedAt: now, ExpiresAt: now.Add(s.cfg.RefreshTTL),
+	}); err != nil {
+		return TokenPair{}, err
+	}
+	return TokenPair{AccessToken: access, RefreshToken: refresh, ExpiresIn: s.cfg.AccessTTL}, nil
+}
+
+// Refresh spends a refresh token and returns a new pair for its session. A
+// token spent more than RefreshGrace ago is a sign of theft: its session is
+// revoked.
+//
+// Errors: Invalid (empty token), Unauthenticated (unknown, expired, revoked or
+// reused token).
+func (s *Service) Refresh(ctx context.Context, token string) (TokenPair, error) {
+	if token == "" {
+		return TokenPair{}, apperr.Invalid("refreshToken is required.")
+	}
+	now := s.now()
+	var (
+		pair    TokenPair
+		reused  bool
+		revoked Session
+	)
+	err := s.store.Tx(ctx, func(tx Tx) error {
+		rt, err := tx.RefreshTokenForUpdate(ctx, hashRefreshToken(token))
+		if apperr.KindOf(err) == apperr.KindNotFound {
+			return apperr.Unauthenticated(MsgInvalidRefresh)
+		}
+		if err != nil {
+			return err
+		}
+		sess, err := tx.SessionForUpdate(ctx, rt.SessionID)
+		if err != nil {
+			return err
+		}
+		if sess.RevokedAt != nil || !now.Before(rt.ExpiresAt) || !now.Before(sess.RefreshExpiresAt) {
+			return apperr.Unauthenticated(MsgInvalidRefresh)
+		}
+		if rt.UsedAt != nil && now.Sub(*rt.UsedAt) > s.cfg.RefreshGrace {
+			reused, revoked = true, sess
+			if err := tx.RevokeSession(ctx, sess.ID, ReasonRefreshReuse, now); err != nil {
+				return err
+			}
+			return tx.Publish(ctx, &eventsv1.SessionRevoked{
+				SessionId: sess.ID, UserId: sess.UserID,
+				Reason:    eventsv1.SessionRevokedReason_SESSION_REVOKED_REASON_REFRESH_TOKEN_REUSE,
+				RevokedAt: timestamppb.New(now),
+			})
+		}
+		// A token spent within the grace period is a concurrent refresh from
+		// another tab: it gets a pair of its own, the session carries on.
+		if rt.UsedAt == nil {
+			if err := tx.MarkRefreshTokenUsed(ctx, rt.Hash, now); err != nil {
+				return err
+			}
+		}
+		u, err := s.store.UserByID(ctx, sess.UserID)
+		if err != nil {
+			return err
+		}
+		if err := tx.TouchSession(ctx, sess.ID, now, now.Add(s.cfg.RefreshTTL)); err != nil {
+			return err
+		}
+		pair, err = s.issue(ctx, tx, u, sess.ID, now)
+		return err
+	})
+	if err != nil {
+		return TokenPair{}, err
+	}
+	if reused {
+		s.log.WarnContext(ctx, "refresh token reused; session revoked", "session_id", revoked.ID, "user_id", revoked.UserID)
+		if err := s.revoker.Revoke(ctx, revoked.ID, s.cfg.AccessTTL); err != nil {
+			s.log.ErrorContext(ctx, "revoke session in cache", "err", err)
+		}
+		return TokenPair{}, apperr.Unauthenticated(MsgRefreshReused)
+	}
+	return pair, nil
+}
+
+// Logout revokes the caller's session.
+func (s *Service) Logout(ctx context.Context, c *authz.Claims) error {
+	now := s.now()
+	err := s.store.Tx(ctx, func(tx Tx) error {
+		sess, err := tx.SessionForUpdate(ctx, c.SessionID)
+		if err != nil {
+			return err
+		}
+		if sess.RevokedAt != nil {
+			return nil
+		}
+		if err := tx.RevokeSession(ctx, sess.ID, ReasonLogout, now); err != nil {
+			return err
+		}
+		return tx.Publish(ctx, &eventsv1.SessionRevoked{
+			SessionId: sess.ID, UserId: sess.UserID,
+			Reason:    eventsv1.SessionRevokedReason_SESSION_REVOKED_REASON_LOGOUT,
+			RevokedAt: timestamppb.New(now),
+		})
+	})
+	if apperr.KindOf(err) == apperr.KindNotFound {
+		return apperr.Unauthenticated(MsgSessionEnded)
+	}
+	if err != nil {
+		return err
+	}
+	return s.revoker.Revoke(ctx, c.SessionID, s.cfg.AccessTTL)
+}
+
+// CurrentUser returns the caller as stored now, provided their session is
+// still alive.
+//
+// Errors: Unauthenticated (session revoked or user gone).
+func (s *Service) CurrentUser(ctx context.Context, c *authz.Claims) (User, error) {
+	id, err := c.UserID()
+	if err != nil {
+		return User{}, apperr.Unauthenticated(MsgSessionEnded)
+	}
+	sess, err := s.store.Session(ctx, c.SessionID)
+	if apperr.KindOf(err) == apperr.KindNotFound || (err == nil && (sess.RevokedAt != nil || sess.UserID != id)) {
+		return User{}, apperr.Unauthenticated(MsgSessionEnded)
+	}
+	if err != nil {
+		return User{}, err
+	}
+	u, err := s.store.UserByID(ctx, id)
+	if apperr.KindOf(err) == apperr.KindNotFound {
+		return User{}, apperr.Unauthenticated(MsgSessionEnded)
+	}
+	return u, err
+}
+
+// ChangeOwnPassword replaces the caller's password, clears the temporary
+// flag, ends the user's other sessions and returns a new pair for this one.
+//
+// Errors: Invalid (password too short or too long), Unauthenticated (session
+// ended).
+func (s *Service) ChangeOwnPassword(ctx context.Context, c *authz.Claims, password string) (TokenPair, error) {
+	if len(password) < MinPasswordLen {
+		return TokenPair{}, apperr.Invalid("The password must be at least %d characters long.", MinPasswordLen)
+	}
+	if len(password) > MaxPasswordLen {
+		return TokenPair{}, apperr.Invalid("The password must be at most %d characters long.", MaxPasswordLen)
+	}
+	u, err := s.CurrentUser(ctx, c)
+	if err != nil {
+		return TokenPair{}, err
+	}
+	hash, err := HashPassword(password, s.cfg.Argon2)
+	if err != nil {
+		return TokenPair{}, err
+	}
+	now := s.now()
+	var (
+		pair  TokenPair
+		ended []string
+	)
+	err = s.store.Tx(ctx, func(tx Tx) error {
+		if err := tx.SetPassword(ctx, u.ID, hash, false, now); err != nil {
+			return err
+		}
+		ended, err = tx.RevokeOtherSessions(ctx, u.ID, c.SessionID, ReasonPassword, now)
+		if err != nil {
+			return err
+		}
+		for _, sid := range ended {
+			if err := tx.Publish(ctx, &eventsv1.SessionRevoked{
+				SessionId: sid, UserId: u.ID,
+				Reason:    eventsv1.SessionRevokedReason_SESSION_REVOKED_REASON_TERMINATED,
+				RevokedAt: timestamppb.New(now),
+			}); err != nil {
+				return err
+			}
+		}
+		// The old refresh tokens carry the old claims' session forward; spend
+		// them so only the new pair continues it.
+		if err := tx.SpendRefreshTokens(ctx, c.SessionID, now); err != nil {
+			return err
+		}
+		u.IsTemporaryPassword = false
+		pair, err = s.issue(ctx, tx, u, c.SessionID, now)
+		if err != nil {
+			return err
+		}
+		return tx.Publish(ctx, &eventsv1.PasswordChanged{
+			UserId: u.ID, Username: u.Username, IsTemporary: false, ChangedAt: timestamppb.New(now),
+		})
+	})
+	if err != nil {
+		return TokenPair{}, err
+	}
+	for _, sid := range ended {
+		if err := s.revoker.Revoke(ctx, sid, s.cfg.AccessTTL); err != nil {
+			s.log.ErrorContext(ctx, "revoke session in cache", "session_id", sid, "err", err)
+		}
+	}
+	return pair, nil
+}

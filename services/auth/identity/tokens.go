@@ -1,0 +1,126 @@
+package identity
+
+import (
+	"crypto"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
+
+	"github.com/paygate/paygate/services/internal/authz"
+)
+
+// SigningKey is one Ed25519 key that signs access tokens.
+type SigningKey struct {
+	ID      string
+	Private ed25519.PrivateKey
+}
+
+// KeySet signs access tokens with its newest key and answers for the public
+// halves of all of them, so tokens signed before a rotation stay valid.
+type KeySet struct {
+	current SigningKey
+	public  map[string]ed25519.PublicKey
+}
+
+// NewKeySet builds a key set; keys[0] signs.
+func NewKeySet(keys []SigningKey) (*KeySet, error) {
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("key set needs at least one signing key")
+	}
+	ks := &KeySet{current: keys[0], public: make(map[string]ed25519.PublicKey, len(keys))}
+	for _, k := range keys {
+		if len(k.Private) != ed25519.PrivateKeySize {
+			return nil, fmt.Errorf("signing key %s: wrong size %d", k.ID, len(k.Private))
+		}
+		ks.public[k.ID] = k.Private.Public().(ed25519.PublicKey)
+	}
+	return ks, nil
+}
+
+// GenerateSigningKey makes a new random Ed25519 key with a random id.
+func GenerateSigningKey() (SigningKey, error) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return SigningKey{}, fmt.Errorf("generate ed25519 key: %w", err)
+	}
+	return SigningKey{ID: uuid.NewString(), Private: priv}, nil
+}
+
+// PublicKeys returns the public keys by key id, for the JWKS.
+func (ks *KeySet) PublicKeys() map[string]ed25519.PublicKey {
+	out := make(map[string]ed25519.PublicKey, len(ks.public))
+	for kid, k := range ks.public {
+		out[kid] = k
+	}
+	return out
+}
+
+// PublicKey looks up the public key of kid for token verification.
+func (ks *KeySet) PublicKey(kid string) (crypto.PublicKey, error) {
+	k, ok := ks.public[kid]
+	if !ok {
+		return nil, fmt.Errorf("unknown signing key %q", kid)
+	}
+	return k, nil
+}
+
+// sign issues an access token for u in session sid.
+func (ks *KeySet) sign(u User, sid string, now time.Time, ttl time.Duration) (string, error) {
+	claims := authz.Claims{
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    authz.Issuer,
+			Audience:  jwt.ClaimStrings{authz.Audience},
+			Subject:   strconv.FormatInt(u.ID, 10),
+			IssuedAt:  jwt.NewNumericDate(now),
+			NotBefore: jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
+			ID:        uuid.NewString(),
+		},
+		Username:            u.Username,
+		Roles:               nonNil(u.Roles),
+		Permissions:         nonNil(u.Permissions),
+		MerchantIDs:         nonNil(u.MerchantIDs),
+		IsTemporaryPassword: u.IsTemporaryPassword,
+		SessionID:           sid,
+	}
+	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, claims)
+	tok.Header["kid"] = ks.current.ID
+	s, err := tok.SignedString(ks.current.Private)
+	if err != nil {
+		return "", fmt.Errorf("sign access token: %w", err)
+	}
+	return s, nil
+}
+
+// nonNil turns a nil slice into an empty one so that claims carry [] rather
+// than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// newRefreshToken returns a random opaque refresh token and its hash.
+func newRefreshToken() (token string, hash []byte, err error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", nil, fmt.Errorf("read refresh token: %w", err)
+	}
+	token = base64.RawURLEncoding.EncodeToString(b)
+	return token, hashRefreshToken(token), nil
+}
+
+// hashRefreshToken is how refresh tokens are stored and looked up. The token
+// has 256 bits of entropy, so a plain SHA-256 suffices (no salt or stretch).
+func hashRefreshToken(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}

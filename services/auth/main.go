@@ -1,0 +1,169 @@
+// Command auth is Paygate's authentication service: sign-in, token refresh and
+// logout, the signed-in user, password changes, and the JWKS every other
+// service verifies access tokens against.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	goredis "github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
+
+	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
+	"github.com/paygate/paygate/services/auth/grpcapi"
+	"github.com/paygate/paygate/services/auth/identity"
+	"github.com/paygate/paygate/services/auth/postgres"
+	authredis "github.com/paygate/paygate/services/auth/redis"
+	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/bus"
+	"github.com/paygate/paygate/services/internal/config"
+	"github.com/paygate/paygate/services/internal/pgdb"
+	"github.com/paygate/paygate/services/internal/server"
+)
+
+// Config is the auth service's configuration, read from PAYGATE_* variables.
+type Config struct {
+	config.Common
+	// Schema is the Postgres schema the service owns (tests use their own).
+	Schema string `env:"PAYGATE_DATABASE_SCHEMA" default:"auth"`
+	// RedisKeyPrefix starts every Redis key the service writes.
+	RedisKeyPrefix string `env:"PAYGATE_REDIS_KEY_PREFIX" default:"paygate:auth:"`
+	// AdminPassword is the first admin's temporary password (production).
+	AdminPassword string `env:"PAYGATE_ADMIN_PASSWORD"`
+	// AccessTTL is the lifetime of access tokens.
+	AccessTTL time.Duration `env:"PAYGATE_ACCESS_TOKEN_TTL" default:"5m"`
+	// RefreshTTL is the lifetime of refresh tokens (renewed on rotation).
+	RefreshTTL time.Duration `env:"PAYGATE_REFRESH_TOKEN_TTL" default:"24h"`
+	// RefreshGrace is how long a spent refresh token is still accepted, so
+	// that two tabs refreshing together do not end the session (at most 10s).
+	RefreshGrace time.Duration `env:"PAYGATE_REFRESH_GRACE" default:"10s"`
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Getenv, os.Stdout, nil)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "auth:", err)
+		os.Exit(1)
+	}
+}
+
+// run builds every dependency, serves until ctx ends and stops in reverse
+// order. ready, when set, receives the server once it listens (tests).
+func run(ctx context.Context, getenv func(string) string, stdout io.Writer, ready func(*server.Server)) error {
+	var cfg Config
+	if err := config.Load(getenv, &cfg, config.Ports(":8081", ":9081")); err != nil {
+		return err
+	}
+	if cfg.RefreshGrace > 10*time.Second {
+		return errors.New("PAYGATE_REFRESH_GRACE: at most 10s")
+	}
+	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()})).With("service", "auth")
+
+	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations()); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	pool, err := pgdb.Open(ctx, cfg.DatabaseURL, cfg.Schema)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	store := postgres.New(pool)
+
+	ropts, err := goredis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		return fmt.Errorf("PAYGATE_REDIS_URL: %w", err)
+	}
+	rdb := goredis.NewClient(ropts)
+	defer rdb.Close()
+
+	nc, js, err := bus.Connect(ctx, cfg.NATSURL)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	if err := bus.EnsureStream(ctx, js); err != nil {
+		return err
+	}
+
+	signingKeys, err := store.SigningKeys(ctx)
+	if err != nil {
+		return err
+	}
+	keys, err := identity.NewKeySet(signingKeys)
+	if err != nil {
+		return err
+	}
+	revocations := authz.NewRedisRevocations(rdb)
+	svc, err := identity.NewService(store, keys, authredis.NewThrottle(rdb, cfg.RedisKeyPrefix+"throttle:"), revocations, log, nil,
+		identity.Config{AccessTTL: cfg.AccessTTL, RefreshTTL: cfg.RefreshTTL, RefreshGrace: cfg.RefreshGrace})
+	if err != nil {
+		return err
+	}
+
+	if cfg.Demo {
+		n, err := identity.EnsureUsers(ctx, store, identity.DemoUsers, identity.DefaultArgon2)
+		if err != nil {
+			return fmt.Errorf("seed demo users: %w", err)
+		}
+		log.InfoContext(ctx, "demo users ready", "created", n)
+	} else if created, err := identity.BootstrapAdmin(ctx, store, cfg.AdminPassword, identity.DefaultArgon2); err != nil {
+		return err
+	} else if created {
+		log.InfoContext(ctx, "created the first admin with a temporary password", "username", "admin")
+	}
+
+	srv := server.New(server.Options{
+		Name:             "auth",
+		GRPCAddr:         cfg.GRPCAddr,
+		HTTPAddr:         cfg.HTTPAddr,
+		CORSOrigins:      cfg.ConsoleOrigins,
+		TrustedProxyHops: cfg.TrustedProxyHops,
+		Logger:           log,
+		Interceptors: []grpc.UnaryServerInterceptor{
+			authz.UnaryInterceptor(authz.NewKeyVerifier(keys.PublicKey), grpcapi.Rules, revocations),
+		},
+	})
+	srv.Register(&authv1.AuthService_ServiceDesc, grpcapi.NewServer(svc))
+	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		return authv1.RegisterAuthServiceHandlerClient(ctx, mux, authv1.NewAuthServiceClient(cc))
+	})
+	jwks, err := grpcapi.JWKSHandler(keys)
+	if err != nil {
+		return err
+	}
+	srv.Handle("/.well-known/jwks.json", jwks)
+	srv.AddReadyCheck("postgres", func(ctx context.Context) error { return pool.Ping(ctx) })
+	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
+	srv.AddReadyCheck("nats", func(context.Context) error {
+		if !nc.IsConnected() {
+			return errors.New("not connected")
+		}
+		return nil
+	})
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return bus.NewRelay(pool, js, log).Run(gctx) })
+	g.Go(func() error { return srv.Run(gctx) })
+	if ready != nil {
+		g.Go(func() error {
+			if err := srv.WaitListening(gctx); err != nil {
+				return nil
+			}
+			ready(srv)
+			return nil
+		})
+	}
+	return g.Wait()
+}

@@ -1,0 +1,615 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/jackc/pgx/v5"
+	"github.com/nats-io/nats.go"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
+	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
+	"github.com/paygate/paygate/services/auth/grpcapi"
+	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/server"
+)
+
+// The tests run the real service (the same run as main) against real
+// Postgres, Redis and NATS, in a schema of their own, and talk to it over
+// REST and gRPC like the console and the other services do.
+
+func testEnv(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+var (
+	databaseURL = testEnv("PAYGATE_TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/test?sslmode=disable")
+	redisURL    = testEnv("PAYGATE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+	natsURL     = testEnv("PAYGATE_TEST_NATS_URL", "nats://127.0.0.1:4222")
+)
+
+// instance is one running auth service.
+type instance struct {
+	rest string // base URL of REST
+	grpc string // gRPC address
+}
+
+var (
+	schema    = "auth_test_" + randomHex(6)
+	instances = map[string]*instance{}
+	stops     []func()
+)
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for i := len(stops) - 1; i >= 0; i-- {
+		stops[i]()
+	}
+	if conn, err := pgx.Connect(context.Background(), databaseURL); err == nil {
+		_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
+		_ = conn.Close(context.Background())
+	}
+	os.Exit(code)
+}
+
+var startMu sync.Mutex
+
+// start returns a running service for a named configuration, starting it on
+// first use. Every configuration shares the test schema.
+func start(t *testing.T, name string, extra map[string]string) *instance {
+	t.Helper()
+	startMu.Lock()
+	defer startMu.Unlock()
+	if in, ok := instances[name]; ok {
+		return in
+	}
+	env := map[string]string{
+		"PAYGATE_DATABASE_URL":       databaseURL,
+		"PAYGATE_DATABASE_SCHEMA":    schema,
+		"PAYGATE_REDIS_URL":          redisURL,
+		"PAYGATE_REDIS_KEY_PREFIX":   "paygate:test:" + schema + ":" + name + ":",
+		"PAYGATE_NATS_URL":           natsURL,
+		"PAYGATE_HTTP_ADDR":          "127.0.0.1:0",
+		"PAYGATE_GRPC_ADDR":          "127.0.0.1:0",
+		"PAYGATE_DEMO":               "true",
+		"PAYGATE_TRUSTED_PROXY_HOPS": "1",
+		"PAYGATE_LOG_LEVEL":          "error",
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	readyc := make(chan *server.Server, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, func(k string) string { return env[k] }, io.Discard, func(s *server.Server) { readyc <- s })
+	}()
+	select {
+	case s := <-readyc:
+		grpcAddr, httpAddr := s.Addrs()
+		in := &instance{rest: "http://" + httpAddr, grpc: grpcAddr}
+		instances[name] = in
+		stops = append(stops, func() { cancel(); <-done })
+		return in
+	case err := <-done:
+		cancel()
+		t.Fatalf("auth service %s did not start: %v", name, err)
+	case <-time.After(60 * time.Second):
+		cancel()
+		t.Fatalf("auth service %s did not start within 60s", name)
+	}
+	return nil
+}
+
+func defaultInstance(t *testing.T) *instance { return start(t, "default", nil) }
+
+// reply is a REST answer.
+type reply struct {
+	status int
+	header http.Header
+	body   map[string]any
+}
+
+func (r reply) str(key string) string { s, _ := r.body[key].(string); return s }
+
+// call sends a REST request as if from clientIP (through one trusted proxy).
+func (in *instance) call(t *testing.T, method, path, token, clientIP string, body any) reply {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, in.rest+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "auth-test")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if clientIP != "" {
+		req.Header.Set("X-Forwarded-For", clientIP)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	out := reply{status: res.StatusCode, header: res.Header, body: map[string]any{}}
+	if len(raw) > 0 && raw[0] == '{' {
+		if err := json.Unmarshal(raw, &out.body); err != nil {
+			t.Fatalf("%s %s: body %q: %v", method, path, raw, err)
+		}
+	}
+	return out
+}
+
+func (in *instance) login(t *testing.T, username, password, ip string) reply {
+	t.Helper()
+	return in.call(t, http.MethodPost, "/api/v1/login", "", ip, map[string]string{"username": username, "password": password})
+}
+
+func (in *instance) mustLogin(t *testing.T, username, password, ip string) (access, refresh string) {
+	t.Helper()
+	r := in.login(t, username, password, ip)
+	if r.status != http.StatusOK {
+		t.Fatalf("login %s: status %d %v", username, r.status, r.body)
+	}
+	return r.str("accessToken"), r.str("refreshToken")
+}
+
+// tokenClaims decodes a JWT's payload without verifying it.
+func tokenClaims(t *testing.T, token string) map[string]any {
+	t.Helper()
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		t.Fatalf("not a JWT: %q", token)
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c map[string]any
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func wantStatus(t *testing.T, what string, r reply, status int) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("%s: status %d %v, want %d", what, r.status, r.body, status)
+	}
+}
+
+func TestLoginIssuesTokensWithClaims(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	r := in.login(t, "merchant-admin", "paygate-demo", "10.10.0.1")
+	wantStatus(t, "login", r, http.StatusOK)
+	if r.str("tokenType") != "Bearer" || r.str("refreshToken") == "" || r.body["expiresIn"] != float64(300) {
+		t.Fatalf("login answer %v", r.body)
+	}
+	c := tokenClaims(t, r.str("accessToken"))
+	if c["iss"] != "paygate-auth" || c["username"] != "merchant-admin" || c["isTemporaryPassword"] != false || c["sid"] == "" {
+		t.Fatalf("claims %v", c)
+	}
+	if fmt.Sprint(c["roles"]) != "[Merchant Admin]" || fmt.Sprint(c["merchantIds"]) != "[1 2]" {
+		t.Fatalf("roles/merchants in claims: %v %v", c["roles"], c["merchantIds"])
+	}
+	perms := fmt.Sprint(c["permissions"])
+	for _, p := range []string{"Edit User", "Get Transactions", "Allow IP"} {
+		if !strings.Contains(perms, p) {
+			t.Errorf("permissions %s lack %q", perms, p)
+		}
+	}
+	if strings.Contains(perms, "Edit Maintenance Mode") {
+		t.Errorf("merchant admin holds an admin-only permission: %s", perms)
+	}
+
+	v := in.call(t, http.MethodGet, "/api/v1/validate-token", r.str("accessToken"), "10.10.0.1", nil)
+	wantStatus(t, "validate-token", v, http.StatusOK)
+	u, _ := v.body["user"].(map[string]any)
+	if v.body["valid"] != true || u["username"] != "merchant-admin" || fmt.Sprint(u["merchantIds"]) != "[1 2]" || u["isTemporaryPassword"] != false {
+		t.Fatalf("validate-token answer %v", v.body)
+	}
+}
+
+func TestLoginIsCaseInsensitiveOnKeysAndUsername(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	r := in.call(t, http.MethodPost, "/api/v1/login", "", "10.10.0.2", map[string]string{"Username": "MERCHANT", "Password": "paygate-demo"})
+	wantStatus(t, "login with PascalCase keys", r, http.StatusOK)
+	if got := tokenClaims(t, r.str("accessToken"))["username"]; got != "merchant" {
+		t.Fatalf("username claim %v, want the stored spelling", got)
+	}
+}
+
+func TestLoginWrongPasswordAndUnknownUserLookAlike(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	wrong := in.login(t, "support", "not-the-password", "10.10.1.1")
+	unknown := in.login(t, "nobody-"+randomHex(3), "paygate-demo", "10.10.1.2")
+	for name, r := range map[string]reply{"wrong password": wrong, "unknown user": unknown} {
+		wantStatus(t, name, r, http.StatusUnauthorized)
+		if r.str("message") != "Invalid username or password" || r.str("code") != "unauthenticated" {
+			t.Errorf("%s: body %v", name, r.body)
+		}
+	}
+}
+
+func TestLoginMissingFields(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	for _, body := range []map[string]string{
+		{"username": "admin"},
+		{"password": "paygate-demo"},
+		{"username": "  ", "password": "paygate-demo"},
+		{},
+	} {
+		r := in.call(t, http.MethodPost, "/api/v1/login", "", "10.10.2.1", body)
+		wantStatus(t, fmt.Sprint(body), r, http.StatusBadRequest)
+		if r.str("code") != "invalid" || r.str("message") == "" {
+			t.Errorf("%v: body %v", body, r.body)
+		}
+	}
+}
+
+func TestLoginThrottledPerUsername(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	// Failures from different addresses still add up for one username.
+	for i := range 5 {
+		r := in.login(t, "merchant-finance-manager", "wrong", fmt.Sprintf("10.20.0.%d", i+1))
+		wantStatus(t, "failure "+strconv.Itoa(i+1), r, http.StatusUnauthorized)
+	}
+	r := in.login(t, "merchant-finance-manager", "paygate-demo", "10.20.0.9")
+	wantStatus(t, "after 5 failures, even the right password", r, http.StatusTooManyRequests)
+	secs, err := strconv.Atoi(r.header.Get("Retry-After"))
+	if err != nil || secs <= 0 || secs > 15*60 {
+		t.Fatalf("Retry-After %q", r.header.Get("Retry-After"))
+	}
+	// Another user from a fresh address is not affected.
+	if r := in.login(t, "merchant-support", "paygate-demo", "10.20.0.10"); r.status != http.StatusOK {
+		t.Fatalf("another user was throttled too: %d %v", r.status, r.body)
+	}
+}
+
+func TestLoginThrottledPerIP(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	const ip = "10.30.0.1"
+	for i := range 20 {
+		r := in.login(t, fmt.Sprintf("ghost-%d-%s", i, randomHex(2)), "wrong", ip)
+		wantStatus(t, "failure "+strconv.Itoa(i+1), r, http.StatusUnauthorized)
+	}
+	r := in.login(t, "admin", "paygate-demo", ip)
+	wantStatus(t, "after 20 failures from one address", r, http.StatusTooManyRequests)
+	if r.header.Get("Retry-After") == "" {
+		t.Fatal("no Retry-After")
+	}
+	if r := in.login(t, "admin", "paygate-demo", "10.30.0.2"); r.status != http.StatusOK {
+		t.Fatalf("another address was throttled too: %d %v", r.status, r.body)
+	}
+}
+
+func TestRefreshRotates(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	access, refresh := in.mustLogin(t, "merchant", "paygate-demo", "10.40.0.1")
+	r := in.call(t, http.MethodPost, "/api/v1/refresh-token", "", "10.40.0.1", map[string]string{"refreshToken": refresh})
+	wantStatus(t, "refresh", r, http.StatusOK)
+	if r.str("refreshToken") == "" || r.str("refreshToken") == refresh || r.str("accessToken") == access {
+		t.Fatalf("refresh did not rotate: %v", r.body)
+	}
+	if tokenClaims(t, r.str("accessToken"))["sid"] != tokenClaims(t, access)["sid"] {
+		t.Fatal("refresh moved to another session")
+	}
+	r2 := in.call(t, http.MethodPost, "/api/v1/refresh-token", "", "10.40.0.1", map[string]string{"refreshToken": r.str("refreshToken")})
+	wantStatus(t, "second refresh with the new token", r2, http.StatusOK)
+	v := in.call(t, http.MethodGet, "/api/v1/validate-token", r2.str("accessToken"), "10.40.0.1", nil)
+	wantStatus(t, "validate the newest access token", v, http.StatusOK)
+
+	bad := in.call(t, http.MethodPost, "/api/v1/refresh-token", "", "10.40.0.1", map[string]string{"refreshToken": "made-up"})
+	wantStatus(t, "unknown refresh token", bad, http.StatusUnauthorized)
+	empty := in.call(t, http.MethodPost, "/api/v1/refresh-token", "", "10.40.0.1", map[string]string{})
+	wantStatus(t, "missing refresh token", empty, http.StatusBadRequest)
+}
+
+func TestRefreshReuseWithinGraceKeepsSession(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t) // grace 10s
+	_, refresh := in.mustLogin(t, "merchant", "paygate-demo", "10.41.0.1")
+	first := in.call(t, http.MethodPost, "/api/v1/refresh-token", "", "10.41.0.1", map[string]string{"refreshToken": refresh})
+	wantStatus(t, "first tab", first, http.StatusOK)
+	second := in.call(t, http.MethodPost, "/api/v1/refresh-token", "", "10.41.0.1", map[string]string{"refreshToken": refresh})
+	wantStatus(t, "second tab, same token within the grace", second, http.StatusOK)
+	for name, r := range map[string]reply{"first": first, "second": second} {
+		v := in.call(t, http.MethodGet, "/api/v1/validate-token", r.str("accessToken"), "10.41.0.1", nil)
+		wantStatus(t, name+" tab's access token", v, http.StatusOK)
+	}
+}
+
+func TestRefreshReuseRevokesSession(t *testing.T) {
+	t.Parallel()
+	in := start(t, "short-grace", map[string]string{"PAYGATE_REFRESH_GRACE": "1ms"})
+	_, refresh := in.mustLogin(t, "merchant", "paygate-demo", "10.42.0.1")
+	rotated := in.call(t, http.MethodPost, "/api/v1/refresh-token", "", "10.42.0.1", map[string]string{"refreshToken": refresh})
+	wantStatus(t, "rotation", rotated, http.StatusOK)
+	time.Sleep(5 * time.Millisecond) // past the 1ms grace
+
+	reuse := in.call(t, http.MethodPost, "/api/v1/refresh-token", "", "10.42.0.1", map[string]string{"refreshToken": refresh})
+	wantStatus(t, "reusing the spent token", reuse, http.StatusUnauthorized)
+	// The whole session is gone: the legitimate newest pair no longer works.
+	v := in.call(t, http.MethodGet, "/api/v1/validate-token", rotated.str("accessToken"), "10.42.0.1", nil)
+	wantStatus(t, "access token of the revoked session", v, http.StatusUnauthorized)
+	again := in.call(t, http.MethodPost, "/api/v1/refresh-token", "", "10.42.0.1", map[string]string{"refreshToken": rotated.str("refreshToken")})
+	wantStatus(t, "newest refresh token of the revoked session", again, http.StatusUnauthorized)
+}
+
+func TestLogoutRevokesSession(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	access, refresh := in.mustLogin(t, "support", "paygate-demo", "10.50.0.1")
+	other, _ := in.mustLogin(t, "support", "paygate-demo", "10.50.0.2")
+
+	wantStatus(t, "logout without a token", in.call(t, http.MethodPost, "/api/v1/logout", "", "10.50.0.1", map[string]string{}), http.StatusUnauthorized)
+	wantStatus(t, "logout", in.call(t, http.MethodPost, "/api/v1/logout", access, "10.50.0.1", map[string]string{}), http.StatusOK)
+
+	wantStatus(t, "validate after logout", in.call(t, http.MethodGet, "/api/v1/validate-token", access, "10.50.0.1", nil), http.StatusUnauthorized)
+	wantStatus(t, "refresh after logout", in.call(t, http.MethodPost, "/api/v1/refresh-token", "", "10.50.0.1", map[string]string{"refreshToken": refresh}), http.StatusUnauthorized)
+	wantStatus(t, "the user's other session", in.call(t, http.MethodGet, "/api/v1/validate-token", other, "10.50.0.2", nil), http.StatusOK)
+}
+
+func TestIPRestrictedUser(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	conn, err := pgx.Connect(context.Background(), databaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	// merchant-support is reserved for this test.
+	if _, err := conn.Exec(context.Background(), fmt.Sprintf(`
+		UPDATE %[1]s.users SET is_ip_restricted = true WHERE username = 'merchant-support';
+		INSERT INTO %[1]s.user_allowed_ips (user_id, name, from_ip, to_ip)
+		SELECT id, 'office', '10.60.0.10', '10.60.0.20' FROM %[1]s.users WHERE username = 'merchant-support';`, schema)); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, "inside the range", in.login(t, "merchant-support", "paygate-demo", "10.60.0.15"), http.StatusOK)
+	out := in.login(t, "merchant-support", "paygate-demo", "10.60.0.21")
+	wantStatus(t, "outside the range", out, http.StatusForbidden)
+	if out.str("refreshToken") != "" || out.str("message") == "" {
+		t.Fatalf("refusal body %v", out.body)
+	}
+	// A client cannot smuggle an allowed address in front of its own.
+	spoof := in.login(t, "merchant-support", "paygate-demo", "10.60.0.15, 10.60.0.99")
+	wantStatus(t, "spoofed X-Forwarded-For", spoof, http.StatusForbidden)
+}
+
+func TestChangeOwnPassword(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	access, _ := in.mustLogin(t, "newcomer", "paygate-temp", "10.70.0.1")
+	if tokenClaims(t, access)["isTemporaryPassword"] != true {
+		t.Fatal("newcomer's token does not say the password is temporary")
+	}
+	otherAccess, otherRefresh := in.mustLogin(t, "newcomer", "paygate-temp", "10.70.0.2")
+
+	short := in.call(t, http.MethodPost, "/api/v1/user/change-password", access, "10.70.0.1", map[string]string{"password": "short"})
+	wantStatus(t, "too short", short, http.StatusBadRequest)
+	wantStatus(t, "still the old password", in.login(t, "newcomer", "paygate-temp", "10.70.0.3"), http.StatusOK)
+
+	r := in.call(t, http.MethodPost, "/api/v1/user/change-password", access, "10.70.0.1", map[string]string{"Password": "a-new-secret-1"})
+	wantStatus(t, "change", r, http.StatusOK)
+	if tokenClaims(t, r.str("accessToken"))["isTemporaryPassword"] != false {
+		t.Fatal("new token still says the password is temporary")
+	}
+	v := in.call(t, http.MethodGet, "/api/v1/validate-token", r.str("accessToken"), "10.70.0.1", nil)
+	wantStatus(t, "validate", v, http.StatusOK)
+	if u, _ := v.body["user"].(map[string]any); u["isTemporaryPassword"] != false {
+		t.Fatalf("user still temporary: %v", v.body)
+	}
+	wantStatus(t, "old password", in.login(t, "newcomer", "paygate-temp", "10.70.0.4"), http.StatusUnauthorized)
+	wantStatus(t, "new password", in.login(t, "newcomer", "a-new-secret-1", "10.70.0.5"), http.StatusOK)
+	// The user's other sessions end with the change.
+	wantStatus(t, "other session's access token", in.call(t, http.MethodGet, "/api/v1/validate-token", otherAccess, "10.70.0.2", nil), http.StatusUnauthorized)
+	wantStatus(t, "other session's refresh token", in.call(t, http.MethodPost, "/api/v1/refresh-token", "", "10.70.0.2", map[string]string{"refreshToken": otherRefresh}), http.StatusUnauthorized)
+}
+
+func TestChangeOwnPasswordNeedsEditUser(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	access, _ := in.mustLogin(t, "merchant", "paygate-demo", "10.71.0.1")
+	r := in.call(t, http.MethodPost, "/api/v1/user/change-password", access, "10.71.0.1", map[string]string{"password": "whatever-long"})
+	wantStatus(t, "merchant without Edit User", r, http.StatusForbidden)
+	wantStatus(t, "password unchanged", in.login(t, "merchant", "paygate-demo", "10.71.0.2"), http.StatusOK)
+}
+
+func TestTokenFromAnotherSignerIsRejected(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	genuine, _ := in.mustLogin(t, "admin", "paygate-demo", "10.80.0.1")
+	var hdr struct {
+		Kid string `json:"kid"`
+	}
+	raw, _ := base64.RawURLEncoding.DecodeString(strings.Split(genuine, ".")[0])
+	_ = json.Unmarshal(raw, &hdr)
+
+	_, foreign, _ := ed25519.GenerateKey(rand.Reader)
+	now := time.Now()
+	forge := func(mutate func(*authz.Claims), key ed25519.PrivateKey, method jwt.SigningMethod) string {
+		c := authz.Claims{
+			RegisteredClaims: jwt.RegisteredClaims{
+				Issuer: authz.Issuer, Audience: jwt.ClaimStrings{authz.Audience}, Subject: "1",
+				IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Minute)),
+			},
+			Username: "admin", Roles: []string{"Admin"}, Permissions: authz.AllPermissions,
+			SessionID: tokenClaims(t, genuine)["sid"].(string),
+		}
+		if mutate != nil {
+			mutate(&c)
+		}
+		tok := jwt.NewWithClaims(method, c)
+		tok.Header["kid"] = hdr.Kid
+		var s string
+		var err error
+		if method == jwt.SigningMethodHS256 {
+			s, err = tok.SignedString([]byte("secret"))
+		} else {
+			s, err = tok.SignedString(key)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for name, tok := range map[string]string{
+		"another signer, same kid": forge(nil, foreign, jwt.SigningMethodEdDSA),
+		"HMAC with a guessed key":  forge(nil, nil, jwt.SigningMethodHS256),
+		"tampered payload":         tamper(t, genuine),
+		"garbage":                  "not.a.token",
+	} {
+		r := in.call(t, http.MethodGet, "/api/v1/validate-token", tok, "10.80.0.1", nil)
+		wantStatus(t, name, r, http.StatusUnauthorized)
+	}
+
+	// The same over gRPC: the interceptors guard both doors.
+	cc, err := grpc.NewClient(in.grpc, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	client := authv1.NewAuthServiceClient(cc)
+	ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+forge(nil, foreign, jwt.SigningMethodEdDSA))
+	if _, err := client.ValidateToken(ctx, &authv1.ValidateTokenRequest{}); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("gRPC with a forged token: %v", err)
+	}
+	ctx = metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+genuine)
+	res, err := client.ValidateToken(ctx, &authv1.ValidateTokenRequest{})
+	if err != nil || res.GetUser().GetUsername() != "admin" {
+		t.Fatalf("gRPC with the genuine token: %v %v", res, err)
+	}
+}
+
+// tamper flips the payload of a genuine token to claim another user.
+func tamper(t *testing.T, token string) string {
+	parts := strings.Split(token, ".")
+	c := tokenClaims(t, token)
+	c["username"] = "someone-else"
+	raw, _ := json.Marshal(c)
+	return parts[0] + "." + base64.RawURLEncoding.EncodeToString(raw) + "." + parts[2]
+}
+
+func TestJWKSPublishesTheSigningKey(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	res, err := http.Get(in.rest + "/.well-known/jwks.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var set struct {
+		Keys []map[string]any `json:"keys"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&set); err != nil {
+		t.Fatal(err)
+	}
+	token, _ := in.mustLogin(t, "admin", "paygate-demo", "10.81.0.1")
+	raw, _ := base64.RawURLEncoding.DecodeString(strings.Split(token, ".")[0])
+	var hdr map[string]any
+	_ = json.Unmarshal(raw, &hdr)
+	found := false
+	for _, k := range set.Keys {
+		if k["kid"] == hdr["kid"] && k["kty"] == "OKP" && k["crv"] == "Ed25519" {
+			found = true
+		}
+		if _, private := k["d"]; private {
+			t.Fatal("the JWKS leaks a private key")
+		}
+	}
+	if !found || hdr["alg"] != "EdDSA" {
+		t.Fatalf("token header %v not matched by JWKS %v", hdr, set.Keys)
+	}
+}
+
+func TestLoginPublishesSessionStarted(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	nc, err := nats.Connect(natsURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	sub, err := nc.SubscribeSync("paygate.events.session_started")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	access, _ := in.mustLogin(t, "merchant-admin", "paygate-demo", "10.90.0.1")
+	sid := tokenClaims(t, access)["sid"]
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		msg, err := sub.NextMsg(time.Until(deadline))
+		if err != nil {
+			break
+		}
+		var ev eventsv1.SessionStarted
+		if err := proto.Unmarshal(msg.Data, &ev); err != nil {
+			continue
+		}
+		if ev.GetSessionId() == sid {
+			if ev.GetUsername() != "merchant-admin" || ev.GetIp() != "10.90.0.1" || msg.Header.Get(nats.MsgIdHdr) == "" {
+				t.Fatalf("event %v, headers %v", &ev, msg.Header)
+			}
+			return
+		}
+	}
+	t.Fatalf("no session_started event for session %v", sid)
+}
+
+func TestEveryRPCHasARule(t *testing.T) {
+	t.Parallel()
+	srv := grpc.NewServer()
+	authv1.RegisterAuthServiceServer(srv, grpcapi.NewServer(nil))
+	authz.CheckRulesCover(t, srv, grpcapi.Rules)
+}
