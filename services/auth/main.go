@@ -153,17 +153,14 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, read
 		return nil
 	})
 
+	if err := srv.Listen(); err != nil {
+		return err
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return bus.NewRelay(pool, js, log).Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })
 	if ready != nil {
-		g.Go(func() error {
-			if err := srv.WaitListening(gctx); err != nil {
-				return nil
-			}
-			ready(srv)
-			return nil
-		})
+		ready(srv)
 	}
 	return g.Wait()
 }

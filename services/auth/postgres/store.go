@@ -7,6 +7,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/netip"
 	"time"
 
@@ -27,7 +28,13 @@ import (
 var migrationFiles embed.FS
 
 // Migrations returns the migration files rooted at their folder.
-func Migrations() embed.FS { return migrationFiles }
+func Migrations() fs.FS {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		panic(err) // the embedded folder exists: a compile-time fact
+	}
+	return sub
+}
 
 // Schema is the Postgres schema the auth service owns.
 const Schema = "auth"

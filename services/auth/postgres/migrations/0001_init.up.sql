@@ -89,14 +89,16 @@ CREATE TABLE signing_keys (
     retired_at  timestamptz
 );
 
+-- bus.OutboxDDL, verbatim (a test checks it).
 CREATE TABLE outbox (
-    id           uuid PRIMARY KEY,
-    subject      text        NOT NULL,
-    payload      bytea       NOT NULL,
-    created_at   timestamptz NOT NULL DEFAULT now(),
+    id uuid PRIMARY KEY,
+    subject text NOT NULL,
+    payload bytea NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
     published_at timestamptz
 );
-CREATE INDEX outbox_unpublished_idx ON outbox (created_at) WHERE published_at IS NULL;
+
+CREATE INDEX outbox_unpublished_idx ON outbox (created_at, id) WHERE published_at IS NULL;
 
 INSERT INTO roles (id, name) VALUES
     (1, 'Admin'),
