@@ -1,0 +1,11 @@
+package grpcapi
+
+import (
+	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/internal/authz"
+)
+
+// Rules says who may call each GatewayService method.
+var Rules = authz.Rules{
+	gatewayv1.GatewayService_ListMerchants_FullMethodName: {Roles: authz.AllRoles},
+}

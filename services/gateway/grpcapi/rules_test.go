@@ -1,0 +1,19 @@
+package grpcapi_test
+
+import (
+	"testing"
+
+	"google.golang.org/grpc"
+
+	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/gateway/grpcapi"
+	"github.com/paygate/paygate/services/gateway/merchant"
+	"github.com/paygate/paygate/services/internal/authz"
+)
+
+func TestRulesCoverEveryMethod(t *testing.T) {
+	t.Parallel()
+	srv := grpc.NewServer()
+	gatewayv1.RegisterGatewayServiceServer(srv, grpcapi.NewServer(merchant.NewService(nil)))
+	authz.CheckRulesCover(t, srv, grpcapi.Rules)
+}

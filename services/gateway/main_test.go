@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/goleak"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/gateway/merchant"
+	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/authz/authztest"
+	"github.com/paygate/paygate/services/internal/pgdb/pgtest"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+func testEnv(key, fallback string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return fallback
+}
+
+// logWatcher collects run's JSON log lines and reports the serving addresses.
+type logWatcher struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	serving chan struct{}
+	once    sync.Once
+	httpURL string
+	grpc    string
+}
+
+func (w *logWatcher) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	sc := bufio.NewScanner(bytes.NewReader(p))
+	for sc.Scan() {
+		var line struct {
+			Msg      string `json:"msg"`
+			GRPCAddr string `json:"grpc_addr"`
+			HTTPAddr string `json:"http_addr"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "serving" {
+			w.httpURL, w.grpc = "http://"+line.HTTPAddr, line.GRPCAddr
+			w.once.Do(func() { close(w.serving) })
+		}
+	}
+	return len(p), nil
+}
+
+func (w *logWatcher) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// startGateway runs the gateway the way main does, on free ports, against the
+// test Postgres, Redis and NATS, verifying tokens with jwksURL.
+func startGateway(t *testing.T, jwksURL string) *logWatcher {
+	t.Helper()
+	env := map[string]string{
+		"PAYGATE_DATABASE_URL": pgtest.URL(),
+		"PAYGATE_REDIS_URL":    testEnv("PAYGATE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15"),
+		"PAYGATE_NATS_URL":     testEnv("PAYGATE_TEST_NATS_URL", "nats://127.0.0.1:4222"),
+		"PAYGATE_HTTP_ADDR":    "127.0.0.1:0",
+		"PAYGATE_GRPC_ADDR":    "127.0.0.1:0",
+		"PAYGATE_JWKS_URL":     jwksURL,
+		"PAYGATE_DEMO":         "true",
+	}
+	logs := &logWatcher{serving: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, func(k string) string { return env[k] }, logs) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("run: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Error("run did not return after cancel")
+		}
+	})
+	select {
+	case <-logs.serving:
+	case err := <-done:
+		t.Fatalf("run returned before serving: %v\n%s", err, logs)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("gateway not serving after 30s:\n%s", logs)
+	}
+	return logs
+}
+
+type merchantJSON struct {
+	ID   int32  `json:"id"`
+	Name string `json:"name"`
+	Hash string `json:"hash"`
+}
+
+func TestListMerchants(t *testing.T) {
+	issuer := authztest.NewIssuer(t)
+	jwks := authztest.ServeJWKS(t, issuer)
+	gw := startGateway(t, jwks.URL)
+
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+
+	opts, err := redis.ParseURL(testEnv("PAYGATE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opts)
+	t.Cleanup(func() { _ = rdb.Close() })
+	revokedUser := authztest.User{ID: 9, Roles: []string{authz.RoleAdmin}}
+	revokedClaims := authztest.Claims(revokedUser)
+	revokedToken := issuer.Sign(t, revokedClaims)
+	if err := authz.NewRedisRevocations(rdb).Revoke(context.Background(), revokedClaims.SessionID, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+
+	demo := merchant.Demo()
+	tests := []struct {
+		name   string
+		token  string
+		status int
+		want   []int32
+	}{
+		{"admin sees all", issuer.Token(t, authztest.User{ID: 1, Roles: []string{authz.RoleAdmin}}), 200, []int32{1, 2, 3}},
+		{"support sees all", issuer.Token(t, authztest.User{ID: 2, Roles: []string{authz.RoleSupport}, MerchantIDs: []int32{1}}), 200, []int32{1, 2, 3}},
+		{"merchant sees its own", issuer.Token(t, authztest.User{ID: 3, Roles: []string{authz.RoleMerchant}, MerchantIDs: []int32{1}}), 200, []int32{1}},
+		{"merchant admin sees its two", issuer.Token(t, authztest.User{ID: 4, Roles: []string{authz.RoleMerchantAdmin}, MerchantIDs: []int32{2, 1}}), 200, []int32{1, 2}},
+		{"merchant of no merchant sees none", issuer.Token(t, authztest.User{ID: 5, Roles: []string{authz.RoleMerchantSupport}}), 200, []int32{}},
+		{"a user without a role is refused", issuer.Token(t, authztest.User{ID: 6}), 403, nil},
+		{"no token", "", 401, nil},
+		{"a token from another signer", authztest.NewIssuer(t).Token(t, authztest.User{ID: 1, Roles: []string{authz.RoleAdmin}}), 401, nil},
+		{"a revoked session", revokedToken, 401, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			req, err := http.NewRequest(http.MethodGet, gw.httpURL+"/api/v1/merchants", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.token != "" {
+				req.Header.Set("Authorization", "Bearer "+tt.token)
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status = %d, want %d: %s", resp.StatusCode, tt.status, body)
+			}
+			if tt.status != 200 {
+				var e struct{ Code string }
+				if err := json.Unmarshal(body, &e); err != nil || e.Code == "" {
+					t.Errorf("error body %s", body)
+				}
+				return
+			}
+			if !strings.HasPrefix(strings.TrimSpace(string(body)), "[") {
+				t.Fatalf("body is not a bare array: %s", body)
+			}
+			var got []merchantJSON
+			if err := json.Unmarshal(body, &got); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d merchants, want %v: %s", len(got), tt.want, body)
+			}
+			for i, id := range tt.want {
+				d := demo[id-1]
+				if got[i] != (merchantJSON{ID: d.ID, Name: d.Name, Hash: d.Hash}) {
+					t.Errorf("merchant %d = %+v, want %+v", i, got[i], d)
+				}
+			}
+		})
+	}
+
+	t.Run("gRPC", func(t *testing.T) {
+		t.Parallel()
+		cc, err := grpc.NewClient(gw.grpc, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		client := gatewayv1.NewGatewayServiceClient(cc)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := client.ListMerchants(ctx, &gatewayv1.ListMerchantsRequest{}); status.Code(err) != codes.Unauthenticated {
+			t.Errorf("without a token: %v", err)
+		}
+		token := issuer.Token(t, authztest.User{ID: 3, Roles: []string{authz.RoleMerchant}, MerchantIDs: []int32{3}})
+		resp, err := client.ListMerchants(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token), &gatewayv1.ListMerchantsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ms := resp.GetMerchants(); len(ms) != 1 || ms[0].GetName() != "Cobalt Travel" {
+			t.Errorf("merchants = %v", ms)
+		}
+	})
+
+	t.Run("readyz", func(t *testing.T) {
+		t.Parallel()
+		resp, err := client.Get(gw.httpURL + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Errorf("/readyz = %d %s", resp.StatusCode, body)
+		}
+	})
+}
+
+func TestRunRejectsBadConfig(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"PAYGATE_DEMO": "maybe", "PAYGATE_TRUSTED_PROXY_HOPS": "x"}
+	err := run(context.Background(), func(k string) string { return env[k] }, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "PAYGATE_DEMO") || !strings.Contains(err.Error(), "PAYGATE_TRUSTED_PROXY_HOPS") {
+		t.Fatalf("run = %v, want an error naming both bad keys", err)
+	}
+}

@@ -1,0 +1,145 @@
+// Package authztest mints access tokens for tests and serves their public key
+// as a JWK set, as the auth service does.
+package authztest
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/paygate/paygate/services/internal/authz"
+)
+
+// Issuer signs tokens with one Ed25519 key.
+type Issuer struct {
+	// Kid is the key id put in token headers and in the JWK set.
+	Kid string
+	// Key is the private signing key.
+	Key ed25519.PrivateKey
+}
+
+// NewIssuer returns an issuer with a fresh key and a random kid.
+func NewIssuer(t testing.TB) *Issuer {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatalf("authztest: generate key: %v", err)
+	}
+	kid := make([]byte, 6)
+	if _, err := rand.Read(kid); err != nil {
+		t.Fatalf("authztest: kid: %v", err)
+	}
+	return &Issuer{Kid: hex.EncodeToString(kid), Key: priv}
+}
+
+// Public returns the issuer's public key.
+func (i *Issuer) Public() ed25519.PublicKey { return i.Key.Public().(ed25519.PublicKey) }
+
+// User describes the caller a token is minted for.
+type User struct {
+	ID          int64
+	Username    string
+	Roles       []string
+	Permissions []string
+	MerchantIDs []int32
+	SessionID   string
+}
+
+// Claims returns valid claims for u: our issuer and audience, issued now,
+// expiring in five minutes, with a random session id unless u sets one.
+func Claims(u User) *authz.Claims {
+	now := time.Now()
+	sid := u.SessionID
+	if sid == "" {
+		b := make([]byte, 8)
+		_, _ = rand.Read(b)
+		sid = hex.EncodeToString(b)
+	}
+	return &authz.Claims{
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    authz.Issuer,
+			Audience:  jwt.ClaimStrings{authz.Audience},
+			Subject:   strconv.FormatInt(u.ID, 10),
+			IssuedAt:  jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(now.Add(5 * time.Minute)),
+			ID:        sid + "-token",
+		},
+		Username:    u.Username,
+		Roles:       u.Roles,
+		Permissions: u.Permissions,
+		MerchantIDs: u.MerchantIDs,
+		SessionID:   sid,
+	}
+}
+
+// Sign signs claims.
+func (i *Issuer) Sign(t testing.TB, claims *authz.Claims) string {
+	t.Helper()
+	s, err := authz.Sign(i.Key, i.Kid, claims)
+	if err != nil {
+		t.Fatalf("authztest: %v", err)
+	}
+	return s
+}
+
+// Token mints a valid token for u.
+func (i *Issuer) Token(t testing.TB, u User) string {
+	t.Helper()
+	return i.Sign(t, Claims(u))
+}
+
+// JWKS serves the public keys of issuers as a JWK set and counts fetches.
+type JWKS struct {
+	// Server is the running test server; its URL is the JWKS URL.
+	*httptest.Server
+
+	mu      sync.Mutex
+	issuers []*Issuer
+	fetches int
+}
+
+// ServeJWKS starts a JWK set server for issuers, closed when the test ends.
+func ServeJWKS(t testing.TB, issuers ...*Issuer) *JWKS {
+	t.Helper()
+	j := &JWKS{issuers: issuers}
+	j.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		j.mu.Lock()
+		keys := map[string]ed25519.PublicKey{}
+		for _, is := range j.issuers {
+			keys[is.Kid] = is.Public()
+		}
+		j.fetches++
+		j.mu.Unlock()
+		body, err := authz.MarshalJWKS(keys)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(j.Server.Close)
+	return j
+}
+
+// SetIssuers replaces the served keys (a key rotation).
+func (j *JWKS) SetIssuers(issuers ...*Issuer) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.issuers = issuers
+}
+
+// Fetches returns how many times the set was fetched.
+func (j *JWKS) Fetches() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.fetches
+}

@@ -1,0 +1,212 @@
+package authz
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/paygate/paygate/services/internal/apperr"
+)
+
+// Rule says who may call one RPC.
+//
+// Public rules need no token (a valid one is still put in the context).
+// Every other rule needs a valid, unrevoked token; then, when Permissions is
+// non-empty the caller needs one of them, and when Roles is non-empty the
+// caller also needs one of those. A rule that sets none of the four fields is
+// a mistake and refuses every call, so that forgetting to fill in a rule
+// never opens a method: write Authenticated: true for "any signed-in user".
+type Rule struct {
+	// Public lets anyone call, signed in or not.
+	Public bool
+	// Authenticated lets any signed-in user call (when Permissions and Roles
+	// are empty).
+	Authenticated bool
+	// Permissions: the caller needs any one of them.
+	Permissions []string
+	// Roles: the caller needs any one of them.
+	Roles []string
+}
+
+func (r Rule) empty() bool {
+	return !r.Public && !r.Authenticated && len(r.Permissions) == 0 && len(r.Roles) == 0
+}
+
+// Rules maps full gRPC method names ("/paygate.auth.v1.AuthService/Login") to
+// their rule.
+type Rules map[string]Rule
+
+// Revocations tells whether a session was revoked before its tokens expire.
+type Revocations interface {
+	// IsRevoked reports whether sessionID was revoked. Errors are internal.
+	IsRevoked(ctx context.Context, sessionID string) (bool, error)
+}
+
+// RedisRevocations keeps revoked session ids in Redis, each under
+// "paygate:revoked-session:<sid>" until the session's last token expires.
+type RedisRevocations struct {
+	rdb *redis.Client
+}
+
+var _ Revocations = (*RedisRevocations)(nil)
+
+// NewRedisRevocations returns revocations stored in rdb.
+func NewRedisRevocations(rdb *redis.Client) *RedisRevocations {
+	return &RedisRevocations{rdb: rdb}
+}
+
+// RevokedSessionKey returns the Redis key that marks sessionID revoked.
+func RevokedSessionKey(sessionID string) string {
+	return "paygate:revoked-session:" + sessionID
+}
+
+// Revoke marks sessionID revoked for ttl, which should be at least the access
+// token lifetime.
+func (r *RedisRevocations) Revoke(ctx context.Context, sessionID string, ttl time.Duration) error {
+	if err := r.rdb.Set(ctx, RevokedSessionKey(sessionID), "1", ttl).Err(); err != nil {
+		return fmt.Errorf("revoke session %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// IsRevoked implements Revocations.
+func (r *RedisRevocations) IsRevoked(ctx context.Context, sessionID string) (bool, error) {
+	n, err := r.rdb.Exists(ctx, RevokedSessionKey(sessionID)).Result()
+	if err != nil {
+		return false, fmt.Errorf("check revocation of session %s: %w", sessionID, err)
+	}
+	return n > 0, nil
+}
+
+// alwaysAllowed says whether a method belongs to the infrastructure services
+// that every server exposes without a token: gRPC health (probes) and server
+// reflection (tooling).
+func alwaysAllowed(fullMethod string) bool {
+	return strings.HasPrefix(fullMethod, "/grpc.health.v1.Health/") ||
+		strings.HasPrefix(fullMethod, "/grpc.reflection.")
+}
+
+// Messages shown to refused callers.
+const (
+	msgSignIn      = "Please sign in to continue."
+	msgRevoked     = "Your session has ended. Please sign in again."
+	msgNoRule      = "This operation is not available."
+	msgNoPermission = "You do not have permission to do this."
+)
+
+// UnaryInterceptor enforces rules on every unary call. It denies by default:
+// a method without a rule is refused as forbidden and logged at Error through
+// slog's default logger, since it is a programming error. It reads the token
+// from the "authorization: Bearer <token>" metadata, rejects a missing,
+// invalid or revoked (when rev is non-nil) token as unauthenticated, a
+// missing permission or role as forbidden, and otherwise calls the handler
+// with the claims in the context (see FromContext). Health and reflection
+// methods pass without a rule.
+func UnaryInterceptor(v Verifier, rules Rules, rev Revocations) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		ctx, err := authorize(ctx, v, rules, rev, info.FullMethod)
+		if err != nil {
+			return nil, err
+		}
+		return handler(ctx, req)
+	}
+}
+
+// StreamInterceptor is UnaryInterceptor for streaming calls.
+func StreamInterceptor(v Verifier, rules Rules, rev Revocations) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		ctx, err := authorize(ss.Context(), v, rules, rev, info.FullMethod)
+		if err != nil {
+			return err
+		}
+		return handler(srv, &contextStream{ServerStream: ss, ctx: ctx})
+	}
+}
+
+type contextStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s *contextStream) Context() context.Context { return s.ctx }
+
+func authorize(ctx context.Context, v Verifier, rules Rules, rev Revocations, method string) (context.Context, error) {
+	rule, ok := rules[method]
+	if !ok {
+		if alwaysAllowed(method) {
+			return ctx, nil
+		}
+		slog.Default().ErrorContext(ctx, "no authorization rule for method; call refused", "method", method)
+		return ctx, apperr.Forbidden(msgNoRule)
+	}
+	if rule.empty() {
+		slog.Default().ErrorContext(ctx, "empty authorization rule for method; call refused", "method", method)
+		return ctx, apperr.Forbidden(msgNoRule)
+	}
+
+	token := bearerToken(ctx)
+	if rule.Public {
+		if token != "" {
+			if claims, err := verify(ctx, v, rev, token); err == nil {
+				ctx = NewContext(ctx, claims)
+			}
+		}
+		return ctx, nil
+	}
+	if token == "" {
+		return ctx, apperr.Unauthenticated(msgSignIn)
+	}
+	claims, err := verify(ctx, v, rev, token)
+	if err != nil {
+		return ctx, err
+	}
+	if len(rule.Permissions) > 0 && !claims.HasPermission(rule.Permissions...) {
+		return ctx, apperr.Forbidden(msgNoPermission)
+	}
+	if len(rule.Roles) > 0 && !claims.HasRole(rule.Roles...) {
+		return ctx, apperr.Forbidden(msgNoPermission)
+	}
+	return NewContext(ctx, claims), nil
+}
+
+func verify(ctx context.Context, v Verifier, rev Revocations, token string) (*Claims, error) {
+	claims, err := v.Verify(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	if rev != nil && claims.SessionID != "" {
+		revoked, err := rev.IsRevoked(ctx, claims.SessionID)
+		if err != nil {
+			return nil, fmt.Errorf("authorize: %w", err)
+		}
+		if revoked {
+			return nil, apperr.Unauthenticated(msgRevoked)
+		}
+	}
+	return claims, nil
+}
+
+// bearerToken returns the token of the "authorization: Bearer <token>"
+// metadata, or "".
+func bearerToken(ctx context.Context) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	for _, v := range md.Get("authorization") {
+		scheme, token, ok := strings.Cut(strings.TrimSpace(v), " ")
+		if ok && strings.EqualFold(scheme, "bearer") {
+			if token = strings.TrimSpace(token); token != "" {
+				return token
+			}
+		}
+	}
+	return ""
+}
+
+// BearerToken returns the bearer token of an incoming call, or "" (for
+// handlers that need the raw token, such as logout).
+func BearerToken(ctx context.Context) string { return bearerToken(ctx) }

@@ -1,0 +1,212 @@
+package authz_test
+
+import (
+	"context"
+	"crypto"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
+
+	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/authz/authztest"
+)
+
+// revokedSet is a Revocations fake.
+type revokedSet struct {
+	ids map[string]bool
+	err error
+}
+
+func (r revokedSet) IsRevoked(_ context.Context, sid string) (bool, error) {
+	return r.ids[sid], r.err
+}
+
+func TestUnaryInterceptor(t *testing.T) {
+	t.Parallel()
+	issuer := authztest.NewIssuer(t)
+	v := authz.NewKeyVerifier(func(kid string) (crypto.PublicKey, error) {
+		if kid != issuer.Kid {
+			return nil, errors.New("unknown")
+		}
+		return issuer.Public(), nil
+	})
+	rules := authz.Rules{
+		"/t.S/Public":       {Public: true},
+		"/t.S/Signed":       {Authenticated: true},
+		"/t.S/Perm":         {Permissions: []string{authz.PermEditFees, authz.PermGetTransactions}},
+		"/t.S/Role":         {Roles: []string{authz.RoleAdmin, authz.RoleSupport}},
+		"/t.S/PermAndRole":  {Permissions: []string{authz.PermGetTransactions}, Roles: []string{authz.RoleAdmin}},
+		"/t.S/EmptyRule":    {},
+		"/t.S/RevokeProbed": {Authenticated: true},
+	}
+	rev := revokedSet{ids: map[string]bool{"revoked-sid": true}}
+	intercept := authz.UnaryInterceptor(v, rules, rev)
+
+	admin := issuer.Token(t, authztest.User{ID: 1, Username: "admin", Roles: []string{authz.RoleAdmin}, Permissions: authz.AllPermissions})
+	merchant := issuer.Token(t, merchantUser)
+	revoked := issuer.Token(t, authztest.User{ID: 3, Roles: []string{authz.RoleAdmin}, SessionID: "revoked-sid"})
+	forged := authztest.NewIssuer(t).Token(t, authztest.User{ID: 1, Roles: []string{authz.RoleAdmin}})
+
+	tests := []struct {
+		method    string
+		auth      string
+		wantKind  apperr.Kind // "" = handler called
+		wantClaim bool
+	}{
+		{"/t.S/Public", "", "", false},
+		{"/t.S/Public", "Bearer " + merchant, "", true},
+		{"/t.S/Public", "Bearer " + forged, "", false},
+		{"/t.S/Signed", "", apperr.KindUnauthenticated, false},
+		{"/t.S/Signed", "Basic dXNlcjpwYXNz", apperr.KindUnauthenticated, false},
+		{"/t.S/Signed", "Bearer " + forged, apperr.KindUnauthenticated, false},
+		{"/t.S/Signed", "bearer " + merchant, "", true},
+		{"/t.S/Signed", "Bearer " + revoked, apperr.KindUnauthenticated, false},
+		{"/t.S/Perm", "Bearer " + merchant, "", true},
+		{"/t.S/Perm", "Bearer " + issuer.Token(t, authztest.User{ID: 5, Roles: []string{authz.RoleMerchantSupport}}), apperr.KindForbidden, false},
+		{"/t.S/Role", "Bearer " + merchant, apperr.KindForbidden, false},
+		{"/t.S/Role", "Bearer " + admin, "", true},
+		{"/t.S/PermAndRole", "Bearer " + merchant, apperr.KindForbidden, false},
+		{"/t.S/PermAndRole", "Bearer " + admin, "", true},
+		{"/t.S/EmptyRule", "Bearer " + admin, apperr.KindForbidden, false},
+		{"/t.S/Unknown", "Bearer " + admin, apperr.KindForbidden, false},
+		{"/t.S/Unknown", "", apperr.KindForbidden, false},
+		{"/grpc.health.v1.Health/Check", "", "", false},
+	}
+	for _, tt := range tests {
+		name := fmt.Sprintf("%s %.12s", tt.method, tt.auth)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := testContext(t)
+			if tt.auth != "" {
+				ctx = metadata.NewIncomingContext(ctx, metadata.Pairs("authorization", tt.auth))
+			}
+			called := false
+			var gotClaims bool
+			_, err := intercept(ctx, nil, &grpc.UnaryServerInfo{FullMethod: tt.method}, func(ctx context.Context, _ any) (any, error) {
+				called = true
+				_, gotClaims = authz.FromContext(ctx)
+				return "ok", nil
+			})
+			if got := apperr.KindOf(err); got != tt.wantKind {
+				t.Fatalf("kind = %q (%v), want %q", got, err, tt.wantKind)
+			}
+			if called != (tt.wantKind == "") {
+				t.Fatalf("handler called = %v", called)
+			}
+			if gotClaims != tt.wantClaim {
+				t.Errorf("claims in context = %v, want %v", gotClaims, tt.wantClaim)
+			}
+		})
+	}
+
+	t.Run("revocation store failure is internal", func(t *testing.T) {
+		t.Parallel()
+		intercept := authz.UnaryInterceptor(v, rules, revokedSet{err: errors.New("redis down")})
+		ctx := metadata.NewIncomingContext(testContext(t), metadata.Pairs("authorization", "Bearer "+admin))
+		_, err := intercept(ctx, nil, &grpc.UnaryServerInfo{FullMethod: "/t.S/RevokeProbed"}, func(context.Context, any) (any, error) {
+			t.Error("handler called")
+			return nil, nil
+		})
+		if apperr.KindOf(err) != apperr.KindInternal {
+			t.Fatalf("kind = %q, want internal", apperr.KindOf(err))
+		}
+	})
+}
+
+func TestRedisRevocations(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	opts, err := redis.ParseURL(redisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opts)
+	t.Cleanup(func() { _ = rdb.Close() })
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	sid := "test-" + hex.EncodeToString(b)
+	t.Cleanup(func() { rdb.Del(context.Background(), authz.RevokedSessionKey(sid)) })
+
+	rev := authz.NewRedisRevocations(rdb)
+	if revoked, err := rev.IsRevoked(ctx, sid); err != nil || revoked {
+		t.Fatalf("IsRevoked before Revoke = %v, %v", revoked, err)
+	}
+	if err := rev.Revoke(ctx, sid, time.Minute); err != nil {
+		t.Fatalf("Revoke: %v", err)
+	}
+	if revoked, err := rev.IsRevoked(ctx, sid); err != nil || !revoked {
+		t.Fatalf("IsRevoked after Revoke = %v, %v", revoked, err)
+	}
+	ttl, err := rdb.TTL(ctx, "paygate:revoked-session:"+sid).Result()
+	if err != nil || ttl <= 0 || ttl > time.Minute {
+		t.Fatalf("key TTL = %v, %v", ttl, err)
+	}
+}
+
+// recordingTB captures failures so that CheckRulesCover can be tested.
+type recordingTB struct {
+	testing.TB
+	mu     sync.Mutex
+	errors []string
+}
+
+func (r *recordingTB) Helper() {}
+
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+type merchantsServer struct {
+	gatewayv1.UnimplementedGatewayServiceServer
+}
+
+func TestCheckRulesCover(t *testing.T) {
+	t.Parallel()
+	srv := grpc.NewServer()
+	gatewayv1.RegisterGatewayServiceServer(srv, merchantsServer{})
+	healthpb.RegisterHealthServer(srv, health.NewServer())
+
+	tests := []struct {
+		name  string
+		rules authz.Rules
+		want  []string
+	}{
+		{"covered", authz.Rules{gatewayv1.GatewayService_ListMerchants_FullMethodName: {Authenticated: true}}, nil},
+		{"missing", authz.Rules{}, []string{"ListMerchants has no authorization rule"}},
+		{"empty", authz.Rules{gatewayv1.GatewayService_ListMerchants_FullMethodName: {}}, []string{"ListMerchants has an empty"}},
+		{"stale", authz.Rules{
+			gatewayv1.GatewayService_ListMerchants_FullMethodName: {Public: true},
+			"/paygate.gateway.v1.GatewayService/Gone":             {Public: true},
+		}, []string{"Gone names a method the server does not serve"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &recordingTB{TB: t}
+			authz.CheckRulesCover(rec, srv, tt.rules)
+			if len(rec.errors) != len(tt.want) {
+				t.Fatalf("errors = %q, want %d", rec.errors, len(tt.want))
+			}
+			for i, w := range tt.want {
+				if !strings.Contains(rec.errors[i], w) {
+					t.Errorf("error %q does not contain %q", rec.errors[i], w)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,290 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/protobuf/proto"
+)
+
+// OutboxDDL creates the outbox table. Each service that publishes events
+// copies it verbatim into one of its migrations (migrations are plain SQL
+// files, so they cannot refer to this constant); a test of the service checks
+// that the migration still contains it.
+const OutboxDDL = `CREATE TABLE outbox (
+    id uuid PRIMARY KEY,
+    subject text NOT NULL,
+    payload bytea NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    published_at timestamptz
+);
+
+CREATE INDEX outbox_unpublished_idx ON outbox (created_at, id) WHERE published_at IS NULL;
+`
+
+// notifyChannelPrefix + current_schema() is the LISTEN/NOTIFY channel that
+// wakes the relay of one schema.
+const notifyChannelPrefix = "paygate_outbox."
+
+// Enqueue writes msg to the outbox in the caller's transaction, to be
+// published on Subject(msg) once the transaction commits, and returns the
+// event id (a UUIDv7, also the Nats-Msg-Id). It wakes the schema's relays via
+// NOTIFY, which Postgres delivers only on commit.
+func Enqueue(ctx context.Context, tx pgx.Tx, subject string, msg proto.Message) (string, error) {
+	payload, err := proto.Marshal(msg)
+	if err != nil {
+		return "", fmt.Errorf("enqueue %s: marshal: %w", subject, err)
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return "", fmt.Errorf("enqueue %s: event id: %w", subject, err)
+	}
+	_, err = tx.Exec(ctx,
+		`INSERT INTO outbox (id, subject, payload) VALUES ($1, $2, $3)`,
+		id, subject, payload)
+	if err != nil {
+		return "", fmt.Errorf("enqueue %s: insert: %w", subject, err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT pg_notify($1 || current_schema(), '')`, notifyChannelPrefix); err != nil {
+		return "", fmt.Errorf("enqueue %s: notify: %w", subject, err)
+	}
+	return id.String(), nil
+}
+
+// Relay publishes committed outbox rows to JetStream. Several relays (one per
+// replica) may run on one schema: each batch is claimed with FOR UPDATE SKIP
+// LOCKED, and the stream drops the rare duplicate by Nats-Msg-Id.
+type Relay struct {
+	pool *pgxpool.Pool
+	js   jetstream.JetStream
+	log  *slog.Logger
+
+	// BatchSize is the number of rows claimed per transaction.
+	BatchSize int
+	// Interval is how often the relay looks for rows without a notification
+	// (a missed NOTIFY, or rows left by a failed batch).
+	Interval time.Duration
+	// Retention is how long published rows are kept before pruning.
+	Retention time.Duration
+	// PruneEvery is how often published rows are pruned.
+	PruneEvery time.Duration
+	// PublishTimeout bounds one publish.
+	PublishTimeout time.Duration
+}
+
+// NewRelay returns a relay for the outbox of pool's schema with the default
+// settings (batches of 100, a 1 s ticker, published rows kept for a day).
+func NewRelay(pool *pgxpool.Pool, js jetstream.JetStream, log *slog.Logger) *Relay {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Relay{
+		pool: pool, js: js, log: log.With("component", "outbox-relay"),
+		BatchSize:      100,
+		Interval:       time.Second,
+		Retention:      24 * time.Hour,
+		PruneEvery:     10 * time.Minute,
+		PublishTimeout: 5 * time.Second,
+	}
+}
+
+// Run publishes until ctx ends, then returns nil. Failures (Postgres or NATS
+// down) are logged and retried on the next tick; Run returns an error only
+// when it cannot start.
+func (r *Relay) Run(ctx context.Context) error {
+	var schema string
+	if err := r.pool.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("outbox relay: current schema: %w", err)
+	}
+	channel := notifyChannelPrefix + schema
+
+	wake := make(chan struct{}, 1)
+	listenDone := make(chan struct{})
+	go func() {
+		defer close(listenDone)
+		r.listen(ctx, channel, wake)
+	}()
+	defer func() { <-listenDone }()
+
+	ticker := time.NewTicker(r.Interval)
+	defer ticker.Stop()
+	var lastPrune time.Time
+	for {
+		if err := r.drain(ctx); err != nil && ctx.Err() == nil {
+			r.log.WarnContext(ctx, "publish outbox", "error", err)
+		}
+		if time.Since(lastPrune) >= r.PruneEvery {
+			if err := r.prune(ctx); err != nil && ctx.Err() == nil {
+				r.log.WarnContext(ctx, "prune outbox", "error", err)
+			}
+			lastPrune = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		case <-wake:
+		}
+	}
+}
+
+// listen holds a connection LISTENing on channel and signals wake on every
+// notification, reconnecting after failures, until ctx ends.
+func (r *Relay) listen(ctx context.Context, channel string, wake chan<- struct{}) {
+	for ctx.Err() == nil {
+		err := r.listenOnce(ctx, channel, wake)
+		if ctx.Err() != nil {
+			return
+		}
+		r.log.WarnContext(ctx, "outbox listen", "error", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(r.Interval):
+		}
+	}
+}
+
+func (r *Relay) listenOnce(ctx context.Context, channel string, wake chan<- struct{}) error {
+	conn, err := r.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("acquire: %w", err)
+	}
+	// A connection that LISTENed must not go back to the pool.
+	listener := conn.Hijack()
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		_ = listener.Close(closeCtx)
+	}()
+	if _, err := listener.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
+		return fmt.Errorf("listen %s: %w", channel, err)
+	}
+	for {
+		if _, err := listener.WaitForNotification(ctx); err != nil {
+			return fmt.Errorf("wait for notification: %w", err)
+		}
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// drain publishes batches until a batch comes back short.
+func (r *Relay) drain(ctx context.Context) error {
+	for ctx.Err() == nil {
+		n, err := r.publishBatch(ctx)
+		if err != nil {
+			return err
+		}
+		if n < r.BatchSize {
+			return nil
+		}
+	}
+	return nil
+}
+
+type outboxRow struct {
+	id      uuid.UUID
+	subject string
+	payload []byte
+}
+
+// publishBatch claims up to BatchSize unpublished rows, publishes them in
+// order and marks them published, all in one transaction. On a publish error
+// the rows published so far are still marked, and the rest stay for a later
+// try.
+func (r *Relay) publishBatch(ctx context.Context) (int, error) {
+	tx, err := r.pool.Begin(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+
+	rows, err := tx.Query(ctx, `
+		SELECT id, subject, payload FROM outbox
+		WHERE published_at IS NULL
+		ORDER BY created_at, id
+		LIMIT $1
+		FOR UPDATE SKIP LOCKED`, r.BatchSize)
+	if err != nil {
+		return 0, fmt.Errorf("claim rows: %w", err)
+	}
+	batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (outboxRow, error) {
+		var o outboxRow
+		err := row.Scan(&o.id, &o.subject, &o.payload)
+		return o, err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read rows: %w", err)
+	}
+	if len(batch) == 0 {
+		return 0, nil
+	}
+
+	published := make([]uuid.UUID, 0, len(batch))
+	var pubErr error
+	for _, o := range batch {
+		if err := r.publish(ctx, o); err != nil {
+			pubErr = err
+			break
+		}
+		published = append(published, o.id)
+	}
+	if len(published) > 0 {
+		if _, err := tx.Exec(ctx, `UPDATE outbox SET published_at = now() WHERE id = ANY($1)`, published); err != nil {
+			return 0, fmt.Errorf("mark published: %w", err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return 0, fmt.Errorf("commit: %w", err)
+		}
+	}
+	if pubErr != nil {
+		return len(published), pubErr
+	}
+	return len(batch), nil
+}
+
+func (r *Relay) publish(ctx context.Context, o outboxRow) error {
+	msg := nats.NewMsg(o.subject)
+	msg.Data = o.payload
+	ctx, cancel := context.WithTimeout(ctx, r.PublishTimeout)
+	defer cancel()
+	if _, err := r.js.PublishMsg(ctx, msg, jetstream.WithMsgID(o.id.String()), jetstream.WithExpectStream(StreamName)); err != nil {
+		return fmt.Errorf("publish %s on %s: %w", o.id, o.subject, err)
+	}
+	return nil
+}
+
+// prune deletes rows published longer than Retention ago.
+func (r *Relay) prune(ctx context.Context) error {
+	tag, err := r.pool.Exec(ctx,
+		`DELETE FROM outbox WHERE published_at < now() - make_interval(secs => $1)`,
+		r.Retention.Seconds())
+	if err != nil {
+		return fmt.Errorf("delete published rows: %w", err)
+	}
+	if n := tag.RowsAffected(); n > 0 {
+		r.log.DebugContext(ctx, "pruned outbox", "rows", n)
+	}
+	return nil
+}
+
+// ErrPermanent marks a handler error that retrying cannot fix (a malformed
+// event): Consume terminates the message instead of redelivering it.
+var ErrPermanent = errors.New("permanent event failure")
+
+// Permanent wraps err so that Consume terminates the message.
+func Permanent(err error) error { return fmt.Errorf("%w: %w", ErrPermanent, err) }

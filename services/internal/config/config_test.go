@@ -1,0 +1,150 @@
+package config_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/services/internal/config"
+)
+
+type serviceConfig struct {
+	config.Common
+	AccessTokenTTL time.Duration `env:"PAYGATE_ACCESS_TOKEN_TTL" default:"5m"`
+	MaxItems       int64         `env:"PAYGATE_TEST_MAX_ITEMS" default:"100"`
+	AdminPassword  string        `env:"PAYGATE_ADMIN_PASSWORD"`
+	Ignored        string
+}
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestLoadDefaults(t *testing.T) {
+	t.Parallel()
+	var cfg serviceConfig
+	if err := config.Load(env(nil), &cfg, config.Ports(":8082", ":9082")); err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	want := serviceConfig{
+		Common: config.Common{
+			DatabaseURL:      "postgres://postgres@127.0.0.1:5432/paygate?sslmode=disable",
+			RedisURL:         "redis://127.0.0.1:6379/0",
+			NATSURL:          "nats://127.0.0.1:4222",
+			HTTPAddr:         ":8082",
+			GRPCAddr:         ":9082",
+			ConsoleOrigins:   []string{"http://localhost:8080", "http://127.0.0.1:8080"},
+			JWKSURL:          "http://127.0.0.1:8081/.well-known/jwks.json",
+			Demo:             false,
+			LogLevel:         "info",
+			TrustedProxyHops: 0,
+		},
+		AccessTokenTTL: 5 * time.Minute,
+		MaxItems:       100,
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Fatalf("Load defaults:\n got %+v\nwant %+v", cfg, want)
+	}
+}
+
+func TestLoadValues(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		env   map[string]string
+		check func(t *testing.T, c serviceConfig)
+	}{
+		{
+			name: "environment beats option defaults",
+			env:  map[string]string{"PAYGATE_HTTP_ADDR": "127.0.0.1:0", "PAYGATE_GRPC_ADDR": "127.0.0.1:1"},
+			check: func(t *testing.T, c serviceConfig) {
+				if c.HTTPAddr != "127.0.0.1:0" || c.GRPCAddr != "127.0.0.1:1" {
+					t.Errorf("addrs = %q %q", c.HTTPAddr, c.GRPCAddr)
+				}
+			},
+		},
+		{
+			name: "lists are trimmed and blanks dropped",
+			env:  map[string]string{"PAYGATE_CONSOLE_ORIGINS": " http://a.test , ,http://b.test"},
+			check: func(t *testing.T, c serviceConfig) {
+				if !reflect.DeepEqual(c.ConsoleOrigins, []string{"http://a.test", "http://b.test"}) {
+					t.Errorf("origins = %q", c.ConsoleOrigins)
+				}
+			},
+		},
+		{
+			name: "scalars parse",
+			env: map[string]string{
+				"PAYGATE_DEMO": "true", "PAYGATE_TRUSTED_PROXY_HOPS": "2",
+				"PAYGATE_ACCESS_TOKEN_TTL": "90s", "PAYGATE_TEST_MAX_ITEMS": "9000000000",
+				"PAYGATE_LOG_LEVEL": "debug", "PAYGATE_ADMIN_PASSWORD": "s3cret",
+			},
+			check: func(t *testing.T, c serviceConfig) {
+				if !c.Demo || c.TrustedProxyHops != 2 || c.AccessTokenTTL != 90*time.Second ||
+					c.MaxItems != 9_000_000_000 || c.LogLevel != "debug" || c.AdminPassword != "s3cret" {
+					t.Errorf("config = %+v", c)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var cfg serviceConfig
+			if err := config.Load(env(tt.env), &cfg, config.Ports(":8082", ":9082")); err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			tt.check(t, cfg)
+		})
+	}
+}
+
+func TestLoadListsEveryBadKey(t *testing.T) {
+	t.Parallel()
+	bad := map[string]string{
+		"PAYGATE_DEMO":               "yes please",
+		"PAYGATE_TRUSTED_PROXY_HOPS": "two",
+		"PAYGATE_ACCESS_TOKEN_TTL":   "5 minutes",
+		"PAYGATE_TEST_MAX_ITEMS":     "1e3",
+		"PAYGATE_LOG_LEVEL":          "loud",
+	}
+	var cfg serviceConfig
+	// No Ports option: the addresses are required and missing.
+	err := config.Load(env(bad), &cfg)
+	if err == nil {
+		t.Fatal("Load accepted bad values")
+	}
+	for _, key := range []string{
+		"PAYGATE_DEMO", "PAYGATE_TRUSTED_PROXY_HOPS", "PAYGATE_ACCESS_TOKEN_TTL",
+		"PAYGATE_TEST_MAX_ITEMS", "PAYGATE_LOG_LEVEL", "PAYGATE_HTTP_ADDR is required",
+		"PAYGATE_GRPC_ADDR is required",
+	} {
+		if !strings.Contains(err.Error(), key) {
+			t.Errorf("error does not name %s: %v", key, err)
+		}
+	}
+}
+
+func TestLoadRejectsBadTargets(t *testing.T) {
+	t.Parallel()
+	type unsupported struct {
+		F float64 `env:"PAYGATE_F" default:"1"`
+	}
+	tests := []struct {
+		name string
+		dst  any
+	}{
+		{"not a pointer", serviceConfig{}},
+		{"nil pointer", (*serviceConfig)(nil)},
+		{"unsupported type", &unsupported{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if err := config.Load(env(nil), tt.dst); err == nil {
+				t.Fatal("Load succeeded")
+			}
+		})
+	}
+}

@@ -1,0 +1,4 @@
+CREATE TABLE widgets (
+    id integer PRIMARY KEY,
+    name text NOT NULL UNIQUE
+);

@@ -1,0 +1,1 @@
+ALTER TABLE widgets ADD COLUMN color text NOT NULL DEFAULT 'blue';

@@ -1,0 +1,125 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/apperr/grpcstatus"
+)
+
+// ErrorBody is the JSON body of every REST error.
+type ErrorBody struct {
+	// Code is the error kind: invalid, unauthenticated, forbidden, not_found,
+	// conflict, failed_precondition, too_many_requests or internal.
+	Code string `json:"code"`
+	// Message is a sentence the caller can act on.
+	Message string `json:"message"`
+}
+
+// installQueryParser installs the case-insensitive query parser. grpc-gateway
+// keeps the parser in a package variable, so it is set once per process.
+var installQueryParser sync.Once
+
+// newGatewayMux returns the grpc-gateway mux with Paygate's codec, error body
+// and header rules.
+func newGatewayMux() *runtime.ServeMux {
+	var opts []runtime.ServeMuxOption
+	installQueryParser.Do(func() {
+		opts = append(opts, runtime.SetQueryParameterParser(&queryParser{}))
+	})
+	return runtime.NewServeMux(append(opts,
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, NewJSONMarshaler()),
+		runtime.WithErrorHandler(restErrorHandler),
+		runtime.WithOutgoingHeaderMatcher(outgoingHeader),
+		runtime.WithIncomingHeaderMatcher(runtime.DefaultHeaderMatcher),
+	)...)
+}
+
+// outgoingHeader passes retry-after through as Retry-After and keeps
+// grpc-gateway's Grpc-Metadata- prefix for other response metadata.
+func outgoingHeader(key string) (string, bool) {
+	if strings.EqualFold(key, "retry-after") {
+		return "Retry-After", true
+	}
+	return runtime.MetadataHeaderPrefix + key, true
+}
+
+// restErrorHandler writes {"code", "message"} with the status of the error's
+// kind (from the status's ErrorInfo, or its gRPC code) and Retry-After for a
+// throttled call.
+func restErrorHandler(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, err error) {
+	httpStatus := 0
+	var hse *runtime.HTTPStatusError
+	if errors.As(err, &hse) {
+		httpStatus = hse.HTTPStatus
+		err = hse.Err
+	}
+	st := status.Convert(err)
+	kind, message := describe(st)
+	if httpStatus == 0 {
+		httpStatus = kind.HTTPStatus()
+		switch st.Code() {
+		case codes.Unavailable, codes.DeadlineExceeded:
+			httpStatus = runtime.HTTPStatusFromCode(st.Code())
+		}
+	}
+	if kind == apperr.KindTooManyRequests {
+		secs := int64(math.Ceil(grpcstatus.RetryAfter(st).Seconds()))
+		w.Header().Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
+	}
+	writeError(w, httpStatus, kind, message)
+}
+
+// describe returns the kind and public message of a status. Statuses made
+// from apperr errors keep their message; statuses raised by gRPC or
+// grpc-gateway themselves get a sentence per kind.
+func describe(st *status.Status) (apperr.Kind, string) {
+	if kind, ok := grpcstatus.KindFromDetails(st); ok {
+		return kind, st.Message()
+	}
+	kind := grpcstatus.KindForCode(st.Code())
+	switch kind {
+	case apperr.KindInvalid:
+		return kind, "The request is not valid: " + st.Message()
+	case apperr.KindUnauthenticated:
+		return kind, "Please sign in to continue."
+	case apperr.KindForbidden:
+		return kind, "You do not have permission to do this."
+	case apperr.KindNotFound:
+		if st.Code() == codes.Unimplemented {
+			return kind, "This operation is not supported."
+		}
+		return kind, "The requested resource does not exist."
+	case apperr.KindConflict:
+		return kind, "The request conflicts with the current state. Reload and try again."
+	case apperr.KindFailedPrecondition:
+		return kind, "The request cannot be carried out in the current state."
+	case apperr.KindTooManyRequests:
+		return kind, "Too many requests. Please wait and try again."
+	}
+	switch st.Code() {
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Canceled:
+		return apperr.KindInternal, "The service is temporarily unavailable. Please try again."
+	}
+	return apperr.KindInternal, apperr.InternalMessage
+}
+
+func writeError(w http.ResponseWriter, httpStatus int, kind apperr.Kind, message string) {
+	body, _ := json.Marshal(ErrorBody{Code: string(kind), Message: message})
+	w.Header().Del("Trailer")
+	w.Header().Del("Transfer-Encoding")
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(httpStatus)
+	_, _ = w.Write(body)
+}
