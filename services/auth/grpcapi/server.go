@@ -29,9 +29,9 @@ func NewServer(svc *identity.Service) *Server { return &Server{svc: svc} }
 var Rules = authz.Rules{
 	authv1.AuthService_Login_FullMethodName:             {Public: true},
 	authv1.AuthService_RefreshToken_FullMethodName:      {Public: true},
-	authv1.AuthService_Logout_FullMethodName:            {Authenticated: true},
-	authv1.AuthService_ValidateToken_FullMethodName:     {Authenticated: true},
-	authv1.AuthService_ChangeOwnPassword_FullMethodName: {Permissions: []string{authz.PermEditUser}},
+	authv1.AuthService_Logout_FullMethodName:            {Authenticated: true, AllowTemporaryPassword: true},
+	authv1.AuthService_ValidateToken_FullMethodName:     {Authenticated: true, AllowTemporaryPassword: true},
+	authv1.AuthService_ChangeOwnPassword_FullMethodName: {Permissions: []string{authz.PermEditUser}, AllowTemporaryPassword: true},
 }
 
 // Login implements authv1.AuthServiceServer.

@@ -22,6 +22,11 @@ import (
 // caller also needs one of those. A rule that sets none of the four fields is
 // a mistake and refuses every call, so that forgetting to fill in a rule
 // never opens a method: write Authenticated: true for "any signed-in user".
+//
+// A user who still holds a temporary password may call only the methods whose
+// rule sets AllowTemporaryPassword (signing out, describing themselves,
+// replacing the password): the console sends them to Change Password, and the
+// server holds them there too.
 type Rule struct {
 	// Public lets anyone call, signed in or not.
 	Public bool
@@ -32,6 +37,8 @@ type Rule struct {
 	Permissions []string
 	// Roles: the caller needs any one of them.
 	Roles []string
+	// AllowTemporaryPassword lets a caller whose password is temporary in.
+	AllowTemporaryPassword bool
 }
 
 func (r Rule) empty() bool {
@@ -94,10 +101,11 @@ func alwaysAllowed(fullMethod string) bool {
 
 // Messages shown to refused callers.
 const (
-	msgSignIn      = "Please sign in to continue."
-	msgRevoked     = "Your session has ended. Please sign in again."
-	msgNoRule      = "This operation is not available."
+	msgSignIn       = "Please sign in to continue."
+	msgRevoked      = "Your session has ended. Please sign in again."
+	msgNoRule       = "This operation is not available."
 	msgNoPermission = "You do not have permission to do this."
+	msgTemporary    = "Change your temporary password first."
 )
 
 // UnaryInterceptor enforces rules on every unary call. It denies by default:
@@ -165,6 +173,9 @@ func authorize(ctx context.Context, v Verifier, rules Rules, rev Revocations, me
 	claims, err := verify(ctx, v, rev, token)
 	if err != nil {
 		return ctx, err
+	}
+	if claims.IsTemporaryPassword && !rule.AllowTemporaryPassword {
+		return ctx, apperr.Forbidden(msgTemporary)
 	}
 	if len(rule.Permissions) > 0 && !claims.HasPermission(rule.Permissions...) {
 		return ctx, apperr.Forbidden(msgNoPermission)

@@ -51,6 +51,7 @@ func TestUnaryInterceptor(t *testing.T) {
 		"/t.S/PermAndRole":  {Permissions: []string{authz.PermGetTransactions}, Roles: []string{authz.RoleAdmin}},
 		"/t.S/EmptyRule":    {},
 		"/t.S/RevokeProbed": {Authenticated: true},
+		"/t.S/TempOK":       {Permissions: []string{authz.PermEditUser}, AllowTemporaryPassword: true},
 	}
 	rev := revokedSet{ids: map[string]bool{"revoked-sid": true}}
 	intercept := authz.UnaryInterceptor(v, rules, rev)
@@ -59,6 +60,7 @@ func TestUnaryInterceptor(t *testing.T) {
 	merchant := issuer.Token(t, merchantUser)
 	revoked := issuer.Token(t, authztest.User{ID: 3, Roles: []string{authz.RoleAdmin}, SessionID: "revoked-sid"})
 	forged := authztest.NewIssuer(t).Token(t, authztest.User{ID: 1, Roles: []string{authz.RoleAdmin}})
+	temporary := issuer.Token(t, authztest.User{ID: 6, Roles: []string{authz.RoleAdmin}, Permissions: authz.AllPermissions, TemporaryPassword: true})
 
 	tests := []struct {
 		method    string
@@ -84,6 +86,10 @@ func TestUnaryInterceptor(t *testing.T) {
 		{"/t.S/Unknown", "Bearer " + admin, apperr.KindForbidden, false},
 		{"/t.S/Unknown", "", apperr.KindForbidden, false},
 		{"/grpc.health.v1.Health/Check", "", "", false},
+		{"/t.S/Signed", "Bearer " + temporary, apperr.KindForbidden, false},
+		{"/t.S/Role", "Bearer " + temporary, apperr.KindForbidden, false},
+		{"/t.S/TempOK", "Bearer " + temporary, "", true},
+		{"/t.S/TempOK", "Bearer " + merchant, apperr.KindForbidden, false},
 	}
 	for _, tt := range tests {
 		name := fmt.Sprintf("%s %.12s", tt.method, tt.auth)

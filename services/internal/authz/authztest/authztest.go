@@ -51,6 +51,8 @@ type User struct {
 	Permissions []string
 	MerchantIDs []int32
 	SessionID   string
+	// TemporaryPassword marks the user as still holding a temporary password.
+	TemporaryPassword bool
 }
 
 // Claims returns valid claims for u: our issuer and audience, issued now,
@@ -77,6 +79,8 @@ func Claims(u User) *authz.Claims {
 		Permissions: u.Permissions,
 		MerchantIDs: u.MerchantIDs,
 		SessionID:   sid,
+
+		IsTemporaryPassword: u.TemporaryPassword,
 	}
 }
 
