@@ -1,0 +1,26 @@
+import { defineConfig } from '@playwright/test';
+
+// End-to-end tests of the console against a running stack (see console.spec.ts).
+// Playwright drives the system's Chromium; it never downloads a browser.
+export default defineConfig({
+  testDir: '.',
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: [['list']],
+  outputDir: '../test-results',
+  use: {
+    baseURL: process.env.PAYGATE_E2E_URL ?? 'http://localhost:8080',
+    browserName: 'chromium',
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+    launchOptions: {
+      executablePath: process.env.PAYGATE_E2E_CHROMIUM ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    },
+  },
+});

@@ -1,0 +1,9 @@
+import type { RemoteManifest } from '@paygate/sdk';
+
+/** The screens of the files remote, exposed as `./routes`; none is built yet. */
+const manifest: RemoteManifest = {
+  name: 'files',
+  routes: [],
+};
+
+export default manifest;

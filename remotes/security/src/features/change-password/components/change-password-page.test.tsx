@@ -1,0 +1,108 @@
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { session } from '@paygate/sdk';
+import { locationOf, renderApp, stubRemotes } from '@paygate/shell/testing';
+import { AUTH, GATEWAY, server } from '@paygate/shell/testing/msw';
+import { NEWCOMER, tokensFor } from '@paygate/shell/testing/tokens';
+import { cachedLoader } from '@paygate/shell/testing/remote-loader';
+import { describe, expect, it } from 'vitest';
+import securityRoutes from '../../../routes';
+
+const stubs = stubRemotes();
+/** The real security remote, the other remotes stubbed. */
+const loader = cachedLoader((name) => (name === 'security' ? Promise.resolve(securityRoutes) : stubs(name)));
+
+function renderPage() {
+  server.use(http.get(`${GATEWAY}/api/v1/merchants`, () => HttpResponse.json([{ id: 1, name: 'Acme Games', hash: 'h' }])));
+  return renderApp('/change-password', { user: NEWCOMER, loader });
+}
+
+const newPassword = () => screen.getByLabelText('New Password');
+const confirmPassword = () => screen.getByLabelText('Confirm New Password');
+const update = () => screen.getByRole('button', { name: 'Update' });
+
+describe('Change Password page (spec 02)', () => {
+  it('shows the notice and two masked fields, titled Paygate - Change Password', async () => {
+    renderPage();
+    expect(await screen.findByText('You are required to change your temporary password.')).toBeInTheDocument();
+    expect(newPassword()).toHaveAttribute('type', 'password');
+    expect(confirmPassword()).toHaveAttribute('type', 'password');
+    await waitFor(() => expect(document.title).toBe('Paygate - Change Password'));
+  });
+
+  it('enables Update only when both fields are filled and equal', async () => {
+    const { user } = renderPage();
+    await screen.findByLabelText('New Password');
+    expect(update()).toBeDisabled();
+    await user.type(newPassword(), 'n3w-Secret');
+    expect(update()).toBeDisabled();
+    await user.type(confirmPassword(), 'n3w-Secre');
+    expect(update()).toBeDisabled();
+    await user.type(confirmPassword(), 't');
+    expect(update()).toBeEnabled();
+    await user.clear(newPassword());
+    expect(update()).toBeDisabled();
+  });
+
+  it("says 'Passwords do not match or are empty.' when submitted anyway", async () => {
+    const { user } = renderPage();
+    await user.type(await screen.findByLabelText('New Password'), 'one');
+    await user.type(confirmPassword(), 'two');
+    fireEvent.submit(update().closest('form')!);
+    expect(await screen.findByText('Passwords do not match or are empty.')).toBeInTheDocument();
+  });
+
+  it('changes the password, stores the new tokens, refetches the user and goes to /transactions', async () => {
+    const next = tokensFor({ ...NEWCOMER, isTemporaryPassword: false });
+    let sent: unknown;
+    let release: () => void = () => {};
+    const answered = new Promise<void>((r) => (release = r));
+    server.use(
+      http.post(`${AUTH}/api/v1/user/change-password`, async ({ request }) => {
+        sent = await request.json();
+        await answered;
+        return HttpResponse.json({ ...next, expiresIn: 300, tokenType: 'Bearer' });
+      }),
+      http.get(`${AUTH}/api/v1/validate-token`, ({ request }) =>
+        request.headers.get('Authorization') === `Bearer ${next.accessToken}`
+          ? HttpResponse.json({
+              valid: true,
+              user: { id: '7', username: 'newcomer', roles: ['Merchant Admin'], permissions: ['Get Transactions', 'Edit User'], merchantIds: [1], isTemporaryPassword: false },
+            })
+          : new HttpResponse(null, { status: 401 }),
+      ),
+    );
+    const { user, router } = renderPage();
+    await user.type(await screen.findByLabelText('New Password'), 'n3w-Secret');
+    await user.type(confirmPassword(), 'n3w-Secret');
+    await user.click(update());
+    // While the request runs the button stays disabled.
+    await waitFor(() => expect(update()).toBeDisabled());
+    release();
+    expect(await screen.findByText('Screen /transactions/:id?')).toBeInTheDocument();
+    expect(locationOf(router)).toBe('/transactions');
+    expect(sent).toEqual({ password: 'n3w-Secret' });
+    expect(localStorage.getItem('accessToken')).toBe(next.accessToken);
+    expect(localStorage.getItem('refreshToken')).toBe(next.refreshToken);
+    expect(session.getState().user).toMatchObject({ isTemporaryPassword: false, permissions: ['Get Transactions', 'Edit User'] });
+  });
+
+  it("shows the server's message, or 'Failed to change password'", async () => {
+    server.use(
+      http.post(`${AUTH}/api/v1/user/change-password`, () =>
+        HttpResponse.json({ code: 'invalid', message: 'The new password must differ from the temporary one.' }, { status: 400 }),
+      ),
+    );
+    const { user, router } = renderPage();
+    await user.type(await screen.findByLabelText('New Password'), 'paygate-temp');
+    await user.type(confirmPassword(), 'paygate-temp');
+    await user.click(update());
+    expect(await screen.findByText('The new password must differ from the temporary one.')).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/change-password');
+    expect(update()).toBeEnabled();
+
+    server.use(http.post(`${AUTH}/api/v1/user/change-password`, () => new HttpResponse(null, { status: 500 })));
+    await user.click(update());
+    expect(await screen.findByText('Failed to change password')).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,58 @@
+import { Alert, Box, Button, Field, Heading, Input, Stack } from '@chakra-ui/react';
+import { errorMessage, notify } from '@paygate/sdk';
+import { useState, type FormEvent } from 'react';
+import { useNavigate } from 'react-router';
+import { useChangePassword } from '../api/change-password';
+
+/** ChangePasswordPage replaces a temporary password (spec 02 §2 "Change Password"). */
+export function ChangePasswordPage() {
+  const navigate = useNavigate();
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const mutation = useChangePassword();
+  const valid = password !== '' && password === confirm;
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    if (!valid) {
+      notify.error('Passwords do not match or are empty.');
+      return;
+    }
+    if (mutation.isPending) return;
+    mutation.mutate(
+      { password },
+      {
+        // The route guard may already have moved on: the user has no temporary password now.
+        onSuccess: () => navigate('/transactions', { replace: true }),
+        onError: (err) => notify.error(errorMessage(err, 'Failed to change password')),
+      },
+    );
+  }
+
+  return (
+    <Box p={6} maxW="md">
+      <form onSubmit={submit} noValidate>
+        <Stack gap={5}>
+          <Heading as="h2" size="xl">
+            Change Password
+          </Heading>
+          <Alert.Root status="warning">
+            <Alert.Indicator />
+            <Alert.Title>You are required to change your temporary password.</Alert.Title>
+          </Alert.Root>
+          <Field.Root>
+            <Field.Label>New Password</Field.Label>
+            <Input type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+          </Field.Root>
+          <Field.Root>
+            <Field.Label>Confirm New Password</Field.Label>
+            <Input type="password" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} />
+          </Field.Root>
+          <Button type="submit" colorPalette="blue" disabled={!valid || mutation.isPending}>
+            Update
+          </Button>
+        </Stack>
+      </form>
+    </Box>
+  );
+}

@@ -1,0 +1,11 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { consoleConfig } from '@paygate/shell/webpack';
+
+export default consoleConfig({
+  kind: 'remote',
+  name: 'security',
+  dir: path.dirname(fileURLToPath(import.meta.url)),
+  // Standalone work runs on the console origin the services allow (CORS).
+  port: Number(process.env.PORT ?? 8080),
+});

@@ -1,0 +1,152 @@
+import type { RefreshTokenRequestJson, RefreshTokenResponseJson } from '@paygate/gen/auth/v1/auth_pb';
+import { ApiError } from './api-error';
+import { getConfig, serviceUrl, type RuntimeConfig, type Service } from './config';
+import { expiresWithin } from './jwt';
+import type { SessionStore, TokenPair } from './session';
+
+/** Refresh the access token when it expires within this margin (spec 01 §9). */
+export const TOKEN_EXPIRY_MARGIN_MS = 30_000;
+
+const REFRESH_PATH = '/api/v1/refresh-token';
+
+/** isExemptPath: login, refresh-token and passkey calls get no refresh handling. */
+export function isExemptPath(path: string): boolean {
+  const p = path.split('?', 1)[0] ?? '';
+  return p === '/api/v1/login' || p === REFRESH_PATH || p.includes('/webauthn/');
+}
+
+/** RequestOptions describe one call. */
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Appended as a query string; undefined values are left out. */
+  query?: Record<string, string | number | boolean | undefined>;
+  signal?: AbortSignal;
+}
+
+/** ApiClientOptions wire a client; tests pass their own clock and config. */
+export interface ApiClientOptions {
+  session: SessionStore;
+  config?: () => RuntimeConfig;
+  now?: () => number;
+}
+
+/** tokensFrom checks a token-pair answer. */
+export function tokensFrom(body: RefreshTokenResponseJson | undefined): TokenPair {
+  if (!body?.accessToken || !body.refreshToken) {
+    throw new ApiError(502, 'internal', 'The server answered without tokens');
+  }
+  return { accessToken: body.accessToken, refreshToken: body.refreshToken };
+}
+
+/**
+ * ApiClient calls the Paygate services with the session's bearer token and
+ * implements the token refresh of spec 01 §4: a refresh before a call whose
+ * token expires within 30 s, one refresh in flight that concurrent calls wait
+ * for, one retry after a refresh on 401, and the end of the session when no
+ * refresh is possible.
+ */
+export class ApiClient {
+  private readonly session: SessionStore;
+  private readonly config: () => RuntimeConfig;
+  private readonly now: () => number;
+  private refreshing: Promise<void> | null = null;
+
+  constructor(opts: ApiClientOptions) {
+    this.session = opts.session;
+    this.config = opts.config ?? getConfig;
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** url builds the absolute URL of a call. */
+  url(service: Service, path: string, query?: RequestOptions['query']): string {
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) qs.set(k, String(v));
+    const q = qs.toString();
+    return `${serviceUrl(service, this.config())}${path}${q ? `?${q}` : ''}`;
+  }
+
+  /** send performs one HTTP exchange with the given bearer token and no refresh handling. */
+  async send(service: Service, path: string, opts: RequestOptions, token: string | null): Promise<Response> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
+    if (token) headers.Authorization = `Bearer ${token}`;
+    try {
+      return await fetch(this.url(service, path, opts.query), {
+        method: opts.method ?? (opts.body === undefined ? 'GET' : 'POST'),
+        headers,
+        body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+        signal: opts.signal,
+      });
+    } catch (err) {
+      if (err instanceof DOMException && err.name === 'AbortError') throw err;
+      throw new ApiError(0, 'network', 'Network error: the server could not be reached');
+    }
+  }
+
+  /** request performs a call and returns its JSON answer (undefined for an empty body). */
+  async request<T>(service: Service, path: string, opts: RequestOptions = {}): Promise<T> {
+    const exempt = isExemptPath(path);
+    if (!exempt) await this.ensureFresh();
+
+    let token = this.session.getState().accessToken;
+    let res = await this.send(service, path, opts, token);
+    if (res.status === 401 && !exempt) {
+      // Another call may have refreshed while this one was in flight: then
+      // the retry uses that token instead of refreshing again.
+      if (this.session.getState().accessToken === token) await this.refresh();
+      token = this.session.getState().accessToken;
+      res = await this.send(service, path, opts, token);
+    }
+    if (!res.ok) throw await ApiError.fromResponse(res);
+    const text = await res.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  get<T>(service: Service, path: string, opts: Omit<RequestOptions, 'method' | 'body'> = {}): Promise<T> {
+    return this.request<T>(service, path, { ...opts, method: 'GET' });
+  }
+
+  post<T>(service: Service, path: string, body?: unknown, opts: Omit<RequestOptions, 'method' | 'body'> = {}): Promise<T> {
+    return this.request<T>(service, path, { ...opts, method: 'POST', body });
+  }
+
+  private async ensureFresh(): Promise<void> {
+    if (this.refreshing) return this.refreshing;
+    const { accessToken, refreshToken } = this.session.getState();
+    if (accessToken && refreshToken && expiresWithin(accessToken, TOKEN_EXPIRY_MARGIN_MS, this.now())) {
+      await this.refresh();
+    }
+  }
+
+  /**
+   * refresh replaces the token pair; at most one runs at a time and every
+   * caller shares its outcome. When no refresh token exists or the refresh
+   * fails, the session expires (logout, route remembered, /login) and the
+   * returned promise rejects with an ApiError.
+   */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.runRefresh().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  private async runRefresh(): Promise<void> {
+    const refreshToken = this.session.getState().refreshToken;
+    if (!refreshToken) {
+      this.session.expire();
+      throw new ApiError(401, 'unauthenticated', 'Your session has expired. Please log in again.');
+    }
+    try {
+      const body: RefreshTokenRequestJson = { refreshToken };
+      const res = await this.send('auth', REFRESH_PATH, { method: 'POST', body }, null);
+      if (!res.ok) throw await ApiError.fromResponse(res);
+      this.session.signIn(tokensFrom((await res.json()) as RefreshTokenResponseJson));
+    } catch (err) {
+      this.session.expire();
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,19 @@
+// The single entry of @paygate/sdk. Host and remotes share the package as a
+// Module Federation singleton by this exact name, so every import goes
+// through this file (a deep import would load a second copy).
+export * from './access';
+export * from './api-client';
+export * from './api-error';
+export * from './auth';
+export * from './config';
+export * from './console';
+export * from './jwt';
+export * from './merchant-filter';
+export * from './merchants';
+export * from './page-title';
+export * from './preferences';
+export * from './remote';
+export * from './session';
+export * from './storage';
+export * from './timezone';
+export * from './toast';

@@ -1,0 +1,146 @@
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { AUTH, server, TEST_CONFIG } from '../../src/testing/msw';
+import { claimsFor, makeToken, tokensFor } from '../../src/testing/tokens';
+import { hasPermission, hasRole, isAdmin, isMerchant } from './access';
+import { ApiClient } from './api-client';
+import { createAuth } from './auth';
+import { darkMode, selectedMerchant, selectedTimezone } from './preferences';
+import { SessionStore } from './session';
+import { readStored, STORAGE_KEYS } from './storage';
+
+function setup() {
+  const session = new SessionStore();
+  const visited: string[] = [];
+  session.bindNavigation({ current: () => '/login', go: (to) => visited.push(to) });
+  const api = new ApiClient({ session, config: () => TEST_CONFIG });
+  return { session, api, auth: createAuth(api, session), visited };
+}
+
+describe('session and auth', () => {
+  it('login stores the token pair and the last username, and reads the user from the JWT claims', async () => {
+    const { auth, session } = setup();
+    const pair = tokensFor({ username: 'merchant', roles: ['Merchant'], merchantIds: [1] });
+    server.use(
+      http.post(`${AUTH}/api/v1/login`, async ({ request }) => {
+        expect(await request.json()).toEqual({ username: 'merchant', password: 'paygate-demo' });
+        return HttpResponse.json({ ...pair, expiresIn: 300, tokenType: 'Bearer' });
+      }),
+    );
+    const user = await auth.login('merchant', 'paygate-demo');
+    expect(user).toMatchObject({ id: '7', username: 'merchant', roles: ['Merchant'], merchantIds: [1], isTemporaryPassword: false });
+    expect(session.getState()).toMatchObject(pair);
+    expect(readStored('accessToken')).toBe(pair.accessToken);
+    expect(readStored('refreshToken')).toBe(pair.refreshToken);
+    expect(readStored('lastUsername')).toBe('merchant');
+  });
+
+  it('fetchUser takes the user from validate-token', async () => {
+    const { auth, session } = setup();
+    session.signIn(tokensFor({ username: 'support', roles: ['Support'] }));
+    server.use(
+      http.get(`${AUTH}/api/v1/validate-token`, () =>
+        HttpResponse.json({ valid: true, user: { id: '2', username: 'support', roles: ['Support'], permissions: ['Get Transactions'], merchantIds: [1, 2, 3] } }),
+      ),
+    );
+    await auth.fetchUser();
+    expect(session.getState().user).toEqual({
+      id: '2',
+      username: 'support',
+      roles: ['Support'],
+      permissions: ['Get Transactions'],
+      merchantIds: [1, 2, 3],
+      isTemporaryPassword: false,
+    });
+  });
+
+  it('logout calls the server and clears the local data', async () => {
+    const { auth, session } = setup();
+    const pair = tokensFor({ username: 'admin', roles: ['Admin'] });
+    session.signIn(pair);
+    let bearer = '';
+    server.use(
+      http.post(`${AUTH}/api/v1/logout`, ({ request }) => {
+        bearer = request.headers.get('Authorization') ?? '';
+        return HttpResponse.json({});
+      }),
+    );
+    await auth.logout();
+    expect(bearer).toBe(`Bearer ${pair.accessToken}`);
+    expect(session.getState()).toEqual({ accessToken: null, refreshToken: null, user: null });
+    expect(readStored('accessToken')).toBeNull();
+  });
+
+  it('logout clears the local data even when the server call fails', async () => {
+    const { auth, session } = setup();
+    session.signIn(tokensFor({ username: 'admin', roles: ['Admin'] }));
+    server.use(http.post(`${AUTH}/api/v1/logout`, () => HttpResponse.error()));
+    await auth.logout();
+    expect(session.getState().accessToken).toBeNull();
+    expect(readStored('refreshToken')).toBeNull();
+  });
+
+  it('remembers a redirect target in memory, never / or /login', () => {
+    const { session } = setup();
+    session.rememberRedirect('/');
+    expect(session.takeRedirect()).toBeNull();
+    session.rememberRedirect('/login?x=1');
+    expect(session.takeRedirect()).toBeNull();
+    session.rememberRedirect('/transactions/42?tab=logs');
+    expect(session.takeRedirect()).toBe('/transactions/42?tab=logs');
+    expect(session.takeRedirect()).toBeNull();
+    expect(Object.keys(localStorage)).toEqual([]);
+  });
+});
+
+describe('browser-stored data (spec 01 §3)', () => {
+  it('uses exactly the listed keys', () => {
+    expect(Object.values(STORAGE_KEYS).sort()).toEqual(
+      ['accessToken', 'hasPasskey', 'darkMode', 'lastUsername', 'passkeyUsers', 'refreshToken', 'selectedMerchant', 'selectedTimezone', 'skipPasskeySetup'].sort(),
+    );
+  });
+
+  it('stores the theme as a flag, the timezone as a zone id and the merchant filter as an id', () => {
+    darkMode.set(true);
+    selectedTimezone.set('Etc/GMT-8');
+    selectedMerchant.set(3);
+    expect(localStorage.getItem('darkMode')).toBe('true');
+    expect(localStorage.getItem('selectedTimezone')).toBe('Etc/GMT-8');
+    expect(localStorage.getItem('selectedMerchant')).toBe('3');
+    selectedMerchant.set(null);
+    darkMode.set(false);
+    selectedTimezone.set('UTC');
+    expect(localStorage.getItem('selectedMerchant')).toBeNull();
+    expect(sessionStorage.length).toBe(0);
+  });
+});
+
+describe('permission and role helpers', () => {
+  const token = makeToken(claimsFor({ roles: ['Merchant Admin'] }));
+  const user = new SessionStore();
+  user.signIn({ accessToken: token, refreshToken: 'r' });
+  const u = user.getState().user;
+
+  it('read the claims', () => {
+    expect(hasPermission(u, 'Edit User')).toBe(true);
+    expect(hasPermission(u, 'Jobs Access')).toBe(false);
+    expect(hasRole(u, 'Merchant Admin')).toBe(true);
+    expect(isMerchant(u)).toBe(true);
+    expect(isAdmin(u)).toBe(false);
+    expect(hasPermission(null, 'Edit User')).toBe(false);
+  });
+
+  it('know the admin and every merchant role', () => {
+    const as = (roles: Parameters<typeof claimsFor>[0]['roles']) => {
+      const s = new SessionStore();
+      s.signIn({ accessToken: makeToken(claimsFor({ roles })), refreshToken: 'r' });
+      return s.getState().user;
+    };
+    expect(isAdmin(as(['Admin']))).toBe(true);
+    expect(isMerchant(as(['Admin']))).toBe(false);
+    expect(isMerchant(as(['Support']))).toBe(false);
+    for (const r of ['Merchant', 'Merchant Admin', 'Merchant Finance Manager', 'Merchant Support'] as const) {
+      expect(isMerchant(as([r])), r).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * The browser-stored data of the console (spec 01 §3), and nothing else.
+ *
+ * This module is the only place that touches localStorage; every key the
+ * console persists is listed here, so the list is reviewable in one glance.
+ * Nothing is kept in sessionStorage.
+ */
+export const STORAGE_KEYS = {
+  accessToken: 'accessToken',
+  refreshToken: 'refreshToken',
+  lastUsername: 'lastUsername',
+  selectedMerchant: 'selectedMerchant',
+  darkMode: 'darkMode',
+  selectedTimezone: 'selectedTimezone',
+  hasPasskey: 'hasPasskey',
+  passkeyUsers: 'passkeyUsers',
+  skipPasskeySetup: 'skipPasskeySetup',
+} as const;
+
+/** StorageKey names one of the values the console keeps in the browser. */
+export type StorageKey = keyof typeof STORAGE_KEYS;
+
+function store(): Storage | undefined {
+  try {
+    return globalThis.localStorage;
+  } catch {
+    // Access to storage can throw (privacy settings, sandboxed frames).
+    return undefined;
+  }
+}
+
+/** readStored returns the stored value, or null when it is absent or storage is unavailable. */
+export function readStored(key: StorageKey): string | null {
+  return store()?.getItem(STORAGE_KEYS[key]) ?? null;
+}
+
+/** writeStored stores a value; null removes it. */
+export function writeStored(key: StorageKey, value: string | null): void {
+  const s = store();
+  if (!s) return;
+  if (value === null) s.removeItem(STORAGE_KEYS[key]);
+  else s.setItem(STORAGE_KEYS[key], value);
+}

@@ -1,0 +1,54 @@
+import { hasAnyPermission, hasAnyRole, hasPermission, type User } from '@paygate/sdk';
+import { DASHBOARD_ROLES, DEFAULT_LANDING, ROUTES, type RouteSpec } from './route-table';
+
+/** Decision is what a guard does with a signed-in user on a route. */
+export type Decision =
+  | { kind: 'allow' }
+  | { kind: 'redirect'; to: string; toast?: { title: string; description: string } };
+
+const allow: Decision = { kind: 'allow' };
+const redirect = (to: string, toast?: { title: string; description: string }): Decision =>
+  toast ? { kind: 'redirect', to, toast } : { kind: 'redirect', to };
+
+/** mayOpenByPermission tells whether a permission-guarded route (incl. the dashboard) is open to the user. */
+function mayOpenByPermission(user: User, route: RouteSpec): boolean {
+  switch (route.access.kind) {
+    case 'dashboard':
+      return hasPermission(user, 'Statistics Access');
+    case 'permissions':
+      return hasAnyPermission(user, route.access.permissions);
+    default:
+      return false;
+  }
+}
+
+/**
+ * firstAccessibleRoute is the first permission-guarded route of the table the
+ * user may open, or undefined.
+ */
+export function firstAccessibleRoute(user: User): string | undefined {
+  return ROUTES.find((r) => mayOpenByPermission(user, r))?.link;
+}
+
+/** decide applies the route guards of spec 01 §2 to a signed-in user. */
+export function decide(user: User, route: RouteSpec): Decision {
+  const access = route.access;
+  switch (access.kind) {
+    case 'login':
+      return allow;
+    case 'dashboard':
+      return hasPermission(user, 'Statistics Access') ? allow : redirect(DEFAULT_LANDING);
+    case 'permissions':
+      return hasAnyPermission(user, access.permissions) ? allow : redirect(firstAccessibleRoute(user) ?? DEFAULT_LANDING);
+    case 'roles':
+      if (hasAnyRole(user, access.roles)) return allow;
+      // No role route is "/", so the requested route is never the dashboard here.
+      return redirect(hasAnyRole(user, DASHBOARD_ROLES) ? '/' : DEFAULT_LANDING);
+    case 'change-password':
+      if (!user.isTemporaryPassword) return redirect(DEFAULT_LANDING);
+      if (!hasPermission(user, 'Edit User')) {
+        return redirect(DEFAULT_LANDING, { title: 'Access Denied', description: 'You do not have permission to change passwords.' });
+      }
+      return allow;
+  }
+}

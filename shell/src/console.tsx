@@ -1,0 +1,67 @@
+import { Alert, Center } from '@chakra-ui/react';
+import { darkMode, loadConfig, session, type RemoteName, type RemoteRoutesModule } from '@paygate/sdk';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { createBrowserRouter, RouterProvider } from 'react-router';
+import { applyTheme, ConsoleProviders } from './app/providers';
+import { consoleRoutes } from './app/routes';
+import { loadFederatedManifest } from './remotes/federation-loader';
+import { cachedLoader } from './remotes/remote-loader';
+import { RemoteLoaderProvider } from './remotes/remote-screen';
+
+/** MountOptions let a remote run the console standalone with its own routes built in. */
+export interface MountOptions {
+  /** Remotes served from this bundle instead of through their remote entry. */
+  localRemotes?: Partial<Record<RemoteName, () => Promise<RemoteRoutesModule>>>;
+}
+
+/**
+ * mountConsole loads /config.json and renders the console into `element`.
+ * Remote entries come from config.json at run time, so one build runs anywhere.
+ */
+export async function mountConsole(element: HTMLElement, options: MountOptions = {}): Promise<void> {
+  applyTheme(darkMode.get());
+  const root = createRoot(element);
+  let config;
+  try {
+    config = await loadConfig();
+  } catch (err) {
+    root.render(
+      <ConsoleProviders>
+        <Center minH="100vh" p={6}>
+          <Alert.Root status="error" maxW="lg">
+            <Alert.Indicator />
+            <Alert.Content>
+              <Alert.Title>The console could not read its configuration (/config.json).</Alert.Title>
+              <Alert.Description>{err instanceof Error ? err.message : String(err)}</Alert.Description>
+            </Alert.Content>
+          </Alert.Root>
+        </Center>
+      </ConsoleProviders>,
+    );
+    return;
+  }
+
+  const loader = cachedLoader(async (name) => {
+    const local = options.localRemotes?.[name];
+    return local ? (await local()).default : loadFederatedManifest(name, config);
+  });
+  const router = createBrowserRouter(consoleRoutes());
+  session.bindNavigation({
+    current: () => {
+      const { pathname, search, hash } = router.state.location;
+      return `${pathname}${search}${hash}`;
+    },
+    go: (to) => void router.navigate(to, { replace: true }),
+  });
+
+  root.render(
+    <StrictMode>
+      <ConsoleProviders>
+        <RemoteLoaderProvider value={loader}>
+          <RouterProvider router={router} />
+        </RemoteLoaderProvider>
+      </ConsoleProviders>
+    </StrictMode>,
+  );
+}

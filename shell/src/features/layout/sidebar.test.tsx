@@ -1,0 +1,160 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { AUTH, GATEWAY, server } from '../../testing/msw';
+import { renderApp } from '../../testing/render-app';
+import type { TestUser } from '../../testing/tokens';
+
+const MERCHANTS = [
+  { id: 1, name: 'Acme Games', hash: 'h1' },
+  { id: 2, name: 'Blue Harbor Shop', hash: 'h2' },
+  { id: 3, name: 'Cobalt Travel', hash: 'h3' },
+];
+
+function merchantsAnswer(list = MERCHANTS) {
+  server.use(http.get(`${GATEWAY}/api/v1/merchants`, () => HttpResponse.json(list)));
+}
+
+function navLabels() {
+  const nav = screen.getByRole('navigation', { name: 'Main' });
+  return within(nav)
+    .getAllByRole('link')
+    .map((a) => a.textContent);
+}
+
+async function renderAs(user: TestUser, path = '/account-security') {
+  const view = renderApp(path, { user });
+  await screen.findByText(`Screen ${path}`);
+  return view;
+}
+
+describe('Sidebar (spec 01 §2)', () => {
+  it('shows the title, the signed-in user and every entry an admin may see', async () => {
+    merchantsAnswer();
+    await renderAs({ username: 'admin', roles: ['Admin'] });
+    expect(screen.getByRole('heading', { name: 'Paygate' })).toBeInTheDocument();
+    expect(screen.getByText('Logged in as')).toHaveTextContent('Logged in as admin');
+    expect(navLabels()).toEqual([
+      'Dashboard',
+      'Providers',
+      'Balances',
+      'Transactions',
+      'Files',
+      'Callbacks',
+      'Validation Endpoints',
+      'Fraud Management',
+      'Fee Management',
+      'Credentials',
+      'Jobs',
+      'Settings',
+      'Create Transaction',
+      'Account Security',
+    ]);
+    expect(screen.getByRole('link', { name: 'Documentation' })).toHaveAttribute('href', '/docs/');
+    // Admin has no merchant ids: no merchant dropdown.
+    expect(screen.queryByLabelText('Current Merchant')).not.toBeInTheDocument();
+  });
+
+  it('shows a merchant user the entries of their permissions', async () => {
+    merchantsAnswer([MERCHANTS[0]!]);
+    await renderAs({ username: 'merchant', roles: ['Merchant'], merchantIds: [1] });
+    expect(navLabels()).toEqual([
+      'Dashboard',
+      'Providers',
+      'Balances',
+      'Transactions',
+      'Files',
+      'Callbacks',
+      'Validation Endpoints',
+      'Fee Management',
+      'Account Security',
+    ]);
+    expect(screen.getByRole('link', { name: 'Documentation' })).toBeInTheDocument();
+  });
+
+  it('shows Change Password only with Edit User and a temporary password', async () => {
+    merchantsAnswer([MERCHANTS[0]!]);
+    await renderAs({ username: 'newcomer', roles: ['Merchant Admin'], merchantIds: [1], isTemporaryPassword: true });
+    expect(navLabels()).toContain('Change Password');
+    expect(navLabels()).toContain('Credentials');
+  });
+
+  it('hides Documentation from users who are neither admin nor merchant', async () => {
+    merchantsAnswer();
+    await renderAs({ username: 'support', roles: ['Support'] });
+    expect(screen.queryByRole('link', { name: 'Documentation' })).not.toBeInTheDocument();
+    expect(navLabels()).not.toContain('Callbacks');
+    expect(navLabels()).toContain('Jobs');
+  });
+
+  it('shows the Current Merchant dropdown with the merchants as "name (id)" and keeps a stored choice among them', async () => {
+    localStorage.setItem('selectedMerchant', '2');
+    merchantsAnswer();
+    await renderAs({ username: 'support', roles: ['Support'], merchantIds: [1, 2, 3] });
+    const select = screen.getByLabelText('Current Merchant');
+    await waitFor(() => expect(within(select).getAllByRole('option').map((o) => o.textContent)).toEqual(['Acme Games (1)', 'Blue Harbor Shop (2)', 'Cobalt Travel (3)']));
+    expect(select).toHaveValue('2');
+  });
+
+  it('replaces a stored choice that is not among the merchants with the first, and stores the pick', async () => {
+    localStorage.setItem('selectedMerchant', '9');
+    merchantsAnswer(MERCHANTS.slice(1));
+    const { user } = await renderAs({ username: 'merchant-admin', roles: ['Merchant Admin'], merchantIds: [2, 3] });
+    const select = screen.getByLabelText('Current Merchant');
+    await waitFor(() => expect(select).toHaveValue('2'));
+    expect(localStorage.getItem('selectedMerchant')).toBe('2');
+    await user.selectOptions(select, '3');
+    expect(localStorage.getItem('selectedMerchant')).toBe('3');
+  });
+
+  it('offers 25 timezones, UTC by default, and stores the choice', async () => {
+    merchantsAnswer();
+    const { user } = await renderAs({ roles: ['Admin'] });
+    const select = screen.getByLabelText('Timezone');
+    const options = within(select).getAllByRole('option');
+    expect(options).toHaveLength(25);
+    expect(options[0]).toHaveTextContent('UTC-12');
+    expect(options[24]).toHaveTextContent('UTC+12');
+    expect(select).toHaveValue('UTC');
+    await user.selectOptions(select, 'Etc/GMT-8');
+    expect(localStorage.getItem('selectedTimezone')).toBe('Etc/GMT-8');
+  });
+
+  it('toggles light/dark (light by default) and stores the flag', async () => {
+    merchantsAnswer();
+    const { user } = await renderAs({ roles: ['Admin'] });
+    expect(document.documentElement).not.toHaveClass('dark');
+    await user.click(screen.getByRole('button', { name: 'Dark mode' }));
+    expect(localStorage.getItem('darkMode')).toBe('true');
+    expect(document.documentElement).toHaveClass('dark');
+    await user.click(screen.getByRole('button', { name: 'Light mode' }));
+    expect(localStorage.getItem('darkMode')).toBe('false');
+    expect(document.documentElement).not.toHaveClass('dark');
+  });
+
+  it('logs out through the server and returns to /login, even when that call fails', async () => {
+    merchantsAnswer();
+    let called = false;
+    server.use(
+      http.post(`${AUTH}/api/v1/logout`, () => {
+        called = true;
+        return HttpResponse.json({ code: 'internal', message: 'down' }, { status: 500 });
+      }),
+    );
+    const { user, router } = await renderAs({ username: 'admin', roles: ['Admin'] });
+    await user.click(screen.getByRole('button', { name: 'Logout' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
+    expect(called).toBe(true);
+    expect(localStorage.getItem('accessToken')).toBeNull();
+    expect(localStorage.getItem('refreshToken')).toBeNull();
+  });
+
+  it('marks the current entry and works from the keyboard', async () => {
+    merchantsAnswer();
+    const { user, router } = await renderAs({ roles: ['Admin'] }, '/files');
+    expect(screen.getByRole('link', { name: 'Files' })).toHaveAttribute('aria-current', 'page');
+    screen.getByRole('link', { name: 'Jobs' }).focus();
+    await user.keyboard('{Enter}');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/jobs'));
+  });
+});

@@ -1,0 +1,78 @@
+import { Box, Button, Field, Heading, Link as ChakraLink, NativeSelect, Stack, Text } from '@chakra-ui/react';
+import { auth, isAdmin, isMerchant, TIMEZONES, useDarkMode, useTimezone, type User } from '@paygate/sdk';
+import { NavLink, useNavigate } from 'react-router';
+import { MerchantSelect } from './merchant-select';
+import { visibleEntries } from './nav-entries';
+
+/** Sidebar is the console's navigation and session panel (spec 01 §2 "Sidebar"). */
+export function Sidebar({ user }: { user: User }) {
+  const navigate = useNavigate();
+  const [timezone, setTimezone] = useTimezone();
+  const [dark, setDark] = useDarkMode();
+
+  async function logout() {
+    await auth.logout();
+    navigate('/login', { replace: true });
+  }
+
+  return (
+    <Stack as="aside" gap={4} p={4} w={{ base: 'full', md: '64' }} flexShrink={0} borderEndWidth={{ md: '1px' }} bg="bg.panel">
+      <Heading as="h1" size="lg">
+        Paygate
+      </Heading>
+      <Text fontSize="sm" color="fg.muted">
+        Logged in as{' '}
+        <Text as="span" fontWeight="semibold" color="fg">
+          {user.username}
+        </Text>
+      </Text>
+      {user.merchantIds.length > 0 && <MerchantSelect user={user} />}
+      <Field.Root>
+        <Field.Label>Timezone</Field.Label>
+        <NativeSelect.Root size="sm">
+          <NativeSelect.Field value={timezone} onChange={(e) => setTimezone(e.target.value)}>
+            {TIMEZONES.map((tz) => (
+              <option key={tz.value} value={tz.value}>
+                {tz.label}
+              </option>
+            ))}
+          </NativeSelect.Field>
+          <NativeSelect.Indicator />
+        </NativeSelect.Root>
+      </Field.Root>
+      <Box as="nav" aria-label="Main">
+        <Stack as="ul" gap={1} listStyleType="none">
+          {visibleEntries(user).map((entry) => (
+            <li key={entry.to}>
+              <ChakraLink
+                asChild
+                display="block"
+                px={3}
+                py={2}
+                borderRadius="md"
+                _hover={{ bg: 'bg.muted', textDecoration: 'none' }}
+                _currentPage={{ bg: 'colorPalette.subtle', color: 'colorPalette.fg', fontWeight: 'semibold' }}
+                colorPalette="blue"
+              >
+                <NavLink to={entry.to} end={entry.to === '/'}>
+                  {entry.label}
+                </NavLink>
+              </ChakraLink>
+            </li>
+          ))}
+        </Stack>
+      </Box>
+      {(isAdmin(user) || isMerchant(user)) && (
+        <ChakraLink href="/docs/" target="_blank" rel="noopener" px={3}>
+          Documentation
+        </ChakraLink>
+      )}
+      <Button variant="outline" size="sm" onClick={() => setDark(!dark)} aria-pressed={dark}>
+        {dark ? 'Light mode' : 'Dark mode'}
+      </Button>
+      <Button variant="subtle" size="sm" onClick={() => void logout()}>
+        Logout
+      </Button>
+    </Stack>
+  );
+}

@@ -1,0 +1,60 @@
+import { render } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { QueryClient } from '@tanstack/react-query';
+import { session, SCREEN_PATHS, type RemoteManifest, type RemoteName } from '@paygate/sdk';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import { ConsoleProviders } from '../app/providers';
+import { ROUTES } from '../app/route-table';
+import { consoleRoutes } from '../app/routes';
+import { cachedLoader, type RemoteLoader } from '../remotes/remote-loader';
+import { RemoteLoaderProvider } from '../remotes/remote-screen';
+import { tokensFor, type TestUser } from './tokens';
+
+/**
+ * stubRemotes provides, for every route-table path, a stub screen reading
+ * 'Screen <path>' from the remote that owns the path.
+ */
+export function stubRemotes(): RemoteLoader {
+  return cachedLoader(async (name: RemoteName): Promise<RemoteManifest> => ({
+    name,
+    routes: SCREEN_PATHS.filter((p) => ROUTES.find((r) => r.path === p)?.remote === name).map((path) => ({
+      path,
+      Component: () => <p>Screen {path}</p>,
+    })),
+  }));
+}
+
+/** RenderAppOptions choose the starting URL, the signed-in user and the remotes. */
+export interface RenderAppOptions {
+  /** Signed in as this user (tokens stored, user set); signed out when absent. */
+  user?: TestUser;
+  /** Overrides the remote loader (default: stubRemotes). */
+  loader?: RemoteLoader;
+}
+
+/** renderApp renders the whole console at `path` in a memory router. */
+export function renderApp(path: string, { user, loader = stubRemotes() }: RenderAppOptions = {}) {
+  if (user) session.signIn(tokensFor(user));
+  const router = createMemoryRouter(consoleRoutes(), { initialEntries: [path] });
+  session.bindNavigation({
+    current: () => {
+      const { pathname, search, hash } = router.state.location;
+      return `${pathname}${search}${hash}`;
+    },
+    go: (to) => void router.navigate(to, { replace: true }),
+  });
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
+  const view = render(
+    <ConsoleProviders queryClient={queryClient}>
+      <RemoteLoaderProvider value={loader}>
+        <RouterProvider router={router} />
+      </RemoteLoaderProvider>
+    </ConsoleProviders>,
+  );
+  return { ...view, router, user: userEvent.setup(), queryClient };
+}
+
+/** locationOf returns the router's current path and query. */
+export function locationOf(router: ReturnType<typeof createMemoryRouter>): string {
+  return `${router.state.location.pathname}${router.state.location.search}`;
+}
