@@ -9,14 +9,31 @@ PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 GRPC_GATEWAY_VERSION       := v2.32.0
 
+# The services `make build` compiles into bin/ and `make run` starts (callbacks and aggregator join
+# when they exist). The ports of each are in docs/contracts.md and deploy/devstack.
 SERVICES := auth gateway
+
+# The servers the Go tests use (docs/contracts.md); deploy/local/deps.sh starts them when they are
+# not answering.
+export PAYGATE_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+export PAYGATE_TEST_REDIS_URL    ?= redis://127.0.0.1:6379/15
+export PAYGATE_TEST_NATS_URL     ?= nats://127.0.0.1:4222
+
+STEP := deploy/local/step.sh
+
+# The Go packages of the root module, listed by the shell when a recipe line runs. `./...` alone
+# would also walk node_modules, where some npm packages ship Go files of their own.
+GO_PKGS := $$(go list ./... | grep -v /node_modules/)
 
 .PHONY: help
 help: ## list the targets
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-node_modules: package.json package-lock.json
-	npm ci --no-audit --no-fund
+# `npm install`, not `npm ci`: the registry reachable here lacks some other platforms' optional
+# builds (e.g. @bufbuild/buf-darwin-arm64 at our version), so the lockfile cannot list them and
+# `npm ci` refuses it as out of sync. `npm install` still installs the locked versions.
+node_modules: package.json package-lock.json $(wildcard shell/package.json shell/sdk/package.json remotes/*/package.json)
+	npm install --no-audit --no-fund
 	@touch node_modules
 
 .PHONY: npm
@@ -45,6 +62,64 @@ generate: tools proto-deps ## regenerate gen/ from proto/
 proto-check: generate ## fail when gen/ drifts from proto/ or the contracts break
 	@git diff --exit-code -- gen/ || { echo 'gen/ is out of date: run make generate and commit'; exit 1; }
 	@test -z "$$(git status --porcelain -- gen/)" || { git status --porcelain -- gen/; echo 'gen/ has files not committed: run make generate and commit'; exit 1; }
+	@# The previous commit's module is rebuilt from git plus today's git-ignored google/api files
+	@# (against '.git#ref=HEAD~1' alone it would lack them and fail to compile).
 	@if git rev-parse -q --verify HEAD~1 >/dev/null && git cat-file -e HEAD~1:buf.yaml 2>/dev/null; then \
-	  buf breaking --against '.git#ref=HEAD~1' ; \
+	  prev="$$(mktemp -d)" && trap 'rm -rf "$$prev"' EXIT && \
+	  git archive HEAD~1 buf.yaml proto | tar -x -C "$$prev" && \
+	  mkdir -p "$$prev/third_party" && cp -r third_party/proto "$$prev/third_party/" && \
+	  buf breaking --against "$$prev" && echo 'buf breaking: no breaking change against HEAD~1'; \
 	else echo 'buf breaking: no previous commit with protos, skipped'; fi
+
+.PHONY: build
+build: build-go build-console ## build the services and devstack into bin/, and the console (npm run build)
+
+.PHONY: build-go
+build-go: ## go build the services and the local stack launcher into bin/
+	@mkdir -p $(GOBIN)
+	go build -o $(GOBIN)/ $(addprefix ./services/,$(SERVICES)) ./deploy/devstack
+
+.PHONY: build-console
+build-console: node_modules ## build the shell and the remotes (shell/dist, remotes/*/dist)
+	npm run build
+
+.PHONY: run
+run: build ## build, then run the whole suite with demo data; prints the console URL and the logins
+	$(GOBIN)/devstack -services "$(SERVICES)"
+
+.PHONY: deps
+deps: ## make sure the Postgres, Redis and NATS the tests use are running (starts them if not)
+	deploy/local/deps.sh
+
+.PHONY: test
+test: ## run every check CI runs, in order, stopping at the first failure
+	@$(STEP) "deps: Postgres, Redis, NATS JetStream" deploy/local/deps.sh
+	@$(STEP) "npm install (when the lockfiles changed)" $(MAKE) --no-print-directory node_modules
+	@$(STEP) "proto: buf lint, generate-and-diff, buf breaking" $(MAKE) --no-print-directory proto-check
+	@$(STEP) "go vet" go vet $(GO_PKGS)
+	@$(STEP) "go test -race" go test -race -count=1 $(GO_PKGS)
+	@$(STEP) "npm run typecheck" npm run typecheck
+	@$(STEP) "npm run lint" npm run lint
+	@$(STEP) "npm test" npm test
+	@$(STEP) "npm run build" npm run build
+	@$(STEP) "k8s: build every overlay, validate against the API types" $(MAKE) --no-print-directory k8s-check
+	@$(STEP) "e2e: Playwright against a fresh local stack" $(MAKE) --no-print-directory e2e
+	@printf '\nmake test: every step passed\n'
+
+.PHONY: e2e
+e2e: build-go ## run the Playwright tests against a fresh local stack (needs the console built)
+	PAYGATE_SERVICES="$(SERVICES)" deploy/local/e2e.sh
+
+.PHONY: k8s-check
+k8s-check: ## build every kustomize overlay and validate each object strictly (offline)
+	cd deploy/k8scheck && go test -count=1 ./...
+
+OVERLAY ?= dev
+.PHONY: k8s-build
+k8s-build: ## print the manifests of one overlay: make k8s-build OVERLAY=prod
+	@cd deploy/k8scheck && go run . $(CURDIR)/k8s/overlays/$(OVERLAY)
+
+.PHONY: clean
+clean: ## remove the built binaries, the console builds and the e2e leftovers (keeps .data's stack)
+	rm -f $(addprefix $(GOBIN)/,$(SERVICES) devstack)
+	rm -rf shell/dist remotes/*/dist .data/e2e.* .data/e2e-devstack.log
