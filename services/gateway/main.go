@@ -1,5 +1,7 @@
-// Command gateway runs the gateway service: merchants today, the payment
-// gateway as it grows. See docs/contracts.md for its configuration.
+// Command gateway runs the gateway service: merchants, providers and their
+// collaborations, the activity log and the maintenance switch today, the
+// payment gateway as it grows. See docs/contracts.md for its configuration
+// and docs/contracts-providers.md for its calls.
 package main
 
 import (
@@ -21,6 +23,7 @@ import (
 	"google.golang.org/grpc"
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/gateway/collab"
 	"github.com/paygate/paygate/services/gateway/grpcapi"
 	"github.com/paygate/paygate/services/gateway/merchant"
 	"github.com/paygate/paygate/services/gateway/postgres"
@@ -41,24 +44,26 @@ func main() {
 	}
 }
 
-// Config is the gateway's configuration: the shared keys only, with the
-// gateway's ports as defaults.
+// Config is the gateway's configuration: the shared keys, with the
+// gateway's ports as defaults, and its schema.
 type Config struct {
 	config.Common
+	// Schema is the Postgres schema the service owns (tests use their own).
+	Schema string `env:"PAYGATE_DATABASE_SCHEMA"`
 }
 
 // run builds every dependency, serves until ctx ends, then stops.
 func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 	var cfg Config
-	if err := config.Load(getenv, &cfg, config.Ports(":8082", ":9082")); err != nil {
+	if err := config.Load(getenv, &cfg, config.Ports(":8082", ":9082"), config.Default("PAYGATE_DATABASE_SCHEMA", postgres.Schema)); err != nil {
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
 
-	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, postgres.Schema, postgres.Migrations); err != nil {
+	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations); err != nil {
 		return err
 	}
-	pool, err := pgdb.Open(ctx, cfg.DatabaseURL, postgres.Schema)
+	pool, err := pgdb.Open(ctx, cfg.DatabaseURL, cfg.Schema)
 	if err != nil {
 		return err
 	}
@@ -68,7 +73,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		if err := store.SeedDemo(ctx); err != nil {
 			return err
 		}
-		log.Info("demo merchants seeded")
+		log.Info("demo merchants, providers and collabs seeded")
 	}
 
 	nc, js, err := bus.Connect(ctx, cfg.NATSURL)
@@ -99,7 +104,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 			authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb)),
 		},
 	})
-	srv.Register(&gatewayv1.GatewayService_ServiceDesc, grpcapi.NewServer(merchant.NewService(store)))
+	collabs := collab.NewService(store, time.Now)
+	srv.Register(&gatewayv1.GatewayService_ServiceDesc, grpcapi.NewServer(merchant.NewService(store), collabs))
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return gatewayv1.RegisterGatewayServiceHandlerClient(ctx, mux, gatewayv1.NewGatewayServiceClient(cc))
 	})

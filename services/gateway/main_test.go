@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -13,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
@@ -47,6 +50,7 @@ type logWatcher struct {
 	once    sync.Once
 	httpURL string
 	grpc    string
+	schema  string
 }
 
 func (w *logWatcher) Write(p []byte) (int, error) {
@@ -75,19 +79,23 @@ func (w *logWatcher) String() string {
 }
 
 // startGateway runs the gateway the way main does, on free ports, against the
-// test Postgres, Redis and NATS, verifying tokens with jwksURL.
+// test Postgres (in a schema of its own, dropped at the end), Redis and NATS,
+// verifying tokens with jwksURL.
 func startGateway(t *testing.T, jwksURL string) *logWatcher {
 	t.Helper()
+	schema := "gateway_test_" + randomHex(t, 6)
+	t.Cleanup(func() { dropSchema(t, schema) })
 	env := map[string]string{
-		"PAYGATE_DATABASE_URL": pgtest.URL(),
-		"PAYGATE_REDIS_URL":    testEnv("PAYGATE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15"),
-		"PAYGATE_NATS_URL":     testEnv("PAYGATE_TEST_NATS_URL", "nats://127.0.0.1:4222"),
-		"PAYGATE_HTTP_ADDR":    "127.0.0.1:0",
-		"PAYGATE_GRPC_ADDR":    "127.0.0.1:0",
-		"PAYGATE_JWKS_URL":     jwksURL,
-		"PAYGATE_DEMO":         "true",
+		"PAYGATE_DATABASE_URL":    pgtest.URL(),
+		"PAYGATE_DATABASE_SCHEMA": schema,
+		"PAYGATE_REDIS_URL":       testEnv("PAYGATE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15"),
+		"PAYGATE_NATS_URL":        testEnv("PAYGATE_TEST_NATS_URL", "nats://127.0.0.1:4222"),
+		"PAYGATE_HTTP_ADDR":       "127.0.0.1:0",
+		"PAYGATE_GRPC_ADDR":       "127.0.0.1:0",
+		"PAYGATE_JWKS_URL":        jwksURL,
+		"PAYGATE_DEMO":            "true",
 	}
-	logs := &logWatcher{serving: make(chan struct{})}
+	logs := &logWatcher{serving: make(chan struct{}), schema: schema}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, func(k string) string { return env[k] }, logs) }()
@@ -110,6 +118,30 @@ func startGateway(t *testing.T, jwksURL string) *logWatcher {
 		t.Fatalf("gateway not serving after 30s:\n%s", logs)
 	}
 	return logs
+}
+
+func randomHex(t *testing.T, n int) string {
+	t.Helper()
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+// dropSchema drops a test schema once the gateway using it has stopped.
+func dropSchema(t *testing.T, schema string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, pgtest.URL())
+	if err != nil {
+		t.Errorf("connect to drop schema %s: %v", schema, err)
+		return
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+		t.Errorf("drop schema %s: %v", schema, err)
+	}
 }
 
 type merchantJSON struct {

@@ -1,37 +1,41 @@
 // Package grpcapi serves paygate.gateway.v1.GatewayService: it maps protos to
-// the domain and the caller's verified claims to a merchant scope.
+// the domain, and the caller's verified claims and client address to the
+// actor of a change and its merchant scope.
 package grpcapi
 
 import (
 	"context"
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/gateway/collab"
 	"github.com/paygate/paygate/services/gateway/merchant"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/server"
 )
 
 // Server implements gatewayv1.GatewayServiceServer.
 type Server struct {
 	gatewayv1.UnimplementedGatewayServiceServer
 	merchants *merchant.Service
+	collabs   *collab.Service
 }
 
 var _ gatewayv1.GatewayServiceServer = (*Server)(nil)
 
 // NewServer returns the GatewayService implementation.
-func NewServer(merchants *merchant.Service) *Server {
-	return &Server{merchants: merchants}
+func NewServer(merchants *merchant.Service, collabs *collab.Service) *Server {
+	return &Server{merchants: merchants, collabs: collabs}
 }
 
 // ListMerchants returns every merchant to Admin and Support and the caller's
 // own merchants to everyone else.
 func (s *Server) ListMerchants(ctx context.Context, _ *gatewayv1.ListMerchantsRequest) (*gatewayv1.ListMerchantsResponse, error) {
-	claims, ok := authz.FromContext(ctx)
-	if !ok {
-		return nil, apperr.Unauthenticated("Please sign in to continue.")
+	scope, err := callerScope(ctx)
+	if err != nil {
+		return nil, err
 	}
-	ms, err := s.merchants.List(ctx, scopeOf(claims))
+	ms, err := s.merchants.List(ctx, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -45,4 +49,28 @@ func (s *Server) ListMerchants(ctx context.Context, _ *gatewayv1.ListMerchantsRe
 // scopeOf is the merchant scope of a caller.
 func scopeOf(c *authz.Claims) merchant.Scope {
 	return merchant.Scope{All: c.GlobalScope(), MerchantIDs: c.MerchantIDs}
+}
+
+// callerScope is the merchant scope of the signed-in caller.
+func callerScope(ctx context.Context) (merchant.Scope, error) {
+	claims, ok := authz.FromContext(ctx)
+	if !ok {
+		return merchant.Scope{}, apperr.Unauthenticated("Please sign in to continue.")
+	}
+	return scopeOf(claims), nil
+}
+
+// actorOf is the signed-in caller as the author of a change: who (from the
+// token), from where (server.ClientInfo) and within which scope.
+func actorOf(ctx context.Context) (collab.Actor, error) {
+	claims, ok := authz.FromContext(ctx)
+	if !ok {
+		return collab.Actor{}, apperr.Unauthenticated("Please sign in to continue.")
+	}
+	id, err := claims.UserID()
+	if err != nil {
+		return collab.Actor{}, apperr.New(apperr.KindUnauthenticated, err, "Please sign in to continue.")
+	}
+	ip, ua := server.ClientInfo(ctx)
+	return collab.Actor{UserID: id, Username: claims.Username, IP: ip, UserAgent: ua, Scope: scopeOf(claims)}, nil
 }

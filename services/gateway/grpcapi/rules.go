@@ -5,9 +5,51 @@ import (
 	"github.com/paygate/paygate/services/internal/authz"
 )
 
-// Rules says who may call each GatewayService method.
+// Rules says who may call each GatewayService method
+// (docs/contracts-providers.md, column "who"). Merchant scope is enforced by
+// the handlers on top of these.
 var Rules = authz.Rules{
 	// The sidebar lists the caller's merchants even while a temporary
 	// password is being replaced; the list is the caller's own.
 	gatewayv1.GatewayService_ListMerchants_FullMethodName: {Roles: authz.AllRoles, AllowTemporaryPassword: true},
+
+	gatewayv1.GatewayService_ListMerchantCollabs_FullMethodName: getProviders,
+	gatewayv1.GatewayService_ListCollabs_FullMethodName:         getProviders,
+	gatewayv1.GatewayService_ListProviders_FullMethodName:       getProviders,
+	gatewayv1.GatewayService_ListProviderCollabs_FullMethodName: getProviders,
+	gatewayv1.GatewayService_GetCollabSettings_FullMethodName:   getProviders,
+	gatewayv1.GatewayService_GetCollabLimits_FullMethodName:     getProviders,
+
+	// Switching a provider affects every merchant: admins only.
+	gatewayv1.GatewayService_SetProviderActiveness_FullMethodName: {
+		Permissions: []string{authz.PermEditCollab}, Roles: []string{authz.RoleAdmin},
+	},
+
+	gatewayv1.GatewayService_UpdateCollabSettings_FullMethodName:      editCollab,
+	gatewayv1.GatewayService_SetCollabActiveness_FullMethodName:       editCollab,
+	gatewayv1.GatewayService_UpdateCollabLimits_FullMethodName:        editCollab,
+	gatewayv1.GatewayService_UpdateCollabPayTypeLimits_FullMethodName: editCollab,
+	gatewayv1.GatewayService_AddCollabPayTypes_FullMethodName:         editCollab,
+	gatewayv1.GatewayService_RemoveCollabPayTypes_FullMethodName:      editCollab,
+
+	// The Providers page's Add button is for admins and merchants (spec 01
+	// §6); merchant users create collabs of their own merchants only.
+	gatewayv1.GatewayService_InitializeCollab_FullMethodName: {
+		Roles: []string{authz.RoleAdmin, authz.RoleMerchant, authz.RoleMerchantAdmin},
+	},
+
+	gatewayv1.GatewayService_EnableMaintenanceMode_FullMethodName:  editMaintenance,
+	gatewayv1.GatewayService_DisableMaintenanceMode_FullMethodName: editMaintenance,
+	// Every console page shows the maintenance banner.
+	gatewayv1.GatewayService_GetMaintenanceStatus_FullMethodName: {Authenticated: true},
+
+	gatewayv1.GatewayService_ListMerchantCollabActivity_FullMethodName: viewRecentActions,
+	gatewayv1.GatewayService_ListCollabActivity_FullMethodName:         viewRecentActions,
 }
+
+var (
+	getProviders      = authz.Rule{Permissions: []string{authz.PermGetProviders}}
+	editCollab        = authz.Rule{Permissions: []string{authz.PermEditCollab}}
+	editMaintenance   = authz.Rule{Permissions: []string{authz.PermEditMaintenanceMode}}
+	viewRecentActions = authz.Rule{Permissions: []string{authz.PermViewRecentActions}}
+)

@@ -6,6 +6,7 @@ import (
 	"google.golang.org/grpc"
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/gateway/collab"
 	"github.com/paygate/paygate/services/gateway/grpcapi"
 	"github.com/paygate/paygate/services/gateway/merchant"
 	"github.com/paygate/paygate/services/internal/authz"
@@ -14,6 +15,6 @@ import (
 func TestRulesCoverEveryMethod(t *testing.T) {
 	t.Parallel()
 	srv := grpc.NewServer()
-	gatewayv1.RegisterGatewayServiceServer(srv, grpcapi.NewServer(merchant.NewService(nil)))
+	gatewayv1.RegisterGatewayServiceServer(srv, grpcapi.NewServer(merchant.NewService(nil), collab.NewService(nil, nil)))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
 }

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -27,6 +28,11 @@ type Scope struct {
 	All bool
 	// MerchantIDs are the caller's own merchants when All is false.
 	MerchantIDs []int32
+}
+
+// Includes reports whether the scope allows merchant id.
+func (s Scope) Includes(id int32) bool {
+	return s.All || slices.Contains(s.MerchantIDs, id)
 }
 
 // Store reads merchants.

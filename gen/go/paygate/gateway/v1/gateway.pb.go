@@ -10,6 +10,7 @@ import (
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -169,20 +170,3465 @@ func (x *Merchant) GetHash() string {
 	return ""
 }
 
+// ProviderPayType is a pay type as a provider offers it and, on a collab, with
+// the collab's channel switches.
+type ProviderPayType struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the pay type.
+	Id int32 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Display name, e.g. "GCash".
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Code, e.g. "GCASH".
+	Code string `protobuf:"bytes,3,opt,name=code,proto3" json:"code,omitempty"`
+	// Whether the provider supports cash-in (deposits) with this pay type.
+	CashIn bool `protobuf:"varint,4,opt,name=cash_in,json=cashIn,proto3" json:"cash_in,omitempty"`
+	// Whether the provider supports cash-out (withdrawals) with this pay type.
+	CashOut bool `protobuf:"varint,5,opt,name=cash_out,json=cashOut,proto3" json:"cash_out,omitempty"`
+	// The collab's cash-in switch for this pay type (on a provider: cash_in).
+	IsCashInEnabled bool `protobuf:"varint,6,opt,name=is_cash_in_enabled,json=isCashInEnabled,proto3" json:"is_cash_in_enabled,omitempty"`
+	// The collab's cash-out switch for this pay type (on a provider: cash_out).
+	IsCashOutEnabled bool `protobuf:"varint,7,opt,name=is_cash_out_enabled,json=isCashOutEnabled,proto3" json:"is_cash_out_enabled,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *ProviderPayType) Reset() {
+	*x = ProviderPayType{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProviderPayType) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProviderPayType) ProtoMessage() {}
+
+func (x *ProviderPayType) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProviderPayType.ProtoReflect.Descriptor instead.
+func (*ProviderPayType) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ProviderPayType) GetId() int32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *ProviderPayType) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ProviderPayType) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *ProviderPayType) GetCashIn() bool {
+	if x != nil {
+		return x.CashIn
+	}
+	return false
+}
+
+func (x *ProviderPayType) GetCashOut() bool {
+	if x != nil {
+		return x.CashOut
+	}
+	return false
+}
+
+func (x *ProviderPayType) GetIsCashInEnabled() bool {
+	if x != nil {
+		return x.IsCashInEnabled
+	}
+	return false
+}
+
+func (x *ProviderPayType) GetIsCashOutEnabled() bool {
+	if x != nil {
+		return x.IsCashOutEnabled
+	}
+	return false
+}
+
+// Provider is a payment provider the gateway routes payments to.
+type Provider struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Numeric id of the provider.
+	Id int32 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Display name.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Whether the provider is enabled for every merchant.
+	IsEnabled bool `protobuf:"varint,3,opt,name=is_enabled,json=isEnabled,proto3" json:"is_enabled,omitempty"`
+	// Whether the provider supports cash-in (deposits).
+	SupportsCashIn bool `protobuf:"varint,4,opt,name=supports_cash_in,json=supportsCashIn,proto3" json:"supports_cash_in,omitempty"`
+	// Whether the provider supports cash-out (withdrawals).
+	SupportsCashOut bool `protobuf:"varint,5,opt,name=supports_cash_out,json=supportsCashOut,proto3" json:"supports_cash_out,omitempty"`
+	// Whether the gateway polls the provider for transaction status.
+	SupportsPolling bool `protobuf:"varint,6,opt,name=supports_polling,json=supportsPolling,proto3" json:"supports_polling,omitempty"`
+	// Whether the provider reports a balance.
+	SupportsBalance bool `protobuf:"varint,7,opt,name=supports_balance,json=supportsBalance,proto3" json:"supports_balance,omitempty"`
+	// The provider's path segment in the gateway's provider URLs.
+	PathSegment string `protobuf:"bytes,8,opt,name=path_segment,json=pathSegment,proto3" json:"path_segment,omitempty"`
+	// Every pay type the provider offers.
+	PayTypes      []*ProviderPayType `protobuf:"bytes,9,rep,name=pay_types,json=payTypes,proto3" json:"pay_types,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Provider) Reset() {
+	*x = Provider{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Provider) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Provider) ProtoMessage() {}
+
+func (x *Provider) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Provider.ProtoReflect.Descriptor instead.
+func (*Provider) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Provider) GetId() int32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Provider) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Provider) GetIsEnabled() bool {
+	if x != nil {
+		return x.IsEnabled
+	}
+	return false
+}
+
+func (x *Provider) GetSupportsCashIn() bool {
+	if x != nil {
+		return x.SupportsCashIn
+	}
+	return false
+}
+
+func (x *Provider) GetSupportsCashOut() bool {
+	if x != nil {
+		return x.SupportsCashOut
+	}
+	return false
+}
+
+func (x *Provider) GetSupportsPolling() bool {
+	if x != nil {
+		return x.SupportsPolling
+	}
+	return false
+}
+
+func (x *Provider) GetSupportsBalance() bool {
+	if x != nil {
+		return x.SupportsBalance
+	}
+	return false
+}
+
+func (x *Provider) GetPathSegment() string {
+	if x != nil {
+		return x.PathSegment
+	}
+	return ""
+}
+
+func (x *Provider) GetPayTypes() []*ProviderPayType {
+	if x != nil {
+		return x.PayTypes
+	}
+	return nil
+}
+
+// CollabMerchant is the merchant of a collab.
+type CollabMerchant struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Numeric id of the merchant.
+	Id int32 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Display name.
+	Name          string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CollabMerchant) Reset() {
+	*x = CollabMerchant{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CollabMerchant) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CollabMerchant) ProtoMessage() {}
+
+func (x *CollabMerchant) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CollabMerchant.ProtoReflect.Descriptor instead.
+func (*CollabMerchant) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *CollabMerchant) GetId() int32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *CollabMerchant) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// CollabProvider is the provider of a collab with the pay types on the collab.
+type CollabProvider struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Numeric id of the provider.
+	Id int32 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Display name.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Whether the provider supports cash-in.
+	SupportsCashIn bool `protobuf:"varint,3,opt,name=supports_cash_in,json=supportsCashIn,proto3" json:"supports_cash_in,omitempty"`
+	// Whether the provider supports cash-out.
+	SupportsCashOut bool `protobuf:"varint,4,opt,name=supports_cash_out,json=supportsCashOut,proto3" json:"supports_cash_out,omitempty"`
+	// The pay types on the collab, with the collab's channel switches.
+	PayTypes      []*ProviderPayType `protobuf:"bytes,5,rep,name=pay_types,json=payTypes,proto3" json:"pay_types,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CollabProvider) Reset() {
+	*x = CollabProvider{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CollabProvider) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CollabProvider) ProtoMessage() {}
+
+func (x *CollabProvider) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CollabProvider.ProtoReflect.Descriptor instead.
+func (*CollabProvider) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *CollabProvider) GetId() int32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *CollabProvider) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CollabProvider) GetSupportsCashIn() bool {
+	if x != nil {
+		return x.SupportsCashIn
+	}
+	return false
+}
+
+func (x *CollabProvider) GetSupportsCashOut() bool {
+	if x != nil {
+		return x.SupportsCashOut
+	}
+	return false
+}
+
+func (x *CollabProvider) GetPayTypes() []*ProviderPayType {
+	if x != nil {
+		return x.PayTypes
+	}
+	return nil
+}
+
+// Collab is the collaboration of one merchant with one provider.
+type Collab struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Numeric id of the collab.
+	Id int32 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Whether the collab is enabled.
+	IsEnabled bool `protobuf:"varint,2,opt,name=is_enabled,json=isEnabled,proto3" json:"is_enabled,omitempty"`
+	// Whether cash-in is enabled on the collab.
+	IsCashInEnabled bool `protobuf:"varint,3,opt,name=is_cash_in_enabled,json=isCashInEnabled,proto3" json:"is_cash_in_enabled,omitempty"`
+	// Whether cash-out is enabled on the collab.
+	IsCashOutEnabled bool `protobuf:"varint,4,opt,name=is_cash_out_enabled,json=isCashOutEnabled,proto3" json:"is_cash_out_enabled,omitempty"`
+	// The merchant.
+	Merchant *CollabMerchant `protobuf:"bytes,5,opt,name=merchant,proto3" json:"merchant,omitempty"`
+	// The provider, with the pay types on the collab.
+	Provider      *CollabProvider `protobuf:"bytes,6,opt,name=provider,proto3" json:"provider,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Collab) Reset() {
+	*x = Collab{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Collab) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Collab) ProtoMessage() {}
+
+func (x *Collab) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Collab.ProtoReflect.Descriptor instead.
+func (*Collab) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Collab) GetId() int32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Collab) GetIsEnabled() bool {
+	if x != nil {
+		return x.IsEnabled
+	}
+	return false
+}
+
+func (x *Collab) GetIsCashInEnabled() bool {
+	if x != nil {
+		return x.IsCashInEnabled
+	}
+	return false
+}
+
+func (x *Collab) GetIsCashOutEnabled() bool {
+	if x != nil {
+		return x.IsCashOutEnabled
+	}
+	return false
+}
+
+func (x *Collab) GetMerchant() *CollabMerchant {
+	if x != nil {
+		return x.Merchant
+	}
+	return nil
+}
+
+func (x *Collab) GetProvider() *CollabProvider {
+	if x != nil {
+		return x.Provider
+	}
+	return nil
+}
+
+// CollabPayTypeSettings is one pay type of a collab with its channel
+// switches, as the settings dialog reads them.
+type CollabPayTypeSettings struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the pay type.
+	PayTypeId int32 `protobuf:"varint,1,opt,name=pay_type_id,json=payTypeId,proto3" json:"pay_type_id,omitempty"`
+	// Display name of the pay type.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Code of the pay type.
+	Code string `protobuf:"bytes,3,opt,name=code,proto3" json:"code,omitempty"`
+	// Whether the provider supports cash-in with this pay type.
+	CashIn bool `protobuf:"varint,4,opt,name=cash_in,json=cashIn,proto3" json:"cash_in,omitempty"`
+	// Whether the provider supports cash-out with this pay type.
+	CashOut bool `protobuf:"varint,5,opt,name=cash_out,json=cashOut,proto3" json:"cash_out,omitempty"`
+	// The collab's cash-in switch for this pay type.
+	IsCashInEnabled bool `protobuf:"varint,6,opt,name=is_cash_in_enabled,json=IsCashInEnabled,proto3" json:"is_cash_in_enabled,omitempty"`
+	// The collab's cash-out switch for this pay type.
+	IsCashOutEnabled bool `protobuf:"varint,7,opt,name=is_cash_out_enabled,json=IsCashOutEnabled,proto3" json:"is_cash_out_enabled,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *CollabPayTypeSettings) Reset() {
+	*x = CollabPayTypeSettings{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CollabPayTypeSettings) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CollabPayTypeSettings) ProtoMessage() {}
+
+func (x *CollabPayTypeSettings) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CollabPayTypeSettings.ProtoReflect.Descriptor instead.
+func (*CollabPayTypeSettings) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *CollabPayTypeSettings) GetPayTypeId() int32 {
+	if x != nil {
+		return x.PayTypeId
+	}
+	return 0
+}
+
+func (x *CollabPayTypeSettings) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CollabPayTypeSettings) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *CollabPayTypeSettings) GetCashIn() bool {
+	if x != nil {
+		return x.CashIn
+	}
+	return false
+}
+
+func (x *CollabPayTypeSettings) GetCashOut() bool {
+	if x != nil {
+		return x.CashOut
+	}
+	return false
+}
+
+func (x *CollabPayTypeSettings) GetIsCashInEnabled() bool {
+	if x != nil {
+		return x.IsCashInEnabled
+	}
+	return false
+}
+
+func (x *CollabPayTypeSettings) GetIsCashOutEnabled() bool {
+	if x != nil {
+		return x.IsCashOutEnabled
+	}
+	return false
+}
+
+// CollabSettings are a collab's settings. Every value of settings is a
+// string: "true"/"false" for switches, Position a number or "" for none,
+// Mode "1" Default, "2" Always Success, "3" Always Failed.
+type CollabSettings struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the collab.
+	CollabId int32 `protobuf:"varint,1,opt,name=collab_id,json=collabId,proto3" json:"collab_id,omitempty"`
+	// The settings by name: IsEnabled, IsCashInEnabled, IsCashOutEnabled,
+	// ValidateCashIn, ValidateCashOut, IsMerchantCallbackEnabled,
+	// IsCreditingToClientsEnabled, IsWithdrawFromClientsEnabled,
+	// ExpandByPayType, AwailableOnlyOnDirectAccess, Position, Mode.
+	Settings map[string]string `protobuf:"bytes,2,rep,name=settings,proto3" json:"settings,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The pay types on the collab with their channel switches.
+	PayTypeSettings []*CollabPayTypeSettings `protobuf:"bytes,3,rep,name=pay_type_settings,json=payTypeSettings,proto3" json:"pay_type_settings,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *CollabSettings) Reset() {
+	*x = CollabSettings{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CollabSettings) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CollabSettings) ProtoMessage() {}
+
+func (x *CollabSettings) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CollabSettings.ProtoReflect.Descriptor instead.
+func (*CollabSettings) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *CollabSettings) GetCollabId() int32 {
+	if x != nil {
+		return x.CollabId
+	}
+	return 0
+}
+
+func (x *CollabSettings) GetSettings() map[string]string {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
+}
+
+func (x *CollabSettings) GetPayTypeSettings() []*CollabPayTypeSettings {
+	if x != nil {
+		return x.PayTypeSettings
+	}
+	return nil
+}
+
+// PayTypeChannels sets the channel switches of one pay type; a switch left
+// out keeps its value (on a new collab: what the pay type supports).
+type PayTypeChannels struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the pay type.
+	PayTypeId int32 `protobuf:"varint,1,opt,name=pay_type_id,json=payTypeId,proto3" json:"pay_type_id,omitempty"`
+	// The cash-in switch.
+	IsCashInEnabled *bool `protobuf:"varint,2,opt,name=is_cash_in_enabled,json=isCashInEnabled,proto3,oneof" json:"is_cash_in_enabled,omitempty"`
+	// The cash-out switch.
+	IsCashOutEnabled *bool `protobuf:"varint,3,opt,name=is_cash_out_enabled,json=isCashOutEnabled,proto3,oneof" json:"is_cash_out_enabled,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *PayTypeChannels) Reset() {
+	*x = PayTypeChannels{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PayTypeChannels) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PayTypeChannels) ProtoMessage() {}
+
+func (x *PayTypeChannels) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PayTypeChannels.ProtoReflect.Descriptor instead.
+func (*PayTypeChannels) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *PayTypeChannels) GetPayTypeId() int32 {
+	if x != nil {
+		return x.PayTypeId
+	}
+	return 0
+}
+
+func (x *PayTypeChannels) GetIsCashInEnabled() bool {
+	if x != nil && x.IsCashInEnabled != nil {
+		return *x.IsCashInEnabled
+	}
+	return false
+}
+
+func (x *PayTypeChannels) GetIsCashOutEnabled() bool {
+	if x != nil && x.IsCashOutEnabled != nil {
+		return *x.IsCashOutEnabled
+	}
+	return false
+}
+
+// CollabPayTypeLimits are the limits of one pay type of a collab.
+type CollabPayTypeLimits struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the pay type on the collab (collabPayTypeId).
+	CollabPayTypeId int32 `protobuf:"varint,1,opt,name=collab_pay_type_id,json=collabPayTypeId,proto3" json:"collab_pay_type_id,omitempty"`
+	// Id of the pay type.
+	PayTypeId int32 `protobuf:"varint,2,opt,name=pay_type_id,json=payTypeId,proto3" json:"pay_type_id,omitempty"`
+	// Display name of the pay type.
+	PaytypeName string `protobuf:"bytes,3,opt,name=paytype_name,json=paytypeName,proto3" json:"paytype_name,omitempty"`
+	// Code of the pay type.
+	PaytypeCode string `protobuf:"bytes,4,opt,name=paytype_code,json=paytypeCode,proto3" json:"paytype_code,omitempty"`
+	// Whether deposits are possible: the pay type supports cash-in and the
+	// collab's cash-in is on.
+	SupportsDeposits bool `protobuf:"varint,5,opt,name=supports_deposits,json=supportsDeposits,proto3" json:"supports_deposits,omitempty"`
+	// Whether withdrawals are possible: the pay type supports cash-out and the
+	// collab's cash-out is on.
+	SupportsWithdrawals bool `protobuf:"varint,6,opt,name=supports_withdrawals,json=supportsWithdrawals,proto3" json:"supports_withdrawals,omitempty"`
+	// Smallest deposit, or "" for none.
+	MinimalDepositAmount string `protobuf:"bytes,7,opt,name=minimal_deposit_amount,json=minimalDepositAmount,proto3" json:"minimal_deposit_amount,omitempty"`
+	// Largest deposit, or "" for none.
+	MaximalDepositAmount string `protobuf:"bytes,8,opt,name=maximal_deposit_amount,json=maximalDepositAmount,proto3" json:"maximal_deposit_amount,omitempty"`
+	// Smallest withdrawal, or "" for none.
+	MinimalWithdrawAmount string `protobuf:"bytes,9,opt,name=minimal_withdraw_amount,json=minimalWithdrawAmount,proto3" json:"minimal_withdraw_amount,omitempty"`
+	// Largest withdrawal, or "" for none.
+	MaximalWithdrawAmount string `protobuf:"bytes,10,opt,name=maximal_withdraw_amount,json=maximalWithdrawAmount,proto3" json:"maximal_withdraw_amount,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
+}
+
+func (x *CollabPayTypeLimits) Reset() {
+	*x = CollabPayTypeLimits{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CollabPayTypeLimits) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CollabPayTypeLimits) ProtoMessage() {}
+
+func (x *CollabPayTypeLimits) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CollabPayTypeLimits.ProtoReflect.Descriptor instead.
+func (*CollabPayTypeLimits) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *CollabPayTypeLimits) GetCollabPayTypeId() int32 {
+	if x != nil {
+		return x.CollabPayTypeId
+	}
+	return 0
+}
+
+func (x *CollabPayTypeLimits) GetPayTypeId() int32 {
+	if x != nil {
+		return x.PayTypeId
+	}
+	return 0
+}
+
+func (x *CollabPayTypeLimits) GetPaytypeName() string {
+	if x != nil {
+		return x.PaytypeName
+	}
+	return ""
+}
+
+func (x *CollabPayTypeLimits) GetPaytypeCode() string {
+	if x != nil {
+		return x.PaytypeCode
+	}
+	return ""
+}
+
+func (x *CollabPayTypeLimits) GetSupportsDeposits() bool {
+	if x != nil {
+		return x.SupportsDeposits
+	}
+	return false
+}
+
+func (x *CollabPayTypeLimits) GetSupportsWithdrawals() bool {
+	if x != nil {
+		return x.SupportsWithdrawals
+	}
+	return false
+}
+
+func (x *CollabPayTypeLimits) GetMinimalDepositAmount() string {
+	if x != nil {
+		return x.MinimalDepositAmount
+	}
+	return ""
+}
+
+func (x *CollabPayTypeLimits) GetMaximalDepositAmount() string {
+	if x != nil {
+		return x.MaximalDepositAmount
+	}
+	return ""
+}
+
+func (x *CollabPayTypeLimits) GetMinimalWithdrawAmount() string {
+	if x != nil {
+		return x.MinimalWithdrawAmount
+	}
+	return ""
+}
+
+func (x *CollabPayTypeLimits) GetMaximalWithdrawAmount() string {
+	if x != nil {
+		return x.MaximalWithdrawAmount
+	}
+	return ""
+}
+
+// CollabLimits are a collab's limits and its pay types' limits.
+type CollabLimits struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the collab.
+	CollabId int32 `protobuf:"varint,1,opt,name=collab_id,json=collabId,proto3" json:"collab_id,omitempty"`
+	// Whether the provider supports cash-in and the collab's cash-in is on.
+	SupportsDeposits bool `protobuf:"varint,2,opt,name=supports_deposits,json=supportsDeposits,proto3" json:"supports_deposits,omitempty"`
+	// Whether the provider supports cash-out and the collab's cash-out is on.
+	SupportsWithdrawals bool `protobuf:"varint,3,opt,name=supports_withdrawals,json=supportsWithdrawals,proto3" json:"supports_withdrawals,omitempty"`
+	// Smallest deposit, or "" for none.
+	MinimalDepositAmount string `protobuf:"bytes,4,opt,name=minimal_deposit_amount,json=minimalDepositAmount,proto3" json:"minimal_deposit_amount,omitempty"`
+	// Largest deposit, or "" for none.
+	MaximalDepositAmount string `protobuf:"bytes,5,opt,name=maximal_deposit_amount,json=maximalDepositAmount,proto3" json:"maximal_deposit_amount,omitempty"`
+	// Smallest withdrawal, or "" for none.
+	MinimalWithdrawAmount string `protobuf:"bytes,6,opt,name=minimal_withdraw_amount,json=minimalWithdrawAmount,proto3" json:"minimal_withdraw_amount,omitempty"`
+	// Largest withdrawal, or "" for none.
+	MaximalWithdrawAmount string `protobuf:"bytes,7,opt,name=maximal_withdraw_amount,json=maximalWithdrawAmount,proto3" json:"maximal_withdraw_amount,omitempty"`
+	// The limits of each pay type on the collab.
+	CollabPayTypeLimits []*CollabPayTypeLimits `protobuf:"bytes,8,rep,name=collab_pay_type_limits,json=collabPayTypeLimits,proto3" json:"collab_pay_type_limits,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *CollabLimits) Reset() {
+	*x = CollabLimits{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CollabLimits) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CollabLimits) ProtoMessage() {}
+
+func (x *CollabLimits) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CollabLimits.ProtoReflect.Descriptor instead.
+func (*CollabLimits) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *CollabLimits) GetCollabId() int32 {
+	if x != nil {
+		return x.CollabId
+	}
+	return 0
+}
+
+func (x *CollabLimits) GetSupportsDeposits() bool {
+	if x != nil {
+		return x.SupportsDeposits
+	}
+	return false
+}
+
+func (x *CollabLimits) GetSupportsWithdrawals() bool {
+	if x != nil {
+		return x.SupportsWithdrawals
+	}
+	return false
+}
+
+func (x *CollabLimits) GetMinimalDepositAmount() string {
+	if x != nil {
+		return x.MinimalDepositAmount
+	}
+	return ""
+}
+
+func (x *CollabLimits) GetMaximalDepositAmount() string {
+	if x != nil {
+		return x.MaximalDepositAmount
+	}
+	return ""
+}
+
+func (x *CollabLimits) GetMinimalWithdrawAmount() string {
+	if x != nil {
+		return x.MinimalWithdrawAmount
+	}
+	return ""
+}
+
+func (x *CollabLimits) GetMaximalWithdrawAmount() string {
+	if x != nil {
+		return x.MaximalWithdrawAmount
+	}
+	return ""
+}
+
+func (x *CollabLimits) GetCollabPayTypeLimits() []*CollabPayTypeLimits {
+	if x != nil {
+		return x.CollabPayTypeLimits
+	}
+	return nil
+}
+
+// NewCollabPayType is a pay type to add to a collab, with its channel
+// switches (left out: what the pay type supports) and optional limits.
+type NewCollabPayType struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the pay type; the collab's provider must offer it.
+	PayTypeId int32 `protobuf:"varint,1,opt,name=pay_type_id,json=payTypeId,proto3" json:"pay_type_id,omitempty"`
+	// The cash-in switch.
+	IsCashInEnabled *bool `protobuf:"varint,2,opt,name=is_cash_in_enabled,json=isCashInEnabled,proto3,oneof" json:"is_cash_in_enabled,omitempty"`
+	// The cash-out switch.
+	IsCashOutEnabled *bool `protobuf:"varint,3,opt,name=is_cash_out_enabled,json=isCashOutEnabled,proto3,oneof" json:"is_cash_out_enabled,omitempty"`
+	// Smallest deposit.
+	MinimalDepositAmount *string `protobuf:"bytes,4,opt,name=minimal_deposit_amount,json=minimalDepositAmount,proto3,oneof" json:"minimal_deposit_amount,omitempty"`
+	// Largest deposit.
+	MaximalDepositAmount *string `protobuf:"bytes,5,opt,name=maximal_deposit_amount,json=maximalDepositAmount,proto3,oneof" json:"maximal_deposit_amount,omitempty"`
+	// Smallest withdrawal.
+	MinimalWithdrawalAmount *string `protobuf:"bytes,6,opt,name=minimal_withdrawal_amount,json=minimalWithdrawalAmount,proto3,oneof" json:"minimal_withdrawal_amount,omitempty"`
+	// Largest withdrawal.
+	MaximalWithdrawalAmount *string `protobuf:"bytes,7,opt,name=maximal_withdrawal_amount,json=maximalWithdrawalAmount,proto3,oneof" json:"maximal_withdrawal_amount,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
+}
+
+func (x *NewCollabPayType) Reset() {
+	*x = NewCollabPayType{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NewCollabPayType) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NewCollabPayType) ProtoMessage() {}
+
+func (x *NewCollabPayType) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NewCollabPayType.ProtoReflect.Descriptor instead.
+func (*NewCollabPayType) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *NewCollabPayType) GetPayTypeId() int32 {
+	if x != nil {
+		return x.PayTypeId
+	}
+	return 0
+}
+
+func (x *NewCollabPayType) GetIsCashInEnabled() bool {
+	if x != nil && x.IsCashInEnabled != nil {
+		return *x.IsCashInEnabled
+	}
+	return false
+}
+
+func (x *NewCollabPayType) GetIsCashOutEnabled() bool {
+	if x != nil && x.IsCashOutEnabled != nil {
+		return *x.IsCashOutEnabled
+	}
+	return false
+}
+
+func (x *NewCollabPayType) GetMinimalDepositAmount() string {
+	if x != nil && x.MinimalDepositAmount != nil {
+		return *x.MinimalDepositAmount
+	}
+	return ""
+}
+
+func (x *NewCollabPayType) GetMaximalDepositAmount() string {
+	if x != nil && x.MaximalDepositAmount != nil {
+		return *x.MaximalDepositAmount
+	}
+	return ""
+}
+
+func (x *NewCollabPayType) GetMinimalWithdrawalAmount() string {
+	if x != nil && x.MinimalWithdrawalAmount != nil {
+		return *x.MinimalWithdrawalAmount
+	}
+	return ""
+}
+
+func (x *NewCollabPayType) GetMaximalWithdrawalAmount() string {
+	if x != nil && x.MaximalWithdrawalAmount != nil {
+		return *x.MaximalWithdrawalAmount
+	}
+	return ""
+}
+
+// ListMerchantCollabsRequest names a merchant.
+type ListMerchantCollabsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the merchant.
+	MerchantId    int32 `protobuf:"varint,1,opt,name=merchant_id,json=merchantId,proto3" json:"merchant_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMerchantCollabsRequest) Reset() {
+	*x = ListMerchantCollabsRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMerchantCollabsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMerchantCollabsRequest) ProtoMessage() {}
+
+func (x *ListMerchantCollabsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMerchantCollabsRequest.ProtoReflect.Descriptor instead.
+func (*ListMerchantCollabsRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ListMerchantCollabsRequest) GetMerchantId() int32 {
+	if x != nil {
+		return x.MerchantId
+	}
+	return 0
+}
+
+// ListMerchantCollabsResponse lists a merchant's collabs; REST answers the
+// bare list.
+type ListMerchantCollabsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collabs, ordered by id.
+	Collabs       []*Collab `protobuf:"bytes,1,rep,name=collabs,proto3" json:"collabs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMerchantCollabsResponse) Reset() {
+	*x = ListMerchantCollabsResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMerchantCollabsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMerchantCollabsResponse) ProtoMessage() {}
+
+func (x *ListMerchantCollabsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMerchantCollabsResponse.ProtoReflect.Descriptor instead.
+func (*ListMerchantCollabsResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ListMerchantCollabsResponse) GetCollabs() []*Collab {
+	if x != nil {
+		return x.Collabs
+	}
+	return nil
+}
+
+// ListCollabsRequest optionally narrows the list to one merchant.
+type ListCollabsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the merchant; all merchants in scope when absent.
+	MerchantId    *int32 `protobuf:"varint,1,opt,name=merchant_id,json=merchantId,proto3,oneof" json:"merchant_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListCollabsRequest) Reset() {
+	*x = ListCollabsRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListCollabsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListCollabsRequest) ProtoMessage() {}
+
+func (x *ListCollabsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListCollabsRequest.ProtoReflect.Descriptor instead.
+func (*ListCollabsRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ListCollabsRequest) GetMerchantId() int32 {
+	if x != nil && x.MerchantId != nil {
+		return *x.MerchantId
+	}
+	return 0
+}
+
+// ListCollabsResponse lists collabs with the maintenance switch.
+type ListCollabsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collabs, ordered by id.
+	Collabs []*Collab `protobuf:"bytes,1,rep,name=collabs,proto3" json:"collabs,omitempty"`
+	// Whether maintenance mode is on.
+	IsMaintenanceModeEnabled bool `protobuf:"varint,2,opt,name=is_maintenance_mode_enabled,json=isMaintenanceModeEnabled,proto3" json:"is_maintenance_mode_enabled,omitempty"`
+	unknownFields            protoimpl.UnknownFields
+	sizeCache                protoimpl.SizeCache
+}
+
+func (x *ListCollabsResponse) Reset() {
+	*x = ListCollabsResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListCollabsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListCollabsResponse) ProtoMessage() {}
+
+func (x *ListCollabsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListCollabsResponse.ProtoReflect.Descriptor instead.
+func (*ListCollabsResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *ListCollabsResponse) GetCollabs() []*Collab {
+	if x != nil {
+		return x.Collabs
+	}
+	return nil
+}
+
+func (x *ListCollabsResponse) GetIsMaintenanceModeEnabled() bool {
+	if x != nil {
+		return x.IsMaintenanceModeEnabled
+	}
+	return false
+}
+
+// ListProvidersRequest has no filters.
+type ListProvidersRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListProvidersRequest) Reset() {
+	*x = ListProvidersRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListProvidersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListProvidersRequest) ProtoMessage() {}
+
+func (x *ListProvidersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListProvidersRequest.ProtoReflect.Descriptor instead.
+func (*ListProvidersRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{18}
+}
+
+// ListProvidersResponse lists providers; REST answers the bare list.
+type ListProvidersResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The providers, ordered by id.
+	Providers     []*Provider `protobuf:"bytes,1,rep,name=providers,proto3" json:"providers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListProvidersResponse) Reset() {
+	*x = ListProvidersResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListProvidersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListProvidersResponse) ProtoMessage() {}
+
+func (x *ListProvidersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListProvidersResponse.ProtoReflect.Descriptor instead.
+func (*ListProvidersResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *ListProvidersResponse) GetProviders() []*Provider {
+	if x != nil {
+		return x.Providers
+	}
+	return nil
+}
+
+// ListProviderCollabsRequest names a provider.
+type ListProviderCollabsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the provider.
+	ProviderId    int32 `protobuf:"varint,1,opt,name=provider_id,json=providerId,proto3" json:"provider_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListProviderCollabsRequest) Reset() {
+	*x = ListProviderCollabsRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListProviderCollabsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListProviderCollabsRequest) ProtoMessage() {}
+
+func (x *ListProviderCollabsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListProviderCollabsRequest.ProtoReflect.Descriptor instead.
+func (*ListProviderCollabsRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *ListProviderCollabsRequest) GetProviderId() int32 {
+	if x != nil {
+		return x.ProviderId
+	}
+	return 0
+}
+
+// ListProviderCollabsResponse lists a provider's collabs; REST answers the
+// bare list.
+type ListProviderCollabsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collabs, ordered by id.
+	Collabs       []*Collab `protobuf:"bytes,1,rep,name=collabs,proto3" json:"collabs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListProviderCollabsResponse) Reset() {
+	*x = ListProviderCollabsResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListProviderCollabsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListProviderCollabsResponse) ProtoMessage() {}
+
+func (x *ListProviderCollabsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListProviderCollabsResponse.ProtoReflect.Descriptor instead.
+func (*ListProviderCollabsResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *ListProviderCollabsResponse) GetCollabs() []*Collab {
+	if x != nil {
+		return x.Collabs
+	}
+	return nil
+}
+
+// SetProviderActivenessRequest enables or disables a provider.
+type SetProviderActivenessRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the provider.
+	ProviderId int32 `protobuf:"varint,1,opt,name=provider_id,json=providerId,proto3" json:"provider_id,omitempty"`
+	// The new state (query isEnabled); required.
+	IsEnabled     *bool `protobuf:"varint,2,opt,name=is_enabled,json=isEnabled,proto3,oneof" json:"is_enabled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetProviderActivenessRequest) Reset() {
+	*x = SetProviderActivenessRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetProviderActivenessRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetProviderActivenessRequest) ProtoMessage() {}
+
+func (x *SetProviderActivenessRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetProviderActivenessRequest.ProtoReflect.Descriptor instead.
+func (*SetProviderActivenessRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *SetProviderActivenessRequest) GetProviderId() int32 {
+	if x != nil {
+		return x.ProviderId
+	}
+	return 0
+}
+
+func (x *SetProviderActivenessRequest) GetIsEnabled() bool {
+	if x != nil && x.IsEnabled != nil {
+		return *x.IsEnabled
+	}
+	return false
+}
+
+// SetProviderActivenessResponse is empty.
+type SetProviderActivenessResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetProviderActivenessResponse) Reset() {
+	*x = SetProviderActivenessResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetProviderActivenessResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetProviderActivenessResponse) ProtoMessage() {}
+
+func (x *SetProviderActivenessResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetProviderActivenessResponse.ProtoReflect.Descriptor instead.
+func (*SetProviderActivenessResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{23}
+}
+
+// GetCollabSettingsRequest names a collab.
+type GetCollabSettingsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the collab.
+	CollabId      int32 `protobuf:"varint,1,opt,name=collab_id,json=collabId,proto3" json:"collab_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCollabSettingsRequest) Reset() {
+	*x = GetCollabSettingsRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCollabSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCollabSettingsRequest) ProtoMessage() {}
+
+func (x *GetCollabSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCollabSettingsRequest.ProtoReflect.Descriptor instead.
+func (*GetCollabSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *GetCollabSettingsRequest) GetCollabId() int32 {
+	if x != nil {
+		return x.CollabId
+	}
+	return 0
+}
+
+// GetCollabSettingsResponse carries the settings; REST answers them alone.
+type GetCollabSettingsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collab's settings.
+	CollabSettings *CollabSettings `protobuf:"bytes,1,opt,name=collab_settings,json=collabSettings,proto3" json:"collab_settings,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *GetCollabSettingsResponse) Reset() {
+	*x = GetCollabSettingsResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCollabSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCollabSettingsResponse) ProtoMessage() {}
+
+func (x *GetCollabSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCollabSettingsResponse.ProtoReflect.Descriptor instead.
+func (*GetCollabSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *GetCollabSettingsResponse) GetCollabSettings() *CollabSettings {
+	if x != nil {
+		return x.CollabSettings
+	}
+	return nil
+}
+
+// UpdateCollabSettingsRequest changes a collab's settings.
+type UpdateCollabSettingsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the collab.
+	CollabId int32 `protobuf:"varint,1,opt,name=collab_id,json=collabId,proto3" json:"collab_id,omitempty"`
+	// The settings to change, by name, with string values as CollabSettings
+	// has them; names left out keep their values.
+	Settings map[string]string `protobuf:"bytes,2,rep,name=settings,proto3" json:"settings,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Channel switches of pay types on the collab to change.
+	PayTypeSettings []*PayTypeChannels `protobuf:"bytes,3,rep,name=pay_type_settings,json=payTypeSettings,proto3" json:"pay_type_settings,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *UpdateCollabSettingsRequest) Reset() {
+	*x = UpdateCollabSettingsRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateCollabSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateCollabSettingsRequest) ProtoMessage() {}
+
+func (x *UpdateCollabSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateCollabSettingsRequest.ProtoReflect.Descriptor instead.
+func (*UpdateCollabSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *UpdateCollabSettingsRequest) GetCollabId() int32 {
+	if x != nil {
+		return x.CollabId
+	}
+	return 0
+}
+
+func (x *UpdateCollabSettingsRequest) GetSettings() map[string]string {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
+}
+
+func (x *UpdateCollabSettingsRequest) GetPayTypeSettings() []*PayTypeChannels {
+	if x != nil {
+		return x.PayTypeSettings
+	}
+	return nil
+}
+
+// UpdateCollabSettingsResponse carries the settings afterwards; REST answers
+// them alone.
+type UpdateCollabSettingsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collab's settings.
+	CollabSettings *CollabSettings `protobuf:"bytes,1,opt,name=collab_settings,json=collabSettings,proto3" json:"collab_settings,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *UpdateCollabSettingsResponse) Reset() {
+	*x = UpdateCollabSettingsResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateCollabSettingsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateCollabSettingsResponse) ProtoMessage() {}
+
+func (x *UpdateCollabSettingsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateCollabSettingsResponse.ProtoReflect.Descriptor instead.
+func (*UpdateCollabSettingsResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *UpdateCollabSettingsResponse) GetCollabSettings() *CollabSettings {
+	if x != nil {
+		return x.CollabSettings
+	}
+	return nil
+}
+
+// SetCollabActivenessRequest enables or disables a collab.
+type SetCollabActivenessRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the collab.
+	CollabId int32 `protobuf:"varint,1,opt,name=collab_id,json=collabId,proto3" json:"collab_id,omitempty"`
+	// The new state (query isEnabled); required.
+	IsEnabled     *bool `protobuf:"varint,2,opt,name=is_enabled,json=isEnabled,proto3,oneof" json:"is_enabled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetCollabActivenessRequest) Reset() {
+	*x = SetCollabActivenessRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetCollabActivenessRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetCollabActivenessRequest) ProtoMessage() {}
+
+func (x *SetCollabActivenessRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetCollabActivenessRequest.ProtoReflect.Descriptor instead.
+func (*SetCollabActivenessRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *SetCollabActivenessRequest) GetCollabId() int32 {
+	if x != nil {
+		return x.CollabId
+	}
+	return 0
+}
+
+func (x *SetCollabActivenessRequest) GetIsEnabled() bool {
+	if x != nil && x.IsEnabled != nil {
+		return *x.IsEnabled
+	}
+	return false
+}
+
+// SetCollabActivenessResponse is empty.
+type SetCollabActivenessResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetCollabActivenessResponse) Reset() {
+	*x = SetCollabActivenessResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetCollabActivenessResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetCollabActivenessResponse) ProtoMessage() {}
+
+func (x *SetCollabActivenessResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetCollabActivenessResponse.ProtoReflect.Descriptor instead.
+func (*SetCollabActivenessResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{29}
+}
+
+// GetCollabLimitsRequest names a collab.
+type GetCollabLimitsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the collab.
+	CollabId      int32 `protobuf:"varint,1,opt,name=collab_id,json=collabId,proto3" json:"collab_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCollabLimitsRequest) Reset() {
+	*x = GetCollabLimitsRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCollabLimitsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCollabLimitsRequest) ProtoMessage() {}
+
+func (x *GetCollabLimitsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCollabLimitsRequest.ProtoReflect.Descriptor instead.
+func (*GetCollabLimitsRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *GetCollabLimitsRequest) GetCollabId() int32 {
+	if x != nil {
+		return x.CollabId
+	}
+	return 0
+}
+
+// GetCollabLimitsResponse carries the limits; REST answers them alone.
+type GetCollabLimitsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collab's limits.
+	Limits        *CollabLimits `protobuf:"bytes,1,opt,name=limits,proto3" json:"limits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCollabLimitsResponse) Reset() {
+	*x = GetCollabLimitsResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCollabLimitsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCollabLimitsResponse) ProtoMessage() {}
+
+func (x *GetCollabLimitsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCollabLimitsResponse.ProtoReflect.Descriptor instead.
+func (*GetCollabLimitsResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *GetCollabLimitsResponse) GetLimits() *CollabLimits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+// UpdateCollabLimitsRequest changes a collab's limits. An amount left out is
+// unchanged; "" removes the limit.
+type UpdateCollabLimitsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the collab.
+	CollabId int32 `protobuf:"varint,1,opt,name=collab_id,json=collabId,proto3" json:"collab_id,omitempty"`
+	// Smallest deposit.
+	MinimalDepositAmount *string `protobuf:"bytes,2,opt,name=minimal_deposit_amount,json=minimalDepositAmount,proto3,oneof" json:"minimal_deposit_amount,omitempty"`
+	// Largest deposit.
+	MaximalDepositAmount *string `protobuf:"bytes,3,opt,name=maximal_deposit_amount,json=maximalDepositAmount,proto3,oneof" json:"maximal_deposit_amount,omitempty"`
+	// Smallest withdrawal.
+	MinimalWithdrawAmount *string `protobuf:"bytes,4,opt,name=minimal_withdraw_amount,json=minimalWithdrawAmount,proto3,oneof" json:"minimal_withdraw_amount,omitempty"`
+	// Largest withdrawal.
+	MaximalWithdrawAmount *string `protobuf:"bytes,5,opt,name=maximal_withdraw_amount,json=maximalWithdrawAmount,proto3,oneof" json:"maximal_withdraw_amount,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
+}
+
+func (x *UpdateCollabLimitsRequest) Reset() {
+	*x = UpdateCollabLimitsRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateCollabLimitsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateCollabLimitsRequest) ProtoMessage() {}
+
+func (x *UpdateCollabLimitsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateCollabLimitsRequest.ProtoReflect.Descriptor instead.
+func (*UpdateCollabLimitsRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *UpdateCollabLimitsRequest) GetCollabId() int32 {
+	if x != nil {
+		return x.CollabId
+	}
+	return 0
+}
+
+func (x *UpdateCollabLimitsRequest) GetMinimalDepositAmount() string {
+	if x != nil && x.MinimalDepositAmount != nil {
+		return *x.MinimalDepositAmount
+	}
+	return ""
+}
+
+func (x *UpdateCollabLimitsRequest) GetMaximalDepositAmount() string {
+	if x != nil && x.MaximalDepositAmount != nil {
+		return *x.MaximalDepositAmount
+	}
+	return ""
+}
+
+func (x *UpdateCollabLimitsRequest) GetMinimalWithdrawAmount() string {
+	if x != nil && x.MinimalWithdrawAmount != nil {
+		return *x.MinimalWithdrawAmount
+	}
+	return ""
+}
+
+func (x *UpdateCollabLimitsRequest) GetMaximalWithdrawAmount() string {
+	if x != nil && x.MaximalWithdrawAmount != nil {
+		return *x.MaximalWithdrawAmount
+	}
+	return ""
+}
+
+// UpdateCollabLimitsResponse carries the limits afterwards; REST answers them
+// alone.
+type UpdateCollabLimitsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collab's limits.
+	Limits        *CollabLimits `protobuf:"bytes,1,opt,name=limits,proto3" json:"limits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateCollabLimitsResponse) Reset() {
+	*x = UpdateCollabLimitsResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateCollabLimitsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateCollabLimitsResponse) ProtoMessage() {}
+
+func (x *UpdateCollabLimitsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateCollabLimitsResponse.ProtoReflect.Descriptor instead.
+func (*UpdateCollabLimitsResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *UpdateCollabLimitsResponse) GetLimits() *CollabLimits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+// UpdateCollabPayTypeLimitsRequest changes the limits of one pay type of a
+// collab. An amount left out is unchanged; "" removes the limit.
+type UpdateCollabPayTypeLimitsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the pay type on the collab (collabPayTypeId).
+	CollabPayTypeId int32 `protobuf:"varint,1,opt,name=collab_pay_type_id,json=collabPayTypeId,proto3" json:"collab_pay_type_id,omitempty"`
+	// Smallest deposit.
+	MinimalDepositAmount *string `protobuf:"bytes,2,opt,name=minimal_deposit_amount,json=minimalDepositAmount,proto3,oneof" json:"minimal_deposit_amount,omitempty"`
+	// Largest deposit.
+	MaximalDepositAmount *string `protobuf:"bytes,3,opt,name=maximal_deposit_amount,json=maximalDepositAmount,proto3,oneof" json:"maximal_deposit_amount,omitempty"`
+	// Smallest withdrawal.
+	MinimalWithdrawAmount *string `protobuf:"bytes,4,opt,name=minimal_withdraw_amount,json=minimalWithdrawAmount,proto3,oneof" json:"minimal_withdraw_amount,omitempty"`
+	// Largest withdrawal.
+	MaximalWithdrawAmount *string `protobuf:"bytes,5,opt,name=maximal_withdraw_amount,json=maximalWithdrawAmount,proto3,oneof" json:"maximal_withdraw_amount,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
+}
+
+func (x *UpdateCollabPayTypeLimitsRequest) Reset() {
+	*x = UpdateCollabPayTypeLimitsRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateCollabPayTypeLimitsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateCollabPayTypeLimitsRequest) ProtoMessage() {}
+
+func (x *UpdateCollabPayTypeLimitsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateCollabPayTypeLimitsRequest.ProtoReflect.Descriptor instead.
+func (*UpdateCollabPayTypeLimitsRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *UpdateCollabPayTypeLimitsRequest) GetCollabPayTypeId() int32 {
+	if x != nil {
+		return x.CollabPayTypeId
+	}
+	return 0
+}
+
+func (x *UpdateCollabPayTypeLimitsRequest) GetMinimalDepositAmount() string {
+	if x != nil && x.MinimalDepositAmount != nil {
+		return *x.MinimalDepositAmount
+	}
+	return ""
+}
+
+func (x *UpdateCollabPayTypeLimitsRequest) GetMaximalDepositAmount() string {
+	if x != nil && x.MaximalDepositAmount != nil {
+		return *x.MaximalDepositAmount
+	}
+	return ""
+}
+
+func (x *UpdateCollabPayTypeLimitsRequest) GetMinimalWithdrawAmount() string {
+	if x != nil && x.MinimalWithdrawAmount != nil {
+		return *x.MinimalWithdrawAmount
+	}
+	return ""
+}
+
+func (x *UpdateCollabPayTypeLimitsRequest) GetMaximalWithdrawAmount() string {
+	if x != nil && x.MaximalWithdrawAmount != nil {
+		return *x.MaximalWithdrawAmount
+	}
+	return ""
+}
+
+// UpdateCollabPayTypeLimitsResponse carries the collab's limits afterwards;
+// REST answers them alone.
+type UpdateCollabPayTypeLimitsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collab's limits.
+	Limits        *CollabLimits `protobuf:"bytes,1,opt,name=limits,proto3" json:"limits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateCollabPayTypeLimitsResponse) Reset() {
+	*x = UpdateCollabPayTypeLimitsResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateCollabPayTypeLimitsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateCollabPayTypeLimitsResponse) ProtoMessage() {}
+
+func (x *UpdateCollabPayTypeLimitsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateCollabPayTypeLimitsResponse.ProtoReflect.Descriptor instead.
+func (*UpdateCollabPayTypeLimitsResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *UpdateCollabPayTypeLimitsResponse) GetLimits() *CollabLimits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+// InitializeCollabRequest creates a collab.
+type InitializeCollabRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the provider.
+	ProviderId int32 `protobuf:"varint,1,opt,name=provider_id,json=providerId,proto3" json:"provider_id,omitempty"`
+	// Id of the merchant.
+	MerchantId int32 `protobuf:"varint,2,opt,name=merchant_id,json=merchantId,proto3" json:"merchant_id,omitempty"`
+	// The provider's pay types to put on the collab.
+	PayTypeIds []int32 `protobuf:"varint,3,rep,packed,name=pay_type_ids,json=payTypeIds,proto3" json:"pay_type_ids,omitempty"`
+	// Channel switches of selected pay types; left out: what each supports.
+	PayTypeSettings []*PayTypeChannels `protobuf:"bytes,4,rep,name=pay_type_settings,json=payTypeSettings,proto3" json:"pay_type_settings,omitempty"`
+	// Settings by name, string values as CollabSettings has them; names left
+	// out take their defaults.
+	CollabSettings map[string]string `protobuf:"bytes,5,rep,name=collab_settings,json=collabSettings,proto3" json:"collab_settings,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *InitializeCollabRequest) Reset() {
+	*x = InitializeCollabRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InitializeCollabRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InitializeCollabRequest) ProtoMessage() {}
+
+func (x *InitializeCollabRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InitializeCollabRequest.ProtoReflect.Descriptor instead.
+func (*InitializeCollabRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *InitializeCollabRequest) GetProviderId() int32 {
+	if x != nil {
+		return x.ProviderId
+	}
+	return 0
+}
+
+func (x *InitializeCollabRequest) GetMerchantId() int32 {
+	if x != nil {
+		return x.MerchantId
+	}
+	return 0
+}
+
+func (x *InitializeCollabRequest) GetPayTypeIds() []int32 {
+	if x != nil {
+		return x.PayTypeIds
+	}
+	return nil
+}
+
+func (x *InitializeCollabRequest) GetPayTypeSettings() []*PayTypeChannels {
+	if x != nil {
+		return x.PayTypeSettings
+	}
+	return nil
+}
+
+func (x *InitializeCollabRequest) GetCollabSettings() map[string]string {
+	if x != nil {
+		return x.CollabSettings
+	}
+	return nil
+}
+
+// InitializeCollabResponse carries the new collab; REST answers it alone.
+type InitializeCollabResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The new collab.
+	Collab        *Collab `protobuf:"bytes,1,opt,name=collab,proto3" json:"collab,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InitializeCollabResponse) Reset() {
+	*x = InitializeCollabResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InitializeCollabResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InitializeCollabResponse) ProtoMessage() {}
+
+func (x *InitializeCollabResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InitializeCollabResponse.ProtoReflect.Descriptor instead.
+func (*InitializeCollabResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *InitializeCollabResponse) GetCollab() *Collab {
+	if x != nil {
+		return x.Collab
+	}
+	return nil
+}
+
+// AddCollabPayTypesRequest adds pay types to a collab.
+type AddCollabPayTypesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the collab.
+	CollabId int32 `protobuf:"varint,1,opt,name=collab_id,json=collabId,proto3" json:"collab_id,omitempty"`
+	// The pay types to add (the REST body, a bare list).
+	PayTypes      []*NewCollabPayType `protobuf:"bytes,2,rep,name=pay_types,json=payTypes,proto3" json:"pay_types,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddCollabPayTypesRequest) Reset() {
+	*x = AddCollabPayTypesRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddCollabPayTypesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddCollabPayTypesRequest) ProtoMessage() {}
+
+func (x *AddCollabPayTypesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddCollabPayTypesRequest.ProtoReflect.Descriptor instead.
+func (*AddCollabPayTypesRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *AddCollabPayTypesRequest) GetCollabId() int32 {
+	if x != nil {
+		return x.CollabId
+	}
+	return 0
+}
+
+func (x *AddCollabPayTypesRequest) GetPayTypes() []*NewCollabPayType {
+	if x != nil {
+		return x.PayTypes
+	}
+	return nil
+}
+
+// AddCollabPayTypesResponse carries the collab afterwards; REST answers it
+// alone.
+type AddCollabPayTypesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collab.
+	Collab        *Collab `protobuf:"bytes,1,opt,name=collab,proto3" json:"collab,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddCollabPayTypesResponse) Reset() {
+	*x = AddCollabPayTypesResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddCollabPayTypesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddCollabPayTypesResponse) ProtoMessage() {}
+
+func (x *AddCollabPayTypesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddCollabPayTypesResponse.ProtoReflect.Descriptor instead.
+func (*AddCollabPayTypesResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *AddCollabPayTypesResponse) GetCollab() *Collab {
+	if x != nil {
+		return x.Collab
+	}
+	return nil
+}
+
+// RemoveCollabPayTypesRequest removes pay types from a collab.
+type RemoveCollabPayTypesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the collab.
+	CollabId int32 `protobuf:"varint,1,opt,name=collab_id,json=collabId,proto3" json:"collab_id,omitempty"`
+	// Ids of the pay types to remove (the REST body, a bare list).
+	PayTypeIds    []int32 `protobuf:"varint,2,rep,packed,name=pay_type_ids,json=payTypeIds,proto3" json:"pay_type_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveCollabPayTypesRequest) Reset() {
+	*x = RemoveCollabPayTypesRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveCollabPayTypesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveCollabPayTypesRequest) ProtoMessage() {}
+
+func (x *RemoveCollabPayTypesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveCollabPayTypesRequest.ProtoReflect.Descriptor instead.
+func (*RemoveCollabPayTypesRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *RemoveCollabPayTypesRequest) GetCollabId() int32 {
+	if x != nil {
+		return x.CollabId
+	}
+	return 0
+}
+
+func (x *RemoveCollabPayTypesRequest) GetPayTypeIds() []int32 {
+	if x != nil {
+		return x.PayTypeIds
+	}
+	return nil
+}
+
+// RemoveCollabPayTypesResponse carries the collab afterwards; REST answers it
+// alone.
+type RemoveCollabPayTypesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collab.
+	Collab        *Collab `protobuf:"bytes,1,opt,name=collab,proto3" json:"collab,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveCollabPayTypesResponse) Reset() {
+	*x = RemoveCollabPayTypesResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveCollabPayTypesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveCollabPayTypesResponse) ProtoMessage() {}
+
+func (x *RemoveCollabPayTypesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveCollabPayTypesResponse.ProtoReflect.Descriptor instead.
+func (*RemoveCollabPayTypesResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *RemoveCollabPayTypesResponse) GetCollab() *Collab {
+	if x != nil {
+		return x.Collab
+	}
+	return nil
+}
+
+// EnableMaintenanceModeRequest has no fields.
+type EnableMaintenanceModeRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnableMaintenanceModeRequest) Reset() {
+	*x = EnableMaintenanceModeRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnableMaintenanceModeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnableMaintenanceModeRequest) ProtoMessage() {}
+
+func (x *EnableMaintenanceModeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnableMaintenanceModeRequest.ProtoReflect.Descriptor instead.
+func (*EnableMaintenanceModeRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{42}
+}
+
+// EnableMaintenanceModeResponse carries the switch afterwards.
+type EnableMaintenanceModeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Whether maintenance mode is on (true).
+	IsEnabled     bool `protobuf:"varint,1,opt,name=is_enabled,json=isEnabled,proto3" json:"is_enabled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnableMaintenanceModeResponse) Reset() {
+	*x = EnableMaintenanceModeResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnableMaintenanceModeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnableMaintenanceModeResponse) ProtoMessage() {}
+
+func (x *EnableMaintenanceModeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnableMaintenanceModeResponse.ProtoReflect.Descriptor instead.
+func (*EnableMaintenanceModeResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *EnableMaintenanceModeResponse) GetIsEnabled() bool {
+	if x != nil {
+		return x.IsEnabled
+	}
+	return false
+}
+
+// DisableMaintenanceModeRequest has no fields.
+type DisableMaintenanceModeRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DisableMaintenanceModeRequest) Reset() {
+	*x = DisableMaintenanceModeRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DisableMaintenanceModeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DisableMaintenanceModeRequest) ProtoMessage() {}
+
+func (x *DisableMaintenanceModeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DisableMaintenanceModeRequest.ProtoReflect.Descriptor instead.
+func (*DisableMaintenanceModeRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{44}
+}
+
+// DisableMaintenanceModeResponse carries the switch afterwards.
+type DisableMaintenanceModeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Whether maintenance mode is on (false).
+	IsEnabled     bool `protobuf:"varint,1,opt,name=is_enabled,json=isEnabled,proto3" json:"is_enabled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DisableMaintenanceModeResponse) Reset() {
+	*x = DisableMaintenanceModeResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DisableMaintenanceModeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DisableMaintenanceModeResponse) ProtoMessage() {}
+
+func (x *DisableMaintenanceModeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DisableMaintenanceModeResponse.ProtoReflect.Descriptor instead.
+func (*DisableMaintenanceModeResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *DisableMaintenanceModeResponse) GetIsEnabled() bool {
+	if x != nil {
+		return x.IsEnabled
+	}
+	return false
+}
+
+// GetMaintenanceStatusRequest has no fields.
+type GetMaintenanceStatusRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetMaintenanceStatusRequest) Reset() {
+	*x = GetMaintenanceStatusRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetMaintenanceStatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetMaintenanceStatusRequest) ProtoMessage() {}
+
+func (x *GetMaintenanceStatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetMaintenanceStatusRequest.ProtoReflect.Descriptor instead.
+func (*GetMaintenanceStatusRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{46}
+}
+
+// GetMaintenanceStatusResponse carries the switch.
+type GetMaintenanceStatusResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Whether maintenance mode is on.
+	IsEnabled     bool `protobuf:"varint,1,opt,name=is_enabled,json=isEnabled,proto3" json:"is_enabled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetMaintenanceStatusResponse) Reset() {
+	*x = GetMaintenanceStatusResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetMaintenanceStatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetMaintenanceStatusResponse) ProtoMessage() {}
+
+func (x *GetMaintenanceStatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetMaintenanceStatusResponse.ProtoReflect.Descriptor instead.
+func (*GetMaintenanceStatusResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *GetMaintenanceStatusResponse) GetIsEnabled() bool {
+	if x != nil {
+		return x.IsEnabled
+	}
+	return false
+}
+
+// ListMerchantCollabActivityRequest asks for one merchant's activity.
+type ListMerchantCollabActivityRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the merchant.
+	MerchantId int32 `protobuf:"varint,1,opt,name=merchant_id,json=merchantId,proto3" json:"merchant_id,omitempty"`
+	// Start of the time range (RFC 3339, inclusive); default: seven days
+	// before to.
+	From string `protobuf:"bytes,2,opt,name=from,proto3" json:"from,omitempty"`
+	// End of the time range (RFC 3339, inclusive); default: now.
+	To string `protobuf:"bytes,3,opt,name=to,proto3" json:"to,omitempty"`
+	// Most entries to return, 1 to 5000; default 100.
+	Limit int32 `protobuf:"varint,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Only entries of this collab, when set.
+	CollabId      *int32 `protobuf:"varint,5,opt,name=collab_id,json=collabId,proto3,oneof" json:"collab_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMerchantCollabActivityRequest) Reset() {
+	*x = ListMerchantCollabActivityRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMerchantCollabActivityRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMerchantCollabActivityRequest) ProtoMessage() {}
+
+func (x *ListMerchantCollabActivityRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMerchantCollabActivityRequest.ProtoReflect.Descriptor instead.
+func (*ListMerchantCollabActivityRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *ListMerchantCollabActivityRequest) GetMerchantId() int32 {
+	if x != nil {
+		return x.MerchantId
+	}
+	return 0
+}
+
+func (x *ListMerchantCollabActivityRequest) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *ListMerchantCollabActivityRequest) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *ListMerchantCollabActivityRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *ListMerchantCollabActivityRequest) GetCollabId() int32 {
+	if x != nil && x.CollabId != nil {
+		return *x.CollabId
+	}
+	return 0
+}
+
+// ListMerchantCollabActivityResponse is the activity answer.
+type ListMerchantCollabActivityResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Always "success".
+	Status string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	// The entries and their statistics.
+	Data          *ActivityData `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMerchantCollabActivityResponse) Reset() {
+	*x = ListMerchantCollabActivityResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMerchantCollabActivityResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMerchantCollabActivityResponse) ProtoMessage() {}
+
+func (x *ListMerchantCollabActivityResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMerchantCollabActivityResponse.ProtoReflect.Descriptor instead.
+func (*ListMerchantCollabActivityResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *ListMerchantCollabActivityResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *ListMerchantCollabActivityResponse) GetData() *ActivityData {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+// ListCollabActivityRequest asks for the activity the caller may see.
+type ListCollabActivityRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Start of the time range (RFC 3339, inclusive); default: seven days
+	// before to.
+	From string `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
+	// End of the time range (RFC 3339, inclusive); default: now.
+	To string `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	// Most entries to return, 1 to 5000; default 100.
+	Limit int32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Only entries of this collab, when set.
+	CollabId      *int32 `protobuf:"varint,4,opt,name=collab_id,json=collabId,proto3,oneof" json:"collab_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListCollabActivityRequest) Reset() {
+	*x = ListCollabActivityRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListCollabActivityRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListCollabActivityRequest) ProtoMessage() {}
+
+func (x *ListCollabActivityRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListCollabActivityRequest.ProtoReflect.Descriptor instead.
+func (*ListCollabActivityRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *ListCollabActivityRequest) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *ListCollabActivityRequest) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *ListCollabActivityRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *ListCollabActivityRequest) GetCollabId() int32 {
+	if x != nil && x.CollabId != nil {
+		return *x.CollabId
+	}
+	return 0
+}
+
+// ListCollabActivityResponse is the activity answer.
+type ListCollabActivityResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Always "success".
+	Status string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	// The entries and their statistics.
+	Data          *ActivityData `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListCollabActivityResponse) Reset() {
+	*x = ListCollabActivityResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListCollabActivityResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListCollabActivityResponse) ProtoMessage() {}
+
+func (x *ListCollabActivityResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListCollabActivityResponse.ProtoReflect.Descriptor instead.
+func (*ListCollabActivityResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *ListCollabActivityResponse) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *ListCollabActivityResponse) GetData() *ActivityData {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+// ActivityData holds activity entries in the shape of a log query answer.
+type ActivityData struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Always "streams".
+	ResultType string `protobuf:"bytes,1,opt,name=result_type,json=resultType,proto3" json:"result_type,omitempty"`
+	// One stream per entry, newest first.
+	Result []*ActivityStream `protobuf:"bytes,2,rep,name=result,proto3" json:"result,omitempty"`
+	// Counts over the returned entries.
+	Stats         *ActivityStats `protobuf:"bytes,3,opt,name=stats,proto3" json:"stats,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ActivityData) Reset() {
+	*x = ActivityData{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActivityData) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActivityData) ProtoMessage() {}
+
+func (x *ActivityData) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActivityData.ProtoReflect.Descriptor instead.
+func (*ActivityData) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *ActivityData) GetResultType() string {
+	if x != nil {
+		return x.ResultType
+	}
+	return ""
+}
+
+func (x *ActivityData) GetResult() []*ActivityStream {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *ActivityData) GetStats() *ActivityStats {
+	if x != nil {
+		return x.Stats
+	}
+	return nil
+}
+
+// ActivityStream is one activity entry.
+type ActivityStream struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Labels of the entry: merchantId, providerId, collabId (those that apply)
+	// and action (the entry's ActionType).
+	Stream map[string]string `protobuf:"bytes,1,rep,name=stream,proto3" json:"stream,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// One value: [timestamp in nanoseconds since the epoch as a string, the
+	// entry as a JSON object in a string].
+	Values        []*structpb.ListValue `protobuf:"bytes,2,rep,name=values,proto3" json:"values,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ActivityStream) Reset() {
+	*x = ActivityStream{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActivityStream) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActivityStream) ProtoMessage() {}
+
+func (x *ActivityStream) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActivityStream.ProtoReflect.Descriptor instead.
+func (*ActivityStream) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *ActivityStream) GetStream() map[string]string {
+	if x != nil {
+		return x.Stream
+	}
+	return nil
+}
+
+func (x *ActivityStream) GetValues() []*structpb.ListValue {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+// ActivityStats counts the returned entries by kind.
+type ActivityStats struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Every entry.
+	Total int32 `protobuf:"varint,1,opt,name=total,proto3" json:"total,omitempty"`
+	// Entries made by people.
+	User int32 `protobuf:"varint,2,opt,name=user,proto3" json:"user,omitempty"`
+	// Entries made by background jobs (user name containing background, job,
+	// system or auto).
+	System int32 `protobuf:"varint,3,opt,name=system,proto3" json:"system,omitempty"`
+	// Critical entries (message containing "ATTENTION:").
+	Critical int32 `protobuf:"varint,4,opt,name=critical,proto3" json:"critical,omitempty"`
+	// Sensitive entries (message containing "Sensitive action performed").
+	Sensitive     int32 `protobuf:"varint,5,opt,name=sensitive,proto3" json:"sensitive,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ActivityStats) Reset() {
+	*x = ActivityStats{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActivityStats) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActivityStats) ProtoMessage() {}
+
+func (x *ActivityStats) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActivityStats.ProtoReflect.Descriptor instead.
+func (*ActivityStats) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *ActivityStats) GetTotal() int32 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *ActivityStats) GetUser() int32 {
+	if x != nil {
+		return x.User
+	}
+	return 0
+}
+
+func (x *ActivityStats) GetSystem() int32 {
+	if x != nil {
+		return x.System
+	}
+	return 0
+}
+
+func (x *ActivityStats) GetCritical() int32 {
+	if x != nil {
+		return x.Critical
+	}
+	return 0
+}
+
+func (x *ActivityStats) GetSensitive() int32 {
+	if x != nil {
+		return x.Sensitive
+	}
+	return 0
+}
+
 var File_paygate_gateway_v1_gateway_proto protoreflect.FileDescriptor
 
 const file_paygate_gateway_v1_gateway_proto_rawDesc = "" +
 	"\n" +
-	" paygate/gateway/v1/gateway.proto\x12\x12paygate.gateway.v1\x1a\x1cgoogle/api/annotations.proto\"\x16\n" +
+	" paygate/gateway/v1/gateway.proto\x12\x12paygate.gateway.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\"\x16\n" +
 	"\x14ListMerchantsRequest\"S\n" +
 	"\x15ListMerchantsResponse\x12:\n" +
 	"\tmerchants\x18\x01 \x03(\v2\x1c.paygate.gateway.v1.MerchantR\tmerchants\"B\n" +
 	"\bMerchant\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
-	"\x04hash\x18\x03 \x01(\tR\x04hash2\x9d\x01\n" +
+	"\x04hash\x18\x03 \x01(\tR\x04hash\"\xd9\x01\n" +
+	"\x0fProviderPayType\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
+	"\x04code\x18\x03 \x01(\tR\x04code\x12\x17\n" +
+	"\acash_in\x18\x04 \x01(\bR\x06cashIn\x12\x19\n" +
+	"\bcash_out\x18\x05 \x01(\bR\acashOut\x12+\n" +
+	"\x12is_cash_in_enabled\x18\x06 \x01(\bR\x0fisCashInEnabled\x12-\n" +
+	"\x13is_cash_out_enabled\x18\a \x01(\bR\x10isCashOutEnabled\"\xde\x02\n" +
+	"\bProvider\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
+	"\n" +
+	"is_enabled\x18\x03 \x01(\bR\tisEnabled\x12(\n" +
+	"\x10supports_cash_in\x18\x04 \x01(\bR\x0esupportsCashIn\x12*\n" +
+	"\x11supports_cash_out\x18\x05 \x01(\bR\x0fsupportsCashOut\x12)\n" +
+	"\x10supports_polling\x18\x06 \x01(\bR\x0fsupportsPolling\x12)\n" +
+	"\x10supports_balance\x18\a \x01(\bR\x0fsupportsBalance\x12!\n" +
+	"\fpath_segment\x18\b \x01(\tR\vpathSegment\x12@\n" +
+	"\tpay_types\x18\t \x03(\v2#.paygate.gateway.v1.ProviderPayTypeR\bpayTypes\"4\n" +
+	"\x0eCollabMerchant\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\xcc\x01\n" +
+	"\x0eCollabProvider\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12(\n" +
+	"\x10supports_cash_in\x18\x03 \x01(\bR\x0esupportsCashIn\x12*\n" +
+	"\x11supports_cash_out\x18\x04 \x01(\bR\x0fsupportsCashOut\x12@\n" +
+	"\tpay_types\x18\x05 \x03(\v2#.paygate.gateway.v1.ProviderPayTypeR\bpayTypes\"\x93\x02\n" +
+	"\x06Collab\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x1d\n" +
+	"\n" +
+	"is_enabled\x18\x02 \x01(\bR\tisEnabled\x12+\n" +
+	"\x12is_cash_in_enabled\x18\x03 \x01(\bR\x0fisCashInEnabled\x12-\n" +
+	"\x13is_cash_out_enabled\x18\x04 \x01(\bR\x10isCashOutEnabled\x12>\n" +
+	"\bmerchant\x18\x05 \x01(\v2\".paygate.gateway.v1.CollabMerchantR\bmerchant\x12>\n" +
+	"\bprovider\x18\x06 \x01(\v2\".paygate.gateway.v1.CollabProviderR\bprovider\"\xef\x01\n" +
+	"\x15CollabPayTypeSettings\x12\x1e\n" +
+	"\vpay_type_id\x18\x01 \x01(\x05R\tpayTypeId\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
+	"\x04code\x18\x03 \x01(\tR\x04code\x12\x17\n" +
+	"\acash_in\x18\x04 \x01(\bR\x06cashIn\x12\x19\n" +
+	"\bcash_out\x18\x05 \x01(\bR\acashOut\x12+\n" +
+	"\x12is_cash_in_enabled\x18\x06 \x01(\bR\x0fIsCashInEnabled\x12-\n" +
+	"\x13is_cash_out_enabled\x18\a \x01(\bR\x10IsCashOutEnabled\"\x8f\x02\n" +
+	"\x0eCollabSettings\x12\x1b\n" +
+	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\x12L\n" +
+	"\bsettings\x18\x02 \x03(\v20.paygate.gateway.v1.CollabSettings.SettingsEntryR\bsettings\x12U\n" +
+	"\x11pay_type_settings\x18\x03 \x03(\v2).paygate.gateway.v1.CollabPayTypeSettingsR\x0fpayTypeSettings\x1a;\n" +
+	"\rSettingsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc6\x01\n" +
+	"\x0fPayTypeChannels\x12\x1e\n" +
+	"\vpay_type_id\x18\x01 \x01(\x05R\tpayTypeId\x120\n" +
+	"\x12is_cash_in_enabled\x18\x02 \x01(\bH\x00R\x0fisCashInEnabled\x88\x01\x01\x122\n" +
+	"\x13is_cash_out_enabled\x18\x03 \x01(\bH\x01R\x10isCashOutEnabled\x88\x01\x01B\x15\n" +
+	"\x13_is_cash_in_enabledB\x16\n" +
+	"\x14_is_cash_out_enabled\"\xe4\x03\n" +
+	"\x13CollabPayTypeLimits\x12+\n" +
+	"\x12collab_pay_type_id\x18\x01 \x01(\x05R\x0fcollabPayTypeId\x12\x1e\n" +
+	"\vpay_type_id\x18\x02 \x01(\x05R\tpayTypeId\x12!\n" +
+	"\fpaytype_name\x18\x03 \x01(\tR\vpaytypeName\x12!\n" +
+	"\fpaytype_code\x18\x04 \x01(\tR\vpaytypeCode\x12+\n" +
+	"\x11supports_deposits\x18\x05 \x01(\bR\x10supportsDeposits\x121\n" +
+	"\x14supports_withdrawals\x18\x06 \x01(\bR\x13supportsWithdrawals\x124\n" +
+	"\x16minimal_deposit_amount\x18\a \x01(\tR\x14minimalDepositAmount\x124\n" +
+	"\x16maximal_deposit_amount\x18\b \x01(\tR\x14maximalDepositAmount\x126\n" +
+	"\x17minimal_withdraw_amount\x18\t \x01(\tR\x15minimalWithdrawAmount\x126\n" +
+	"\x17maximal_withdraw_amount\x18\n" +
+	" \x01(\tR\x15maximalWithdrawAmount\"\xc5\x03\n" +
+	"\fCollabLimits\x12\x1b\n" +
+	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\x12+\n" +
+	"\x11supports_deposits\x18\x02 \x01(\bR\x10supportsDeposits\x121\n" +
+	"\x14supports_withdrawals\x18\x03 \x01(\bR\x13supportsWithdrawals\x124\n" +
+	"\x16minimal_deposit_amount\x18\x04 \x01(\tR\x14minimalDepositAmount\x124\n" +
+	"\x16maximal_deposit_amount\x18\x05 \x01(\tR\x14maximalDepositAmount\x126\n" +
+	"\x17minimal_withdraw_amount\x18\x06 \x01(\tR\x15minimalWithdrawAmount\x126\n" +
+	"\x17maximal_withdraw_amount\x18\a \x01(\tR\x15maximalWithdrawAmount\x12\\\n" +
+	"\x16collab_pay_type_limits\x18\b \x03(\v2'.paygate.gateway.v1.CollabPayTypeLimitsR\x13collabPayTypeLimits\"\xb1\x04\n" +
+	"\x10NewCollabPayType\x12\x1e\n" +
+	"\vpay_type_id\x18\x01 \x01(\x05R\tpayTypeId\x120\n" +
+	"\x12is_cash_in_enabled\x18\x02 \x01(\bH\x00R\x0fisCashInEnabled\x88\x01\x01\x122\n" +
+	"\x13is_cash_out_enabled\x18\x03 \x01(\bH\x01R\x10isCashOutEnabled\x88\x01\x01\x129\n" +
+	"\x16minimal_deposit_amount\x18\x04 \x01(\tH\x02R\x14minimalDepositAmount\x88\x01\x01\x129\n" +
+	"\x16maximal_deposit_amount\x18\x05 \x01(\tH\x03R\x14maximalDepositAmount\x88\x01\x01\x12?\n" +
+	"\x19minimal_withdrawal_amount\x18\x06 \x01(\tH\x04R\x17minimalWithdrawalAmount\x88\x01\x01\x12?\n" +
+	"\x19maximal_withdrawal_amount\x18\a \x01(\tH\x05R\x17maximalWithdrawalAmount\x88\x01\x01B\x15\n" +
+	"\x13_is_cash_in_enabledB\x16\n" +
+	"\x14_is_cash_out_enabledB\x19\n" +
+	"\x17_minimal_deposit_amountB\x19\n" +
+	"\x17_maximal_deposit_amountB\x1c\n" +
+	"\x1a_minimal_withdrawal_amountB\x1c\n" +
+	"\x1a_maximal_withdrawal_amount\"=\n" +
+	"\x1aListMerchantCollabsRequest\x12\x1f\n" +
+	"\vmerchant_id\x18\x01 \x01(\x05R\n" +
+	"merchantId\"S\n" +
+	"\x1bListMerchantCollabsResponse\x124\n" +
+	"\acollabs\x18\x01 \x03(\v2\x1a.paygate.gateway.v1.CollabR\acollabs\"J\n" +
+	"\x12ListCollabsRequest\x12$\n" +
+	"\vmerchant_id\x18\x01 \x01(\x05H\x00R\n" +
+	"merchantId\x88\x01\x01B\x0e\n" +
+	"\f_merchant_id\"\x8a\x01\n" +
+	"\x13ListCollabsResponse\x124\n" +
+	"\acollabs\x18\x01 \x03(\v2\x1a.paygate.gateway.v1.CollabR\acollabs\x12=\n" +
+	"\x1bis_maintenance_mode_enabled\x18\x02 \x01(\bR\x18isMaintenanceModeEnabled\"\x16\n" +
+	"\x14ListProvidersRequest\"S\n" +
+	"\x15ListProvidersResponse\x12:\n" +
+	"\tproviders\x18\x01 \x03(\v2\x1c.paygate.gateway.v1.ProviderR\tproviders\"=\n" +
+	"\x1aListProviderCollabsRequest\x12\x1f\n" +
+	"\vprovider_id\x18\x01 \x01(\x05R\n" +
+	"providerId\"S\n" +
+	"\x1bListProviderCollabsResponse\x124\n" +
+	"\acollabs\x18\x01 \x03(\v2\x1a.paygate.gateway.v1.CollabR\acollabs\"r\n" +
+	"\x1cSetProviderActivenessRequest\x12\x1f\n" +
+	"\vprovider_id\x18\x01 \x01(\x05R\n" +
+	"providerId\x12\"\n" +
+	"\n" +
+	"is_enabled\x18\x02 \x01(\bH\x00R\tisEnabled\x88\x01\x01B\r\n" +
+	"\v_is_enabled\"\x1f\n" +
+	"\x1dSetProviderActivenessResponse\"7\n" +
+	"\x18GetCollabSettingsRequest\x12\x1b\n" +
+	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\"h\n" +
+	"\x19GetCollabSettingsResponse\x12K\n" +
+	"\x0fcollab_settings\x18\x01 \x01(\v2\".paygate.gateway.v1.CollabSettingsR\x0ecollabSettings\"\xa3\x02\n" +
+	"\x1bUpdateCollabSettingsRequest\x12\x1b\n" +
+	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\x12Y\n" +
+	"\bsettings\x18\x02 \x03(\v2=.paygate.gateway.v1.UpdateCollabSettingsRequest.SettingsEntryR\bsettings\x12O\n" +
+	"\x11pay_type_settings\x18\x03 \x03(\v2#.paygate.gateway.v1.PayTypeChannelsR\x0fpayTypeSettings\x1a;\n" +
+	"\rSettingsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"k\n" +
+	"\x1cUpdateCollabSettingsResponse\x12K\n" +
+	"\x0fcollab_settings\x18\x01 \x01(\v2\".paygate.gateway.v1.CollabSettingsR\x0ecollabSettings\"l\n" +
+	"\x1aSetCollabActivenessRequest\x12\x1b\n" +
+	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\x12\"\n" +
+	"\n" +
+	"is_enabled\x18\x02 \x01(\bH\x00R\tisEnabled\x88\x01\x01B\r\n" +
+	"\v_is_enabled\"\x1d\n" +
+	"\x1bSetCollabActivenessResponse\"5\n" +
+	"\x16GetCollabLimitsRequest\x12\x1b\n" +
+	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\"S\n" +
+	"\x17GetCollabLimitsResponse\x128\n" +
+	"\x06limits\x18\x01 \x01(\v2 .paygate.gateway.v1.CollabLimitsR\x06limits\"\x96\x03\n" +
+	"\x19UpdateCollabLimitsRequest\x12\x1b\n" +
+	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\x129\n" +
+	"\x16minimal_deposit_amount\x18\x02 \x01(\tH\x00R\x14minimalDepositAmount\x88\x01\x01\x129\n" +
+	"\x16maximal_deposit_amount\x18\x03 \x01(\tH\x01R\x14maximalDepositAmount\x88\x01\x01\x12;\n" +
+	"\x17minimal_withdraw_amount\x18\x04 \x01(\tH\x02R\x15minimalWithdrawAmount\x88\x01\x01\x12;\n" +
+	"\x17maximal_withdraw_amount\x18\x05 \x01(\tH\x03R\x15maximalWithdrawAmount\x88\x01\x01B\x19\n" +
+	"\x17_minimal_deposit_amountB\x19\n" +
+	"\x17_maximal_deposit_amountB\x1a\n" +
+	"\x18_minimal_withdraw_amountB\x1a\n" +
+	"\x18_maximal_withdraw_amount\"V\n" +
+	"\x1aUpdateCollabLimitsResponse\x128\n" +
+	"\x06limits\x18\x01 \x01(\v2 .paygate.gateway.v1.CollabLimitsR\x06limits\"\xad\x03\n" +
+	" UpdateCollabPayTypeLimitsRequest\x12+\n" +
+	"\x12collab_pay_type_id\x18\x01 \x01(\x05R\x0fcollabPayTypeId\x129\n" +
+	"\x16minimal_deposit_amount\x18\x02 \x01(\tH\x00R\x14minimalDepositAmount\x88\x01\x01\x129\n" +
+	"\x16maximal_deposit_amount\x18\x03 \x01(\tH\x01R\x14maximalDepositAmount\x88\x01\x01\x12;\n" +
+	"\x17minimal_withdraw_amount\x18\x04 \x01(\tH\x02R\x15minimalWithdrawAmount\x88\x01\x01\x12;\n" +
+	"\x17maximal_withdraw_amount\x18\x05 \x01(\tH\x03R\x15maximalWithdrawAmount\x88\x01\x01B\x19\n" +
+	"\x17_minimal_deposit_amountB\x19\n" +
+	"\x17_maximal_deposit_amountB\x1a\n" +
+	"\x18_minimal_withdraw_amountB\x1a\n" +
+	"\x18_maximal_withdraw_amount\"]\n" +
+	"!UpdateCollabPayTypeLimitsResponse\x128\n" +
+	"\x06limits\x18\x01 \x01(\v2 .paygate.gateway.v1.CollabLimitsR\x06limits\"\xfb\x02\n" +
+	"\x17InitializeCollabRequest\x12\x1f\n" +
+	"\vprovider_id\x18\x01 \x01(\x05R\n" +
+	"providerId\x12\x1f\n" +
+	"\vmerchant_id\x18\x02 \x01(\x05R\n" +
+	"merchantId\x12 \n" +
+	"\fpay_type_ids\x18\x03 \x03(\x05R\n" +
+	"payTypeIds\x12O\n" +
+	"\x11pay_type_settings\x18\x04 \x03(\v2#.paygate.gateway.v1.PayTypeChannelsR\x0fpayTypeSettings\x12h\n" +
+	"\x0fcollab_settings\x18\x05 \x03(\v2?.paygate.gateway.v1.InitializeCollabRequest.CollabSettingsEntryR\x0ecollabSettings\x1aA\n" +
+	"\x13CollabSettingsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"N\n" +
+	"\x18InitializeCollabResponse\x122\n" +
+	"\x06collab\x18\x01 \x01(\v2\x1a.paygate.gateway.v1.CollabR\x06collab\"z\n" +
+	"\x18AddCollabPayTypesRequest\x12\x1b\n" +
+	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\x12A\n" +
+	"\tpay_types\x18\x02 \x03(\v2$.paygate.gateway.v1.NewCollabPayTypeR\bpayTypes\"O\n" +
+	"\x19AddCollabPayTypesResponse\x122\n" +
+	"\x06collab\x18\x01 \x01(\v2\x1a.paygate.gateway.v1.CollabR\x06collab\"\\\n" +
+	"\x1bRemoveCollabPayTypesRequest\x12\x1b\n" +
+	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\x12 \n" +
+	"\fpay_type_ids\x18\x02 \x03(\x05R\n" +
+	"payTypeIds\"R\n" +
+	"\x1cRemoveCollabPayTypesResponse\x122\n" +
+	"\x06collab\x18\x01 \x01(\v2\x1a.paygate.gateway.v1.CollabR\x06collab\"\x1e\n" +
+	"\x1cEnableMaintenanceModeRequest\">\n" +
+	"\x1dEnableMaintenanceModeResponse\x12\x1d\n" +
+	"\n" +
+	"is_enabled\x18\x01 \x01(\bR\tisEnabled\"\x1f\n" +
+	"\x1dDisableMaintenanceModeRequest\"?\n" +
+	"\x1eDisableMaintenanceModeResponse\x12\x1d\n" +
+	"\n" +
+	"is_enabled\x18\x01 \x01(\bR\tisEnabled\"\x1d\n" +
+	"\x1bGetMaintenanceStatusRequest\"=\n" +
+	"\x1cGetMaintenanceStatusResponse\x12\x1d\n" +
+	"\n" +
+	"is_enabled\x18\x01 \x01(\bR\tisEnabled\"\xae\x01\n" +
+	"!ListMerchantCollabActivityRequest\x12\x1f\n" +
+	"\vmerchant_id\x18\x01 \x01(\x05R\n" +
+	"merchantId\x12\x12\n" +
+	"\x04from\x18\x02 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x03 \x01(\tR\x02to\x12\x14\n" +
+	"\x05limit\x18\x04 \x01(\x05R\x05limit\x12 \n" +
+	"\tcollab_id\x18\x05 \x01(\x05H\x00R\bcollabId\x88\x01\x01B\f\n" +
+	"\n" +
+	"_collab_id\"r\n" +
+	"\"ListMerchantCollabActivityResponse\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x124\n" +
+	"\x04data\x18\x02 \x01(\v2 .paygate.gateway.v1.ActivityDataR\x04data\"\x85\x01\n" +
+	"\x19ListCollabActivityRequest\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\x12 \n" +
+	"\tcollab_id\x18\x04 \x01(\x05H\x00R\bcollabId\x88\x01\x01B\f\n" +
+	"\n" +
+	"_collab_id\"j\n" +
+	"\x1aListCollabActivityResponse\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x124\n" +
+	"\x04data\x18\x02 \x01(\v2 .paygate.gateway.v1.ActivityDataR\x04data\"\xa4\x01\n" +
+	"\fActivityData\x12\x1f\n" +
+	"\vresult_type\x18\x01 \x01(\tR\n" +
+	"resultType\x12:\n" +
+	"\x06result\x18\x02 \x03(\v2\".paygate.gateway.v1.ActivityStreamR\x06result\x127\n" +
+	"\x05stats\x18\x03 \x01(\v2!.paygate.gateway.v1.ActivityStatsR\x05stats\"\xc7\x01\n" +
+	"\x0eActivityStream\x12F\n" +
+	"\x06stream\x18\x01 \x03(\v2..paygate.gateway.v1.ActivityStream.StreamEntryR\x06stream\x122\n" +
+	"\x06values\x18\x02 \x03(\v2\x1a.google.protobuf.ListValueR\x06values\x1a9\n" +
+	"\vStreamEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x8b\x01\n" +
+	"\rActivityStats\x12\x14\n" +
+	"\x05total\x18\x01 \x01(\x05R\x05total\x12\x12\n" +
+	"\x04user\x18\x02 \x01(\x05R\x04user\x12\x16\n" +
+	"\x06system\x18\x03 \x01(\x05R\x06system\x12\x1a\n" +
+	"\bcritical\x18\x04 \x01(\x05R\bcritical\x12\x1c\n" +
+	"\tsensitive\x18\x05 \x01(\x05R\tsensitive2\xc9\x1a\n" +
 	"\x0eGatewayService\x12\x8a\x01\n" +
-	"\rListMerchants\x12(.paygate.gateway.v1.ListMerchantsRequest\x1a).paygate.gateway.v1.ListMerchantsResponse\"$\x82\xd3\xe4\x93\x02\x1eb\tmerchants\x12\x11/api/v1/merchantsB\xd0\x01\n" +
+	"\rListMerchants\x12(.paygate.gateway.v1.ListMerchantsRequest\x1a).paygate.gateway.v1.ListMerchantsResponse\"$\x82\xd3\xe4\x93\x02\x1eb\tmerchants\x12\x11/api/v1/merchants\x12\xb0\x01\n" +
+	"\x13ListMerchantCollabs\x12..paygate.gateway.v1.ListMerchantCollabsRequest\x1a/.paygate.gateway.v1.ListMerchantCollabsResponse\"8\x82\xd3\xe4\x93\x022b\acollabs\x12'/api/v1/merchants/{merchant_id}/collabs\x12\x80\x01\n" +
+	"\vListCollabs\x12&.paygate.gateway.v1.ListCollabsRequest\x1a'.paygate.gateway.v1.ListCollabsResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/api/v1/merchant-collabs\x12\x8a\x01\n" +
+	"\rListProviders\x12(.paygate.gateway.v1.ListProvidersRequest\x1a).paygate.gateway.v1.ListProvidersResponse\"$\x82\xd3\xe4\x93\x02\x1eb\tproviders\x12\x11/api/v1/providers\x12\xb0\x01\n" +
+	"\x13ListProviderCollabs\x12..paygate.gateway.v1.ListProviderCollabsRequest\x1a/.paygate.gateway.v1.ListProviderCollabsResponse\"8\x82\xd3\xe4\x93\x022b\acollabs\x12'/api/v1/providers/{provider_id}/collabs\x12\xb0\x01\n" +
+	"\x15SetProviderActiveness\x120.paygate.gateway.v1.SetProviderActivenessRequest\x1a1.paygate.gateway.v1.SetProviderActivenessResponse\"2\x82\xd3\xe4\x93\x02,\"*/api/v1/providers/{provider_id}/activeness\x12\xaf\x01\n" +
+	"\x11GetCollabSettings\x12,.paygate.gateway.v1.GetCollabSettingsRequest\x1a-.paygate.gateway.v1.GetCollabSettingsResponse\"=\x82\xd3\xe4\x93\x027b\x0fcollab_settings\x12$/api/v1/collabs/{collab_id}/settings\x12\xaf\x01\n" +
+	"\x14UpdateCollabSettings\x12/.paygate.gateway.v1.UpdateCollabSettingsRequest\x1a0.paygate.gateway.v1.UpdateCollabSettingsResponse\"4\x82\xd3\xe4\x93\x02.:\x01*b\x0fcollab_settings\"\x18/api/v1/collabs/settings\x12\xa6\x01\n" +
+	"\x13SetCollabActiveness\x12..paygate.gateway.v1.SetCollabActivenessRequest\x1a/.paygate.gateway.v1.SetCollabActivenessResponse\".\x82\xd3\xe4\x93\x02(\"&/api/v1/collabs/{collab_id}/activeness\x12\xa7\x01\n" +
+	"\x0fGetCollabLimits\x12*.paygate.gateway.v1.GetCollabLimitsRequest\x1a+.paygate.gateway.v1.GetCollabLimitsResponse\";\x82\xd3\xe4\x93\x025b\x06limits\x12+/api/v1/merchants/collab/{collab_id}/limits\x12\xa7\x01\n" +
+	"\x12UpdateCollabLimits\x12-.paygate.gateway.v1.UpdateCollabLimitsRequest\x1a..paygate.gateway.v1.UpdateCollabLimitsResponse\"2\x82\xd3\xe4\x93\x02,:\x01*b\x06limits\"\x1f/api/v1/merchant/collabs/limits\x12\xc6\x01\n" +
+	"\x19UpdateCollabPayTypeLimits\x124.paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest\x1a5.paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse\"<\x82\xd3\xe4\x93\x026:\x01*b\x06limits\")/api/v1/merchants/collabs/pay-type/limits\x12\x9c\x01\n" +
+	"\x10InitializeCollab\x12+.paygate.gateway.v1.InitializeCollabRequest\x1a,.paygate.gateway.v1.InitializeCollabResponse\"-\x82\xd3\xe4\x93\x02':\x01*b\x06collab\"\x1a/api/v1/collabs/initialize\x12\xaa\x01\n" +
+	"\x11AddCollabPayTypes\x12,.paygate.gateway.v1.AddCollabPayTypesRequest\x1a-.paygate.gateway.v1.AddCollabPayTypesResponse\"8\x82\xd3\xe4\x93\x022:\tpay_typesb\x06collab\x1a\x1d/api/v1/{collab_id}/pay-types\x12\xb6\x01\n" +
+	"\x14RemoveCollabPayTypes\x12/.paygate.gateway.v1.RemoveCollabPayTypesRequest\x1a0.paygate.gateway.v1.RemoveCollabPayTypesResponse\";\x82\xd3\xe4\x93\x025:\fpay_type_idsb\x06collab*\x1d/api/v1/{collab_id}/pay-types\x12\xa0\x01\n" +
+	"\x15EnableMaintenanceMode\x120.paygate.gateway.v1.EnableMaintenanceModeRequest\x1a1.paygate.gateway.v1.EnableMaintenanceModeResponse\"\"\x82\xd3\xe4\x93\x02\x1c\"\x1a/api/v1/maintenance/enable\x12\xa4\x01\n" +
+	"\x16DisableMaintenanceMode\x121.paygate.gateway.v1.DisableMaintenanceModeRequest\x1a2.paygate.gateway.v1.DisableMaintenanceModeResponse\"#\x82\xd3\xe4\x93\x02\x1d\"\x1b/api/v1/maintenance/disable\x12\x9d\x01\n" +
+	"\x14GetMaintenanceStatus\x12/.paygate.gateway.v1.GetMaintenanceStatusRequest\x1a0.paygate.gateway.v1.GetMaintenanceStatusResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/api/v1/maintenance/status\x12\xca\x01\n" +
+	"\x1aListMerchantCollabActivity\x125.paygate.gateway.v1.ListMerchantCollabActivityRequest\x1a6.paygate.gateway.v1.ListMerchantCollabActivityResponse\"=\x82\xd3\xe4\x93\x027\x125/api/v1/logs/merchants/{merchant_id}/collabs/activity\x12\x9a\x01\n" +
+	"\x12ListCollabActivity\x12-.paygate.gateway.v1.ListCollabActivityRequest\x1a..paygate.gateway.v1.ListCollabActivityResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/v1/logs/collabs/activityB\xd0\x01\n" +
 	"\x16com.paygate.gateway.v1B\fGatewayProtoP\x01Z>github.com/paygate/paygate/gen/go/paygate/gateway/v1;gatewayv1\xa2\x02\x03PGX\xaa\x02\x12Paygate.Gateway.V1\xca\x02\x12Paygate\\Gateway\\V1\xe2\x02\x1ePaygate\\Gateway\\V1\\GPBMetadata\xea\x02\x14Paygate::Gateway::V1b\x06proto3"
 
 var (
@@ -197,21 +3643,146 @@ func file_paygate_gateway_v1_gateway_proto_rawDescGZIP() []byte {
 	return file_paygate_gateway_v1_gateway_proto_rawDescData
 }
 
-var file_paygate_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_paygate_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
 var file_paygate_gateway_v1_gateway_proto_goTypes = []any{
-	(*ListMerchantsRequest)(nil),  // 0: paygate.gateway.v1.ListMerchantsRequest
-	(*ListMerchantsResponse)(nil), // 1: paygate.gateway.v1.ListMerchantsResponse
-	(*Merchant)(nil),              // 2: paygate.gateway.v1.Merchant
+	(*ListMerchantsRequest)(nil),               // 0: paygate.gateway.v1.ListMerchantsRequest
+	(*ListMerchantsResponse)(nil),              // 1: paygate.gateway.v1.ListMerchantsResponse
+	(*Merchant)(nil),                           // 2: paygate.gateway.v1.Merchant
+	(*ProviderPayType)(nil),                    // 3: paygate.gateway.v1.ProviderPayType
+	(*Provider)(nil),                           // 4: paygate.gateway.v1.Provider
+	(*CollabMerchant)(nil),                     // 5: paygate.gateway.v1.CollabMerchant
+	(*CollabProvider)(nil),                     // 6: paygate.gateway.v1.CollabProvider
+	(*Collab)(nil),                             // 7: paygate.gateway.v1.Collab
+	(*CollabPayTypeSettings)(nil),              // 8: paygate.gateway.v1.CollabPayTypeSettings
+	(*CollabSettings)(nil),                     // 9: paygate.gateway.v1.CollabSettings
+	(*PayTypeChannels)(nil),                    // 10: paygate.gateway.v1.PayTypeChannels
+	(*CollabPayTypeLimits)(nil),                // 11: paygate.gateway.v1.CollabPayTypeLimits
+	(*CollabLimits)(nil),                       // 12: paygate.gateway.v1.CollabLimits
+	(*NewCollabPayType)(nil),                   // 13: paygate.gateway.v1.NewCollabPayType
+	(*ListMerchantCollabsRequest)(nil),         // 14: paygate.gateway.v1.ListMerchantCollabsRequest
+	(*ListMerchantCollabsResponse)(nil),        // 15: paygate.gateway.v1.ListMerchantCollabsResponse
+	(*ListCollabsRequest)(nil),                 // 16: paygate.gateway.v1.ListCollabsRequest
+	(*ListCollabsResponse)(nil),                // 17: paygate.gateway.v1.ListCollabsResponse
+	(*ListProvidersRequest)(nil),               // 18: paygate.gateway.v1.ListProvidersRequest
+	(*ListProvidersResponse)(nil),              // 19: paygate.gateway.v1.ListProvidersResponse
+	(*ListProviderCollabsRequest)(nil),         // 20: paygate.gateway.v1.ListProviderCollabsRequest
+	(*ListProviderCollabsResponse)(nil),        // 21: paygate.gateway.v1.ListProviderCollabsResponse
+	(*SetProviderActivenessRequest)(nil),       // 22: paygate.gateway.v1.SetProviderActivenessRequest
+	(*SetProviderActivenessResponse)(nil),      // 23: paygate.gateway.v1.SetProviderActivenessResponse
+	(*GetCollabSettingsRequest)(nil),           // 24: paygate.gateway.v1.GetCollabSettingsRequest
+	(*GetCollabSettingsResponse)(nil),          // 25: paygate.gateway.v1.GetCollabSettingsResponse
+	(*UpdateCollabSettingsRequest)(nil),        // 26: paygate.gateway.v1.UpdateCollabSettingsRequest
+	(*UpdateCollabSettingsResponse)(nil),       // 27: paygate.gateway.v1.UpdateCollabSettingsResponse
+	(*SetCollabActivenessRequest)(nil),         // 28: paygate.gateway.v1.SetCollabActivenessRequest
+	(*SetCollabActivenessResponse)(nil),        // 29: paygate.gateway.v1.SetCollabActivenessResponse
+	(*GetCollabLimitsRequest)(nil),             // 30: paygate.gateway.v1.GetCollabLimitsRequest
+	(*GetCollabLimitsResponse)(nil),            // 31: paygate.gateway.v1.GetCollabLimitsResponse
+	(*UpdateCollabLimitsRequest)(nil),          // 32: paygate.gateway.v1.UpdateCollabLimitsRequest
+	(*UpdateCollabLimitsResponse)(nil),         // 33: paygate.gateway.v1.UpdateCollabLimitsResponse
+	(*UpdateCollabPayTypeLimitsRequest)(nil),   // 34: paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest
+	(*UpdateCollabPayTypeLimitsResponse)(nil),  // 35: paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
+	(*InitializeCollabRequest)(nil),            // 36: paygate.gateway.v1.InitializeCollabRequest
+	(*InitializeCollabResponse)(nil),           // 37: paygate.gateway.v1.InitializeCollabResponse
+	(*AddCollabPayTypesRequest)(nil),           // 38: paygate.gateway.v1.AddCollabPayTypesRequest
+	(*AddCollabPayTypesResponse)(nil),          // 39: paygate.gateway.v1.AddCollabPayTypesResponse
+	(*RemoveCollabPayTypesRequest)(nil),        // 40: paygate.gateway.v1.RemoveCollabPayTypesRequest
+	(*RemoveCollabPayTypesResponse)(nil),       // 41: paygate.gateway.v1.RemoveCollabPayTypesResponse
+	(*EnableMaintenanceModeRequest)(nil),       // 42: paygate.gateway.v1.EnableMaintenanceModeRequest
+	(*EnableMaintenanceModeResponse)(nil),      // 43: paygate.gateway.v1.EnableMaintenanceModeResponse
+	(*DisableMaintenanceModeRequest)(nil),      // 44: paygate.gateway.v1.DisableMaintenanceModeRequest
+	(*DisableMaintenanceModeResponse)(nil),     // 45: paygate.gateway.v1.DisableMaintenanceModeResponse
+	(*GetMaintenanceStatusRequest)(nil),        // 46: paygate.gateway.v1.GetMaintenanceStatusRequest
+	(*GetMaintenanceStatusResponse)(nil),       // 47: paygate.gateway.v1.GetMaintenanceStatusResponse
+	(*ListMerchantCollabActivityRequest)(nil),  // 48: paygate.gateway.v1.ListMerchantCollabActivityRequest
+	(*ListMerchantCollabActivityResponse)(nil), // 49: paygate.gateway.v1.ListMerchantCollabActivityResponse
+	(*ListCollabActivityRequest)(nil),          // 50: paygate.gateway.v1.ListCollabActivityRequest
+	(*ListCollabActivityResponse)(nil),         // 51: paygate.gateway.v1.ListCollabActivityResponse
+	(*ActivityData)(nil),                       // 52: paygate.gateway.v1.ActivityData
+	(*ActivityStream)(nil),                     // 53: paygate.gateway.v1.ActivityStream
+	(*ActivityStats)(nil),                      // 54: paygate.gateway.v1.ActivityStats
+	nil,                                        // 55: paygate.gateway.v1.CollabSettings.SettingsEntry
+	nil,                                        // 56: paygate.gateway.v1.UpdateCollabSettingsRequest.SettingsEntry
+	nil,                                        // 57: paygate.gateway.v1.InitializeCollabRequest.CollabSettingsEntry
+	nil,                                        // 58: paygate.gateway.v1.ActivityStream.StreamEntry
+	(*structpb.ListValue)(nil),                 // 59: google.protobuf.ListValue
 }
 var file_paygate_gateway_v1_gateway_proto_depIdxs = []int32{
-	2, // 0: paygate.gateway.v1.ListMerchantsResponse.merchants:type_name -> paygate.gateway.v1.Merchant
-	0, // 1: paygate.gateway.v1.GatewayService.ListMerchants:input_type -> paygate.gateway.v1.ListMerchantsRequest
-	1, // 2: paygate.gateway.v1.GatewayService.ListMerchants:output_type -> paygate.gateway.v1.ListMerchantsResponse
-	2, // [2:3] is the sub-list for method output_type
-	1, // [1:2] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	2,  // 0: paygate.gateway.v1.ListMerchantsResponse.merchants:type_name -> paygate.gateway.v1.Merchant
+	3,  // 1: paygate.gateway.v1.Provider.pay_types:type_name -> paygate.gateway.v1.ProviderPayType
+	3,  // 2: paygate.gateway.v1.CollabProvider.pay_types:type_name -> paygate.gateway.v1.ProviderPayType
+	5,  // 3: paygate.gateway.v1.Collab.merchant:type_name -> paygate.gateway.v1.CollabMerchant
+	6,  // 4: paygate.gateway.v1.Collab.provider:type_name -> paygate.gateway.v1.CollabProvider
+	55, // 5: paygate.gateway.v1.CollabSettings.settings:type_name -> paygate.gateway.v1.CollabSettings.SettingsEntry
+	8,  // 6: paygate.gateway.v1.CollabSettings.pay_type_settings:type_name -> paygate.gateway.v1.CollabPayTypeSettings
+	11, // 7: paygate.gateway.v1.CollabLimits.collab_pay_type_limits:type_name -> paygate.gateway.v1.CollabPayTypeLimits
+	7,  // 8: paygate.gateway.v1.ListMerchantCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
+	7,  // 9: paygate.gateway.v1.ListCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
+	4,  // 10: paygate.gateway.v1.ListProvidersResponse.providers:type_name -> paygate.gateway.v1.Provider
+	7,  // 11: paygate.gateway.v1.ListProviderCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
+	9,  // 12: paygate.gateway.v1.GetCollabSettingsResponse.collab_settings:type_name -> paygate.gateway.v1.CollabSettings
+	56, // 13: paygate.gateway.v1.UpdateCollabSettingsRequest.settings:type_name -> paygate.gateway.v1.UpdateCollabSettingsRequest.SettingsEntry
+	10, // 14: paygate.gateway.v1.UpdateCollabSettingsRequest.pay_type_settings:type_name -> paygate.gateway.v1.PayTypeChannels
+	9,  // 15: paygate.gateway.v1.UpdateCollabSettingsResponse.collab_settings:type_name -> paygate.gateway.v1.CollabSettings
+	12, // 16: paygate.gateway.v1.GetCollabLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
+	12, // 17: paygate.gateway.v1.UpdateCollabLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
+	12, // 18: paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
+	10, // 19: paygate.gateway.v1.InitializeCollabRequest.pay_type_settings:type_name -> paygate.gateway.v1.PayTypeChannels
+	57, // 20: paygate.gateway.v1.InitializeCollabRequest.collab_settings:type_name -> paygate.gateway.v1.InitializeCollabRequest.CollabSettingsEntry
+	7,  // 21: paygate.gateway.v1.InitializeCollabResponse.collab:type_name -> paygate.gateway.v1.Collab
+	13, // 22: paygate.gateway.v1.AddCollabPayTypesRequest.pay_types:type_name -> paygate.gateway.v1.NewCollabPayType
+	7,  // 23: paygate.gateway.v1.AddCollabPayTypesResponse.collab:type_name -> paygate.gateway.v1.Collab
+	7,  // 24: paygate.gateway.v1.RemoveCollabPayTypesResponse.collab:type_name -> paygate.gateway.v1.Collab
+	52, // 25: paygate.gateway.v1.ListMerchantCollabActivityResponse.data:type_name -> paygate.gateway.v1.ActivityData
+	52, // 26: paygate.gateway.v1.ListCollabActivityResponse.data:type_name -> paygate.gateway.v1.ActivityData
+	53, // 27: paygate.gateway.v1.ActivityData.result:type_name -> paygate.gateway.v1.ActivityStream
+	54, // 28: paygate.gateway.v1.ActivityData.stats:type_name -> paygate.gateway.v1.ActivityStats
+	58, // 29: paygate.gateway.v1.ActivityStream.stream:type_name -> paygate.gateway.v1.ActivityStream.StreamEntry
+	59, // 30: paygate.gateway.v1.ActivityStream.values:type_name -> google.protobuf.ListValue
+	0,  // 31: paygate.gateway.v1.GatewayService.ListMerchants:input_type -> paygate.gateway.v1.ListMerchantsRequest
+	14, // 32: paygate.gateway.v1.GatewayService.ListMerchantCollabs:input_type -> paygate.gateway.v1.ListMerchantCollabsRequest
+	16, // 33: paygate.gateway.v1.GatewayService.ListCollabs:input_type -> paygate.gateway.v1.ListCollabsRequest
+	18, // 34: paygate.gateway.v1.GatewayService.ListProviders:input_type -> paygate.gateway.v1.ListProvidersRequest
+	20, // 35: paygate.gateway.v1.GatewayService.ListProviderCollabs:input_type -> paygate.gateway.v1.ListProviderCollabsRequest
+	22, // 36: paygate.gateway.v1.GatewayService.SetProviderActiveness:input_type -> paygate.gateway.v1.SetProviderActivenessRequest
+	24, // 37: paygate.gateway.v1.GatewayService.GetCollabSettings:input_type -> paygate.gateway.v1.GetCollabSettingsRequest
+	26, // 38: paygate.gateway.v1.GatewayService.UpdateCollabSettings:input_type -> paygate.gateway.v1.UpdateCollabSettingsRequest
+	28, // 39: paygate.gateway.v1.GatewayService.SetCollabActiveness:input_type -> paygate.gateway.v1.SetCollabActivenessRequest
+	30, // 40: paygate.gateway.v1.GatewayService.GetCollabLimits:input_type -> paygate.gateway.v1.GetCollabLimitsRequest
+	32, // 41: paygate.gateway.v1.GatewayService.UpdateCollabLimits:input_type -> paygate.gateway.v1.UpdateCollabLimitsRequest
+	34, // 42: paygate.gateway.v1.GatewayService.UpdateCollabPayTypeLimits:input_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest
+	36, // 43: paygate.gateway.v1.GatewayService.InitializeCollab:input_type -> paygate.gateway.v1.InitializeCollabRequest
+	38, // 44: paygate.gateway.v1.GatewayService.AddCollabPayTypes:input_type -> paygate.gateway.v1.AddCollabPayTypesRequest
+	40, // 45: paygate.gateway.v1.GatewayService.RemoveCollabPayTypes:input_type -> paygate.gateway.v1.RemoveCollabPayTypesRequest
+	42, // 46: paygate.gateway.v1.GatewayService.EnableMaintenanceMode:input_type -> paygate.gateway.v1.EnableMaintenanceModeRequest
+	44, // 47: paygate.gateway.v1.GatewayService.DisableMaintenanceMode:input_type -> paygate.gateway.v1.DisableMaintenanceModeRequest
+	46, // 48: paygate.gateway.v1.GatewayService.GetMaintenanceStatus:input_type -> paygate.gateway.v1.GetMaintenanceStatusRequest
+	48, // 49: paygate.gateway.v1.GatewayService.ListMerchantCollabActivity:input_type -> paygate.gateway.v1.ListMerchantCollabActivityRequest
+	50, // 50: paygate.gateway.v1.GatewayService.ListCollabActivity:input_type -> paygate.gateway.v1.ListCollabActivityRequest
+	1,  // 51: paygate.gateway.v1.GatewayService.ListMerchants:output_type -> paygate.gateway.v1.ListMerchantsResponse
+	15, // 52: paygate.gateway.v1.GatewayService.ListMerchantCollabs:output_type -> paygate.gateway.v1.ListMerchantCollabsResponse
+	17, // 53: paygate.gateway.v1.GatewayService.ListCollabs:output_type -> paygate.gateway.v1.ListCollabsResponse
+	19, // 54: paygate.gateway.v1.GatewayService.ListProviders:output_type -> paygate.gateway.v1.ListProvidersResponse
+	21, // 55: paygate.gateway.v1.GatewayService.ListProviderCollabs:output_type -> paygate.gateway.v1.ListProviderCollabsResponse
+	23, // 56: paygate.gateway.v1.GatewayService.SetProviderActiveness:output_type -> paygate.gateway.v1.SetProviderActivenessResponse
+	25, // 57: paygate.gateway.v1.GatewayService.GetCollabSettings:output_type -> paygate.gateway.v1.GetCollabSettingsResponse
+	27, // 58: paygate.gateway.v1.GatewayService.UpdateCollabSettings:output_type -> paygate.gateway.v1.UpdateCollabSettingsResponse
+	29, // 59: paygate.gateway.v1.GatewayService.SetCollabActiveness:output_type -> paygate.gateway.v1.SetCollabActivenessResponse
+	31, // 60: paygate.gateway.v1.GatewayService.GetCollabLimits:output_type -> paygate.gateway.v1.GetCollabLimitsResponse
+	33, // 61: paygate.gateway.v1.GatewayService.UpdateCollabLimits:output_type -> paygate.gateway.v1.UpdateCollabLimitsResponse
+	35, // 62: paygate.gateway.v1.GatewayService.UpdateCollabPayTypeLimits:output_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
+	37, // 63: paygate.gateway.v1.GatewayService.InitializeCollab:output_type -> paygate.gateway.v1.InitializeCollabResponse
+	39, // 64: paygate.gateway.v1.GatewayService.AddCollabPayTypes:output_type -> paygate.gateway.v1.AddCollabPayTypesResponse
+	41, // 65: paygate.gateway.v1.GatewayService.RemoveCollabPayTypes:output_type -> paygate.gateway.v1.RemoveCollabPayTypesResponse
+	43, // 66: paygate.gateway.v1.GatewayService.EnableMaintenanceMode:output_type -> paygate.gateway.v1.EnableMaintenanceModeResponse
+	45, // 67: paygate.gateway.v1.GatewayService.DisableMaintenanceMode:output_type -> paygate.gateway.v1.DisableMaintenanceModeResponse
+	47, // 68: paygate.gateway.v1.GatewayService.GetMaintenanceStatus:output_type -> paygate.gateway.v1.GetMaintenanceStatusResponse
+	49, // 69: paygate.gateway.v1.GatewayService.ListMerchantCollabActivity:output_type -> paygate.gateway.v1.ListMerchantCollabActivityResponse
+	51, // 70: paygate.gateway.v1.GatewayService.ListCollabActivity:output_type -> paygate.gateway.v1.ListCollabActivityResponse
+	51, // [51:71] is the sub-list for method output_type
+	31, // [31:51] is the sub-list for method input_type
+	31, // [31:31] is the sub-list for extension type_name
+	31, // [31:31] is the sub-list for extension extendee
+	0,  // [0:31] is the sub-list for field type_name
 }
 
 func init() { file_paygate_gateway_v1_gateway_proto_init() }
@@ -219,13 +3790,22 @@ func file_paygate_gateway_v1_gateway_proto_init() {
 	if File_paygate_gateway_v1_gateway_proto != nil {
 		return
 	}
+	file_paygate_gateway_v1_gateway_proto_msgTypes[10].OneofWrappers = []any{}
+	file_paygate_gateway_v1_gateway_proto_msgTypes[13].OneofWrappers = []any{}
+	file_paygate_gateway_v1_gateway_proto_msgTypes[16].OneofWrappers = []any{}
+	file_paygate_gateway_v1_gateway_proto_msgTypes[22].OneofWrappers = []any{}
+	file_paygate_gateway_v1_gateway_proto_msgTypes[28].OneofWrappers = []any{}
+	file_paygate_gateway_v1_gateway_proto_msgTypes[32].OneofWrappers = []any{}
+	file_paygate_gateway_v1_gateway_proto_msgTypes[34].OneofWrappers = []any{}
+	file_paygate_gateway_v1_gateway_proto_msgTypes[48].OneofWrappers = []any{}
+	file_paygate_gateway_v1_gateway_proto_msgTypes[50].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_paygate_gateway_v1_gateway_proto_rawDesc), len(file_paygate_gateway_v1_gateway_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   59,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

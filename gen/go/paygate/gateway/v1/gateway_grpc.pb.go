@@ -19,7 +19,26 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	GatewayService_ListMerchants_FullMethodName = "/paygate.gateway.v1.GatewayService/ListMerchants"
+	GatewayService_ListMerchants_FullMethodName              = "/paygate.gateway.v1.GatewayService/ListMerchants"
+	GatewayService_ListMerchantCollabs_FullMethodName        = "/paygate.gateway.v1.GatewayService/ListMerchantCollabs"
+	GatewayService_ListCollabs_FullMethodName                = "/paygate.gateway.v1.GatewayService/ListCollabs"
+	GatewayService_ListProviders_FullMethodName              = "/paygate.gateway.v1.GatewayService/ListProviders"
+	GatewayService_ListProviderCollabs_FullMethodName        = "/paygate.gateway.v1.GatewayService/ListProviderCollabs"
+	GatewayService_SetProviderActiveness_FullMethodName      = "/paygate.gateway.v1.GatewayService/SetProviderActiveness"
+	GatewayService_GetCollabSettings_FullMethodName          = "/paygate.gateway.v1.GatewayService/GetCollabSettings"
+	GatewayService_UpdateCollabSettings_FullMethodName       = "/paygate.gateway.v1.GatewayService/UpdateCollabSettings"
+	GatewayService_SetCollabActiveness_FullMethodName        = "/paygate.gateway.v1.GatewayService/SetCollabActiveness"
+	GatewayService_GetCollabLimits_FullMethodName            = "/paygate.gateway.v1.GatewayService/GetCollabLimits"
+	GatewayService_UpdateCollabLimits_FullMethodName         = "/paygate.gateway.v1.GatewayService/UpdateCollabLimits"
+	GatewayService_UpdateCollabPayTypeLimits_FullMethodName  = "/paygate.gateway.v1.GatewayService/UpdateCollabPayTypeLimits"
+	GatewayService_InitializeCollab_FullMethodName           = "/paygate.gateway.v1.GatewayService/InitializeCollab"
+	GatewayService_AddCollabPayTypes_FullMethodName          = "/paygate.gateway.v1.GatewayService/AddCollabPayTypes"
+	GatewayService_RemoveCollabPayTypes_FullMethodName       = "/paygate.gateway.v1.GatewayService/RemoveCollabPayTypes"
+	GatewayService_EnableMaintenanceMode_FullMethodName      = "/paygate.gateway.v1.GatewayService/EnableMaintenanceMode"
+	GatewayService_DisableMaintenanceMode_FullMethodName     = "/paygate.gateway.v1.GatewayService/DisableMaintenanceMode"
+	GatewayService_GetMaintenanceStatus_FullMethodName       = "/paygate.gateway.v1.GatewayService/GetMaintenanceStatus"
+	GatewayService_ListMerchantCollabActivity_FullMethodName = "/paygate.gateway.v1.GatewayService/ListMerchantCollabActivity"
+	GatewayService_ListCollabActivity_FullMethodName         = "/paygate.gateway.v1.GatewayService/ListCollabActivity"
 )
 
 // GatewayServiceClient is the client API for GatewayService service.
@@ -27,12 +46,67 @@ const (
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
 // GatewayService serves the console's gateway calls. Issue-by-issue it grows
-// into the payment gateway; it starts with the merchants every scope check
-// refers to.
+// into the payment gateway: merchants, providers and the collaborations
+// (collabs) between them, their settings and limits, the activity log of every
+// change, and the global maintenance switch.
+//
+// REST paths, methods and JSON names are the console's own
+// (docs/contracts-providers.md). Amounts are decimal strings with up to two
+// fraction digits; an empty string means "no limit set".
 type GatewayServiceClient interface {
 	// ListMerchants returns the merchants the caller may see: all of them for
 	// global roles, the caller's own for merchant users.
 	ListMerchants(ctx context.Context, in *ListMerchantsRequest, opts ...grpc.CallOption) (*ListMerchantsResponse, error)
+	// ListMerchantCollabs returns one merchant's collabs. A merchant outside
+	// the caller's scope is not found.
+	ListMerchantCollabs(ctx context.Context, in *ListMerchantCollabsRequest, opts ...grpc.CallOption) (*ListMerchantCollabsResponse, error)
+	// ListCollabs returns the collabs the caller may see, optionally of one
+	// merchant, together with the maintenance switch.
+	ListCollabs(ctx context.Context, in *ListCollabsRequest, opts ...grpc.CallOption) (*ListCollabsResponse, error)
+	// ListProviders returns every provider with the pay types it offers.
+	ListProviders(ctx context.Context, in *ListProvidersRequest, opts ...grpc.CallOption) (*ListProvidersResponse, error)
+	// ListProviderCollabs returns one provider's collabs within the caller's
+	// merchant scope.
+	ListProviderCollabs(ctx context.Context, in *ListProviderCollabsRequest, opts ...grpc.CallOption) (*ListProviderCollabsResponse, error)
+	// SetProviderActiveness enables or disables a provider for every merchant.
+	SetProviderActiveness(ctx context.Context, in *SetProviderActivenessRequest, opts ...grpc.CallOption) (*SetProviderActivenessResponse, error)
+	// GetCollabSettings returns a collab's settings as a string map and its pay
+	// types' channel switches.
+	GetCollabSettings(ctx context.Context, in *GetCollabSettingsRequest, opts ...grpc.CallOption) (*GetCollabSettingsResponse, error)
+	// UpdateCollabSettings changes the settings (only the keys sent) and pay
+	// type channel switches of a collab, and returns the settings afterwards.
+	UpdateCollabSettings(ctx context.Context, in *UpdateCollabSettingsRequest, opts ...grpc.CallOption) (*UpdateCollabSettingsResponse, error)
+	// SetCollabActiveness enables or disables a collab.
+	SetCollabActiveness(ctx context.Context, in *SetCollabActivenessRequest, opts ...grpc.CallOption) (*SetCollabActivenessResponse, error)
+	// GetCollabLimits returns a collab's limits and its pay types' limits.
+	GetCollabLimits(ctx context.Context, in *GetCollabLimitsRequest, opts ...grpc.CallOption) (*GetCollabLimitsResponse, error)
+	// UpdateCollabLimits changes a collab's limits (only the amounts sent) and
+	// returns the limits afterwards.
+	UpdateCollabLimits(ctx context.Context, in *UpdateCollabLimitsRequest, opts ...grpc.CallOption) (*UpdateCollabLimitsResponse, error)
+	// UpdateCollabPayTypeLimits changes the limits of one pay type of a collab
+	// (only the amounts sent) and returns the collab's limits afterwards.
+	UpdateCollabPayTypeLimits(ctx context.Context, in *UpdateCollabPayTypeLimitsRequest, opts ...grpc.CallOption) (*UpdateCollabPayTypeLimitsResponse, error)
+	// InitializeCollab creates the collab of a merchant with a provider.
+	// Settings left out take their defaults; a merchant has at most one collab
+	// per provider.
+	InitializeCollab(ctx context.Context, in *InitializeCollabRequest, opts ...grpc.CallOption) (*InitializeCollabResponse, error)
+	// AddCollabPayTypes adds pay types of the collab's provider to a collab.
+	AddCollabPayTypes(ctx context.Context, in *AddCollabPayTypesRequest, opts ...grpc.CallOption) (*AddCollabPayTypesResponse, error)
+	// RemoveCollabPayTypes removes pay types from a collab.
+	RemoveCollabPayTypes(ctx context.Context, in *RemoveCollabPayTypesRequest, opts ...grpc.CallOption) (*RemoveCollabPayTypesResponse, error)
+	// EnableMaintenanceMode turns the gateway's maintenance mode on: new
+	// transactions are refused whatever the providers' status.
+	EnableMaintenanceMode(ctx context.Context, in *EnableMaintenanceModeRequest, opts ...grpc.CallOption) (*EnableMaintenanceModeResponse, error)
+	// DisableMaintenanceMode turns the gateway's maintenance mode off.
+	DisableMaintenanceMode(ctx context.Context, in *DisableMaintenanceModeRequest, opts ...grpc.CallOption) (*DisableMaintenanceModeResponse, error)
+	// GetMaintenanceStatus tells whether maintenance mode is on.
+	GetMaintenanceStatus(ctx context.Context, in *GetMaintenanceStatusRequest, opts ...grpc.CallOption) (*GetMaintenanceStatusResponse, error)
+	// ListMerchantCollabActivity returns the activity log of one merchant's
+	// collabs, newest first.
+	ListMerchantCollabActivity(ctx context.Context, in *ListMerchantCollabActivityRequest, opts ...grpc.CallOption) (*ListMerchantCollabActivityResponse, error)
+	// ListCollabActivity returns the activity log the caller may see, newest
+	// first: everything for global roles, their merchants' entries for others.
+	ListCollabActivity(ctx context.Context, in *ListCollabActivityRequest, opts ...grpc.CallOption) (*ListCollabActivityResponse, error)
 }
 
 type gatewayServiceClient struct {
@@ -53,17 +127,262 @@ func (c *gatewayServiceClient) ListMerchants(ctx context.Context, in *ListMercha
 	return out, nil
 }
 
+func (c *gatewayServiceClient) ListMerchantCollabs(ctx context.Context, in *ListMerchantCollabsRequest, opts ...grpc.CallOption) (*ListMerchantCollabsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMerchantCollabsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_ListMerchantCollabs_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) ListCollabs(ctx context.Context, in *ListCollabsRequest, opts ...grpc.CallOption) (*ListCollabsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListCollabsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_ListCollabs_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) ListProviders(ctx context.Context, in *ListProvidersRequest, opts ...grpc.CallOption) (*ListProvidersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListProvidersResponse)
+	err := c.cc.Invoke(ctx, GatewayService_ListProviders_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) ListProviderCollabs(ctx context.Context, in *ListProviderCollabsRequest, opts ...grpc.CallOption) (*ListProviderCollabsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListProviderCollabsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_ListProviderCollabs_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) SetProviderActiveness(ctx context.Context, in *SetProviderActivenessRequest, opts ...grpc.CallOption) (*SetProviderActivenessResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetProviderActivenessResponse)
+	err := c.cc.Invoke(ctx, GatewayService_SetProviderActiveness_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) GetCollabSettings(ctx context.Context, in *GetCollabSettingsRequest, opts ...grpc.CallOption) (*GetCollabSettingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetCollabSettingsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_GetCollabSettings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) UpdateCollabSettings(ctx context.Context, in *UpdateCollabSettingsRequest, opts ...grpc.CallOption) (*UpdateCollabSettingsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateCollabSettingsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_UpdateCollabSettings_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) SetCollabActiveness(ctx context.Context, in *SetCollabActivenessRequest, opts ...grpc.CallOption) (*SetCollabActivenessResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetCollabActivenessResponse)
+	err := c.cc.Invoke(ctx, GatewayService_SetCollabActiveness_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) GetCollabLimits(ctx context.Context, in *GetCollabLimitsRequest, opts ...grpc.CallOption) (*GetCollabLimitsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetCollabLimitsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_GetCollabLimits_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) UpdateCollabLimits(ctx context.Context, in *UpdateCollabLimitsRequest, opts ...grpc.CallOption) (*UpdateCollabLimitsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateCollabLimitsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_UpdateCollabLimits_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) UpdateCollabPayTypeLimits(ctx context.Context, in *UpdateCollabPayTypeLimitsRequest, opts ...grpc.CallOption) (*UpdateCollabPayTypeLimitsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateCollabPayTypeLimitsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_UpdateCollabPayTypeLimits_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) InitializeCollab(ctx context.Context, in *InitializeCollabRequest, opts ...grpc.CallOption) (*InitializeCollabResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(InitializeCollabResponse)
+	err := c.cc.Invoke(ctx, GatewayService_InitializeCollab_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) AddCollabPayTypes(ctx context.Context, in *AddCollabPayTypesRequest, opts ...grpc.CallOption) (*AddCollabPayTypesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AddCollabPayTypesResponse)
+	err := c.cc.Invoke(ctx, GatewayService_AddCollabPayTypes_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) RemoveCollabPayTypes(ctx context.Context, in *RemoveCollabPayTypesRequest, opts ...grpc.CallOption) (*RemoveCollabPayTypesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RemoveCollabPayTypesResponse)
+	err := c.cc.Invoke(ctx, GatewayService_RemoveCollabPayTypes_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) EnableMaintenanceMode(ctx context.Context, in *EnableMaintenanceModeRequest, opts ...grpc.CallOption) (*EnableMaintenanceModeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EnableMaintenanceModeResponse)
+	err := c.cc.Invoke(ctx, GatewayService_EnableMaintenanceMode_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) DisableMaintenanceMode(ctx context.Context, in *DisableMaintenanceModeRequest, opts ...grpc.CallOption) (*DisableMaintenanceModeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DisableMaintenanceModeResponse)
+	err := c.cc.Invoke(ctx, GatewayService_DisableMaintenanceMode_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) GetMaintenanceStatus(ctx context.Context, in *GetMaintenanceStatusRequest, opts ...grpc.CallOption) (*GetMaintenanceStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetMaintenanceStatusResponse)
+	err := c.cc.Invoke(ctx, GatewayService_GetMaintenanceStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) ListMerchantCollabActivity(ctx context.Context, in *ListMerchantCollabActivityRequest, opts ...grpc.CallOption) (*ListMerchantCollabActivityResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMerchantCollabActivityResponse)
+	err := c.cc.Invoke(ctx, GatewayService_ListMerchantCollabActivity_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) ListCollabActivity(ctx context.Context, in *ListCollabActivityRequest, opts ...grpc.CallOption) (*ListCollabActivityResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListCollabActivityResponse)
+	err := c.cc.Invoke(ctx, GatewayService_ListCollabActivity_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GatewayServiceServer is the server API for GatewayService service.
 // All implementations must embed UnimplementedGatewayServiceServer
 // for forward compatibility.
 //
 // GatewayService serves the console's gateway calls. Issue-by-issue it grows
-// into the payment gateway; it starts with the merchants every scope check
-// refers to.
+// into the payment gateway: merchants, providers and the collaborations
+// (collabs) between them, their settings and limits, the activity log of every
+// change, and the global maintenance switch.
+//
+// REST paths, methods and JSON names are the console's own
+// (docs/contracts-providers.md). Amounts are decimal strings with up to two
+// fraction digits; an empty string means "no limit set".
 type GatewayServiceServer interface {
 	// ListMerchants returns the merchants the caller may see: all of them for
 	// global roles, the caller's own for merchant users.
 	ListMerchants(context.Context, *ListMerchantsRequest) (*ListMerchantsResponse, error)
+	// ListMerchantCollabs returns one merchant's collabs. A merchant outside
+	// the caller's scope is not found.
+	ListMerchantCollabs(context.Context, *ListMerchantCollabsRequest) (*ListMerchantCollabsResponse, error)
+	// ListCollabs returns the collabs the caller may see, optionally of one
+	// merchant, together with the maintenance switch.
+	ListCollabs(context.Context, *ListCollabsRequest) (*ListCollabsResponse, error)
+	// ListProviders returns every provider with the pay types it offers.
+	ListProviders(context.Context, *ListProvidersRequest) (*ListProvidersResponse, error)
+	// ListProviderCollabs returns one provider's collabs within the caller's
+	// merchant scope.
+	ListProviderCollabs(context.Context, *ListProviderCollabsRequest) (*ListProviderCollabsResponse, error)
+	// SetProviderActiveness enables or disables a provider for every merchant.
+	SetProviderActiveness(context.Context, *SetProviderActivenessRequest) (*SetProviderActivenessResponse, error)
+	// GetCollabSettings returns a collab's settings as a string map and its pay
+	// types' channel switches.
+	GetCollabSettings(context.Context, *GetCollabSettingsRequest) (*GetCollabSettingsResponse, error)
+	// UpdateCollabSettings changes the settings (only the keys sent) and pay
+	// type channel switches of a collab, and returns the settings afterwards.
+	UpdateCollabSettings(context.Context, *UpdateCollabSettingsRequest) (*UpdateCollabSettingsResponse, error)
+	// SetCollabActiveness enables or disables a collab.
+	SetCollabActiveness(context.Context, *SetCollabActivenessRequest) (*SetCollabActivenessResponse, error)
+	// GetCollabLimits returns a collab's limits and its pay types' limits.
+	GetCollabLimits(context.Context, *GetCollabLimitsRequest) (*GetCollabLimitsResponse, error)
+	// UpdateCollabLimits changes a collab's limits (only the amounts sent) and
+	// returns the limits afterwards.
+	UpdateCollabLimits(context.Context, *UpdateCollabLimitsRequest) (*UpdateCollabLimitsResponse, error)
+	// UpdateCollabPayTypeLimits changes the limits of one pay type of a collab
+	// (only the amounts sent) and returns the collab's limits afterwards.
+	UpdateCollabPayTypeLimits(context.Context, *UpdateCollabPayTypeLimitsRequest) (*UpdateCollabPayTypeLimitsResponse, error)
+	// InitializeCollab creates the collab of a merchant with a provider.
+	// Settings left out take their defaults; a merchant has at most one collab
+	// per provider.
+	InitializeCollab(context.Context, *InitializeCollabRequest) (*InitializeCollabResponse, error)
+	// AddCollabPayTypes adds pay types of the collab's provider to a collab.
+	AddCollabPayTypes(context.Context, *AddCollabPayTypesRequest) (*AddCollabPayTypesResponse, error)
+	// RemoveCollabPayTypes removes pay types from a collab.
+	RemoveCollabPayTypes(context.Context, *RemoveCollabPayTypesRequest) (*RemoveCollabPayTypesResponse, error)
+	// EnableMaintenanceMode turns the gateway's maintenance mode on: new
+	// transactions are refused whatever the providers' status.
+	EnableMaintenanceMode(context.Context, *EnableMaintenanceModeRequest) (*EnableMaintenanceModeResponse, error)
+	// DisableMaintenanceMode turns the gateway's maintenance mode off.
+	DisableMaintenanceMode(context.Context, *DisableMaintenanceModeRequest) (*DisableMaintenanceModeResponse, error)
+	// GetMaintenanceStatus tells whether maintenance mode is on.
+	GetMaintenanceStatus(context.Context, *GetMaintenanceStatusRequest) (*GetMaintenanceStatusResponse, error)
+	// ListMerchantCollabActivity returns the activity log of one merchant's
+	// collabs, newest first.
+	ListMerchantCollabActivity(context.Context, *ListMerchantCollabActivityRequest) (*ListMerchantCollabActivityResponse, error)
+	// ListCollabActivity returns the activity log the caller may see, newest
+	// first: everything for global roles, their merchants' entries for others.
+	ListCollabActivity(context.Context, *ListCollabActivityRequest) (*ListCollabActivityResponse, error)
 	mustEmbedUnimplementedGatewayServiceServer()
 }
 
@@ -76,6 +395,63 @@ type UnimplementedGatewayServiceServer struct{}
 
 func (UnimplementedGatewayServiceServer) ListMerchants(context.Context, *ListMerchantsRequest) (*ListMerchantsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListMerchants not implemented")
+}
+func (UnimplementedGatewayServiceServer) ListMerchantCollabs(context.Context, *ListMerchantCollabsRequest) (*ListMerchantCollabsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMerchantCollabs not implemented")
+}
+func (UnimplementedGatewayServiceServer) ListCollabs(context.Context, *ListCollabsRequest) (*ListCollabsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListCollabs not implemented")
+}
+func (UnimplementedGatewayServiceServer) ListProviders(context.Context, *ListProvidersRequest) (*ListProvidersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListProviders not implemented")
+}
+func (UnimplementedGatewayServiceServer) ListProviderCollabs(context.Context, *ListProviderCollabsRequest) (*ListProviderCollabsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListProviderCollabs not implemented")
+}
+func (UnimplementedGatewayServiceServer) SetProviderActiveness(context.Context, *SetProviderActivenessRequest) (*SetProviderActivenessResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetProviderActiveness not implemented")
+}
+func (UnimplementedGatewayServiceServer) GetCollabSettings(context.Context, *GetCollabSettingsRequest) (*GetCollabSettingsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCollabSettings not implemented")
+}
+func (UnimplementedGatewayServiceServer) UpdateCollabSettings(context.Context, *UpdateCollabSettingsRequest) (*UpdateCollabSettingsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateCollabSettings not implemented")
+}
+func (UnimplementedGatewayServiceServer) SetCollabActiveness(context.Context, *SetCollabActivenessRequest) (*SetCollabActivenessResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetCollabActiveness not implemented")
+}
+func (UnimplementedGatewayServiceServer) GetCollabLimits(context.Context, *GetCollabLimitsRequest) (*GetCollabLimitsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCollabLimits not implemented")
+}
+func (UnimplementedGatewayServiceServer) UpdateCollabLimits(context.Context, *UpdateCollabLimitsRequest) (*UpdateCollabLimitsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateCollabLimits not implemented")
+}
+func (UnimplementedGatewayServiceServer) UpdateCollabPayTypeLimits(context.Context, *UpdateCollabPayTypeLimitsRequest) (*UpdateCollabPayTypeLimitsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateCollabPayTypeLimits not implemented")
+}
+func (UnimplementedGatewayServiceServer) InitializeCollab(context.Context, *InitializeCollabRequest) (*InitializeCollabResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method InitializeCollab not implemented")
+}
+func (UnimplementedGatewayServiceServer) AddCollabPayTypes(context.Context, *AddCollabPayTypesRequest) (*AddCollabPayTypesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddCollabPayTypes not implemented")
+}
+func (UnimplementedGatewayServiceServer) RemoveCollabPayTypes(context.Context, *RemoveCollabPayTypesRequest) (*RemoveCollabPayTypesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RemoveCollabPayTypes not implemented")
+}
+func (UnimplementedGatewayServiceServer) EnableMaintenanceMode(context.Context, *EnableMaintenanceModeRequest) (*EnableMaintenanceModeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method EnableMaintenanceMode not implemented")
+}
+func (UnimplementedGatewayServiceServer) DisableMaintenanceMode(context.Context, *DisableMaintenanceModeRequest) (*DisableMaintenanceModeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DisableMaintenanceMode not implemented")
+}
+func (UnimplementedGatewayServiceServer) GetMaintenanceStatus(context.Context, *GetMaintenanceStatusRequest) (*GetMaintenanceStatusResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetMaintenanceStatus not implemented")
+}
+func (UnimplementedGatewayServiceServer) ListMerchantCollabActivity(context.Context, *ListMerchantCollabActivityRequest) (*ListMerchantCollabActivityResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMerchantCollabActivity not implemented")
+}
+func (UnimplementedGatewayServiceServer) ListCollabActivity(context.Context, *ListCollabActivityRequest) (*ListCollabActivityResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListCollabActivity not implemented")
 }
 func (UnimplementedGatewayServiceServer) mustEmbedUnimplementedGatewayServiceServer() {}
 func (UnimplementedGatewayServiceServer) testEmbeddedByValue()                        {}
@@ -116,6 +492,348 @@ func _GatewayService_ListMerchants_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GatewayService_ListMerchantCollabs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMerchantCollabsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).ListMerchantCollabs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_ListMerchantCollabs_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).ListMerchantCollabs(ctx, req.(*ListMerchantCollabsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_ListCollabs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListCollabsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).ListCollabs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_ListCollabs_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).ListCollabs(ctx, req.(*ListCollabsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_ListProviders_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListProvidersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).ListProviders(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_ListProviders_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).ListProviders(ctx, req.(*ListProvidersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_ListProviderCollabs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListProviderCollabsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).ListProviderCollabs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_ListProviderCollabs_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).ListProviderCollabs(ctx, req.(*ListProviderCollabsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_SetProviderActiveness_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetProviderActivenessRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).SetProviderActiveness(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_SetProviderActiveness_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).SetProviderActiveness(ctx, req.(*SetProviderActivenessRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_GetCollabSettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetCollabSettingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).GetCollabSettings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_GetCollabSettings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).GetCollabSettings(ctx, req.(*GetCollabSettingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_UpdateCollabSettings_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateCollabSettingsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).UpdateCollabSettings(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_UpdateCollabSettings_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).UpdateCollabSettings(ctx, req.(*UpdateCollabSettingsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_SetCollabActiveness_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetCollabActivenessRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).SetCollabActiveness(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_SetCollabActiveness_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).SetCollabActiveness(ctx, req.(*SetCollabActivenessRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_GetCollabLimits_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetCollabLimitsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).GetCollabLimits(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_GetCollabLimits_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).GetCollabLimits(ctx, req.(*GetCollabLimitsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_UpdateCollabLimits_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateCollabLimitsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).UpdateCollabLimits(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_UpdateCollabLimits_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).UpdateCollabLimits(ctx, req.(*UpdateCollabLimitsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_UpdateCollabPayTypeLimits_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateCollabPayTypeLimitsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).UpdateCollabPayTypeLimits(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_UpdateCollabPayTypeLimits_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).UpdateCollabPayTypeLimits(ctx, req.(*UpdateCollabPayTypeLimitsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_InitializeCollab_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(InitializeCollabRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).InitializeCollab(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_InitializeCollab_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).InitializeCollab(ctx, req.(*InitializeCollabRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_AddCollabPayTypes_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddCollabPayTypesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).AddCollabPayTypes(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_AddCollabPayTypes_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).AddCollabPayTypes(ctx, req.(*AddCollabPayTypesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_RemoveCollabPayTypes_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RemoveCollabPayTypesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).RemoveCollabPayTypes(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_RemoveCollabPayTypes_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).RemoveCollabPayTypes(ctx, req.(*RemoveCollabPayTypesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_EnableMaintenanceMode_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EnableMaintenanceModeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).EnableMaintenanceMode(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_EnableMaintenanceMode_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).EnableMaintenanceMode(ctx, req.(*EnableMaintenanceModeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_DisableMaintenanceMode_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DisableMaintenanceModeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).DisableMaintenanceMode(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_DisableMaintenanceMode_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).DisableMaintenanceMode(ctx, req.(*DisableMaintenanceModeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_GetMaintenanceStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetMaintenanceStatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).GetMaintenanceStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_GetMaintenanceStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).GetMaintenanceStatus(ctx, req.(*GetMaintenanceStatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_ListMerchantCollabActivity_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMerchantCollabActivityRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).ListMerchantCollabActivity(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_ListMerchantCollabActivity_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).ListMerchantCollabActivity(ctx, req.(*ListMerchantCollabActivityRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_ListCollabActivity_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListCollabActivityRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).ListCollabActivity(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_ListCollabActivity_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).ListCollabActivity(ctx, req.(*ListCollabActivityRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // GatewayService_ServiceDesc is the grpc.ServiceDesc for GatewayService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -126,6 +844,82 @@ var GatewayService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListMerchants",
 			Handler:    _GatewayService_ListMerchants_Handler,
+		},
+		{
+			MethodName: "ListMerchantCollabs",
+			Handler:    _GatewayService_ListMerchantCollabs_Handler,
+		},
+		{
+			MethodName: "ListCollabs",
+			Handler:    _GatewayService_ListCollabs_Handler,
+		},
+		{
+			MethodName: "ListProviders",
+			Handler:    _GatewayService_ListProviders_Handler,
+		},
+		{
+			MethodName: "ListProviderCollabs",
+			Handler:    _GatewayService_ListProviderCollabs_Handler,
+		},
+		{
+			MethodName: "SetProviderActiveness",
+			Handler:    _GatewayService_SetProviderActiveness_Handler,
+		},
+		{
+			MethodName: "GetCollabSettings",
+			Handler:    _GatewayService_GetCollabSettings_Handler,
+		},
+		{
+			MethodName: "UpdateCollabSettings",
+			Handler:    _GatewayService_UpdateCollabSettings_Handler,
+		},
+		{
+			MethodName: "SetCollabActiveness",
+			Handler:    _GatewayService_SetCollabActiveness_Handler,
+		},
+		{
+			MethodName: "GetCollabLimits",
+			Handler:    _GatewayService_GetCollabLimits_Handler,
+		},
+		{
+			MethodName: "UpdateCollabLimits",
+			Handler:    _GatewayService_UpdateCollabLimits_Handler,
+		},
+		{
+			MethodName: "UpdateCollabPayTypeLimits",
+			Handler:    _GatewayService_UpdateCollabPayTypeLimits_Handler,
+		},
+		{
+			MethodName: "InitializeCollab",
+			Handler:    _GatewayService_InitializeCollab_Handler,
+		},
+		{
+			MethodName: "AddCollabPayTypes",
+			Handler:    _GatewayService_AddCollabPayTypes_Handler,
+		},
+		{
+			MethodName: "RemoveCollabPayTypes",
+			Handler:    _GatewayService_RemoveCollabPayTypes_Handler,
+		},
+		{
+			MethodName: "EnableMaintenanceMode",
+			Handler:    _GatewayService_EnableMaintenanceMode_Handler,
+		},
+		{
+			MethodName: "DisableMaintenanceMode",
+			Handler:    _GatewayService_DisableMaintenanceMode_Handler,
+		},
+		{
+			MethodName: "GetMaintenanceStatus",
+			Handler:    _GatewayService_GetMaintenanceStatus_Handler,
+		},
+		{
+			MethodName: "ListMerchantCollabActivity",
+			Handler:    _GatewayService_ListMerchantCollabActivity_Handler,
+		},
+		{
+			MethodName: "ListCollabActivity",
+			Handler:    _GatewayService_ListCollabActivity_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -5,13 +5,15 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../../google/api/annotations_pb";
+import type { ListValue, ListValueJson } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file paygate/gateway/v1/gateway.proto.
  */
 export const file_paygate_gateway_v1_gateway: GenFile = /*@__PURE__*/
-  fileDesc("CiBwYXlnYXRlL2dhdGV3YXkvdjEvZ2F0ZXdheS5wcm90bxIScGF5Z2F0ZS5nYXRld2F5LnYxIhYKFExpc3RNZXJjaGFudHNSZXF1ZXN0IkgKFUxpc3RNZXJjaGFudHNSZXNwb25zZRIvCgltZXJjaGFudHMYASADKAsyHC5wYXlnYXRlLmdhdGV3YXkudjEuTWVyY2hhbnQiMgoITWVyY2hhbnQSCgoCaWQYASABKAUSDAoEbmFtZRgCIAEoCRIMCgRoYXNoGAMgASgJMp0BCg5HYXRld2F5U2VydmljZRKKAQoNTGlzdE1lcmNoYW50cxIoLnBheWdhdGUuZ2F0ZXdheS52MS5MaXN0TWVyY2hhbnRzUmVxdWVzdBopLnBheWdhdGUuZ2F0ZXdheS52MS5MaXN0TWVyY2hhbnRzUmVzcG9uc2UiJILT5JMCHmIJbWVyY2hhbnRzEhEvYXBpL3YxL21lcmNoYW50c0LQAQoWY29tLnBheWdhdGUuZ2F0ZXdheS52MUIMR2F0ZXdheVByb3RvUAFaPmdpdGh1Yi5jb20vcGF5Z2F0ZS9wYXlnYXRlL2dlbi9nby9wYXlnYXRlL2dhdGV3YXkvdjE7Z2F0ZXdheXYxogIDUEdYqgISUGF5Z2F0ZS5HYXRld2F5LlYxygISUGF5Z2F0ZVxHYXRld2F5XFYx4gIeUGF5Z2F0ZVxHYXRld2F5XFYxXEdQQk1ldGFkYXRh6gIUUGF5Z2F0ZTo6R2F0ZXdheTo6VjFiBnByb3RvMw", [file_google_api_annotations]);
+  fileDesc("CiBwYXlnYXRlL2dhdGV3YXkvdjEvZ2F0ZXdheS5wcm90bxIScGF5Z2F0ZS5nYXRld2F5LnYxIhYKFExpc3RNZXJjaGFudHNSZXF1ZXN0IkgKFUxpc3RNZXJjaGFudHNSZXNwb25zZRIvCgltZXJjaGFudHMYASADKAsyHC5wYXlnYXRlLmdhdGV3YXkudjEuTWVyY2hhbnQiMgoITWVyY2hhbnQSCgoCaWQYASABKAUSDAoEbmFtZRgCIAEoCRIMCgRoYXNoGAMgASgJIpUBCg9Qcm92aWRlclBheVR5cGUSCgoCaWQYASABKAUSDAoEbmFtZRgCIAEoCRIMCgRjb2RlGAMgASgJEg8KB2Nhc2hfaW4YBCABKAgSEAoIY2FzaF9vdXQYBSABKAgSGgoSaXNfY2FzaF9pbl9lbmFibGVkGAYgASgIEhsKE2lzX2Nhc2hfb3V0X2VuYWJsZWQYByABKAgi7wEKCFByb3ZpZGVyEgoKAmlkGAEgASgFEgwKBG5hbWUYAiABKAkSEgoKaXNfZW5hYmxlZBgDIAEoCBIYChBzdXBwb3J0c19jYXNoX2luGAQgASgIEhkKEXN1cHBvcnRzX2Nhc2hfb3V0GAUgASgIEhgKEHN1cHBvcnRzX3BvbGxpbmcYBiABKAgSGAoQc3VwcG9ydHNfYmFsYW5jZRgHIAEoCBIUCgxwYXRoX3NlZ21lbnQYCCABKAkSNgoJcGF5X3R5cGVzGAkgAygLMiMucGF5Z2F0ZS5nYXRld2F5LnYxLlByb3ZpZGVyUGF5VHlwZSIqCg5Db2xsYWJNZXJjaGFudBIKCgJpZBgBIAEoBRIMCgRuYW1lGAIgASgJIpcBCg5Db2xsYWJQcm92aWRlchIKCgJpZBgBIAEoBRIMCgRuYW1lGAIgASgJEhgKEHN1cHBvcnRzX2Nhc2hfaW4YAyABKAgSGQoRc3VwcG9ydHNfY2FzaF9vdXQYBCABKAgSNgoJcGF5X3R5cGVzGAUgAygLMiMucGF5Z2F0ZS5nYXRld2F5LnYxLlByb3ZpZGVyUGF5VHlwZSLNAQoGQ29sbGFiEgoKAmlkGAEgASgFEhIKCmlzX2VuYWJsZWQYAiABKAgSGgoSaXNfY2FzaF9pbl9lbmFibGVkGAMgASgIEhsKE2lzX2Nhc2hfb3V0X2VuYWJsZWQYBCABKAgSNAoIbWVyY2hhbnQYBSABKAsyIi5wYXlnYXRlLmdhdGV3YXkudjEuQ29sbGFiTWVyY2hhbnQSNAoIcHJvdmlkZXIYBiABKAsyIi5wYXlnYXRlLmdhdGV3YXkudjEuQ29sbGFiUHJvdmlkZXIixwEKFUNvbGxhYlBheVR5cGVTZXR0aW5ncxITCgtwYXlfdHlwZV9pZBgBIAEoBRIMCgRuYW1lGAIgASgJEgwKBGNvZGUYAyABKAkSDwoHY2FzaF9pbhgEIAEoCBIQCghjYXNoX291dBgFIAEoCBIrChJpc19jYXNoX2luX2VuYWJsZWQYBiABKAhSD0lzQ2FzaEluRW5hYmxlZBItChNpc19jYXNoX291dF9lbmFibGVkGAcgASgIUhBJc0Nhc2hPdXRFbmFibGVkIt4BCg5Db2xsYWJTZXR0aW5ncxIRCgljb2xsYWJfaWQYASABKAUSQgoIc2V0dGluZ3MYAiADKAsyMC5wYXlnYXRlLmdhdGV3YXkudjEuQ29sbGFiU2V0dGluZ3MuU2V0dGluZ3NFbnRyeRJEChFwYXlfdHlwZV9zZXR0aW5ncxgDIAMoCzIpLnBheWdhdGUuZ2F0ZXdheS52MS5Db2xsYWJQYXlUeXBlU2V0dGluZ3MaLwoNU2V0dGluZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpgBCg9QYXlUeXBlQ2hhbm5lbHMSEwoLcGF5X3R5cGVfaWQYASABKAUSHwoSaXNfY2FzaF9pbl9lbmFibGVkGAIgASgISACIAQESIAoTaXNfY2FzaF9vdXRfZW5hYmxlZBgDIAEoCEgBiAEBQhUKE19pc19jYXNoX2luX2VuYWJsZWRCFgoUX2lzX2Nhc2hfb3V0X2VuYWJsZWQirQIKE0NvbGxhYlBheVR5cGVMaW1pdHMSGgoSY29sbGFiX3BheV90eXBlX2lkGAEgASgFEhMKC3BheV90eXBlX2lkGAIgASgFEhQKDHBheXR5cGVfbmFtZRgDIAEoCRIUCgxwYXl0eXBlX2NvZGUYBCABKAkSGQoRc3VwcG9ydHNfZGVwb3NpdHMYBSABKAgSHAoUc3VwcG9ydHNfd2l0aGRyYXdhbHMYBiABKAgSHgoWbWluaW1hbF9kZXBvc2l0X2Ftb3VudBgHIAEoCRIeChZtYXhpbWFsX2RlcG9zaXRfYW1vdW50GAggASgJEh8KF21pbmltYWxfd2l0aGRyYXdfYW1vdW50GAkgASgJEh8KF21heGltYWxfd2l0aGRyYXdfYW1vdW50GAogASgJIqUCCgxDb2xsYWJMaW1pdHMSEQoJY29sbGFiX2lkGAEgASgFEhkKEXN1cHBvcnRzX2RlcG9zaXRzGAIgASgIEhwKFHN1cHBvcnRzX3dpdGhkcmF3YWxzGAMgASgIEh4KFm1pbmltYWxfZGVwb3NpdF9hbW91bnQYBCABKAkSHgoWbWF4aW1hbF9kZXBvc2l0X2Ftb3VudBgFIAEoCRIfChdtaW5pbWFsX3dpdGhkcmF3X2Ftb3VudBgGIAEoCRIfChdtYXhpbWFsX3dpdGhkcmF3X2Ftb3VudBgHIAEoCRJHChZjb2xsYWJfcGF5X3R5cGVfbGltaXRzGAggAygLMicucGF5Z2F0ZS5nYXRld2F5LnYxLkNvbGxhYlBheVR5cGVMaW1pdHMipQMKEE5ld0NvbGxhYlBheVR5cGUSEwoLcGF5X3R5cGVfaWQYASABKAUSHwoSaXNfY2FzaF9pbl9lbmFibGVkGAIgASgISACIAQESIAoTaXNfY2FzaF9vdXRfZW5hYmxlZBgDIAEoCEgBiAEBEiMKFm1pbmltYWxfZGVwb3NpdF9hbW91bnQYBCABKAlIAogBARIjChZtYXhpbWFsX2RlcG9zaXRfYW1vdW50GAUgASgJSAOIAQESJgoZbWluaW1hbF93aXRoZHJhd2FsX2Ftb3VudBgGIAEoCUgEiAEBEiYKGW1heGltYWxfd2l0aGRyYXdhbF9hbW91bnQYByABKAlIBYgBAUIVChNfaXNfY2FzaF9pbl9lbmFibGVkQhYKFF9pc19jYXNoX291dF9lbmFibGVkQhkKF19taW5pbWFsX2RlcG9zaXRfYW1vdW50QhkKF19tYXhpbWFsX2RlcG9zaXRfYW1vdW50QhwKGl9taW5pbWFsX3dpdGhkcmF3YWxfYW1vdW50QhwKGl9tYXhpbWFsX3dpdGhkcmF3YWxfYW1vdW50IjEKGkxpc3RNZXJjaGFudENvbGxhYnNSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgFIkoKG0xpc3RNZXJjaGFudENvbGxhYnNSZXNwb25zZRIrCgdjb2xsYWJzGAEgAygLMhoucGF5Z2F0ZS5nYXRld2F5LnYxLkNvbGxhYiI+ChJMaXN0Q29sbGFic1JlcXVlc3QSGAoLbWVyY2hhbnRfaWQYASABKAVIAIgBAUIOCgxfbWVyY2hhbnRfaWQiZwoTTGlzdENvbGxhYnNSZXNwb25zZRIrCgdjb2xsYWJzGAEgAygLMhoucGF5Z2F0ZS5nYXRld2F5LnYxLkNvbGxhYhIjChtpc19tYWludGVuYW5jZV9tb2RlX2VuYWJsZWQYAiABKAgiFgoUTGlzdFByb3ZpZGVyc1JlcXVlc3QiSAoVTGlzdFByb3ZpZGVyc1Jlc3BvbnNlEi8KCXByb3ZpZGVycxgBIAMoCzIcLnBheWdhdGUuZ2F0ZXdheS52MS5Qcm92aWRlciIxChpMaXN0UHJvdmlkZXJDb2xsYWJzUmVxdWVzdBITCgtwcm92aWRlcl9pZBgBIAEoBSJKChtMaXN0UHJvdmlkZXJDb2xsYWJzUmVzcG9uc2USKwoHY29sbGFicxgBIAMoCzIaLnBheWdhdGUuZ2F0ZXdheS52MS5Db2xsYWIiWwocU2V0UHJvdmlkZXJBY3RpdmVuZXNzUmVxdWVzdBITCgtwcm92aWRlcl9pZBgBIAEoBRIXCgppc19lbmFibGVkGAIgASgISACIAQFCDQoLX2lzX2VuYWJsZWQiHwodU2V0UHJvdmlkZXJBY3RpdmVuZXNzUmVzcG9uc2UiLQoYR2V0Q29sbGFiU2V0dGluZ3NSZXF1ZXN0EhEKCWNvbGxhYl9pZBgBIAEoBSJYChlHZXRDb2xsYWJTZXR0aW5nc1Jlc3BvbnNlEjsKD2NvbGxhYl9zZXR0aW5ncxgBIAEoCzIiLnBheWdhdGUuZ2F0ZXdheS52MS5Db2xsYWJTZXR0aW5ncyLyAQobVXBkYXRlQ29sbGFiU2V0dGluZ3NSZXF1ZXN0EhEKCWNvbGxhYl9pZBgBIAEoBRJPCghzZXR0aW5ncxgCIAMoCzI9LnBheWdhdGUuZ2F0ZXdheS52MS5VcGRhdGVDb2xsYWJTZXR0aW5nc1JlcXVlc3QuU2V0dGluZ3NFbnRyeRI+ChFwYXlfdHlwZV9zZXR0aW5ncxgDIAMoCzIjLnBheWdhdGUuZ2F0ZXdheS52MS5QYXlUeXBlQ2hhbm5lbHMaLwoNU2V0dGluZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIlsKHFVwZGF0ZUNvbGxhYlNldHRpbmdzUmVzcG9uc2USOwoPY29sbGFiX3NldHRpbmdzGAEgASgLMiIucGF5Z2F0ZS5nYXRld2F5LnYxLkNvbGxhYlNldHRpbmdzIlcKGlNldENvbGxhYkFjdGl2ZW5lc3NSZXF1ZXN0EhEKCWNvbGxhYl9pZBgBIAEoBRIXCgppc19lbmFibGVkGAIgASgISACIAQFCDQoLX2lzX2VuYWJsZWQiHQobU2V0Q29sbGFiQWN0aXZlbmVzc1Jlc3BvbnNlIisKFkdldENvbGxhYkxpbWl0c1JlcXVlc3QSEQoJY29sbGFiX2lkGAEgASgFIksKF0dldENvbGxhYkxpbWl0c1Jlc3BvbnNlEjAKBmxpbWl0cxgBIAEoCzIgLnBheWdhdGUuZ2F0ZXdheS52MS5Db2xsYWJMaW1pdHMisgIKGVVwZGF0ZUNvbGxhYkxpbWl0c1JlcXVlc3QSEQoJY29sbGFiX2lkGAEgASgFEiMKFm1pbmltYWxfZGVwb3NpdF9hbW91bnQYAiABKAlIAIgBARIjChZtYXhpbWFsX2RlcG9zaXRfYW1vdW50GAMgASgJSAGIAQESJAoXbWluaW1hbF93aXRoZHJhd19hbW91bnQYBCABKAlIAogBARIkChdtYXhpbWFsX3dpdGhkcmF3X2Ftb3VudBgFIAEoCUgDiAEBQhkKF19taW5pbWFsX2RlcG9zaXRfYW1vdW50QhkKF19tYXhpbWFsX2RlcG9zaXRfYW1vdW50QhoKGF9taW5pbWFsX3dpdGhkcmF3X2Ftb3VudEIaChhfbWF4aW1hbF93aXRoZHJhd19hbW91bnQiTgoaVXBkYXRlQ29sbGFiTGltaXRzUmVzcG9uc2USMAoGbGltaXRzGAEgASgLMiAucGF5Z2F0ZS5nYXRld2F5LnYxLkNvbGxhYkxpbWl0cyLCAgogVXBkYXRlQ29sbGFiUGF5VHlwZUxpbWl0c1JlcXVlc3QSGgoSY29sbGFiX3BheV90eXBlX2lkGAEgASgFEiMKFm1pbmltYWxfZGVwb3NpdF9hbW91bnQYAiABKAlIAIgBARIjChZtYXhpbWFsX2RlcG9zaXRfYW1vdW50GAMgASgJSAGIAQESJAoXbWluaW1hbF93aXRoZHJhd19hbW91bnQYBCABKAlIAogBARIkChdtYXhpbWFsX3dpdGhkcmF3X2Ftb3VudBgFIAEoCUgDiAEBQhkKF19taW5pbWFsX2RlcG9zaXRfYW1vdW50QhkKF19tYXhpbWFsX2RlcG9zaXRfYW1vdW50QhoKGF9taW5pbWFsX3dpdGhkcmF3X2Ftb3VudEIaChhfbWF4aW1hbF93aXRoZHJhd19hbW91bnQiVQohVXBkYXRlQ29sbGFiUGF5VHlwZUxpbWl0c1Jlc3BvbnNlEjAKBmxpbWl0cxgBIAEoCzIgLnBheWdhdGUuZ2F0ZXdheS52MS5Db2xsYWJMaW1pdHMiqgIKF0luaXRpYWxpemVDb2xsYWJSZXF1ZXN0EhMKC3Byb3ZpZGVyX2lkGAEgASgFEhMKC21lcmNoYW50X2lkGAIgASgFEhQKDHBheV90eXBlX2lkcxgDIAMoBRI+ChFwYXlfdHlwZV9zZXR0aW5ncxgEIAMoCzIjLnBheWdhdGUuZ2F0ZXdheS52MS5QYXlUeXBlQ2hhbm5lbHMSWAoPY29sbGFiX3NldHRpbmdzGAUgAygLMj8ucGF5Z2F0ZS5nYXRld2F5LnYxLkluaXRpYWxpemVDb2xsYWJSZXF1ZXN0LkNvbGxhYlNldHRpbmdzRW50cnkaNQoTQ29sbGFiU2V0dGluZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIkYKGEluaXRpYWxpemVDb2xsYWJSZXNwb25zZRIqCgZjb2xsYWIYASABKAsyGi5wYXlnYXRlLmdhdGV3YXkudjEuQ29sbGFiImYKGEFkZENvbGxhYlBheVR5cGVzUmVxdWVzdBIRCgljb2xsYWJfaWQYASABKAUSNwoJcGF5X3R5cGVzGAIgAygLMiQucGF5Z2F0ZS5nYXRld2F5LnYxLk5ld0NvbGxhYlBheVR5cGUiRwoZQWRkQ29sbGFiUGF5VHlwZXNSZXNwb25zZRIqCgZjb2xsYWIYASABKAsyGi5wYXlnYXRlLmdhdGV3YXkudjEuQ29sbGFiIkYKG1JlbW92ZUNvbGxhYlBheVR5cGVzUmVxdWVzdBIRCgljb2xsYWJfaWQYASABKAUSFAoMcGF5X3R5cGVfaWRzGAIgAygFIkoKHFJlbW92ZUNvbGxhYlBheVR5cGVzUmVzcG9uc2USKgoGY29sbGFiGAEgASgLMhoucGF5Z2F0ZS5nYXRld2F5LnYxLkNvbGxhYiIeChxFbmFibGVNYWludGVuYW5jZU1vZGVSZXF1ZXN0IjMKHUVuYWJsZU1haW50ZW5hbmNlTW9kZVJlc3BvbnNlEhIKCmlzX2VuYWJsZWQYASABKAgiHwodRGlzYWJsZU1haW50ZW5hbmNlTW9kZVJlcXVlc3QiNAoeRGlzYWJsZU1haW50ZW5hbmNlTW9kZVJlc3BvbnNlEhIKCmlzX2VuYWJsZWQYASABKAgiHQobR2V0TWFpbnRlbmFuY2VTdGF0dXNSZXF1ZXN0IjIKHEdldE1haW50ZW5hbmNlU3RhdHVzUmVzcG9uc2USEgoKaXNfZW5hYmxlZBgBIAEoCCKHAQohTGlzdE1lcmNoYW50Q29sbGFiQWN0aXZpdHlSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgFEgwKBGZyb20YAiABKAkSCgoCdG8YAyABKAkSDQoFbGltaXQYBCABKAUSFgoJY29sbGFiX2lkGAUgASgFSACIAQFCDAoKX2NvbGxhYl9pZCJkCiJMaXN0TWVyY2hhbnRDb2xsYWJBY3Rpdml0eVJlc3BvbnNlEg4KBnN0YXR1cxgBIAEoCRIuCgRkYXRhGAIgASgLMiAucGF5Z2F0ZS5nYXRld2F5LnYxLkFjdGl2aXR5RGF0YSJqChlMaXN0Q29sbGFiQWN0aXZpdHlSZXF1ZXN0EgwKBGZyb20YASABKAkSCgoCdG8YAiABKAkSDQoFbGltaXQYAyABKAUSFgoJY29sbGFiX2lkGAQgASgFSACIAQFCDAoKX2NvbGxhYl9pZCJcChpMaXN0Q29sbGFiQWN0aXZpdHlSZXNwb25zZRIOCgZzdGF0dXMYASABKAkSLgoEZGF0YRgCIAEoCzIgLnBheWdhdGUuZ2F0ZXdheS52MS5BY3Rpdml0eURhdGEiiQEKDEFjdGl2aXR5RGF0YRITCgtyZXN1bHRfdHlwZRgBIAEoCRIyCgZyZXN1bHQYAiADKAsyIi5wYXlnYXRlLmdhdGV3YXkudjEuQWN0aXZpdHlTdHJlYW0SMAoFc3RhdHMYAyABKAsyIS5wYXlnYXRlLmdhdGV3YXkudjEuQWN0aXZpdHlTdGF0cyKrAQoOQWN0aXZpdHlTdHJlYW0SPgoGc3RyZWFtGAEgAygLMi4ucGF5Z2F0ZS5nYXRld2F5LnYxLkFjdGl2aXR5U3RyZWFtLlN0cmVhbUVudHJ5EioKBnZhbHVlcxgCIAMoCzIaLmdvb2dsZS5wcm90b2J1Zi5MaXN0VmFsdWUaLQoLU3RyZWFtRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJhCg1BY3Rpdml0eVN0YXRzEg0KBXRvdGFsGAEgASgFEgwKBHVzZXIYAiABKAUSDgoGc3lzdGVtGAMgASgFEhAKCGNyaXRpY2FsGAQgASgFEhEKCXNlbnNpdGl2ZRgFIAEoBTLJGgoOR2F0ZXdheVNlcnZpY2USigEKDUxpc3RNZXJjaGFudHMSKC5wYXlnYXRlLmdhdGV3YXkudjEuTGlzdE1lcmNoYW50c1JlcXVlc3QaKS5wYXlnYXRlLmdhdGV3YXkudjEuTGlzdE1lcmNoYW50c1Jlc3BvbnNlIiSC0+STAh5iCW1lcmNoYW50cxIRL2FwaS92MS9tZXJjaGFudHMSsAEKE0xpc3RNZXJjaGFudENvbGxhYnMSLi5wYXlnYXRlLmdhdGV3YXkudjEuTGlzdE1lcmNoYW50Q29sbGFic1JlcXVlc3QaLy5wYXlnYXRlLmdhdGV3YXkudjEuTGlzdE1lcmNoYW50Q29sbGFic1Jlc3BvbnNlIjiC0+STAjJiB2NvbGxhYnMSJy9hcGkvdjEvbWVyY2hhbnRzL3ttZXJjaGFudF9pZH0vY29sbGFicxKAAQoLTGlzdENvbGxhYnMSJi5wYXlnYXRlLmdhdGV3YXkudjEuTGlzdENvbGxhYnNSZXF1ZXN0GicucGF5Z2F0ZS5nYXRld2F5LnYxLkxpc3RDb2xsYWJzUmVzcG9uc2UiIILT5JMCGhIYL2FwaS92MS9tZXJjaGFudC1jb2xsYWJzEooBCg1MaXN0UHJvdmlkZXJzEigucGF5Z2F0ZS5nYXRld2F5LnYxLkxpc3RQcm92aWRlcnNSZXF1ZXN0GikucGF5Z2F0ZS5nYXRld2F5LnYxLkxpc3RQcm92aWRlcnNSZXNwb25zZSIkgtPkkwIeYglwcm92aWRlcnMSES9hcGkvdjEvcHJvdmlkZXJzErABChNMaXN0UHJvdmlkZXJDb2xsYWJzEi4ucGF5Z2F0ZS5nYXRld2F5LnYxLkxpc3RQcm92aWRlckNvbGxhYnNSZXF1ZXN0Gi8ucGF5Z2F0ZS5nYXRld2F5LnYxLkxpc3RQcm92aWRlckNvbGxhYnNSZXNwb25zZSI4gtPkkwIyYgdjb2xsYWJzEicvYXBpL3YxL3Byb3ZpZGVycy97cHJvdmlkZXJfaWR9L2NvbGxhYnMSsAEKFVNldFByb3ZpZGVyQWN0aXZlbmVzcxIwLnBheWdhdGUuZ2F0ZXdheS52MS5TZXRQcm92aWRlckFjdGl2ZW5lc3NSZXF1ZXN0GjEucGF5Z2F0ZS5nYXRld2F5LnYxLlNldFByb3ZpZGVyQWN0aXZlbmVzc1Jlc3BvbnNlIjKC0+STAiwiKi9hcGkvdjEvcHJvdmlkZXJzL3twcm92aWRlcl9pZH0vYWN0aXZlbmVzcxKvAQoRR2V0Q29sbGFiU2V0dGluZ3MSLC5wYXlnYXRlLmdhdGV3YXkudjEuR2V0Q29sbGFiU2V0dGluZ3NSZXF1ZXN0Gi0ucGF5Z2F0ZS5nYXRld2F5LnYxLkdldENvbGxhYlNldHRpbmdzUmVzcG9uc2UiPYLT5JMCN2IPY29sbGFiX3NldHRpbmdzEiQvYXBpL3YxL2NvbGxhYnMve2NvbGxhYl9pZH0vc2V0dGluZ3MSrwEKFFVwZGF0ZUNvbGxhYlNldHRpbmdzEi8ucGF5Z2F0ZS5nYXRld2F5LnYxLlVwZGF0ZUNvbGxhYlNldHRpbmdzUmVxdWVzdBowLnBheWdhdGUuZ2F0ZXdheS52MS5VcGRhdGVDb2xsYWJTZXR0aW5nc1Jlc3BvbnNlIjSC0+STAi46ASpiD2NvbGxhYl9zZXR0aW5ncyIYL2FwaS92MS9jb2xsYWJzL3NldHRpbmdzEqYBChNTZXRDb2xsYWJBY3RpdmVuZXNzEi4ucGF5Z2F0ZS5nYXRld2F5LnYxLlNldENvbGxhYkFjdGl2ZW5lc3NSZXF1ZXN0Gi8ucGF5Z2F0ZS5nYXRld2F5LnYxLlNldENvbGxhYkFjdGl2ZW5lc3NSZXNwb25zZSIugtPkkwIoIiYvYXBpL3YxL2NvbGxhYnMve2NvbGxhYl9pZH0vYWN0aXZlbmVzcxKnAQoPR2V0Q29sbGFiTGltaXRzEioucGF5Z2F0ZS5nYXRld2F5LnYxLkdldENvbGxhYkxpbWl0c1JlcXVlc3QaKy5wYXlnYXRlLmdhdGV3YXkudjEuR2V0Q29sbGFiTGltaXRzUmVzcG9uc2UiO4LT5JMCNWIGbGltaXRzEisvYXBpL3YxL21lcmNoYW50cy9jb2xsYWIve2NvbGxhYl9pZH0vbGltaXRzEqcBChJVcGRhdGVDb2xsYWJMaW1pdHMSLS5wYXlnYXRlLmdhdGV3YXkudjEuVXBkYXRlQ29sbGFiTGltaXRzUmVxdWVzdBouLnBheWdhdGUuZ2F0ZXdheS52MS5VcGRhdGVDb2xsYWJMaW1pdHNSZXNwb25zZSIygtPkkwIsOgEqYgZsaW1pdHMiHy9hcGkvdjEvbWVyY2hhbnQvY29sbGFicy9saW1pdHMSxgEKGVVwZGF0ZUNvbGxhYlBheVR5cGVMaW1pdHMSNC5wYXlnYXRlLmdhdGV3YXkudjEuVXBkYXRlQ29sbGFiUGF5VHlwZUxpbWl0c1JlcXVlc3QaNS5wYXlnYXRlLmdhdGV3YXkudjEuVXBkYXRlQ29sbGFiUGF5VHlwZUxpbWl0c1Jlc3BvbnNlIjyC0+STAjY6ASpiBmxpbWl0cyIpL2FwaS92MS9tZXJjaGFudHMvY29sbGFicy9wYXktdHlwZS9saW1pdHMSnAEKEEluaXRpYWxpemVDb2xsYWISKy5wYXlnYXRlLmdhdGV3YXkudjEuSW5pdGlhbGl6ZUNvbGxhYlJlcXVlc3QaLC5wYXlnYXRlLmdhdGV3YXkudjEuSW5pdGlhbGl6ZUNvbGxhYlJlc3BvbnNlIi2C0+STAic6ASpiBmNvbGxhYiIaL2FwaS92MS9jb2xsYWJzL2luaXRpYWxpemUSqgEKEUFkZENvbGxhYlBheVR5cGVzEiwucGF5Z2F0ZS5nYXRld2F5LnYxLkFkZENvbGxhYlBheVR5cGVzUmVxdWVzdBotLnBheWdhdGUuZ2F0ZXdheS52MS5BZGRDb2xsYWJQYXlUeXBlc1Jlc3BvbnNlIjiC0+STAjI6CXBheV90eXBlc2IGY29sbGFiGh0vYXBpL3YxL3tjb2xsYWJfaWR9L3BheS10eXBlcxK2AQoUUmVtb3ZlQ29sbGFiUGF5VHlwZXMSLy5wYXlnYXRlLmdhdGV3YXkudjEuUmVtb3ZlQ29sbGFiUGF5VHlwZXNSZXF1ZXN0GjAucGF5Z2F0ZS5nYXRld2F5LnYxLlJlbW92ZUNvbGxhYlBheVR5cGVzUmVzcG9uc2UiO4LT5JMCNToMcGF5X3R5cGVfaWRzYgZjb2xsYWIqHS9hcGkvdjEve2NvbGxhYl9pZH0vcGF5LXR5cGVzEqABChVFbmFibGVNYWludGVuYW5jZU1vZGUSMC5wYXlnYXRlLmdhdGV3YXkudjEuRW5hYmxlTWFpbnRlbmFuY2VNb2RlUmVxdWVzdBoxLnBheWdhdGUuZ2F0ZXdheS52MS5FbmFibGVNYWludGVuYW5jZU1vZGVSZXNwb25zZSIigtPkkwIcIhovYXBpL3YxL21haW50ZW5hbmNlL2VuYWJsZRKkAQoWRGlzYWJsZU1haW50ZW5hbmNlTW9kZRIxLnBheWdhdGUuZ2F0ZXdheS52MS5EaXNhYmxlTWFpbnRlbmFuY2VNb2RlUmVxdWVzdBoyLnBheWdhdGUuZ2F0ZXdheS52MS5EaXNhYmxlTWFpbnRlbmFuY2VNb2RlUmVzcG9uc2UiI4LT5JMCHSIbL2FwaS92MS9tYWludGVuYW5jZS9kaXNhYmxlEp0BChRHZXRNYWludGVuYW5jZVN0YXR1cxIvLnBheWdhdGUuZ2F0ZXdheS52MS5HZXRNYWludGVuYW5jZVN0YXR1c1JlcXVlc3QaMC5wYXlnYXRlLmdhdGV3YXkudjEuR2V0TWFpbnRlbmFuY2VTdGF0dXNSZXNwb25zZSIigtPkkwIcEhovYXBpL3YxL21haW50ZW5hbmNlL3N0YXR1cxLKAQoaTGlzdE1lcmNoYW50Q29sbGFiQWN0aXZpdHkSNS5wYXlnYXRlLmdhdGV3YXkudjEuTGlzdE1lcmNoYW50Q29sbGFiQWN0aXZpdHlSZXF1ZXN0GjYucGF5Z2F0ZS5nYXRld2F5LnYxLkxpc3RNZXJjaGFudENvbGxhYkFjdGl2aXR5UmVzcG9uc2UiPYLT5JMCNxI1L2FwaS92MS9sb2dzL21lcmNoYW50cy97bWVyY2hhbnRfaWR9L2NvbGxhYnMvYWN0aXZpdHkSmgEKEkxpc3RDb2xsYWJBY3Rpdml0eRItLnBheWdhdGUuZ2F0ZXdheS52MS5MaXN0Q29sbGFiQWN0aXZpdHlSZXF1ZXN0Gi4ucGF5Z2F0ZS5nYXRld2F5LnYxLkxpc3RDb2xsYWJBY3Rpdml0eVJlc3BvbnNlIiWC0+STAh8SHS9hcGkvdjEvbG9ncy9jb2xsYWJzL2FjdGl2aXR5QtABChZjb20ucGF5Z2F0ZS5nYXRld2F5LnYxQgxHYXRld2F5UHJvdG9QAVo+Z2l0aHViLmNvbS9wYXlnYXRlL3BheWdhdGUvZ2VuL2dvL3BheWdhdGUvZ2F0ZXdheS92MTtnYXRld2F5djGiAgNQR1iqAhJQYXlnYXRlLkdhdGV3YXkuVjHKAhJQYXlnYXRlXEdhdGV3YXlcVjHiAh5QYXlnYXRlXEdhdGV3YXlcVjFcR1BCTWV0YWRhdGHqAhRQYXlnYXRlOjpHYXRld2F5OjpWMWIGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_struct]);
 
 /**
  * ListMerchantsRequest has no filters yet.
@@ -135,9 +137,3090 @@ export const MerchantSchema: GenMessage<Merchant, {jsonType: MerchantJson}> = /*
   messageDesc(file_paygate_gateway_v1_gateway, 2);
 
 /**
+ * ProviderPayType is a pay type as a provider offers it and, on a collab, with
+ * the collab's channel switches.
+ *
+ * @generated from message paygate.gateway.v1.ProviderPayType
+ */
+export type ProviderPayType = Message<"paygate.gateway.v1.ProviderPayType"> & {
+  /**
+   * Id of the pay type.
+   *
+   * @generated from field: int32 id = 1;
+   */
+  id: number;
+
+  /**
+   * Display name, e.g. "GCash".
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Code, e.g. "GCASH".
+   *
+   * @generated from field: string code = 3;
+   */
+  code: string;
+
+  /**
+   * Whether the provider supports cash-in (deposits) with this pay type.
+   *
+   * @generated from field: bool cash_in = 4;
+   */
+  cashIn: boolean;
+
+  /**
+   * Whether the provider supports cash-out (withdrawals) with this pay type.
+   *
+   * @generated from field: bool cash_out = 5;
+   */
+  cashOut: boolean;
+
+  /**
+   * The collab's cash-in switch for this pay type (on a provider: cash_in).
+   *
+   * @generated from field: bool is_cash_in_enabled = 6;
+   */
+  isCashInEnabled: boolean;
+
+  /**
+   * The collab's cash-out switch for this pay type (on a provider: cash_out).
+   *
+   * @generated from field: bool is_cash_out_enabled = 7;
+   */
+  isCashOutEnabled: boolean;
+};
+
+/**
+ * ProviderPayType is a pay type as a provider offers it and, on a collab, with
+ * the collab's channel switches.
+ *
+ * @generated from message paygate.gateway.v1.ProviderPayType
+ */
+export type ProviderPayTypeJson = {
+  /**
+   * Id of the pay type.
+   *
+   * @generated from field: int32 id = 1;
+   */
+  id?: number;
+
+  /**
+   * Display name, e.g. "GCash".
+   *
+   * @generated from field: string name = 2;
+   */
+  name?: string;
+
+  /**
+   * Code, e.g. "GCASH".
+   *
+   * @generated from field: string code = 3;
+   */
+  code?: string;
+
+  /**
+   * Whether the provider supports cash-in (deposits) with this pay type.
+   *
+   * @generated from field: bool cash_in = 4;
+   */
+  cashIn?: boolean;
+
+  /**
+   * Whether the provider supports cash-out (withdrawals) with this pay type.
+   *
+   * @generated from field: bool cash_out = 5;
+   */
+  cashOut?: boolean;
+
+  /**
+   * The collab's cash-in switch for this pay type (on a provider: cash_in).
+   *
+   * @generated from field: bool is_cash_in_enabled = 6;
+   */
+  isCashInEnabled?: boolean;
+
+  /**
+   * The collab's cash-out switch for this pay type (on a provider: cash_out).
+   *
+   * @generated from field: bool is_cash_out_enabled = 7;
+   */
+  isCashOutEnabled?: boolean;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ProviderPayType.
+ * Use `create(ProviderPayTypeSchema)` to create a new message.
+ */
+export const ProviderPayTypeSchema: GenMessage<ProviderPayType, {jsonType: ProviderPayTypeJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 3);
+
+/**
+ * Provider is a payment provider the gateway routes payments to.
+ *
+ * @generated from message paygate.gateway.v1.Provider
+ */
+export type Provider = Message<"paygate.gateway.v1.Provider"> & {
+  /**
+   * Numeric id of the provider.
+   *
+   * @generated from field: int32 id = 1;
+   */
+  id: number;
+
+  /**
+   * Display name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Whether the provider is enabled for every merchant.
+   *
+   * @generated from field: bool is_enabled = 3;
+   */
+  isEnabled: boolean;
+
+  /**
+   * Whether the provider supports cash-in (deposits).
+   *
+   * @generated from field: bool supports_cash_in = 4;
+   */
+  supportsCashIn: boolean;
+
+  /**
+   * Whether the provider supports cash-out (withdrawals).
+   *
+   * @generated from field: bool supports_cash_out = 5;
+   */
+  supportsCashOut: boolean;
+
+  /**
+   * Whether the gateway polls the provider for transaction status.
+   *
+   * @generated from field: bool supports_polling = 6;
+   */
+  supportsPolling: boolean;
+
+  /**
+   * Whether the provider reports a balance.
+   *
+   * @generated from field: bool supports_balance = 7;
+   */
+  supportsBalance: boolean;
+
+  /**
+   * The provider's path segment in the gateway's provider URLs.
+   *
+   * @generated from field: string path_segment = 8;
+   */
+  pathSegment: string;
+
+  /**
+   * Every pay type the provider offers.
+   *
+   * @generated from field: repeated paygate.gateway.v1.ProviderPayType pay_types = 9;
+   */
+  payTypes: ProviderPayType[];
+};
+
+/**
+ * Provider is a payment provider the gateway routes payments to.
+ *
+ * @generated from message paygate.gateway.v1.Provider
+ */
+export type ProviderJson = {
+  /**
+   * Numeric id of the provider.
+   *
+   * @generated from field: int32 id = 1;
+   */
+  id?: number;
+
+  /**
+   * Display name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name?: string;
+
+  /**
+   * Whether the provider is enabled for every merchant.
+   *
+   * @generated from field: bool is_enabled = 3;
+   */
+  isEnabled?: boolean;
+
+  /**
+   * Whether the provider supports cash-in (deposits).
+   *
+   * @generated from field: bool supports_cash_in = 4;
+   */
+  supportsCashIn?: boolean;
+
+  /**
+   * Whether the provider supports cash-out (withdrawals).
+   *
+   * @generated from field: bool supports_cash_out = 5;
+   */
+  supportsCashOut?: boolean;
+
+  /**
+   * Whether the gateway polls the provider for transaction status.
+   *
+   * @generated from field: bool supports_polling = 6;
+   */
+  supportsPolling?: boolean;
+
+  /**
+   * Whether the provider reports a balance.
+   *
+   * @generated from field: bool supports_balance = 7;
+   */
+  supportsBalance?: boolean;
+
+  /**
+   * The provider's path segment in the gateway's provider URLs.
+   *
+   * @generated from field: string path_segment = 8;
+   */
+  pathSegment?: string;
+
+  /**
+   * Every pay type the provider offers.
+   *
+   * @generated from field: repeated paygate.gateway.v1.ProviderPayType pay_types = 9;
+   */
+  payTypes?: ProviderPayTypeJson[];
+};
+
+/**
+ * Describes the message paygate.gateway.v1.Provider.
+ * Use `create(ProviderSchema)` to create a new message.
+ */
+export const ProviderSchema: GenMessage<Provider, {jsonType: ProviderJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 4);
+
+/**
+ * CollabMerchant is the merchant of a collab.
+ *
+ * @generated from message paygate.gateway.v1.CollabMerchant
+ */
+export type CollabMerchant = Message<"paygate.gateway.v1.CollabMerchant"> & {
+  /**
+   * Numeric id of the merchant.
+   *
+   * @generated from field: int32 id = 1;
+   */
+  id: number;
+
+  /**
+   * Display name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+};
+
+/**
+ * CollabMerchant is the merchant of a collab.
+ *
+ * @generated from message paygate.gateway.v1.CollabMerchant
+ */
+export type CollabMerchantJson = {
+  /**
+   * Numeric id of the merchant.
+   *
+   * @generated from field: int32 id = 1;
+   */
+  id?: number;
+
+  /**
+   * Display name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.CollabMerchant.
+ * Use `create(CollabMerchantSchema)` to create a new message.
+ */
+export const CollabMerchantSchema: GenMessage<CollabMerchant, {jsonType: CollabMerchantJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 5);
+
+/**
+ * CollabProvider is the provider of a collab with the pay types on the collab.
+ *
+ * @generated from message paygate.gateway.v1.CollabProvider
+ */
+export type CollabProvider = Message<"paygate.gateway.v1.CollabProvider"> & {
+  /**
+   * Numeric id of the provider.
+   *
+   * @generated from field: int32 id = 1;
+   */
+  id: number;
+
+  /**
+   * Display name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Whether the provider supports cash-in.
+   *
+   * @generated from field: bool supports_cash_in = 3;
+   */
+  supportsCashIn: boolean;
+
+  /**
+   * Whether the provider supports cash-out.
+   *
+   * @generated from field: bool supports_cash_out = 4;
+   */
+  supportsCashOut: boolean;
+
+  /**
+   * The pay types on the collab, with the collab's channel switches.
+   *
+   * @generated from field: repeated paygate.gateway.v1.ProviderPayType pay_types = 5;
+   */
+  payTypes: ProviderPayType[];
+};
+
+/**
+ * CollabProvider is the provider of a collab with the pay types on the collab.
+ *
+ * @generated from message paygate.gateway.v1.CollabProvider
+ */
+export type CollabProviderJson = {
+  /**
+   * Numeric id of the provider.
+   *
+   * @generated from field: int32 id = 1;
+   */
+  id?: number;
+
+  /**
+   * Display name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name?: string;
+
+  /**
+   * Whether the provider supports cash-in.
+   *
+   * @generated from field: bool supports_cash_in = 3;
+   */
+  supportsCashIn?: boolean;
+
+  /**
+   * Whether the provider supports cash-out.
+   *
+   * @generated from field: bool supports_cash_out = 4;
+   */
+  supportsCashOut?: boolean;
+
+  /**
+   * The pay types on the collab, with the collab's channel switches.
+   *
+   * @generated from field: repeated paygate.gateway.v1.ProviderPayType pay_types = 5;
+   */
+  payTypes?: ProviderPayTypeJson[];
+};
+
+/**
+ * Describes the message paygate.gateway.v1.CollabProvider.
+ * Use `create(CollabProviderSchema)` to create a new message.
+ */
+export const CollabProviderSchema: GenMessage<CollabProvider, {jsonType: CollabProviderJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 6);
+
+/**
+ * Collab is the collaboration of one merchant with one provider.
+ *
+ * @generated from message paygate.gateway.v1.Collab
+ */
+export type Collab = Message<"paygate.gateway.v1.Collab"> & {
+  /**
+   * Numeric id of the collab.
+   *
+   * @generated from field: int32 id = 1;
+   */
+  id: number;
+
+  /**
+   * Whether the collab is enabled.
+   *
+   * @generated from field: bool is_enabled = 2;
+   */
+  isEnabled: boolean;
+
+  /**
+   * Whether cash-in is enabled on the collab.
+   *
+   * @generated from field: bool is_cash_in_enabled = 3;
+   */
+  isCashInEnabled: boolean;
+
+  /**
+   * Whether cash-out is enabled on the collab.
+   *
+   * @generated from field: bool is_cash_out_enabled = 4;
+   */
+  isCashOutEnabled: boolean;
+
+  /**
+   * The merchant.
+   *
+   * @generated from field: paygate.gateway.v1.CollabMerchant merchant = 5;
+   */
+  merchant?: CollabMerchant | undefined;
+
+  /**
+   * The provider, with the pay types on the collab.
+   *
+   * @generated from field: paygate.gateway.v1.CollabProvider provider = 6;
+   */
+  provider?: CollabProvider | undefined;
+};
+
+/**
+ * Collab is the collaboration of one merchant with one provider.
+ *
+ * @generated from message paygate.gateway.v1.Collab
+ */
+export type CollabJson = {
+  /**
+   * Numeric id of the collab.
+   *
+   * @generated from field: int32 id = 1;
+   */
+  id?: number;
+
+  /**
+   * Whether the collab is enabled.
+   *
+   * @generated from field: bool is_enabled = 2;
+   */
+  isEnabled?: boolean;
+
+  /**
+   * Whether cash-in is enabled on the collab.
+   *
+   * @generated from field: bool is_cash_in_enabled = 3;
+   */
+  isCashInEnabled?: boolean;
+
+  /**
+   * Whether cash-out is enabled on the collab.
+   *
+   * @generated from field: bool is_cash_out_enabled = 4;
+   */
+  isCashOutEnabled?: boolean;
+
+  /**
+   * The merchant.
+   *
+   * @generated from field: paygate.gateway.v1.CollabMerchant merchant = 5;
+   */
+  merchant?: CollabMerchantJson;
+
+  /**
+   * The provider, with the pay types on the collab.
+   *
+   * @generated from field: paygate.gateway.v1.CollabProvider provider = 6;
+   */
+  provider?: CollabProviderJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.Collab.
+ * Use `create(CollabSchema)` to create a new message.
+ */
+export const CollabSchema: GenMessage<Collab, {jsonType: CollabJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 7);
+
+/**
+ * CollabPayTypeSettings is one pay type of a collab with its channel
+ * switches, as the settings dialog reads them.
+ *
+ * @generated from message paygate.gateway.v1.CollabPayTypeSettings
+ */
+export type CollabPayTypeSettings = Message<"paygate.gateway.v1.CollabPayTypeSettings"> & {
+  /**
+   * Id of the pay type.
+   *
+   * @generated from field: int32 pay_type_id = 1;
+   */
+  payTypeId: number;
+
+  /**
+   * Display name of the pay type.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Code of the pay type.
+   *
+   * @generated from field: string code = 3;
+   */
+  code: string;
+
+  /**
+   * Whether the provider supports cash-in with this pay type.
+   *
+   * @generated from field: bool cash_in = 4;
+   */
+  cashIn: boolean;
+
+  /**
+   * Whether the provider supports cash-out with this pay type.
+   *
+   * @generated from field: bool cash_out = 5;
+   */
+  cashOut: boolean;
+
+  /**
+   * The collab's cash-in switch for this pay type.
+   *
+   * @generated from field: bool is_cash_in_enabled = 6 [json_name = "IsCashInEnabled"];
+   */
+  isCashInEnabled: boolean;
+
+  /**
+   * The collab's cash-out switch for this pay type.
+   *
+   * @generated from field: bool is_cash_out_enabled = 7 [json_name = "IsCashOutEnabled"];
+   */
+  isCashOutEnabled: boolean;
+};
+
+/**
+ * CollabPayTypeSettings is one pay type of a collab with its channel
+ * switches, as the settings dialog reads them.
+ *
+ * @generated from message paygate.gateway.v1.CollabPayTypeSettings
+ */
+export type CollabPayTypeSettingsJson = {
+  /**
+   * Id of the pay type.
+   *
+   * @generated from field: int32 pay_type_id = 1;
+   */
+  payTypeId?: number;
+
+  /**
+   * Display name of the pay type.
+   *
+   * @generated from field: string name = 2;
+   */
+  name?: string;
+
+  /**
+   * Code of the pay type.
+   *
+   * @generated from field: string code = 3;
+   */
+  code?: string;
+
+  /**
+   * Whether the provider supports cash-in with this pay type.
+   *
+   * @generated from field: bool cash_in = 4;
+   */
+  cashIn?: boolean;
+
+  /**
+   * Whether the provider supports cash-out with this pay type.
+   *
+   * @generated from field: bool cash_out = 5;
+   */
+  cashOut?: boolean;
+
+  /**
+   * The collab's cash-in switch for this pay type.
+   *
+   * @generated from field: bool is_cash_in_enabled = 6 [json_name = "IsCashInEnabled"];
+   */
+  IsCashInEnabled?: boolean;
+
+  /**
+   * The collab's cash-out switch for this pay type.
+   *
+   * @generated from field: bool is_cash_out_enabled = 7 [json_name = "IsCashOutEnabled"];
+   */
+  IsCashOutEnabled?: boolean;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.CollabPayTypeSettings.
+ * Use `create(CollabPayTypeSettingsSchema)` to create a new message.
+ */
+export const CollabPayTypeSettingsSchema: GenMessage<CollabPayTypeSettings, {jsonType: CollabPayTypeSettingsJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 8);
+
+/**
+ * CollabSettings are a collab's settings. Every value of settings is a
+ * string: "true"/"false" for switches, Position a number or "" for none,
+ * Mode "1" Default, "2" Always Success, "3" Always Failed.
+ *
+ * @generated from message paygate.gateway.v1.CollabSettings
+ */
+export type CollabSettings = Message<"paygate.gateway.v1.CollabSettings"> & {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId: number;
+
+  /**
+   * The settings by name: IsEnabled, IsCashInEnabled, IsCashOutEnabled,
+   * ValidateCashIn, ValidateCashOut, IsMerchantCallbackEnabled,
+   * IsCreditingToClientsEnabled, IsWithdrawFromClientsEnabled,
+   * ExpandByPayType, AwailableOnlyOnDirectAccess, Position, Mode.
+   *
+   * @generated from field: map<string, string> settings = 2;
+   */
+  settings: { [key: string]: string };
+
+  /**
+   * The pay types on the collab with their channel switches.
+   *
+   * @generated from field: repeated paygate.gateway.v1.CollabPayTypeSettings pay_type_settings = 3;
+   */
+  payTypeSettings: CollabPayTypeSettings[];
+};
+
+/**
+ * CollabSettings are a collab's settings. Every value of settings is a
+ * string: "true"/"false" for switches, Position a number or "" for none,
+ * Mode "1" Default, "2" Always Success, "3" Always Failed.
+ *
+ * @generated from message paygate.gateway.v1.CollabSettings
+ */
+export type CollabSettingsJson = {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId?: number;
+
+  /**
+   * The settings by name: IsEnabled, IsCashInEnabled, IsCashOutEnabled,
+   * ValidateCashIn, ValidateCashOut, IsMerchantCallbackEnabled,
+   * IsCreditingToClientsEnabled, IsWithdrawFromClientsEnabled,
+   * ExpandByPayType, AwailableOnlyOnDirectAccess, Position, Mode.
+   *
+   * @generated from field: map<string, string> settings = 2;
+   */
+  settings?: { [key: string]: string };
+
+  /**
+   * The pay types on the collab with their channel switches.
+   *
+   * @generated from field: repeated paygate.gateway.v1.CollabPayTypeSettings pay_type_settings = 3;
+   */
+  payTypeSettings?: CollabPayTypeSettingsJson[];
+};
+
+/**
+ * Describes the message paygate.gateway.v1.CollabSettings.
+ * Use `create(CollabSettingsSchema)` to create a new message.
+ */
+export const CollabSettingsSchema: GenMessage<CollabSettings, {jsonType: CollabSettingsJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 9);
+
+/**
+ * PayTypeChannels sets the channel switches of one pay type; a switch left
+ * out keeps its value (on a new collab: what the pay type supports).
+ *
+ * @generated from message paygate.gateway.v1.PayTypeChannels
+ */
+export type PayTypeChannels = Message<"paygate.gateway.v1.PayTypeChannels"> & {
+  /**
+   * Id of the pay type.
+   *
+   * @generated from field: int32 pay_type_id = 1;
+   */
+  payTypeId: number;
+
+  /**
+   * The cash-in switch.
+   *
+   * @generated from field: optional bool is_cash_in_enabled = 2;
+   */
+  isCashInEnabled?: boolean | undefined;
+
+  /**
+   * The cash-out switch.
+   *
+   * @generated from field: optional bool is_cash_out_enabled = 3;
+   */
+  isCashOutEnabled?: boolean | undefined;
+};
+
+/**
+ * PayTypeChannels sets the channel switches of one pay type; a switch left
+ * out keeps its value (on a new collab: what the pay type supports).
+ *
+ * @generated from message paygate.gateway.v1.PayTypeChannels
+ */
+export type PayTypeChannelsJson = {
+  /**
+   * Id of the pay type.
+   *
+   * @generated from field: int32 pay_type_id = 1;
+   */
+  payTypeId?: number;
+
+  /**
+   * The cash-in switch.
+   *
+   * @generated from field: optional bool is_cash_in_enabled = 2;
+   */
+  isCashInEnabled?: boolean;
+
+  /**
+   * The cash-out switch.
+   *
+   * @generated from field: optional bool is_cash_out_enabled = 3;
+   */
+  isCashOutEnabled?: boolean;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.PayTypeChannels.
+ * Use `create(PayTypeChannelsSchema)` to create a new message.
+ */
+export const PayTypeChannelsSchema: GenMessage<PayTypeChannels, {jsonType: PayTypeChannelsJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 10);
+
+/**
+ * CollabPayTypeLimits are the limits of one pay type of a collab.
+ *
+ * @generated from message paygate.gateway.v1.CollabPayTypeLimits
+ */
+export type CollabPayTypeLimits = Message<"paygate.gateway.v1.CollabPayTypeLimits"> & {
+  /**
+   * Id of the pay type on the collab (collabPayTypeId).
+   *
+   * @generated from field: int32 collab_pay_type_id = 1;
+   */
+  collabPayTypeId: number;
+
+  /**
+   * Id of the pay type.
+   *
+   * @generated from field: int32 pay_type_id = 2;
+   */
+  payTypeId: number;
+
+  /**
+   * Display name of the pay type.
+   *
+   * @generated from field: string paytype_name = 3;
+   */
+  paytypeName: string;
+
+  /**
+   * Code of the pay type.
+   *
+   * @generated from field: string paytype_code = 4;
+   */
+  paytypeCode: string;
+
+  /**
+   * Whether deposits are possible: the pay type supports cash-in and the
+   * collab's cash-in is on.
+   *
+   * @generated from field: bool supports_deposits = 5;
+   */
+  supportsDeposits: boolean;
+
+  /**
+   * Whether withdrawals are possible: the pay type supports cash-out and the
+   * collab's cash-out is on.
+   *
+   * @generated from field: bool supports_withdrawals = 6;
+   */
+  supportsWithdrawals: boolean;
+
+  /**
+   * Smallest deposit, or "" for none.
+   *
+   * @generated from field: string minimal_deposit_amount = 7;
+   */
+  minimalDepositAmount: string;
+
+  /**
+   * Largest deposit, or "" for none.
+   *
+   * @generated from field: string maximal_deposit_amount = 8;
+   */
+  maximalDepositAmount: string;
+
+  /**
+   * Smallest withdrawal, or "" for none.
+   *
+   * @generated from field: string minimal_withdraw_amount = 9;
+   */
+  minimalWithdrawAmount: string;
+
+  /**
+   * Largest withdrawal, or "" for none.
+   *
+   * @generated from field: string maximal_withdraw_amount = 10;
+   */
+  maximalWithdrawAmount: string;
+};
+
+/**
+ * CollabPayTypeLimits are the limits of one pay type of a collab.
+ *
+ * @generated from message paygate.gateway.v1.CollabPayTypeLimits
+ */
+export type CollabPayTypeLimitsJson = {
+  /**
+   * Id of the pay type on the collab (collabPayTypeId).
+   *
+   * @generated from field: int32 collab_pay_type_id = 1;
+   */
+  collabPayTypeId?: number;
+
+  /**
+   * Id of the pay type.
+   *
+   * @generated from field: int32 pay_type_id = 2;
+   */
+  payTypeId?: number;
+
+  /**
+   * Display name of the pay type.
+   *
+   * @generated from field: string paytype_name = 3;
+   */
+  paytypeName?: string;
+
+  /**
+   * Code of the pay type.
+   *
+   * @generated from field: string paytype_code = 4;
+   */
+  paytypeCode?: string;
+
+  /**
+   * Whether deposits are possible: the pay type supports cash-in and the
+   * collab's cash-in is on.
+   *
+   * @generated from field: bool supports_deposits = 5;
+   */
+  supportsDeposits?: boolean;
+
+  /**
+   * Whether withdrawals are possible: the pay type supports cash-out and the
+   * collab's cash-out is on.
+   *
+   * @generated from field: bool supports_withdrawals = 6;
+   */
+  supportsWithdrawals?: boolean;
+
+  /**
+   * Smallest deposit, or "" for none.
+   *
+   * @generated from field: string minimal_deposit_amount = 7;
+   */
+  minimalDepositAmount?: string;
+
+  /**
+   * Largest deposit, or "" for none.
+   *
+   * @generated from field: string maximal_deposit_amount = 8;
+   */
+  maximalDepositAmount?: string;
+
+  /**
+   * Smallest withdrawal, or "" for none.
+   *
+   * @generated from field: string minimal_withdraw_amount = 9;
+   */
+  minimalWithdrawAmount?: string;
+
+  /**
+   * Largest withdrawal, or "" for none.
+   *
+   * @generated from field: string maximal_withdraw_amount = 10;
+   */
+  maximalWithdrawAmount?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.CollabPayTypeLimits.
+ * Use `create(CollabPayTypeLimitsSchema)` to create a new message.
+ */
+export const CollabPayTypeLimitsSchema: GenMessage<CollabPayTypeLimits, {jsonType: CollabPayTypeLimitsJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 11);
+
+/**
+ * CollabLimits are a collab's limits and its pay types' limits.
+ *
+ * @generated from message paygate.gateway.v1.CollabLimits
+ */
+export type CollabLimits = Message<"paygate.gateway.v1.CollabLimits"> & {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId: number;
+
+  /**
+   * Whether the provider supports cash-in and the collab's cash-in is on.
+   *
+   * @generated from field: bool supports_deposits = 2;
+   */
+  supportsDeposits: boolean;
+
+  /**
+   * Whether the provider supports cash-out and the collab's cash-out is on.
+   *
+   * @generated from field: bool supports_withdrawals = 3;
+   */
+  supportsWithdrawals: boolean;
+
+  /**
+   * Smallest deposit, or "" for none.
+   *
+   * @generated from field: string minimal_deposit_amount = 4;
+   */
+  minimalDepositAmount: string;
+
+  /**
+   * Largest deposit, or "" for none.
+   *
+   * @generated from field: string maximal_deposit_amount = 5;
+   */
+  maximalDepositAmount: string;
+
+  /**
+   * Smallest withdrawal, or "" for none.
+   *
+   * @generated from field: string minimal_withdraw_amount = 6;
+   */
+  minimalWithdrawAmount: string;
+
+  /**
+   * Largest withdrawal, or "" for none.
+   *
+   * @generated from field: string maximal_withdraw_amount = 7;
+   */
+  maximalWithdrawAmount: string;
+
+  /**
+   * The limits of each pay type on the collab.
+   *
+   * @generated from field: repeated paygate.gateway.v1.CollabPayTypeLimits collab_pay_type_limits = 8;
+   */
+  collabPayTypeLimits: CollabPayTypeLimits[];
+};
+
+/**
+ * CollabLimits are a collab's limits and its pay types' limits.
+ *
+ * @generated from message paygate.gateway.v1.CollabLimits
+ */
+export type CollabLimitsJson = {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId?: number;
+
+  /**
+   * Whether the provider supports cash-in and the collab's cash-in is on.
+   *
+   * @generated from field: bool supports_deposits = 2;
+   */
+  supportsDeposits?: boolean;
+
+  /**
+   * Whether the provider supports cash-out and the collab's cash-out is on.
+   *
+   * @generated from field: bool supports_withdrawals = 3;
+   */
+  supportsWithdrawals?: boolean;
+
+  /**
+   * Smallest deposit, or "" for none.
+   *
+   * @generated from field: string minimal_deposit_amount = 4;
+   */
+  minimalDepositAmount?: string;
+
+  /**
+   * Largest deposit, or "" for none.
+   *
+   * @generated from field: string maximal_deposit_amount = 5;
+   */
+  maximalDepositAmount?: string;
+
+  /**
+   * Smallest withdrawal, or "" for none.
+   *
+   * @generated from field: string minimal_withdraw_amount = 6;
+   */
+  minimalWithdrawAmount?: string;
+
+  /**
+   * Largest withdrawal, or "" for none.
+   *
+   * @generated from field: string maximal_withdraw_amount = 7;
+   */
+  maximalWithdrawAmount?: string;
+
+  /**
+   * The limits of each pay type on the collab.
+   *
+   * @generated from field: repeated paygate.gateway.v1.CollabPayTypeLimits collab_pay_type_limits = 8;
+   */
+  collabPayTypeLimits?: CollabPayTypeLimitsJson[];
+};
+
+/**
+ * Describes the message paygate.gateway.v1.CollabLimits.
+ * Use `create(CollabLimitsSchema)` to create a new message.
+ */
+export const CollabLimitsSchema: GenMessage<CollabLimits, {jsonType: CollabLimitsJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 12);
+
+/**
+ * NewCollabPayType is a pay type to add to a collab, with its channel
+ * switches (left out: what the pay type supports) and optional limits.
+ *
+ * @generated from message paygate.gateway.v1.NewCollabPayType
+ */
+export type NewCollabPayType = Message<"paygate.gateway.v1.NewCollabPayType"> & {
+  /**
+   * Id of the pay type; the collab's provider must offer it.
+   *
+   * @generated from field: int32 pay_type_id = 1;
+   */
+  payTypeId: number;
+
+  /**
+   * The cash-in switch.
+   *
+   * @generated from field: optional bool is_cash_in_enabled = 2;
+   */
+  isCashInEnabled?: boolean | undefined;
+
+  /**
+   * The cash-out switch.
+   *
+   * @generated from field: optional bool is_cash_out_enabled = 3;
+   */
+  isCashOutEnabled?: boolean | undefined;
+
+  /**
+   * Smallest deposit.
+   *
+   * @generated from field: optional string minimal_deposit_amount = 4;
+   */
+  minimalDepositAmount?: string | undefined;
+
+  /**
+   * Largest deposit.
+   *
+   * @generated from field: optional string maximal_deposit_amount = 5;
+   */
+  maximalDepositAmount?: string | undefined;
+
+  /**
+   * Smallest withdrawal.
+   *
+   * @generated from field: optional string minimal_withdrawal_amount = 6;
+   */
+  minimalWithdrawalAmount?: string | undefined;
+
+  /**
+   * Largest withdrawal.
+   *
+   * @generated from field: optional string maximal_withdrawal_amount = 7;
+   */
+  maximalWithdrawalAmount?: string | undefined;
+};
+
+/**
+ * NewCollabPayType is a pay type to add to a collab, with its channel
+ * switches (left out: what the pay type supports) and optional limits.
+ *
+ * @generated from message paygate.gateway.v1.NewCollabPayType
+ */
+export type NewCollabPayTypeJson = {
+  /**
+   * Id of the pay type; the collab's provider must offer it.
+   *
+   * @generated from field: int32 pay_type_id = 1;
+   */
+  payTypeId?: number;
+
+  /**
+   * The cash-in switch.
+   *
+   * @generated from field: optional bool is_cash_in_enabled = 2;
+   */
+  isCashInEnabled?: boolean;
+
+  /**
+   * The cash-out switch.
+   *
+   * @generated from field: optional bool is_cash_out_enabled = 3;
+   */
+  isCashOutEnabled?: boolean;
+
+  /**
+   * Smallest deposit.
+   *
+   * @generated from field: optional string minimal_deposit_amount = 4;
+   */
+  minimalDepositAmount?: string;
+
+  /**
+   * Largest deposit.
+   *
+   * @generated from field: optional string maximal_deposit_amount = 5;
+   */
+  maximalDepositAmount?: string;
+
+  /**
+   * Smallest withdrawal.
+   *
+   * @generated from field: optional string minimal_withdrawal_amount = 6;
+   */
+  minimalWithdrawalAmount?: string;
+
+  /**
+   * Largest withdrawal.
+   *
+   * @generated from field: optional string maximal_withdrawal_amount = 7;
+   */
+  maximalWithdrawalAmount?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.NewCollabPayType.
+ * Use `create(NewCollabPayTypeSchema)` to create a new message.
+ */
+export const NewCollabPayTypeSchema: GenMessage<NewCollabPayType, {jsonType: NewCollabPayTypeJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 13);
+
+/**
+ * ListMerchantCollabsRequest names a merchant.
+ *
+ * @generated from message paygate.gateway.v1.ListMerchantCollabsRequest
+ */
+export type ListMerchantCollabsRequest = Message<"paygate.gateway.v1.ListMerchantCollabsRequest"> & {
+  /**
+   * Id of the merchant.
+   *
+   * @generated from field: int32 merchant_id = 1;
+   */
+  merchantId: number;
+};
+
+/**
+ * ListMerchantCollabsRequest names a merchant.
+ *
+ * @generated from message paygate.gateway.v1.ListMerchantCollabsRequest
+ */
+export type ListMerchantCollabsRequestJson = {
+  /**
+   * Id of the merchant.
+   *
+   * @generated from field: int32 merchant_id = 1;
+   */
+  merchantId?: number;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListMerchantCollabsRequest.
+ * Use `create(ListMerchantCollabsRequestSchema)` to create a new message.
+ */
+export const ListMerchantCollabsRequestSchema: GenMessage<ListMerchantCollabsRequest, {jsonType: ListMerchantCollabsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 14);
+
+/**
+ * ListMerchantCollabsResponse lists a merchant's collabs; REST answers the
+ * bare list.
+ *
+ * @generated from message paygate.gateway.v1.ListMerchantCollabsResponse
+ */
+export type ListMerchantCollabsResponse = Message<"paygate.gateway.v1.ListMerchantCollabsResponse"> & {
+  /**
+   * The collabs, ordered by id.
+   *
+   * @generated from field: repeated paygate.gateway.v1.Collab collabs = 1;
+   */
+  collabs: Collab[];
+};
+
+/**
+ * ListMerchantCollabsResponse lists a merchant's collabs; REST answers the
+ * bare list.
+ *
+ * @generated from message paygate.gateway.v1.ListMerchantCollabsResponse
+ */
+export type ListMerchantCollabsResponseJson = {
+  /**
+   * The collabs, ordered by id.
+   *
+   * @generated from field: repeated paygate.gateway.v1.Collab collabs = 1;
+   */
+  collabs?: CollabJson[];
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListMerchantCollabsResponse.
+ * Use `create(ListMerchantCollabsResponseSchema)` to create a new message.
+ */
+export const ListMerchantCollabsResponseSchema: GenMessage<ListMerchantCollabsResponse, {jsonType: ListMerchantCollabsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 15);
+
+/**
+ * ListCollabsRequest optionally narrows the list to one merchant.
+ *
+ * @generated from message paygate.gateway.v1.ListCollabsRequest
+ */
+export type ListCollabsRequest = Message<"paygate.gateway.v1.ListCollabsRequest"> & {
+  /**
+   * Id of the merchant; all merchants in scope when absent.
+   *
+   * @generated from field: optional int32 merchant_id = 1;
+   */
+  merchantId?: number | undefined;
+};
+
+/**
+ * ListCollabsRequest optionally narrows the list to one merchant.
+ *
+ * @generated from message paygate.gateway.v1.ListCollabsRequest
+ */
+export type ListCollabsRequestJson = {
+  /**
+   * Id of the merchant; all merchants in scope when absent.
+   *
+   * @generated from field: optional int32 merchant_id = 1;
+   */
+  merchantId?: number;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListCollabsRequest.
+ * Use `create(ListCollabsRequestSchema)` to create a new message.
+ */
+export const ListCollabsRequestSchema: GenMessage<ListCollabsRequest, {jsonType: ListCollabsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 16);
+
+/**
+ * ListCollabsResponse lists collabs with the maintenance switch.
+ *
+ * @generated from message paygate.gateway.v1.ListCollabsResponse
+ */
+export type ListCollabsResponse = Message<"paygate.gateway.v1.ListCollabsResponse"> & {
+  /**
+   * The collabs, ordered by id.
+   *
+   * @generated from field: repeated paygate.gateway.v1.Collab collabs = 1;
+   */
+  collabs: Collab[];
+
+  /**
+   * Whether maintenance mode is on.
+   *
+   * @generated from field: bool is_maintenance_mode_enabled = 2;
+   */
+  isMaintenanceModeEnabled: boolean;
+};
+
+/**
+ * ListCollabsResponse lists collabs with the maintenance switch.
+ *
+ * @generated from message paygate.gateway.v1.ListCollabsResponse
+ */
+export type ListCollabsResponseJson = {
+  /**
+   * The collabs, ordered by id.
+   *
+   * @generated from field: repeated paygate.gateway.v1.Collab collabs = 1;
+   */
+  collabs?: CollabJson[];
+
+  /**
+   * Whether maintenance mode is on.
+   *
+   * @generated from field: bool is_maintenance_mode_enabled = 2;
+   */
+  isMaintenanceModeEnabled?: boolean;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListCollabsResponse.
+ * Use `create(ListCollabsResponseSchema)` to create a new message.
+ */
+export const ListCollabsResponseSchema: GenMessage<ListCollabsResponse, {jsonType: ListCollabsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 17);
+
+/**
+ * ListProvidersRequest has no filters.
+ *
+ * @generated from message paygate.gateway.v1.ListProvidersRequest
+ */
+export type ListProvidersRequest = Message<"paygate.gateway.v1.ListProvidersRequest"> & {
+};
+
+/**
+ * ListProvidersRequest has no filters.
+ *
+ * @generated from message paygate.gateway.v1.ListProvidersRequest
+ */
+export type ListProvidersRequestJson = {
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListProvidersRequest.
+ * Use `create(ListProvidersRequestSchema)` to create a new message.
+ */
+export const ListProvidersRequestSchema: GenMessage<ListProvidersRequest, {jsonType: ListProvidersRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 18);
+
+/**
+ * ListProvidersResponse lists providers; REST answers the bare list.
+ *
+ * @generated from message paygate.gateway.v1.ListProvidersResponse
+ */
+export type ListProvidersResponse = Message<"paygate.gateway.v1.ListProvidersResponse"> & {
+  /**
+   * The providers, ordered by id.
+   *
+   * @generated from field: repeated paygate.gateway.v1.Provider providers = 1;
+   */
+  providers: Provider[];
+};
+
+/**
+ * ListProvidersResponse lists providers; REST answers the bare list.
+ *
+ * @generated from message paygate.gateway.v1.ListProvidersResponse
+ */
+export type ListProvidersResponseJson = {
+  /**
+   * The providers, ordered by id.
+   *
+   * @generated from field: repeated paygate.gateway.v1.Provider providers = 1;
+   */
+  providers?: ProviderJson[];
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListProvidersResponse.
+ * Use `create(ListProvidersResponseSchema)` to create a new message.
+ */
+export const ListProvidersResponseSchema: GenMessage<ListProvidersResponse, {jsonType: ListProvidersResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 19);
+
+/**
+ * ListProviderCollabsRequest names a provider.
+ *
+ * @generated from message paygate.gateway.v1.ListProviderCollabsRequest
+ */
+export type ListProviderCollabsRequest = Message<"paygate.gateway.v1.ListProviderCollabsRequest"> & {
+  /**
+   * Id of the provider.
+   *
+   * @generated from field: int32 provider_id = 1;
+   */
+  providerId: number;
+};
+
+/**
+ * ListProviderCollabsRequest names a provider.
+ *
+ * @generated from message paygate.gateway.v1.ListProviderCollabsRequest
+ */
+export type ListProviderCollabsRequestJson = {
+  /**
+   * Id of the provider.
+   *
+   * @generated from field: int32 provider_id = 1;
+   */
+  providerId?: number;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListProviderCollabsRequest.
+ * Use `create(ListProviderCollabsRequestSchema)` to create a new message.
+ */
+export const ListProviderCollabsRequestSchema: GenMessage<ListProviderCollabsRequest, {jsonType: ListProviderCollabsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 20);
+
+/**
+ * ListProviderCollabsResponse lists a provider's collabs; REST answers the
+ * bare list.
+ *
+ * @generated from message paygate.gateway.v1.ListProviderCollabsResponse
+ */
+export type ListProviderCollabsResponse = Message<"paygate.gateway.v1.ListProviderCollabsResponse"> & {
+  /**
+   * The collabs, ordered by id.
+   *
+   * @generated from field: repeated paygate.gateway.v1.Collab collabs = 1;
+   */
+  collabs: Collab[];
+};
+
+/**
+ * ListProviderCollabsResponse lists a provider's collabs; REST answers the
+ * bare list.
+ *
+ * @generated from message paygate.gateway.v1.ListProviderCollabsResponse
+ */
+export type ListProviderCollabsResponseJson = {
+  /**
+   * The collabs, ordered by id.
+   *
+   * @generated from field: repeated paygate.gateway.v1.Collab collabs = 1;
+   */
+  collabs?: CollabJson[];
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListProviderCollabsResponse.
+ * Use `create(ListProviderCollabsResponseSchema)` to create a new message.
+ */
+export const ListProviderCollabsResponseSchema: GenMessage<ListProviderCollabsResponse, {jsonType: ListProviderCollabsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 21);
+
+/**
+ * SetProviderActivenessRequest enables or disables a provider.
+ *
+ * @generated from message paygate.gateway.v1.SetProviderActivenessRequest
+ */
+export type SetProviderActivenessRequest = Message<"paygate.gateway.v1.SetProviderActivenessRequest"> & {
+  /**
+   * Id of the provider.
+   *
+   * @generated from field: int32 provider_id = 1;
+   */
+  providerId: number;
+
+  /**
+   * The new state (query isEnabled); required.
+   *
+   * @generated from field: optional bool is_enabled = 2;
+   */
+  isEnabled?: boolean | undefined;
+};
+
+/**
+ * SetProviderActivenessRequest enables or disables a provider.
+ *
+ * @generated from message paygate.gateway.v1.SetProviderActivenessRequest
+ */
+export type SetProviderActivenessRequestJson = {
+  /**
+   * Id of the provider.
+   *
+   * @generated from field: int32 provider_id = 1;
+   */
+  providerId?: number;
+
+  /**
+   * The new state (query isEnabled); required.
+   *
+   * @generated from field: optional bool is_enabled = 2;
+   */
+  isEnabled?: boolean;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.SetProviderActivenessRequest.
+ * Use `create(SetProviderActivenessRequestSchema)` to create a new message.
+ */
+export const SetProviderActivenessRequestSchema: GenMessage<SetProviderActivenessRequest, {jsonType: SetProviderActivenessRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 22);
+
+/**
+ * SetProviderActivenessResponse is empty.
+ *
+ * @generated from message paygate.gateway.v1.SetProviderActivenessResponse
+ */
+export type SetProviderActivenessResponse = Message<"paygate.gateway.v1.SetProviderActivenessResponse"> & {
+};
+
+/**
+ * SetProviderActivenessResponse is empty.
+ *
+ * @generated from message paygate.gateway.v1.SetProviderActivenessResponse
+ */
+export type SetProviderActivenessResponseJson = {
+};
+
+/**
+ * Describes the message paygate.gateway.v1.SetProviderActivenessResponse.
+ * Use `create(SetProviderActivenessResponseSchema)` to create a new message.
+ */
+export const SetProviderActivenessResponseSchema: GenMessage<SetProviderActivenessResponse, {jsonType: SetProviderActivenessResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 23);
+
+/**
+ * GetCollabSettingsRequest names a collab.
+ *
+ * @generated from message paygate.gateway.v1.GetCollabSettingsRequest
+ */
+export type GetCollabSettingsRequest = Message<"paygate.gateway.v1.GetCollabSettingsRequest"> & {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId: number;
+};
+
+/**
+ * GetCollabSettingsRequest names a collab.
+ *
+ * @generated from message paygate.gateway.v1.GetCollabSettingsRequest
+ */
+export type GetCollabSettingsRequestJson = {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId?: number;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.GetCollabSettingsRequest.
+ * Use `create(GetCollabSettingsRequestSchema)` to create a new message.
+ */
+export const GetCollabSettingsRequestSchema: GenMessage<GetCollabSettingsRequest, {jsonType: GetCollabSettingsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 24);
+
+/**
+ * GetCollabSettingsResponse carries the settings; REST answers them alone.
+ *
+ * @generated from message paygate.gateway.v1.GetCollabSettingsResponse
+ */
+export type GetCollabSettingsResponse = Message<"paygate.gateway.v1.GetCollabSettingsResponse"> & {
+  /**
+   * The collab's settings.
+   *
+   * @generated from field: paygate.gateway.v1.CollabSettings collab_settings = 1;
+   */
+  collabSettings?: CollabSettings | undefined;
+};
+
+/**
+ * GetCollabSettingsResponse carries the settings; REST answers them alone.
+ *
+ * @generated from message paygate.gateway.v1.GetCollabSettingsResponse
+ */
+export type GetCollabSettingsResponseJson = {
+  /**
+   * The collab's settings.
+   *
+   * @generated from field: paygate.gateway.v1.CollabSettings collab_settings = 1;
+   */
+  collabSettings?: CollabSettingsJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.GetCollabSettingsResponse.
+ * Use `create(GetCollabSettingsResponseSchema)` to create a new message.
+ */
+export const GetCollabSettingsResponseSchema: GenMessage<GetCollabSettingsResponse, {jsonType: GetCollabSettingsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 25);
+
+/**
+ * UpdateCollabSettingsRequest changes a collab's settings.
+ *
+ * @generated from message paygate.gateway.v1.UpdateCollabSettingsRequest
+ */
+export type UpdateCollabSettingsRequest = Message<"paygate.gateway.v1.UpdateCollabSettingsRequest"> & {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId: number;
+
+  /**
+   * The settings to change, by name, with string values as CollabSettings
+   * has them; names left out keep their values.
+   *
+   * @generated from field: map<string, string> settings = 2;
+   */
+  settings: { [key: string]: string };
+
+  /**
+   * Channel switches of pay types on the collab to change.
+   *
+   * @generated from field: repeated paygate.gateway.v1.PayTypeChannels pay_type_settings = 3;
+   */
+  payTypeSettings: PayTypeChannels[];
+};
+
+/**
+ * UpdateCollabSettingsRequest changes a collab's settings.
+ *
+ * @generated from message paygate.gateway.v1.UpdateCollabSettingsRequest
+ */
+export type UpdateCollabSettingsRequestJson = {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId?: number;
+
+  /**
+   * The settings to change, by name, with string values as CollabSettings
+   * has them; names left out keep their values.
+   *
+   * @generated from field: map<string, string> settings = 2;
+   */
+  settings?: { [key: string]: string };
+
+  /**
+   * Channel switches of pay types on the collab to change.
+   *
+   * @generated from field: repeated paygate.gateway.v1.PayTypeChannels pay_type_settings = 3;
+   */
+  payTypeSettings?: PayTypeChannelsJson[];
+};
+
+/**
+ * Describes the message paygate.gateway.v1.UpdateCollabSettingsRequest.
+ * Use `create(UpdateCollabSettingsRequestSchema)` to create a new message.
+ */
+export const UpdateCollabSettingsRequestSchema: GenMessage<UpdateCollabSettingsRequest, {jsonType: UpdateCollabSettingsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 26);
+
+/**
+ * UpdateCollabSettingsResponse carries the settings afterwards; REST answers
+ * them alone.
+ *
+ * @generated from message paygate.gateway.v1.UpdateCollabSettingsResponse
+ */
+export type UpdateCollabSettingsResponse = Message<"paygate.gateway.v1.UpdateCollabSettingsResponse"> & {
+  /**
+   * The collab's settings.
+   *
+   * @generated from field: paygate.gateway.v1.CollabSettings collab_settings = 1;
+   */
+  collabSettings?: CollabSettings | undefined;
+};
+
+/**
+ * UpdateCollabSettingsResponse carries the settings afterwards; REST answers
+ * them alone.
+ *
+ * @generated from message paygate.gateway.v1.UpdateCollabSettingsResponse
+ */
+export type UpdateCollabSettingsResponseJson = {
+  /**
+   * The collab's settings.
+   *
+   * @generated from field: paygate.gateway.v1.CollabSettings collab_settings = 1;
+   */
+  collabSettings?: CollabSettingsJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.UpdateCollabSettingsResponse.
+ * Use `create(UpdateCollabSettingsResponseSchema)` to create a new message.
+ */
+export const UpdateCollabSettingsResponseSchema: GenMessage<UpdateCollabSettingsResponse, {jsonType: UpdateCollabSettingsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 27);
+
+/**
+ * SetCollabActivenessRequest enables or disables a collab.
+ *
+ * @generated from message paygate.gateway.v1.SetCollabActivenessRequest
+ */
+export type SetCollabActivenessRequest = Message<"paygate.gateway.v1.SetCollabActivenessRequest"> & {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId: number;
+
+  /**
+   * The new state (query isEnabled); required.
+   *
+   * @generated from field: optional bool is_enabled = 2;
+   */
+  isEnabled?: boolean | undefined;
+};
+
+/**
+ * SetCollabActivenessRequest enables or disables a collab.
+ *
+ * @generated from message paygate.gateway.v1.SetCollabActivenessRequest
+ */
+export type SetCollabActivenessRequestJson = {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId?: number;
+
+  /**
+   * The new state (query isEnabled); required.
+   *
+   * @generated from field: optional bool is_enabled = 2;
+   */
+  isEnabled?: boolean;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.SetCollabActivenessRequest.
+ * Use `create(SetCollabActivenessRequestSchema)` to create a new message.
+ */
+export const SetCollabActivenessRequestSchema: GenMessage<SetCollabActivenessRequest, {jsonType: SetCollabActivenessRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 28);
+
+/**
+ * SetCollabActivenessResponse is empty.
+ *
+ * @generated from message paygate.gateway.v1.SetCollabActivenessResponse
+ */
+export type SetCollabActivenessResponse = Message<"paygate.gateway.v1.SetCollabActivenessResponse"> & {
+};
+
+/**
+ * SetCollabActivenessResponse is empty.
+ *
+ * @generated from message paygate.gateway.v1.SetCollabActivenessResponse
+ */
+export type SetCollabActivenessResponseJson = {
+};
+
+/**
+ * Describes the message paygate.gateway.v1.SetCollabActivenessResponse.
+ * Use `create(SetCollabActivenessResponseSchema)` to create a new message.
+ */
+export const SetCollabActivenessResponseSchema: GenMessage<SetCollabActivenessResponse, {jsonType: SetCollabActivenessResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 29);
+
+/**
+ * GetCollabLimitsRequest names a collab.
+ *
+ * @generated from message paygate.gateway.v1.GetCollabLimitsRequest
+ */
+export type GetCollabLimitsRequest = Message<"paygate.gateway.v1.GetCollabLimitsRequest"> & {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId: number;
+};
+
+/**
+ * GetCollabLimitsRequest names a collab.
+ *
+ * @generated from message paygate.gateway.v1.GetCollabLimitsRequest
+ */
+export type GetCollabLimitsRequestJson = {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId?: number;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.GetCollabLimitsRequest.
+ * Use `create(GetCollabLimitsRequestSchema)` to create a new message.
+ */
+export const GetCollabLimitsRequestSchema: GenMessage<GetCollabLimitsRequest, {jsonType: GetCollabLimitsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 30);
+
+/**
+ * GetCollabLimitsResponse carries the limits; REST answers them alone.
+ *
+ * @generated from message paygate.gateway.v1.GetCollabLimitsResponse
+ */
+export type GetCollabLimitsResponse = Message<"paygate.gateway.v1.GetCollabLimitsResponse"> & {
+  /**
+   * The collab's limits.
+   *
+   * @generated from field: paygate.gateway.v1.CollabLimits limits = 1;
+   */
+  limits?: CollabLimits | undefined;
+};
+
+/**
+ * GetCollabLimitsResponse carries the limits; REST answers them alone.
+ *
+ * @generated from message paygate.gateway.v1.GetCollabLimitsResponse
+ */
+export type GetCollabLimitsResponseJson = {
+  /**
+   * The collab's limits.
+   *
+   * @generated from field: paygate.gateway.v1.CollabLimits limits = 1;
+   */
+  limits?: CollabLimitsJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.GetCollabLimitsResponse.
+ * Use `create(GetCollabLimitsResponseSchema)` to create a new message.
+ */
+export const GetCollabLimitsResponseSchema: GenMessage<GetCollabLimitsResponse, {jsonType: GetCollabLimitsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 31);
+
+/**
+ * UpdateCollabLimitsRequest changes a collab's limits. An amount left out is
+ * unchanged; "" removes the limit.
+ *
+ * @generated from message paygate.gateway.v1.UpdateCollabLimitsRequest
+ */
+export type UpdateCollabLimitsRequest = Message<"paygate.gateway.v1.UpdateCollabLimitsRequest"> & {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId: number;
+
+  /**
+   * Smallest deposit.
+   *
+   * @generated from field: optional string minimal_deposit_amount = 2;
+   */
+  minimalDepositAmount?: string | undefined;
+
+  /**
+   * Largest deposit.
+   *
+   * @generated from field: optional string maximal_deposit_amount = 3;
+   */
+  maximalDepositAmount?: string | undefined;
+
+  /**
+   * Smallest withdrawal.
+   *
+   * @generated from field: optional string minimal_withdraw_amount = 4;
+   */
+  minimalWithdrawAmount?: string | undefined;
+
+  /**
+   * Largest withdrawal.
+   *
+   * @generated from field: optional string maximal_withdraw_amount = 5;
+   */
+  maximalWithdrawAmount?: string | undefined;
+};
+
+/**
+ * UpdateCollabLimitsRequest changes a collab's limits. An amount left out is
+ * unchanged; "" removes the limit.
+ *
+ * @generated from message paygate.gateway.v1.UpdateCollabLimitsRequest
+ */
+export type UpdateCollabLimitsRequestJson = {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId?: number;
+
+  /**
+   * Smallest deposit.
+   *
+   * @generated from field: optional string minimal_deposit_amount = 2;
+   */
+  minimalDepositAmount?: string;
+
+  /**
+   * Largest deposit.
+   *
+   * @generated from field: optional string maximal_deposit_amount = 3;
+   */
+  maximalDepositAmount?: string;
+
+  /**
+   * Smallest withdrawal.
+   *
+   * @generated from field: optional string minimal_withdraw_amount = 4;
+   */
+  minimalWithdrawAmount?: string;
+
+  /**
+   * Largest withdrawal.
+   *
+   * @generated from field: optional string maximal_withdraw_amount = 5;
+   */
+  maximalWithdrawAmount?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.UpdateCollabLimitsRequest.
+ * Use `create(UpdateCollabLimitsRequestSchema)` to create a new message.
+ */
+export const UpdateCollabLimitsRequestSchema: GenMessage<UpdateCollabLimitsRequest, {jsonType: UpdateCollabLimitsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 32);
+
+/**
+ * UpdateCollabLimitsResponse carries the limits afterwards; REST answers them
+ * alone.
+ *
+ * @generated from message paygate.gateway.v1.UpdateCollabLimitsResponse
+ */
+export type UpdateCollabLimitsResponse = Message<"paygate.gateway.v1.UpdateCollabLimitsResponse"> & {
+  /**
+   * The collab's limits.
+   *
+   * @generated from field: paygate.gateway.v1.CollabLimits limits = 1;
+   */
+  limits?: CollabLimits | undefined;
+};
+
+/**
+ * UpdateCollabLimitsResponse carries the limits afterwards; REST answers them
+ * alone.
+ *
+ * @generated from message paygate.gateway.v1.UpdateCollabLimitsResponse
+ */
+export type UpdateCollabLimitsResponseJson = {
+  /**
+   * The collab's limits.
+   *
+   * @generated from field: paygate.gateway.v1.CollabLimits limits = 1;
+   */
+  limits?: CollabLimitsJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.UpdateCollabLimitsResponse.
+ * Use `create(UpdateCollabLimitsResponseSchema)` to create a new message.
+ */
+export const UpdateCollabLimitsResponseSchema: GenMessage<UpdateCollabLimitsResponse, {jsonType: UpdateCollabLimitsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 33);
+
+/**
+ * UpdateCollabPayTypeLimitsRequest changes the limits of one pay type of a
+ * collab. An amount left out is unchanged; "" removes the limit.
+ *
+ * @generated from message paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest
+ */
+export type UpdateCollabPayTypeLimitsRequest = Message<"paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest"> & {
+  /**
+   * Id of the pay type on the collab (collabPayTypeId).
+   *
+   * @generated from field: int32 collab_pay_type_id = 1;
+   */
+  collabPayTypeId: number;
+
+  /**
+   * Smallest deposit.
+   *
+   * @generated from field: optional string minimal_deposit_amount = 2;
+   */
+  minimalDepositAmount?: string | undefined;
+
+  /**
+   * Largest deposit.
+   *
+   * @generated from field: optional string maximal_deposit_amount = 3;
+   */
+  maximalDepositAmount?: string | undefined;
+
+  /**
+   * Smallest withdrawal.
+   *
+   * @generated from field: optional string minimal_withdraw_amount = 4;
+   */
+  minimalWithdrawAmount?: string | undefined;
+
+  /**
+   * Largest withdrawal.
+   *
+   * @generated from field: optional string maximal_withdraw_amount = 5;
+   */
+  maximalWithdrawAmount?: string | undefined;
+};
+
+/**
+ * UpdateCollabPayTypeLimitsRequest changes the limits of one pay type of a
+ * collab. An amount left out is unchanged; "" removes the limit.
+ *
+ * @generated from message paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest
+ */
+export type UpdateCollabPayTypeLimitsRequestJson = {
+  /**
+   * Id of the pay type on the collab (collabPayTypeId).
+   *
+   * @generated from field: int32 collab_pay_type_id = 1;
+   */
+  collabPayTypeId?: number;
+
+  /**
+   * Smallest deposit.
+   *
+   * @generated from field: optional string minimal_deposit_amount = 2;
+   */
+  minimalDepositAmount?: string;
+
+  /**
+   * Largest deposit.
+   *
+   * @generated from field: optional string maximal_deposit_amount = 3;
+   */
+  maximalDepositAmount?: string;
+
+  /**
+   * Smallest withdrawal.
+   *
+   * @generated from field: optional string minimal_withdraw_amount = 4;
+   */
+  minimalWithdrawAmount?: string;
+
+  /**
+   * Largest withdrawal.
+   *
+   * @generated from field: optional string maximal_withdraw_amount = 5;
+   */
+  maximalWithdrawAmount?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest.
+ * Use `create(UpdateCollabPayTypeLimitsRequestSchema)` to create a new message.
+ */
+export const UpdateCollabPayTypeLimitsRequestSchema: GenMessage<UpdateCollabPayTypeLimitsRequest, {jsonType: UpdateCollabPayTypeLimitsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 34);
+
+/**
+ * UpdateCollabPayTypeLimitsResponse carries the collab's limits afterwards;
+ * REST answers them alone.
+ *
+ * @generated from message paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
+ */
+export type UpdateCollabPayTypeLimitsResponse = Message<"paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse"> & {
+  /**
+   * The collab's limits.
+   *
+   * @generated from field: paygate.gateway.v1.CollabLimits limits = 1;
+   */
+  limits?: CollabLimits | undefined;
+};
+
+/**
+ * UpdateCollabPayTypeLimitsResponse carries the collab's limits afterwards;
+ * REST answers them alone.
+ *
+ * @generated from message paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
+ */
+export type UpdateCollabPayTypeLimitsResponseJson = {
+  /**
+   * The collab's limits.
+   *
+   * @generated from field: paygate.gateway.v1.CollabLimits limits = 1;
+   */
+  limits?: CollabLimitsJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse.
+ * Use `create(UpdateCollabPayTypeLimitsResponseSchema)` to create a new message.
+ */
+export const UpdateCollabPayTypeLimitsResponseSchema: GenMessage<UpdateCollabPayTypeLimitsResponse, {jsonType: UpdateCollabPayTypeLimitsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 35);
+
+/**
+ * InitializeCollabRequest creates a collab.
+ *
+ * @generated from message paygate.gateway.v1.InitializeCollabRequest
+ */
+export type InitializeCollabRequest = Message<"paygate.gateway.v1.InitializeCollabRequest"> & {
+  /**
+   * Id of the provider.
+   *
+   * @generated from field: int32 provider_id = 1;
+   */
+  providerId: number;
+
+  /**
+   * Id of the merchant.
+   *
+   * @generated from field: int32 merchant_id = 2;
+   */
+  merchantId: number;
+
+  /**
+   * The provider's pay types to put on the collab.
+   *
+   * @generated from field: repeated int32 pay_type_ids = 3;
+   */
+  payTypeIds: number[];
+
+  /**
+   * Channel switches of selected pay types; left out: what each supports.
+   *
+   * @generated from field: repeated paygate.gateway.v1.PayTypeChannels pay_type_settings = 4;
+   */
+  payTypeSettings: PayTypeChannels[];
+
+  /**
+   * Settings by name, string values as CollabSettings has them; names left
+   * out take their defaults.
+   *
+   * @generated from field: map<string, string> collab_settings = 5;
+   */
+  collabSettings: { [key: string]: string };
+};
+
+/**
+ * InitializeCollabRequest creates a collab.
+ *
+ * @generated from message paygate.gateway.v1.InitializeCollabRequest
+ */
+export type InitializeCollabRequestJson = {
+  /**
+   * Id of the provider.
+   *
+   * @generated from field: int32 provider_id = 1;
+   */
+  providerId?: number;
+
+  /**
+   * Id of the merchant.
+   *
+   * @generated from field: int32 merchant_id = 2;
+   */
+  merchantId?: number;
+
+  /**
+   * The provider's pay types to put on the collab.
+   *
+   * @generated from field: repeated int32 pay_type_ids = 3;
+   */
+  payTypeIds?: number[];
+
+  /**
+   * Channel switches of selected pay types; left out: what each supports.
+   *
+   * @generated from field: repeated paygate.gateway.v1.PayTypeChannels pay_type_settings = 4;
+   */
+  payTypeSettings?: PayTypeChannelsJson[];
+
+  /**
+   * Settings by name, string values as CollabSettings has them; names left
+   * out take their defaults.
+   *
+   * @generated from field: map<string, string> collab_settings = 5;
+   */
+  collabSettings?: { [key: string]: string };
+};
+
+/**
+ * Describes the message paygate.gateway.v1.InitializeCollabRequest.
+ * Use `create(InitializeCollabRequestSchema)` to create a new message.
+ */
+export const InitializeCollabRequestSchema: GenMessage<InitializeCollabRequest, {jsonType: InitializeCollabRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 36);
+
+/**
+ * InitializeCollabResponse carries the new collab; REST answers it alone.
+ *
+ * @generated from message paygate.gateway.v1.InitializeCollabResponse
+ */
+export type InitializeCollabResponse = Message<"paygate.gateway.v1.InitializeCollabResponse"> & {
+  /**
+   * The new collab.
+   *
+   * @generated from field: paygate.gateway.v1.Collab collab = 1;
+   */
+  collab?: Collab | undefined;
+};
+
+/**
+ * InitializeCollabResponse carries the new collab; REST answers it alone.
+ *
+ * @generated from message paygate.gateway.v1.InitializeCollabResponse
+ */
+export type InitializeCollabResponseJson = {
+  /**
+   * The new collab.
+   *
+   * @generated from field: paygate.gateway.v1.Collab collab = 1;
+   */
+  collab?: CollabJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.InitializeCollabResponse.
+ * Use `create(InitializeCollabResponseSchema)` to create a new message.
+ */
+export const InitializeCollabResponseSchema: GenMessage<InitializeCollabResponse, {jsonType: InitializeCollabResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 37);
+
+/**
+ * AddCollabPayTypesRequest adds pay types to a collab.
+ *
+ * @generated from message paygate.gateway.v1.AddCollabPayTypesRequest
+ */
+export type AddCollabPayTypesRequest = Message<"paygate.gateway.v1.AddCollabPayTypesRequest"> & {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId: number;
+
+  /**
+   * The pay types to add (the REST body, a bare list).
+   *
+   * @generated from field: repeated paygate.gateway.v1.NewCollabPayType pay_types = 2;
+   */
+  payTypes: NewCollabPayType[];
+};
+
+/**
+ * AddCollabPayTypesRequest adds pay types to a collab.
+ *
+ * @generated from message paygate.gateway.v1.AddCollabPayTypesRequest
+ */
+export type AddCollabPayTypesRequestJson = {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId?: number;
+
+  /**
+   * The pay types to add (the REST body, a bare list).
+   *
+   * @generated from field: repeated paygate.gateway.v1.NewCollabPayType pay_types = 2;
+   */
+  payTypes?: NewCollabPayTypeJson[];
+};
+
+/**
+ * Describes the message paygate.gateway.v1.AddCollabPayTypesRequest.
+ * Use `create(AddCollabPayTypesRequestSchema)` to create a new message.
+ */
+export const AddCollabPayTypesRequestSchema: GenMessage<AddCollabPayTypesRequest, {jsonType: AddCollabPayTypesRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 38);
+
+/**
+ * AddCollabPayTypesResponse carries the collab afterwards; REST answers it
+ * alone.
+ *
+ * @generated from message paygate.gateway.v1.AddCollabPayTypesResponse
+ */
+export type AddCollabPayTypesResponse = Message<"paygate.gateway.v1.AddCollabPayTypesResponse"> & {
+  /**
+   * The collab.
+   *
+   * @generated from field: paygate.gateway.v1.Collab collab = 1;
+   */
+  collab?: Collab | undefined;
+};
+
+/**
+ * AddCollabPayTypesResponse carries the collab afterwards; REST answers it
+ * alone.
+ *
+ * @generated from message paygate.gateway.v1.AddCollabPayTypesResponse
+ */
+export type AddCollabPayTypesResponseJson = {
+  /**
+   * The collab.
+   *
+   * @generated from field: paygate.gateway.v1.Collab collab = 1;
+   */
+  collab?: CollabJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.AddCollabPayTypesResponse.
+ * Use `create(AddCollabPayTypesResponseSchema)` to create a new message.
+ */
+export const AddCollabPayTypesResponseSchema: GenMessage<AddCollabPayTypesResponse, {jsonType: AddCollabPayTypesResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 39);
+
+/**
+ * RemoveCollabPayTypesRequest removes pay types from a collab.
+ *
+ * @generated from message paygate.gateway.v1.RemoveCollabPayTypesRequest
+ */
+export type RemoveCollabPayTypesRequest = Message<"paygate.gateway.v1.RemoveCollabPayTypesRequest"> & {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId: number;
+
+  /**
+   * Ids of the pay types to remove (the REST body, a bare list).
+   *
+   * @generated from field: repeated int32 pay_type_ids = 2;
+   */
+  payTypeIds: number[];
+};
+
+/**
+ * RemoveCollabPayTypesRequest removes pay types from a collab.
+ *
+ * @generated from message paygate.gateway.v1.RemoveCollabPayTypesRequest
+ */
+export type RemoveCollabPayTypesRequestJson = {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId?: number;
+
+  /**
+   * Ids of the pay types to remove (the REST body, a bare list).
+   *
+   * @generated from field: repeated int32 pay_type_ids = 2;
+   */
+  payTypeIds?: number[];
+};
+
+/**
+ * Describes the message paygate.gateway.v1.RemoveCollabPayTypesRequest.
+ * Use `create(RemoveCollabPayTypesRequestSchema)` to create a new message.
+ */
+export const RemoveCollabPayTypesRequestSchema: GenMessage<RemoveCollabPayTypesRequest, {jsonType: RemoveCollabPayTypesRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 40);
+
+/**
+ * RemoveCollabPayTypesResponse carries the collab afterwards; REST answers it
+ * alone.
+ *
+ * @generated from message paygate.gateway.v1.RemoveCollabPayTypesResponse
+ */
+export type RemoveCollabPayTypesResponse = Message<"paygate.gateway.v1.RemoveCollabPayTypesResponse"> & {
+  /**
+   * The collab.
+   *
+   * @generated from field: paygate.gateway.v1.Collab collab = 1;
+   */
+  collab?: Collab | undefined;
+};
+
+/**
+ * RemoveCollabPayTypesResponse carries the collab afterwards; REST answers it
+ * alone.
+ *
+ * @generated from message paygate.gateway.v1.RemoveCollabPayTypesResponse
+ */
+export type RemoveCollabPayTypesResponseJson = {
+  /**
+   * The collab.
+   *
+   * @generated from field: paygate.gateway.v1.Collab collab = 1;
+   */
+  collab?: CollabJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.RemoveCollabPayTypesResponse.
+ * Use `create(RemoveCollabPayTypesResponseSchema)` to create a new message.
+ */
+export const RemoveCollabPayTypesResponseSchema: GenMessage<RemoveCollabPayTypesResponse, {jsonType: RemoveCollabPayTypesResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 41);
+
+/**
+ * EnableMaintenanceModeRequest has no fields.
+ *
+ * @generated from message paygate.gateway.v1.EnableMaintenanceModeRequest
+ */
+export type EnableMaintenanceModeRequest = Message<"paygate.gateway.v1.EnableMaintenanceModeRequest"> & {
+};
+
+/**
+ * EnableMaintenanceModeRequest has no fields.
+ *
+ * @generated from message paygate.gateway.v1.EnableMaintenanceModeRequest
+ */
+export type EnableMaintenanceModeRequestJson = {
+};
+
+/**
+ * Describes the message paygate.gateway.v1.EnableMaintenanceModeRequest.
+ * Use `create(EnableMaintenanceModeRequestSchema)` to create a new message.
+ */
+export const EnableMaintenanceModeRequestSchema: GenMessage<EnableMaintenanceModeRequest, {jsonType: EnableMaintenanceModeRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 42);
+
+/**
+ * EnableMaintenanceModeResponse carries the switch afterwards.
+ *
+ * @generated from message paygate.gateway.v1.EnableMaintenanceModeResponse
+ */
+export type EnableMaintenanceModeResponse = Message<"paygate.gateway.v1.EnableMaintenanceModeResponse"> & {
+  /**
+   * Whether maintenance mode is on (true).
+   *
+   * @generated from field: bool is_enabled = 1;
+   */
+  isEnabled: boolean;
+};
+
+/**
+ * EnableMaintenanceModeResponse carries the switch afterwards.
+ *
+ * @generated from message paygate.gateway.v1.EnableMaintenanceModeResponse
+ */
+export type EnableMaintenanceModeResponseJson = {
+  /**
+   * Whether maintenance mode is on (true).
+   *
+   * @generated from field: bool is_enabled = 1;
+   */
+  isEnabled?: boolean;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.EnableMaintenanceModeResponse.
+ * Use `create(EnableMaintenanceModeResponseSchema)` to create a new message.
+ */
+export const EnableMaintenanceModeResponseSchema: GenMessage<EnableMaintenanceModeResponse, {jsonType: EnableMaintenanceModeResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 43);
+
+/**
+ * DisableMaintenanceModeRequest has no fields.
+ *
+ * @generated from message paygate.gateway.v1.DisableMaintenanceModeRequest
+ */
+export type DisableMaintenanceModeRequest = Message<"paygate.gateway.v1.DisableMaintenanceModeRequest"> & {
+};
+
+/**
+ * DisableMaintenanceModeRequest has no fields.
+ *
+ * @generated from message paygate.gateway.v1.DisableMaintenanceModeRequest
+ */
+export type DisableMaintenanceModeRequestJson = {
+};
+
+/**
+ * Describes the message paygate.gateway.v1.DisableMaintenanceModeRequest.
+ * Use `create(DisableMaintenanceModeRequestSchema)` to create a new message.
+ */
+export const DisableMaintenanceModeRequestSchema: GenMessage<DisableMaintenanceModeRequest, {jsonType: DisableMaintenanceModeRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 44);
+
+/**
+ * DisableMaintenanceModeResponse carries the switch afterwards.
+ *
+ * @generated from message paygate.gateway.v1.DisableMaintenanceModeResponse
+ */
+export type DisableMaintenanceModeResponse = Message<"paygate.gateway.v1.DisableMaintenanceModeResponse"> & {
+  /**
+   * Whether maintenance mode is on (false).
+   *
+   * @generated from field: bool is_enabled = 1;
+   */
+  isEnabled: boolean;
+};
+
+/**
+ * DisableMaintenanceModeResponse carries the switch afterwards.
+ *
+ * @generated from message paygate.gateway.v1.DisableMaintenanceModeResponse
+ */
+export type DisableMaintenanceModeResponseJson = {
+  /**
+   * Whether maintenance mode is on (false).
+   *
+   * @generated from field: bool is_enabled = 1;
+   */
+  isEnabled?: boolean;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.DisableMaintenanceModeResponse.
+ * Use `create(DisableMaintenanceModeResponseSchema)` to create a new message.
+ */
+export const DisableMaintenanceModeResponseSchema: GenMessage<DisableMaintenanceModeResponse, {jsonType: DisableMaintenanceModeResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 45);
+
+/**
+ * GetMaintenanceStatusRequest has no fields.
+ *
+ * @generated from message paygate.gateway.v1.GetMaintenanceStatusRequest
+ */
+export type GetMaintenanceStatusRequest = Message<"paygate.gateway.v1.GetMaintenanceStatusRequest"> & {
+};
+
+/**
+ * GetMaintenanceStatusRequest has no fields.
+ *
+ * @generated from message paygate.gateway.v1.GetMaintenanceStatusRequest
+ */
+export type GetMaintenanceStatusRequestJson = {
+};
+
+/**
+ * Describes the message paygate.gateway.v1.GetMaintenanceStatusRequest.
+ * Use `create(GetMaintenanceStatusRequestSchema)` to create a new message.
+ */
+export const GetMaintenanceStatusRequestSchema: GenMessage<GetMaintenanceStatusRequest, {jsonType: GetMaintenanceStatusRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 46);
+
+/**
+ * GetMaintenanceStatusResponse carries the switch.
+ *
+ * @generated from message paygate.gateway.v1.GetMaintenanceStatusResponse
+ */
+export type GetMaintenanceStatusResponse = Message<"paygate.gateway.v1.GetMaintenanceStatusResponse"> & {
+  /**
+   * Whether maintenance mode is on.
+   *
+   * @generated from field: bool is_enabled = 1;
+   */
+  isEnabled: boolean;
+};
+
+/**
+ * GetMaintenanceStatusResponse carries the switch.
+ *
+ * @generated from message paygate.gateway.v1.GetMaintenanceStatusResponse
+ */
+export type GetMaintenanceStatusResponseJson = {
+  /**
+   * Whether maintenance mode is on.
+   *
+   * @generated from field: bool is_enabled = 1;
+   */
+  isEnabled?: boolean;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.GetMaintenanceStatusResponse.
+ * Use `create(GetMaintenanceStatusResponseSchema)` to create a new message.
+ */
+export const GetMaintenanceStatusResponseSchema: GenMessage<GetMaintenanceStatusResponse, {jsonType: GetMaintenanceStatusResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 47);
+
+/**
+ * ListMerchantCollabActivityRequest asks for one merchant's activity.
+ *
+ * @generated from message paygate.gateway.v1.ListMerchantCollabActivityRequest
+ */
+export type ListMerchantCollabActivityRequest = Message<"paygate.gateway.v1.ListMerchantCollabActivityRequest"> & {
+  /**
+   * Id of the merchant.
+   *
+   * @generated from field: int32 merchant_id = 1;
+   */
+  merchantId: number;
+
+  /**
+   * Start of the time range (RFC 3339, inclusive); default: seven days
+   * before to.
+   *
+   * @generated from field: string from = 2;
+   */
+  from: string;
+
+  /**
+   * End of the time range (RFC 3339, inclusive); default: now.
+   *
+   * @generated from field: string to = 3;
+   */
+  to: string;
+
+  /**
+   * Most entries to return, 1 to 5000; default 100.
+   *
+   * @generated from field: int32 limit = 4;
+   */
+  limit: number;
+
+  /**
+   * Only entries of this collab, when set.
+   *
+   * @generated from field: optional int32 collab_id = 5;
+   */
+  collabId?: number | undefined;
+};
+
+/**
+ * ListMerchantCollabActivityRequest asks for one merchant's activity.
+ *
+ * @generated from message paygate.gateway.v1.ListMerchantCollabActivityRequest
+ */
+export type ListMerchantCollabActivityRequestJson = {
+  /**
+   * Id of the merchant.
+   *
+   * @generated from field: int32 merchant_id = 1;
+   */
+  merchantId?: number;
+
+  /**
+   * Start of the time range (RFC 3339, inclusive); default: seven days
+   * before to.
+   *
+   * @generated from field: string from = 2;
+   */
+  from?: string;
+
+  /**
+   * End of the time range (RFC 3339, inclusive); default: now.
+   *
+   * @generated from field: string to = 3;
+   */
+  to?: string;
+
+  /**
+   * Most entries to return, 1 to 5000; default 100.
+   *
+   * @generated from field: int32 limit = 4;
+   */
+  limit?: number;
+
+  /**
+   * Only entries of this collab, when set.
+   *
+   * @generated from field: optional int32 collab_id = 5;
+   */
+  collabId?: number;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListMerchantCollabActivityRequest.
+ * Use `create(ListMerchantCollabActivityRequestSchema)` to create a new message.
+ */
+export const ListMerchantCollabActivityRequestSchema: GenMessage<ListMerchantCollabActivityRequest, {jsonType: ListMerchantCollabActivityRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 48);
+
+/**
+ * ListMerchantCollabActivityResponse is the activity answer.
+ *
+ * @generated from message paygate.gateway.v1.ListMerchantCollabActivityResponse
+ */
+export type ListMerchantCollabActivityResponse = Message<"paygate.gateway.v1.ListMerchantCollabActivityResponse"> & {
+  /**
+   * Always "success".
+   *
+   * @generated from field: string status = 1;
+   */
+  status: string;
+
+  /**
+   * The entries and their statistics.
+   *
+   * @generated from field: paygate.gateway.v1.ActivityData data = 2;
+   */
+  data?: ActivityData | undefined;
+};
+
+/**
+ * ListMerchantCollabActivityResponse is the activity answer.
+ *
+ * @generated from message paygate.gateway.v1.ListMerchantCollabActivityResponse
+ */
+export type ListMerchantCollabActivityResponseJson = {
+  /**
+   * Always "success".
+   *
+   * @generated from field: string status = 1;
+   */
+  status?: string;
+
+  /**
+   * The entries and their statistics.
+   *
+   * @generated from field: paygate.gateway.v1.ActivityData data = 2;
+   */
+  data?: ActivityDataJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListMerchantCollabActivityResponse.
+ * Use `create(ListMerchantCollabActivityResponseSchema)` to create a new message.
+ */
+export const ListMerchantCollabActivityResponseSchema: GenMessage<ListMerchantCollabActivityResponse, {jsonType: ListMerchantCollabActivityResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 49);
+
+/**
+ * ListCollabActivityRequest asks for the activity the caller may see.
+ *
+ * @generated from message paygate.gateway.v1.ListCollabActivityRequest
+ */
+export type ListCollabActivityRequest = Message<"paygate.gateway.v1.ListCollabActivityRequest"> & {
+  /**
+   * Start of the time range (RFC 3339, inclusive); default: seven days
+   * before to.
+   *
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * End of the time range (RFC 3339, inclusive); default: now.
+   *
+   * @generated from field: string to = 2;
+   */
+  to: string;
+
+  /**
+   * Most entries to return, 1 to 5000; default 100.
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+
+  /**
+   * Only entries of this collab, when set.
+   *
+   * @generated from field: optional int32 collab_id = 4;
+   */
+  collabId?: number | undefined;
+};
+
+/**
+ * ListCollabActivityRequest asks for the activity the caller may see.
+ *
+ * @generated from message paygate.gateway.v1.ListCollabActivityRequest
+ */
+export type ListCollabActivityRequestJson = {
+  /**
+   * Start of the time range (RFC 3339, inclusive); default: seven days
+   * before to.
+   *
+   * @generated from field: string from = 1;
+   */
+  from?: string;
+
+  /**
+   * End of the time range (RFC 3339, inclusive); default: now.
+   *
+   * @generated from field: string to = 2;
+   */
+  to?: string;
+
+  /**
+   * Most entries to return, 1 to 5000; default 100.
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit?: number;
+
+  /**
+   * Only entries of this collab, when set.
+   *
+   * @generated from field: optional int32 collab_id = 4;
+   */
+  collabId?: number;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListCollabActivityRequest.
+ * Use `create(ListCollabActivityRequestSchema)` to create a new message.
+ */
+export const ListCollabActivityRequestSchema: GenMessage<ListCollabActivityRequest, {jsonType: ListCollabActivityRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 50);
+
+/**
+ * ListCollabActivityResponse is the activity answer.
+ *
+ * @generated from message paygate.gateway.v1.ListCollabActivityResponse
+ */
+export type ListCollabActivityResponse = Message<"paygate.gateway.v1.ListCollabActivityResponse"> & {
+  /**
+   * Always "success".
+   *
+   * @generated from field: string status = 1;
+   */
+  status: string;
+
+  /**
+   * The entries and their statistics.
+   *
+   * @generated from field: paygate.gateway.v1.ActivityData data = 2;
+   */
+  data?: ActivityData | undefined;
+};
+
+/**
+ * ListCollabActivityResponse is the activity answer.
+ *
+ * @generated from message paygate.gateway.v1.ListCollabActivityResponse
+ */
+export type ListCollabActivityResponseJson = {
+  /**
+   * Always "success".
+   *
+   * @generated from field: string status = 1;
+   */
+  status?: string;
+
+  /**
+   * The entries and their statistics.
+   *
+   * @generated from field: paygate.gateway.v1.ActivityData data = 2;
+   */
+  data?: ActivityDataJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListCollabActivityResponse.
+ * Use `create(ListCollabActivityResponseSchema)` to create a new message.
+ */
+export const ListCollabActivityResponseSchema: GenMessage<ListCollabActivityResponse, {jsonType: ListCollabActivityResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 51);
+
+/**
+ * ActivityData holds activity entries in the shape of a log query answer.
+ *
+ * @generated from message paygate.gateway.v1.ActivityData
+ */
+export type ActivityData = Message<"paygate.gateway.v1.ActivityData"> & {
+  /**
+   * Always "streams".
+   *
+   * @generated from field: string result_type = 1;
+   */
+  resultType: string;
+
+  /**
+   * One stream per entry, newest first.
+   *
+   * @generated from field: repeated paygate.gateway.v1.ActivityStream result = 2;
+   */
+  result: ActivityStream[];
+
+  /**
+   * Counts over the returned entries.
+   *
+   * @generated from field: paygate.gateway.v1.ActivityStats stats = 3;
+   */
+  stats?: ActivityStats | undefined;
+};
+
+/**
+ * ActivityData holds activity entries in the shape of a log query answer.
+ *
+ * @generated from message paygate.gateway.v1.ActivityData
+ */
+export type ActivityDataJson = {
+  /**
+   * Always "streams".
+   *
+   * @generated from field: string result_type = 1;
+   */
+  resultType?: string;
+
+  /**
+   * One stream per entry, newest first.
+   *
+   * @generated from field: repeated paygate.gateway.v1.ActivityStream result = 2;
+   */
+  result?: ActivityStreamJson[];
+
+  /**
+   * Counts over the returned entries.
+   *
+   * @generated from field: paygate.gateway.v1.ActivityStats stats = 3;
+   */
+  stats?: ActivityStatsJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ActivityData.
+ * Use `create(ActivityDataSchema)` to create a new message.
+ */
+export const ActivityDataSchema: GenMessage<ActivityData, {jsonType: ActivityDataJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 52);
+
+/**
+ * ActivityStream is one activity entry.
+ *
+ * @generated from message paygate.gateway.v1.ActivityStream
+ */
+export type ActivityStream = Message<"paygate.gateway.v1.ActivityStream"> & {
+  /**
+   * Labels of the entry: merchantId, providerId, collabId (those that apply)
+   * and action (the entry's ActionType).
+   *
+   * @generated from field: map<string, string> stream = 1;
+   */
+  stream: { [key: string]: string };
+
+  /**
+   * One value: [timestamp in nanoseconds since the epoch as a string, the
+   * entry as a JSON object in a string].
+   *
+   * @generated from field: repeated google.protobuf.ListValue values = 2;
+   */
+  values: ListValue[];
+};
+
+/**
+ * ActivityStream is one activity entry.
+ *
+ * @generated from message paygate.gateway.v1.ActivityStream
+ */
+export type ActivityStreamJson = {
+  /**
+   * Labels of the entry: merchantId, providerId, collabId (those that apply)
+   * and action (the entry's ActionType).
+   *
+   * @generated from field: map<string, string> stream = 1;
+   */
+  stream?: { [key: string]: string };
+
+  /**
+   * One value: [timestamp in nanoseconds since the epoch as a string, the
+   * entry as a JSON object in a string].
+   *
+   * @generated from field: repeated google.protobuf.ListValue values = 2;
+   */
+  values?: ListValueJson[];
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ActivityStream.
+ * Use `create(ActivityStreamSchema)` to create a new message.
+ */
+export const ActivityStreamSchema: GenMessage<ActivityStream, {jsonType: ActivityStreamJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 53);
+
+/**
+ * ActivityStats counts the returned entries by kind.
+ *
+ * @generated from message paygate.gateway.v1.ActivityStats
+ */
+export type ActivityStats = Message<"paygate.gateway.v1.ActivityStats"> & {
+  /**
+   * Every entry.
+   *
+   * @generated from field: int32 total = 1;
+   */
+  total: number;
+
+  /**
+   * Entries made by people.
+   *
+   * @generated from field: int32 user = 2;
+   */
+  user: number;
+
+  /**
+   * Entries made by background jobs (user name containing background, job,
+   * system or auto).
+   *
+   * @generated from field: int32 system = 3;
+   */
+  system: number;
+
+  /**
+   * Critical entries (message containing "ATTENTION:").
+   *
+   * @generated from field: int32 critical = 4;
+   */
+  critical: number;
+
+  /**
+   * Sensitive entries (message containing "Sensitive action performed").
+   *
+   * @generated from field: int32 sensitive = 5;
+   */
+  sensitive: number;
+};
+
+/**
+ * ActivityStats counts the returned entries by kind.
+ *
+ * @generated from message paygate.gateway.v1.ActivityStats
+ */
+export type ActivityStatsJson = {
+  /**
+   * Every entry.
+   *
+   * @generated from field: int32 total = 1;
+   */
+  total?: number;
+
+  /**
+   * Entries made by people.
+   *
+   * @generated from field: int32 user = 2;
+   */
+  user?: number;
+
+  /**
+   * Entries made by background jobs (user name containing background, job,
+   * system or auto).
+   *
+   * @generated from field: int32 system = 3;
+   */
+  system?: number;
+
+  /**
+   * Critical entries (message containing "ATTENTION:").
+   *
+   * @generated from field: int32 critical = 4;
+   */
+  critical?: number;
+
+  /**
+   * Sensitive entries (message containing "Sensitive action performed").
+   *
+   * @generated from field: int32 sensitive = 5;
+   */
+  sensitive?: number;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ActivityStats.
+ * Use `create(ActivityStatsSchema)` to create a new message.
+ */
+export const ActivityStatsSchema: GenMessage<ActivityStats, {jsonType: ActivityStatsJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_gateway, 54);
+
+/**
  * GatewayService serves the console's gateway calls. Issue-by-issue it grows
- * into the payment gateway; it starts with the merchants every scope check
- * refers to.
+ * into the payment gateway: merchants, providers and the collaborations
+ * (collabs) between them, their settings and limits, the activity log of every
+ * change, and the global maintenance switch.
+ *
+ * REST paths, methods and JSON names are the console's own
+ * (docs/contracts-providers.md). Amounts are decimal strings with up to two
+ * fraction digits; an empty string means "no limit set".
  *
  * @generated from service paygate.gateway.v1.GatewayService
  */
@@ -152,6 +3235,208 @@ export const GatewayService: GenService<{
     methodKind: "unary";
     input: typeof ListMerchantsRequestSchema;
     output: typeof ListMerchantsResponseSchema;
+  },
+  /**
+   * ListMerchantCollabs returns one merchant's collabs. A merchant outside
+   * the caller's scope is not found.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.ListMerchantCollabs
+   */
+  listMerchantCollabs: {
+    methodKind: "unary";
+    input: typeof ListMerchantCollabsRequestSchema;
+    output: typeof ListMerchantCollabsResponseSchema;
+  },
+  /**
+   * ListCollabs returns the collabs the caller may see, optionally of one
+   * merchant, together with the maintenance switch.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.ListCollabs
+   */
+  listCollabs: {
+    methodKind: "unary";
+    input: typeof ListCollabsRequestSchema;
+    output: typeof ListCollabsResponseSchema;
+  },
+  /**
+   * ListProviders returns every provider with the pay types it offers.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.ListProviders
+   */
+  listProviders: {
+    methodKind: "unary";
+    input: typeof ListProvidersRequestSchema;
+    output: typeof ListProvidersResponseSchema;
+  },
+  /**
+   * ListProviderCollabs returns one provider's collabs within the caller's
+   * merchant scope.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.ListProviderCollabs
+   */
+  listProviderCollabs: {
+    methodKind: "unary";
+    input: typeof ListProviderCollabsRequestSchema;
+    output: typeof ListProviderCollabsResponseSchema;
+  },
+  /**
+   * SetProviderActiveness enables or disables a provider for every merchant.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.SetProviderActiveness
+   */
+  setProviderActiveness: {
+    methodKind: "unary";
+    input: typeof SetProviderActivenessRequestSchema;
+    output: typeof SetProviderActivenessResponseSchema;
+  },
+  /**
+   * GetCollabSettings returns a collab's settings as a string map and its pay
+   * types' channel switches.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.GetCollabSettings
+   */
+  getCollabSettings: {
+    methodKind: "unary";
+    input: typeof GetCollabSettingsRequestSchema;
+    output: typeof GetCollabSettingsResponseSchema;
+  },
+  /**
+   * UpdateCollabSettings changes the settings (only the keys sent) and pay
+   * type channel switches of a collab, and returns the settings afterwards.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.UpdateCollabSettings
+   */
+  updateCollabSettings: {
+    methodKind: "unary";
+    input: typeof UpdateCollabSettingsRequestSchema;
+    output: typeof UpdateCollabSettingsResponseSchema;
+  },
+  /**
+   * SetCollabActiveness enables or disables a collab.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.SetCollabActiveness
+   */
+  setCollabActiveness: {
+    methodKind: "unary";
+    input: typeof SetCollabActivenessRequestSchema;
+    output: typeof SetCollabActivenessResponseSchema;
+  },
+  /**
+   * GetCollabLimits returns a collab's limits and its pay types' limits.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.GetCollabLimits
+   */
+  getCollabLimits: {
+    methodKind: "unary";
+    input: typeof GetCollabLimitsRequestSchema;
+    output: typeof GetCollabLimitsResponseSchema;
+  },
+  /**
+   * UpdateCollabLimits changes a collab's limits (only the amounts sent) and
+   * returns the limits afterwards.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.UpdateCollabLimits
+   */
+  updateCollabLimits: {
+    methodKind: "unary";
+    input: typeof UpdateCollabLimitsRequestSchema;
+    output: typeof UpdateCollabLimitsResponseSchema;
+  },
+  /**
+   * UpdateCollabPayTypeLimits changes the limits of one pay type of a collab
+   * (only the amounts sent) and returns the collab's limits afterwards.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.UpdateCollabPayTypeLimits
+   */
+  updateCollabPayTypeLimits: {
+    methodKind: "unary";
+    input: typeof UpdateCollabPayTypeLimitsRequestSchema;
+    output: typeof UpdateCollabPayTypeLimitsResponseSchema;
+  },
+  /**
+   * InitializeCollab creates the collab of a merchant with a provider.
+   * Settings left out take their defaults; a merchant has at most one collab
+   * per provider.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.InitializeCollab
+   */
+  initializeCollab: {
+    methodKind: "unary";
+    input: typeof InitializeCollabRequestSchema;
+    output: typeof InitializeCollabResponseSchema;
+  },
+  /**
+   * AddCollabPayTypes adds pay types of the collab's provider to a collab.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.AddCollabPayTypes
+   */
+  addCollabPayTypes: {
+    methodKind: "unary";
+    input: typeof AddCollabPayTypesRequestSchema;
+    output: typeof AddCollabPayTypesResponseSchema;
+  },
+  /**
+   * RemoveCollabPayTypes removes pay types from a collab.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.RemoveCollabPayTypes
+   */
+  removeCollabPayTypes: {
+    methodKind: "unary";
+    input: typeof RemoveCollabPayTypesRequestSchema;
+    output: typeof RemoveCollabPayTypesResponseSchema;
+  },
+  /**
+   * EnableMaintenanceMode turns the gateway's maintenance mode on: new
+   * transactions are refused whatever the providers' status.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.EnableMaintenanceMode
+   */
+  enableMaintenanceMode: {
+    methodKind: "unary";
+    input: typeof EnableMaintenanceModeRequestSchema;
+    output: typeof EnableMaintenanceModeResponseSchema;
+  },
+  /**
+   * DisableMaintenanceMode turns the gateway's maintenance mode off.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.DisableMaintenanceMode
+   */
+  disableMaintenanceMode: {
+    methodKind: "unary";
+    input: typeof DisableMaintenanceModeRequestSchema;
+    output: typeof DisableMaintenanceModeResponseSchema;
+  },
+  /**
+   * GetMaintenanceStatus tells whether maintenance mode is on.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.GetMaintenanceStatus
+   */
+  getMaintenanceStatus: {
+    methodKind: "unary";
+    input: typeof GetMaintenanceStatusRequestSchema;
+    output: typeof GetMaintenanceStatusResponseSchema;
+  },
+  /**
+   * ListMerchantCollabActivity returns the activity log of one merchant's
+   * collabs, newest first.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.ListMerchantCollabActivity
+   */
+  listMerchantCollabActivity: {
+    methodKind: "unary";
+    input: typeof ListMerchantCollabActivityRequestSchema;
+    output: typeof ListMerchantCollabActivityResponseSchema;
+  },
+  /**
+   * ListCollabActivity returns the activity log the caller may see, newest
+   * first: everything for global roles, their merchants' entries for others.
+   *
+   * @generated from rpc paygate.gateway.v1.GatewayService.ListCollabActivity
+   */
+  listCollabActivity: {
+    methodKind: "unary";
+    input: typeof ListCollabActivityRequestSchema;
+    output: typeof ListCollabActivityResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_paygate_gateway_v1_gateway, 0);
