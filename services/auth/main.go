@@ -29,6 +29,7 @@ import (
 	"github.com/paygate/paygate/services/internal/config"
 	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/server"
+	"github.com/paygate/paygate/services/internal/telemetry"
 )
 
 // Config is the auth service's configuration, read from PAYGATE_* variables.
@@ -124,8 +125,19 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, read
 		log.InfoContext(ctx, "created the first admin with a temporary password", "username", "admin")
 	}
 
+	tracing, err := telemetry.Setup("auth", cfg.TracingEndpoint)
+	if err != nil {
+		return fmt.Errorf("PAYGATE_OTLP_ENDPOINT: %w", err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = tracing.Shutdown(sctx)
+	}()
+
 	srv := server.New(server.Options{
 		Name:             "auth",
+		Tracing:          tracing,
 		GRPCAddr:         cfg.GRPCAddr,
 		HTTPAddr:         cfg.HTTPAddr,
 		CORSOrigins:      cfg.ConsoleOrigins,

@@ -72,6 +72,9 @@ type Common struct {
 	// TrustedProxyHops is how many right-most X-Forwarded-For entries are our
 	// own proxies.
 	TrustedProxyHops int `env:"PAYGATE_TRUSTED_PROXY_HOPS" default:"0"`
+	// TracingEndpoint is the OTLP/HTTP collector spans go to, e.g.
+	// http://otel-collector:4318; empty turns tracing off.
+	TracingEndpoint string `env:"PAYGATE_OTLP_ENDPOINT"`
 }
 
 // SlogLevel returns LogLevel as a slog level (info when unset).

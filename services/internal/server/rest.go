@@ -42,8 +42,19 @@ func newGatewayMux() *runtime.ServeMux {
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, NewJSONMarshaler()),
 		runtime.WithErrorHandler(restErrorHandler),
 		runtime.WithOutgoingHeaderMatcher(outgoingHeader),
-		runtime.WithIncomingHeaderMatcher(runtime.DefaultHeaderMatcher),
+		runtime.WithIncomingHeaderMatcher(incomingHeader),
 	)...)
+}
+
+// incomingHeader forwards W3C trace context (traceparent, tracestate) as
+// metadata, besides grpc-gateway's default set, so REST calls join the
+// caller's trace.
+func incomingHeader(key string) (string, bool) {
+	switch k := strings.ToLower(key); k {
+	case "traceparent", "tracestate":
+		return k, true
+	}
+	return runtime.DefaultHeaderMatcher(key)
 }
 
 // outgoingHeader passes retry-after through as Retry-After and keeps

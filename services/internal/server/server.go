@@ -37,6 +37,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/paygate/paygate/services/internal/telemetry"
 )
 
 // Timing of the runner.
@@ -70,6 +72,8 @@ type Options struct {
 	// Interceptors run innermost, after the built-in ones; the authorization
 	// interceptor goes here.
 	Interceptors []grpc.UnaryServerInterceptor
+	// Tracing, when set, starts a span per RPC (see telemetry.Setup).
+	Tracing *telemetry.Tracing
 	// StreamInterceptors are the streaming counterparts of Interceptors.
 	// Without any, streaming methods other than health are refused, since no
 	// authorization would run for them.
@@ -117,10 +121,12 @@ func New(o Options) *Server {
 	)
 	metrics := newRPCMetrics(reg)
 
-	unary := chainUnary(slices.Concat(
-		[]grpc.UnaryServerInterceptor{recovery(log), metrics.unary, logging(log, o.TrustedProxyHops), mapErrors},
-		o.Interceptors,
-	)...)
+	builtin := []grpc.UnaryServerInterceptor{recovery(log)}
+	if o.Tracing != nil {
+		builtin = append(builtin, o.Tracing.UnaryInterceptor())
+	}
+	builtin = append(builtin, metrics.unary, logging(log, o.TrustedProxyHops), mapErrors)
+	unary := chainUnary(slices.Concat(builtin, o.Interceptors)...)
 	streamInner := o.StreamInterceptors
 	if len(streamInner) == 0 {
 		streamInner = []grpc.StreamServerInterceptor{denyStreams}
