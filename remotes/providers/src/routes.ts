@@ -1,9 +1,14 @@
 import type { RemoteManifest } from '@paygate/sdk';
+import { MerchantsPage } from './features/merchants/components/merchants-page';
+import { ProvidersPage } from './features/providers/components/providers-page';
 
-/** The screens of the providers remote, exposed as `./routes`; none is built yet. */
+/** The screens of the providers remote, exposed as `./routes`. */
 const manifest: RemoteManifest = {
   name: 'providers',
-  routes: [],
+  routes: [
+    { path: '/providers', Component: ProvidersPage },
+    { path: '/merchants', Component: MerchantsPage },
+  ],
 };
 
 export default manifest;

@@ -1,0 +1,37 @@
+import { Button, Text } from '@chakra-ui/react';
+import { DialogFrame } from './dialog-frame';
+
+interface Props {
+  title?: string;
+  message: string;
+  confirmLabel?: string;
+  /** Red confirm button for destructive actions. */
+  destructive?: boolean;
+  pending?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}
+
+/** ConfirmDialog asks before an action; its owner mounts it only while the question is open. */
+export function ConfirmDialog({ title = 'Confirm', message, confirmLabel = 'Yes', destructive, pending, onConfirm, onCancel }: Props) {
+  return (
+    <DialogFrame
+      title={title}
+      role="alertdialog"
+      size="sm"
+      onClose={onCancel}
+      footer={
+        <>
+          <Button variant="outline" onClick={onCancel} disabled={pending}>
+            Cancel
+          </Button>
+          <Button colorPalette={destructive ? 'red' : 'blue'} onClick={onConfirm} loading={pending}>
+            {confirmLabel}
+          </Button>
+        </>
+      }
+    >
+      <Text>{message}</Text>
+    </DialogFrame>
+  );
+}
