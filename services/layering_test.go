@@ -17,7 +17,7 @@ const module = "github.com/paygate/paygate/"
 
 // adapters are the package names a service keeps its transport and storage
 // code in; every other package of a service (but main) is domain code.
-var adapters = map[string]bool{"grpcapi": true, "postgres": true, "redis": true, "nats": true}
+var adapters = map[string]bool{"grpcapi": true, "httpapi": true, "postgres": true, "redis": true, "nats": true}
 
 // forbiddenInDomain are import prefixes a domain package must not use.
 var forbiddenInDomain = []string{
@@ -98,7 +98,7 @@ func TestLayering(t *testing.T) {
 			}
 			for _, bad := range forbiddenInDomain {
 				if strings.HasPrefix(imp, bad) {
-					t.Errorf("domain package %s imports %s: move that code to grpcapi, postgres, redis or nats", p.ImportPath, imp)
+					t.Errorf("domain package %s imports %s: move that code to grpcapi, httpapi, postgres, redis or nats", p.ImportPath, imp)
 				}
 			}
 		}

@@ -41,6 +41,8 @@ var knownServices = []service{
 	{name: "gateway", httpPort: 8082, grpcPort: 9082},
 	{name: "callbacks", httpPort: 8083, grpcPort: 9083},
 	{name: "aggregator", httpPort: 8084, grpcPort: 9084},
+	// The provider simulators: plain HTTP only (grpcPort 0).
+	{name: "sandbox", httpPort: 8085},
 }
 
 // demoLogins are the demo users of docs/contracts.md, printed when the stack is ready.
@@ -164,7 +166,7 @@ func selectServices(names, binDir string) ([]service, error) {
 		}
 	}
 	for n := range want {
-		return nil, fmt.Errorf("unknown service %q (known: auth, gateway, callbacks, aggregator)", n)
+		return nil, fmt.Errorf("unknown service %q (known: auth, gateway, callbacks, aggregator, sandbox)", n)
 	}
 	for _, s := range picked {
 		if _, err := os.Stat(filepath.Join(binDir, s.name)); err != nil {
@@ -242,6 +244,10 @@ func banner(st *stack) string {
 	fmt.Fprintf(&b, "\nPaygate is running.\n\n")
 	fmt.Fprintf(&b, "  Console     %s\n", consoleURL())
 	for _, s := range st.opts.services {
+		if s.grpcPort == 0 {
+			fmt.Fprintf(&b, "  %-11s http://localhost:%d\n", s.name, s.httpPort)
+			continue
+		}
 		fmt.Fprintf(&b, "  %-11s http://localhost:%d  (gRPC localhost:%d)\n", s.name, s.httpPort, s.grpcPort)
 	}
 	fmt.Fprintf(&b, "  Postgres    %s\n  NATS        %s\n  Redis       %s\n", st.databaseURL, st.natsURL, st.redisURL)

@@ -202,6 +202,10 @@ func serviceEnv(s service, host, databaseURL, redisURL, natsURL, origins string)
 		fmt.Sprintf("PAYGATE_JWKS_URL=http://127.0.0.1:%d/.well-known/jwks.json", authHTTP),
 		fmt.Sprintf("PAYGATE_AUTH_GRPC_URL=127.0.0.1:%d", authGRPC),
 		"PAYGATE_CONSOLE_ORIGINS=" + origins,
+		// The sandbox plays the demo providers; the gateway seeds their
+		// addresses and the sandbox pushes webhooks back to it.
+		"PAYGATE_SANDBOX_URL=http://" + net.JoinHostPort("127.0.0.1", "8085"),
+		"PAYGATE_SANDBOX_GATEWAY_URL=http://" + net.JoinHostPort("127.0.0.1", "8082"),
 	}
 }
 

@@ -129,11 +129,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, read
 	if err != nil {
 		return fmt.Errorf("PAYGATE_OTLP_ENDPOINT: %w", err)
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = tracing.Shutdown(sctx)
-	}()
+	defer tracing.Close()
 
 	srv := server.New(server.Options{
 		Name:             "auth",

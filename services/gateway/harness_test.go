@@ -81,11 +81,11 @@ type testGateway struct {
 
 // newTestGateway starts a gateway with the demo data, a fence merchant and
 // collab, a pool on its schema and a NATS connection.
-func newTestGateway(t *testing.T) *testGateway {
+func newTestGateway(t *testing.T, extraEnv ...map[string]string) *testGateway {
 	t.Helper()
 	issuer := authztest.NewIssuer(t)
 	jwks := authztest.ServeJWKS(t, issuer)
-	logs := startGateway(t, jwks.URL)
+	logs := startGateway(t, jwks.URL, extraEnv...)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

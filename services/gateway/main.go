@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -23,15 +25,19 @@ import (
 	"google.golang.org/grpc"
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/gateway/aesgcm"
 	"github.com/paygate/paygate/services/gateway/collab"
 	"github.com/paygate/paygate/services/gateway/grpcapi"
+	"github.com/paygate/paygate/services/gateway/httpapi"
 	"github.com/paygate/paygate/services/gateway/merchant"
+	"github.com/paygate/paygate/services/gateway/payment"
 	"github.com/paygate/paygate/services/gateway/postgres"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
 	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/server"
+	"github.com/paygate/paygate/services/internal/telemetry"
 )
 
 func main() {
@@ -50,6 +56,33 @@ type Config struct {
 	config.Common
 	// Schema is the Postgres schema the service owns (tests use their own).
 	Schema string `env:"PAYGATE_DATABASE_SCHEMA"`
+	// EncryptionKey is the base64 AES-256 key that seals merchants' API
+	// secrets and providers' webhook secrets; required unless demo mode,
+	// which falls back to a public demo key.
+	EncryptionKey string `env:"PAYGATE_ENCRYPTION_KEY"`
+	// SandboxURL is where demo seeding points the demo providers.
+	SandboxURL string `env:"PAYGATE_SANDBOX_URL" default:"http://127.0.0.1:8085"`
+	// PollInterval is the first delay before polling a pending transaction
+	// (doubling per attempt) and the poller's tick.
+	PollInterval time.Duration `env:"PAYGATE_POLL_INTERVAL" default:"2s"`
+	// ProviderTimeout bounds one call to a provider.
+	ProviderTimeout time.Duration `env:"PAYGATE_PROVIDER_TIMEOUT" default:"10s"`
+}
+
+// box returns the secrets box of the configured key (the demo key in demo
+// mode when none is set).
+func (c Config) box() (*aesgcm.Box, error) {
+	if c.EncryptionKey == "" {
+		if !c.Demo {
+			return nil, errors.New("PAYGATE_ENCRYPTION_KEY is required (base64 of 32 random bytes) outside demo mode")
+		}
+		return aesgcm.New(aesgcm.DemoKey())
+	}
+	key, err := aesgcm.ParseKey(c.EncryptionKey)
+	if err != nil {
+		return nil, fmt.Errorf("PAYGATE_ENCRYPTION_KEY: %w", err)
+	}
+	return aesgcm.New(key)
 }
 
 // run builds every dependency, serves until ctx ends, then stops.
@@ -59,6 +92,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
+	box, err := cfg.box()
+	if err != nil {
+		return err
+	}
 
 	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations); err != nil {
 		return err
@@ -69,11 +106,15 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	defer pool.Close()
 	store := postgres.NewStore(pool)
+	payStore := postgres.NewPayments(pool)
 	if cfg.Demo {
 		if err := store.SeedDemo(ctx); err != nil {
 			return err
 		}
-		log.Info("demo merchants, providers and collabs seeded")
+		if err := payStore.SeedPaymentsDemo(ctx, box, strings.TrimRight(cfg.SandboxURL, "/")); err != nil {
+			return err
+		}
+		log.Info("demo merchants, providers, collabs, API secrets and fees seeded", "sandbox_url", cfg.SandboxURL)
 	}
 
 	nc, js, err := bus.Connect(ctx, cfg.NATSURL)
@@ -92,9 +133,16 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	rdb := redis.NewClient(redisOpts)
 	defer rdb.Close()
 
+	tracing, err := telemetry.Setup("gateway", cfg.TracingEndpoint)
+	if err != nil {
+		return fmt.Errorf("PAYGATE_OTLP_ENDPOINT: %w", err)
+	}
+	defer tracing.Close()
+
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
 	srv := server.New(server.Options{
 		Name:             "gateway",
+		Tracing:          tracing,
 		GRPCAddr:         cfg.GRPCAddr,
 		HTTPAddr:         cfg.HTTPAddr,
 		CORSOrigins:      cfg.ConsoleOrigins,
@@ -105,10 +153,38 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		},
 	})
 	collabs := collab.NewService(store, time.Now)
-	srv.Register(&gatewayv1.GatewayService_ServiceDesc, grpcapi.NewServer(merchant.NewService(store), collabs))
+	providerTransport := &http.Transport{MaxIdleConnsPerHost: 64}
+	defer providerTransport.CloseIdleConnections()
+	payments := payment.NewService(payStore,
+		httpapi.NewProviderClient(&http.Client{Transport: providerTransport, Timeout: cfg.ProviderTimeout}),
+		box, collabs.CheckAcceptingTransactions, time.Now,
+		payment.Options{PollInterval: cfg.PollInterval, Logger: log.With("component", "payments")})
+	merchantAuth, err := httpapi.NewMerchantAuth(func(ctx context.Context, hash string) (int32, []byte, error) {
+		id, sealed, err := payStore.MerchantSecret(ctx, hash)
+		if err != nil {
+			return 0, nil, err
+		}
+		secret, err := box.Open(sealed, payment.MerchantSecretOwner(id))
+		if err != nil {
+			return 0, nil, fmt.Errorf("open api secret of merchant %d: %w", id, err)
+		}
+		return id, secret, nil
+	}, time.Now)
+	if err != nil {
+		return err
+	}
+	srv.Register(&gatewayv1.GatewayService_ServiceDesc,
+		grpcapi.NewServer(merchant.NewService(store), collabs, payments, merchantAuth.VerifiedMerchant))
+	// The signature check must see the raw body, so it runs in front of the
+	// REST mux on the initialize route, then hands the call to that mux.
+	var restMux atomic.Pointer[runtime.ServeMux]
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		restMux.Store(mux)
 		return gatewayv1.RegisterGatewayServiceHandlerClient(ctx, mux, gatewayv1.NewGatewayServiceClient(cc))
 	})
+	srv.Handle("POST /api/v1/transactions/initialize", merchantAuth.Wrap(http.MaxBytesHandler(
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { restMux.Load().ServeHTTP(w, r) }), server.MaxBodyBytes)))
+	srv.Handle(httpapi.WebhookPattern, httpapi.WebhookHandler(payments, log))
 	srv.AddReadyCheck("postgres", pool.Ping)
 	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
 	srv.AddReadyCheck("nats", func(context.Context) error {
@@ -122,5 +198,6 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(gctx) })
 	g.Go(func() error { return relay.Run(gctx) })
+	g.Go(func() error { return payments.RunPoller(gctx, cfg.PollInterval) })
 	return g.Wait()
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"strings"
@@ -81,7 +82,7 @@ func (w *logWatcher) String() string {
 // startGateway runs the gateway the way main does, on free ports, against the
 // test Postgres (in a schema of its own, dropped at the end), Redis and NATS,
 // verifying tokens with jwksURL.
-func startGateway(t *testing.T, jwksURL string) *logWatcher {
+func startGateway(t *testing.T, jwksURL string, extraEnv ...map[string]string) *logWatcher {
 	t.Helper()
 	schema := "gateway_test_" + randomHex(t, 6)
 	t.Cleanup(func() { dropSchema(t, schema) })
@@ -94,6 +95,9 @@ func startGateway(t *testing.T, jwksURL string) *logWatcher {
 		"PAYGATE_GRPC_ADDR":       "127.0.0.1:0",
 		"PAYGATE_JWKS_URL":        jwksURL,
 		"PAYGATE_DEMO":            "true",
+	}
+	for _, extra := range extraEnv {
+		maps.Copy(env, extra)
 	}
 	logs := &logWatcher{serving: make(chan struct{}), schema: schema}
 	ctx, cancel := context.WithCancel(context.Background())

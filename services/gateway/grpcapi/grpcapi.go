@@ -9,6 +9,7 @@ import (
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	"github.com/paygate/paygate/services/gateway/collab"
 	"github.com/paygate/paygate/services/gateway/merchant"
+	"github.com/paygate/paygate/services/gateway/payment"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/server"
@@ -19,13 +20,17 @@ type Server struct {
 	gatewayv1.UnimplementedGatewayServiceServer
 	merchants *merchant.Service
 	collabs   *collab.Service
+	payments  *payment.Service
+	verifier  MerchantVerifier
 }
 
 var _ gatewayv1.GatewayServiceServer = (*Server)(nil)
 
-// NewServer returns the GatewayService implementation.
-func NewServer(merchants *merchant.Service, collabs *collab.Service) *Server {
-	return &Server{merchants: merchants, collabs: collabs}
+// NewServer returns the GatewayService implementation; verifier reads the
+// marker of merchant-signed payment calls (nil: only operators may start
+// payments).
+func NewServer(merchants *merchant.Service, collabs *collab.Service, payments *payment.Service, verifier MerchantVerifier) *Server {
+	return &Server{merchants: merchants, collabs: collabs, payments: payments, verifier: verifier}
 }
 
 // ListMerchants returns every merchant to Admin and Support and the caller's

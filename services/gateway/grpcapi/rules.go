@@ -45,6 +45,15 @@ var Rules = authz.Rules{
 
 	gatewayv1.GatewayService_ListMerchantCollabActivity_FullMethodName: viewRecentActions,
 	gatewayv1.GatewayService_ListCollabActivity_FullMethodName:         viewRecentActions,
+
+	// Public at this layer: the handler admits an Admin with Create
+	// Transactions (bearer token) or a merchant whose HMAC signature the
+	// HTTP middleware verified (docs/contracts-transactions.md), and refuses
+	// everyone else.
+	gatewayv1.GatewayService_InitializeTransaction_FullMethodName: {Public: true},
+	gatewayv1.GatewayService_GetTransaction_FullMethodName:        {Permissions: []string{authz.PermGetTransactions}},
+	gatewayv1.GatewayService_SetTransactionStatus_FullMethodName:  {Permissions: []string{authz.PermEditTransactions}},
+	gatewayv1.GatewayService_ListTransactionLogs_FullMethodName:   {Permissions: []string{authz.PermViewLogs}},
 }
 
 var (

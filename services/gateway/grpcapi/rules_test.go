@@ -15,6 +15,6 @@ import (
 func TestRulesCoverEveryMethod(t *testing.T) {
 	t.Parallel()
 	srv := grpc.NewServer()
-	gatewayv1.RegisterGatewayServiceServer(srv, grpcapi.NewServer(merchant.NewService(nil), collab.NewService(nil, nil)))
+	gatewayv1.RegisterGatewayServiceServer(srv, grpcapi.NewServer(merchant.NewService(nil), collab.NewService(nil, nil), nil, nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
 }

@@ -66,6 +66,14 @@ func Setup(service, endpoint string) (*Tracing, error) {
 // Shutdown flushes the spans not yet exported.
 func (t *Tracing) Shutdown(ctx context.Context) error { return t.shutdown(ctx) }
 
+// Close flushes the spans not yet exported, giving up after five seconds (an
+// unreachable collector must not hold up a service's exit).
+func (t *Tracing) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = t.shutdown(ctx)
+}
+
 // UnaryInterceptor starts a server span per RPC, continuing the caller's
 // trace from the traceparent metadata (gRPC) or header (REST, which
 // grpc-gateway forwards as metadata).

@@ -3358,7 +3358,7 @@ var File_paygate_gateway_v1_gateway_proto protoreflect.FileDescriptor
 
 const file_paygate_gateway_v1_gateway_proto_rawDesc = "" +
 	"\n" +
-	" paygate/gateway/v1/gateway.proto\x12\x12paygate.gateway.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\"\x16\n" +
+	" paygate/gateway/v1/gateway.proto\x12\x12paygate.gateway.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a%paygate/gateway/v1/transactions.proto\"\x16\n" +
 	"\x14ListMerchantsRequest\"S\n" +
 	"\x15ListMerchantsResponse\x12:\n" +
 	"\tmerchants\x18\x01 \x03(\v2\x1c.paygate.gateway.v1.MerchantR\tmerchants\"B\n" +
@@ -3607,7 +3607,7 @@ const file_paygate_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x04user\x18\x02 \x01(\x05R\x04user\x12\x16\n" +
 	"\x06system\x18\x03 \x01(\x05R\x06system\x12\x1a\n" +
 	"\bcritical\x18\x04 \x01(\x05R\bcritical\x12\x1c\n" +
-	"\tsensitive\x18\x05 \x01(\x05R\tsensitive2\xc9\x1a\n" +
+	"\tsensitive\x18\x05 \x01(\x05R\tsensitive2\xf1\x1f\n" +
 	"\x0eGatewayService\x12\x8a\x01\n" +
 	"\rListMerchants\x12(.paygate.gateway.v1.ListMerchantsRequest\x1a).paygate.gateway.v1.ListMerchantsResponse\"$\x82\xd3\xe4\x93\x02\x1eb\tmerchants\x12\x11/api/v1/merchants\x12\xb0\x01\n" +
 	"\x13ListMerchantCollabs\x12..paygate.gateway.v1.ListMerchantCollabsRequest\x1a/.paygate.gateway.v1.ListMerchantCollabsResponse\"8\x82\xd3\xe4\x93\x022b\acollabs\x12'/api/v1/merchants/{merchant_id}/collabs\x12\x80\x01\n" +
@@ -3628,7 +3628,11 @@ const file_paygate_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x16DisableMaintenanceMode\x121.paygate.gateway.v1.DisableMaintenanceModeRequest\x1a2.paygate.gateway.v1.DisableMaintenanceModeResponse\"#\x82\xd3\xe4\x93\x02\x1d\"\x1b/api/v1/maintenance/disable\x12\x9d\x01\n" +
 	"\x14GetMaintenanceStatus\x12/.paygate.gateway.v1.GetMaintenanceStatusRequest\x1a0.paygate.gateway.v1.GetMaintenanceStatusResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/api/v1/maintenance/status\x12\xca\x01\n" +
 	"\x1aListMerchantCollabActivity\x125.paygate.gateway.v1.ListMerchantCollabActivityRequest\x1a6.paygate.gateway.v1.ListMerchantCollabActivityResponse\"=\x82\xd3\xe4\x93\x027\x125/api/v1/logs/merchants/{merchant_id}/collabs/activity\x12\x9a\x01\n" +
-	"\x12ListCollabActivity\x12-.paygate.gateway.v1.ListCollabActivityRequest\x1a..paygate.gateway.v1.ListCollabActivityResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/v1/logs/collabs/activityB\xd0\x01\n" +
+	"\x12ListCollabActivity\x12-.paygate.gateway.v1.ListCollabActivityRequest\x1a..paygate.gateway.v1.ListCollabActivityResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/v1/logs/collabs/activity\x12\xa8\x01\n" +
+	"\x15InitializeTransaction\x120.paygate.gateway.v1.InitializeTransactionRequest\x1a1.paygate.gateway.v1.InitializeTransactionResponse\"*\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/api/v1/transactions/initialize\x12\x97\x01\n" +
+	"\x0eGetTransaction\x12).paygate.gateway.v1.GetTransactionRequest\x1a*.paygate.gateway.v1.GetTransactionResponse\".\x82\xd3\xe4\x93\x02(b\vtransaction\x12\x19/api/v1/transactions/{id}\x12\xb9\x01\n" +
+	"\x14SetTransactionStatus\x12/.paygate.gateway.v1.SetTransactionStatusRequest\x1a0.paygate.gateway.v1.SetTransactionStatusResponse\">\x82\xd3\xe4\x93\x028b\vtransaction\")/api/v1/transactions/{id}/status/{status}\x12\xa4\x01\n" +
+	"\x13ListTransactionLogs\x12..paygate.gateway.v1.ListTransactionLogsRequest\x1a/.paygate.gateway.v1.ListTransactionLogsResponse\",\x82\xd3\xe4\x93\x02&b\x04logs\x12\x1e/api/v1/logs/transactions/{id}B\xd0\x01\n" +
 	"\x16com.paygate.gateway.v1B\fGatewayProtoP\x01Z>github.com/paygate/paygate/gen/go/paygate/gateway/v1;gatewayv1\xa2\x02\x03PGX\xaa\x02\x12Paygate.Gateway.V1\xca\x02\x12Paygate\\Gateway\\V1\xe2\x02\x1ePaygate\\Gateway\\V1\\GPBMetadata\xea\x02\x14Paygate::Gateway::V1b\x06proto3"
 
 var (
@@ -3705,6 +3709,14 @@ var file_paygate_gateway_v1_gateway_proto_goTypes = []any{
 	nil,                                        // 57: paygate.gateway.v1.InitializeCollabRequest.CollabSettingsEntry
 	nil,                                        // 58: paygate.gateway.v1.ActivityStream.StreamEntry
 	(*structpb.ListValue)(nil),                 // 59: google.protobuf.ListValue
+	(*InitializeTransactionRequest)(nil),       // 60: paygate.gateway.v1.InitializeTransactionRequest
+	(*GetTransactionRequest)(nil),              // 61: paygate.gateway.v1.GetTransactionRequest
+	(*SetTransactionStatusRequest)(nil),        // 62: paygate.gateway.v1.SetTransactionStatusRequest
+	(*ListTransactionLogsRequest)(nil),         // 63: paygate.gateway.v1.ListTransactionLogsRequest
+	(*InitializeTransactionResponse)(nil),      // 64: paygate.gateway.v1.InitializeTransactionResponse
+	(*GetTransactionResponse)(nil),             // 65: paygate.gateway.v1.GetTransactionResponse
+	(*SetTransactionStatusResponse)(nil),       // 66: paygate.gateway.v1.SetTransactionStatusResponse
+	(*ListTransactionLogsResponse)(nil),        // 67: paygate.gateway.v1.ListTransactionLogsResponse
 }
 var file_paygate_gateway_v1_gateway_proto_depIdxs = []int32{
 	2,  // 0: paygate.gateway.v1.ListMerchantsResponse.merchants:type_name -> paygate.gateway.v1.Merchant
@@ -3758,28 +3770,36 @@ var file_paygate_gateway_v1_gateway_proto_depIdxs = []int32{
 	46, // 48: paygate.gateway.v1.GatewayService.GetMaintenanceStatus:input_type -> paygate.gateway.v1.GetMaintenanceStatusRequest
 	48, // 49: paygate.gateway.v1.GatewayService.ListMerchantCollabActivity:input_type -> paygate.gateway.v1.ListMerchantCollabActivityRequest
 	50, // 50: paygate.gateway.v1.GatewayService.ListCollabActivity:input_type -> paygate.gateway.v1.ListCollabActivityRequest
-	1,  // 51: paygate.gateway.v1.GatewayService.ListMerchants:output_type -> paygate.gateway.v1.ListMerchantsResponse
-	15, // 52: paygate.gateway.v1.GatewayService.ListMerchantCollabs:output_type -> paygate.gateway.v1.ListMerchantCollabsResponse
-	17, // 53: paygate.gateway.v1.GatewayService.ListCollabs:output_type -> paygate.gateway.v1.ListCollabsResponse
-	19, // 54: paygate.gateway.v1.GatewayService.ListProviders:output_type -> paygate.gateway.v1.ListProvidersResponse
-	21, // 55: paygate.gateway.v1.GatewayService.ListProviderCollabs:output_type -> paygate.gateway.v1.ListProviderCollabsResponse
-	23, // 56: paygate.gateway.v1.GatewayService.SetProviderActiveness:output_type -> paygate.gateway.v1.SetProviderActivenessResponse
-	25, // 57: paygate.gateway.v1.GatewayService.GetCollabSettings:output_type -> paygate.gateway.v1.GetCollabSettingsResponse
-	27, // 58: paygate.gateway.v1.GatewayService.UpdateCollabSettings:output_type -> paygate.gateway.v1.UpdateCollabSettingsResponse
-	29, // 59: paygate.gateway.v1.GatewayService.SetCollabActiveness:output_type -> paygate.gateway.v1.SetCollabActivenessResponse
-	31, // 60: paygate.gateway.v1.GatewayService.GetCollabLimits:output_type -> paygate.gateway.v1.GetCollabLimitsResponse
-	33, // 61: paygate.gateway.v1.GatewayService.UpdateCollabLimits:output_type -> paygate.gateway.v1.UpdateCollabLimitsResponse
-	35, // 62: paygate.gateway.v1.GatewayService.UpdateCollabPayTypeLimits:output_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
-	37, // 63: paygate.gateway.v1.GatewayService.InitializeCollab:output_type -> paygate.gateway.v1.InitializeCollabResponse
-	39, // 64: paygate.gateway.v1.GatewayService.AddCollabPayTypes:output_type -> paygate.gateway.v1.AddCollabPayTypesResponse
-	41, // 65: paygate.gateway.v1.GatewayService.RemoveCollabPayTypes:output_type -> paygate.gateway.v1.RemoveCollabPayTypesResponse
-	43, // 66: paygate.gateway.v1.GatewayService.EnableMaintenanceMode:output_type -> paygate.gateway.v1.EnableMaintenanceModeResponse
-	45, // 67: paygate.gateway.v1.GatewayService.DisableMaintenanceMode:output_type -> paygate.gateway.v1.DisableMaintenanceModeResponse
-	47, // 68: paygate.gateway.v1.GatewayService.GetMaintenanceStatus:output_type -> paygate.gateway.v1.GetMaintenanceStatusResponse
-	49, // 69: paygate.gateway.v1.GatewayService.ListMerchantCollabActivity:output_type -> paygate.gateway.v1.ListMerchantCollabActivityResponse
-	51, // 70: paygate.gateway.v1.GatewayService.ListCollabActivity:output_type -> paygate.gateway.v1.ListCollabActivityResponse
-	51, // [51:71] is the sub-list for method output_type
-	31, // [31:51] is the sub-list for method input_type
+	60, // 51: paygate.gateway.v1.GatewayService.InitializeTransaction:input_type -> paygate.gateway.v1.InitializeTransactionRequest
+	61, // 52: paygate.gateway.v1.GatewayService.GetTransaction:input_type -> paygate.gateway.v1.GetTransactionRequest
+	62, // 53: paygate.gateway.v1.GatewayService.SetTransactionStatus:input_type -> paygate.gateway.v1.SetTransactionStatusRequest
+	63, // 54: paygate.gateway.v1.GatewayService.ListTransactionLogs:input_type -> paygate.gateway.v1.ListTransactionLogsRequest
+	1,  // 55: paygate.gateway.v1.GatewayService.ListMerchants:output_type -> paygate.gateway.v1.ListMerchantsResponse
+	15, // 56: paygate.gateway.v1.GatewayService.ListMerchantCollabs:output_type -> paygate.gateway.v1.ListMerchantCollabsResponse
+	17, // 57: paygate.gateway.v1.GatewayService.ListCollabs:output_type -> paygate.gateway.v1.ListCollabsResponse
+	19, // 58: paygate.gateway.v1.GatewayService.ListProviders:output_type -> paygate.gateway.v1.ListProvidersResponse
+	21, // 59: paygate.gateway.v1.GatewayService.ListProviderCollabs:output_type -> paygate.gateway.v1.ListProviderCollabsResponse
+	23, // 60: paygate.gateway.v1.GatewayService.SetProviderActiveness:output_type -> paygate.gateway.v1.SetProviderActivenessResponse
+	25, // 61: paygate.gateway.v1.GatewayService.GetCollabSettings:output_type -> paygate.gateway.v1.GetCollabSettingsResponse
+	27, // 62: paygate.gateway.v1.GatewayService.UpdateCollabSettings:output_type -> paygate.gateway.v1.UpdateCollabSettingsResponse
+	29, // 63: paygate.gateway.v1.GatewayService.SetCollabActiveness:output_type -> paygate.gateway.v1.SetCollabActivenessResponse
+	31, // 64: paygate.gateway.v1.GatewayService.GetCollabLimits:output_type -> paygate.gateway.v1.GetCollabLimitsResponse
+	33, // 65: paygate.gateway.v1.GatewayService.UpdateCollabLimits:output_type -> paygate.gateway.v1.UpdateCollabLimitsResponse
+	35, // 66: paygate.gateway.v1.GatewayService.UpdateCollabPayTypeLimits:output_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
+	37, // 67: paygate.gateway.v1.GatewayService.InitializeCollab:output_type -> paygate.gateway.v1.InitializeCollabResponse
+	39, // 68: paygate.gateway.v1.GatewayService.AddCollabPayTypes:output_type -> paygate.gateway.v1.AddCollabPayTypesResponse
+	41, // 69: paygate.gateway.v1.GatewayService.RemoveCollabPayTypes:output_type -> paygate.gateway.v1.RemoveCollabPayTypesResponse
+	43, // 70: paygate.gateway.v1.GatewayService.EnableMaintenanceMode:output_type -> paygate.gateway.v1.EnableMaintenanceModeResponse
+	45, // 71: paygate.gateway.v1.GatewayService.DisableMaintenanceMode:output_type -> paygate.gateway.v1.DisableMaintenanceModeResponse
+	47, // 72: paygate.gateway.v1.GatewayService.GetMaintenanceStatus:output_type -> paygate.gateway.v1.GetMaintenanceStatusResponse
+	49, // 73: paygate.gateway.v1.GatewayService.ListMerchantCollabActivity:output_type -> paygate.gateway.v1.ListMerchantCollabActivityResponse
+	51, // 74: paygate.gateway.v1.GatewayService.ListCollabActivity:output_type -> paygate.gateway.v1.ListCollabActivityResponse
+	64, // 75: paygate.gateway.v1.GatewayService.InitializeTransaction:output_type -> paygate.gateway.v1.InitializeTransactionResponse
+	65, // 76: paygate.gateway.v1.GatewayService.GetTransaction:output_type -> paygate.gateway.v1.GetTransactionResponse
+	66, // 77: paygate.gateway.v1.GatewayService.SetTransactionStatus:output_type -> paygate.gateway.v1.SetTransactionStatusResponse
+	67, // 78: paygate.gateway.v1.GatewayService.ListTransactionLogs:output_type -> paygate.gateway.v1.ListTransactionLogsResponse
+	55, // [55:79] is the sub-list for method output_type
+	31, // [31:55] is the sub-list for method input_type
 	31, // [31:31] is the sub-list for extension type_name
 	31, // [31:31] is the sub-list for extension extendee
 	0,  // [0:31] is the sub-list for field type_name
@@ -3790,6 +3810,7 @@ func file_paygate_gateway_v1_gateway_proto_init() {
 	if File_paygate_gateway_v1_gateway_proto != nil {
 		return
 	}
+	file_paygate_gateway_v1_transactions_proto_init()
 	file_paygate_gateway_v1_gateway_proto_msgTypes[10].OneofWrappers = []any{}
 	file_paygate_gateway_v1_gateway_proto_msgTypes[13].OneofWrappers = []any{}
 	file_paygate_gateway_v1_gateway_proto_msgTypes[16].OneofWrappers = []any{}

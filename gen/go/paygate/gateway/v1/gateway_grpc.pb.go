@@ -39,6 +39,10 @@ const (
 	GatewayService_GetMaintenanceStatus_FullMethodName       = "/paygate.gateway.v1.GatewayService/GetMaintenanceStatus"
 	GatewayService_ListMerchantCollabActivity_FullMethodName = "/paygate.gateway.v1.GatewayService/ListMerchantCollabActivity"
 	GatewayService_ListCollabActivity_FullMethodName         = "/paygate.gateway.v1.GatewayService/ListCollabActivity"
+	GatewayService_InitializeTransaction_FullMethodName      = "/paygate.gateway.v1.GatewayService/InitializeTransaction"
+	GatewayService_GetTransaction_FullMethodName             = "/paygate.gateway.v1.GatewayService/GetTransaction"
+	GatewayService_SetTransactionStatus_FullMethodName       = "/paygate.gateway.v1.GatewayService/SetTransactionStatus"
+	GatewayService_ListTransactionLogs_FullMethodName        = "/paygate.gateway.v1.GatewayService/ListTransactionLogs"
 )
 
 // GatewayServiceClient is the client API for GatewayService service.
@@ -107,6 +111,23 @@ type GatewayServiceClient interface {
 	// ListCollabActivity returns the activity log the caller may see, newest
 	// first: everything for global roles, their merchants' entries for others.
 	ListCollabActivity(ctx context.Context, in *ListCollabActivityRequest, opts ...grpc.CallOption) (*ListCollabActivityResponse, error)
+	// InitializeTransaction starts a deposit or withdrawal (spec 02 §3
+	// payment payload) and answers once the provider has answered. Callers: an
+	// Admin with a bearer token, or a merchant signing the raw body with its
+	// API secret (docs/contracts-transactions.md). The merchant's nonce makes
+	// the call idempotent: the same nonce answers the same transaction.
+	InitializeTransaction(ctx context.Context, in *InitializeTransactionRequest, opts ...grpc.CallOption) (*InitializeTransactionResponse, error)
+	// GetTransaction returns one transaction. A transaction of a merchant
+	// outside the caller's scope is not found.
+	GetTransaction(ctx context.Context, in *GetTransactionRequest, opts ...grpc.CallOption) (*GetTransactionResponse, error)
+	// SetTransactionStatus sets a transaction's status by hand. The request
+	// carries the status the operator saw (transactionStatus); when the
+	// transaction has moved on since, the call is a conflict and changes
+	// nothing.
+	SetTransactionStatus(ctx context.Context, in *SetTransactionStatusRequest, opts ...grpc.CallOption) (*SetTransactionStatusResponse, error)
+	// ListTransactionLogs returns the journal of one transaction, oldest
+	// first.
+	ListTransactionLogs(ctx context.Context, in *ListTransactionLogsRequest, opts ...grpc.CallOption) (*ListTransactionLogsResponse, error)
 }
 
 type gatewayServiceClient struct {
@@ -317,6 +338,46 @@ func (c *gatewayServiceClient) ListCollabActivity(ctx context.Context, in *ListC
 	return out, nil
 }
 
+func (c *gatewayServiceClient) InitializeTransaction(ctx context.Context, in *InitializeTransactionRequest, opts ...grpc.CallOption) (*InitializeTransactionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(InitializeTransactionResponse)
+	err := c.cc.Invoke(ctx, GatewayService_InitializeTransaction_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) GetTransaction(ctx context.Context, in *GetTransactionRequest, opts ...grpc.CallOption) (*GetTransactionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetTransactionResponse)
+	err := c.cc.Invoke(ctx, GatewayService_GetTransaction_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) SetTransactionStatus(ctx context.Context, in *SetTransactionStatusRequest, opts ...grpc.CallOption) (*SetTransactionStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetTransactionStatusResponse)
+	err := c.cc.Invoke(ctx, GatewayService_SetTransactionStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) ListTransactionLogs(ctx context.Context, in *ListTransactionLogsRequest, opts ...grpc.CallOption) (*ListTransactionLogsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListTransactionLogsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_ListTransactionLogs_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GatewayServiceServer is the server API for GatewayService service.
 // All implementations must embed UnimplementedGatewayServiceServer
 // for forward compatibility.
@@ -383,6 +444,23 @@ type GatewayServiceServer interface {
 	// ListCollabActivity returns the activity log the caller may see, newest
 	// first: everything for global roles, their merchants' entries for others.
 	ListCollabActivity(context.Context, *ListCollabActivityRequest) (*ListCollabActivityResponse, error)
+	// InitializeTransaction starts a deposit or withdrawal (spec 02 §3
+	// payment payload) and answers once the provider has answered. Callers: an
+	// Admin with a bearer token, or a merchant signing the raw body with its
+	// API secret (docs/contracts-transactions.md). The merchant's nonce makes
+	// the call idempotent: the same nonce answers the same transaction.
+	InitializeTransaction(context.Context, *InitializeTransactionRequest) (*InitializeTransactionResponse, error)
+	// GetTransaction returns one transaction. A transaction of a merchant
+	// outside the caller's scope is not found.
+	GetTransaction(context.Context, *GetTransactionRequest) (*GetTransactionResponse, error)
+	// SetTransactionStatus sets a transaction's status by hand. The request
+	// carries the status the operator saw (transactionStatus); when the
+	// transaction has moved on since, the call is a conflict and changes
+	// nothing.
+	SetTransactionStatus(context.Context, *SetTransactionStatusRequest) (*SetTransactionStatusResponse, error)
+	// ListTransactionLogs returns the journal of one transaction, oldest
+	// first.
+	ListTransactionLogs(context.Context, *ListTransactionLogsRequest) (*ListTransactionLogsResponse, error)
 	mustEmbedUnimplementedGatewayServiceServer()
 }
 
@@ -452,6 +530,18 @@ func (UnimplementedGatewayServiceServer) ListMerchantCollabActivity(context.Cont
 }
 func (UnimplementedGatewayServiceServer) ListCollabActivity(context.Context, *ListCollabActivityRequest) (*ListCollabActivityResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListCollabActivity not implemented")
+}
+func (UnimplementedGatewayServiceServer) InitializeTransaction(context.Context, *InitializeTransactionRequest) (*InitializeTransactionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method InitializeTransaction not implemented")
+}
+func (UnimplementedGatewayServiceServer) GetTransaction(context.Context, *GetTransactionRequest) (*GetTransactionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetTransaction not implemented")
+}
+func (UnimplementedGatewayServiceServer) SetTransactionStatus(context.Context, *SetTransactionStatusRequest) (*SetTransactionStatusResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetTransactionStatus not implemented")
+}
+func (UnimplementedGatewayServiceServer) ListTransactionLogs(context.Context, *ListTransactionLogsRequest) (*ListTransactionLogsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTransactionLogs not implemented")
 }
 func (UnimplementedGatewayServiceServer) mustEmbedUnimplementedGatewayServiceServer() {}
 func (UnimplementedGatewayServiceServer) testEmbeddedByValue()                        {}
@@ -834,6 +924,78 @@ func _GatewayService_ListCollabActivity_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GatewayService_InitializeTransaction_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(InitializeTransactionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).InitializeTransaction(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_InitializeTransaction_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).InitializeTransaction(ctx, req.(*InitializeTransactionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_GetTransaction_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetTransactionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).GetTransaction(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_GetTransaction_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).GetTransaction(ctx, req.(*GetTransactionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_SetTransactionStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetTransactionStatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).SetTransactionStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_SetTransactionStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).SetTransactionStatus(ctx, req.(*SetTransactionStatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_ListTransactionLogs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListTransactionLogsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).ListTransactionLogs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_ListTransactionLogs_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).ListTransactionLogs(ctx, req.(*ListTransactionLogsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // GatewayService_ServiceDesc is the grpc.ServiceDesc for GatewayService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -920,6 +1082,22 @@ var GatewayService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListCollabActivity",
 			Handler:    _GatewayService_ListCollabActivity_Handler,
+		},
+		{
+			MethodName: "InitializeTransaction",
+			Handler:    _GatewayService_InitializeTransaction_Handler,
+		},
+		{
+			MethodName: "GetTransaction",
+			Handler:    _GatewayService_GetTransaction_Handler,
+		},
+		{
+			MethodName: "SetTransactionStatus",
+			Handler:    _GatewayService_SetTransactionStatus_Handler,
+		},
+		{
+			MethodName: "ListTransactionLogs",
+			Handler:    _GatewayService_ListTransactionLogs_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

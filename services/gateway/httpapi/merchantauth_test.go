@@ -1,0 +1,89 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/services/internal/apperr"
+)
+
+func testAuth(t testing.TB, now time.Time) *MerchantAuth {
+	a, err := NewMerchantAuth(func(_ context.Context, hash string) (int32, []byte, error) {
+		if hash != "m1" {
+			return 0, nil, apperr.NotFound("The merchant was not found.")
+		}
+		return 1, []byte("secret"), nil
+	}, func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestVerifyAndMarker(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1_750_000_000, 0)
+	a := testAuth(t, now)
+	body := []byte(`{"a":1}`)
+	h := http.Header{}
+	h.Set(HeaderMerchant, "m1")
+	h.Set(HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
+	h.Set(HeaderSignature, Sign([]byte("secret"), now.Unix(), body))
+	id, err := a.verify(context.Background(), h, body)
+	if err != nil || id != 1 {
+		t.Fatalf("verify = %d, %v", id, err)
+	}
+	if _, err := a.verify(context.Background(), h, []byte(`{"a":2}`)); apperr.KindOf(err) != apperr.KindUnauthenticated {
+		t.Errorf("another body: %v", err)
+	}
+	m := a.marker(1, now)
+	if got, ok := a.VerifiedMerchant([]string{m}); !ok || got != 1 {
+		t.Errorf("own marker refused")
+	}
+	if _, ok := testAuth(t, now).VerifiedMerchant([]string{m}); ok {
+		t.Error("marker of another process accepted")
+	}
+	if _, ok := a.VerifiedMerchant([]string{m[:len(m)-1] + "0"}); ok && m[len(m)-1] != '0' {
+		t.Error("tampered marker accepted")
+	}
+	later := testAuth(t, now.Add(time.Minute))
+	later.key = a.key
+	if _, ok := later.VerifiedMerchant([]string{m}); ok {
+		t.Error("old marker accepted")
+	}
+}
+
+// FuzzSignatureHeaders checks that no header or body makes the check panic
+// or pass without the right signature.
+func FuzzSignatureHeaders(f *testing.F) {
+	now := time.Unix(1_750_000_000, 0)
+	f.Add("m1", "1750000000", "v1="+"00", []byte(`{}`))
+	f.Add("m1", "1750000000", Sign([]byte("secret"), now.Unix(), []byte(`{}`)), []byte(`{}`))
+	f.Add("", "-1", "v1=", []byte(nil))
+	f.Add("m2", "99999999999999", "v2=abc", []byte("x"))
+	a := testAuth(f, now)
+	f.Fuzz(func(t *testing.T, merchant, ts, sig string, body []byte) {
+		h := http.Header{}
+		h.Set(HeaderMerchant, merchant)
+		h.Set(HeaderTimestamp, ts)
+		h.Set(HeaderSignature, sig)
+		id, err := a.verify(context.Background(), h, body)
+		if err != nil {
+			return
+		}
+		n, perr := ParseTimestamp(ts)
+		if perr != nil || id != 1 || sig != Sign([]byte("secret"), n, body) && !sameDigest(sig, Sign([]byte("secret"), n, body)) {
+			t.Fatalf("accepted merchant %q ts %q sig %q", merchant, ts, sig)
+		}
+		_, _ = a.VerifiedMerchant([]string{sig})
+	})
+}
+
+func sameDigest(a, b string) bool {
+	x, err1 := ParseSignature(a)
+	y, err2 := ParseSignature(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
