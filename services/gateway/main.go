@@ -67,6 +67,9 @@ type Config struct {
 	PollInterval time.Duration `env:"PAYGATE_POLL_INTERVAL" default:"2s"`
 	// ProviderTimeout bounds one call to a provider.
 	ProviderTimeout time.Duration `env:"PAYGATE_PROVIDER_TIMEOUT" default:"10s"`
+	// StreamHeartbeat is the interval of the transaction stream's keep-alive
+	// comments.
+	StreamHeartbeat time.Duration `env:"PAYGATE_STREAM_HEARTBEAT" default:"15s"`
 }
 
 // box returns the secrets box of the configured key (the demo key in demo
@@ -185,6 +188,14 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	srv.Handle("POST /api/v1/transactions/initialize", merchantAuth.Wrap(http.MaxBytesHandler(
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { restMux.Load().ServeHTTP(w, r) }), server.MaxBodyBytes)))
 	srv.Handle(httpapi.WebhookPattern, httpapi.WebhookHandler(payments, log))
+	// The queueing calls answer 202: their RPCs ask for it through the
+	// x-http-code metadata, which Accepted applies in front of the REST mux.
+	rest := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { restMux.Load().ServeHTTP(w, r) })
+	srv.Handle("POST /api/v1/transactions/{id}/enqueue", httpapi.Accepted(http.MaxBytesHandler(rest, server.MaxBodyBytes)))
+	srv.Handle("POST /api/v1/transactions/{id}/polling/enqueue", httpapi.Accepted(http.MaxBytesHandler(rest, server.MaxBodyBytes)))
+	hub := httpapi.NewHub(log.With("component", "stream"))
+	srv.Handle(httpapi.StreamPattern, hub.Handler(httpapi.StreamOptions{
+		Verifier: verifier, Revocations: authz.NewRedisRevocations(rdb), Heartbeat: cfg.StreamHeartbeat}))
 	srv.AddReadyCheck("postgres", pool.Ping)
 	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
 	srv.AddReadyCheck("nats", func(context.Context) error {
@@ -199,5 +210,6 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	g.Go(func() error { return srv.Run(gctx) })
 	g.Go(func() error { return relay.Run(gctx) })
 	g.Go(func() error { return payments.RunPoller(gctx, cfg.PollInterval) })
+	g.Go(func() error { return hub.Run(gctx, nc) })
 	return g.Wait()
 }

@@ -54,6 +54,14 @@ var Rules = authz.Rules{
 	gatewayv1.GatewayService_GetTransaction_FullMethodName:        {Permissions: []string{authz.PermGetTransactions}},
 	gatewayv1.GatewayService_SetTransactionStatus_FullMethodName:  {Permissions: []string{authz.PermEditTransactions}},
 	gatewayv1.GatewayService_ListTransactionLogs_FullMethodName:   {Permissions: []string{authz.PermViewLogs}},
+	gatewayv1.GatewayService_ListTransactions_FullMethodName:      {Permissions: []string{authz.PermGetTransactions}},
+	gatewayv1.GatewayService_SearchTransactionLogs_FullMethodName: {Permissions: []string{authz.PermViewLogs}},
+	// The operator's corrections of spec 02 §4 (manual cancel, callbacks
+	// cancel, the transaction and polling queues), scoped by the handlers.
+	gatewayv1.GatewayService_CancelTransaction_FullMethodName:          editTransactions,
+	gatewayv1.GatewayService_CancelTransactionCallbacks_FullMethodName: editTransactions,
+	gatewayv1.GatewayService_EnqueueTransaction_FullMethodName:         editTransactions,
+	gatewayv1.GatewayService_EnqueueTransactionPolling_FullMethodName:  editTransactions,
 }
 
 var (
@@ -61,4 +69,5 @@ var (
 	editCollab        = authz.Rule{Permissions: []string{authz.PermEditCollab}}
 	editMaintenance   = authz.Rule{Permissions: []string{authz.PermEditMaintenanceMode}}
 	viewRecentActions = authz.Rule{Permissions: []string{authz.PermViewRecentActions}}
+	editTransactions  = authz.Rule{Permissions: []string{authz.PermEditTransactions}}
 )

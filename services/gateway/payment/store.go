@@ -38,6 +38,8 @@ type StatusChange struct {
 	ProviderData map[string]any
 	// NextPollAt schedules polling; nil stops it.
 	NextPollAt *time.Time
+	// CancelCallbacks also stops the transaction's callbacks.
+	CancelCallbacks bool
 	// At is the time of the change.
 	At time.Time
 	// Logs are journal entries written with the change.
@@ -73,6 +75,20 @@ type Store interface {
 	// transaction after it; otherwise it writes nothing and returns a
 	// conflict error (not found for an unknown id).
 	ChangeStatus(ctx context.Context, c StatusChange) (Transaction, error)
+	// CancelCallbacks flags a transaction's callbacks cancelled when its
+	// status is still seen, with its journal entries and events (conflict
+	// otherwise, not found for an unknown id).
+	CancelCallbacks(ctx context.Context, id int64, seen Status, at time.Time, logs []LogEntry, events func(Transaction) []proto.Message) (Transaction, error)
+	// SchedulePoll makes a transaction due for polling at `at` with its
+	// attempts reset, when its status is still seen (conflict otherwise).
+	SchedulePoll(ctx context.Context, id int64, seen Status, at time.Time, logs []LogEntry, events func(Transaction) []proto.Message) (Transaction, error)
+	// List returns the page of transactions f selects, newest first, with
+	// the total count and (f.IncludeTotals) the totals per currency.
+	List(ctx context.Context, f ListFilter) (ListPage, error)
+	// SearchLogs returns the journal payloads of f's window that contain
+	// f.Term (case-insensitive), of transactions matching f, oldest first,
+	// at most f.Limit.
+	SearchLogs(ctx context.Context, f LogSearch) ([]LogPayload, error)
 	// AppendLogs adds journal entries.
 	AppendLogs(ctx context.Context, logs ...LogEntry) error
 	// Logs returns a transaction's journal, oldest first.

@@ -282,10 +282,11 @@ func (p *Payments) ChangeStatus(ctx context.Context, c payment.StatusChange) (pa
 			UPDATE transactions SET status = $3, status_message = $4,
 				error_message = CASE WHEN $5 <> '' THEN $5 ELSE error_message END,
 				provider_transaction_id = COALESCE(NULLIF($6, ''), provider_transaction_id),
-				provider_data = COALESCE($7::jsonb, provider_data), next_poll_at = $8, updated_at = $9
+				provider_data = COALESCE($7::jsonb, provider_data), next_poll_at = $8, updated_at = $9,
+				callbacks_canceled = callbacks_canceled OR $10
 			WHERE id = $1 AND status = $2
 			RETURNING `+transactionColumns,
-			c.ID, c.From, c.To, c.Message, c.ErrorMessage, c.ProviderTID, providerData, c.NextPollAt, c.At))
+			c.ID, c.From, c.To, c.Message, c.ErrorMessage, c.ProviderTID, providerData, c.NextPollAt, c.At, c.CancelCallbacks))
 		if errors.Is(err, pgx.ErrNoRows) {
 			var cur int16
 			if err := tx.QueryRow(ctx, `SELECT status FROM transactions WHERE id = $1`, c.ID).Scan(&cur); err != nil {

@@ -3607,7 +3607,7 @@ const file_paygate_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x04user\x18\x02 \x01(\x05R\x04user\x12\x16\n" +
 	"\x06system\x18\x03 \x01(\x05R\x06system\x12\x1a\n" +
 	"\bcritical\x18\x04 \x01(\x05R\bcritical\x12\x1c\n" +
-	"\tsensitive\x18\x05 \x01(\x05R\tsensitive2\xf1\x1f\n" +
+	"\tsensitive\x18\x05 \x01(\x05R\tsensitive2\xa3(\n" +
 	"\x0eGatewayService\x12\x8a\x01\n" +
 	"\rListMerchants\x12(.paygate.gateway.v1.ListMerchantsRequest\x1a).paygate.gateway.v1.ListMerchantsResponse\"$\x82\xd3\xe4\x93\x02\x1eb\tmerchants\x12\x11/api/v1/merchants\x12\xb0\x01\n" +
 	"\x13ListMerchantCollabs\x12..paygate.gateway.v1.ListMerchantCollabsRequest\x1a/.paygate.gateway.v1.ListMerchantCollabsResponse\"8\x82\xd3\xe4\x93\x022b\acollabs\x12'/api/v1/merchants/{merchant_id}/collabs\x12\x80\x01\n" +
@@ -3632,7 +3632,13 @@ const file_paygate_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x15InitializeTransaction\x120.paygate.gateway.v1.InitializeTransactionRequest\x1a1.paygate.gateway.v1.InitializeTransactionResponse\"*\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/api/v1/transactions/initialize\x12\x97\x01\n" +
 	"\x0eGetTransaction\x12).paygate.gateway.v1.GetTransactionRequest\x1a*.paygate.gateway.v1.GetTransactionResponse\".\x82\xd3\xe4\x93\x02(b\vtransaction\x12\x19/api/v1/transactions/{id}\x12\xb9\x01\n" +
 	"\x14SetTransactionStatus\x12/.paygate.gateway.v1.SetTransactionStatusRequest\x1a0.paygate.gateway.v1.SetTransactionStatusResponse\">\x82\xd3\xe4\x93\x028b\vtransaction\")/api/v1/transactions/{id}/status/{status}\x12\xa4\x01\n" +
-	"\x13ListTransactionLogs\x12..paygate.gateway.v1.ListTransactionLogsRequest\x1a/.paygate.gateway.v1.ListTransactionLogsResponse\",\x82\xd3\xe4\x93\x02&b\x04logs\x12\x1e/api/v1/logs/transactions/{id}B\xd0\x01\n" +
+	"\x13ListTransactionLogs\x12..paygate.gateway.v1.ListTransactionLogsRequest\x1a/.paygate.gateway.v1.ListTransactionLogsResponse\",\x82\xd3\xe4\x93\x02&b\x04logs\x12\x1e/api/v1/logs/transactions/{id}\x12\xa8\x01\n" +
+	"\x10ListTransactions\x12+.paygate.gateway.v1.ListTransactionsRequest\x1a,.paygate.gateway.v1.ListTransactionsResponse\"9\x82\xd3\xe4\x93\x023\x121/api/v1/collabs/{collab_id}/transactions/advanced\x12\xa7\x01\n" +
+	"\x11CancelTransaction\x12,.paygate.gateway.v1.CancelTransactionRequest\x1a-.paygate.gateway.v1.CancelTransactionResponse\"5\x82\xd3\xe4\x93\x02/b\vtransaction\" /api/v1/transactions/{id}/cancel\x12\xcc\x01\n" +
+	"\x1aCancelTransactionCallbacks\x125.paygate.gateway.v1.CancelTransactionCallbacksRequest\x1a6.paygate.gateway.v1.CancelTransactionCallbacksResponse\"?\x82\xd3\xe4\x93\x029b\vtransaction\"*/api/v1/transactions/{id}/callbacks/cancel\x12\x9e\x01\n" +
+	"\x12EnqueueTransaction\x12-.paygate.gateway.v1.EnqueueTransactionRequest\x1a..paygate.gateway.v1.EnqueueTransactionResponse\")\x82\xd3\xe4\x93\x02#\"!/api/v1/transactions/{id}/enqueue\x12\xbb\x01\n" +
+	"\x19EnqueueTransactionPolling\x124.paygate.gateway.v1.EnqueueTransactionPollingRequest\x1a5.paygate.gateway.v1.EnqueueTransactionPollingResponse\"1\x82\xd3\xe4\x93\x02+\")/api/v1/transactions/{id}/polling/enqueue\x12\xac\x01\n" +
+	"\x15SearchTransactionLogs\x120.paygate.gateway.v1.SearchTransactionLogsRequest\x1a1.paygate.gateway.v1.SearchTransactionLogsResponse\".\x82\xd3\xe4\x93\x02(:\x01*\"#/api/v1/transactions/search-in-logsB\xd0\x01\n" +
 	"\x16com.paygate.gateway.v1B\fGatewayProtoP\x01Z>github.com/paygate/paygate/gen/go/paygate/gateway/v1;gatewayv1\xa2\x02\x03PGX\xaa\x02\x12Paygate.Gateway.V1\xca\x02\x12Paygate\\Gateway\\V1\xe2\x02\x1ePaygate\\Gateway\\V1\\GPBMetadata\xea\x02\x14Paygate::Gateway::V1b\x06proto3"
 
 var (
@@ -3713,10 +3719,22 @@ var file_paygate_gateway_v1_gateway_proto_goTypes = []any{
 	(*GetTransactionRequest)(nil),              // 61: paygate.gateway.v1.GetTransactionRequest
 	(*SetTransactionStatusRequest)(nil),        // 62: paygate.gateway.v1.SetTransactionStatusRequest
 	(*ListTransactionLogsRequest)(nil),         // 63: paygate.gateway.v1.ListTransactionLogsRequest
-	(*InitializeTransactionResponse)(nil),      // 64: paygate.gateway.v1.InitializeTransactionResponse
-	(*GetTransactionResponse)(nil),             // 65: paygate.gateway.v1.GetTransactionResponse
-	(*SetTransactionStatusResponse)(nil),       // 66: paygate.gateway.v1.SetTransactionStatusResponse
-	(*ListTransactionLogsResponse)(nil),        // 67: paygate.gateway.v1.ListTransactionLogsResponse
+	(*ListTransactionsRequest)(nil),            // 64: paygate.gateway.v1.ListTransactionsRequest
+	(*CancelTransactionRequest)(nil),           // 65: paygate.gateway.v1.CancelTransactionRequest
+	(*CancelTransactionCallbacksRequest)(nil),  // 66: paygate.gateway.v1.CancelTransactionCallbacksRequest
+	(*EnqueueTransactionRequest)(nil),          // 67: paygate.gateway.v1.EnqueueTransactionRequest
+	(*EnqueueTransactionPollingRequest)(nil),   // 68: paygate.gateway.v1.EnqueueTransactionPollingRequest
+	(*SearchTransactionLogsRequest)(nil),       // 69: paygate.gateway.v1.SearchTransactionLogsRequest
+	(*InitializeTransactionResponse)(nil),      // 70: paygate.gateway.v1.InitializeTransactionResponse
+	(*GetTransactionResponse)(nil),             // 71: paygate.gateway.v1.GetTransactionResponse
+	(*SetTransactionStatusResponse)(nil),       // 72: paygate.gateway.v1.SetTransactionStatusResponse
+	(*ListTransactionLogsResponse)(nil),        // 73: paygate.gateway.v1.ListTransactionLogsResponse
+	(*ListTransactionsResponse)(nil),           // 74: paygate.gateway.v1.ListTransactionsResponse
+	(*CancelTransactionResponse)(nil),          // 75: paygate.gateway.v1.CancelTransactionResponse
+	(*CancelTransactionCallbacksResponse)(nil), // 76: paygate.gateway.v1.CancelTransactionCallbacksResponse
+	(*EnqueueTransactionResponse)(nil),         // 77: paygate.gateway.v1.EnqueueTransactionResponse
+	(*EnqueueTransactionPollingResponse)(nil),  // 78: paygate.gateway.v1.EnqueueTransactionPollingResponse
+	(*SearchTransactionLogsResponse)(nil),      // 79: paygate.gateway.v1.SearchTransactionLogsResponse
 }
 var file_paygate_gateway_v1_gateway_proto_depIdxs = []int32{
 	2,  // 0: paygate.gateway.v1.ListMerchantsResponse.merchants:type_name -> paygate.gateway.v1.Merchant
@@ -3774,32 +3792,44 @@ var file_paygate_gateway_v1_gateway_proto_depIdxs = []int32{
 	61, // 52: paygate.gateway.v1.GatewayService.GetTransaction:input_type -> paygate.gateway.v1.GetTransactionRequest
 	62, // 53: paygate.gateway.v1.GatewayService.SetTransactionStatus:input_type -> paygate.gateway.v1.SetTransactionStatusRequest
 	63, // 54: paygate.gateway.v1.GatewayService.ListTransactionLogs:input_type -> paygate.gateway.v1.ListTransactionLogsRequest
-	1,  // 55: paygate.gateway.v1.GatewayService.ListMerchants:output_type -> paygate.gateway.v1.ListMerchantsResponse
-	15, // 56: paygate.gateway.v1.GatewayService.ListMerchantCollabs:output_type -> paygate.gateway.v1.ListMerchantCollabsResponse
-	17, // 57: paygate.gateway.v1.GatewayService.ListCollabs:output_type -> paygate.gateway.v1.ListCollabsResponse
-	19, // 58: paygate.gateway.v1.GatewayService.ListProviders:output_type -> paygate.gateway.v1.ListProvidersResponse
-	21, // 59: paygate.gateway.v1.GatewayService.ListProviderCollabs:output_type -> paygate.gateway.v1.ListProviderCollabsResponse
-	23, // 60: paygate.gateway.v1.GatewayService.SetProviderActiveness:output_type -> paygate.gateway.v1.SetProviderActivenessResponse
-	25, // 61: paygate.gateway.v1.GatewayService.GetCollabSettings:output_type -> paygate.gateway.v1.GetCollabSettingsResponse
-	27, // 62: paygate.gateway.v1.GatewayService.UpdateCollabSettings:output_type -> paygate.gateway.v1.UpdateCollabSettingsResponse
-	29, // 63: paygate.gateway.v1.GatewayService.SetCollabActiveness:output_type -> paygate.gateway.v1.SetCollabActivenessResponse
-	31, // 64: paygate.gateway.v1.GatewayService.GetCollabLimits:output_type -> paygate.gateway.v1.GetCollabLimitsResponse
-	33, // 65: paygate.gateway.v1.GatewayService.UpdateCollabLimits:output_type -> paygate.gateway.v1.UpdateCollabLimitsResponse
-	35, // 66: paygate.gateway.v1.GatewayService.UpdateCollabPayTypeLimits:output_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
-	37, // 67: paygate.gateway.v1.GatewayService.InitializeCollab:output_type -> paygate.gateway.v1.InitializeCollabResponse
-	39, // 68: paygate.gateway.v1.GatewayService.AddCollabPayTypes:output_type -> paygate.gateway.v1.AddCollabPayTypesResponse
-	41, // 69: paygate.gateway.v1.GatewayService.RemoveCollabPayTypes:output_type -> paygate.gateway.v1.RemoveCollabPayTypesResponse
-	43, // 70: paygate.gateway.v1.GatewayService.EnableMaintenanceMode:output_type -> paygate.gateway.v1.EnableMaintenanceModeResponse
-	45, // 71: paygate.gateway.v1.GatewayService.DisableMaintenanceMode:output_type -> paygate.gateway.v1.DisableMaintenanceModeResponse
-	47, // 72: paygate.gateway.v1.GatewayService.GetMaintenanceStatus:output_type -> paygate.gateway.v1.GetMaintenanceStatusResponse
-	49, // 73: paygate.gateway.v1.GatewayService.ListMerchantCollabActivity:output_type -> paygate.gateway.v1.ListMerchantCollabActivityResponse
-	51, // 74: paygate.gateway.v1.GatewayService.ListCollabActivity:output_type -> paygate.gateway.v1.ListCollabActivityResponse
-	64, // 75: paygate.gateway.v1.GatewayService.InitializeTransaction:output_type -> paygate.gateway.v1.InitializeTransactionResponse
-	65, // 76: paygate.gateway.v1.GatewayService.GetTransaction:output_type -> paygate.gateway.v1.GetTransactionResponse
-	66, // 77: paygate.gateway.v1.GatewayService.SetTransactionStatus:output_type -> paygate.gateway.v1.SetTransactionStatusResponse
-	67, // 78: paygate.gateway.v1.GatewayService.ListTransactionLogs:output_type -> paygate.gateway.v1.ListTransactionLogsResponse
-	55, // [55:79] is the sub-list for method output_type
-	31, // [31:55] is the sub-list for method input_type
+	64, // 55: paygate.gateway.v1.GatewayService.ListTransactions:input_type -> paygate.gateway.v1.ListTransactionsRequest
+	65, // 56: paygate.gateway.v1.GatewayService.CancelTransaction:input_type -> paygate.gateway.v1.CancelTransactionRequest
+	66, // 57: paygate.gateway.v1.GatewayService.CancelTransactionCallbacks:input_type -> paygate.gateway.v1.CancelTransactionCallbacksRequest
+	67, // 58: paygate.gateway.v1.GatewayService.EnqueueTransaction:input_type -> paygate.gateway.v1.EnqueueTransactionRequest
+	68, // 59: paygate.gateway.v1.GatewayService.EnqueueTransactionPolling:input_type -> paygate.gateway.v1.EnqueueTransactionPollingRequest
+	69, // 60: paygate.gateway.v1.GatewayService.SearchTransactionLogs:input_type -> paygate.gateway.v1.SearchTransactionLogsRequest
+	1,  // 61: paygate.gateway.v1.GatewayService.ListMerchants:output_type -> paygate.gateway.v1.ListMerchantsResponse
+	15, // 62: paygate.gateway.v1.GatewayService.ListMerchantCollabs:output_type -> paygate.gateway.v1.ListMerchantCollabsResponse
+	17, // 63: paygate.gateway.v1.GatewayService.ListCollabs:output_type -> paygate.gateway.v1.ListCollabsResponse
+	19, // 64: paygate.gateway.v1.GatewayService.ListProviders:output_type -> paygate.gateway.v1.ListProvidersResponse
+	21, // 65: paygate.gateway.v1.GatewayService.ListProviderCollabs:output_type -> paygate.gateway.v1.ListProviderCollabsResponse
+	23, // 66: paygate.gateway.v1.GatewayService.SetProviderActiveness:output_type -> paygate.gateway.v1.SetProviderActivenessResponse
+	25, // 67: paygate.gateway.v1.GatewayService.GetCollabSettings:output_type -> paygate.gateway.v1.GetCollabSettingsResponse
+	27, // 68: paygate.gateway.v1.GatewayService.UpdateCollabSettings:output_type -> paygate.gateway.v1.UpdateCollabSettingsResponse
+	29, // 69: paygate.gateway.v1.GatewayService.SetCollabActiveness:output_type -> paygate.gateway.v1.SetCollabActivenessResponse
+	31, // 70: paygate.gateway.v1.GatewayService.GetCollabLimits:output_type -> paygate.gateway.v1.GetCollabLimitsResponse
+	33, // 71: paygate.gateway.v1.GatewayService.UpdateCollabLimits:output_type -> paygate.gateway.v1.UpdateCollabLimitsResponse
+	35, // 72: paygate.gateway.v1.GatewayService.UpdateCollabPayTypeLimits:output_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
+	37, // 73: paygate.gateway.v1.GatewayService.InitializeCollab:output_type -> paygate.gateway.v1.InitializeCollabResponse
+	39, // 74: paygate.gateway.v1.GatewayService.AddCollabPayTypes:output_type -> paygate.gateway.v1.AddCollabPayTypesResponse
+	41, // 75: paygate.gateway.v1.GatewayService.RemoveCollabPayTypes:output_type -> paygate.gateway.v1.RemoveCollabPayTypesResponse
+	43, // 76: paygate.gateway.v1.GatewayService.EnableMaintenanceMode:output_type -> paygate.gateway.v1.EnableMaintenanceModeResponse
+	45, // 77: paygate.gateway.v1.GatewayService.DisableMaintenanceMode:output_type -> paygate.gateway.v1.DisableMaintenanceModeResponse
+	47, // 78: paygate.gateway.v1.GatewayService.GetMaintenanceStatus:output_type -> paygate.gateway.v1.GetMaintenanceStatusResponse
+	49, // 79: paygate.gateway.v1.GatewayService.ListMerchantCollabActivity:output_type -> paygate.gateway.v1.ListMerchantCollabActivityResponse
+	51, // 80: paygate.gateway.v1.GatewayService.ListCollabActivity:output_type -> paygate.gateway.v1.ListCollabActivityResponse
+	70, // 81: paygate.gateway.v1.GatewayService.InitializeTransaction:output_type -> paygate.gateway.v1.InitializeTransactionResponse
+	71, // 82: paygate.gateway.v1.GatewayService.GetTransaction:output_type -> paygate.gateway.v1.GetTransactionResponse
+	72, // 83: paygate.gateway.v1.GatewayService.SetTransactionStatus:output_type -> paygate.gateway.v1.SetTransactionStatusResponse
+	73, // 84: paygate.gateway.v1.GatewayService.ListTransactionLogs:output_type -> paygate.gateway.v1.ListTransactionLogsResponse
+	74, // 85: paygate.gateway.v1.GatewayService.ListTransactions:output_type -> paygate.gateway.v1.ListTransactionsResponse
+	75, // 86: paygate.gateway.v1.GatewayService.CancelTransaction:output_type -> paygate.gateway.v1.CancelTransactionResponse
+	76, // 87: paygate.gateway.v1.GatewayService.CancelTransactionCallbacks:output_type -> paygate.gateway.v1.CancelTransactionCallbacksResponse
+	77, // 88: paygate.gateway.v1.GatewayService.EnqueueTransaction:output_type -> paygate.gateway.v1.EnqueueTransactionResponse
+	78, // 89: paygate.gateway.v1.GatewayService.EnqueueTransactionPolling:output_type -> paygate.gateway.v1.EnqueueTransactionPollingResponse
+	79, // 90: paygate.gateway.v1.GatewayService.SearchTransactionLogs:output_type -> paygate.gateway.v1.SearchTransactionLogsResponse
+	61, // [61:91] is the sub-list for method output_type
+	31, // [31:61] is the sub-list for method input_type
 	31, // [31:31] is the sub-list for extension type_name
 	31, // [31:31] is the sub-list for extension extendee
 	0,  // [0:31] is the sub-list for field type_name

@@ -43,6 +43,12 @@ const (
 	GatewayService_GetTransaction_FullMethodName             = "/paygate.gateway.v1.GatewayService/GetTransaction"
 	GatewayService_SetTransactionStatus_FullMethodName       = "/paygate.gateway.v1.GatewayService/SetTransactionStatus"
 	GatewayService_ListTransactionLogs_FullMethodName        = "/paygate.gateway.v1.GatewayService/ListTransactionLogs"
+	GatewayService_ListTransactions_FullMethodName           = "/paygate.gateway.v1.GatewayService/ListTransactions"
+	GatewayService_CancelTransaction_FullMethodName          = "/paygate.gateway.v1.GatewayService/CancelTransaction"
+	GatewayService_CancelTransactionCallbacks_FullMethodName = "/paygate.gateway.v1.GatewayService/CancelTransactionCallbacks"
+	GatewayService_EnqueueTransaction_FullMethodName         = "/paygate.gateway.v1.GatewayService/EnqueueTransaction"
+	GatewayService_EnqueueTransactionPolling_FullMethodName  = "/paygate.gateway.v1.GatewayService/EnqueueTransactionPolling"
+	GatewayService_SearchTransactionLogs_FullMethodName      = "/paygate.gateway.v1.GatewayService/SearchTransactionLogs"
 )
 
 // GatewayServiceClient is the client API for GatewayService service.
@@ -128,6 +134,26 @@ type GatewayServiceClient interface {
 	// ListTransactionLogs returns the journal of one transaction, oldest
 	// first.
 	ListTransactionLogs(ctx context.Context, in *ListTransactionLogsRequest, opts ...grpc.CallOption) (*ListTransactionLogsResponse, error)
+	// ListTransactions is the advanced transaction list (spec 02 §3 list
+	// filters): collab_id 0 means every collab in the caller's scope; newest
+	// first, paged, with per-currency totals on request. Rows of merchants
+	// outside the caller's scope are never returned.
+	ListTransactions(ctx context.Context, in *ListTransactionsRequest, opts ...grpc.CallOption) (*ListTransactionsResponse, error)
+	// CancelTransaction marks a transaction Cancelled (-1) and stops its
+	// callbacks, when its status is still the one the operator saw.
+	CancelTransaction(ctx context.Context, in *CancelTransactionRequest, opts ...grpc.CallOption) (*CancelTransactionResponse, error)
+	// CancelTransactionCallbacks stops sending a transaction's callbacks, when
+	// its status is still the one the operator saw.
+	CancelTransactionCallbacks(ctx context.Context, in *CancelTransactionCallbacksRequest, opts ...grpc.CallOption) (*CancelTransactionCallbacksResponse, error)
+	// EnqueueTransaction restarts a transaction that is not final from the
+	// beginning (REST answers 202).
+	EnqueueTransaction(ctx context.Context, in *EnqueueTransactionRequest, opts ...grpc.CallOption) (*EnqueueTransactionResponse, error)
+	// EnqueueTransactionPolling polls a transaction that is not final at
+	// once, when its provider supports polling (REST answers 202).
+	EnqueueTransactionPolling(ctx context.Context, in *EnqueueTransactionPollingRequest, opts ...grpc.CallOption) (*EnqueueTransactionPollingResponse, error)
+	// SearchTransactionLogs finds transactions whose journal payloads hold a
+	// term, within a time window of at most 60 minutes.
+	SearchTransactionLogs(ctx context.Context, in *SearchTransactionLogsRequest, opts ...grpc.CallOption) (*SearchTransactionLogsResponse, error)
 }
 
 type gatewayServiceClient struct {
@@ -378,6 +404,66 @@ func (c *gatewayServiceClient) ListTransactionLogs(ctx context.Context, in *List
 	return out, nil
 }
 
+func (c *gatewayServiceClient) ListTransactions(ctx context.Context, in *ListTransactionsRequest, opts ...grpc.CallOption) (*ListTransactionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListTransactionsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_ListTransactions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) CancelTransaction(ctx context.Context, in *CancelTransactionRequest, opts ...grpc.CallOption) (*CancelTransactionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelTransactionResponse)
+	err := c.cc.Invoke(ctx, GatewayService_CancelTransaction_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) CancelTransactionCallbacks(ctx context.Context, in *CancelTransactionCallbacksRequest, opts ...grpc.CallOption) (*CancelTransactionCallbacksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelTransactionCallbacksResponse)
+	err := c.cc.Invoke(ctx, GatewayService_CancelTransactionCallbacks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) EnqueueTransaction(ctx context.Context, in *EnqueueTransactionRequest, opts ...grpc.CallOption) (*EnqueueTransactionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EnqueueTransactionResponse)
+	err := c.cc.Invoke(ctx, GatewayService_EnqueueTransaction_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) EnqueueTransactionPolling(ctx context.Context, in *EnqueueTransactionPollingRequest, opts ...grpc.CallOption) (*EnqueueTransactionPollingResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EnqueueTransactionPollingResponse)
+	err := c.cc.Invoke(ctx, GatewayService_EnqueueTransactionPolling_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) SearchTransactionLogs(ctx context.Context, in *SearchTransactionLogsRequest, opts ...grpc.CallOption) (*SearchTransactionLogsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SearchTransactionLogsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_SearchTransactionLogs_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GatewayServiceServer is the server API for GatewayService service.
 // All implementations must embed UnimplementedGatewayServiceServer
 // for forward compatibility.
@@ -461,6 +547,26 @@ type GatewayServiceServer interface {
 	// ListTransactionLogs returns the journal of one transaction, oldest
 	// first.
 	ListTransactionLogs(context.Context, *ListTransactionLogsRequest) (*ListTransactionLogsResponse, error)
+	// ListTransactions is the advanced transaction list (spec 02 §3 list
+	// filters): collab_id 0 means every collab in the caller's scope; newest
+	// first, paged, with per-currency totals on request. Rows of merchants
+	// outside the caller's scope are never returned.
+	ListTransactions(context.Context, *ListTransactionsRequest) (*ListTransactionsResponse, error)
+	// CancelTransaction marks a transaction Cancelled (-1) and stops its
+	// callbacks, when its status is still the one the operator saw.
+	CancelTransaction(context.Context, *CancelTransactionRequest) (*CancelTransactionResponse, error)
+	// CancelTransactionCallbacks stops sending a transaction's callbacks, when
+	// its status is still the one the operator saw.
+	CancelTransactionCallbacks(context.Context, *CancelTransactionCallbacksRequest) (*CancelTransactionCallbacksResponse, error)
+	// EnqueueTransaction restarts a transaction that is not final from the
+	// beginning (REST answers 202).
+	EnqueueTransaction(context.Context, *EnqueueTransactionRequest) (*EnqueueTransactionResponse, error)
+	// EnqueueTransactionPolling polls a transaction that is not final at
+	// once, when its provider supports polling (REST answers 202).
+	EnqueueTransactionPolling(context.Context, *EnqueueTransactionPollingRequest) (*EnqueueTransactionPollingResponse, error)
+	// SearchTransactionLogs finds transactions whose journal payloads hold a
+	// term, within a time window of at most 60 minutes.
+	SearchTransactionLogs(context.Context, *SearchTransactionLogsRequest) (*SearchTransactionLogsResponse, error)
 	mustEmbedUnimplementedGatewayServiceServer()
 }
 
@@ -542,6 +648,24 @@ func (UnimplementedGatewayServiceServer) SetTransactionStatus(context.Context, *
 }
 func (UnimplementedGatewayServiceServer) ListTransactionLogs(context.Context, *ListTransactionLogsRequest) (*ListTransactionLogsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTransactionLogs not implemented")
+}
+func (UnimplementedGatewayServiceServer) ListTransactions(context.Context, *ListTransactionsRequest) (*ListTransactionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTransactions not implemented")
+}
+func (UnimplementedGatewayServiceServer) CancelTransaction(context.Context, *CancelTransactionRequest) (*CancelTransactionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelTransaction not implemented")
+}
+func (UnimplementedGatewayServiceServer) CancelTransactionCallbacks(context.Context, *CancelTransactionCallbacksRequest) (*CancelTransactionCallbacksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelTransactionCallbacks not implemented")
+}
+func (UnimplementedGatewayServiceServer) EnqueueTransaction(context.Context, *EnqueueTransactionRequest) (*EnqueueTransactionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method EnqueueTransaction not implemented")
+}
+func (UnimplementedGatewayServiceServer) EnqueueTransactionPolling(context.Context, *EnqueueTransactionPollingRequest) (*EnqueueTransactionPollingResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method EnqueueTransactionPolling not implemented")
+}
+func (UnimplementedGatewayServiceServer) SearchTransactionLogs(context.Context, *SearchTransactionLogsRequest) (*SearchTransactionLogsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SearchTransactionLogs not implemented")
 }
 func (UnimplementedGatewayServiceServer) mustEmbedUnimplementedGatewayServiceServer() {}
 func (UnimplementedGatewayServiceServer) testEmbeddedByValue()                        {}
@@ -996,6 +1120,114 @@ func _GatewayService_ListTransactionLogs_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GatewayService_ListTransactions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListTransactionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).ListTransactions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_ListTransactions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).ListTransactions(ctx, req.(*ListTransactionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_CancelTransaction_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelTransactionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).CancelTransaction(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_CancelTransaction_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).CancelTransaction(ctx, req.(*CancelTransactionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_CancelTransactionCallbacks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelTransactionCallbacksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).CancelTransactionCallbacks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_CancelTransactionCallbacks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).CancelTransactionCallbacks(ctx, req.(*CancelTransactionCallbacksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_EnqueueTransaction_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EnqueueTransactionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).EnqueueTransaction(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_EnqueueTransaction_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).EnqueueTransaction(ctx, req.(*EnqueueTransactionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_EnqueueTransactionPolling_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EnqueueTransactionPollingRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).EnqueueTransactionPolling(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_EnqueueTransactionPolling_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).EnqueueTransactionPolling(ctx, req.(*EnqueueTransactionPollingRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_SearchTransactionLogs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SearchTransactionLogsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).SearchTransactionLogs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_SearchTransactionLogs_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).SearchTransactionLogs(ctx, req.(*SearchTransactionLogsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // GatewayService_ServiceDesc is the grpc.ServiceDesc for GatewayService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1098,6 +1330,30 @@ var GatewayService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListTransactionLogs",
 			Handler:    _GatewayService_ListTransactionLogs_Handler,
+		},
+		{
+			MethodName: "ListTransactions",
+			Handler:    _GatewayService_ListTransactions_Handler,
+		},
+		{
+			MethodName: "CancelTransaction",
+			Handler:    _GatewayService_CancelTransaction_Handler,
+		},
+		{
+			MethodName: "CancelTransactionCallbacks",
+			Handler:    _GatewayService_CancelTransactionCallbacks_Handler,
+		},
+		{
+			MethodName: "EnqueueTransaction",
+			Handler:    _GatewayService_EnqueueTransaction_Handler,
+		},
+		{
+			MethodName: "EnqueueTransactionPolling",
+			Handler:    _GatewayService_EnqueueTransactionPolling_Handler,
+		},
+		{
+			MethodName: "SearchTransactionLogs",
+			Handler:    _GatewayService_SearchTransactionLogs_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1241,6 +1241,1036 @@ func (x *TransactionLog) GetException() *TransactionLogException {
 	return nil
 }
 
+// ListTransactionsRequest holds the list filters of spec 02 §3
+// (docs/contracts-transactions.md, "Transaction list").
+type ListTransactionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collab; 0 means every collab in the caller's scope.
+	CollabId int32 `protobuf:"varint,1,opt,name=collab_id,json=collabId,proto3" json:"collab_id,omitempty"`
+	// 1-based page (default 1).
+	Page int32 `protobuf:"varint,2,opt,name=page,proto3" json:"page,omitempty"`
+	// Page size (default 5, at most 100).
+	Take int32 `protobuf:"varint,3,opt,name=take,proto3" json:"take,omitempty"`
+	// 1 deposit, 2 withdrawal, 0 any.
+	Type int32 `protobuf:"varint,4,opt,name=type,proto3" json:"type,omitempty"`
+	// Status codes, repeated or comma-separated.
+	Statuses []string `protobuf:"bytes,5,rep,name=statuses,proto3" json:"statuses,omitempty"`
+	// The provider's transaction id, exact.
+	ProviderTid string `protobuf:"bytes,6,opt,name=provider_tid,json=providerTid,proto3" json:"provider_tid,omitempty"`
+	// The merchant's client id, exact.
+	MerchantCid string `protobuf:"bytes,7,opt,name=merchant_cid,json=merchantCid,proto3" json:"merchant_cid,omitempty"`
+	// The merchant's nonce, exact.
+	Nonce string `protobuf:"bytes,8,opt,name=nonce,proto3" json:"nonce,omitempty"`
+	// Created at or after: RFC 3339, or zone-less (read as UTC).
+	From string `protobuf:"bytes,9,opt,name=from,proto3" json:"from,omitempty"`
+	// Created at or before: RFC 3339, or zone-less (read as UTC).
+	To string `protobuf:"bytes,10,opt,name=to,proto3" json:"to,omitempty"`
+	// Smallest amount, inclusive.
+	MinAmount string `protobuf:"bytes,11,opt,name=min_amount,json=minAmount,proto3" json:"min_amount,omitempty"`
+	// Largest amount, inclusive.
+	MaxAmount string `protobuf:"bytes,12,opt,name=max_amount,json=maxAmount,proto3" json:"max_amount,omitempty"`
+	// Currency code.
+	Currency string `protobuf:"bytes,13,opt,name=currency,proto3" json:"currency,omitempty"`
+	// Payment method value, exact.
+	PaymentMethodValue string `protobuf:"bytes,14,opt,name=payment_method_value,json=paymentMethodValue,proto3" json:"payment_method_value,omitempty"`
+	// 1 Phone, 2 Crypto, 0 any.
+	PaymentMethodType int32 `protobuf:"varint,15,opt,name=payment_method_type,json=paymentMethodType,proto3" json:"payment_method_type,omitempty"`
+	// IP address the payment came from, exact.
+	PaymentIpAddress string `protobuf:"bytes,16,opt,name=payment_ip_address,json=paymentIpAddress,proto3" json:"payment_ip_address,omitempty"`
+	// Fill total_amounts.
+	IncludeTotalAmounts bool `protobuf:"varint,17,opt,name=include_total_amounts,json=includeTotalAmounts,proto3" json:"include_total_amounts,omitempty"`
+	// Only this merchant's transactions (query name MerchantId).
+	MerchantId int32 `protobuf:"varint,18,opt,name=merchant_id,json=merchantId,proto3" json:"merchant_id,omitempty"`
+	// Free text: all digits is an id, anything else a reference id; the
+	// other filters are then ignored.
+	Search        string `protobuf:"bytes,19,opt,name=search,proto3" json:"search,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTransactionsRequest) Reset() {
+	*x = ListTransactionsRequest{}
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTransactionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTransactionsRequest) ProtoMessage() {}
+
+func (x *ListTransactionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTransactionsRequest.ProtoReflect.Descriptor instead.
+func (*ListTransactionsRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_transactions_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ListTransactionsRequest) GetCollabId() int32 {
+	if x != nil {
+		return x.CollabId
+	}
+	return 0
+}
+
+func (x *ListTransactionsRequest) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *ListTransactionsRequest) GetTake() int32 {
+	if x != nil {
+		return x.Take
+	}
+	return 0
+}
+
+func (x *ListTransactionsRequest) GetType() int32 {
+	if x != nil {
+		return x.Type
+	}
+	return 0
+}
+
+func (x *ListTransactionsRequest) GetStatuses() []string {
+	if x != nil {
+		return x.Statuses
+	}
+	return nil
+}
+
+func (x *ListTransactionsRequest) GetProviderTid() string {
+	if x != nil {
+		return x.ProviderTid
+	}
+	return ""
+}
+
+func (x *ListTransactionsRequest) GetMerchantCid() string {
+	if x != nil {
+		return x.MerchantCid
+	}
+	return ""
+}
+
+func (x *ListTransactionsRequest) GetNonce() string {
+	if x != nil {
+		return x.Nonce
+	}
+	return ""
+}
+
+func (x *ListTransactionsRequest) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *ListTransactionsRequest) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
+func (x *ListTransactionsRequest) GetMinAmount() string {
+	if x != nil {
+		return x.MinAmount
+	}
+	return ""
+}
+
+func (x *ListTransactionsRequest) GetMaxAmount() string {
+	if x != nil {
+		return x.MaxAmount
+	}
+	return ""
+}
+
+func (x *ListTransactionsRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *ListTransactionsRequest) GetPaymentMethodValue() string {
+	if x != nil {
+		return x.PaymentMethodValue
+	}
+	return ""
+}
+
+func (x *ListTransactionsRequest) GetPaymentMethodType() int32 {
+	if x != nil {
+		return x.PaymentMethodType
+	}
+	return 0
+}
+
+func (x *ListTransactionsRequest) GetPaymentIpAddress() string {
+	if x != nil {
+		return x.PaymentIpAddress
+	}
+	return ""
+}
+
+func (x *ListTransactionsRequest) GetIncludeTotalAmounts() bool {
+	if x != nil {
+		return x.IncludeTotalAmounts
+	}
+	return false
+}
+
+func (x *ListTransactionsRequest) GetMerchantId() int32 {
+	if x != nil {
+		return x.MerchantId
+	}
+	return 0
+}
+
+func (x *ListTransactionsRequest) GetSearch() string {
+	if x != nil {
+		return x.Search
+	}
+	return ""
+}
+
+// ListTransactionsResponse is a page of transactions, newest first.
+type ListTransactionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The page.
+	Transactions []*Transaction `protobuf:"bytes,1,rep,name=transactions,proto3" json:"transactions,omitempty"`
+	// How many transactions match.
+	TotalCount int32 `protobuf:"varint,2,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	// How many pages of take there are.
+	TotalPages int32 `protobuf:"varint,3,opt,name=total_pages,json=totalPages,proto3" json:"total_pages,omitempty"`
+	// The page answered (1-based).
+	CurrentPage int32 `protobuf:"varint,4,opt,name=current_page,json=currentPage,proto3" json:"current_page,omitempty"`
+	// Sum of amount per currency over every match (with
+	// include_total_amounts).
+	TotalAmounts  map[string]string `protobuf:"bytes,5,rep,name=total_amounts,json=totalAmounts,proto3" json:"total_amounts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTransactionsResponse) Reset() {
+	*x = ListTransactionsResponse{}
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTransactionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTransactionsResponse) ProtoMessage() {}
+
+func (x *ListTransactionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTransactionsResponse.ProtoReflect.Descriptor instead.
+func (*ListTransactionsResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_transactions_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ListTransactionsResponse) GetTransactions() []*Transaction {
+	if x != nil {
+		return x.Transactions
+	}
+	return nil
+}
+
+func (x *ListTransactionsResponse) GetTotalCount() int32 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
+func (x *ListTransactionsResponse) GetTotalPages() int32 {
+	if x != nil {
+		return x.TotalPages
+	}
+	return 0
+}
+
+func (x *ListTransactionsResponse) GetCurrentPage() int32 {
+	if x != nil {
+		return x.CurrentPage
+	}
+	return 0
+}
+
+func (x *ListTransactionsResponse) GetTotalAmounts() map[string]string {
+	if x != nil {
+		return x.TotalAmounts
+	}
+	return nil
+}
+
+// CancelTransactionRequest cancels a transaction by hand.
+type CancelTransactionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the transaction.
+	Id int64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The status the operator saw (query parameter transactionStatus);
+	// required.
+	TransactionStatus *int32 `protobuf:"varint,2,opt,name=transaction_status,json=transactionStatus,proto3,oneof" json:"transaction_status,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *CancelTransactionRequest) Reset() {
+	*x = CancelTransactionRequest{}
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTransactionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTransactionRequest) ProtoMessage() {}
+
+func (x *CancelTransactionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTransactionRequest.ProtoReflect.Descriptor instead.
+func (*CancelTransactionRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_transactions_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *CancelTransactionRequest) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *CancelTransactionRequest) GetTransactionStatus() int32 {
+	if x != nil && x.TransactionStatus != nil {
+		return *x.TransactionStatus
+	}
+	return 0
+}
+
+// CancelTransactionResponse carries the transaction after the change; REST
+// answers it bare.
+type CancelTransactionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The transaction.
+	Transaction   *Transaction `protobuf:"bytes,1,opt,name=transaction,proto3" json:"transaction,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelTransactionResponse) Reset() {
+	*x = CancelTransactionResponse{}
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTransactionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTransactionResponse) ProtoMessage() {}
+
+func (x *CancelTransactionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTransactionResponse.ProtoReflect.Descriptor instead.
+func (*CancelTransactionResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_transactions_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *CancelTransactionResponse) GetTransaction() *Transaction {
+	if x != nil {
+		return x.Transaction
+	}
+	return nil
+}
+
+// CancelTransactionCallbacksRequest stops a transaction's callbacks.
+type CancelTransactionCallbacksRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the transaction.
+	Id int64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The status the operator saw (query parameter transactionStatus);
+	// required.
+	TransactionStatus *int32 `protobuf:"varint,2,opt,name=transaction_status,json=transactionStatus,proto3,oneof" json:"transaction_status,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *CancelTransactionCallbacksRequest) Reset() {
+	*x = CancelTransactionCallbacksRequest{}
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTransactionCallbacksRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTransactionCallbacksRequest) ProtoMessage() {}
+
+func (x *CancelTransactionCallbacksRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTransactionCallbacksRequest.ProtoReflect.Descriptor instead.
+func (*CancelTransactionCallbacksRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_transactions_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *CancelTransactionCallbacksRequest) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *CancelTransactionCallbacksRequest) GetTransactionStatus() int32 {
+	if x != nil && x.TransactionStatus != nil {
+		return *x.TransactionStatus
+	}
+	return 0
+}
+
+// CancelTransactionCallbacksResponse carries the transaction after the
+// change; REST answers it bare.
+type CancelTransactionCallbacksResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The transaction.
+	Transaction   *Transaction `protobuf:"bytes,1,opt,name=transaction,proto3" json:"transaction,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelTransactionCallbacksResponse) Reset() {
+	*x = CancelTransactionCallbacksResponse{}
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTransactionCallbacksResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTransactionCallbacksResponse) ProtoMessage() {}
+
+func (x *CancelTransactionCallbacksResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTransactionCallbacksResponse.ProtoReflect.Descriptor instead.
+func (*CancelTransactionCallbacksResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_transactions_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *CancelTransactionCallbacksResponse) GetTransaction() *Transaction {
+	if x != nil {
+		return x.Transaction
+	}
+	return nil
+}
+
+// EnqueueTransactionRequest names the transaction to restart.
+type EnqueueTransactionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the transaction.
+	Id            int64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnqueueTransactionRequest) Reset() {
+	*x = EnqueueTransactionRequest{}
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnqueueTransactionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnqueueTransactionRequest) ProtoMessage() {}
+
+func (x *EnqueueTransactionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnqueueTransactionRequest.ProtoReflect.Descriptor instead.
+func (*EnqueueTransactionRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_transactions_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *EnqueueTransactionRequest) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+// EnqueueTransactionResponse says what was queued.
+type EnqueueTransactionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the transaction.
+	Id int64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Its status after the restart.
+	TransactionStatus int32 `protobuf:"varint,2,opt,name=transaction_status,json=transactionStatus,proto3" json:"transaction_status,omitempty"`
+	// What happened, in words.
+	Message       string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnqueueTransactionResponse) Reset() {
+	*x = EnqueueTransactionResponse{}
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnqueueTransactionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnqueueTransactionResponse) ProtoMessage() {}
+
+func (x *EnqueueTransactionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnqueueTransactionResponse.ProtoReflect.Descriptor instead.
+func (*EnqueueTransactionResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_transactions_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *EnqueueTransactionResponse) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *EnqueueTransactionResponse) GetTransactionStatus() int32 {
+	if x != nil {
+		return x.TransactionStatus
+	}
+	return 0
+}
+
+func (x *EnqueueTransactionResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+// EnqueueTransactionPollingRequest names the transaction to poll.
+type EnqueueTransactionPollingRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the transaction.
+	Id            int64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnqueueTransactionPollingRequest) Reset() {
+	*x = EnqueueTransactionPollingRequest{}
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnqueueTransactionPollingRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnqueueTransactionPollingRequest) ProtoMessage() {}
+
+func (x *EnqueueTransactionPollingRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnqueueTransactionPollingRequest.ProtoReflect.Descriptor instead.
+func (*EnqueueTransactionPollingRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_transactions_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *EnqueueTransactionPollingRequest) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+// EnqueueTransactionPollingResponse says what was queued.
+type EnqueueTransactionPollingResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the transaction.
+	Id int64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Its status when queued.
+	TransactionStatus int32 `protobuf:"varint,2,opt,name=transaction_status,json=transactionStatus,proto3" json:"transaction_status,omitempty"`
+	// What happened, in words.
+	Message       string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnqueueTransactionPollingResponse) Reset() {
+	*x = EnqueueTransactionPollingResponse{}
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnqueueTransactionPollingResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnqueueTransactionPollingResponse) ProtoMessage() {}
+
+func (x *EnqueueTransactionPollingResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnqueueTransactionPollingResponse.ProtoReflect.Descriptor instead.
+func (*EnqueueTransactionPollingResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_transactions_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *EnqueueTransactionPollingResponse) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *EnqueueTransactionPollingResponse) GetTransactionStatus() int32 {
+	if x != nil {
+		return x.TransactionStatus
+	}
+	return 0
+}
+
+func (x *EnqueueTransactionPollingResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+// SearchTransactionLogsRequest is the Search in Logs form (spec 02 §5).
+type SearchTransactionLogsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 1 deposit, 2 withdrawal; required.
+	TransactionType int32 `protobuf:"varint,1,opt,name=transaction_type,json=transactionType,proto3" json:"transaction_type,omitempty"`
+	// Window start: a zone-less local time (or RFC 3339); required.
+	FromDate string `protobuf:"bytes,2,opt,name=from_date,json=fromDate,proto3" json:"from_date,omitempty"`
+	// Window end, at most 60 minutes after from_date; required.
+	ToDate string `protobuf:"bytes,3,opt,name=to_date,json=toDate,proto3" json:"to_date,omitempty"`
+	// What to look for, 1 to 300 characters.
+	SearchTerm string `protobuf:"bytes,4,opt,name=search_term,json=searchTerm,proto3" json:"search_term,omitempty"`
+	// Optional amount, a decimal with 2 fraction digits, at least 0.01.
+	Amount string `protobuf:"bytes,5,opt,name=amount,proto3" json:"amount,omitempty"`
+	// Optional currency, at most 10 characters (uppercased).
+	Currency string `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
+	// Optional merchant client id, at most 120 characters.
+	MerchantClientId string `protobuf:"bytes,7,opt,name=merchant_client_id,json=merchantClientId,proto3" json:"merchant_client_id,omitempty"`
+	// Offset of the zone-less dates from UTC in minutes (480 for UTC+8);
+	// absent means UTC.
+	TimezoneOffsetMinutes *int32 `protobuf:"varint,8,opt,name=timezone_offset_minutes,json=timezoneOffsetMinutes,proto3,oneof" json:"timezone_offset_minutes,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
+}
+
+func (x *SearchTransactionLogsRequest) Reset() {
+	*x = SearchTransactionLogsRequest{}
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchTransactionLogsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchTransactionLogsRequest) ProtoMessage() {}
+
+func (x *SearchTransactionLogsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchTransactionLogsRequest.ProtoReflect.Descriptor instead.
+func (*SearchTransactionLogsRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_transactions_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *SearchTransactionLogsRequest) GetTransactionType() int32 {
+	if x != nil {
+		return x.TransactionType
+	}
+	return 0
+}
+
+func (x *SearchTransactionLogsRequest) GetFromDate() string {
+	if x != nil {
+		return x.FromDate
+	}
+	return ""
+}
+
+func (x *SearchTransactionLogsRequest) GetToDate() string {
+	if x != nil {
+		return x.ToDate
+	}
+	return ""
+}
+
+func (x *SearchTransactionLogsRequest) GetSearchTerm() string {
+	if x != nil {
+		return x.SearchTerm
+	}
+	return ""
+}
+
+func (x *SearchTransactionLogsRequest) GetAmount() string {
+	if x != nil {
+		return x.Amount
+	}
+	return ""
+}
+
+func (x *SearchTransactionLogsRequest) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *SearchTransactionLogsRequest) GetMerchantClientId() string {
+	if x != nil {
+		return x.MerchantClientId
+	}
+	return ""
+}
+
+func (x *SearchTransactionLogsRequest) GetTimezoneOffsetMinutes() int32 {
+	if x != nil && x.TimezoneOffsetMinutes != nil {
+		return *x.TimezoneOffsetMinutes
+	}
+	return 0
+}
+
+// SearchTransactionLogsResponse lists the transactions whose journal
+// matched.
+type SearchTransactionLogsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How many transactions matched.
+	TotalCount int32 `protobuf:"varint,1,opt,name=total_count,json=totalCount,proto3" json:"total_count,omitempty"`
+	// The transactions, best match first, then newest.
+	Transactions  []*LogSearchResult `protobuf:"bytes,2,rep,name=transactions,proto3" json:"transactions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SearchTransactionLogsResponse) Reset() {
+	*x = SearchTransactionLogsResponse{}
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SearchTransactionLogsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SearchTransactionLogsResponse) ProtoMessage() {}
+
+func (x *SearchTransactionLogsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SearchTransactionLogsResponse.ProtoReflect.Descriptor instead.
+func (*SearchTransactionLogsResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_transactions_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *SearchTransactionLogsResponse) GetTotalCount() int32 {
+	if x != nil {
+		return x.TotalCount
+	}
+	return 0
+}
+
+func (x *SearchTransactionLogsResponse) GetTransactions() []*LogSearchResult {
+	if x != nil {
+		return x.Transactions
+	}
+	return nil
+}
+
+// LogSearchResult is a transaction found in the journal (spec 02 §3).
+type LogSearchResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the transaction.
+	Id int64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Name of the merchant.
+	MerchantName string `protobuf:"bytes,2,opt,name=merchant_name,json=merchantName,proto3" json:"merchant_name,omitempty"`
+	// Name of the provider.
+	ProviderName string `protobuf:"bytes,3,opt,name=provider_name,json=providerName,proto3" json:"provider_name,omitempty"`
+	// The merchant's client id.
+	MerchantClientId string `protobuf:"bytes,4,opt,name=merchant_client_id,json=merchantClientId,proto3" json:"merchant_client_id,omitempty"`
+	// Amount, decimal string.
+	Amount string `protobuf:"bytes,5,opt,name=amount,proto3" json:"amount,omitempty"`
+	// Currency.
+	Currency string `protobuf:"bytes,6,opt,name=currency,proto3" json:"currency,omitempty"`
+	// Status code.
+	TransactionStatus int32 `protobuf:"varint,7,opt,name=transaction_status,json=transactionStatus,proto3" json:"transaction_status,omitempty"`
+	// When it was made.
+	CreatedUtc *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_utc,json=createdUtc,proto3" json:"created_utc,omitempty"`
+	// When it last changed.
+	UpdatedUtc *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=updated_utc,json=updatedUtc,proto3" json:"updated_utc,omitempty"`
+	// The JSON key (dotted path) whose value matched.
+	MatchedJsonKey string `protobuf:"bytes,10,opt,name=matched_json_key,json=matchedJsonKey,proto3" json:"matched_json_key,omitempty"`
+	// 1 exact, 2 partial.
+	MatchScore int32 `protobuf:"varint,11,opt,name=match_score,json=matchScore,proto3" json:"match_score,omitempty"`
+	// Webhook, or the journal stage the payload came from.
+	JsonSource    string `protobuf:"bytes,12,opt,name=json_source,json=jsonSource,proto3" json:"json_source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LogSearchResult) Reset() {
+	*x = LogSearchResult{}
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LogSearchResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LogSearchResult) ProtoMessage() {}
+
+func (x *LogSearchResult) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_transactions_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LogSearchResult.ProtoReflect.Descriptor instead.
+func (*LogSearchResult) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_transactions_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *LogSearchResult) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *LogSearchResult) GetMerchantName() string {
+	if x != nil {
+		return x.MerchantName
+	}
+	return ""
+}
+
+func (x *LogSearchResult) GetProviderName() string {
+	if x != nil {
+		return x.ProviderName
+	}
+	return ""
+}
+
+func (x *LogSearchResult) GetMerchantClientId() string {
+	if x != nil {
+		return x.MerchantClientId
+	}
+	return ""
+}
+
+func (x *LogSearchResult) GetAmount() string {
+	if x != nil {
+		return x.Amount
+	}
+	return ""
+}
+
+func (x *LogSearchResult) GetCurrency() string {
+	if x != nil {
+		return x.Currency
+	}
+	return ""
+}
+
+func (x *LogSearchResult) GetTransactionStatus() int32 {
+	if x != nil {
+		return x.TransactionStatus
+	}
+	return 0
+}
+
+func (x *LogSearchResult) GetCreatedUtc() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedUtc
+	}
+	return nil
+}
+
+func (x *LogSearchResult) GetUpdatedUtc() *timestamppb.Timestamp {
+	if x != nil {
+		return x.UpdatedUtc
+	}
+	return nil
+}
+
+func (x *LogSearchResult) GetMatchedJsonKey() string {
+	if x != nil {
+		return x.MatchedJsonKey
+	}
+	return ""
+}
+
+func (x *LogSearchResult) GetMatchScore() int32 {
+	if x != nil {
+		return x.MatchScore
+	}
+	return 0
+}
+
+func (x *LogSearchResult) GetJsonSource() string {
+	if x != nil {
+		return x.JsonSource
+	}
+	return ""
+}
+
 var File_paygate_gateway_v1_transactions_proto protoreflect.FileDescriptor
 
 const file_paygate_gateway_v1_transactions_proto_rawDesc = "" +
@@ -1350,7 +2380,99 @@ const file_paygate_gateway_v1_transactions_proto_rawDesc = "" +
 	"\x0fwebhook_request\x18\x0e \x01(\v2\x16.google.protobuf.ValueR\x0ewebhookRequest\x12A\n" +
 	"\x10webhook_response\x18\x0f \x01(\v2\x16.google.protobuf.ValueR\x0fwebhookResponse\x12?\n" +
 	"\x0fwebhook_headers\x18\x10 \x01(\v2\x16.google.protobuf.ValueR\x0ewebhookHeaders\x12I\n" +
-	"\texception\x18\x11 \x01(\v2+.paygate.gateway.v1.TransactionLogExceptionR\texceptionB\xd5\x01\n" +
+	"\texception\x18\x11 \x01(\v2+.paygate.gateway.v1.TransactionLogExceptionR\texception\"\xe5\x04\n" +
+	"\x17ListTransactionsRequest\x12\x1b\n" +
+	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\x12\x12\n" +
+	"\x04page\x18\x02 \x01(\x05R\x04page\x12\x12\n" +
+	"\x04take\x18\x03 \x01(\x05R\x04take\x12\x12\n" +
+	"\x04type\x18\x04 \x01(\x05R\x04type\x12\x1a\n" +
+	"\bstatuses\x18\x05 \x03(\tR\bstatuses\x12!\n" +
+	"\fprovider_tid\x18\x06 \x01(\tR\vproviderTid\x12!\n" +
+	"\fmerchant_cid\x18\a \x01(\tR\vmerchantCid\x12\x14\n" +
+	"\x05nonce\x18\b \x01(\tR\x05nonce\x12\x12\n" +
+	"\x04from\x18\t \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\n" +
+	" \x01(\tR\x02to\x12\x1d\n" +
+	"\n" +
+	"min_amount\x18\v \x01(\tR\tminAmount\x12\x1d\n" +
+	"\n" +
+	"max_amount\x18\f \x01(\tR\tmaxAmount\x12\x1a\n" +
+	"\bcurrency\x18\r \x01(\tR\bcurrency\x120\n" +
+	"\x14payment_method_value\x18\x0e \x01(\tR\x12paymentMethodValue\x12.\n" +
+	"\x13payment_method_type\x18\x0f \x01(\x05R\x11paymentMethodType\x12,\n" +
+	"\x12payment_ip_address\x18\x10 \x01(\tR\x10paymentIpAddress\x122\n" +
+	"\x15include_total_amounts\x18\x11 \x01(\bR\x13includeTotalAmounts\x12\x1f\n" +
+	"\vmerchant_id\x18\x12 \x01(\x05R\n" +
+	"merchantId\x12\x16\n" +
+	"\x06search\x18\x13 \x01(\tR\x06search\"\xea\x02\n" +
+	"\x18ListTransactionsResponse\x12C\n" +
+	"\ftransactions\x18\x01 \x03(\v2\x1f.paygate.gateway.v1.TransactionR\ftransactions\x12\x1f\n" +
+	"\vtotal_count\x18\x02 \x01(\x05R\n" +
+	"totalCount\x12\x1f\n" +
+	"\vtotal_pages\x18\x03 \x01(\x05R\n" +
+	"totalPages\x12!\n" +
+	"\fcurrent_page\x18\x04 \x01(\x05R\vcurrentPage\x12c\n" +
+	"\rtotal_amounts\x18\x05 \x03(\v2>.paygate.gateway.v1.ListTransactionsResponse.TotalAmountsEntryR\ftotalAmounts\x1a?\n" +
+	"\x11TotalAmountsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"u\n" +
+	"\x18CancelTransactionRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x122\n" +
+	"\x12transaction_status\x18\x02 \x01(\x05H\x00R\x11transactionStatus\x88\x01\x01B\x15\n" +
+	"\x13_transaction_status\"^\n" +
+	"\x19CancelTransactionResponse\x12A\n" +
+	"\vtransaction\x18\x01 \x01(\v2\x1f.paygate.gateway.v1.TransactionR\vtransaction\"~\n" +
+	"!CancelTransactionCallbacksRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x122\n" +
+	"\x12transaction_status\x18\x02 \x01(\x05H\x00R\x11transactionStatus\x88\x01\x01B\x15\n" +
+	"\x13_transaction_status\"g\n" +
+	"\"CancelTransactionCallbacksResponse\x12A\n" +
+	"\vtransaction\x18\x01 \x01(\v2\x1f.paygate.gateway.v1.TransactionR\vtransaction\"+\n" +
+	"\x19EnqueueTransactionRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\"u\n" +
+	"\x1aEnqueueTransactionResponse\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12-\n" +
+	"\x12transaction_status\x18\x02 \x01(\x05R\x11transactionStatus\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\"2\n" +
+	" EnqueueTransactionPollingRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\"|\n" +
+	"!EnqueueTransactionPollingResponse\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12-\n" +
+	"\x12transaction_status\x18\x02 \x01(\x05R\x11transactionStatus\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\"\xdb\x02\n" +
+	"\x1cSearchTransactionLogsRequest\x12)\n" +
+	"\x10transaction_type\x18\x01 \x01(\x05R\x0ftransactionType\x12\x1b\n" +
+	"\tfrom_date\x18\x02 \x01(\tR\bfromDate\x12\x17\n" +
+	"\ato_date\x18\x03 \x01(\tR\x06toDate\x12\x1f\n" +
+	"\vsearch_term\x18\x04 \x01(\tR\n" +
+	"searchTerm\x12\x16\n" +
+	"\x06amount\x18\x05 \x01(\tR\x06amount\x12\x1a\n" +
+	"\bcurrency\x18\x06 \x01(\tR\bcurrency\x12,\n" +
+	"\x12merchant_client_id\x18\a \x01(\tR\x10merchantClientId\x12;\n" +
+	"\x17timezone_offset_minutes\x18\b \x01(\x05H\x00R\x15timezoneOffsetMinutes\x88\x01\x01B\x1a\n" +
+	"\x18_timezone_offset_minutes\"\x89\x01\n" +
+	"\x1dSearchTransactionLogsResponse\x12\x1f\n" +
+	"\vtotal_count\x18\x01 \x01(\x05R\n" +
+	"totalCount\x12G\n" +
+	"\ftransactions\x18\x02 \x03(\v2#.paygate.gateway.v1.LogSearchResultR\ftransactions\"\xe2\x03\n" +
+	"\x0fLogSearchResult\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12#\n" +
+	"\rmerchant_name\x18\x02 \x01(\tR\fmerchantName\x12#\n" +
+	"\rprovider_name\x18\x03 \x01(\tR\fproviderName\x12,\n" +
+	"\x12merchant_client_id\x18\x04 \x01(\tR\x10merchantClientId\x12\x16\n" +
+	"\x06amount\x18\x05 \x01(\tR\x06amount\x12\x1a\n" +
+	"\bcurrency\x18\x06 \x01(\tR\bcurrency\x12-\n" +
+	"\x12transaction_status\x18\a \x01(\x05R\x11transactionStatus\x12;\n" +
+	"\vcreated_utc\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createdUtc\x12;\n" +
+	"\vupdated_utc\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"updatedUtc\x12(\n" +
+	"\x10matched_json_key\x18\n" +
+	" \x01(\tR\x0ematchedJsonKey\x12\x1f\n" +
+	"\vmatch_score\x18\v \x01(\x05R\n" +
+	"matchScore\x12\x1f\n" +
+	"\vjson_source\x18\f \x01(\tR\n" +
+	"jsonSourceB\xd5\x01\n" +
 	"\x16com.paygate.gateway.v1B\x11TransactionsProtoP\x01Z>github.com/paygate/paygate/gen/go/paygate/gateway/v1;gatewayv1\xa2\x02\x03PGX\xaa\x02\x12Paygate.Gateway.V1\xca\x02\x12Paygate\\Gateway\\V1\xe2\x02\x1ePaygate\\Gateway\\V1\\GPBMetadata\xea\x02\x14Paygate::Gateway::V1b\x06proto3"
 
 var (
@@ -1365,51 +2487,72 @@ func file_paygate_gateway_v1_transactions_proto_rawDescGZIP() []byte {
 	return file_paygate_gateway_v1_transactions_proto_rawDescData
 }
 
-var file_paygate_gateway_v1_transactions_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_paygate_gateway_v1_transactions_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_paygate_gateway_v1_transactions_proto_goTypes = []any{
-	(*PaymentData)(nil),                   // 0: paygate.gateway.v1.PaymentData
-	(*MerchantData)(nil),                  // 1: paygate.gateway.v1.MerchantData
-	(*InitializeTransactionRequest)(nil),  // 2: paygate.gateway.v1.InitializeTransactionRequest
-	(*InitializeTransactionResponse)(nil), // 3: paygate.gateway.v1.InitializeTransactionResponse
-	(*GetTransactionRequest)(nil),         // 4: paygate.gateway.v1.GetTransactionRequest
-	(*GetTransactionResponse)(nil),        // 5: paygate.gateway.v1.GetTransactionResponse
-	(*SetTransactionStatusRequest)(nil),   // 6: paygate.gateway.v1.SetTransactionStatusRequest
-	(*SetTransactionStatusResponse)(nil),  // 7: paygate.gateway.v1.SetTransactionStatusResponse
-	(*ListTransactionLogsRequest)(nil),    // 8: paygate.gateway.v1.ListTransactionLogsRequest
-	(*ListTransactionLogsResponse)(nil),   // 9: paygate.gateway.v1.ListTransactionLogsResponse
-	(*Transaction)(nil),                   // 10: paygate.gateway.v1.Transaction
-	(*TransactionLogException)(nil),       // 11: paygate.gateway.v1.TransactionLogException
-	(*TransactionLog)(nil),                // 12: paygate.gateway.v1.TransactionLog
-	(*structpb.Value)(nil),                // 13: google.protobuf.Value
-	(*structpb.Struct)(nil),               // 14: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),         // 15: google.protobuf.Timestamp
+	(*PaymentData)(nil),                        // 0: paygate.gateway.v1.PaymentData
+	(*MerchantData)(nil),                       // 1: paygate.gateway.v1.MerchantData
+	(*InitializeTransactionRequest)(nil),       // 2: paygate.gateway.v1.InitializeTransactionRequest
+	(*InitializeTransactionResponse)(nil),      // 3: paygate.gateway.v1.InitializeTransactionResponse
+	(*GetTransactionRequest)(nil),              // 4: paygate.gateway.v1.GetTransactionRequest
+	(*GetTransactionResponse)(nil),             // 5: paygate.gateway.v1.GetTransactionResponse
+	(*SetTransactionStatusRequest)(nil),        // 6: paygate.gateway.v1.SetTransactionStatusRequest
+	(*SetTransactionStatusResponse)(nil),       // 7: paygate.gateway.v1.SetTransactionStatusResponse
+	(*ListTransactionLogsRequest)(nil),         // 8: paygate.gateway.v1.ListTransactionLogsRequest
+	(*ListTransactionLogsResponse)(nil),        // 9: paygate.gateway.v1.ListTransactionLogsResponse
+	(*Transaction)(nil),                        // 10: paygate.gateway.v1.Transaction
+	(*TransactionLogException)(nil),            // 11: paygate.gateway.v1.TransactionLogException
+	(*TransactionLog)(nil),                     // 12: paygate.gateway.v1.TransactionLog
+	(*ListTransactionsRequest)(nil),            // 13: paygate.gateway.v1.ListTransactionsRequest
+	(*ListTransactionsResponse)(nil),           // 14: paygate.gateway.v1.ListTransactionsResponse
+	(*CancelTransactionRequest)(nil),           // 15: paygate.gateway.v1.CancelTransactionRequest
+	(*CancelTransactionResponse)(nil),          // 16: paygate.gateway.v1.CancelTransactionResponse
+	(*CancelTransactionCallbacksRequest)(nil),  // 17: paygate.gateway.v1.CancelTransactionCallbacksRequest
+	(*CancelTransactionCallbacksResponse)(nil), // 18: paygate.gateway.v1.CancelTransactionCallbacksResponse
+	(*EnqueueTransactionRequest)(nil),          // 19: paygate.gateway.v1.EnqueueTransactionRequest
+	(*EnqueueTransactionResponse)(nil),         // 20: paygate.gateway.v1.EnqueueTransactionResponse
+	(*EnqueueTransactionPollingRequest)(nil),   // 21: paygate.gateway.v1.EnqueueTransactionPollingRequest
+	(*EnqueueTransactionPollingResponse)(nil),  // 22: paygate.gateway.v1.EnqueueTransactionPollingResponse
+	(*SearchTransactionLogsRequest)(nil),       // 23: paygate.gateway.v1.SearchTransactionLogsRequest
+	(*SearchTransactionLogsResponse)(nil),      // 24: paygate.gateway.v1.SearchTransactionLogsResponse
+	(*LogSearchResult)(nil),                    // 25: paygate.gateway.v1.LogSearchResult
+	nil,                                        // 26: paygate.gateway.v1.ListTransactionsResponse.TotalAmountsEntry
+	(*structpb.Value)(nil),                     // 27: google.protobuf.Value
+	(*structpb.Struct)(nil),                    // 28: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),              // 29: google.protobuf.Timestamp
 }
 var file_paygate_gateway_v1_transactions_proto_depIdxs = []int32{
-	13, // 0: paygate.gateway.v1.PaymentData.amount:type_name -> google.protobuf.Value
-	14, // 1: paygate.gateway.v1.MerchantData.additional_data:type_name -> google.protobuf.Struct
+	27, // 0: paygate.gateway.v1.PaymentData.amount:type_name -> google.protobuf.Value
+	28, // 1: paygate.gateway.v1.MerchantData.additional_data:type_name -> google.protobuf.Struct
 	0,  // 2: paygate.gateway.v1.InitializeTransactionRequest.payment_data:type_name -> paygate.gateway.v1.PaymentData
 	1,  // 3: paygate.gateway.v1.InitializeTransactionRequest.merchant_data:type_name -> paygate.gateway.v1.MerchantData
 	10, // 4: paygate.gateway.v1.GetTransactionResponse.transaction:type_name -> paygate.gateway.v1.Transaction
 	10, // 5: paygate.gateway.v1.SetTransactionStatusResponse.transaction:type_name -> paygate.gateway.v1.Transaction
 	12, // 6: paygate.gateway.v1.ListTransactionLogsResponse.logs:type_name -> paygate.gateway.v1.TransactionLog
-	15, // 7: paygate.gateway.v1.Transaction.created_utc:type_name -> google.protobuf.Timestamp
-	15, // 8: paygate.gateway.v1.Transaction.updated_utc:type_name -> google.protobuf.Timestamp
-	14, // 9: paygate.gateway.v1.Transaction.account_data:type_name -> google.protobuf.Struct
-	14, // 10: paygate.gateway.v1.Transaction.provider_data:type_name -> google.protobuf.Struct
-	15, // 11: paygate.gateway.v1.TransactionLog.created_utc:type_name -> google.protobuf.Timestamp
-	13, // 12: paygate.gateway.v1.TransactionLog.transaction_update:type_name -> google.protobuf.Value
-	13, // 13: paygate.gateway.v1.TransactionLog.content:type_name -> google.protobuf.Value
-	13, // 14: paygate.gateway.v1.TransactionLog.headers:type_name -> google.protobuf.Value
-	13, // 15: paygate.gateway.v1.TransactionLog.query_params:type_name -> google.protobuf.Value
-	13, // 16: paygate.gateway.v1.TransactionLog.webhook_request:type_name -> google.protobuf.Value
-	13, // 17: paygate.gateway.v1.TransactionLog.webhook_response:type_name -> google.protobuf.Value
-	13, // 18: paygate.gateway.v1.TransactionLog.webhook_headers:type_name -> google.protobuf.Value
+	29, // 7: paygate.gateway.v1.Transaction.created_utc:type_name -> google.protobuf.Timestamp
+	29, // 8: paygate.gateway.v1.Transaction.updated_utc:type_name -> google.protobuf.Timestamp
+	28, // 9: paygate.gateway.v1.Transaction.account_data:type_name -> google.protobuf.Struct
+	28, // 10: paygate.gateway.v1.Transaction.provider_data:type_name -> google.protobuf.Struct
+	29, // 11: paygate.gateway.v1.TransactionLog.created_utc:type_name -> google.protobuf.Timestamp
+	27, // 12: paygate.gateway.v1.TransactionLog.transaction_update:type_name -> google.protobuf.Value
+	27, // 13: paygate.gateway.v1.TransactionLog.content:type_name -> google.protobuf.Value
+	27, // 14: paygate.gateway.v1.TransactionLog.headers:type_name -> google.protobuf.Value
+	27, // 15: paygate.gateway.v1.TransactionLog.query_params:type_name -> google.protobuf.Value
+	27, // 16: paygate.gateway.v1.TransactionLog.webhook_request:type_name -> google.protobuf.Value
+	27, // 17: paygate.gateway.v1.TransactionLog.webhook_response:type_name -> google.protobuf.Value
+	27, // 18: paygate.gateway.v1.TransactionLog.webhook_headers:type_name -> google.protobuf.Value
 	11, // 19: paygate.gateway.v1.TransactionLog.exception:type_name -> paygate.gateway.v1.TransactionLogException
-	20, // [20:20] is the sub-list for method output_type
-	20, // [20:20] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	10, // 20: paygate.gateway.v1.ListTransactionsResponse.transactions:type_name -> paygate.gateway.v1.Transaction
+	26, // 21: paygate.gateway.v1.ListTransactionsResponse.total_amounts:type_name -> paygate.gateway.v1.ListTransactionsResponse.TotalAmountsEntry
+	10, // 22: paygate.gateway.v1.CancelTransactionResponse.transaction:type_name -> paygate.gateway.v1.Transaction
+	10, // 23: paygate.gateway.v1.CancelTransactionCallbacksResponse.transaction:type_name -> paygate.gateway.v1.Transaction
+	25, // 24: paygate.gateway.v1.SearchTransactionLogsResponse.transactions:type_name -> paygate.gateway.v1.LogSearchResult
+	29, // 25: paygate.gateway.v1.LogSearchResult.created_utc:type_name -> google.protobuf.Timestamp
+	29, // 26: paygate.gateway.v1.LogSearchResult.updated_utc:type_name -> google.protobuf.Timestamp
+	27, // [27:27] is the sub-list for method output_type
+	27, // [27:27] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_paygate_gateway_v1_transactions_proto_init() }
@@ -1418,13 +2561,16 @@ func file_paygate_gateway_v1_transactions_proto_init() {
 		return
 	}
 	file_paygate_gateway_v1_transactions_proto_msgTypes[6].OneofWrappers = []any{}
+	file_paygate_gateway_v1_transactions_proto_msgTypes[15].OneofWrappers = []any{}
+	file_paygate_gateway_v1_transactions_proto_msgTypes[17].OneofWrappers = []any{}
+	file_paygate_gateway_v1_transactions_proto_msgTypes[23].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_paygate_gateway_v1_transactions_proto_rawDesc), len(file_paygate_gateway_v1_transactions_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

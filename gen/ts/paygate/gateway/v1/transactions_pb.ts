@@ -12,7 +12,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file paygate/gateway/v1/transactions.proto.
  */
 export const file_paygate_gateway_v1_transactions: GenFile = /*@__PURE__*/
-  fileDesc("CiVwYXlnYXRlL2dhdGV3YXkvdjEvdHJhbnNhY3Rpb25zLnByb3RvEhJwYXlnYXRlLmdhdGV3YXkudjEilAEKC1BheW1lbnREYXRhEg0KBW5vbmNlGAEgASgJEiYKBmFtb3VudBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIQCghjdXJyZW5jeRgDIAEoCRITCgtwcm92aWRlcl9pZBgEIAEoBRIQCghwYXlfdHlwZRgFIAEoCRIVCg1wcm92aWRlcl90YWdzGAYgAygJImoKDE1lcmNoYW50RGF0YRIVCg1tZXJjaGFudF9oYXNoGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIwCg9hZGRpdGlvbmFsX2RhdGEYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ip8BChxJbml0aWFsaXplVHJhbnNhY3Rpb25SZXF1ZXN0EjUKDHBheW1lbnRfZGF0YRgBIAEoCzIfLnBheWdhdGUuZ2F0ZXdheS52MS5QYXltZW50RGF0YRI3Cg1tZXJjaGFudF9kYXRhGAIgASgLMiAucGF5Z2F0ZS5nYXRld2F5LnYxLk1lcmNoYW50RGF0YRIPCgdjYXNoX2luGAMgASgIIo0BCh1Jbml0aWFsaXplVHJhbnNhY3Rpb25SZXNwb25zZRIgChh0cmFuc2FjdGlvbl9yZWZlcmVuY2VfaWQYASABKAkSCgoCaWQYAiABKAMSGgoSdHJhbnNhY3Rpb25fc3RhdHVzGAMgASgFEiIKGnRyYW5zYWN0aW9uX3N0YXR1c19tZXNzYWdlGAQgASgJIiMKFUdldFRyYW5zYWN0aW9uUmVxdWVzdBIKCgJpZBgBIAEoAyJOChZHZXRUcmFuc2FjdGlvblJlc3BvbnNlEjQKC3RyYW5zYWN0aW9uGAEgASgLMh8ucGF5Z2F0ZS5nYXRld2F5LnYxLlRyYW5zYWN0aW9uInEKG1NldFRyYW5zYWN0aW9uU3RhdHVzUmVxdWVzdBIKCgJpZBgBIAEoAxIOCgZzdGF0dXMYAiABKAUSHwoSdHJhbnNhY3Rpb25fc3RhdHVzGAMgASgFSACIAQFCFQoTX3RyYW5zYWN0aW9uX3N0YXR1cyJUChxTZXRUcmFuc2FjdGlvblN0YXR1c1Jlc3BvbnNlEjQKC3RyYW5zYWN0aW9uGAEgASgLMh8ucGF5Z2F0ZS5nYXRld2F5LnYxLlRyYW5zYWN0aW9uIigKGkxpc3RUcmFuc2FjdGlvbkxvZ3NSZXF1ZXN0EgoKAmlkGAEgASgDIk8KG0xpc3RUcmFuc2FjdGlvbkxvZ3NSZXNwb25zZRIwCgRsb2dzGAEgAygLMiIucGF5Z2F0ZS5nYXRld2F5LnYxLlRyYW5zYWN0aW9uTG9nIpwICgtUcmFuc2FjdGlvbhIKCgJpZBgBIAEoAxIgChh0cmFuc2FjdGlvbl9yZWZlcmVuY2VfaWQYAiABKAkSHwoXcHJvdmlkZXJfdHJhbnNhY3Rpb25faWQYAyABKAkSGgoSbWVyY2hhbnRfY2xpZW50X2lkGAQgASgJEg0KBW5vbmNlGAUgASgJEg4KBmFtb3VudBgGIAEoCRIQCghjdXJyZW5jeRgHIAEoCRIaChJkZXN0aW5hdGlvbl9hbW91bnQYCCABKAkSHAoUZGVzdGluYXRpb25fY3VycmVuY3kYCSABKAkSGAoQdHJhbnNhY3Rpb25fdHlwZRgKIAEoBRIaChJ0cmFuc2FjdGlvbl9zdGF0dXMYCyABKAUSIgoadHJhbnNhY3Rpb25fc3RhdHVzX21lc3NhZ2UYDCABKAkSIAoYY2FsbGJhY2tfZGVsaXZlcnlfc3RhdHVzGA0gASgFEhUKDW1lcmNoYW50X25hbWUYDiABKAkSFQoNcHJvdmlkZXJfbmFtZRgPIAEoCRIZChFwcm92aWRlcl9wYXlfdHlwZRgQIAEoCRIvCgtjcmVhdGVkX3V0YxgRIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLdXBkYXRlZF91dGMYEiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDWVycm9yX21lc3NhZ2UYEyABKAkSLQoMYWNjb3VudF9kYXRhGBQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIaChJwYXltZW50X2lwX2FkZHJlc3MYFSABKAkSEgoKdXNlcl9hZ2VudBgWIAEoCRIbChNwYXltZW50X21ldGhvZF90eXBlGBcgASgFEhwKFHBheW1lbnRfbWV0aG9kX3ZhbHVlGBggASgJEhYKDmFwcGxpZWRfZmVlX2lkGBkgASgDEhgKEGFwcGxpZWRfZmVlX3R5cGUYGiABKAUSGQoRYXBwbGllZF9mZWVfdmFsdWUYGyABKAkSGgoSYXBwbGllZF9mZWVfYW1vdW50GBwgASgJEhwKFGFwcGxpZWRfZmVlX2N1cnJlbmN5GB0gASgJEhkKEWFwcGxpZWRfZmVlX3BheWVyGB4gASgFEhMKC3BheV90eXBlX2lkGB8gASgFEiQKHGlzX2NhbGxiYWNrX3NlbmRpbmdfY2FuY2VsZWQYICABKAgSEQoJY29sbGFiX2lkGCEgASgFEhMKC21lcmNoYW50X2lkGCIgASgFEhMKC3Byb3ZpZGVyX2lkGCMgASgFEhUKDXByb3ZpZGVyX3RhZ3MYJCADKAkSLgoNcHJvdmlkZXJfZGF0YRglIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiTQoXVHJhbnNhY3Rpb25Mb2dFeGNlcHRpb24SDAoEdHlwZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhMKC3N0YWNrX3RyYWNlGAMgASgJItwECg5UcmFuc2FjdGlvbkxvZxIKCgJpZBgBIAEoAxIWCg50cmFuc2FjdGlvbl9pZBgCIAEoAxIvCgtjcmVhdGVkX3V0YxgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhZ2UYBCABKAkSDQoFbGV2ZWwYBSABKAkSDwoHbWVzc2FnZRgGIAEoCRIWCg5zb3VyY2VfY29udGV4dBgHIAEoCRITCgthcHBsaWNhdGlvbhgIIAEoCRIyChJ0cmFuc2FjdGlvbl91cGRhdGUYCSABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSJwoHY29udGVudBgKIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRInCgdoZWFkZXJzGAsgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEiwKDHF1ZXJ5X3BhcmFtcxgMIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIRCglhdXRoX2RhdGEYDSABKAkSLwoPd2ViaG9va19yZXF1ZXN0GA4gASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjAKEHdlYmhvb2tfcmVzcG9uc2UYDyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSLwoPd2ViaG9va19oZWFkZXJzGBAgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEj4KCWV4Y2VwdGlvbhgRIAEoCzIrLnBheWdhdGUuZ2F0ZXdheS52MS5UcmFuc2FjdGlvbkxvZ0V4Y2VwdGlvbkLVAQoWY29tLnBheWdhdGUuZ2F0ZXdheS52MUIRVHJhbnNhY3Rpb25zUHJvdG9QAVo+Z2l0aHViLmNvbS9wYXlnYXRlL3BheWdhdGUvZ2VuL2dvL3BheWdhdGUvZ2F0ZXdheS92MTtnYXRld2F5djGiAgNQR1iqAhJQYXlnYXRlLkdhdGV3YXkuVjHKAhJQYXlnYXRlXEdhdGV3YXlcVjHiAh5QYXlnYXRlXEdhdGV3YXlcVjFcR1BCTWV0YWRhdGHqAhRQYXlnYXRlOjpHYXRld2F5OjpWMWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("CiVwYXlnYXRlL2dhdGV3YXkvdjEvdHJhbnNhY3Rpb25zLnByb3RvEhJwYXlnYXRlLmdhdGV3YXkudjEilAEKC1BheW1lbnREYXRhEg0KBW5vbmNlGAEgASgJEiYKBmFtb3VudBgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIQCghjdXJyZW5jeRgDIAEoCRITCgtwcm92aWRlcl9pZBgEIAEoBRIQCghwYXlfdHlwZRgFIAEoCRIVCg1wcm92aWRlcl90YWdzGAYgAygJImoKDE1lcmNoYW50RGF0YRIVCg1tZXJjaGFudF9oYXNoGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIwCg9hZGRpdGlvbmFsX2RhdGEYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ip8BChxJbml0aWFsaXplVHJhbnNhY3Rpb25SZXF1ZXN0EjUKDHBheW1lbnRfZGF0YRgBIAEoCzIfLnBheWdhdGUuZ2F0ZXdheS52MS5QYXltZW50RGF0YRI3Cg1tZXJjaGFudF9kYXRhGAIgASgLMiAucGF5Z2F0ZS5nYXRld2F5LnYxLk1lcmNoYW50RGF0YRIPCgdjYXNoX2luGAMgASgIIo0BCh1Jbml0aWFsaXplVHJhbnNhY3Rpb25SZXNwb25zZRIgChh0cmFuc2FjdGlvbl9yZWZlcmVuY2VfaWQYASABKAkSCgoCaWQYAiABKAMSGgoSdHJhbnNhY3Rpb25fc3RhdHVzGAMgASgFEiIKGnRyYW5zYWN0aW9uX3N0YXR1c19tZXNzYWdlGAQgASgJIiMKFUdldFRyYW5zYWN0aW9uUmVxdWVzdBIKCgJpZBgBIAEoAyJOChZHZXRUcmFuc2FjdGlvblJlc3BvbnNlEjQKC3RyYW5zYWN0aW9uGAEgASgLMh8ucGF5Z2F0ZS5nYXRld2F5LnYxLlRyYW5zYWN0aW9uInEKG1NldFRyYW5zYWN0aW9uU3RhdHVzUmVxdWVzdBIKCgJpZBgBIAEoAxIOCgZzdGF0dXMYAiABKAUSHwoSdHJhbnNhY3Rpb25fc3RhdHVzGAMgASgFSACIAQFCFQoTX3RyYW5zYWN0aW9uX3N0YXR1cyJUChxTZXRUcmFuc2FjdGlvblN0YXR1c1Jlc3BvbnNlEjQKC3RyYW5zYWN0aW9uGAEgASgLMh8ucGF5Z2F0ZS5nYXRld2F5LnYxLlRyYW5zYWN0aW9uIigKGkxpc3RUcmFuc2FjdGlvbkxvZ3NSZXF1ZXN0EgoKAmlkGAEgASgDIk8KG0xpc3RUcmFuc2FjdGlvbkxvZ3NSZXNwb25zZRIwCgRsb2dzGAEgAygLMiIucGF5Z2F0ZS5nYXRld2F5LnYxLlRyYW5zYWN0aW9uTG9nIpwICgtUcmFuc2FjdGlvbhIKCgJpZBgBIAEoAxIgChh0cmFuc2FjdGlvbl9yZWZlcmVuY2VfaWQYAiABKAkSHwoXcHJvdmlkZXJfdHJhbnNhY3Rpb25faWQYAyABKAkSGgoSbWVyY2hhbnRfY2xpZW50X2lkGAQgASgJEg0KBW5vbmNlGAUgASgJEg4KBmFtb3VudBgGIAEoCRIQCghjdXJyZW5jeRgHIAEoCRIaChJkZXN0aW5hdGlvbl9hbW91bnQYCCABKAkSHAoUZGVzdGluYXRpb25fY3VycmVuY3kYCSABKAkSGAoQdHJhbnNhY3Rpb25fdHlwZRgKIAEoBRIaChJ0cmFuc2FjdGlvbl9zdGF0dXMYCyABKAUSIgoadHJhbnNhY3Rpb25fc3RhdHVzX21lc3NhZ2UYDCABKAkSIAoYY2FsbGJhY2tfZGVsaXZlcnlfc3RhdHVzGA0gASgFEhUKDW1lcmNoYW50X25hbWUYDiABKAkSFQoNcHJvdmlkZXJfbmFtZRgPIAEoCRIZChFwcm92aWRlcl9wYXlfdHlwZRgQIAEoCRIvCgtjcmVhdGVkX3V0YxgRIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLdXBkYXRlZF91dGMYEiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDWVycm9yX21lc3NhZ2UYEyABKAkSLQoMYWNjb3VudF9kYXRhGBQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIaChJwYXltZW50X2lwX2FkZHJlc3MYFSABKAkSEgoKdXNlcl9hZ2VudBgWIAEoCRIbChNwYXltZW50X21ldGhvZF90eXBlGBcgASgFEhwKFHBheW1lbnRfbWV0aG9kX3ZhbHVlGBggASgJEhYKDmFwcGxpZWRfZmVlX2lkGBkgASgDEhgKEGFwcGxpZWRfZmVlX3R5cGUYGiABKAUSGQoRYXBwbGllZF9mZWVfdmFsdWUYGyABKAkSGgoSYXBwbGllZF9mZWVfYW1vdW50GBwgASgJEhwKFGFwcGxpZWRfZmVlX2N1cnJlbmN5GB0gASgJEhkKEWFwcGxpZWRfZmVlX3BheWVyGB4gASgFEhMKC3BheV90eXBlX2lkGB8gASgFEiQKHGlzX2NhbGxiYWNrX3NlbmRpbmdfY2FuY2VsZWQYICABKAgSEQoJY29sbGFiX2lkGCEgASgFEhMKC21lcmNoYW50X2lkGCIgASgFEhMKC3Byb3ZpZGVyX2lkGCMgASgFEhUKDXByb3ZpZGVyX3RhZ3MYJCADKAkSLgoNcHJvdmlkZXJfZGF0YRglIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiTQoXVHJhbnNhY3Rpb25Mb2dFeGNlcHRpb24SDAoEdHlwZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEhMKC3N0YWNrX3RyYWNlGAMgASgJItwECg5UcmFuc2FjdGlvbkxvZxIKCgJpZBgBIAEoAxIWCg50cmFuc2FjdGlvbl9pZBgCIAEoAxIvCgtjcmVhdGVkX3V0YxgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFc3RhZ2UYBCABKAkSDQoFbGV2ZWwYBSABKAkSDwoHbWVzc2FnZRgGIAEoCRIWCg5zb3VyY2VfY29udGV4dBgHIAEoCRITCgthcHBsaWNhdGlvbhgIIAEoCRIyChJ0cmFuc2FjdGlvbl91cGRhdGUYCSABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSJwoHY29udGVudBgKIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRInCgdoZWFkZXJzGAsgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEiwKDHF1ZXJ5X3BhcmFtcxgMIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRIRCglhdXRoX2RhdGEYDSABKAkSLwoPd2ViaG9va19yZXF1ZXN0GA4gASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEjAKEHdlYmhvb2tfcmVzcG9uc2UYDyABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSLwoPd2ViaG9va19oZWFkZXJzGBAgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEj4KCWV4Y2VwdGlvbhgRIAEoCzIrLnBheWdhdGUuZ2F0ZXdheS52MS5UcmFuc2FjdGlvbkxvZ0V4Y2VwdGlvbiKSAwoXTGlzdFRyYW5zYWN0aW9uc1JlcXVlc3QSEQoJY29sbGFiX2lkGAEgASgFEgwKBHBhZ2UYAiABKAUSDAoEdGFrZRgDIAEoBRIMCgR0eXBlGAQgASgFEhAKCHN0YXR1c2VzGAUgAygJEhQKDHByb3ZpZGVyX3RpZBgGIAEoCRIUCgxtZXJjaGFudF9jaWQYByABKAkSDQoFbm9uY2UYCCABKAkSDAoEZnJvbRgJIAEoCRIKCgJ0bxgKIAEoCRISCgptaW5fYW1vdW50GAsgASgJEhIKCm1heF9hbW91bnQYDCABKAkSEAoIY3VycmVuY3kYDSABKAkSHAoUcGF5bWVudF9tZXRob2RfdmFsdWUYDiABKAkSGwoTcGF5bWVudF9tZXRob2RfdHlwZRgPIAEoBRIaChJwYXltZW50X2lwX2FkZHJlc3MYECABKAkSHQoVaW5jbHVkZV90b3RhbF9hbW91bnRzGBEgASgIEhMKC21lcmNoYW50X2lkGBIgASgFEg4KBnNlYXJjaBgTIAEoCSKdAgoYTGlzdFRyYW5zYWN0aW9uc1Jlc3BvbnNlEjUKDHRyYW5zYWN0aW9ucxgBIAMoCzIfLnBheWdhdGUuZ2F0ZXdheS52MS5UcmFuc2FjdGlvbhITCgt0b3RhbF9jb3VudBgCIAEoBRITCgt0b3RhbF9wYWdlcxgDIAEoBRIUCgxjdXJyZW50X3BhZ2UYBCABKAUSVQoNdG90YWxfYW1vdW50cxgFIAMoCzI+LnBheWdhdGUuZ2F0ZXdheS52MS5MaXN0VHJhbnNhY3Rpb25zUmVzcG9uc2UuVG90YWxBbW91bnRzRW50cnkaMwoRVG90YWxBbW91bnRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJeChhDYW5jZWxUcmFuc2FjdGlvblJlcXVlc3QSCgoCaWQYASABKAMSHwoSdHJhbnNhY3Rpb25fc3RhdHVzGAIgASgFSACIAQFCFQoTX3RyYW5zYWN0aW9uX3N0YXR1cyJRChlDYW5jZWxUcmFuc2FjdGlvblJlc3BvbnNlEjQKC3RyYW5zYWN0aW9uGAEgASgLMh8ucGF5Z2F0ZS5nYXRld2F5LnYxLlRyYW5zYWN0aW9uImcKIUNhbmNlbFRyYW5zYWN0aW9uQ2FsbGJhY2tzUmVxdWVzdBIKCgJpZBgBIAEoAxIfChJ0cmFuc2FjdGlvbl9zdGF0dXMYAiABKAVIAIgBAUIVChNfdHJhbnNhY3Rpb25fc3RhdHVzIloKIkNhbmNlbFRyYW5zYWN0aW9uQ2FsbGJhY2tzUmVzcG9uc2USNAoLdHJhbnNhY3Rpb24YASABKAsyHy5wYXlnYXRlLmdhdGV3YXkudjEuVHJhbnNhY3Rpb24iJwoZRW5xdWV1ZVRyYW5zYWN0aW9uUmVxdWVzdBIKCgJpZBgBIAEoAyJVChpFbnF1ZXVlVHJhbnNhY3Rpb25SZXNwb25zZRIKCgJpZBgBIAEoAxIaChJ0cmFuc2FjdGlvbl9zdGF0dXMYAiABKAUSDwoHbWVzc2FnZRgDIAEoCSIuCiBFbnF1ZXVlVHJhbnNhY3Rpb25Qb2xsaW5nUmVxdWVzdBIKCgJpZBgBIAEoAyJcCiFFbnF1ZXVlVHJhbnNhY3Rpb25Qb2xsaW5nUmVzcG9uc2USCgoCaWQYASABKAMSGgoSdHJhbnNhY3Rpb25fc3RhdHVzGAIgASgFEg8KB21lc3NhZ2UYAyABKAki8QEKHFNlYXJjaFRyYW5zYWN0aW9uTG9nc1JlcXVlc3QSGAoQdHJhbnNhY3Rpb25fdHlwZRgBIAEoBRIRCglmcm9tX2RhdGUYAiABKAkSDwoHdG9fZGF0ZRgDIAEoCRITCgtzZWFyY2hfdGVybRgEIAEoCRIOCgZhbW91bnQYBSABKAkSEAoIY3VycmVuY3kYBiABKAkSGgoSbWVyY2hhbnRfY2xpZW50X2lkGAcgASgJEiQKF3RpbWV6b25lX29mZnNldF9taW51dGVzGAggASgFSACIAQFCGgoYX3RpbWV6b25lX29mZnNldF9taW51dGVzIm8KHVNlYXJjaFRyYW5zYWN0aW9uTG9nc1Jlc3BvbnNlEhMKC3RvdGFsX2NvdW50GAEgASgFEjkKDHRyYW5zYWN0aW9ucxgCIAMoCzIjLnBheWdhdGUuZ2F0ZXdheS52MS5Mb2dTZWFyY2hSZXN1bHQiywIKD0xvZ1NlYXJjaFJlc3VsdBIKCgJpZBgBIAEoAxIVCg1tZXJjaGFudF9uYW1lGAIgASgJEhUKDXByb3ZpZGVyX25hbWUYAyABKAkSGgoSbWVyY2hhbnRfY2xpZW50X2lkGAQgASgJEg4KBmFtb3VudBgFIAEoCRIQCghjdXJyZW5jeRgGIAEoCRIaChJ0cmFuc2FjdGlvbl9zdGF0dXMYByABKAUSLwoLY3JlYXRlZF91dGMYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZWRfdXRjGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIYChBtYXRjaGVkX2pzb25fa2V5GAogASgJEhMKC21hdGNoX3Njb3JlGAsgASgFEhMKC2pzb25fc291cmNlGAwgASgJQtUBChZjb20ucGF5Z2F0ZS5nYXRld2F5LnYxQhFUcmFuc2FjdGlvbnNQcm90b1ABWj5naXRodWIuY29tL3BheWdhdGUvcGF5Z2F0ZS9nZW4vZ28vcGF5Z2F0ZS9nYXRld2F5L3YxO2dhdGV3YXl2MaICA1BHWKoCElBheWdhdGUuR2F0ZXdheS5WMcoCElBheWdhdGVcR2F0ZXdheVxWMeICHlBheWdhdGVcR2F0ZXdheVxWMVxHUEJNZXRhZGF0YeoCFFBheWdhdGU6OkdhdGV3YXk6OlYxYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * PaymentData is what is paid: spec 02 §3 paymentData.
@@ -1436,4 +1436,1135 @@ export type TransactionLogJson = {
  */
 export const TransactionLogSchema: GenMessage<TransactionLog, {jsonType: TransactionLogJson}> = /*@__PURE__*/
   messageDesc(file_paygate_gateway_v1_transactions, 12);
+
+/**
+ * ListTransactionsRequest holds the list filters of spec 02 §3
+ * (docs/contracts-transactions.md, "Transaction list").
+ *
+ * @generated from message paygate.gateway.v1.ListTransactionsRequest
+ */
+export type ListTransactionsRequest = Message<"paygate.gateway.v1.ListTransactionsRequest"> & {
+  /**
+   * The collab; 0 means every collab in the caller's scope.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId: number;
+
+  /**
+   * 1-based page (default 1).
+   *
+   * @generated from field: int32 page = 2;
+   */
+  page: number;
+
+  /**
+   * Page size (default 5, at most 100).
+   *
+   * @generated from field: int32 take = 3;
+   */
+  take: number;
+
+  /**
+   * 1 deposit, 2 withdrawal, 0 any.
+   *
+   * @generated from field: int32 type = 4;
+   */
+  type: number;
+
+  /**
+   * Status codes, repeated or comma-separated.
+   *
+   * @generated from field: repeated string statuses = 5;
+   */
+  statuses: string[];
+
+  /**
+   * The provider's transaction id, exact.
+   *
+   * @generated from field: string provider_tid = 6;
+   */
+  providerTid: string;
+
+  /**
+   * The merchant's client id, exact.
+   *
+   * @generated from field: string merchant_cid = 7;
+   */
+  merchantCid: string;
+
+  /**
+   * The merchant's nonce, exact.
+   *
+   * @generated from field: string nonce = 8;
+   */
+  nonce: string;
+
+  /**
+   * Created at or after: RFC 3339, or zone-less (read as UTC).
+   *
+   * @generated from field: string from = 9;
+   */
+  from: string;
+
+  /**
+   * Created at or before: RFC 3339, or zone-less (read as UTC).
+   *
+   * @generated from field: string to = 10;
+   */
+  to: string;
+
+  /**
+   * Smallest amount, inclusive.
+   *
+   * @generated from field: string min_amount = 11;
+   */
+  minAmount: string;
+
+  /**
+   * Largest amount, inclusive.
+   *
+   * @generated from field: string max_amount = 12;
+   */
+  maxAmount: string;
+
+  /**
+   * Currency code.
+   *
+   * @generated from field: string currency = 13;
+   */
+  currency: string;
+
+  /**
+   * Payment method value, exact.
+   *
+   * @generated from field: string payment_method_value = 14;
+   */
+  paymentMethodValue: string;
+
+  /**
+   * 1 Phone, 2 Crypto, 0 any.
+   *
+   * @generated from field: int32 payment_method_type = 15;
+   */
+  paymentMethodType: number;
+
+  /**
+   * IP address the payment came from, exact.
+   *
+   * @generated from field: string payment_ip_address = 16;
+   */
+  paymentIpAddress: string;
+
+  /**
+   * Fill total_amounts.
+   *
+   * @generated from field: bool include_total_amounts = 17;
+   */
+  includeTotalAmounts: boolean;
+
+  /**
+   * Only this merchant's transactions (query name MerchantId).
+   *
+   * @generated from field: int32 merchant_id = 18;
+   */
+  merchantId: number;
+
+  /**
+   * Free text: all digits is an id, anything else a reference id; the
+   * other filters are then ignored.
+   *
+   * @generated from field: string search = 19;
+   */
+  search: string;
+};
+
+/**
+ * ListTransactionsRequest holds the list filters of spec 02 §3
+ * (docs/contracts-transactions.md, "Transaction list").
+ *
+ * @generated from message paygate.gateway.v1.ListTransactionsRequest
+ */
+export type ListTransactionsRequestJson = {
+  /**
+   * The collab; 0 means every collab in the caller's scope.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId?: number;
+
+  /**
+   * 1-based page (default 1).
+   *
+   * @generated from field: int32 page = 2;
+   */
+  page?: number;
+
+  /**
+   * Page size (default 5, at most 100).
+   *
+   * @generated from field: int32 take = 3;
+   */
+  take?: number;
+
+  /**
+   * 1 deposit, 2 withdrawal, 0 any.
+   *
+   * @generated from field: int32 type = 4;
+   */
+  type?: number;
+
+  /**
+   * Status codes, repeated or comma-separated.
+   *
+   * @generated from field: repeated string statuses = 5;
+   */
+  statuses?: string[];
+
+  /**
+   * The provider's transaction id, exact.
+   *
+   * @generated from field: string provider_tid = 6;
+   */
+  providerTid?: string;
+
+  /**
+   * The merchant's client id, exact.
+   *
+   * @generated from field: string merchant_cid = 7;
+   */
+  merchantCid?: string;
+
+  /**
+   * The merchant's nonce, exact.
+   *
+   * @generated from field: string nonce = 8;
+   */
+  nonce?: string;
+
+  /**
+   * Created at or after: RFC 3339, or zone-less (read as UTC).
+   *
+   * @generated from field: string from = 9;
+   */
+  from?: string;
+
+  /**
+   * Created at or before: RFC 3339, or zone-less (read as UTC).
+   *
+   * @generated from field: string to = 10;
+   */
+  to?: string;
+
+  /**
+   * Smallest amount, inclusive.
+   *
+   * @generated from field: string min_amount = 11;
+   */
+  minAmount?: string;
+
+  /**
+   * Largest amount, inclusive.
+   *
+   * @generated from field: string max_amount = 12;
+   */
+  maxAmount?: string;
+
+  /**
+   * Currency code.
+   *
+   * @generated from field: string currency = 13;
+   */
+  currency?: string;
+
+  /**
+   * Payment method value, exact.
+   *
+   * @generated from field: string payment_method_value = 14;
+   */
+  paymentMethodValue?: string;
+
+  /**
+   * 1 Phone, 2 Crypto, 0 any.
+   *
+   * @generated from field: int32 payment_method_type = 15;
+   */
+  paymentMethodType?: number;
+
+  /**
+   * IP address the payment came from, exact.
+   *
+   * @generated from field: string payment_ip_address = 16;
+   */
+  paymentIpAddress?: string;
+
+  /**
+   * Fill total_amounts.
+   *
+   * @generated from field: bool include_total_amounts = 17;
+   */
+  includeTotalAmounts?: boolean;
+
+  /**
+   * Only this merchant's transactions (query name MerchantId).
+   *
+   * @generated from field: int32 merchant_id = 18;
+   */
+  merchantId?: number;
+
+  /**
+   * Free text: all digits is an id, anything else a reference id; the
+   * other filters are then ignored.
+   *
+   * @generated from field: string search = 19;
+   */
+  search?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListTransactionsRequest.
+ * Use `create(ListTransactionsRequestSchema)` to create a new message.
+ */
+export const ListTransactionsRequestSchema: GenMessage<ListTransactionsRequest, {jsonType: ListTransactionsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_transactions, 13);
+
+/**
+ * ListTransactionsResponse is a page of transactions, newest first.
+ *
+ * @generated from message paygate.gateway.v1.ListTransactionsResponse
+ */
+export type ListTransactionsResponse = Message<"paygate.gateway.v1.ListTransactionsResponse"> & {
+  /**
+   * The page.
+   *
+   * @generated from field: repeated paygate.gateway.v1.Transaction transactions = 1;
+   */
+  transactions: Transaction[];
+
+  /**
+   * How many transactions match.
+   *
+   * @generated from field: int32 total_count = 2;
+   */
+  totalCount: number;
+
+  /**
+   * How many pages of take there are.
+   *
+   * @generated from field: int32 total_pages = 3;
+   */
+  totalPages: number;
+
+  /**
+   * The page answered (1-based).
+   *
+   * @generated from field: int32 current_page = 4;
+   */
+  currentPage: number;
+
+  /**
+   * Sum of amount per currency over every match (with
+   * include_total_amounts).
+   *
+   * @generated from field: map<string, string> total_amounts = 5;
+   */
+  totalAmounts: { [key: string]: string };
+};
+
+/**
+ * ListTransactionsResponse is a page of transactions, newest first.
+ *
+ * @generated from message paygate.gateway.v1.ListTransactionsResponse
+ */
+export type ListTransactionsResponseJson = {
+  /**
+   * The page.
+   *
+   * @generated from field: repeated paygate.gateway.v1.Transaction transactions = 1;
+   */
+  transactions?: TransactionJson[];
+
+  /**
+   * How many transactions match.
+   *
+   * @generated from field: int32 total_count = 2;
+   */
+  totalCount?: number;
+
+  /**
+   * How many pages of take there are.
+   *
+   * @generated from field: int32 total_pages = 3;
+   */
+  totalPages?: number;
+
+  /**
+   * The page answered (1-based).
+   *
+   * @generated from field: int32 current_page = 4;
+   */
+  currentPage?: number;
+
+  /**
+   * Sum of amount per currency over every match (with
+   * include_total_amounts).
+   *
+   * @generated from field: map<string, string> total_amounts = 5;
+   */
+  totalAmounts?: { [key: string]: string };
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListTransactionsResponse.
+ * Use `create(ListTransactionsResponseSchema)` to create a new message.
+ */
+export const ListTransactionsResponseSchema: GenMessage<ListTransactionsResponse, {jsonType: ListTransactionsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_transactions, 14);
+
+/**
+ * CancelTransactionRequest cancels a transaction by hand.
+ *
+ * @generated from message paygate.gateway.v1.CancelTransactionRequest
+ */
+export type CancelTransactionRequest = Message<"paygate.gateway.v1.CancelTransactionRequest"> & {
+  /**
+   * Id of the transaction.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * The status the operator saw (query parameter transactionStatus);
+   * required.
+   *
+   * @generated from field: optional int32 transaction_status = 2;
+   */
+  transactionStatus?: number | undefined;
+};
+
+/**
+ * CancelTransactionRequest cancels a transaction by hand.
+ *
+ * @generated from message paygate.gateway.v1.CancelTransactionRequest
+ */
+export type CancelTransactionRequestJson = {
+  /**
+   * Id of the transaction.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id?: string;
+
+  /**
+   * The status the operator saw (query parameter transactionStatus);
+   * required.
+   *
+   * @generated from field: optional int32 transaction_status = 2;
+   */
+  transactionStatus?: number;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.CancelTransactionRequest.
+ * Use `create(CancelTransactionRequestSchema)` to create a new message.
+ */
+export const CancelTransactionRequestSchema: GenMessage<CancelTransactionRequest, {jsonType: CancelTransactionRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_transactions, 15);
+
+/**
+ * CancelTransactionResponse carries the transaction after the change; REST
+ * answers it bare.
+ *
+ * @generated from message paygate.gateway.v1.CancelTransactionResponse
+ */
+export type CancelTransactionResponse = Message<"paygate.gateway.v1.CancelTransactionResponse"> & {
+  /**
+   * The transaction.
+   *
+   * @generated from field: paygate.gateway.v1.Transaction transaction = 1;
+   */
+  transaction?: Transaction | undefined;
+};
+
+/**
+ * CancelTransactionResponse carries the transaction after the change; REST
+ * answers it bare.
+ *
+ * @generated from message paygate.gateway.v1.CancelTransactionResponse
+ */
+export type CancelTransactionResponseJson = {
+  /**
+   * The transaction.
+   *
+   * @generated from field: paygate.gateway.v1.Transaction transaction = 1;
+   */
+  transaction?: TransactionJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.CancelTransactionResponse.
+ * Use `create(CancelTransactionResponseSchema)` to create a new message.
+ */
+export const CancelTransactionResponseSchema: GenMessage<CancelTransactionResponse, {jsonType: CancelTransactionResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_transactions, 16);
+
+/**
+ * CancelTransactionCallbacksRequest stops a transaction's callbacks.
+ *
+ * @generated from message paygate.gateway.v1.CancelTransactionCallbacksRequest
+ */
+export type CancelTransactionCallbacksRequest = Message<"paygate.gateway.v1.CancelTransactionCallbacksRequest"> & {
+  /**
+   * Id of the transaction.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * The status the operator saw (query parameter transactionStatus);
+   * required.
+   *
+   * @generated from field: optional int32 transaction_status = 2;
+   */
+  transactionStatus?: number | undefined;
+};
+
+/**
+ * CancelTransactionCallbacksRequest stops a transaction's callbacks.
+ *
+ * @generated from message paygate.gateway.v1.CancelTransactionCallbacksRequest
+ */
+export type CancelTransactionCallbacksRequestJson = {
+  /**
+   * Id of the transaction.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id?: string;
+
+  /**
+   * The status the operator saw (query parameter transactionStatus);
+   * required.
+   *
+   * @generated from field: optional int32 transaction_status = 2;
+   */
+  transactionStatus?: number;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.CancelTransactionCallbacksRequest.
+ * Use `create(CancelTransactionCallbacksRequestSchema)` to create a new message.
+ */
+export const CancelTransactionCallbacksRequestSchema: GenMessage<CancelTransactionCallbacksRequest, {jsonType: CancelTransactionCallbacksRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_transactions, 17);
+
+/**
+ * CancelTransactionCallbacksResponse carries the transaction after the
+ * change; REST answers it bare.
+ *
+ * @generated from message paygate.gateway.v1.CancelTransactionCallbacksResponse
+ */
+export type CancelTransactionCallbacksResponse = Message<"paygate.gateway.v1.CancelTransactionCallbacksResponse"> & {
+  /**
+   * The transaction.
+   *
+   * @generated from field: paygate.gateway.v1.Transaction transaction = 1;
+   */
+  transaction?: Transaction | undefined;
+};
+
+/**
+ * CancelTransactionCallbacksResponse carries the transaction after the
+ * change; REST answers it bare.
+ *
+ * @generated from message paygate.gateway.v1.CancelTransactionCallbacksResponse
+ */
+export type CancelTransactionCallbacksResponseJson = {
+  /**
+   * The transaction.
+   *
+   * @generated from field: paygate.gateway.v1.Transaction transaction = 1;
+   */
+  transaction?: TransactionJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.CancelTransactionCallbacksResponse.
+ * Use `create(CancelTransactionCallbacksResponseSchema)` to create a new message.
+ */
+export const CancelTransactionCallbacksResponseSchema: GenMessage<CancelTransactionCallbacksResponse, {jsonType: CancelTransactionCallbacksResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_transactions, 18);
+
+/**
+ * EnqueueTransactionRequest names the transaction to restart.
+ *
+ * @generated from message paygate.gateway.v1.EnqueueTransactionRequest
+ */
+export type EnqueueTransactionRequest = Message<"paygate.gateway.v1.EnqueueTransactionRequest"> & {
+  /**
+   * Id of the transaction.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id: bigint;
+};
+
+/**
+ * EnqueueTransactionRequest names the transaction to restart.
+ *
+ * @generated from message paygate.gateway.v1.EnqueueTransactionRequest
+ */
+export type EnqueueTransactionRequestJson = {
+  /**
+   * Id of the transaction.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.EnqueueTransactionRequest.
+ * Use `create(EnqueueTransactionRequestSchema)` to create a new message.
+ */
+export const EnqueueTransactionRequestSchema: GenMessage<EnqueueTransactionRequest, {jsonType: EnqueueTransactionRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_transactions, 19);
+
+/**
+ * EnqueueTransactionResponse says what was queued.
+ *
+ * @generated from message paygate.gateway.v1.EnqueueTransactionResponse
+ */
+export type EnqueueTransactionResponse = Message<"paygate.gateway.v1.EnqueueTransactionResponse"> & {
+  /**
+   * Id of the transaction.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * Its status after the restart.
+   *
+   * @generated from field: int32 transaction_status = 2;
+   */
+  transactionStatus: number;
+
+  /**
+   * What happened, in words.
+   *
+   * @generated from field: string message = 3;
+   */
+  message: string;
+};
+
+/**
+ * EnqueueTransactionResponse says what was queued.
+ *
+ * @generated from message paygate.gateway.v1.EnqueueTransactionResponse
+ */
+export type EnqueueTransactionResponseJson = {
+  /**
+   * Id of the transaction.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id?: string;
+
+  /**
+   * Its status after the restart.
+   *
+   * @generated from field: int32 transaction_status = 2;
+   */
+  transactionStatus?: number;
+
+  /**
+   * What happened, in words.
+   *
+   * @generated from field: string message = 3;
+   */
+  message?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.EnqueueTransactionResponse.
+ * Use `create(EnqueueTransactionResponseSchema)` to create a new message.
+ */
+export const EnqueueTransactionResponseSchema: GenMessage<EnqueueTransactionResponse, {jsonType: EnqueueTransactionResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_transactions, 20);
+
+/**
+ * EnqueueTransactionPollingRequest names the transaction to poll.
+ *
+ * @generated from message paygate.gateway.v1.EnqueueTransactionPollingRequest
+ */
+export type EnqueueTransactionPollingRequest = Message<"paygate.gateway.v1.EnqueueTransactionPollingRequest"> & {
+  /**
+   * Id of the transaction.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id: bigint;
+};
+
+/**
+ * EnqueueTransactionPollingRequest names the transaction to poll.
+ *
+ * @generated from message paygate.gateway.v1.EnqueueTransactionPollingRequest
+ */
+export type EnqueueTransactionPollingRequestJson = {
+  /**
+   * Id of the transaction.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.EnqueueTransactionPollingRequest.
+ * Use `create(EnqueueTransactionPollingRequestSchema)` to create a new message.
+ */
+export const EnqueueTransactionPollingRequestSchema: GenMessage<EnqueueTransactionPollingRequest, {jsonType: EnqueueTransactionPollingRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_transactions, 21);
+
+/**
+ * EnqueueTransactionPollingResponse says what was queued.
+ *
+ * @generated from message paygate.gateway.v1.EnqueueTransactionPollingResponse
+ */
+export type EnqueueTransactionPollingResponse = Message<"paygate.gateway.v1.EnqueueTransactionPollingResponse"> & {
+  /**
+   * Id of the transaction.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * Its status when queued.
+   *
+   * @generated from field: int32 transaction_status = 2;
+   */
+  transactionStatus: number;
+
+  /**
+   * What happened, in words.
+   *
+   * @generated from field: string message = 3;
+   */
+  message: string;
+};
+
+/**
+ * EnqueueTransactionPollingResponse says what was queued.
+ *
+ * @generated from message paygate.gateway.v1.EnqueueTransactionPollingResponse
+ */
+export type EnqueueTransactionPollingResponseJson = {
+  /**
+   * Id of the transaction.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id?: string;
+
+  /**
+   * Its status when queued.
+   *
+   * @generated from field: int32 transaction_status = 2;
+   */
+  transactionStatus?: number;
+
+  /**
+   * What happened, in words.
+   *
+   * @generated from field: string message = 3;
+   */
+  message?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.EnqueueTransactionPollingResponse.
+ * Use `create(EnqueueTransactionPollingResponseSchema)` to create a new message.
+ */
+export const EnqueueTransactionPollingResponseSchema: GenMessage<EnqueueTransactionPollingResponse, {jsonType: EnqueueTransactionPollingResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_transactions, 22);
+
+/**
+ * SearchTransactionLogsRequest is the Search in Logs form (spec 02 §5).
+ *
+ * @generated from message paygate.gateway.v1.SearchTransactionLogsRequest
+ */
+export type SearchTransactionLogsRequest = Message<"paygate.gateway.v1.SearchTransactionLogsRequest"> & {
+  /**
+   * 1 deposit, 2 withdrawal; required.
+   *
+   * @generated from field: int32 transaction_type = 1;
+   */
+  transactionType: number;
+
+  /**
+   * Window start: a zone-less local time (or RFC 3339); required.
+   *
+   * @generated from field: string from_date = 2;
+   */
+  fromDate: string;
+
+  /**
+   * Window end, at most 60 minutes after from_date; required.
+   *
+   * @generated from field: string to_date = 3;
+   */
+  toDate: string;
+
+  /**
+   * What to look for, 1 to 300 characters.
+   *
+   * @generated from field: string search_term = 4;
+   */
+  searchTerm: string;
+
+  /**
+   * Optional amount, a decimal with 2 fraction digits, at least 0.01.
+   *
+   * @generated from field: string amount = 5;
+   */
+  amount: string;
+
+  /**
+   * Optional currency, at most 10 characters (uppercased).
+   *
+   * @generated from field: string currency = 6;
+   */
+  currency: string;
+
+  /**
+   * Optional merchant client id, at most 120 characters.
+   *
+   * @generated from field: string merchant_client_id = 7;
+   */
+  merchantClientId: string;
+
+  /**
+   * Offset of the zone-less dates from UTC in minutes (480 for UTC+8);
+   * absent means UTC.
+   *
+   * @generated from field: optional int32 timezone_offset_minutes = 8;
+   */
+  timezoneOffsetMinutes?: number | undefined;
+};
+
+/**
+ * SearchTransactionLogsRequest is the Search in Logs form (spec 02 §5).
+ *
+ * @generated from message paygate.gateway.v1.SearchTransactionLogsRequest
+ */
+export type SearchTransactionLogsRequestJson = {
+  /**
+   * 1 deposit, 2 withdrawal; required.
+   *
+   * @generated from field: int32 transaction_type = 1;
+   */
+  transactionType?: number;
+
+  /**
+   * Window start: a zone-less local time (or RFC 3339); required.
+   *
+   * @generated from field: string from_date = 2;
+   */
+  fromDate?: string;
+
+  /**
+   * Window end, at most 60 minutes after from_date; required.
+   *
+   * @generated from field: string to_date = 3;
+   */
+  toDate?: string;
+
+  /**
+   * What to look for, 1 to 300 characters.
+   *
+   * @generated from field: string search_term = 4;
+   */
+  searchTerm?: string;
+
+  /**
+   * Optional amount, a decimal with 2 fraction digits, at least 0.01.
+   *
+   * @generated from field: string amount = 5;
+   */
+  amount?: string;
+
+  /**
+   * Optional currency, at most 10 characters (uppercased).
+   *
+   * @generated from field: string currency = 6;
+   */
+  currency?: string;
+
+  /**
+   * Optional merchant client id, at most 120 characters.
+   *
+   * @generated from field: string merchant_client_id = 7;
+   */
+  merchantClientId?: string;
+
+  /**
+   * Offset of the zone-less dates from UTC in minutes (480 for UTC+8);
+   * absent means UTC.
+   *
+   * @generated from field: optional int32 timezone_offset_minutes = 8;
+   */
+  timezoneOffsetMinutes?: number;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.SearchTransactionLogsRequest.
+ * Use `create(SearchTransactionLogsRequestSchema)` to create a new message.
+ */
+export const SearchTransactionLogsRequestSchema: GenMessage<SearchTransactionLogsRequest, {jsonType: SearchTransactionLogsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_transactions, 23);
+
+/**
+ * SearchTransactionLogsResponse lists the transactions whose journal
+ * matched.
+ *
+ * @generated from message paygate.gateway.v1.SearchTransactionLogsResponse
+ */
+export type SearchTransactionLogsResponse = Message<"paygate.gateway.v1.SearchTransactionLogsResponse"> & {
+  /**
+   * How many transactions matched.
+   *
+   * @generated from field: int32 total_count = 1;
+   */
+  totalCount: number;
+
+  /**
+   * The transactions, best match first, then newest.
+   *
+   * @generated from field: repeated paygate.gateway.v1.LogSearchResult transactions = 2;
+   */
+  transactions: LogSearchResult[];
+};
+
+/**
+ * SearchTransactionLogsResponse lists the transactions whose journal
+ * matched.
+ *
+ * @generated from message paygate.gateway.v1.SearchTransactionLogsResponse
+ */
+export type SearchTransactionLogsResponseJson = {
+  /**
+   * How many transactions matched.
+   *
+   * @generated from field: int32 total_count = 1;
+   */
+  totalCount?: number;
+
+  /**
+   * The transactions, best match first, then newest.
+   *
+   * @generated from field: repeated paygate.gateway.v1.LogSearchResult transactions = 2;
+   */
+  transactions?: LogSearchResultJson[];
+};
+
+/**
+ * Describes the message paygate.gateway.v1.SearchTransactionLogsResponse.
+ * Use `create(SearchTransactionLogsResponseSchema)` to create a new message.
+ */
+export const SearchTransactionLogsResponseSchema: GenMessage<SearchTransactionLogsResponse, {jsonType: SearchTransactionLogsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_transactions, 24);
+
+/**
+ * LogSearchResult is a transaction found in the journal (spec 02 §3).
+ *
+ * @generated from message paygate.gateway.v1.LogSearchResult
+ */
+export type LogSearchResult = Message<"paygate.gateway.v1.LogSearchResult"> & {
+  /**
+   * Id of the transaction.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * Name of the merchant.
+   *
+   * @generated from field: string merchant_name = 2;
+   */
+  merchantName: string;
+
+  /**
+   * Name of the provider.
+   *
+   * @generated from field: string provider_name = 3;
+   */
+  providerName: string;
+
+  /**
+   * The merchant's client id.
+   *
+   * @generated from field: string merchant_client_id = 4;
+   */
+  merchantClientId: string;
+
+  /**
+   * Amount, decimal string.
+   *
+   * @generated from field: string amount = 5;
+   */
+  amount: string;
+
+  /**
+   * Currency.
+   *
+   * @generated from field: string currency = 6;
+   */
+  currency: string;
+
+  /**
+   * Status code.
+   *
+   * @generated from field: int32 transaction_status = 7;
+   */
+  transactionStatus: number;
+
+  /**
+   * When it was made.
+   *
+   * @generated from field: google.protobuf.Timestamp created_utc = 8;
+   */
+  createdUtc?: Timestamp | undefined;
+
+  /**
+   * When it last changed.
+   *
+   * @generated from field: google.protobuf.Timestamp updated_utc = 9;
+   */
+  updatedUtc?: Timestamp | undefined;
+
+  /**
+   * The JSON key (dotted path) whose value matched.
+   *
+   * @generated from field: string matched_json_key = 10;
+   */
+  matchedJsonKey: string;
+
+  /**
+   * 1 exact, 2 partial.
+   *
+   * @generated from field: int32 match_score = 11;
+   */
+  matchScore: number;
+
+  /**
+   * Webhook, or the journal stage the payload came from.
+   *
+   * @generated from field: string json_source = 12;
+   */
+  jsonSource: string;
+};
+
+/**
+ * LogSearchResult is a transaction found in the journal (spec 02 §3).
+ *
+ * @generated from message paygate.gateway.v1.LogSearchResult
+ */
+export type LogSearchResultJson = {
+  /**
+   * Id of the transaction.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id?: string;
+
+  /**
+   * Name of the merchant.
+   *
+   * @generated from field: string merchant_name = 2;
+   */
+  merchantName?: string;
+
+  /**
+   * Name of the provider.
+   *
+   * @generated from field: string provider_name = 3;
+   */
+  providerName?: string;
+
+  /**
+   * The merchant's client id.
+   *
+   * @generated from field: string merchant_client_id = 4;
+   */
+  merchantClientId?: string;
+
+  /**
+   * Amount, decimal string.
+   *
+   * @generated from field: string amount = 5;
+   */
+  amount?: string;
+
+  /**
+   * Currency.
+   *
+   * @generated from field: string currency = 6;
+   */
+  currency?: string;
+
+  /**
+   * Status code.
+   *
+   * @generated from field: int32 transaction_status = 7;
+   */
+  transactionStatus?: number;
+
+  /**
+   * When it was made.
+   *
+   * @generated from field: google.protobuf.Timestamp created_utc = 8;
+   */
+  createdUtc?: TimestampJson;
+
+  /**
+   * When it last changed.
+   *
+   * @generated from field: google.protobuf.Timestamp updated_utc = 9;
+   */
+  updatedUtc?: TimestampJson;
+
+  /**
+   * The JSON key (dotted path) whose value matched.
+   *
+   * @generated from field: string matched_json_key = 10;
+   */
+  matchedJsonKey?: string;
+
+  /**
+   * 1 exact, 2 partial.
+   *
+   * @generated from field: int32 match_score = 11;
+   */
+  matchScore?: number;
+
+  /**
+   * Webhook, or the journal stage the payload came from.
+   *
+   * @generated from field: string json_source = 12;
+   */
+  jsonSource?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.LogSearchResult.
+ * Use `create(LogSearchResultSchema)` to create a new message.
+ */
+export const LogSearchResultSchema: GenMessage<LogSearchResult, {jsonType: LogSearchResultJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_transactions, 25);
 

@@ -1,0 +1,174 @@
+package payment
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/services/internal/apperr"
+)
+
+func TestParseSearch(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in   string
+		want SearchTerm
+		ok   bool
+	}{
+		{"", SearchTerm{}, false},
+		{"   ", SearchTerm{}, false},
+		{"42", SearchTerm{ID: 42}, true},
+		{" 0042 ", SearchTerm{ID: 42}, true},
+		{"PG7QX", SearchTerm{Reference: "PG7QX"}, true},
+		{"12a", SearchTerm{Reference: "12a"}, true},
+		{"-12", SearchTerm{Reference: "-12"}, true},
+		{"99999999999999999999", SearchTerm{Reference: "99999999999999999999"}, true},
+		{"١٢", SearchTerm{Reference: "١٢"}, true}, // non-ASCII digits are not an id
+	}
+	for _, c := range cases {
+		got, ok := ParseSearch(c.in)
+		if got != c.want || ok != c.ok {
+			t.Errorf("ParseSearch(%q) = %+v, %v; want %+v, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// FuzzParseSearch checks the rule of spec 02 §5 on any text: empty is no
+// search; an id only for ASCII digits (and then it reads back); otherwise
+// the trimmed text is the reference.
+func FuzzParseSearch(f *testing.F) {
+	for _, s := range []string{"", "1", "007", "PGABC", " 12 ", "9223372036854775808", "1e3", "١"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		term, ok := ParseSearch(s)
+		trimmed := strings.TrimSpace(s)
+		if ok != (trimmed != "") {
+			t.Fatalf("ok = %v for %q", ok, s)
+		}
+		if !ok {
+			return
+		}
+		if term.ID != 0 && term.Reference != "" {
+			t.Fatalf("both id and reference for %q", s)
+		}
+		if term.Reference != "" {
+			if term.Reference != trimmed {
+				t.Fatalf("reference %q for %q", term.Reference, s)
+			}
+			if n, err := strconv.ParseInt(trimmed, 10, 64); err == nil && digitsOnly(trimmed) {
+				t.Fatalf("%q reads as id %d but was taken as a reference", s, n)
+			}
+			return
+		}
+		if !digitsOnly(trimmed) {
+			t.Fatalf("id %d from non-digits %q", term.ID, s)
+		}
+		if n, _ := strconv.ParseInt(trimmed, 10, 64); n != term.ID {
+			t.Fatalf("id %d, want %d", term.ID, n)
+		}
+	})
+}
+
+func TestParseListQuery(t *testing.T) {
+	t.Parallel()
+	f, err := ParseListQuery(ListQuery{Statuses: []string{"4, -2", "4", "3"}, From: "2025-03-01", To: "2025-03-01T23:59:59.999",
+		MinAmount: "1", MaxAmount: "2.50", Currency: " php "})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Page != 1 || f.Take != DefaultTake || len(f.Statuses) != 3 || f.Currency != "PHP" ||
+		!f.From.Equal(time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)) || f.To.Sub(*f.From) != 24*time.Hour-time.Millisecond ||
+		f.MinAmount.String() != "1.00" || f.MaxAmount.String() != "2.50" {
+		t.Errorf("filter %+v", f)
+	}
+	_, err = ParseListQuery(ListQuery{Take: 101, Type: 9, Statuses: []string{"7"}, From: "x"})
+	if apperr.KindOf(err) != apperr.KindInvalid {
+		t.Fatalf("error %v", err)
+	}
+	for _, part := range []string{"take", "type", `"7"`, "from"} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("error %q does not name %s", err, part)
+		}
+	}
+}
+
+// FuzzParseListQuery checks that any query either is refused as invalid or
+// yields a filter within the documented bounds.
+func FuzzParseListQuery(f *testing.F) {
+	f.Add(int32(1), int32(5), int32(1), "4,-2", "2025-01-01", "2025-01-02T00:00:00Z", "1", "10.50", "php", int32(0), "")
+	f.Add(int32(0), int32(0), int32(0), "", "", "", "", "", "", int32(2), "123")
+	f.Add(int32(-1), int32(101), int32(3), "x", "bad", "2025-13-01", "-1", "1.234", "TOOLONGCURRENCY", int32(9), "PG")
+	f.Fuzz(func(t *testing.T, page, take, typ int32, statuses, from, to, minA, maxA, currency string, pmType int32, search string) {
+		q := ListQuery{Page: page, Take: take, Type: typ, Statuses: []string{statuses}, From: from, To: to,
+			MinAmount: minA, MaxAmount: maxA, Currency: currency, PaymentMethodType: pmType, Search: search}
+		lf, err := ParseListQuery(q)
+		if err != nil {
+			if apperr.KindOf(err) != apperr.KindInvalid {
+				t.Fatalf("error of kind %s: %v", apperr.KindOf(err), err)
+			}
+			return
+		}
+		if lf.Page < 1 || lf.Take < 1 || lf.Take > MaxTake {
+			t.Fatalf("paging %d/%d", lf.Page, lf.Take)
+		}
+		if lf.ID != 0 || lf.Reference != "" {
+			if lf.Statuses != nil || lf.From != nil || lf.MinAmount != nil || lf.Type != 0 {
+				t.Fatalf("a search kept filters: %+v", lf)
+			}
+			return
+		}
+		for _, s := range lf.Statuses {
+			if !s.Known() {
+				t.Fatalf("status %d", s)
+			}
+		}
+		if lf.Type != 0 && lf.Type != TypeDeposit && lf.Type != TypeWithdrawal {
+			t.Fatalf("type %d", lf.Type)
+		}
+		if lf.From != nil && lf.To != nil && lf.From.After(*lf.To) {
+			t.Fatalf("from %v after to %v", lf.From, lf.To)
+		}
+		if lf.MinAmount != nil && lf.MaxAmount != nil && lf.MinAmount.CentsValue() > lf.MaxAmount.CentsValue() {
+			t.Fatal("min above max")
+		}
+		if lf.MinAmount != nil && lf.MinAmount.CentsValue() < 0 {
+			t.Fatal("negative amount")
+		}
+		if len(lf.Currency) > 10 || lf.Currency != strings.ToUpper(lf.Currency) {
+			t.Fatalf("currency %q", lf.Currency)
+		}
+	})
+}
+
+func TestMatchPayloads(t *testing.T) {
+	t.Parallel()
+	tx := func(id int64) Transaction { return Transaction{ID: id} }
+	got := MatchPayloads([]LogPayload{
+		{Transaction: tx(1), Stage: StageAPIResponse, Column: "content", Value: map[string]any{"a": map[string]any{"ref": "xx-ABC-yy"}}},
+		{Transaction: tx(1), Stage: StageCallbackProcessing, Column: "webhook_request", Value: map[string]any{"list": []any{"abc"}}},
+		{Transaction: tx(2), Stage: StageAPIRequest, Column: "content", Value: map[string]any{"n": "nothing"}},
+		{Transaction: tx(3), Stage: StageAPIRequest, Column: "headers", Value: map[string]any{"h": "abcd"}},
+	}, "abc")
+	if len(got) != 2 || got[0].Transaction.ID != 1 || got[0].Score != MatchExact || got[0].Key != "list[0]" || got[0].Source != "Webhook" ||
+		got[1].Transaction.ID != 3 || got[1].Score != MatchPartial || got[1].Key != "h" || got[1].Source != "API Request" {
+		t.Errorf("matches %+v", got)
+	}
+}
+
+func TestParseLogSearch(t *testing.T) {
+	t.Parallel()
+	off := int32(480)
+	f, err := ParseLogSearch(LogSearchQuery{Type: 1, FromDate: "2025-03-01T08:00:00", ToDate: "2025-03-01T09:00:00", Term: " x ",
+		Currency: "php", OffsetMinutes: &off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.From.Equal(time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)) || f.Currency != "PHP" || f.Term != "x" {
+		t.Errorf("search %+v", f)
+	}
+	if _, err := ParseLogSearch(LogSearchQuery{Type: 1, FromDate: "2025-03-01T08:00:00", ToDate: "2025-03-01T09:00:01", Term: "x"}); apperr.KindOf(err) != apperr.KindInvalid {
+		t.Errorf("61 minutes: %v", err)
+	}
+}

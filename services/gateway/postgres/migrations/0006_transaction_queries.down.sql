@@ -1,0 +1,10 @@
+DROP INDEX transaction_logs_at_idx;
+DROP INDEX transactions_payment_ip_idx;
+DROP INDEX transactions_pm_value_idx;
+DROP INDEX transactions_nonce_idx;
+DROP INDEX transactions_merchant_cid_idx;
+DROP INDEX transactions_ptid_idx;
+DROP INDEX transactions_created_idx;
+DROP INDEX transactions_merchant_created_idx;
+DROP INDEX transactions_collab_created_idx;
+CREATE INDEX transactions_collab_created_idx ON transactions (collab_id, created_at DESC, id DESC);
