@@ -1,0 +1,50 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { CollabJson, ListCollabsResponseJson } from '@paygate/gen/gateway/v1/gateway_pb';
+import { api } from '@paygate/sdk';
+import { z } from 'zod';
+
+/** CollabOption is a collab as the collab selector lists it. */
+export interface CollabOption {
+  id: number;
+  merchantId: number;
+  merchantName: string;
+  providerId: number;
+  providerName: string;
+}
+
+/** The input of the collab list: optionally one merchant. */
+export const collabsInput = z.object({ merchantId: z.number().int().positive().optional() });
+
+export type CollabsInput = z.infer<typeof collabsInput>;
+
+/** fetchCollabs lists the collabs the caller may see (GET {gatewayUrl}/api/v1/merchant-collabs); object or bare list. */
+export async function fetchCollabs(input: CollabsInput, signal?: AbortSignal): Promise<CollabOption[]> {
+  const { merchantId } = collabsInput.parse(input);
+  const body = await api.get<CollabJson[] | ListCollabsResponseJson>('gateway', '/api/v1/merchant-collabs', { query: { merchantId }, signal });
+  const list = Array.isArray(body) ? body : (body?.collabs ?? []);
+  return list.map((c) => ({
+    id: c.id ?? 0,
+    merchantId: c.merchant?.id ?? 0,
+    merchantName: c.merchant?.name ?? '',
+    providerId: c.provider?.id ?? 0,
+    providerName: c.provider?.name ?? '',
+  }));
+}
+
+/** collabsQuery is the query of the collab list; its key starts with 'merchant-collabs'. */
+export const collabsQuery = (input: CollabsInput) =>
+  queryOptions({
+    queryKey: ['merchant-collabs', input.merchantId ?? 'all'],
+    queryFn: ({ signal }) => fetchCollabs(input, signal),
+    staleTime: 60_000,
+  });
+
+/** useCollabs reads the collab list. */
+export function useCollabs(input: CollabsInput) {
+  return useQuery(collabsQuery(input));
+}
+
+/** collabLabel: merchant–provider for admins, provider only for others (spec 02 §2). */
+export function collabLabel(c: CollabOption, admin: boolean): string {
+  return admin ? `${c.merchantName} - ${c.providerName}` : c.providerName;
+}

@@ -1,0 +1,109 @@
+import { Button, Field, HStack, NativeSelect, Stack, Text } from '@chakra-ui/react';
+import { useQueryClient } from '@tanstack/react-query';
+import { errorMessage, hasPermission, notify, useUser } from '@paygate/sdk';
+import { useState } from 'react';
+import { useCancelCallbacks } from '../api/cancel-callbacks';
+import { useEnqueueTransaction } from '../api/enqueue-transaction';
+import { useSetTransactionStatus } from '../api/set-transaction-status';
+import type { Transaction } from '../api/types';
+import { statusLabel, TRANSACTION_STATUSES } from '../utils/status';
+import { DialogFrame } from './dialog-frame';
+
+/** canCommit: a status is chosen and differs from the current one. */
+export function canCommit(chosen: string, current: number): boolean {
+  return chosen !== '' && Number(chosen) !== current;
+}
+
+/**
+ * EditTransactionDialog overrides the status (any status; the UI restricts
+ * nothing), puts the transaction on the transaction or polling queue, and
+ * cancels callback sending (spec 02 §2). Validation results and the callback
+ * queue are not served by the gateway yet, so they are not shown.
+ */
+export function EditTransactionDialog({ transaction: t, onClose }: { transaction: Transaction; onClose: () => void }) {
+  const user = useUser();
+  const queryClient = useQueryClient();
+  const [status, setStatus] = useState('');
+  const setTransactionStatus = useSetTransactionStatus();
+  const enqueue = useEnqueueTransaction();
+  const cancel = useCancelCallbacks();
+  const reload = () => queryClient.invalidateQueries({ queryKey: ['transactions'] });
+
+  async function commit() {
+    try {
+      await setTransactionStatus.mutateAsync({ id: t.id, status: Number(status), seenStatus: t.transactionStatus });
+      notify.success('Status updated', `Transaction ${t.id} is now ${statusLabel(Number(status))}`);
+      await reload();
+      onClose();
+    } catch (err) {
+      notify.error('Failed to update status', errorMessage(err, ''));
+      await reload();
+    }
+  }
+
+  async function queue(q: 'transaction' | 'polling') {
+    try {
+      await enqueue.mutateAsync({ id: t.id, queue: q });
+      notify.success('Queued', `Transaction ${t.id} added to the ${q} queue`);
+      await reload();
+    } catch (err) {
+      notify.error('Queue Operation Failed', `Failed to add to ${q} queue${errorMessage(err, '') ? `: ${errorMessage(err, '')}` : ''}`);
+    }
+  }
+
+  async function cancelSending() {
+    try {
+      await cancel.mutateAsync({ id: t.id, seenStatus: t.transactionStatus });
+      notify.success('Callbacks sending cancelled', `Transaction ${t.id}`);
+      await reload();
+      onClose();
+    } catch (err) {
+      notify.error('Failed to cancel callbacks sending', errorMessage(err, ''));
+    }
+  }
+
+  return (
+    <DialogFrame title="Edit transaction" onClose={onClose}>
+      <Stack gap="5">
+        <Text>
+          Transaction {t.id} — current status: <strong>{statusLabel(t.transactionStatus)}</strong>
+        </Text>
+        <HStack align="end">
+          <Field.Root>
+            <Field.Label>New status</Field.Label>
+            <NativeSelect.Root>
+              <NativeSelect.Field value={status} onChange={(e) => setStatus(e.target.value)}>
+                <option value="">Select status</option>
+                {TRANSACTION_STATUSES.map((s) => (
+                  <option key={s.value} value={s.value}>
+                    {s.label} ({s.value})
+                  </option>
+                ))}
+              </NativeSelect.Field>
+              <NativeSelect.Indicator />
+            </NativeSelect.Root>
+          </Field.Root>
+          <Button colorPalette="blue" disabled={!canCommit(status, t.transactionStatus)} loading={setTransactionStatus.isPending} onClick={() => void commit()}>
+            Commit State Change
+          </Button>
+        </HStack>
+        <Stack gap="2">
+          <Text fontWeight="semibold">Queues</Text>
+          <HStack wrap="wrap">
+            <Button size="sm" variant="outline" loading={enqueue.isPending && enqueue.variables?.queue === 'transaction'} onClick={() => void queue('transaction')}>
+              Add to Transaction Queue
+            </Button>
+            <Button size="sm" variant="outline" loading={enqueue.isPending && enqueue.variables?.queue === 'polling'} onClick={() => void queue('polling')}>
+              Add to Polling Queue
+            </Button>
+          </HStack>
+        </Stack>
+        {!t.isCallbackSendingCanceled && hasPermission(user, 'Cancel Callbacks') && (
+          <Button size="sm" colorPalette="red" variant="outline" alignSelf="start" loading={cancel.isPending} onClick={() => void cancelSending()}>
+            Cancel Callbacks Sending
+          </Button>
+        )}
+      </Stack>
+    </DialogFrame>
+  );
+}

@@ -1,0 +1,189 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { renderApp } from '@paygate/shell/testing';
+import { GATEWAY, server } from '@paygate/shell/testing/msw';
+import { ADMIN, MERCHANT_USER, type TestUser } from '@paygate/shell/testing/tokens';
+import { describe, expect, it } from 'vitest';
+import { listHandlers, page, transactionsLoader, tx, type Seen } from '../../../testing/fixtures';
+
+function renderPage(path = '/transactions', user: TestUser = ADMIN) {
+  return renderApp(path, { user, loader: transactionsLoader() });
+}
+
+const row = (id: number) => screen.getByTestId(`transaction-${id}`);
+
+describe('Transactions page (spec 02 §2)', () => {
+  it('lists the page of transactions for an admin with collab labels merchant - provider', async () => {
+    const seen: Seen = { lists: [] };
+    server.use(...listHandlers(undefined, seen));
+    renderPage();
+    expect(await screen.findByTestId('transaction-11')).toBeInTheDocument();
+    await waitFor(() => expect(document.title).toBe('Paygate - Transactions'));
+    const collab = screen.getByRole('combobox', { name: 'Select Collab' });
+    await waitFor(() => expect(within(collab).getByRole('option', { name: 'Acme Games - GoVip' })).toBeInTheDocument());
+    const q = seen.lists[0]!;
+    expect(q.pathname).toBe('/api/v1/collabs/0/transactions/advanced');
+    expect(q.searchParams.get('page')).toBe('1');
+    expect(q.searchParams.get('take')).toBe('5');
+    expect(q.searchParams.get('from')).toMatch(/T00:00:00\.000Z$/);
+    expect(q.searchParams.get('to')).toMatch(/T23:59:59\.999Z$/);
+    expect(q.searchParams.get('includeTotalAmounts')).toBeNull();
+    expect(within(row(11)).getByText('Pending').closest('[data-status-class]')).toHaveAttribute('data-status-class', 'pending');
+    expect(within(row(12)).getByText('Success').closest('[data-status-class]')).toHaveAttribute('data-status-class', 'success');
+    expect(within(row(11)).getByRole('button', { name: 'Manual Load' })).toBeInTheDocument();
+    expect(within(row(12)).getByRole('button', { name: 'Mark Success' })).toBeInTheDocument();
+    expect(within(row(11)).getByRole('button', { name: 'Edit' })).toBeInTheDocument();
+    expect(within(row(11)).getByRole('button', { name: 'Logs' })).toBeInTheDocument();
+  });
+
+  it('shows Select Provider with provider labels, and no edit, logs or manual buttons, to a merchant user', async () => {
+    server.use(...listHandlers());
+    renderPage('/transactions', MERCHANT_USER);
+    expect(await screen.findByTestId('transaction-11')).toBeInTheDocument();
+    const collab = screen.getByRole('combobox', { name: 'Select Provider' });
+    await waitFor(() => expect(within(collab).getByRole('option', { name: 'GoVip' })).toBeInTheDocument());
+    for (const name of ['Edit', 'Logs', 'Mark Failed', 'Manual Load']) expect(within(row(11)).queryByRole('button', { name })).toBeNull();
+  });
+
+  it('searches by the route id, leaving the filters out and disabled', async () => {
+    const seen: Seen = { lists: [] };
+    server.use(...listHandlers(() => page([tx(11)]), seen));
+    renderPage('/transactions/11?transactionTypeFilter=1');
+    expect(await screen.findByTestId('transaction-11')).toBeInTheDocument();
+    const q = seen.lists[0]!;
+    expect(q.searchParams.get('search')).toBe('11');
+    expect(q.searchParams.get('type')).toBeNull();
+    expect(q.searchParams.get('from')).toBeNull();
+    expect(screen.getByRole('textbox', { name: 'Search' })).toHaveValue('11');
+    expect(screen.getByRole('combobox', { name: 'Type' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Apply Filters' })).toBeDisabled();
+  });
+
+  it('requests totals for a collab, shows total and average, and warns when the currency has none', async () => {
+    const seen: Seen = { lists: [] };
+    server.use(...listHandlers(() => page([tx(11), tx(12)], { totalCount: 4, totalAmounts: { PHP: '1000.00' } }), seen));
+    const { user } = renderPage('/transactions?selectedCollabId=1&transactionStatusesFilter=4,3');
+    expect(await screen.findByText('1,000.00 PHP')).toBeInTheDocument();
+    expect(screen.getByText('250.00 PHP')).toBeInTheDocument();
+    const q = seen.lists[0]!;
+    expect(q.pathname).toBe('/api/v1/collabs/1/transactions/advanced');
+    expect(q.searchParams.get('includeTotalAmounts')).toBe('true');
+    expect(q.searchParams.get('statuses')).toBe('4,3');
+    expect(screen.getByRole('button', { name: 'Statuses: Success, Pending' })).toBeInTheDocument();
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Totals currency' }), 'USD');
+    expect(await screen.findByText('Total amount for USD is not available')).toBeInTheDocument();
+  });
+
+  it('reports a conflict on Manual Load and reloads the list', async () => {
+    const seen: Seen = { lists: [] };
+    let sent: URL | undefined;
+    server.use(
+      ...listHandlers(undefined, seen),
+      http.post(`${GATEWAY}/api/v1/transactions/:id/status/:status`, ({ request }) => {
+        sent = new URL(request.url);
+        return HttpResponse.json({ code: 'conflict', message: 'Transaction with id 11 status changed' }, { status: 409 });
+      }),
+    );
+    const { user } = renderPage();
+    await screen.findByTestId('transaction-11');
+    const before = seen.lists.length;
+    await user.click(within(row(11)).getByRole('button', { name: 'Manual Load' }));
+    expect(await screen.findByText('Setting Manual Mode Failed - Conflict')).toBeInTheDocument();
+    expect(screen.getByText('Transaction with id 11 status changed. Reloading transactions...')).toBeInTheDocument();
+    expect(sent?.pathname).toBe('/api/v1/transactions/11/status/4');
+    expect(sent?.searchParams.get('transactionStatus')).toBe('3');
+    await waitFor(() => expect(seen.lists.length).toBeGreaterThan(before));
+  });
+
+  it('marks a transaction failed with the status the operator saw', async () => {
+    let sent: URL | undefined;
+    server.use(
+      ...listHandlers(),
+      http.post(`${GATEWAY}/api/v1/transactions/:id/cancel`, ({ request }) => {
+        sent = new URL(request.url);
+        return HttpResponse.json(tx(11, { transactionStatus: -1, isCallbackSendingCanceled: true }));
+      }),
+    );
+    const { user } = renderPage();
+    await screen.findByTestId('transaction-11');
+    await user.click(within(row(11)).getByRole('button', { name: 'Mark Failed' }));
+    await waitFor(() => expect(sent?.pathname).toBe('/api/v1/transactions/11/cancel'));
+    expect(sent?.searchParams.get('transactionStatus')).toBe('3');
+  });
+
+  it('opens the logs by stage, and offers Retry when they fail to load', async () => {
+    let fail = true;
+    server.use(
+      ...listHandlers(),
+      http.get(`${GATEWAY}/api/v1/logs/transactions/:id`, () =>
+        fail
+          ? HttpResponse.json({ code: 'internal', message: 'boom' }, { status: 500 })
+          : HttpResponse.json([
+              { id: '1', stage: 'Initialization', level: 'Information', message: 'Payment received' },
+              { id: '2', stage: 'Status Change', level: 'Information', message: 'Status 1 → 4' },
+            ]),
+      ),
+    );
+    const { user } = renderPage();
+    await screen.findByTestId('transaction-11');
+    await user.click(within(row(11)).getByRole('button', { name: 'Logs' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Transaction Logs - 11' });
+    expect(await within(dialog).findByText('Failed to fetch logs: boom')).toBeInTheDocument();
+    fail = false;
+    await user.click(within(dialog).getByRole('button', { name: 'Retry' }));
+    expect(await within(dialog).findByRole('region', { name: 'Initialization' })).toHaveTextContent('Payment received');
+    expect(within(dialog).getByRole('region', { name: 'Status Change' })).toBeInTheDocument();
+  });
+
+  it('shows the empty states of the Additional Data dialog', async () => {
+    server.use(...listHandlers());
+    const { user } = renderPage();
+    await screen.findByTestId('transaction-11');
+    await user.click(within(row(11)).getAllByRole('button', { name: 'Data' })[0]!);
+    const dialog = await screen.findByRole('dialog', { name: 'Additional Transaction Data' });
+    expect(within(dialog).getByText('No merchant data available')).toBeInTheDocument();
+    expect(within(dialog).getByText('No Paygate data available')).toBeInTheDocument();
+  });
+
+  it('enables Commit State Change only for a status other than the current one', async () => {
+    server.use(...listHandlers());
+    const { user } = renderPage();
+    await screen.findByTestId('transaction-11');
+    await user.click(within(row(11)).getByRole('button', { name: 'Edit' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Edit transaction' });
+    const commit = within(dialog).getByRole('button', { name: 'Commit State Change' });
+    expect(commit).toBeDisabled();
+    await user.selectOptions(within(dialog).getByRole('combobox', { name: 'New status' }), 'Pending (3)');
+    expect(commit).toBeDisabled();
+    await user.selectOptions(within(dialog).getByRole('combobox', { name: 'New status' }), 'Success (4)');
+    expect(commit).toBeEnabled();
+  });
+
+  it('searches in logs once the form is valid and flags partial matches', async () => {
+    let body: Record<string, unknown> | undefined;
+    server.use(
+      ...listHandlers(),
+      http.post(`${GATEWAY}/api/v1/transactions/search-in-logs`, async ({ request }) => {
+        body = (await request.json()) as Record<string, unknown>;
+        return HttpResponse.json({
+          totalCount: 1,
+          transactions: [{ id: '11', merchantName: 'Acme Games', providerName: 'GoVip', amount: '100.00', currency: 'PHP', transactionStatus: 3, matchScore: 2, matchedJsonKey: 'reference', jsonSource: 'API Request' }],
+        });
+      }),
+    );
+    const { user } = renderPage();
+    await screen.findByTestId('transaction-11');
+    await user.click(screen.getByRole('button', { name: 'Search in Logs' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Search Transactions in Logs' });
+    const go = within(dialog).getByRole('button', { name: 'Search' });
+    expect(go).toBeDisabled();
+    await user.selectOptions(within(dialog).getByRole('combobox', { name: 'Transaction Type' }), 'Deposit');
+    await user.type(within(dialog).getByRole('textbox', { name: 'Search Term' }), 'ref-11');
+    expect(go).toBeEnabled();
+    await user.click(go);
+    expect(await within(dialog).findByText('Partial Matches Detected')).toBeInTheDocument();
+    expect(within(dialog).getByRole('link', { name: '11' })).toHaveAttribute('href', '/transactions/11');
+    expect(body).toMatchObject({ transactionType: 1, searchTerm: 'ref-11', timezoneOffsetMinutes: 0 });
+    expect(String(body?.fromDate)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00$/);
+  });
+});

@@ -1,0 +1,236 @@
+import { Alert, Box, Button, Field, Heading, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
+import { errorMessage, hasPermission, isAdmin, notify, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useNavigate, useParams, useSearchParams } from 'react-router';
+import { collabLabel, useCollabs } from '../api/get-collabs';
+import { useTransactions, type TransactionsInput } from '../api/get-transactions';
+import type { Transaction } from '../api/types';
+import { useManualAction } from '../hooks/use-manual-action';
+import { useTransactionStream } from '../hooks/use-transaction-stream';
+import { defaultRange } from '../utils/date-range';
+import { PAGE_SIZES, parseFilters, serializeFilters, type Filters } from '../utils/query-state';
+import { paymentMethodType, searchTarget } from '../utils/search';
+import { formatMoney, needsTotals, TOTAL_CURRENCIES, totalFor, type TotalCurrency } from '../utils/totals';
+import { AdditionalDataDialog } from './additional-data-dialog';
+import { EditTransactionDialog } from './edit-transaction-dialog';
+import { FilterBar } from './filter-bar';
+import { SearchInLogsDialog } from './search-in-logs-dialog';
+import { TransactionLogsDialog } from './transaction-logs-dialog';
+import { TransactionsTable, type RowDialog } from './transactions-table';
+
+/** How often the list refreshes while the page is visible and the live stream is not connected. */
+export const REFRESH_MS = 10_000;
+
+/** TransactionsPage is the Transactions screen (route /transactions/:id?, spec 02 §2). */
+export function TransactionsPage() {
+  const user = useUser();
+  if (!hasPermission(user, 'Get Transactions')) return <Text>You don&apos;t have permission to view this page.</Text>;
+  return <TransactionsView user={user} />;
+}
+
+/** toListInput builds the list call from the page state (exported for tests). */
+export function toListInput(f: Filters, search: string, range: { from: string; to: string }, merchantId: number | null): TransactionsInput {
+  const target = searchTarget(search);
+  const base = { collabId: f.selectedCollabId ?? 0, page: f.currentPage, take: f.pageSize, includeTotalAmounts: needsTotals(f), merchantId: merchantId ?? undefined };
+  if (target.kind !== 'none') return { ...base, search: target.kind === 'id' ? target.id : target.reference };
+  return {
+    ...base,
+    type: f.transactionTypeFilter,
+    statuses: f.transactionStatusesFilter,
+    providerTid: f.providerTidFilter,
+    merchantCid: f.merchantCidFilter,
+    nonce: f.nonceFilter,
+    from: range.from,
+    to: range.to,
+    minAmount: f.minAmountFilter,
+    maxAmount: f.maxAmountFilter,
+    currency: f.currencyFilter,
+    paymentMethodValue: f.paymentMethodValueFilter,
+    paymentMethodType: paymentMethodType(f.paymentMethodValueFilter),
+    paymentIpAddress: f.paymentIpAddressFilter,
+  };
+}
+
+function TransactionsView({ user }: { user: User | null }) {
+  const { id: routeSearch = '' } = useParams();
+  const [params, setParams] = useSearchParams();
+  const navigate = useNavigate();
+  const filters = useMemo(() => parseFilters(params), [params]);
+  const [zone] = useTimezone();
+  const [merchantFilter] = useSelectedMerchant();
+  const admin = isAdmin(user);
+  const [now] = useState(() => new Date());
+  const range = filters.dateRange ?? defaultRange(now, zone);
+  const [searchDraft, setSearchDraft] = useState(routeSearch);
+  const [seenSearch, setSeenSearch] = useState(routeSearch);
+  if (seenSearch !== routeSearch) {
+    setSeenSearch(routeSearch);
+    setSearchDraft(routeSearch);
+  }
+  const [currency, setCurrency] = useState<TotalCurrency>('PHP');
+  const [dialog, setDialog] = useState<{ kind: RowDialog; t: Transaction } | null>(null);
+  const [logSearch, setLogSearch] = useState(false);
+
+  const collabs = useCollabs({});
+  const input = toListInput(filters, routeSearch, range, admin ? null : merchantFilter);
+  const live = useTransactionStream(true);
+  const list = useTransactions(input, live ? false : REFRESH_MS);
+  const manual = useManualAction();
+
+  const update = (patch: Partial<Filters>) => setParams(serializeFilters({ ...filters, currentPage: 1, ...patch }));
+
+  const searchFilled = routeSearch.trim() !== '';
+  const submitSearch = (e: FormEvent) => {
+    e.preventDefault();
+    const text = searchDraft.trim();
+    const qs = serializeFilters({ ...filters, currentPage: 1 }).toString();
+    void navigate(`/transactions${text ? `/${encodeURIComponent(text)}` : ''}${qs ? `?${qs}` : ''}`);
+  };
+
+  const failure = list.isError ? errorMessage(list.error, 'Unknown error') : null;
+  useEffect(() => {
+    if (failure) notify.error(`Failed to fetch transactions: ${failure}`);
+  }, [failure]);
+
+  const data = list.data;
+  const totalsRequested = input.includeTotalAmounts === true;
+  const summary = data && totalsRequested ? totalFor(data.totalAmounts, currency, data.totalCount) : null;
+  const totalsMissing = !!data && totalsRequested && data.totalCount > 0 && summary === null;
+  useEffect(() => {
+    if (totalsMissing) notify.warning(`Total amount for ${currency} is not available`);
+  }, [totalsMissing, currency]);
+
+  const totalPages = Math.max(data?.totalPages ?? 0, 1);
+
+  return (
+    <Stack gap="4">
+      <HStack justify="space-between">
+        <Heading size="lg">Transactions</Heading>
+        {hasPermission(user, 'View Logs') && (
+          <Button size="sm" variant="outline" onClick={() => setLogSearch(true)}>
+            Search in Logs
+          </Button>
+        )}
+      </HStack>
+      <HStack gap="3" align="end" wrap="wrap">
+        <Field.Root w="72">
+          <Field.Label>{admin ? 'Collab' : 'Provider'}</Field.Label>
+          <NativeSelect.Root size="sm" disabled={collabs.isPending}>
+            <NativeSelect.Field
+              aria-label={admin ? 'Select Collab' : 'Select Provider'}
+              value={filters.selectedCollabId ?? ''}
+              onChange={(e) => update({ selectedCollabId: e.target.value ? Number(e.target.value) : null })}
+            >
+              <option value="">{admin ? 'Select Collab' : 'Select Provider'}</option>
+              {collabs.data?.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {collabLabel(c, admin)}
+                </option>
+              ))}
+            </NativeSelect.Field>
+            <NativeSelect.Indicator />
+          </NativeSelect.Root>
+        </Field.Root>
+        <form onSubmit={submitSearch} role="search" aria-label="Search transactions">
+          <HStack align="end">
+            <Field.Root w="80">
+              <Field.Label>Search</Field.Label>
+              <Input size="sm" placeholder="Transaction ID or Reference ID" value={searchDraft} onChange={(e) => setSearchDraft(e.target.value)} />
+            </Field.Root>
+            <Button size="sm" type="submit">
+              Search
+            </Button>
+            {searchFilled && (
+              <Button
+                size="sm"
+                variant="outline"
+                onClick={() => {
+                  const qs = params.toString();
+                  void navigate(`/transactions${qs ? `?${qs}` : ''}`);
+                }}
+              >
+                Clear Search
+              </Button>
+            )}
+          </HStack>
+        </form>
+      </HStack>
+
+      <FilterBar filters={filters} range={range} zone={zone} disabled={searchFilled} onChange={update} />
+
+      <HStack justify="space-between" wrap="wrap" borderWidth="1px" borderRadius="md" p="3" aria-label="Totals" role="group">
+        <HStack gap="6">
+          <Text>
+            Total: <strong>{summary ? `${formatMoney(summary.total)} ${currency}` : '-'}</strong>
+          </Text>
+          <Text>
+            Average: <strong>{summary ? `${formatMoney(summary.average)} ${currency}` : '-'}</strong>
+          </Text>
+          <Text color="fg.muted">{data ? `${data.totalCount} transactions` : ''}</Text>
+          <Text fontSize="xs" color={live ? 'green.600' : 'fg.muted'} aria-label="Live updates">
+            {live ? '● Live' : '○ Refreshing every 10 s'}
+          </Text>
+        </HStack>
+        <NativeSelect.Root size="sm" w="28">
+          <NativeSelect.Field aria-label="Totals currency" value={currency} onChange={(e) => setCurrency(e.target.value as TotalCurrency)}>
+            {TOTAL_CURRENCIES.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </NativeSelect.Field>
+          <NativeSelect.Indicator />
+        </NativeSelect.Root>
+      </HStack>
+
+      {failure && (
+        <Alert.Root status="error">
+          <Alert.Indicator />
+          <Alert.Title>Failed to fetch transactions: {failure}</Alert.Title>
+        </Alert.Root>
+      )}
+
+      <TransactionsTable
+        transactions={data?.transactions ?? []}
+        loading={list.isPending}
+        pageSize={filters.pageSize}
+        user={user}
+        zone={zone}
+        busyId={manual.busy}
+        onDialog={(kind, t) => setDialog({ kind, t })}
+        onManual={(kind, t) => void manual.run(kind, t)}
+      />
+
+      <HStack justify="space-between" wrap="wrap">
+        <HStack>
+          <Button size="sm" variant="outline" disabled={filters.currentPage <= 1} onClick={() => update({ currentPage: filters.currentPage - 1 })}>
+            Previous
+          </Button>
+          <Text fontSize="sm">
+            Page {filters.currentPage} of {totalPages}
+          </Text>
+          <Button size="sm" variant="outline" disabled={filters.currentPage >= totalPages} onClick={() => update({ currentPage: filters.currentPage + 1 })}>
+            Next
+          </Button>
+        </HStack>
+        <Box>
+          <NativeSelect.Root size="sm" w="32">
+            <NativeSelect.Field aria-label="Rows per page" value={filters.pageSize} onChange={(e) => update({ pageSize: Number(e.target.value) })}>
+              {PAGE_SIZES.map((s) => (
+                <option key={s} value={s}>
+                  {s} / page
+                </option>
+              ))}
+            </NativeSelect.Field>
+            <NativeSelect.Indicator />
+          </NativeSelect.Root>
+        </Box>
+      </HStack>
+
+      {dialog?.kind === 'logs' && <TransactionLogsDialog id={dialog.t.id} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'data' && <AdditionalDataDialog transaction={dialog.t} onClose={() => setDialog(null)} />}
+      {logSearch && <SearchInLogsDialog onClose={() => setLogSearch(false)} />}
+      {dialog?.kind === 'edit' && <EditTransactionDialog transaction={dialog.t} onClose={() => setDialog(null)} />}
+    </Stack>
+  );
+}

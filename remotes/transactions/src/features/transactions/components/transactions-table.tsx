@@ -1,0 +1,170 @@
+import { Badge, Box, Button, HStack, IconButton, SimpleGrid, Skeleton, Table, Text } from '@chakra-ui/react';
+import { formatDateTime, type User } from '@paygate/sdk';
+import { Fragment, useState } from 'react';
+import type { Transaction } from '../api/types';
+import type { ManualKind } from '../hooks/use-manual-action';
+import { rowActions } from '../utils/row-actions';
+import { STATUS_PALETTE, statusClass, statusLabel } from '../utils/status';
+
+/** RowDialog names the dialog a row button opens. */
+export type RowDialog = 'edit' | 'logs' | 'data';
+
+interface Props {
+  transactions: Transaction[];
+  loading: boolean;
+  pageSize: number;
+  user: User | null;
+  zone: string;
+  busyId: string | null;
+  onDialog: (dialog: RowDialog, t: Transaction) => void;
+  onManual: (kind: ManualKind, t: Transaction) => void;
+}
+
+const COLUMNS = 9;
+const FEE_TYPES = ['None', 'Percent', 'Fixed'];
+
+function Detail({ label, value }: { label: string; value: string }) {
+  return (
+    <Box>
+      <Text fontSize="xs" color="fg.muted">
+        {label}
+      </Text>
+      <Text fontSize="sm" wordBreak="break-all">
+        {value || '-'}
+      </Text>
+    </Box>
+  );
+}
+
+/** TransactionsTable lists one page of transactions with expandable rows and the row buttons of spec 02 §2. */
+export function TransactionsTable({ transactions, loading, pageSize, user, zone, busyId, onDialog, onManual }: Props) {
+  const [open, setOpen] = useState<Set<string>>(new Set());
+  const toggle = (id: string) => {
+    const next = new Set(open);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setOpen(next);
+  };
+
+  return (
+    <Table.ScrollArea borderWidth="1px" borderRadius="md">
+      <Table.Root size="sm" aria-label="Transactions" aria-busy={loading}>
+        <Table.Header>
+          <Table.Row>
+            <Table.ColumnHeader w="8" />
+            <Table.ColumnHeader>ID</Table.ColumnHeader>
+            <Table.ColumnHeader>Reference ID</Table.ColumnHeader>
+            <Table.ColumnHeader>Merchant / Provider</Table.ColumnHeader>
+            <Table.ColumnHeader>Type</Table.ColumnHeader>
+            <Table.ColumnHeader textAlign="end">Amount</Table.ColumnHeader>
+            <Table.ColumnHeader>Status</Table.ColumnHeader>
+            <Table.ColumnHeader>Created</Table.ColumnHeader>
+            <Table.ColumnHeader>Actions</Table.ColumnHeader>
+          </Table.Row>
+        </Table.Header>
+        <Table.Body>
+          {loading && transactions.length === 0 &&
+            Array.from({ length: pageSize }, (_, i) => (
+              <Table.Row key={`s${i}`}>
+                <Table.Cell colSpan={COLUMNS}>
+                  <Skeleton height="5" />
+                </Table.Cell>
+              </Table.Row>
+            ))}
+          {!loading && transactions.length === 0 && (
+            <Table.Row>
+              <Table.Cell colSpan={COLUMNS}>
+                <Text textAlign="center" py="4" color="fg.muted">
+                  No transactions found
+                </Text>
+              </Table.Cell>
+            </Table.Row>
+          )}
+          {transactions.map((t) => {
+            const actions = rowActions(t, user);
+            const expanded = open.has(t.id);
+            const cls = statusClass(t.transactionStatus);
+            return (
+              <Fragment key={t.id}>
+                <Table.Row data-testid={`transaction-${t.id}`}>
+                  <Table.Cell>
+                    <IconButton size="xs" variant="ghost" aria-label={`${expanded ? 'Collapse' : 'Expand'} transaction ${t.id}`} aria-expanded={expanded} onClick={() => toggle(t.id)}>
+                      {expanded ? '▾' : '▸'}
+                    </IconButton>
+                  </Table.Cell>
+                  <Table.Cell>{t.id}</Table.Cell>
+                  <Table.Cell fontFamily="mono" fontSize="xs">
+                    {t.transactionReferenceId}
+                  </Table.Cell>
+                  <Table.Cell>
+                    {t.merchantName} / {t.providerName}
+                  </Table.Cell>
+                  <Table.Cell>{t.transactionType === 2 ? 'Withdrawal' : 'Deposit'}</Table.Cell>
+                  <Table.Cell textAlign="end">
+                    {t.amount} {t.currency}
+                  </Table.Cell>
+                  <Table.Cell>
+                    <Badge colorPalette={STATUS_PALETTE[cls]} data-status-class={cls} aria-label={`Status ${statusLabel(t.transactionStatus)}`}>
+                      {statusLabel(t.transactionStatus)}
+                    </Badge>
+                  </Table.Cell>
+                  <Table.Cell whiteSpace="nowrap">{formatDateTime(t.createdUtc, zone)}</Table.Cell>
+                  <Table.Cell>
+                    <HStack gap="1" wrap="wrap">
+                      {actions.edit && (
+                        <Button size="xs" variant="outline" onClick={() => onDialog('edit', t)}>
+                          Edit
+                        </Button>
+                      )}
+                      {actions.logs && (
+                        <Button size="xs" variant="outline" onClick={() => onDialog('logs', t)}>
+                          Logs
+                        </Button>
+                      )}
+                      <Button size="xs" variant="outline" onClick={() => onDialog('data', t)}>
+                        Data
+                      </Button>
+                      {actions.markFailed && (
+                        <Button size="xs" colorPalette="red" disabled={busyId === t.id} onClick={() => onManual('cancel', t)}>
+                          Mark Failed
+                        </Button>
+                      )}
+                      {actions.markSuccess && (
+                        <Button size="xs" colorPalette="green" disabled={busyId === t.id} onClick={() => onManual('load', t)}>
+                          {actions.markSuccess}
+                        </Button>
+                      )}
+                    </HStack>
+                  </Table.Cell>
+                </Table.Row>
+                {expanded && (
+                  <Table.Row>
+                    <Table.Cell colSpan={COLUMNS} bg="bg.muted">
+                      <SimpleGrid columns={{ base: 2, md: 4 }} gap="3" p="2" aria-label={`Details of transaction ${t.id}`}>
+                        <Detail label="Nonce" value={t.nonce} />
+                        <Detail label="Merchant Client ID" value={t.merchantClientId} />
+                        <Detail label="Provider TID" value={t.providerTransactionId} />
+                        <Detail label="Pay Type" value={t.providerPayType} />
+                        <Detail label="Status Message" value={t.transactionStatusMessage} />
+                        <Detail label="Error" value={t.errorMessage} />
+                        <Detail label="Payment Method" value={t.paymentMethodValue} />
+                        <Detail label="Payment IP" value={t.paymentIpAddress} />
+                        <Detail label="Destination" value={t.destinationAmount ? `${t.destinationAmount} ${t.destinationCurrency}` : ''} />
+                        <Detail
+                          label="Fee"
+                          value={t.appliedFeeType ? `${FEE_TYPES[t.appliedFeeType] ?? ''} ${t.appliedFeeValue} → ${t.appliedFeeAmount} ${t.appliedFeeCurrency} (${t.appliedFeePayer === 1 ? 'client fee' : 'merchant fee'})` : ''}
+                        />
+                        <Detail label="Callbacks" value={t.isCallbackSendingCanceled ? 'Cancelled' : String(t.callbackDeliveryStatus)} />
+                        <Detail label="Updated" value={t.updatedUtc ? formatDateTime(t.updatedUtc, zone) : ''} />
+                      </SimpleGrid>
+                    </Table.Cell>
+                  </Table.Row>
+                )}
+              </Fragment>
+            );
+          })}
+        </Table.Body>
+      </Table.Root>
+    </Table.ScrollArea>
+  );
+}

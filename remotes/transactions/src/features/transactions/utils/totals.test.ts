@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { EMPTY_FILTERS } from './query-state';
+import { formatMoney, needsTotals, totalFor } from './totals';
+
+describe('totals rule (spec 02 §5)', () => {
+  it('requests totals for a collab, a date, a type, a status filter with Success, or a merchant CID', () => {
+    expect(needsTotals(EMPTY_FILTERS)).toBe(false);
+    expect(needsTotals({ ...EMPTY_FILTERS, selectedCollabId: 1 })).toBe(true);
+    expect(needsTotals({ ...EMPTY_FILTERS, dateRange: { from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' } })).toBe(true);
+    expect(needsTotals({ ...EMPTY_FILTERS, transactionTypeFilter: 1 })).toBe(true);
+    expect(needsTotals({ ...EMPTY_FILTERS, transactionStatusesFilter: [3, 4] })).toBe(true);
+    expect(needsTotals({ ...EMPTY_FILTERS, transactionStatusesFilter: [3, -1] })).toBe(false);
+    expect(needsTotals({ ...EMPTY_FILTERS, merchantCidFilter: 'c1' })).toBe(true);
+    expect(needsTotals({ ...EMPTY_FILTERS, nonceFilter: 'n1' })).toBe(false);
+  });
+
+  it('averages the total over the count and has no summary for a missing currency', () => {
+    expect(totalFor({ PHP: 300 }, 'PHP', 4)).toEqual({ total: 300, average: 75 });
+    expect(totalFor({ PHP: 300 }, 'USD', 4)).toBeNull();
+    expect(totalFor({ USD: 0 }, 'USD', 0)).toEqual({ total: 0, average: 0 });
+    expect(formatMoney(1234.5)).toBe('1,234.50');
+  });
+});

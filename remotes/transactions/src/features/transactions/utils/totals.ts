@@ -1,0 +1,36 @@
+import { STATUS_SUCCESS } from './status';
+import type { Filters } from './query-state';
+
+/** The currencies of the totals switch (spec 02 §9); PHP is the default. */
+export const TOTAL_CURRENCIES = ['PHP', 'USD'] as const;
+export type TotalCurrency = (typeof TOTAL_CURRENCIES)[number];
+
+/**
+ * needsTotals: totals are requested when a collab, a date, a type, a status
+ * filter including Success, or a merchant CID filter is set (spec 02 §5).
+ * The date counts when the user chose one (the default range does not).
+ */
+export function needsTotals(f: Filters): boolean {
+  return (
+    f.selectedCollabId !== null ||
+    f.dateRange !== null ||
+    f.transactionTypeFilter !== 0 ||
+    f.transactionStatusesFilter.includes(STATUS_SUCCESS) ||
+    f.merchantCidFilter.trim() !== ''
+  );
+}
+
+/** TotalSummary is the total and average for one currency, or null when the server has no total for it. */
+export type TotalSummary = { total: number; average: number } | null;
+
+/** totalFor reads the total for a currency; the average is the total divided by the count. */
+export function totalFor(totals: Record<string, number>, currency: string, count: number): TotalSummary {
+  const total = totals[currency];
+  if (total === undefined) return null;
+  return { total, average: count > 0 ? total / count : 0 };
+}
+
+/** formatMoney renders an amount with 2 decimals and thousands separators. */
+export function formatMoney(n: number): string {
+  return n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+}

@@ -1,0 +1,78 @@
+import { http, HttpResponse } from 'msw';
+import { GATEWAY } from '@paygate/shell/testing/msw';
+import { cachedLoader } from '@paygate/shell/testing/remote-loader';
+import { stubRemotes } from '@paygate/shell/testing';
+import type { TransactionListWire, TransactionWire } from '../features/transactions/api/types';
+import transactionsRoutes from '../routes';
+
+/** transactionsLoader serves the real transactions remote and stubs the others. */
+export function transactionsLoader() {
+  const stubs = stubRemotes();
+  return cachedLoader((name) => (name === 'transactions' ? Promise.resolve(transactionsRoutes) : stubs(name)));
+}
+
+/** The demo merchants of docs/contracts.md. */
+export const MERCHANTS = [
+  { id: 1, name: 'Acme Games', hash: 'hash-acme' },
+  { id: 2, name: 'Blue Harbor Shop', hash: 'hash-blue' },
+];
+
+const GCASH = { id: 1, name: 'GCash', code: 'GCASH', cashIn: true, cashOut: true };
+const BANK = { id: 4, name: 'Bank Transfer', code: 'BANK', cashIn: false, cashOut: true };
+
+/** Demo providers with their pay types. */
+export const PROVIDERS = [
+  { id: 1, name: 'GoVip', isEnabled: true, payTypes: [GCASH] },
+  { id: 3, name: 'FbPay', isEnabled: true, payTypes: [GCASH, BANK] },
+];
+
+/** Demo collabs (merchant × provider). */
+export const COLLABS = [
+  { id: 1, merchant: { id: 1, name: 'Acme Games' }, provider: { id: 1, name: 'GoVip' } },
+  { id: 3, merchant: { id: 2, name: 'Blue Harbor Shop' }, provider: { id: 3, name: 'FbPay' } },
+];
+
+/** tx builds a transaction on the wire. */
+export function tx(id: number, over: Partial<TransactionWire> = {}): TransactionWire {
+  return {
+    id: String(id),
+    transactionReferenceId: `ref-${id}`,
+    merchantClientId: `client-${id}`,
+    nonce: `nonce-${id}`,
+    amount: '100.00',
+    currency: 'PHP',
+    transactionType: 1,
+    transactionStatus: 3,
+    merchantName: 'Acme Games',
+    providerName: 'GoVip',
+    providerPayType: 'GCASH',
+    createdUtc: '2026-11-21T10:00:00Z',
+    updatedUtc: '2026-11-21T10:00:05Z',
+    collabId: 1,
+    ...over,
+  };
+}
+
+/** page wraps transactions in a list answer. */
+export function page(transactions: TransactionWire[], over: Partial<TransactionListWire> = {}): TransactionListWire {
+  return { transactions, totalCount: transactions.length, totalPages: transactions.length ? 1 : 0, currentPage: 1, totalAmounts: {}, ...over };
+}
+
+/** Requests the handlers saw, for assertions. */
+export interface Seen {
+  lists: URL[];
+}
+
+/** listHandlers answers the Transactions page's reads; `list` decides each list answer. */
+export function listHandlers(list: (url: URL) => TransactionListWire = () => page([tx(11), tx(12, { transactionType: 2, transactionStatus: 4 })]), seen?: Seen) {
+  return [
+    http.get(`${GATEWAY}/api/v1/merchants`, () => HttpResponse.json(MERCHANTS)),
+    http.get(`${GATEWAY}/api/v1/providers`, () => HttpResponse.json(PROVIDERS)),
+    http.get(`${GATEWAY}/api/v1/merchant-collabs`, () => HttpResponse.json({ collabs: COLLABS })),
+    http.get(`${GATEWAY}/api/v1/collabs/:id/transactions/advanced`, ({ request }) => {
+      const url = new URL(request.url);
+      seen?.lists.push(url);
+      return HttpResponse.json(list(url));
+    }),
+  ];
+}
