@@ -1,8 +1,12 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { session, setConfig, toaster } from '@paygate/sdk';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { server, TEST_CONFIG } from './shell/src/testing/msw';
+
+// findBy*/waitFor give up after 1 s by default; a loaded 2-core CI machine rendering Chakra dialogs
+// can take longer than that, so wait up to 5 s (a passing wait still returns as soon as it passes).
+configure({ asyncUtilTimeout: 5_000 });
 
 // jsdom lacks a few browser APIs Chakra's components use.
 if (!window.matchMedia) {

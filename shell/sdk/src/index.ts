@@ -7,6 +7,7 @@ export * from './api-error';
 export * from './auth';
 export * from './config';
 export * from './console';
+export * from './dialog-frame';
 export * from './jwt';
 export * from './merchant-filter';
 export * from './merchants';

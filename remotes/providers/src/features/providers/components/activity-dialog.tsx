@@ -13,7 +13,7 @@ import {
   Text,
   Timeline,
 } from '@chakra-ui/react';
-import { formatDateTime, useTimezone } from '@paygate/sdk';
+import { DialogFrame, formatDateTime, useTimezone } from '@paygate/sdk';
 import { useId, useMemo, useState } from 'react';
 import { useActivityLogs } from '../api/get-activity-logs';
 import {
@@ -31,7 +31,6 @@ import {
   type ActivitySeverity,
 } from '../utils/activity';
 import { messageOf } from '../utils/errors';
-import { DialogFrame } from './dialog-frame';
 import { JsonDiff } from './json-diff';
 
 interface Props {

@@ -1,6 +1,6 @@
 import { Alert, Button, Fieldset, HStack, SimpleGrid, Skeleton, Stack, Text } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
-import { notify } from '@paygate/sdk';
+import { DialogFrame, notify } from '@paygate/sdk';
 import { useEffect, useState } from 'react';
 import { useCollabLimits } from '../api/get-collab-limits';
 import { useSaveCollabLimits } from '../api/save-collab-limits';
@@ -9,7 +9,6 @@ import type { AmountKey, Amounts, Collab, CollabLimits } from '../api/types';
 import { deniedOr, isDenied, messageOf } from '../utils/errors';
 import { changedAmounts, DEPOSIT_FIELDS, isChanged, isValidAmount, pickAmounts, visibleAmountKeys, WITHDRAWAL_FIELDS } from '../utils/limits';
 import { AmountInput } from './amount-input';
-import { DialogFrame } from './dialog-frame';
 
 interface Props {
   collab: Collab;

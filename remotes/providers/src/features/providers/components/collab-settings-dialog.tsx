@@ -1,5 +1,5 @@
 import { Alert, Button, Fieldset, HStack, Separator, Skeleton, Stack, Table, Text, VisuallyHidden } from '@chakra-ui/react';
-import { notify } from '@paygate/sdk';
+import { DialogFrame, notify } from '@paygate/sdk';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useCollabSettings } from '../api/get-collab-settings';
 import { useProviders } from '../api/get-providers';
@@ -11,7 +11,6 @@ import { changedSettings, fromServerSettings, type SettingsValues, type SettingV
 import { AddPayTypeForm } from './add-pay-type-form';
 import { CollabSettingsFields } from './collab-settings-fields';
 import { ConfirmDialog } from './confirm-dialog';
-import { DialogFrame } from './dialog-frame';
 import { SettingSwitch } from './setting-switch';
 
 /** How long the dialog shows a successful save before it closes (spec 01 §9). */

@@ -1,5 +1,5 @@
 import { Button, Text } from '@chakra-ui/react';
-import { DialogFrame } from './dialog-frame';
+import { DialogFrame } from '@paygate/sdk';
 
 interface Props {
   title?: string;

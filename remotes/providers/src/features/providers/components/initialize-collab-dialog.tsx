@@ -1,5 +1,5 @@
 import { Alert, Button, Checkbox, Field, Fieldset, NativeSelect, SimpleGrid, Skeleton, Stack, Text } from '@chakra-ui/react';
-import { isMerchant, notify, type User } from '@paygate/sdk';
+import { DialogFrame, isMerchant, notify, type User } from '@paygate/sdk';
 import { useId, useMemo, useState } from 'react';
 import { useProviders } from '../api/get-providers';
 import { useInitializeCollab } from '../api/initialize-collab';
@@ -8,7 +8,6 @@ import { messageOf } from '../utils/errors';
 import { NEW_COLLAB_DEFAULTS, toServerSettings, withProviderDirections, type SettingsValues } from '../utils/settings';
 import { CollabSettingsFields } from './collab-settings-fields';
 import { ConfirmDialog } from './confirm-dialog';
-import { DialogFrame } from './dialog-frame';
 import { SettingSwitch } from './setting-switch';
 
 /** The confirmation asked before a collab is created (spec 01 §2). */

@@ -1,7 +1,6 @@
 import { Box, Heading, HStack, IconButton, Stack, Text } from '@chakra-ui/react';
-import { notify, PRODUCT_NAME } from '@paygate/sdk';
+import { DialogFrame, notify, PRODUCT_NAME } from '@paygate/sdk';
 import type { Transaction } from '../api/types';
-import { DialogFrame } from './dialog-frame';
 
 const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 

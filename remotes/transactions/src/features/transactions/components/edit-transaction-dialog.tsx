@@ -1,13 +1,12 @@
 import { Button, Field, HStack, NativeSelect, Stack, Text } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
-import { errorMessage, hasPermission, notify, useUser } from '@paygate/sdk';
+import { DialogFrame, errorMessage, hasPermission, notify, useUser } from '@paygate/sdk';
 import { useState } from 'react';
 import { useCancelCallbacks } from '../api/cancel-callbacks';
 import { useEnqueueTransaction } from '../api/enqueue-transaction';
 import { useSetTransactionStatus } from '../api/set-transaction-status';
 import type { Transaction } from '../api/types';
 import { statusLabel, TRANSACTION_STATUSES } from '../utils/status';
-import { DialogFrame } from './dialog-frame';
 
 /** canCommit: a status is chosen and differs from the current one. */
 export function canCommit(chosen: string, current: number): boolean {

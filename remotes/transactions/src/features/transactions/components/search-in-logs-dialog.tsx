@@ -1,10 +1,9 @@
 import { Alert, Badge, Button, Field, HStack, Input, Link, NativeSelect, Stack, Table, Text, Wrap } from '@chakra-ui/react';
-import { errorMessage, formatDateTime, notify, useTimezone } from '@paygate/sdk';
+import { DialogFrame, errorMessage, formatDateTime, notify, useTimezone } from '@paygate/sdk';
 import { useState } from 'react';
 import { useSearchInLogs, type LogSearchHit } from '../api/search-in-logs';
 import { defaultLogSearch, DURATIONS, logSearchRequest, type LogSearchForm } from '../utils/log-search';
 import { statusLabel, TRANSACTION_TYPES } from '../utils/status';
-import { DialogFrame } from './dialog-frame';
 
 const PAGE = 20;
 

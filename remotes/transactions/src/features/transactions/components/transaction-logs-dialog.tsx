@@ -1,9 +1,8 @@
 import { Alert, Badge, Box, Button, Code, Heading, Spinner, Stack, Text } from '@chakra-ui/react';
-import { errorMessage, formatDateTime, notify, useTimezone } from '@paygate/sdk';
+import { DialogFrame, errorMessage, formatDateTime, notify, useTimezone } from '@paygate/sdk';
 import { useEffect, useMemo } from 'react';
 import { useTransactionLogs } from '../api/get-transaction-logs';
 import { groupByStage, parseLogs, type LogEntry } from '../utils/logs';
-import { DialogFrame } from './dialog-frame';
 
 const LEVEL_PALETTE: Record<string, string> = { Information: 'blue', Warning: 'orange', Error: 'red' };
 

@@ -1,7 +1,8 @@
 import { CloseButton, Dialog, Portal } from '@chakra-ui/react';
 import type { ReactNode } from 'react';
 
-interface Props {
+/** DialogFrameProps configure a DialogFrame. */
+export interface DialogFrameProps {
   title: ReactNode;
   onClose: () => void;
   children: ReactNode;
@@ -16,7 +17,7 @@ interface Props {
  * every opening starts from fresh state; Escape, the close button and a click
  * outside (but not on a toast) call onClose.
  */
-export function DialogFrame({ title, onClose, children, footer, size = 'lg', role = 'dialog' }: Props) {
+export function DialogFrame({ title, onClose, children, footer, size = 'lg', role = 'dialog' }: DialogFrameProps) {
   return (
     <Dialog.Root
       open
