@@ -65,6 +65,10 @@ type Config struct {
 	// PollInterval is the first delay before polling a pending transaction
 	// (doubling per attempt) and the poller's tick.
 	PollInterval time.Duration `env:"PAYGATE_POLL_INTERVAL" default:"2s"`
+	// RecoverAfter is how long a transaction may stay Not Confirmed before
+	// the recovery sweep resolves it (a crash stranded it); keep it above
+	// ProviderTimeout.
+	RecoverAfter time.Duration `env:"PAYGATE_RECOVERY_AFTER" default:"30s"`
 	// ProviderTimeout bounds one call to a provider.
 	ProviderTimeout time.Duration `env:"PAYGATE_PROVIDER_TIMEOUT" default:"10s"`
 	// StreamHeartbeat is the interval of the transaction stream's keep-alive
@@ -161,7 +165,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	payments := payment.NewService(payStore,
 		httpapi.NewProviderClient(&http.Client{Transport: providerTransport, Timeout: cfg.ProviderTimeout}),
 		box, collabs.CheckAcceptingTransactions, time.Now,
-		payment.Options{PollInterval: cfg.PollInterval, Logger: log.With("component", "payments")})
+		payment.Options{PollInterval: cfg.PollInterval, RecoverAfter: cfg.RecoverAfter, Logger: log.With("component", "payments")})
 	merchantAuth, err := httpapi.NewMerchantAuth(func(ctx context.Context, hash string) (int32, []byte, error) {
 		id, sealed, err := payStore.MerchantSecret(ctx, hash)
 		if err != nil {

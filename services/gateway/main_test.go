@@ -52,6 +52,8 @@ type logWatcher struct {
 	httpURL string
 	grpc    string
 	schema  string
+	// stop cancels the gateway's context and waits for run to return.
+	stop func()
 }
 
 func (w *logWatcher) Write(p []byte) (int, error) {
@@ -86,6 +88,13 @@ func startGateway(t *testing.T, jwksURL string, extraEnv ...map[string]string) *
 	t.Helper()
 	schema := "gateway_test_" + randomHex(t, 6)
 	t.Cleanup(func() { dropSchema(t, schema) })
+	return startGatewayIn(t, schema, jwksURL, extraEnv...)
+}
+
+// startGatewayIn runs a gateway on an existing schema (a second gateway on
+// the first one's data); the returned watcher's stop ends it early.
+func startGatewayIn(t *testing.T, schema, jwksURL string, extraEnv ...map[string]string) *logWatcher {
+	t.Helper()
 	env := map[string]string{
 		"PAYGATE_DATABASE_URL":    pgtest.URL(),
 		"PAYGATE_DATABASE_SCHEMA": schema,
@@ -103,17 +112,21 @@ func startGateway(t *testing.T, jwksURL string, extraEnv ...map[string]string) *
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, func(k string) string { return env[k] }, logs) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("run: %v", err)
+	var stopOnce sync.Once
+	logs.stop = func() {
+		stopOnce.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("run: %v", err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Error("run did not return after cancel")
 			}
-		case <-time.After(20 * time.Second):
-			t.Error("run did not return after cancel")
-		}
-	})
+		})
+	}
+	t.Cleanup(logs.stop)
 	select {
 	case <-logs.serving:
 	case err := <-done:

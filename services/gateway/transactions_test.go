@@ -44,12 +44,28 @@ type payEnv struct {
 
 func newPayEnv(t *testing.T) *payEnv {
 	t.Helper()
+	return newPayEnvWith(t, payEnvOptions{})
+}
+
+// payEnvOptions adjust newPayEnvWith: env is added to the gateway's, and
+// wrapSandbox, when set, wraps the sandbox's handler.
+type payEnvOptions struct {
+	env         map[string]string
+	wrapSandbox func(http.Handler) http.Handler
+}
+
+func newPayEnvWith(t *testing.T, opts payEnvOptions) *payEnv {
+	t.Helper()
 	var target atomic.Pointer[url.URL]
 	forward := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target.Load()) }})
 	t.Cleanup(forward.Close)
 
 	sim := simulator.New(simulator.Behaviour{Outcome: simulator.OutcomeSuccess, PendingFor: time.Second, Webhook: true}, nil, nil)
-	sandbox := httptest.NewServer(sandboxapi.Handler(sim, slog.New(slog.DiscardHandler)))
+	var sandboxHandler http.Handler = sandboxapi.Handler(sim, slog.New(slog.DiscardHandler))
+	if opts.wrapSandbox != nil {
+		sandboxHandler = opts.wrapSandbox(sandboxHandler)
+	}
+	sandbox := httptest.NewServer(sandboxHandler)
 	t.Cleanup(sandbox.Close)
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
@@ -61,7 +77,7 @@ func newPayEnv(t *testing.T) *payEnv {
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 
-	g := newTestGateway(t, map[string]string{"PAYGATE_SANDBOX_URL": sandbox.URL, "PAYGATE_POLL_INTERVAL": "100ms"})
+	g := newTestGateway(t, map[string]string{"PAYGATE_SANDBOX_URL": sandbox.URL, "PAYGATE_POLL_INTERVAL": "100ms"}, opts.env)
 	u, _ := url.Parse(g.httpURL)
 	target.Store(u)
 

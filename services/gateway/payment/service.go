@@ -47,6 +47,12 @@ type Options struct {
 	MaxPollAttempts int32
 	// Logger receives the poller's logs.
 	Logger *slog.Logger
+	// RecoverAfter is how long a transaction may stay Not Confirmed before
+	// the recovery sweep takes it (a crash stranded it); 30 s when zero.
+	RecoverAfter time.Duration
+	// MaxRecoveryAttempts bounds how often the sweep takes one transaction;
+	// 1 when zero.
+	MaxRecoveryAttempts int32
 }
 
 // Service runs the payment path.
@@ -77,6 +83,12 @@ func NewService(store Store, providers ProviderClient, box *aesgcm.Box, acceptin
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.RecoverAfter <= 0 {
+		opts.RecoverAfter = 30 * time.Second
+	}
+	if opts.MaxRecoveryAttempts <= 0 {
+		opts.MaxRecoveryAttempts = 1
 	}
 	return &Service{store: store, providers: providers, box: box, accepting: accepting, now: now, opts: opts}
 }
@@ -698,11 +710,21 @@ func (s *Service) poll(ctx context.Context, t Transaction) error {
 	return err
 }
 
-// RunPoller polls due transactions every interval until ctx ends.
+// RunPoller polls due transactions and recovers stranded ones (RecoverOnce)
+// every interval until ctx ends.
 func (s *Service) RunPoller(ctx context.Context, interval time.Duration) error {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
+		for {
+			n, err := s.RecoverOnce(ctx)
+			if err != nil && ctx.Err() == nil {
+				s.opts.Logger.WarnContext(ctx, "recover", "error", err)
+			}
+			if n == 0 || err != nil {
+				break
+			}
+		}
 		for {
 			n, err := s.PollOnce(ctx)
 			if err != nil && ctx.Err() == nil {

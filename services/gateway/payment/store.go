@@ -97,6 +97,12 @@ type Store interface {
 	// moves their next poll to now plus backoff(attempts+1), so that another
 	// worker skips them.
 	ClaimPolls(ctx context.Context, now time.Time, limit int, backoff func(attempt int32) time.Duration, maxAttempts int32) ([]Transaction, error)
+	// ClaimRecoveries takes up to limit transactions still Not Confirmed
+	// whose last change is at or before `before` and that were claimed for
+	// recovery fewer than maxAttempts times; it counts the attempt and
+	// journals entry(t, attempt) in the same Postgres transaction, so
+	// another worker (or this one after a crash) skips them.
+	ClaimRecoveries(ctx context.Context, before time.Time, limit int, maxAttempts int32, entry func(t Transaction, attempt int32) LogEntry) ([]Recovery, error)
 }
 
 // ProviderRequest is a payment as the provider adapter sends it.

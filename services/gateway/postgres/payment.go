@@ -283,7 +283,8 @@ func (p *Payments) ChangeStatus(ctx context.Context, c payment.StatusChange) (pa
 				error_message = CASE WHEN $5 <> '' THEN $5 ELSE error_message END,
 				provider_transaction_id = COALESCE(NULLIF($6, ''), provider_transaction_id),
 				provider_data = COALESCE($7::jsonb, provider_data), next_poll_at = $8, updated_at = $9,
-				callbacks_canceled = callbacks_canceled OR $10
+				callbacks_canceled = callbacks_canceled OR $10,
+				recovery_attempts = CASE WHEN $3::smallint = 1 THEN 0 ELSE recovery_attempts END
 			WHERE id = $1 AND status = $2
 			RETURNING `+transactionColumns,
 			c.ID, c.From, c.To, c.Message, c.ErrorMessage, c.ProviderTID, providerData, c.NextPollAt, c.At, c.CancelCallbacks))

@@ -118,7 +118,10 @@ type Simulator struct {
 	defaults  Behaviour
 	overrides map[string]Behaviour
 	payments  map[string]*Payment
-	now       func() time.Time
+	// byRef finds a provider's payment by the gateway's reference
+	// (segment + "\x00" + reference), which makes Create idempotent.
+	byRef map[string]*Payment
+	now   func() time.Time
 }
 
 // New returns a simulator with a default behaviour and per-provider ones
@@ -127,7 +130,7 @@ func New(defaults Behaviour, overrides map[string]Behaviour, now func() time.Tim
 	if now == nil {
 		now = time.Now
 	}
-	return &Simulator{defaults: defaults, overrides: overrides, payments: map[string]*Payment{}, now: now}
+	return &Simulator{defaults: defaults, overrides: overrides, payments: map[string]*Payment{}, byRef: map[string]*Payment{}, now: now}
 }
 
 // Provider returns the provider with that segment.
@@ -181,8 +184,22 @@ func (s *Simulator) Behaviour(segment string, r Request) (Behaviour, error) {
 }
 
 // Create records a payment with behaviour b. It returns nil for the error
-// outcome (no payment is made).
+// outcome (no payment is made). It is idempotent by reference, as real
+// providers are: a second call with a reference the provider already holds
+// answers the payment made first, unchanged.
 func (s *Simulator) Create(segment string, r Request, b Behaviour) *Payment {
+	if r.Reference != "" {
+		s.mu.Lock()
+		prev, ok := s.byRef[segment+"\x00"+r.Reference]
+		var cp Payment
+		if ok {
+			cp = *prev
+		}
+		s.mu.Unlock()
+		if ok {
+			return &cp
+		}
+	}
 	if b.Outcome == OutcomeError {
 		return nil
 	}
@@ -199,10 +216,18 @@ func (s *Simulator) Create(segment string, r Request, b Behaviour) *Payment {
 	default:
 		p.Final = StatusSuccess
 	}
-	cp := *p
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.Reference != "" {
+		key := segment + "\x00" + r.Reference
+		if prev, ok := s.byRef[key]; ok { // a concurrent call with the reference won
+			cp := *prev
+			return &cp
+		}
+		s.byRef[key] = p
+	}
 	s.payments[p.ID] = p
-	s.mu.Unlock()
+	cp := *p
 	return &cp
 }
 

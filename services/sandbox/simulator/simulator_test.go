@@ -66,3 +66,25 @@ func TestBehaviourAndLifecycle(t *testing.T) {
 		t.Fatalf("webhook due twice: %v", due)
 	}
 }
+
+func TestCreateIsIdempotentByReference(t *testing.T) {
+	s := New(Behaviour{Outcome: OutcomeSuccess}, nil, nil)
+	first := s.Create("govip", Request{Reference: "PGREF1", Amount: "10.00"}, Behaviour{Outcome: OutcomePendingSuccess, PendingFor: time.Minute})
+	again := s.Create("govip", Request{Reference: "PGREF1", Amount: "10.00"}, Behaviour{Outcome: OutcomeFailed})
+	if again == nil || again.ID != first.ID || again.Final != first.Final {
+		t.Fatalf("second create with the same reference = %+v, want the first %+v", again, first)
+	}
+	if errAgain := s.Create("govip", Request{Reference: "PGREF1"}, Behaviour{Outcome: OutcomeError}); errAgain == nil || errAgain.ID != first.ID {
+		t.Fatalf("a known reference with the error outcome = %+v, want the first payment", errAgain)
+	}
+	other := s.Create("qrph", Request{Reference: "PGREF1"}, Behaviour{Outcome: OutcomeSuccess})
+	if other == nil || other.ID == first.ID {
+		t.Fatalf("another provider shares the reference's payment: %+v", other)
+	}
+	if p := s.Create("govip", Request{Reference: "PGREF2"}, Behaviour{Outcome: OutcomeError}); p != nil {
+		t.Fatalf("error outcome made a payment %+v", p)
+	}
+	if p := s.Create("govip", Request{Reference: "PGREF2"}, Behaviour{Outcome: OutcomeSuccess}); p == nil || p.ID == first.ID {
+		t.Fatalf("a reference refused with an error could not be retried: %+v", p)
+	}
+}
