@@ -51,12 +51,11 @@ func (s *Server) ListTransactions(ctx context.Context, req *gatewayv1.ListTransa
 	if err != nil {
 		return nil, err
 	}
-	f, _ := payment.ParseListQuery(q) // valid: List accepted it
 	resp := &gatewayv1.ListTransactionsResponse{
 		Transactions: make([]*gatewayv1.Transaction, 0, len(page.Transactions)),
 		TotalCount:   clamp32(page.TotalCount),
-		TotalPages:   clamp32((page.TotalCount + f.Take - 1) / f.Take),
-		CurrentPage:  int32(f.Page),
+		TotalPages:   clamp32((page.TotalCount + page.Take - 1) / page.Take),
+		CurrentPage:  int32(page.Page),
 		TotalAmounts: map[string]string{},
 	}
 	for _, t := range page.Transactions {

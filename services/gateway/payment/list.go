@@ -74,6 +74,8 @@ type ListFilter struct {
 type ListPage struct {
 	Transactions []Transaction
 	TotalCount   int
+	// Page (1-based) and Take are the paging the query resolved to.
+	Page, Take int
 	// Totals maps currency to the sum of amounts (with IncludeTotals).
 	Totals map[string]collab.Amount
 }
@@ -267,11 +269,12 @@ func (s *Service) List(ctx context.Context, scope merchant.Scope, q ListQuery) (
 	}
 	f.Scope = scope
 	if !scope.All && len(scope.MerchantIDs) == 0 {
-		return ListPage{Transactions: []Transaction{}, Totals: map[string]collab.Amount{}}, nil
+		return ListPage{Transactions: []Transaction{}, Totals: map[string]collab.Amount{}, Page: f.Page, Take: f.Take}, nil
 	}
 	page, err := s.store.List(ctx, f)
 	if err != nil {
 		return ListPage{}, fmt.Errorf("list transactions: %w", err)
 	}
+	page.Page, page.Take = f.Page, f.Take
 	return page, nil
 }

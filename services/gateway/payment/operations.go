@@ -132,12 +132,9 @@ func (s *Service) Restart(ctx context.Context, op Operator, id int64) (Transacti
 	if err != nil {
 		return Transaction{}, err
 	}
-	conn, err := s.store.Connection(ctx, t.ProviderID)
+	conn, err := s.connection(ctx, t.ProviderID, t.ProviderName)
 	if err != nil {
-		if apperr.KindOf(err) == apperr.KindNotFound {
-			return Transaction{}, apperr.New(apperr.KindFailedPrecondition, err, "The provider %s has no API address configured.", t.ProviderName)
-		}
-		return Transaction{}, fmt.Errorf("connection of provider %d: %w", t.ProviderID, err)
+		return Transaction{}, err
 	}
 	msg := fmt.Sprintf("Transaction restarted from the beginning by %s.", op.Username)
 	t, err = s.change(ctx, t, SourceOperator, StatusChange{To: StatusNotConfirmed, Message: msg,
@@ -160,12 +157,9 @@ func (s *Service) EnqueuePolling(ctx context.Context, op Operator, id int64) (Tr
 	if err := notFinal(t, "polled"); err != nil {
 		return Transaction{}, err
 	}
-	conn, err := s.store.Connection(ctx, t.ProviderID)
+	conn, err := s.connection(ctx, t.ProviderID, t.ProviderName)
 	if err != nil {
-		if apperr.KindOf(err) == apperr.KindNotFound {
-			return Transaction{}, apperr.New(apperr.KindFailedPrecondition, err, "The provider %s has no API address configured.", t.ProviderName)
-		}
-		return Transaction{}, fmt.Errorf("connection of provider %d: %w", t.ProviderID, err)
+		return Transaction{}, err
 	}
 	if !conn.SupportsPolling {
 		return Transaction{}, apperr.FailedPrecondition("The provider %s does not support polling.", t.ProviderName)

@@ -160,12 +160,9 @@ func (s *Service) Initialize(ctx context.Context, who Initiator, r InitRequest) 
 	if err != nil {
 		return Transaction{}, err
 	}
-	conn, err := s.store.Connection(ctx, c.Provider.ID)
+	conn, err := s.connection(ctx, c.Provider.ID, c.Provider.Name)
 	if err != nil {
-		if apperr.KindOf(err) == apperr.KindNotFound {
-			return Transaction{}, apperr.New(apperr.KindFailedPrecondition, err, "The provider %s has no API address configured.", c.Provider.Name)
-		}
-		return Transaction{}, fmt.Errorf("connection of provider %d: %w", c.Provider.ID, err)
+		return Transaction{}, err
 	}
 	fees, err := s.store.Fees(ctx, t.Currency)
 	if err != nil {
@@ -211,6 +208,19 @@ func (s *Service) Initialize(ctx context.Context, who Initiator, r InitRequest) 
 		return Transaction{}, err
 	}
 	return s.submit(ctx, created, c, conn, pt, r)
+}
+
+// connection returns how to reach a provider; a provider without one is a
+// failed precondition the operator can fix by configuring it.
+func (s *Service) connection(ctx context.Context, providerID int32, providerName string) (Connection, error) {
+	conn, err := s.store.Connection(ctx, providerID)
+	if apperr.KindOf(err) == apperr.KindNotFound {
+		return Connection{}, apperr.New(apperr.KindFailedPrecondition, err, "The provider %s has no API address configured.", providerName)
+	}
+	if err != nil {
+		return Connection{}, fmt.Errorf("connection of provider %d: %w", providerID, err)
+	}
+	return conn, nil
 }
 
 // existing returns the merchant's transaction with t's nonce, refusing a
