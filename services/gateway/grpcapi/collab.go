@@ -97,6 +97,19 @@ func (s *Server) SetProviderActiveness(ctx context.Context, req *gatewayv1.SetPr
 	return &gatewayv1.SetProviderActivenessResponse{}, nil
 }
 
+// GetCollab implements gatewayv1.GatewayServiceServer.
+func (s *Server) GetCollab(ctx context.Context, req *gatewayv1.GetCollabRequest) (*gatewayv1.GetCollabResponse, error) {
+	scope, err := callerScope(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.collabs.Collab(ctx, scope, req.GetCollabId())
+	if err != nil {
+		return nil, err
+	}
+	return &gatewayv1.GetCollabResponse{Collab: collabToProto(c)}, nil
+}
+
 // GetCollabSettings implements gatewayv1.GatewayServiceServer.
 func (s *Server) GetCollabSettings(ctx context.Context, req *gatewayv1.GetCollabSettingsRequest) (*gatewayv1.GetCollabSettingsResponse, error) {
 	scope, err := callerScope(ctx)

@@ -13,6 +13,10 @@ var Rules = authz.Rules{
 	// password is being replaced; the list is the caller's own.
 	gatewayv1.GatewayService_ListMerchants_FullMethodName: {Roles: authz.AllRoles, AllowTemporaryPassword: true},
 
+	// Any signed-in user may resolve a collab in their scope (the callbacks
+	// service does so with the caller's token); others get not found.
+	gatewayv1.GatewayService_GetCollab_FullMethodName: {Authenticated: true},
+
 	gatewayv1.GatewayService_ListMerchantCollabs_FullMethodName: getProviders,
 	gatewayv1.GatewayService_ListCollabs_FullMethodName:         getProviders,
 	gatewayv1.GatewayService_ListProviders_FullMethodName:       getProviders,
@@ -62,6 +66,19 @@ var Rules = authz.Rules{
 	gatewayv1.GatewayService_CancelTransactionCallbacks_FullMethodName: editTransactions,
 	gatewayv1.GatewayService_EnqueueTransaction_FullMethodName:         editTransactions,
 	gatewayv1.GatewayService_EnqueueTransactionPolling_FullMethodName:  editTransactions,
+
+	// Validation endpoints (spec 02 §6): admins and merchant admins see
+	// them; changing them also needs Edit Transactions. Scoped by the
+	// handlers to the caller's merchants.
+	gatewayv1.GatewayService_ListValidationEndpoints_FullMethodName:  validationEndpoints,
+	gatewayv1.GatewayService_CreateValidationEndpoint_FullMethodName: editValidationEndpoints,
+	gatewayv1.GatewayService_UpdateValidationEndpoint_FullMethodName: editValidationEndpoints,
+	gatewayv1.GatewayService_DeleteValidationEndpoint_FullMethodName: editValidationEndpoints,
+	// A transaction's validation results live in the Edit transaction
+	// dialog.
+	gatewayv1.GatewayService_ListValidationResults_FullMethodName: {Permissions: []string{authz.PermGetTransactions}},
+	gatewayv1.GatewayService_SetValidationStatus_FullMethodName:   editTransactions,
+	gatewayv1.GatewayService_RetryValidation_FullMethodName:       editTransactions,
 }
 
 var (
@@ -70,4 +87,8 @@ var (
 	editMaintenance   = authz.Rule{Permissions: []string{authz.PermEditMaintenanceMode}}
 	viewRecentActions = authz.Rule{Permissions: []string{authz.PermViewRecentActions}}
 	editTransactions  = authz.Rule{Permissions: []string{authz.PermEditTransactions}}
+
+	validationEndpoints     = authz.Rule{Roles: []string{authz.RoleAdmin, authz.RoleMerchantAdmin}}
+	editValidationEndpoints = authz.Rule{Roles: []string{authz.RoleAdmin, authz.RoleMerchantAdmin},
+		Permissions: []string{authz.PermEditTransactions}}
 )

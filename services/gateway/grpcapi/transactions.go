@@ -162,7 +162,7 @@ func transactionToProto(t payment.Transaction) *gatewayv1.Transaction {
 		MerchantClientId: t.MerchantClientID, Nonce: t.Nonce, Amount: t.Amount.String(), Currency: t.Currency,
 		DestinationAmount: t.DestinationAmount.String(), DestinationCurrency: t.DestinationCurrency,
 		TransactionType: int32(t.Type), TransactionStatus: int32(t.Status), TransactionStatusMessage: t.StatusMessage,
-		CallbackDeliveryStatus: int32(t.CallbackStatus), MerchantName: t.MerchantName, ProviderName: t.ProviderName,
+		CallbackDelivery: strconv.Itoa(int(t.CallbacksDelivered)) + "/" + strconv.Itoa(int(t.CallbacksTotal)), MerchantName: t.MerchantName, ProviderName: t.ProviderName,
 		ProviderPayType: t.PayTypeName, CreatedUtc: timestamppb.New(t.CreatedAt), UpdatedUtc: timestamppb.New(t.UpdatedAt),
 		ErrorMessage: t.ErrorMessage, AccountData: jsonStruct(t.AccountData), PaymentIpAddress: t.PaymentIP,
 		UserAgent: t.UserAgent, PaymentMethodType: int32(t.PaymentMethodType), PaymentMethodValue: t.PaymentMethodValue,

@@ -516,6 +516,9 @@ func state(t Transaction) *eventsv1.TransactionState {
 		ProviderId: t.ProviderID, Nonce: t.Nonce, TransactionType: int32(t.Type), Amount: t.Amount.String(),
 		Currency: t.Currency, Status: int32(t.Status), StatusMessage: t.StatusMessage,
 		ProviderTransactionId: t.ProviderTID, UpdatedAt: timestamppb.New(t.UpdatedAt),
+		CallbackSendingCanceled: t.CallbacksCanceled, MerchantClientId: t.MerchantClientID,
+		DestinationAmount: t.DestinationAmount.String(), DestinationCurrency: t.DestinationCurrency,
+		ErrorMessage: t.ErrorMessage, CreatedAt: timestamppb.New(t.CreatedAt),
 	}
 }
 

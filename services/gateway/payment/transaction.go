@@ -107,12 +107,15 @@ type Transaction struct {
 	PaymentMethodType   int16
 	PaymentMethodValue  string
 	Fee                 AppliedFee
-	CallbackStatus      int16
-	CallbacksCanceled   bool
-	PollAttempts        int32
-	NextPollAt          *time.Time
-	CreatedAt           time.Time
-	UpdatedAt           time.Time
+	// CallbacksDelivered of CallbacksTotal deliveries reached the merchant
+	// (the callbacks service's tally).
+	CallbacksDelivered int32
+	CallbacksTotal     int32
+	CallbacksCanceled  bool
+	PollAttempts       int32
+	NextPollAt         *time.Time
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
 }
 
 // AppliedFee is the fee recorded on a transaction; ID 0 means none.

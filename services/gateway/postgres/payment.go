@@ -140,7 +140,7 @@ const transactionColumns = `id, reference_id, merchant_id, collab_id, provider_i
 	amount::text, currency, destination_amount::text, destination_currency, COALESCE(provider_transaction_id, ''),
 	provider_tags, provider_data, account_data, payment_ip_address, user_agent, payment_method_type,
 	payment_method_value, COALESCE(applied_fee_id, 0), applied_fee_type, applied_fee_value::text,
-	applied_fee_amount::text, applied_fee_currency, applied_fee_payer, callback_delivery_status, callbacks_canceled,
+	applied_fee_amount::text, applied_fee_currency, applied_fee_payer, callbacks_delivered, callbacks_total, callbacks_canceled,
 	poll_attempts, next_poll_at, created_at, updated_at`
 
 func scanTransaction(row pgx.Row) (payment.Transaction, error) {
@@ -152,7 +152,7 @@ func scanTransaction(row pgx.Row) (payment.Transaction, error) {
 		&t.ProviderName, &t.PayTypeName, &t.Nonce, &t.MerchantClientID, &t.Type, &t.Status, &t.StatusMessage,
 		&t.ErrorMessage, &amount, &t.Currency, &dest, &t.DestinationCurrency, &t.ProviderTID, &t.ProviderTags,
 		&providerData, &accountData, &t.PaymentIP, &t.UserAgent, &t.PaymentMethodType, &t.PaymentMethodValue,
-		&t.Fee.ID, &t.Fee.Type, &feeValue, &feeAmount, &t.Fee.Currency, &t.Fee.Payer, &t.CallbackStatus,
+		&t.Fee.ID, &t.Fee.Type, &feeValue, &feeAmount, &t.Fee.Currency, &t.Fee.Payer, &t.CallbacksDelivered, &t.CallbacksTotal,
 		&t.CallbacksCanceled, &t.PollAttempts, &t.NextPollAt, &t.CreatedAt, &t.UpdatedAt)
 	if err != nil {
 		return t, err

@@ -50,7 +50,19 @@ type TransactionState struct {
 	// The provider's id, once known.
 	ProviderTransactionId string `protobuf:"bytes,12,opt,name=provider_transaction_id,json=providerTransactionId,proto3" json:"provider_transaction_id,omitempty"`
 	// When the transaction last changed.
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// Whether sending the transaction's callbacks is cancelled.
+	CallbackSendingCanceled bool `protobuf:"varint,14,opt,name=callback_sending_canceled,json=callbackSendingCanceled,proto3" json:"callback_sending_canceled,omitempty"`
+	// The merchant's id of its client.
+	MerchantClientId string `protobuf:"bytes,15,opt,name=merchant_client_id,json=merchantClientId,proto3" json:"merchant_client_id,omitempty"`
+	// Amount credited at the destination.
+	DestinationAmount string `protobuf:"bytes,16,opt,name=destination_amount,json=destinationAmount,proto3" json:"destination_amount,omitempty"`
+	// Currency of destination_amount.
+	DestinationCurrency string `protobuf:"bytes,17,opt,name=destination_currency,json=destinationCurrency,proto3" json:"destination_currency,omitempty"`
+	// The error, for failures.
+	ErrorMessage string `protobuf:"bytes,18,opt,name=error_message,json=errorMessage,proto3" json:"error_message,omitempty"`
+	// When the transaction was made.
+	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,19,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -172,6 +184,48 @@ func (x *TransactionState) GetProviderTransactionId() string {
 func (x *TransactionState) GetUpdatedAt() *timestamppb.Timestamp {
 	if x != nil {
 		return x.UpdatedAt
+	}
+	return nil
+}
+
+func (x *TransactionState) GetCallbackSendingCanceled() bool {
+	if x != nil {
+		return x.CallbackSendingCanceled
+	}
+	return false
+}
+
+func (x *TransactionState) GetMerchantClientId() string {
+	if x != nil {
+		return x.MerchantClientId
+	}
+	return ""
+}
+
+func (x *TransactionState) GetDestinationAmount() string {
+	if x != nil {
+		return x.DestinationAmount
+	}
+	return ""
+}
+
+func (x *TransactionState) GetDestinationCurrency() string {
+	if x != nil {
+		return x.DestinationCurrency
+	}
+	return ""
+}
+
+func (x *TransactionState) GetErrorMessage() string {
+	if x != nil {
+		return x.ErrorMessage
+	}
+	return ""
+}
+
+func (x *TransactionState) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
 	}
 	return nil
 }
@@ -358,7 +412,7 @@ var File_paygate_events_v1_transaction_proto protoreflect.FileDescriptor
 
 const file_paygate_events_v1_transaction_proto_rawDesc = "" +
 	"\n" +
-	"#paygate/events/v1/transaction.proto\x12\x11paygate.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe2\x03\n" +
+	"#paygate/events/v1/transaction.proto\x12\x11paygate.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8e\x06\n" +
 	"\x10TransactionState\x12%\n" +
 	"\x0etransaction_id\x18\x01 \x01(\x03R\rtransactionId\x12!\n" +
 	"\freference_id\x18\x02 \x01(\tR\vreferenceId\x12\x1f\n" +
@@ -376,7 +430,14 @@ const file_paygate_events_v1_transaction_proto_rawDesc = "" +
 	"\x0estatus_message\x18\v \x01(\tR\rstatusMessage\x126\n" +
 	"\x17provider_transaction_id\x18\f \x01(\tR\x15providerTransactionId\x129\n" +
 	"\n" +
-	"updated_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"[\n" +
+	"updated_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12:\n" +
+	"\x19callback_sending_canceled\x18\x0e \x01(\bR\x17callbackSendingCanceled\x12,\n" +
+	"\x12merchant_client_id\x18\x0f \x01(\tR\x10merchantClientId\x12-\n" +
+	"\x12destination_amount\x18\x10 \x01(\tR\x11destinationAmount\x121\n" +
+	"\x14destination_currency\x18\x11 \x01(\tR\x13destinationCurrency\x12#\n" +
+	"\rerror_message\x18\x12 \x01(\tR\ferrorMessage\x129\n" +
+	"\n" +
+	"created_at\x18\x13 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"[\n" +
 	"\x12TransactionCreated\x12E\n" +
 	"\vtransaction\x18\x01 \x01(\v2#.paygate.events.v1.TransactionStateR\vtransaction\"\x9c\x01\n" +
 	"\x12TransactionUpdated\x12E\n" +
@@ -411,14 +472,15 @@ var file_paygate_events_v1_transaction_proto_goTypes = []any{
 }
 var file_paygate_events_v1_transaction_proto_depIdxs = []int32{
 	4, // 0: paygate.events.v1.TransactionState.updated_at:type_name -> google.protobuf.Timestamp
-	0, // 1: paygate.events.v1.TransactionCreated.transaction:type_name -> paygate.events.v1.TransactionState
-	0, // 2: paygate.events.v1.TransactionUpdated.transaction:type_name -> paygate.events.v1.TransactionState
-	0, // 3: paygate.events.v1.TransactionFinalized.transaction:type_name -> paygate.events.v1.TransactionState
-	4, // [4:4] is the sub-list for method output_type
-	4, // [4:4] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	4, // 1: paygate.events.v1.TransactionState.created_at:type_name -> google.protobuf.Timestamp
+	0, // 2: paygate.events.v1.TransactionCreated.transaction:type_name -> paygate.events.v1.TransactionState
+	0, // 3: paygate.events.v1.TransactionUpdated.transaction:type_name -> paygate.events.v1.TransactionState
+	0, // 4: paygate.events.v1.TransactionFinalized.transaction:type_name -> paygate.events.v1.TransactionState
+	5, // [5:5] is the sub-list for method output_type
+	5, // [5:5] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_paygate_events_v1_transaction_proto_init() }

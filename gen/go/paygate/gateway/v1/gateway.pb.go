@@ -23,6 +23,98 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// GetCollabRequest names the collab.
+type GetCollabRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the collab.
+	CollabId      int32 `protobuf:"varint,1,opt,name=collab_id,json=collabId,proto3" json:"collab_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCollabRequest) Reset() {
+	*x = GetCollabRequest{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCollabRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCollabRequest) ProtoMessage() {}
+
+func (x *GetCollabRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCollabRequest.ProtoReflect.Descriptor instead.
+func (*GetCollabRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *GetCollabRequest) GetCollabId() int32 {
+	if x != nil {
+		return x.CollabId
+	}
+	return 0
+}
+
+// GetCollabResponse carries the collab; REST answers it bare.
+type GetCollabResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collab.
+	Collab        *Collab `protobuf:"bytes,1,opt,name=collab,proto3" json:"collab,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCollabResponse) Reset() {
+	*x = GetCollabResponse{}
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCollabResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCollabResponse) ProtoMessage() {}
+
+func (x *GetCollabResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCollabResponse.ProtoReflect.Descriptor instead.
+func (*GetCollabResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *GetCollabResponse) GetCollab() *Collab {
+	if x != nil {
+		return x.Collab
+	}
+	return nil
+}
+
 // ListMerchantsRequest has no filters yet.
 type ListMerchantsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -32,7 +124,7 @@ type ListMerchantsRequest struct {
 
 func (x *ListMerchantsRequest) Reset() {
 	*x = ListMerchantsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[0]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -44,7 +136,7 @@ func (x *ListMerchantsRequest) String() string {
 func (*ListMerchantsRequest) ProtoMessage() {}
 
 func (x *ListMerchantsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[0]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -57,7 +149,7 @@ func (x *ListMerchantsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMerchantsRequest.ProtoReflect.Descriptor instead.
 func (*ListMerchantsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{0}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{2}
 }
 
 // ListMerchantsResponse lists merchants; REST answers the bare list.
@@ -71,7 +163,7 @@ type ListMerchantsResponse struct {
 
 func (x *ListMerchantsResponse) Reset() {
 	*x = ListMerchantsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[1]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -83,7 +175,7 @@ func (x *ListMerchantsResponse) String() string {
 func (*ListMerchantsResponse) ProtoMessage() {}
 
 func (x *ListMerchantsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[1]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -96,7 +188,7 @@ func (x *ListMerchantsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMerchantsResponse.ProtoReflect.Descriptor instead.
 func (*ListMerchantsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{1}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ListMerchantsResponse) GetMerchants() []*Merchant {
@@ -121,7 +213,7 @@ type Merchant struct {
 
 func (x *Merchant) Reset() {
 	*x = Merchant{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[2]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -133,7 +225,7 @@ func (x *Merchant) String() string {
 func (*Merchant) ProtoMessage() {}
 
 func (x *Merchant) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[2]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -146,7 +238,7 @@ func (x *Merchant) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Merchant.ProtoReflect.Descriptor instead.
 func (*Merchant) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{2}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Merchant) GetId() int32 {
@@ -194,7 +286,7 @@ type ProviderPayType struct {
 
 func (x *ProviderPayType) Reset() {
 	*x = ProviderPayType{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[3]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -206,7 +298,7 @@ func (x *ProviderPayType) String() string {
 func (*ProviderPayType) ProtoMessage() {}
 
 func (x *ProviderPayType) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[3]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -219,7 +311,7 @@ func (x *ProviderPayType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderPayType.ProtoReflect.Descriptor instead.
 func (*ProviderPayType) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{3}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ProviderPayType) GetId() int32 {
@@ -298,7 +390,7 @@ type Provider struct {
 
 func (x *Provider) Reset() {
 	*x = Provider{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[4]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -310,7 +402,7 @@ func (x *Provider) String() string {
 func (*Provider) ProtoMessage() {}
 
 func (x *Provider) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[4]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -323,7 +415,7 @@ func (x *Provider) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Provider.ProtoReflect.Descriptor instead.
 func (*Provider) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{4}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Provider) GetId() int32 {
@@ -402,7 +494,7 @@ type CollabMerchant struct {
 
 func (x *CollabMerchant) Reset() {
 	*x = CollabMerchant{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[5]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -414,7 +506,7 @@ func (x *CollabMerchant) String() string {
 func (*CollabMerchant) ProtoMessage() {}
 
 func (x *CollabMerchant) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[5]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -427,7 +519,7 @@ func (x *CollabMerchant) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollabMerchant.ProtoReflect.Descriptor instead.
 func (*CollabMerchant) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{5}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CollabMerchant) GetId() int32 {
@@ -463,7 +555,7 @@ type CollabProvider struct {
 
 func (x *CollabProvider) Reset() {
 	*x = CollabProvider{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[6]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -475,7 +567,7 @@ func (x *CollabProvider) String() string {
 func (*CollabProvider) ProtoMessage() {}
 
 func (x *CollabProvider) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[6]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -488,7 +580,7 @@ func (x *CollabProvider) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollabProvider.ProtoReflect.Descriptor instead.
 func (*CollabProvider) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{6}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CollabProvider) GetId() int32 {
@@ -547,7 +639,7 @@ type Collab struct {
 
 func (x *Collab) Reset() {
 	*x = Collab{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[7]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -559,7 +651,7 @@ func (x *Collab) String() string {
 func (*Collab) ProtoMessage() {}
 
 func (x *Collab) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[7]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -572,7 +664,7 @@ func (x *Collab) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Collab.ProtoReflect.Descriptor instead.
 func (*Collab) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{7}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Collab) GetId() int32 {
@@ -641,7 +733,7 @@ type CollabPayTypeSettings struct {
 
 func (x *CollabPayTypeSettings) Reset() {
 	*x = CollabPayTypeSettings{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[8]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -653,7 +745,7 @@ func (x *CollabPayTypeSettings) String() string {
 func (*CollabPayTypeSettings) ProtoMessage() {}
 
 func (x *CollabPayTypeSettings) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[8]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -666,7 +758,7 @@ func (x *CollabPayTypeSettings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollabPayTypeSettings.ProtoReflect.Descriptor instead.
 func (*CollabPayTypeSettings) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{8}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CollabPayTypeSettings) GetPayTypeId() int32 {
@@ -738,7 +830,7 @@ type CollabSettings struct {
 
 func (x *CollabSettings) Reset() {
 	*x = CollabSettings{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[9]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -750,7 +842,7 @@ func (x *CollabSettings) String() string {
 func (*CollabSettings) ProtoMessage() {}
 
 func (x *CollabSettings) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[9]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -763,7 +855,7 @@ func (x *CollabSettings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollabSettings.ProtoReflect.Descriptor instead.
 func (*CollabSettings) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{9}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CollabSettings) GetCollabId() int32 {
@@ -803,7 +895,7 @@ type PayTypeChannels struct {
 
 func (x *PayTypeChannels) Reset() {
 	*x = PayTypeChannels{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[10]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -815,7 +907,7 @@ func (x *PayTypeChannels) String() string {
 func (*PayTypeChannels) ProtoMessage() {}
 
 func (x *PayTypeChannels) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[10]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -828,7 +920,7 @@ func (x *PayTypeChannels) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayTypeChannels.ProtoReflect.Descriptor instead.
 func (*PayTypeChannels) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{10}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PayTypeChannels) GetPayTypeId() int32 {
@@ -883,7 +975,7 @@ type CollabPayTypeLimits struct {
 
 func (x *CollabPayTypeLimits) Reset() {
 	*x = CollabPayTypeLimits{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[11]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -895,7 +987,7 @@ func (x *CollabPayTypeLimits) String() string {
 func (*CollabPayTypeLimits) ProtoMessage() {}
 
 func (x *CollabPayTypeLimits) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[11]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -908,7 +1000,7 @@ func (x *CollabPayTypeLimits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollabPayTypeLimits.ProtoReflect.Descriptor instead.
 func (*CollabPayTypeLimits) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{11}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CollabPayTypeLimits) GetCollabPayTypeId() int32 {
@@ -1006,7 +1098,7 @@ type CollabLimits struct {
 
 func (x *CollabLimits) Reset() {
 	*x = CollabLimits{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[12]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1018,7 +1110,7 @@ func (x *CollabLimits) String() string {
 func (*CollabLimits) ProtoMessage() {}
 
 func (x *CollabLimits) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[12]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1031,7 +1123,7 @@ func (x *CollabLimits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollabLimits.ProtoReflect.Descriptor instead.
 func (*CollabLimits) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{12}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CollabLimits) GetCollabId() int32 {
@@ -1114,7 +1206,7 @@ type NewCollabPayType struct {
 
 func (x *NewCollabPayType) Reset() {
 	*x = NewCollabPayType{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[13]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1126,7 +1218,7 @@ func (x *NewCollabPayType) String() string {
 func (*NewCollabPayType) ProtoMessage() {}
 
 func (x *NewCollabPayType) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[13]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1139,7 +1231,7 @@ func (x *NewCollabPayType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewCollabPayType.ProtoReflect.Descriptor instead.
 func (*NewCollabPayType) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{13}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *NewCollabPayType) GetPayTypeId() int32 {
@@ -1202,7 +1294,7 @@ type ListMerchantCollabsRequest struct {
 
 func (x *ListMerchantCollabsRequest) Reset() {
 	*x = ListMerchantCollabsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[14]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1214,7 +1306,7 @@ func (x *ListMerchantCollabsRequest) String() string {
 func (*ListMerchantCollabsRequest) ProtoMessage() {}
 
 func (x *ListMerchantCollabsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[14]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1227,7 +1319,7 @@ func (x *ListMerchantCollabsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMerchantCollabsRequest.ProtoReflect.Descriptor instead.
 func (*ListMerchantCollabsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{14}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListMerchantCollabsRequest) GetMerchantId() int32 {
@@ -1249,7 +1341,7 @@ type ListMerchantCollabsResponse struct {
 
 func (x *ListMerchantCollabsResponse) Reset() {
 	*x = ListMerchantCollabsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[15]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1261,7 +1353,7 @@ func (x *ListMerchantCollabsResponse) String() string {
 func (*ListMerchantCollabsResponse) ProtoMessage() {}
 
 func (x *ListMerchantCollabsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[15]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1274,7 +1366,7 @@ func (x *ListMerchantCollabsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMerchantCollabsResponse.ProtoReflect.Descriptor instead.
 func (*ListMerchantCollabsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{15}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListMerchantCollabsResponse) GetCollabs() []*Collab {
@@ -1295,7 +1387,7 @@ type ListCollabsRequest struct {
 
 func (x *ListCollabsRequest) Reset() {
 	*x = ListCollabsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[16]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1307,7 +1399,7 @@ func (x *ListCollabsRequest) String() string {
 func (*ListCollabsRequest) ProtoMessage() {}
 
 func (x *ListCollabsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[16]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1320,7 +1412,7 @@ func (x *ListCollabsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCollabsRequest.ProtoReflect.Descriptor instead.
 func (*ListCollabsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{16}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListCollabsRequest) GetMerchantId() int32 {
@@ -1343,7 +1435,7 @@ type ListCollabsResponse struct {
 
 func (x *ListCollabsResponse) Reset() {
 	*x = ListCollabsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[17]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1355,7 +1447,7 @@ func (x *ListCollabsResponse) String() string {
 func (*ListCollabsResponse) ProtoMessage() {}
 
 func (x *ListCollabsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[17]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1368,7 +1460,7 @@ func (x *ListCollabsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCollabsResponse.ProtoReflect.Descriptor instead.
 func (*ListCollabsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{17}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListCollabsResponse) GetCollabs() []*Collab {
@@ -1394,7 +1486,7 @@ type ListProvidersRequest struct {
 
 func (x *ListProvidersRequest) Reset() {
 	*x = ListProvidersRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[18]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1406,7 +1498,7 @@ func (x *ListProvidersRequest) String() string {
 func (*ListProvidersRequest) ProtoMessage() {}
 
 func (x *ListProvidersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[18]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1419,7 +1511,7 @@ func (x *ListProvidersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProvidersRequest.ProtoReflect.Descriptor instead.
 func (*ListProvidersRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{18}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{20}
 }
 
 // ListProvidersResponse lists providers; REST answers the bare list.
@@ -1433,7 +1525,7 @@ type ListProvidersResponse struct {
 
 func (x *ListProvidersResponse) Reset() {
 	*x = ListProvidersResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[19]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1445,7 +1537,7 @@ func (x *ListProvidersResponse) String() string {
 func (*ListProvidersResponse) ProtoMessage() {}
 
 func (x *ListProvidersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[19]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1458,7 +1550,7 @@ func (x *ListProvidersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProvidersResponse.ProtoReflect.Descriptor instead.
 func (*ListProvidersResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{19}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListProvidersResponse) GetProviders() []*Provider {
@@ -1479,7 +1571,7 @@ type ListProviderCollabsRequest struct {
 
 func (x *ListProviderCollabsRequest) Reset() {
 	*x = ListProviderCollabsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[20]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1491,7 +1583,7 @@ func (x *ListProviderCollabsRequest) String() string {
 func (*ListProviderCollabsRequest) ProtoMessage() {}
 
 func (x *ListProviderCollabsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[20]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1504,7 +1596,7 @@ func (x *ListProviderCollabsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProviderCollabsRequest.ProtoReflect.Descriptor instead.
 func (*ListProviderCollabsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{20}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListProviderCollabsRequest) GetProviderId() int32 {
@@ -1526,7 +1618,7 @@ type ListProviderCollabsResponse struct {
 
 func (x *ListProviderCollabsResponse) Reset() {
 	*x = ListProviderCollabsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[21]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1538,7 +1630,7 @@ func (x *ListProviderCollabsResponse) String() string {
 func (*ListProviderCollabsResponse) ProtoMessage() {}
 
 func (x *ListProviderCollabsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[21]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1551,7 +1643,7 @@ func (x *ListProviderCollabsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProviderCollabsResponse.ProtoReflect.Descriptor instead.
 func (*ListProviderCollabsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{21}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListProviderCollabsResponse) GetCollabs() []*Collab {
@@ -1574,7 +1666,7 @@ type SetProviderActivenessRequest struct {
 
 func (x *SetProviderActivenessRequest) Reset() {
 	*x = SetProviderActivenessRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[22]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1586,7 +1678,7 @@ func (x *SetProviderActivenessRequest) String() string {
 func (*SetProviderActivenessRequest) ProtoMessage() {}
 
 func (x *SetProviderActivenessRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[22]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1599,7 +1691,7 @@ func (x *SetProviderActivenessRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetProviderActivenessRequest.ProtoReflect.Descriptor instead.
 func (*SetProviderActivenessRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{22}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SetProviderActivenessRequest) GetProviderId() int32 {
@@ -1625,7 +1717,7 @@ type SetProviderActivenessResponse struct {
 
 func (x *SetProviderActivenessResponse) Reset() {
 	*x = SetProviderActivenessResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[23]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1637,7 +1729,7 @@ func (x *SetProviderActivenessResponse) String() string {
 func (*SetProviderActivenessResponse) ProtoMessage() {}
 
 func (x *SetProviderActivenessResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[23]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1650,7 +1742,7 @@ func (x *SetProviderActivenessResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetProviderActivenessResponse.ProtoReflect.Descriptor instead.
 func (*SetProviderActivenessResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{23}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{25}
 }
 
 // GetCollabSettingsRequest names a collab.
@@ -1664,7 +1756,7 @@ type GetCollabSettingsRequest struct {
 
 func (x *GetCollabSettingsRequest) Reset() {
 	*x = GetCollabSettingsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[24]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1676,7 +1768,7 @@ func (x *GetCollabSettingsRequest) String() string {
 func (*GetCollabSettingsRequest) ProtoMessage() {}
 
 func (x *GetCollabSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[24]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1689,7 +1781,7 @@ func (x *GetCollabSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCollabSettingsRequest.ProtoReflect.Descriptor instead.
 func (*GetCollabSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{24}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetCollabSettingsRequest) GetCollabId() int32 {
@@ -1710,7 +1802,7 @@ type GetCollabSettingsResponse struct {
 
 func (x *GetCollabSettingsResponse) Reset() {
 	*x = GetCollabSettingsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[25]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1722,7 +1814,7 @@ func (x *GetCollabSettingsResponse) String() string {
 func (*GetCollabSettingsResponse) ProtoMessage() {}
 
 func (x *GetCollabSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[25]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1735,7 +1827,7 @@ func (x *GetCollabSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCollabSettingsResponse.ProtoReflect.Descriptor instead.
 func (*GetCollabSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{25}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetCollabSettingsResponse) GetCollabSettings() *CollabSettings {
@@ -1761,7 +1853,7 @@ type UpdateCollabSettingsRequest struct {
 
 func (x *UpdateCollabSettingsRequest) Reset() {
 	*x = UpdateCollabSettingsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[26]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1773,7 +1865,7 @@ func (x *UpdateCollabSettingsRequest) String() string {
 func (*UpdateCollabSettingsRequest) ProtoMessage() {}
 
 func (x *UpdateCollabSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[26]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1786,7 +1878,7 @@ func (x *UpdateCollabSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollabSettingsRequest.ProtoReflect.Descriptor instead.
 func (*UpdateCollabSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{26}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *UpdateCollabSettingsRequest) GetCollabId() int32 {
@@ -1822,7 +1914,7 @@ type UpdateCollabSettingsResponse struct {
 
 func (x *UpdateCollabSettingsResponse) Reset() {
 	*x = UpdateCollabSettingsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[27]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1834,7 +1926,7 @@ func (x *UpdateCollabSettingsResponse) String() string {
 func (*UpdateCollabSettingsResponse) ProtoMessage() {}
 
 func (x *UpdateCollabSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[27]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1847,7 +1939,7 @@ func (x *UpdateCollabSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollabSettingsResponse.ProtoReflect.Descriptor instead.
 func (*UpdateCollabSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{27}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *UpdateCollabSettingsResponse) GetCollabSettings() *CollabSettings {
@@ -1870,7 +1962,7 @@ type SetCollabActivenessRequest struct {
 
 func (x *SetCollabActivenessRequest) Reset() {
 	*x = SetCollabActivenessRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[28]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1882,7 +1974,7 @@ func (x *SetCollabActivenessRequest) String() string {
 func (*SetCollabActivenessRequest) ProtoMessage() {}
 
 func (x *SetCollabActivenessRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[28]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1895,7 +1987,7 @@ func (x *SetCollabActivenessRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetCollabActivenessRequest.ProtoReflect.Descriptor instead.
 func (*SetCollabActivenessRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{28}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SetCollabActivenessRequest) GetCollabId() int32 {
@@ -1921,7 +2013,7 @@ type SetCollabActivenessResponse struct {
 
 func (x *SetCollabActivenessResponse) Reset() {
 	*x = SetCollabActivenessResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[29]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1933,7 +2025,7 @@ func (x *SetCollabActivenessResponse) String() string {
 func (*SetCollabActivenessResponse) ProtoMessage() {}
 
 func (x *SetCollabActivenessResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[29]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1946,7 +2038,7 @@ func (x *SetCollabActivenessResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetCollabActivenessResponse.ProtoReflect.Descriptor instead.
 func (*SetCollabActivenessResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{29}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{31}
 }
 
 // GetCollabLimitsRequest names a collab.
@@ -1960,7 +2052,7 @@ type GetCollabLimitsRequest struct {
 
 func (x *GetCollabLimitsRequest) Reset() {
 	*x = GetCollabLimitsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[30]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1972,7 +2064,7 @@ func (x *GetCollabLimitsRequest) String() string {
 func (*GetCollabLimitsRequest) ProtoMessage() {}
 
 func (x *GetCollabLimitsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[30]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1985,7 +2077,7 @@ func (x *GetCollabLimitsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCollabLimitsRequest.ProtoReflect.Descriptor instead.
 func (*GetCollabLimitsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{30}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetCollabLimitsRequest) GetCollabId() int32 {
@@ -2006,7 +2098,7 @@ type GetCollabLimitsResponse struct {
 
 func (x *GetCollabLimitsResponse) Reset() {
 	*x = GetCollabLimitsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[31]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2018,7 +2110,7 @@ func (x *GetCollabLimitsResponse) String() string {
 func (*GetCollabLimitsResponse) ProtoMessage() {}
 
 func (x *GetCollabLimitsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[31]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2031,7 +2123,7 @@ func (x *GetCollabLimitsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCollabLimitsResponse.ProtoReflect.Descriptor instead.
 func (*GetCollabLimitsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{31}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetCollabLimitsResponse) GetLimits() *CollabLimits {
@@ -2061,7 +2153,7 @@ type UpdateCollabLimitsRequest struct {
 
 func (x *UpdateCollabLimitsRequest) Reset() {
 	*x = UpdateCollabLimitsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[32]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2073,7 +2165,7 @@ func (x *UpdateCollabLimitsRequest) String() string {
 func (*UpdateCollabLimitsRequest) ProtoMessage() {}
 
 func (x *UpdateCollabLimitsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[32]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2086,7 +2178,7 @@ func (x *UpdateCollabLimitsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollabLimitsRequest.ProtoReflect.Descriptor instead.
 func (*UpdateCollabLimitsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{32}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *UpdateCollabLimitsRequest) GetCollabId() int32 {
@@ -2136,7 +2228,7 @@ type UpdateCollabLimitsResponse struct {
 
 func (x *UpdateCollabLimitsResponse) Reset() {
 	*x = UpdateCollabLimitsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[33]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2148,7 +2240,7 @@ func (x *UpdateCollabLimitsResponse) String() string {
 func (*UpdateCollabLimitsResponse) ProtoMessage() {}
 
 func (x *UpdateCollabLimitsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[33]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2161,7 +2253,7 @@ func (x *UpdateCollabLimitsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollabLimitsResponse.ProtoReflect.Descriptor instead.
 func (*UpdateCollabLimitsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{33}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *UpdateCollabLimitsResponse) GetLimits() *CollabLimits {
@@ -2191,7 +2283,7 @@ type UpdateCollabPayTypeLimitsRequest struct {
 
 func (x *UpdateCollabPayTypeLimitsRequest) Reset() {
 	*x = UpdateCollabPayTypeLimitsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[34]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2203,7 +2295,7 @@ func (x *UpdateCollabPayTypeLimitsRequest) String() string {
 func (*UpdateCollabPayTypeLimitsRequest) ProtoMessage() {}
 
 func (x *UpdateCollabPayTypeLimitsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[34]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2216,7 +2308,7 @@ func (x *UpdateCollabPayTypeLimitsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollabPayTypeLimitsRequest.ProtoReflect.Descriptor instead.
 func (*UpdateCollabPayTypeLimitsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{34}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *UpdateCollabPayTypeLimitsRequest) GetCollabPayTypeId() int32 {
@@ -2266,7 +2358,7 @@ type UpdateCollabPayTypeLimitsResponse struct {
 
 func (x *UpdateCollabPayTypeLimitsResponse) Reset() {
 	*x = UpdateCollabPayTypeLimitsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[35]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2278,7 +2370,7 @@ func (x *UpdateCollabPayTypeLimitsResponse) String() string {
 func (*UpdateCollabPayTypeLimitsResponse) ProtoMessage() {}
 
 func (x *UpdateCollabPayTypeLimitsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[35]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2291,7 +2383,7 @@ func (x *UpdateCollabPayTypeLimitsResponse) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use UpdateCollabPayTypeLimitsResponse.ProtoReflect.Descriptor instead.
 func (*UpdateCollabPayTypeLimitsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{35}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *UpdateCollabPayTypeLimitsResponse) GetLimits() *CollabLimits {
@@ -2321,7 +2413,7 @@ type InitializeCollabRequest struct {
 
 func (x *InitializeCollabRequest) Reset() {
 	*x = InitializeCollabRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[36]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2333,7 +2425,7 @@ func (x *InitializeCollabRequest) String() string {
 func (*InitializeCollabRequest) ProtoMessage() {}
 
 func (x *InitializeCollabRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[36]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2346,7 +2438,7 @@ func (x *InitializeCollabRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InitializeCollabRequest.ProtoReflect.Descriptor instead.
 func (*InitializeCollabRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{36}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *InitializeCollabRequest) GetProviderId() int32 {
@@ -2395,7 +2487,7 @@ type InitializeCollabResponse struct {
 
 func (x *InitializeCollabResponse) Reset() {
 	*x = InitializeCollabResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[37]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2407,7 +2499,7 @@ func (x *InitializeCollabResponse) String() string {
 func (*InitializeCollabResponse) ProtoMessage() {}
 
 func (x *InitializeCollabResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[37]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2420,7 +2512,7 @@ func (x *InitializeCollabResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InitializeCollabResponse.ProtoReflect.Descriptor instead.
 func (*InitializeCollabResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{37}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *InitializeCollabResponse) GetCollab() *Collab {
@@ -2443,7 +2535,7 @@ type AddCollabPayTypesRequest struct {
 
 func (x *AddCollabPayTypesRequest) Reset() {
 	*x = AddCollabPayTypesRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[38]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2455,7 +2547,7 @@ func (x *AddCollabPayTypesRequest) String() string {
 func (*AddCollabPayTypesRequest) ProtoMessage() {}
 
 func (x *AddCollabPayTypesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[38]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2468,7 +2560,7 @@ func (x *AddCollabPayTypesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCollabPayTypesRequest.ProtoReflect.Descriptor instead.
 func (*AddCollabPayTypesRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{38}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *AddCollabPayTypesRequest) GetCollabId() int32 {
@@ -2497,7 +2589,7 @@ type AddCollabPayTypesResponse struct {
 
 func (x *AddCollabPayTypesResponse) Reset() {
 	*x = AddCollabPayTypesResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[39]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2509,7 +2601,7 @@ func (x *AddCollabPayTypesResponse) String() string {
 func (*AddCollabPayTypesResponse) ProtoMessage() {}
 
 func (x *AddCollabPayTypesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[39]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2522,7 +2614,7 @@ func (x *AddCollabPayTypesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCollabPayTypesResponse.ProtoReflect.Descriptor instead.
 func (*AddCollabPayTypesResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{39}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *AddCollabPayTypesResponse) GetCollab() *Collab {
@@ -2545,7 +2637,7 @@ type RemoveCollabPayTypesRequest struct {
 
 func (x *RemoveCollabPayTypesRequest) Reset() {
 	*x = RemoveCollabPayTypesRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[40]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2557,7 +2649,7 @@ func (x *RemoveCollabPayTypesRequest) String() string {
 func (*RemoveCollabPayTypesRequest) ProtoMessage() {}
 
 func (x *RemoveCollabPayTypesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[40]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2570,7 +2662,7 @@ func (x *RemoveCollabPayTypesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveCollabPayTypesRequest.ProtoReflect.Descriptor instead.
 func (*RemoveCollabPayTypesRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{40}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *RemoveCollabPayTypesRequest) GetCollabId() int32 {
@@ -2599,7 +2691,7 @@ type RemoveCollabPayTypesResponse struct {
 
 func (x *RemoveCollabPayTypesResponse) Reset() {
 	*x = RemoveCollabPayTypesResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[41]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2611,7 +2703,7 @@ func (x *RemoveCollabPayTypesResponse) String() string {
 func (*RemoveCollabPayTypesResponse) ProtoMessage() {}
 
 func (x *RemoveCollabPayTypesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[41]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2624,7 +2716,7 @@ func (x *RemoveCollabPayTypesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveCollabPayTypesResponse.ProtoReflect.Descriptor instead.
 func (*RemoveCollabPayTypesResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{41}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RemoveCollabPayTypesResponse) GetCollab() *Collab {
@@ -2643,7 +2735,7 @@ type EnableMaintenanceModeRequest struct {
 
 func (x *EnableMaintenanceModeRequest) Reset() {
 	*x = EnableMaintenanceModeRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[42]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2655,7 +2747,7 @@ func (x *EnableMaintenanceModeRequest) String() string {
 func (*EnableMaintenanceModeRequest) ProtoMessage() {}
 
 func (x *EnableMaintenanceModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[42]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2668,7 +2760,7 @@ func (x *EnableMaintenanceModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnableMaintenanceModeRequest.ProtoReflect.Descriptor instead.
 func (*EnableMaintenanceModeRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{42}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{44}
 }
 
 // EnableMaintenanceModeResponse carries the switch afterwards.
@@ -2682,7 +2774,7 @@ type EnableMaintenanceModeResponse struct {
 
 func (x *EnableMaintenanceModeResponse) Reset() {
 	*x = EnableMaintenanceModeResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[43]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2694,7 +2786,7 @@ func (x *EnableMaintenanceModeResponse) String() string {
 func (*EnableMaintenanceModeResponse) ProtoMessage() {}
 
 func (x *EnableMaintenanceModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[43]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2707,7 +2799,7 @@ func (x *EnableMaintenanceModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnableMaintenanceModeResponse.ProtoReflect.Descriptor instead.
 func (*EnableMaintenanceModeResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{43}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *EnableMaintenanceModeResponse) GetIsEnabled() bool {
@@ -2726,7 +2818,7 @@ type DisableMaintenanceModeRequest struct {
 
 func (x *DisableMaintenanceModeRequest) Reset() {
 	*x = DisableMaintenanceModeRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[44]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2738,7 +2830,7 @@ func (x *DisableMaintenanceModeRequest) String() string {
 func (*DisableMaintenanceModeRequest) ProtoMessage() {}
 
 func (x *DisableMaintenanceModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[44]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2751,7 +2843,7 @@ func (x *DisableMaintenanceModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisableMaintenanceModeRequest.ProtoReflect.Descriptor instead.
 func (*DisableMaintenanceModeRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{44}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{46}
 }
 
 // DisableMaintenanceModeResponse carries the switch afterwards.
@@ -2765,7 +2857,7 @@ type DisableMaintenanceModeResponse struct {
 
 func (x *DisableMaintenanceModeResponse) Reset() {
 	*x = DisableMaintenanceModeResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[45]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2777,7 +2869,7 @@ func (x *DisableMaintenanceModeResponse) String() string {
 func (*DisableMaintenanceModeResponse) ProtoMessage() {}
 
 func (x *DisableMaintenanceModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[45]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2790,7 +2882,7 @@ func (x *DisableMaintenanceModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisableMaintenanceModeResponse.ProtoReflect.Descriptor instead.
 func (*DisableMaintenanceModeResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{45}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *DisableMaintenanceModeResponse) GetIsEnabled() bool {
@@ -2809,7 +2901,7 @@ type GetMaintenanceStatusRequest struct {
 
 func (x *GetMaintenanceStatusRequest) Reset() {
 	*x = GetMaintenanceStatusRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[46]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2821,7 +2913,7 @@ func (x *GetMaintenanceStatusRequest) String() string {
 func (*GetMaintenanceStatusRequest) ProtoMessage() {}
 
 func (x *GetMaintenanceStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[46]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2834,7 +2926,7 @@ func (x *GetMaintenanceStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMaintenanceStatusRequest.ProtoReflect.Descriptor instead.
 func (*GetMaintenanceStatusRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{46}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{48}
 }
 
 // GetMaintenanceStatusResponse carries the switch.
@@ -2848,7 +2940,7 @@ type GetMaintenanceStatusResponse struct {
 
 func (x *GetMaintenanceStatusResponse) Reset() {
 	*x = GetMaintenanceStatusResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[47]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2860,7 +2952,7 @@ func (x *GetMaintenanceStatusResponse) String() string {
 func (*GetMaintenanceStatusResponse) ProtoMessage() {}
 
 func (x *GetMaintenanceStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[47]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2873,7 +2965,7 @@ func (x *GetMaintenanceStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMaintenanceStatusResponse.ProtoReflect.Descriptor instead.
 func (*GetMaintenanceStatusResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{47}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *GetMaintenanceStatusResponse) GetIsEnabled() bool {
@@ -2903,7 +2995,7 @@ type ListMerchantCollabActivityRequest struct {
 
 func (x *ListMerchantCollabActivityRequest) Reset() {
 	*x = ListMerchantCollabActivityRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[48]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2915,7 +3007,7 @@ func (x *ListMerchantCollabActivityRequest) String() string {
 func (*ListMerchantCollabActivityRequest) ProtoMessage() {}
 
 func (x *ListMerchantCollabActivityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[48]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2928,7 +3020,7 @@ func (x *ListMerchantCollabActivityRequest) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ListMerchantCollabActivityRequest.ProtoReflect.Descriptor instead.
 func (*ListMerchantCollabActivityRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{48}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ListMerchantCollabActivityRequest) GetMerchantId() int32 {
@@ -2979,7 +3071,7 @@ type ListMerchantCollabActivityResponse struct {
 
 func (x *ListMerchantCollabActivityResponse) Reset() {
 	*x = ListMerchantCollabActivityResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[49]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2991,7 +3083,7 @@ func (x *ListMerchantCollabActivityResponse) String() string {
 func (*ListMerchantCollabActivityResponse) ProtoMessage() {}
 
 func (x *ListMerchantCollabActivityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[49]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3004,7 +3096,7 @@ func (x *ListMerchantCollabActivityResponse) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ListMerchantCollabActivityResponse.ProtoReflect.Descriptor instead.
 func (*ListMerchantCollabActivityResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{49}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ListMerchantCollabActivityResponse) GetStatus() string {
@@ -3039,7 +3131,7 @@ type ListCollabActivityRequest struct {
 
 func (x *ListCollabActivityRequest) Reset() {
 	*x = ListCollabActivityRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[50]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3051,7 +3143,7 @@ func (x *ListCollabActivityRequest) String() string {
 func (*ListCollabActivityRequest) ProtoMessage() {}
 
 func (x *ListCollabActivityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[50]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3064,7 +3156,7 @@ func (x *ListCollabActivityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCollabActivityRequest.ProtoReflect.Descriptor instead.
 func (*ListCollabActivityRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{50}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ListCollabActivityRequest) GetFrom() string {
@@ -3108,7 +3200,7 @@ type ListCollabActivityResponse struct {
 
 func (x *ListCollabActivityResponse) Reset() {
 	*x = ListCollabActivityResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[51]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3120,7 +3212,7 @@ func (x *ListCollabActivityResponse) String() string {
 func (*ListCollabActivityResponse) ProtoMessage() {}
 
 func (x *ListCollabActivityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[51]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3133,7 +3225,7 @@ func (x *ListCollabActivityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCollabActivityResponse.ProtoReflect.Descriptor instead.
 func (*ListCollabActivityResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{51}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ListCollabActivityResponse) GetStatus() string {
@@ -3165,7 +3257,7 @@ type ActivityData struct {
 
 func (x *ActivityData) Reset() {
 	*x = ActivityData{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[52]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3177,7 +3269,7 @@ func (x *ActivityData) String() string {
 func (*ActivityData) ProtoMessage() {}
 
 func (x *ActivityData) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[52]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3190,7 +3282,7 @@ func (x *ActivityData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActivityData.ProtoReflect.Descriptor instead.
 func (*ActivityData) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{52}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *ActivityData) GetResultType() string {
@@ -3229,7 +3321,7 @@ type ActivityStream struct {
 
 func (x *ActivityStream) Reset() {
 	*x = ActivityStream{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[53]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3241,7 +3333,7 @@ func (x *ActivityStream) String() string {
 func (*ActivityStream) ProtoMessage() {}
 
 func (x *ActivityStream) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[53]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3254,7 +3346,7 @@ func (x *ActivityStream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActivityStream.ProtoReflect.Descriptor instead.
 func (*ActivityStream) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{53}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *ActivityStream) GetStream() map[string]string {
@@ -3291,7 +3383,7 @@ type ActivityStats struct {
 
 func (x *ActivityStats) Reset() {
 	*x = ActivityStats{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[54]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3303,7 +3395,7 @@ func (x *ActivityStats) String() string {
 func (*ActivityStats) ProtoMessage() {}
 
 func (x *ActivityStats) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[54]
+	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3316,7 +3408,7 @@ func (x *ActivityStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActivityStats.ProtoReflect.Descriptor instead.
 func (*ActivityStats) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{54}
+	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *ActivityStats) GetTotal() int32 {
@@ -3358,7 +3450,11 @@ var File_paygate_gateway_v1_gateway_proto protoreflect.FileDescriptor
 
 const file_paygate_gateway_v1_gateway_proto_rawDesc = "" +
 	"\n" +
-	" paygate/gateway/v1/gateway.proto\x12\x12paygate.gateway.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a%paygate/gateway/v1/transactions.proto\"\x16\n" +
+	" paygate/gateway/v1/gateway.proto\x12\x12paygate.gateway.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a%paygate/gateway/v1/transactions.proto\x1a#paygate/gateway/v1/validation.proto\"/\n" +
+	"\x10GetCollabRequest\x12\x1b\n" +
+	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\"G\n" +
+	"\x11GetCollabResponse\x122\n" +
+	"\x06collab\x18\x01 \x01(\v2\x1a.paygate.gateway.v1.CollabR\x06collab\"\x16\n" +
 	"\x14ListMerchantsRequest\"S\n" +
 	"\x15ListMerchantsResponse\x12:\n" +
 	"\tmerchants\x18\x01 \x03(\v2\x1c.paygate.gateway.v1.MerchantR\tmerchants\"B\n" +
@@ -3607,11 +3703,12 @@ const file_paygate_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x04user\x18\x02 \x01(\x05R\x04user\x12\x16\n" +
 	"\x06system\x18\x03 \x01(\x05R\x06system\x12\x1a\n" +
 	"\bcritical\x18\x04 \x01(\x05R\bcritical\x12\x1c\n" +
-	"\tsensitive\x18\x05 \x01(\x05R\tsensitive2\xa3(\n" +
+	"\tsensitive\x18\x05 \x01(\x05R\tsensitive2\xbf3\n" +
 	"\x0eGatewayService\x12\x8a\x01\n" +
 	"\rListMerchants\x12(.paygate.gateway.v1.ListMerchantsRequest\x1a).paygate.gateway.v1.ListMerchantsResponse\"$\x82\xd3\xe4\x93\x02\x1eb\tmerchants\x12\x11/api/v1/merchants\x12\xb0\x01\n" +
 	"\x13ListMerchantCollabs\x12..paygate.gateway.v1.ListMerchantCollabsRequest\x1a/.paygate.gateway.v1.ListMerchantCollabsResponse\"8\x82\xd3\xe4\x93\x022b\acollabs\x12'/api/v1/merchants/{merchant_id}/collabs\x12\x80\x01\n" +
-	"\vListCollabs\x12&.paygate.gateway.v1.ListCollabsRequest\x1a'.paygate.gateway.v1.ListCollabsResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/api/v1/merchant-collabs\x12\x8a\x01\n" +
+	"\vListCollabs\x12&.paygate.gateway.v1.ListCollabsRequest\x1a'.paygate.gateway.v1.ListCollabsResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/api/v1/merchant-collabs\x12\x85\x01\n" +
+	"\tGetCollab\x12$.paygate.gateway.v1.GetCollabRequest\x1a%.paygate.gateway.v1.GetCollabResponse\"+\x82\xd3\xe4\x93\x02%b\x06collab\x12\x1b/api/v1/collabs/{collab_id}\x12\x8a\x01\n" +
 	"\rListProviders\x12(.paygate.gateway.v1.ListProvidersRequest\x1a).paygate.gateway.v1.ListProvidersResponse\"$\x82\xd3\xe4\x93\x02\x1eb\tproviders\x12\x11/api/v1/providers\x12\xb0\x01\n" +
 	"\x13ListProviderCollabs\x12..paygate.gateway.v1.ListProviderCollabsRequest\x1a/.paygate.gateway.v1.ListProviderCollabsResponse\"8\x82\xd3\xe4\x93\x022b\acollabs\x12'/api/v1/providers/{provider_id}/collabs\x12\xb0\x01\n" +
 	"\x15SetProviderActiveness\x120.paygate.gateway.v1.SetProviderActivenessRequest\x1a1.paygate.gateway.v1.SetProviderActivenessResponse\"2\x82\xd3\xe4\x93\x02,\"*/api/v1/providers/{provider_id}/activeness\x12\xaf\x01\n" +
@@ -3638,7 +3735,14 @@ const file_paygate_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x1aCancelTransactionCallbacks\x125.paygate.gateway.v1.CancelTransactionCallbacksRequest\x1a6.paygate.gateway.v1.CancelTransactionCallbacksResponse\"?\x82\xd3\xe4\x93\x029b\vtransaction\"*/api/v1/transactions/{id}/callbacks/cancel\x12\x9e\x01\n" +
 	"\x12EnqueueTransaction\x12-.paygate.gateway.v1.EnqueueTransactionRequest\x1a..paygate.gateway.v1.EnqueueTransactionResponse\")\x82\xd3\xe4\x93\x02#\"!/api/v1/transactions/{id}/enqueue\x12\xbb\x01\n" +
 	"\x19EnqueueTransactionPolling\x124.paygate.gateway.v1.EnqueueTransactionPollingRequest\x1a5.paygate.gateway.v1.EnqueueTransactionPollingResponse\"1\x82\xd3\xe4\x93\x02+\")/api/v1/transactions/{id}/polling/enqueue\x12\xac\x01\n" +
-	"\x15SearchTransactionLogs\x120.paygate.gateway.v1.SearchTransactionLogsRequest\x1a1.paygate.gateway.v1.SearchTransactionLogsResponse\".\x82\xd3\xe4\x93\x02(:\x01*\"#/api/v1/transactions/search-in-logsB\xd0\x01\n" +
+	"\x15SearchTransactionLogs\x120.paygate.gateway.v1.SearchTransactionLogsRequest\x1a1.paygate.gateway.v1.SearchTransactionLogsResponse\".\x82\xd3\xe4\x93\x02(:\x01*\"#/api/v1/transactions/search-in-logs\x12\xc7\x01\n" +
+	"\x17ListValidationEndpoints\x122.paygate.gateway.v1.ListValidationEndpointsRequest\x1a3.paygate.gateway.v1.ListValidationEndpointsResponse\"C\x82\xd3\xe4\x93\x02=b\tendpoints\x120/api/v1/collabs/{collab_id}/validation-endpoints\x12\xc0\x01\n" +
+	"\x18CreateValidationEndpoint\x123.paygate.gateway.v1.CreateValidationEndpointRequest\x1a4.paygate.gateway.v1.CreateValidationEndpointResponse\"9\x82\xd3\xe4\x93\x023:\x01*b\bendpoint\"$/api/v1/collabs/validation-endpoints\x12\xc5\x01\n" +
+	"\x18UpdateValidationEndpoint\x123.paygate.gateway.v1.UpdateValidationEndpointRequest\x1a4.paygate.gateway.v1.UpdateValidationEndpointResponse\">\x82\xd3\xe4\x93\x028:\x01*b\bendpoint\")/api/v1/collabs/validation-endpoints/{id}\x12\xb8\x01\n" +
+	"\x18DeleteValidationEndpoint\x123.paygate.gateway.v1.DeleteValidationEndpointRequest\x1a4.paygate.gateway.v1.DeleteValidationEndpointResponse\"1\x82\xd3\xe4\x93\x02+*)/api/v1/collabs/validation-endpoints/{id}\x12\xb3\x01\n" +
+	"\x15ListValidationResults\x120.paygate.gateway.v1.ListValidationResultsRequest\x1a1.paygate.gateway.v1.ListValidationResultsResponse\"5\x82\xd3\xe4\x93\x02/b\aresults\x12$/api/v1/transactions/{id}/validation\x12\xaf\x01\n" +
+	"\x13SetValidationStatus\x12..paygate.gateway.v1.SetValidationStatusRequest\x1a/.paygate.gateway.v1.SetValidationStatusResponse\"7\x82\xd3\xe4\x93\x021b\x06result\"'/api/v1/validation/{id}/status/{status}\x12\x99\x01\n" +
+	"\x0fRetryValidation\x12*.paygate.gateway.v1.RetryValidationRequest\x1a+.paygate.gateway.v1.RetryValidationResponse\"-\x82\xd3\xe4\x93\x02'b\x06result\"\x1d/api/v1/validation/{id}/retryB\xd0\x01\n" +
 	"\x16com.paygate.gateway.v1B\fGatewayProtoP\x01Z>github.com/paygate/paygate/gen/go/paygate/gateway/v1;gatewayv1\xa2\x02\x03PGX\xaa\x02\x12Paygate.Gateway.V1\xca\x02\x12Paygate\\Gateway\\V1\xe2\x02\x1ePaygate\\Gateway\\V1\\GPBMetadata\xea\x02\x14Paygate::Gateway::V1b\x06proto3"
 
 var (
@@ -3653,186 +3757,219 @@ func file_paygate_gateway_v1_gateway_proto_rawDescGZIP() []byte {
 	return file_paygate_gateway_v1_gateway_proto_rawDescData
 }
 
-var file_paygate_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
+var file_paygate_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
 var file_paygate_gateway_v1_gateway_proto_goTypes = []any{
-	(*ListMerchantsRequest)(nil),               // 0: paygate.gateway.v1.ListMerchantsRequest
-	(*ListMerchantsResponse)(nil),              // 1: paygate.gateway.v1.ListMerchantsResponse
-	(*Merchant)(nil),                           // 2: paygate.gateway.v1.Merchant
-	(*ProviderPayType)(nil),                    // 3: paygate.gateway.v1.ProviderPayType
-	(*Provider)(nil),                           // 4: paygate.gateway.v1.Provider
-	(*CollabMerchant)(nil),                     // 5: paygate.gateway.v1.CollabMerchant
-	(*CollabProvider)(nil),                     // 6: paygate.gateway.v1.CollabProvider
-	(*Collab)(nil),                             // 7: paygate.gateway.v1.Collab
-	(*CollabPayTypeSettings)(nil),              // 8: paygate.gateway.v1.CollabPayTypeSettings
-	(*CollabSettings)(nil),                     // 9: paygate.gateway.v1.CollabSettings
-	(*PayTypeChannels)(nil),                    // 10: paygate.gateway.v1.PayTypeChannels
-	(*CollabPayTypeLimits)(nil),                // 11: paygate.gateway.v1.CollabPayTypeLimits
-	(*CollabLimits)(nil),                       // 12: paygate.gateway.v1.CollabLimits
-	(*NewCollabPayType)(nil),                   // 13: paygate.gateway.v1.NewCollabPayType
-	(*ListMerchantCollabsRequest)(nil),         // 14: paygate.gateway.v1.ListMerchantCollabsRequest
-	(*ListMerchantCollabsResponse)(nil),        // 15: paygate.gateway.v1.ListMerchantCollabsResponse
-	(*ListCollabsRequest)(nil),                 // 16: paygate.gateway.v1.ListCollabsRequest
-	(*ListCollabsResponse)(nil),                // 17: paygate.gateway.v1.ListCollabsResponse
-	(*ListProvidersRequest)(nil),               // 18: paygate.gateway.v1.ListProvidersRequest
-	(*ListProvidersResponse)(nil),              // 19: paygate.gateway.v1.ListProvidersResponse
-	(*ListProviderCollabsRequest)(nil),         // 20: paygate.gateway.v1.ListProviderCollabsRequest
-	(*ListProviderCollabsResponse)(nil),        // 21: paygate.gateway.v1.ListProviderCollabsResponse
-	(*SetProviderActivenessRequest)(nil),       // 22: paygate.gateway.v1.SetProviderActivenessRequest
-	(*SetProviderActivenessResponse)(nil),      // 23: paygate.gateway.v1.SetProviderActivenessResponse
-	(*GetCollabSettingsRequest)(nil),           // 24: paygate.gateway.v1.GetCollabSettingsRequest
-	(*GetCollabSettingsResponse)(nil),          // 25: paygate.gateway.v1.GetCollabSettingsResponse
-	(*UpdateCollabSettingsRequest)(nil),        // 26: paygate.gateway.v1.UpdateCollabSettingsRequest
-	(*UpdateCollabSettingsResponse)(nil),       // 27: paygate.gateway.v1.UpdateCollabSettingsResponse
-	(*SetCollabActivenessRequest)(nil),         // 28: paygate.gateway.v1.SetCollabActivenessRequest
-	(*SetCollabActivenessResponse)(nil),        // 29: paygate.gateway.v1.SetCollabActivenessResponse
-	(*GetCollabLimitsRequest)(nil),             // 30: paygate.gateway.v1.GetCollabLimitsRequest
-	(*GetCollabLimitsResponse)(nil),            // 31: paygate.gateway.v1.GetCollabLimitsResponse
-	(*UpdateCollabLimitsRequest)(nil),          // 32: paygate.gateway.v1.UpdateCollabLimitsRequest
-	(*UpdateCollabLimitsResponse)(nil),         // 33: paygate.gateway.v1.UpdateCollabLimitsResponse
-	(*UpdateCollabPayTypeLimitsRequest)(nil),   // 34: paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest
-	(*UpdateCollabPayTypeLimitsResponse)(nil),  // 35: paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
-	(*InitializeCollabRequest)(nil),            // 36: paygate.gateway.v1.InitializeCollabRequest
-	(*InitializeCollabResponse)(nil),           // 37: paygate.gateway.v1.InitializeCollabResponse
-	(*AddCollabPayTypesRequest)(nil),           // 38: paygate.gateway.v1.AddCollabPayTypesRequest
-	(*AddCollabPayTypesResponse)(nil),          // 39: paygate.gateway.v1.AddCollabPayTypesResponse
-	(*RemoveCollabPayTypesRequest)(nil),        // 40: paygate.gateway.v1.RemoveCollabPayTypesRequest
-	(*RemoveCollabPayTypesResponse)(nil),       // 41: paygate.gateway.v1.RemoveCollabPayTypesResponse
-	(*EnableMaintenanceModeRequest)(nil),       // 42: paygate.gateway.v1.EnableMaintenanceModeRequest
-	(*EnableMaintenanceModeResponse)(nil),      // 43: paygate.gateway.v1.EnableMaintenanceModeResponse
-	(*DisableMaintenanceModeRequest)(nil),      // 44: paygate.gateway.v1.DisableMaintenanceModeRequest
-	(*DisableMaintenanceModeResponse)(nil),     // 45: paygate.gateway.v1.DisableMaintenanceModeResponse
-	(*GetMaintenanceStatusRequest)(nil),        // 46: paygate.gateway.v1.GetMaintenanceStatusRequest
-	(*GetMaintenanceStatusResponse)(nil),       // 47: paygate.gateway.v1.GetMaintenanceStatusResponse
-	(*ListMerchantCollabActivityRequest)(nil),  // 48: paygate.gateway.v1.ListMerchantCollabActivityRequest
-	(*ListMerchantCollabActivityResponse)(nil), // 49: paygate.gateway.v1.ListMerchantCollabActivityResponse
-	(*ListCollabActivityRequest)(nil),          // 50: paygate.gateway.v1.ListCollabActivityRequest
-	(*ListCollabActivityResponse)(nil),         // 51: paygate.gateway.v1.ListCollabActivityResponse
-	(*ActivityData)(nil),                       // 52: paygate.gateway.v1.ActivityData
-	(*ActivityStream)(nil),                     // 53: paygate.gateway.v1.ActivityStream
-	(*ActivityStats)(nil),                      // 54: paygate.gateway.v1.ActivityStats
-	nil,                                        // 55: paygate.gateway.v1.CollabSettings.SettingsEntry
-	nil,                                        // 56: paygate.gateway.v1.UpdateCollabSettingsRequest.SettingsEntry
-	nil,                                        // 57: paygate.gateway.v1.InitializeCollabRequest.CollabSettingsEntry
-	nil,                                        // 58: paygate.gateway.v1.ActivityStream.StreamEntry
-	(*structpb.ListValue)(nil),                 // 59: google.protobuf.ListValue
-	(*InitializeTransactionRequest)(nil),       // 60: paygate.gateway.v1.InitializeTransactionRequest
-	(*GetTransactionRequest)(nil),              // 61: paygate.gateway.v1.GetTransactionRequest
-	(*SetTransactionStatusRequest)(nil),        // 62: paygate.gateway.v1.SetTransactionStatusRequest
-	(*ListTransactionLogsRequest)(nil),         // 63: paygate.gateway.v1.ListTransactionLogsRequest
-	(*ListTransactionsRequest)(nil),            // 64: paygate.gateway.v1.ListTransactionsRequest
-	(*CancelTransactionRequest)(nil),           // 65: paygate.gateway.v1.CancelTransactionRequest
-	(*CancelTransactionCallbacksRequest)(nil),  // 66: paygate.gateway.v1.CancelTransactionCallbacksRequest
-	(*EnqueueTransactionRequest)(nil),          // 67: paygate.gateway.v1.EnqueueTransactionRequest
-	(*EnqueueTransactionPollingRequest)(nil),   // 68: paygate.gateway.v1.EnqueueTransactionPollingRequest
-	(*SearchTransactionLogsRequest)(nil),       // 69: paygate.gateway.v1.SearchTransactionLogsRequest
-	(*InitializeTransactionResponse)(nil),      // 70: paygate.gateway.v1.InitializeTransactionResponse
-	(*GetTransactionResponse)(nil),             // 71: paygate.gateway.v1.GetTransactionResponse
-	(*SetTransactionStatusResponse)(nil),       // 72: paygate.gateway.v1.SetTransactionStatusResponse
-	(*ListTransactionLogsResponse)(nil),        // 73: paygate.gateway.v1.ListTransactionLogsResponse
-	(*ListTransactionsResponse)(nil),           // 74: paygate.gateway.v1.ListTransactionsResponse
-	(*CancelTransactionResponse)(nil),          // 75: paygate.gateway.v1.CancelTransactionResponse
-	(*CancelTransactionCallbacksResponse)(nil), // 76: paygate.gateway.v1.CancelTransactionCallbacksResponse
-	(*EnqueueTransactionResponse)(nil),         // 77: paygate.gateway.v1.EnqueueTransactionResponse
-	(*EnqueueTransactionPollingResponse)(nil),  // 78: paygate.gateway.v1.EnqueueTransactionPollingResponse
-	(*SearchTransactionLogsResponse)(nil),      // 79: paygate.gateway.v1.SearchTransactionLogsResponse
+	(*GetCollabRequest)(nil),                   // 0: paygate.gateway.v1.GetCollabRequest
+	(*GetCollabResponse)(nil),                  // 1: paygate.gateway.v1.GetCollabResponse
+	(*ListMerchantsRequest)(nil),               // 2: paygate.gateway.v1.ListMerchantsRequest
+	(*ListMerchantsResponse)(nil),              // 3: paygate.gateway.v1.ListMerchantsResponse
+	(*Merchant)(nil),                           // 4: paygate.gateway.v1.Merchant
+	(*ProviderPayType)(nil),                    // 5: paygate.gateway.v1.ProviderPayType
+	(*Provider)(nil),                           // 6: paygate.gateway.v1.Provider
+	(*CollabMerchant)(nil),                     // 7: paygate.gateway.v1.CollabMerchant
+	(*CollabProvider)(nil),                     // 8: paygate.gateway.v1.CollabProvider
+	(*Collab)(nil),                             // 9: paygate.gateway.v1.Collab
+	(*CollabPayTypeSettings)(nil),              // 10: paygate.gateway.v1.CollabPayTypeSettings
+	(*CollabSettings)(nil),                     // 11: paygate.gateway.v1.CollabSettings
+	(*PayTypeChannels)(nil),                    // 12: paygate.gateway.v1.PayTypeChannels
+	(*CollabPayTypeLimits)(nil),                // 13: paygate.gateway.v1.CollabPayTypeLimits
+	(*CollabLimits)(nil),                       // 14: paygate.gateway.v1.CollabLimits
+	(*NewCollabPayType)(nil),                   // 15: paygate.gateway.v1.NewCollabPayType
+	(*ListMerchantCollabsRequest)(nil),         // 16: paygate.gateway.v1.ListMerchantCollabsRequest
+	(*ListMerchantCollabsResponse)(nil),        // 17: paygate.gateway.v1.ListMerchantCollabsResponse
+	(*ListCollabsRequest)(nil),                 // 18: paygate.gateway.v1.ListCollabsRequest
+	(*ListCollabsResponse)(nil),                // 19: paygate.gateway.v1.ListCollabsResponse
+	(*ListProvidersRequest)(nil),               // 20: paygate.gateway.v1.ListProvidersRequest
+	(*ListProvidersResponse)(nil),              // 21: paygate.gateway.v1.ListProvidersResponse
+	(*ListProviderCollabsRequest)(nil),         // 22: paygate.gateway.v1.ListProviderCollabsRequest
+	(*ListProviderCollabsResponse)(nil),        // 23: paygate.gateway.v1.ListProviderCollabsResponse
+	(*SetProviderActivenessRequest)(nil),       // 24: paygate.gateway.v1.SetProviderActivenessRequest
+	(*SetProviderActivenessResponse)(nil),      // 25: paygate.gateway.v1.SetProviderActivenessResponse
+	(*GetCollabSettingsRequest)(nil),           // 26: paygate.gateway.v1.GetCollabSettingsRequest
+	(*GetCollabSettingsResponse)(nil),          // 27: paygate.gateway.v1.GetCollabSettingsResponse
+	(*UpdateCollabSettingsRequest)(nil),        // 28: paygate.gateway.v1.UpdateCollabSettingsRequest
+	(*UpdateCollabSettingsResponse)(nil),       // 29: paygate.gateway.v1.UpdateCollabSettingsResponse
+	(*SetCollabActivenessRequest)(nil),         // 30: paygate.gateway.v1.SetCollabActivenessRequest
+	(*SetCollabActivenessResponse)(nil),        // 31: paygate.gateway.v1.SetCollabActivenessResponse
+	(*GetCollabLimitsRequest)(nil),             // 32: paygate.gateway.v1.GetCollabLimitsRequest
+	(*GetCollabLimitsResponse)(nil),            // 33: paygate.gateway.v1.GetCollabLimitsResponse
+	(*UpdateCollabLimitsRequest)(nil),          // 34: paygate.gateway.v1.UpdateCollabLimitsRequest
+	(*UpdateCollabLimitsResponse)(nil),         // 35: paygate.gateway.v1.UpdateCollabLimitsResponse
+	(*UpdateCollabPayTypeLimitsRequest)(nil),   // 36: paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest
+	(*UpdateCollabPayTypeLimitsResponse)(nil),  // 37: paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
+	(*InitializeCollabRequest)(nil),            // 38: paygate.gateway.v1.InitializeCollabRequest
+	(*InitializeCollabResponse)(nil),           // 39: paygate.gateway.v1.InitializeCollabResponse
+	(*AddCollabPayTypesRequest)(nil),           // 40: paygate.gateway.v1.AddCollabPayTypesRequest
+	(*AddCollabPayTypesResponse)(nil),          // 41: paygate.gateway.v1.AddCollabPayTypesResponse
+	(*RemoveCollabPayTypesRequest)(nil),        // 42: paygate.gateway.v1.RemoveCollabPayTypesRequest
+	(*RemoveCollabPayTypesResponse)(nil),       // 43: paygate.gateway.v1.RemoveCollabPayTypesResponse
+	(*EnableMaintenanceModeRequest)(nil),       // 44: paygate.gateway.v1.EnableMaintenanceModeRequest
+	(*EnableMaintenanceModeResponse)(nil),      // 45: paygate.gateway.v1.EnableMaintenanceModeResponse
+	(*DisableMaintenanceModeRequest)(nil),      // 46: paygate.gateway.v1.DisableMaintenanceModeRequest
+	(*DisableMaintenanceModeResponse)(nil),     // 47: paygate.gateway.v1.DisableMaintenanceModeResponse
+	(*GetMaintenanceStatusRequest)(nil),        // 48: paygate.gateway.v1.GetMaintenanceStatusRequest
+	(*GetMaintenanceStatusResponse)(nil),       // 49: paygate.gateway.v1.GetMaintenanceStatusResponse
+	(*ListMerchantCollabActivityRequest)(nil),  // 50: paygate.gateway.v1.ListMerchantCollabActivityRequest
+	(*ListMerchantCollabActivityResponse)(nil), // 51: paygate.gateway.v1.ListMerchantCollabActivityResponse
+	(*ListCollabActivityRequest)(nil),          // 52: paygate.gateway.v1.ListCollabActivityRequest
+	(*ListCollabActivityResponse)(nil),         // 53: paygate.gateway.v1.ListCollabActivityResponse
+	(*ActivityData)(nil),                       // 54: paygate.gateway.v1.ActivityData
+	(*ActivityStream)(nil),                     // 55: paygate.gateway.v1.ActivityStream
+	(*ActivityStats)(nil),                      // 56: paygate.gateway.v1.ActivityStats
+	nil,                                        // 57: paygate.gateway.v1.CollabSettings.SettingsEntry
+	nil,                                        // 58: paygate.gateway.v1.UpdateCollabSettingsRequest.SettingsEntry
+	nil,                                        // 59: paygate.gateway.v1.InitializeCollabRequest.CollabSettingsEntry
+	nil,                                        // 60: paygate.gateway.v1.ActivityStream.StreamEntry
+	(*structpb.ListValue)(nil),                 // 61: google.protobuf.ListValue
+	(*InitializeTransactionRequest)(nil),       // 62: paygate.gateway.v1.InitializeTransactionRequest
+	(*GetTransactionRequest)(nil),              // 63: paygate.gateway.v1.GetTransactionRequest
+	(*SetTransactionStatusRequest)(nil),        // 64: paygate.gateway.v1.SetTransactionStatusRequest
+	(*ListTransactionLogsRequest)(nil),         // 65: paygate.gateway.v1.ListTransactionLogsRequest
+	(*ListTransactionsRequest)(nil),            // 66: paygate.gateway.v1.ListTransactionsRequest
+	(*CancelTransactionRequest)(nil),           // 67: paygate.gateway.v1.CancelTransactionRequest
+	(*CancelTransactionCallbacksRequest)(nil),  // 68: paygate.gateway.v1.CancelTransactionCallbacksRequest
+	(*EnqueueTransactionRequest)(nil),          // 69: paygate.gateway.v1.EnqueueTransactionRequest
+	(*EnqueueTransactionPollingRequest)(nil),   // 70: paygate.gateway.v1.EnqueueTransactionPollingRequest
+	(*SearchTransactionLogsRequest)(nil),       // 71: paygate.gateway.v1.SearchTransactionLogsRequest
+	(*ListValidationEndpointsRequest)(nil),     // 72: paygate.gateway.v1.ListValidationEndpointsRequest
+	(*CreateValidationEndpointRequest)(nil),    // 73: paygate.gateway.v1.CreateValidationEndpointRequest
+	(*UpdateValidationEndpointRequest)(nil),    // 74: paygate.gateway.v1.UpdateValidationEndpointRequest
+	(*DeleteValidationEndpointRequest)(nil),    // 75: paygate.gateway.v1.DeleteValidationEndpointRequest
+	(*ListValidationResultsRequest)(nil),       // 76: paygate.gateway.v1.ListValidationResultsRequest
+	(*SetValidationStatusRequest)(nil),         // 77: paygate.gateway.v1.SetValidationStatusRequest
+	(*RetryValidationRequest)(nil),             // 78: paygate.gateway.v1.RetryValidationRequest
+	(*InitializeTransactionResponse)(nil),      // 79: paygate.gateway.v1.InitializeTransactionResponse
+	(*GetTransactionResponse)(nil),             // 80: paygate.gateway.v1.GetTransactionResponse
+	(*SetTransactionStatusResponse)(nil),       // 81: paygate.gateway.v1.SetTransactionStatusResponse
+	(*ListTransactionLogsResponse)(nil),        // 82: paygate.gateway.v1.ListTransactionLogsResponse
+	(*ListTransactionsResponse)(nil),           // 83: paygate.gateway.v1.ListTransactionsResponse
+	(*CancelTransactionResponse)(nil),          // 84: paygate.gateway.v1.CancelTransactionResponse
+	(*CancelTransactionCallbacksResponse)(nil), // 85: paygate.gateway.v1.CancelTransactionCallbacksResponse
+	(*EnqueueTransactionResponse)(nil),         // 86: paygate.gateway.v1.EnqueueTransactionResponse
+	(*EnqueueTransactionPollingResponse)(nil),  // 87: paygate.gateway.v1.EnqueueTransactionPollingResponse
+	(*SearchTransactionLogsResponse)(nil),      // 88: paygate.gateway.v1.SearchTransactionLogsResponse
+	(*ListValidationEndpointsResponse)(nil),    // 89: paygate.gateway.v1.ListValidationEndpointsResponse
+	(*CreateValidationEndpointResponse)(nil),   // 90: paygate.gateway.v1.CreateValidationEndpointResponse
+	(*UpdateValidationEndpointResponse)(nil),   // 91: paygate.gateway.v1.UpdateValidationEndpointResponse
+	(*DeleteValidationEndpointResponse)(nil),   // 92: paygate.gateway.v1.DeleteValidationEndpointResponse
+	(*ListValidationResultsResponse)(nil),      // 93: paygate.gateway.v1.ListValidationResultsResponse
+	(*SetValidationStatusResponse)(nil),        // 94: paygate.gateway.v1.SetValidationStatusResponse
+	(*RetryValidationResponse)(nil),            // 95: paygate.gateway.v1.RetryValidationResponse
 }
 var file_paygate_gateway_v1_gateway_proto_depIdxs = []int32{
-	2,  // 0: paygate.gateway.v1.ListMerchantsResponse.merchants:type_name -> paygate.gateway.v1.Merchant
-	3,  // 1: paygate.gateway.v1.Provider.pay_types:type_name -> paygate.gateway.v1.ProviderPayType
-	3,  // 2: paygate.gateway.v1.CollabProvider.pay_types:type_name -> paygate.gateway.v1.ProviderPayType
-	5,  // 3: paygate.gateway.v1.Collab.merchant:type_name -> paygate.gateway.v1.CollabMerchant
-	6,  // 4: paygate.gateway.v1.Collab.provider:type_name -> paygate.gateway.v1.CollabProvider
-	55, // 5: paygate.gateway.v1.CollabSettings.settings:type_name -> paygate.gateway.v1.CollabSettings.SettingsEntry
-	8,  // 6: paygate.gateway.v1.CollabSettings.pay_type_settings:type_name -> paygate.gateway.v1.CollabPayTypeSettings
-	11, // 7: paygate.gateway.v1.CollabLimits.collab_pay_type_limits:type_name -> paygate.gateway.v1.CollabPayTypeLimits
-	7,  // 8: paygate.gateway.v1.ListMerchantCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
-	7,  // 9: paygate.gateway.v1.ListCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
-	4,  // 10: paygate.gateway.v1.ListProvidersResponse.providers:type_name -> paygate.gateway.v1.Provider
-	7,  // 11: paygate.gateway.v1.ListProviderCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
-	9,  // 12: paygate.gateway.v1.GetCollabSettingsResponse.collab_settings:type_name -> paygate.gateway.v1.CollabSettings
-	56, // 13: paygate.gateway.v1.UpdateCollabSettingsRequest.settings:type_name -> paygate.gateway.v1.UpdateCollabSettingsRequest.SettingsEntry
-	10, // 14: paygate.gateway.v1.UpdateCollabSettingsRequest.pay_type_settings:type_name -> paygate.gateway.v1.PayTypeChannels
-	9,  // 15: paygate.gateway.v1.UpdateCollabSettingsResponse.collab_settings:type_name -> paygate.gateway.v1.CollabSettings
-	12, // 16: paygate.gateway.v1.GetCollabLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
-	12, // 17: paygate.gateway.v1.UpdateCollabLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
-	12, // 18: paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
-	10, // 19: paygate.gateway.v1.InitializeCollabRequest.pay_type_settings:type_name -> paygate.gateway.v1.PayTypeChannels
-	57, // 20: paygate.gateway.v1.InitializeCollabRequest.collab_settings:type_name -> paygate.gateway.v1.InitializeCollabRequest.CollabSettingsEntry
-	7,  // 21: paygate.gateway.v1.InitializeCollabResponse.collab:type_name -> paygate.gateway.v1.Collab
-	13, // 22: paygate.gateway.v1.AddCollabPayTypesRequest.pay_types:type_name -> paygate.gateway.v1.NewCollabPayType
-	7,  // 23: paygate.gateway.v1.AddCollabPayTypesResponse.collab:type_name -> paygate.gateway.v1.Collab
-	7,  // 24: paygate.gateway.v1.RemoveCollabPayTypesResponse.collab:type_name -> paygate.gateway.v1.Collab
-	52, // 25: paygate.gateway.v1.ListMerchantCollabActivityResponse.data:type_name -> paygate.gateway.v1.ActivityData
-	52, // 26: paygate.gateway.v1.ListCollabActivityResponse.data:type_name -> paygate.gateway.v1.ActivityData
-	53, // 27: paygate.gateway.v1.ActivityData.result:type_name -> paygate.gateway.v1.ActivityStream
-	54, // 28: paygate.gateway.v1.ActivityData.stats:type_name -> paygate.gateway.v1.ActivityStats
-	58, // 29: paygate.gateway.v1.ActivityStream.stream:type_name -> paygate.gateway.v1.ActivityStream.StreamEntry
-	59, // 30: paygate.gateway.v1.ActivityStream.values:type_name -> google.protobuf.ListValue
-	0,  // 31: paygate.gateway.v1.GatewayService.ListMerchants:input_type -> paygate.gateway.v1.ListMerchantsRequest
-	14, // 32: paygate.gateway.v1.GatewayService.ListMerchantCollabs:input_type -> paygate.gateway.v1.ListMerchantCollabsRequest
-	16, // 33: paygate.gateway.v1.GatewayService.ListCollabs:input_type -> paygate.gateway.v1.ListCollabsRequest
-	18, // 34: paygate.gateway.v1.GatewayService.ListProviders:input_type -> paygate.gateway.v1.ListProvidersRequest
-	20, // 35: paygate.gateway.v1.GatewayService.ListProviderCollabs:input_type -> paygate.gateway.v1.ListProviderCollabsRequest
-	22, // 36: paygate.gateway.v1.GatewayService.SetProviderActiveness:input_type -> paygate.gateway.v1.SetProviderActivenessRequest
-	24, // 37: paygate.gateway.v1.GatewayService.GetCollabSettings:input_type -> paygate.gateway.v1.GetCollabSettingsRequest
-	26, // 38: paygate.gateway.v1.GatewayService.UpdateCollabSettings:input_type -> paygate.gateway.v1.UpdateCollabSettingsRequest
-	28, // 39: paygate.gateway.v1.GatewayService.SetCollabActiveness:input_type -> paygate.gateway.v1.SetCollabActivenessRequest
-	30, // 40: paygate.gateway.v1.GatewayService.GetCollabLimits:input_type -> paygate.gateway.v1.GetCollabLimitsRequest
-	32, // 41: paygate.gateway.v1.GatewayService.UpdateCollabLimits:input_type -> paygate.gateway.v1.UpdateCollabLimitsRequest
-	34, // 42: paygate.gateway.v1.GatewayService.UpdateCollabPayTypeLimits:input_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest
-	36, // 43: paygate.gateway.v1.GatewayService.InitializeCollab:input_type -> paygate.gateway.v1.InitializeCollabRequest
-	38, // 44: paygate.gateway.v1.GatewayService.AddCollabPayTypes:input_type -> paygate.gateway.v1.AddCollabPayTypesRequest
-	40, // 45: paygate.gateway.v1.GatewayService.RemoveCollabPayTypes:input_type -> paygate.gateway.v1.RemoveCollabPayTypesRequest
-	42, // 46: paygate.gateway.v1.GatewayService.EnableMaintenanceMode:input_type -> paygate.gateway.v1.EnableMaintenanceModeRequest
-	44, // 47: paygate.gateway.v1.GatewayService.DisableMaintenanceMode:input_type -> paygate.gateway.v1.DisableMaintenanceModeRequest
-	46, // 48: paygate.gateway.v1.GatewayService.GetMaintenanceStatus:input_type -> paygate.gateway.v1.GetMaintenanceStatusRequest
-	48, // 49: paygate.gateway.v1.GatewayService.ListMerchantCollabActivity:input_type -> paygate.gateway.v1.ListMerchantCollabActivityRequest
-	50, // 50: paygate.gateway.v1.GatewayService.ListCollabActivity:input_type -> paygate.gateway.v1.ListCollabActivityRequest
-	60, // 51: paygate.gateway.v1.GatewayService.InitializeTransaction:input_type -> paygate.gateway.v1.InitializeTransactionRequest
-	61, // 52: paygate.gateway.v1.GatewayService.GetTransaction:input_type -> paygate.gateway.v1.GetTransactionRequest
-	62, // 53: paygate.gateway.v1.GatewayService.SetTransactionStatus:input_type -> paygate.gateway.v1.SetTransactionStatusRequest
-	63, // 54: paygate.gateway.v1.GatewayService.ListTransactionLogs:input_type -> paygate.gateway.v1.ListTransactionLogsRequest
-	64, // 55: paygate.gateway.v1.GatewayService.ListTransactions:input_type -> paygate.gateway.v1.ListTransactionsRequest
-	65, // 56: paygate.gateway.v1.GatewayService.CancelTransaction:input_type -> paygate.gateway.v1.CancelTransactionRequest
-	66, // 57: paygate.gateway.v1.GatewayService.CancelTransactionCallbacks:input_type -> paygate.gateway.v1.CancelTransactionCallbacksRequest
-	67, // 58: paygate.gateway.v1.GatewayService.EnqueueTransaction:input_type -> paygate.gateway.v1.EnqueueTransactionRequest
-	68, // 59: paygate.gateway.v1.GatewayService.EnqueueTransactionPolling:input_type -> paygate.gateway.v1.EnqueueTransactionPollingRequest
-	69, // 60: paygate.gateway.v1.GatewayService.SearchTransactionLogs:input_type -> paygate.gateway.v1.SearchTransactionLogsRequest
-	1,  // 61: paygate.gateway.v1.GatewayService.ListMerchants:output_type -> paygate.gateway.v1.ListMerchantsResponse
-	15, // 62: paygate.gateway.v1.GatewayService.ListMerchantCollabs:output_type -> paygate.gateway.v1.ListMerchantCollabsResponse
-	17, // 63: paygate.gateway.v1.GatewayService.ListCollabs:output_type -> paygate.gateway.v1.ListCollabsResponse
-	19, // 64: paygate.gateway.v1.GatewayService.ListProviders:output_type -> paygate.gateway.v1.ListProvidersResponse
-	21, // 65: paygate.gateway.v1.GatewayService.ListProviderCollabs:output_type -> paygate.gateway.v1.ListProviderCollabsResponse
-	23, // 66: paygate.gateway.v1.GatewayService.SetProviderActiveness:output_type -> paygate.gateway.v1.SetProviderActivenessResponse
-	25, // 67: paygate.gateway.v1.GatewayService.GetCollabSettings:output_type -> paygate.gateway.v1.GetCollabSettingsResponse
-	27, // 68: paygate.gateway.v1.GatewayService.UpdateCollabSettings:output_type -> paygate.gateway.v1.UpdateCollabSettingsResponse
-	29, // 69: paygate.gateway.v1.GatewayService.SetCollabActiveness:output_type -> paygate.gateway.v1.SetCollabActivenessResponse
-	31, // 70: paygate.gateway.v1.GatewayService.GetCollabLimits:output_type -> paygate.gateway.v1.GetCollabLimitsResponse
-	33, // 71: paygate.gateway.v1.GatewayService.UpdateCollabLimits:output_type -> paygate.gateway.v1.UpdateCollabLimitsResponse
-	35, // 72: paygate.gateway.v1.GatewayService.UpdateCollabPayTypeLimits:output_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
-	37, // 73: paygate.gateway.v1.GatewayService.InitializeCollab:output_type -> paygate.gateway.v1.InitializeCollabResponse
-	39, // 74: paygate.gateway.v1.GatewayService.AddCollabPayTypes:output_type -> paygate.gateway.v1.AddCollabPayTypesResponse
-	41, // 75: paygate.gateway.v1.GatewayService.RemoveCollabPayTypes:output_type -> paygate.gateway.v1.RemoveCollabPayTypesResponse
-	43, // 76: paygate.gateway.v1.GatewayService.EnableMaintenanceMode:output_type -> paygate.gateway.v1.EnableMaintenanceModeResponse
-	45, // 77: paygate.gateway.v1.GatewayService.DisableMaintenanceMode:output_type -> paygate.gateway.v1.DisableMaintenanceModeResponse
-	47, // 78: paygate.gateway.v1.GatewayService.GetMaintenanceStatus:output_type -> paygate.gateway.v1.GetMaintenanceStatusResponse
-	49, // 79: paygate.gateway.v1.GatewayService.ListMerchantCollabActivity:output_type -> paygate.gateway.v1.ListMerchantCollabActivityResponse
-	51, // 80: paygate.gateway.v1.GatewayService.ListCollabActivity:output_type -> paygate.gateway.v1.ListCollabActivityResponse
-	70, // 81: paygate.gateway.v1.GatewayService.InitializeTransaction:output_type -> paygate.gateway.v1.InitializeTransactionResponse
-	71, // 82: paygate.gateway.v1.GatewayService.GetTransaction:output_type -> paygate.gateway.v1.GetTransactionResponse
-	72, // 83: paygate.gateway.v1.GatewayService.SetTransactionStatus:output_type -> paygate.gateway.v1.SetTransactionStatusResponse
-	73, // 84: paygate.gateway.v1.GatewayService.ListTransactionLogs:output_type -> paygate.gateway.v1.ListTransactionLogsResponse
-	74, // 85: paygate.gateway.v1.GatewayService.ListTransactions:output_type -> paygate.gateway.v1.ListTransactionsResponse
-	75, // 86: paygate.gateway.v1.GatewayService.CancelTransaction:output_type -> paygate.gateway.v1.CancelTransactionResponse
-	76, // 87: paygate.gateway.v1.GatewayService.CancelTransactionCallbacks:output_type -> paygate.gateway.v1.CancelTransactionCallbacksResponse
-	77, // 88: paygate.gateway.v1.GatewayService.EnqueueTransaction:output_type -> paygate.gateway.v1.EnqueueTransactionResponse
-	78, // 89: paygate.gateway.v1.GatewayService.EnqueueTransactionPolling:output_type -> paygate.gateway.v1.EnqueueTransactionPollingResponse
-	79, // 90: paygate.gateway.v1.GatewayService.SearchTransactionLogs:output_type -> paygate.gateway.v1.SearchTransactionLogsResponse
-	61, // [61:91] is the sub-list for method output_type
-	31, // [31:61] is the sub-list for method input_type
-	31, // [31:31] is the sub-list for extension type_name
-	31, // [31:31] is the sub-list for extension extendee
-	0,  // [0:31] is the sub-list for field type_name
+	9,  // 0: paygate.gateway.v1.GetCollabResponse.collab:type_name -> paygate.gateway.v1.Collab
+	4,  // 1: paygate.gateway.v1.ListMerchantsResponse.merchants:type_name -> paygate.gateway.v1.Merchant
+	5,  // 2: paygate.gateway.v1.Provider.pay_types:type_name -> paygate.gateway.v1.ProviderPayType
+	5,  // 3: paygate.gateway.v1.CollabProvider.pay_types:type_name -> paygate.gateway.v1.ProviderPayType
+	7,  // 4: paygate.gateway.v1.Collab.merchant:type_name -> paygate.gateway.v1.CollabMerchant
+	8,  // 5: paygate.gateway.v1.Collab.provider:type_name -> paygate.gateway.v1.CollabProvider
+	57, // 6: paygate.gateway.v1.CollabSettings.settings:type_name -> paygate.gateway.v1.CollabSettings.SettingsEntry
+	10, // 7: paygate.gateway.v1.CollabSettings.pay_type_settings:type_name -> paygate.gateway.v1.CollabPayTypeSettings
+	13, // 8: paygate.gateway.v1.CollabLimits.collab_pay_type_limits:type_name -> paygate.gateway.v1.CollabPayTypeLimits
+	9,  // 9: paygate.gateway.v1.ListMerchantCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
+	9,  // 10: paygate.gateway.v1.ListCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
+	6,  // 11: paygate.gateway.v1.ListProvidersResponse.providers:type_name -> paygate.gateway.v1.Provider
+	9,  // 12: paygate.gateway.v1.ListProviderCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
+	11, // 13: paygate.gateway.v1.GetCollabSettingsResponse.collab_settings:type_name -> paygate.gateway.v1.CollabSettings
+	58, // 14: paygate.gateway.v1.UpdateCollabSettingsRequest.settings:type_name -> paygate.gateway.v1.UpdateCollabSettingsRequest.SettingsEntry
+	12, // 15: paygate.gateway.v1.UpdateCollabSettingsRequest.pay_type_settings:type_name -> paygate.gateway.v1.PayTypeChannels
+	11, // 16: paygate.gateway.v1.UpdateCollabSettingsResponse.collab_settings:type_name -> paygate.gateway.v1.CollabSettings
+	14, // 17: paygate.gateway.v1.GetCollabLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
+	14, // 18: paygate.gateway.v1.UpdateCollabLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
+	14, // 19: paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
+	12, // 20: paygate.gateway.v1.InitializeCollabRequest.pay_type_settings:type_name -> paygate.gateway.v1.PayTypeChannels
+	59, // 21: paygate.gateway.v1.InitializeCollabRequest.collab_settings:type_name -> paygate.gateway.v1.InitializeCollabRequest.CollabSettingsEntry
+	9,  // 22: paygate.gateway.v1.InitializeCollabResponse.collab:type_name -> paygate.gateway.v1.Collab
+	15, // 23: paygate.gateway.v1.AddCollabPayTypesRequest.pay_types:type_name -> paygate.gateway.v1.NewCollabPayType
+	9,  // 24: paygate.gateway.v1.AddCollabPayTypesResponse.collab:type_name -> paygate.gateway.v1.Collab
+	9,  // 25: paygate.gateway.v1.RemoveCollabPayTypesResponse.collab:type_name -> paygate.gateway.v1.Collab
+	54, // 26: paygate.gateway.v1.ListMerchantCollabActivityResponse.data:type_name -> paygate.gateway.v1.ActivityData
+	54, // 27: paygate.gateway.v1.ListCollabActivityResponse.data:type_name -> paygate.gateway.v1.ActivityData
+	55, // 28: paygate.gateway.v1.ActivityData.result:type_name -> paygate.gateway.v1.ActivityStream
+	56, // 29: paygate.gateway.v1.ActivityData.stats:type_name -> paygate.gateway.v1.ActivityStats
+	60, // 30: paygate.gateway.v1.ActivityStream.stream:type_name -> paygate.gateway.v1.ActivityStream.StreamEntry
+	61, // 31: paygate.gateway.v1.ActivityStream.values:type_name -> google.protobuf.ListValue
+	2,  // 32: paygate.gateway.v1.GatewayService.ListMerchants:input_type -> paygate.gateway.v1.ListMerchantsRequest
+	16, // 33: paygate.gateway.v1.GatewayService.ListMerchantCollabs:input_type -> paygate.gateway.v1.ListMerchantCollabsRequest
+	18, // 34: paygate.gateway.v1.GatewayService.ListCollabs:input_type -> paygate.gateway.v1.ListCollabsRequest
+	0,  // 35: paygate.gateway.v1.GatewayService.GetCollab:input_type -> paygate.gateway.v1.GetCollabRequest
+	20, // 36: paygate.gateway.v1.GatewayService.ListProviders:input_type -> paygate.gateway.v1.ListProvidersRequest
+	22, // 37: paygate.gateway.v1.GatewayService.ListProviderCollabs:input_type -> paygate.gateway.v1.ListProviderCollabsRequest
+	24, // 38: paygate.gateway.v1.GatewayService.SetProviderActiveness:input_type -> paygate.gateway.v1.SetProviderActivenessRequest
+	26, // 39: paygate.gateway.v1.GatewayService.GetCollabSettings:input_type -> paygate.gateway.v1.GetCollabSettingsRequest
+	28, // 40: paygate.gateway.v1.GatewayService.UpdateCollabSettings:input_type -> paygate.gateway.v1.UpdateCollabSettingsRequest
+	30, // 41: paygate.gateway.v1.GatewayService.SetCollabActiveness:input_type -> paygate.gateway.v1.SetCollabActivenessRequest
+	32, // 42: paygate.gateway.v1.GatewayService.GetCollabLimits:input_type -> paygate.gateway.v1.GetCollabLimitsRequest
+	34, // 43: paygate.gateway.v1.GatewayService.UpdateCollabLimits:input_type -> paygate.gateway.v1.UpdateCollabLimitsRequest
+	36, // 44: paygate.gateway.v1.GatewayService.UpdateCollabPayTypeLimits:input_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest
+	38, // 45: paygate.gateway.v1.GatewayService.InitializeCollab:input_type -> paygate.gateway.v1.InitializeCollabRequest
+	40, // 46: paygate.gateway.v1.GatewayService.AddCollabPayTypes:input_type -> paygate.gateway.v1.AddCollabPayTypesRequest
+	42, // 47: paygate.gateway.v1.GatewayService.RemoveCollabPayTypes:input_type -> paygate.gateway.v1.RemoveCollabPayTypesRequest
+	44, // 48: paygate.gateway.v1.GatewayService.EnableMaintenanceMode:input_type -> paygate.gateway.v1.EnableMaintenanceModeRequest
+	46, // 49: paygate.gateway.v1.GatewayService.DisableMaintenanceMode:input_type -> paygate.gateway.v1.DisableMaintenanceModeRequest
+	48, // 50: paygate.gateway.v1.GatewayService.GetMaintenanceStatus:input_type -> paygate.gateway.v1.GetMaintenanceStatusRequest
+	50, // 51: paygate.gateway.v1.GatewayService.ListMerchantCollabActivity:input_type -> paygate.gateway.v1.ListMerchantCollabActivityRequest
+	52, // 52: paygate.gateway.v1.GatewayService.ListCollabActivity:input_type -> paygate.gateway.v1.ListCollabActivityRequest
+	62, // 53: paygate.gateway.v1.GatewayService.InitializeTransaction:input_type -> paygate.gateway.v1.InitializeTransactionRequest
+	63, // 54: paygate.gateway.v1.GatewayService.GetTransaction:input_type -> paygate.gateway.v1.GetTransactionRequest
+	64, // 55: paygate.gateway.v1.GatewayService.SetTransactionStatus:input_type -> paygate.gateway.v1.SetTransactionStatusRequest
+	65, // 56: paygate.gateway.v1.GatewayService.ListTransactionLogs:input_type -> paygate.gateway.v1.ListTransactionLogsRequest
+	66, // 57: paygate.gateway.v1.GatewayService.ListTransactions:input_type -> paygate.gateway.v1.ListTransactionsRequest
+	67, // 58: paygate.gateway.v1.GatewayService.CancelTransaction:input_type -> paygate.gateway.v1.CancelTransactionRequest
+	68, // 59: paygate.gateway.v1.GatewayService.CancelTransactionCallbacks:input_type -> paygate.gateway.v1.CancelTransactionCallbacksRequest
+	69, // 60: paygate.gateway.v1.GatewayService.EnqueueTransaction:input_type -> paygate.gateway.v1.EnqueueTransactionRequest
+	70, // 61: paygate.gateway.v1.GatewayService.EnqueueTransactionPolling:input_type -> paygate.gateway.v1.EnqueueTransactionPollingRequest
+	71, // 62: paygate.gateway.v1.GatewayService.SearchTransactionLogs:input_type -> paygate.gateway.v1.SearchTransactionLogsRequest
+	72, // 63: paygate.gateway.v1.GatewayService.ListValidationEndpoints:input_type -> paygate.gateway.v1.ListValidationEndpointsRequest
+	73, // 64: paygate.gateway.v1.GatewayService.CreateValidationEndpoint:input_type -> paygate.gateway.v1.CreateValidationEndpointRequest
+	74, // 65: paygate.gateway.v1.GatewayService.UpdateValidationEndpoint:input_type -> paygate.gateway.v1.UpdateValidationEndpointRequest
+	75, // 66: paygate.gateway.v1.GatewayService.DeleteValidationEndpoint:input_type -> paygate.gateway.v1.DeleteValidationEndpointRequest
+	76, // 67: paygate.gateway.v1.GatewayService.ListValidationResults:input_type -> paygate.gateway.v1.ListValidationResultsRequest
+	77, // 68: paygate.gateway.v1.GatewayService.SetValidationStatus:input_type -> paygate.gateway.v1.SetValidationStatusRequest
+	78, // 69: paygate.gateway.v1.GatewayService.RetryValidation:input_type -> paygate.gateway.v1.RetryValidationRequest
+	3,  // 70: paygate.gateway.v1.GatewayService.ListMerchants:output_type -> paygate.gateway.v1.ListMerchantsResponse
+	17, // 71: paygate.gateway.v1.GatewayService.ListMerchantCollabs:output_type -> paygate.gateway.v1.ListMerchantCollabsResponse
+	19, // 72: paygate.gateway.v1.GatewayService.ListCollabs:output_type -> paygate.gateway.v1.ListCollabsResponse
+	1,  // 73: paygate.gateway.v1.GatewayService.GetCollab:output_type -> paygate.gateway.v1.GetCollabResponse
+	21, // 74: paygate.gateway.v1.GatewayService.ListProviders:output_type -> paygate.gateway.v1.ListProvidersResponse
+	23, // 75: paygate.gateway.v1.GatewayService.ListProviderCollabs:output_type -> paygate.gateway.v1.ListProviderCollabsResponse
+	25, // 76: paygate.gateway.v1.GatewayService.SetProviderActiveness:output_type -> paygate.gateway.v1.SetProviderActivenessResponse
+	27, // 77: paygate.gateway.v1.GatewayService.GetCollabSettings:output_type -> paygate.gateway.v1.GetCollabSettingsResponse
+	29, // 78: paygate.gateway.v1.GatewayService.UpdateCollabSettings:output_type -> paygate.gateway.v1.UpdateCollabSettingsResponse
+	31, // 79: paygate.gateway.v1.GatewayService.SetCollabActiveness:output_type -> paygate.gateway.v1.SetCollabActivenessResponse
+	33, // 80: paygate.gateway.v1.GatewayService.GetCollabLimits:output_type -> paygate.gateway.v1.GetCollabLimitsResponse
+	35, // 81: paygate.gateway.v1.GatewayService.UpdateCollabLimits:output_type -> paygate.gateway.v1.UpdateCollabLimitsResponse
+	37, // 82: paygate.gateway.v1.GatewayService.UpdateCollabPayTypeLimits:output_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
+	39, // 83: paygate.gateway.v1.GatewayService.InitializeCollab:output_type -> paygate.gateway.v1.InitializeCollabResponse
+	41, // 84: paygate.gateway.v1.GatewayService.AddCollabPayTypes:output_type -> paygate.gateway.v1.AddCollabPayTypesResponse
+	43, // 85: paygate.gateway.v1.GatewayService.RemoveCollabPayTypes:output_type -> paygate.gateway.v1.RemoveCollabPayTypesResponse
+	45, // 86: paygate.gateway.v1.GatewayService.EnableMaintenanceMode:output_type -> paygate.gateway.v1.EnableMaintenanceModeResponse
+	47, // 87: paygate.gateway.v1.GatewayService.DisableMaintenanceMode:output_type -> paygate.gateway.v1.DisableMaintenanceModeResponse
+	49, // 88: paygate.gateway.v1.GatewayService.GetMaintenanceStatus:output_type -> paygate.gateway.v1.GetMaintenanceStatusResponse
+	51, // 89: paygate.gateway.v1.GatewayService.ListMerchantCollabActivity:output_type -> paygate.gateway.v1.ListMerchantCollabActivityResponse
+	53, // 90: paygate.gateway.v1.GatewayService.ListCollabActivity:output_type -> paygate.gateway.v1.ListCollabActivityResponse
+	79, // 91: paygate.gateway.v1.GatewayService.InitializeTransaction:output_type -> paygate.gateway.v1.InitializeTransactionResponse
+	80, // 92: paygate.gateway.v1.GatewayService.GetTransaction:output_type -> paygate.gateway.v1.GetTransactionResponse
+	81, // 93: paygate.gateway.v1.GatewayService.SetTransactionStatus:output_type -> paygate.gateway.v1.SetTransactionStatusResponse
+	82, // 94: paygate.gateway.v1.GatewayService.ListTransactionLogs:output_type -> paygate.gateway.v1.ListTransactionLogsResponse
+	83, // 95: paygate.gateway.v1.GatewayService.ListTransactions:output_type -> paygate.gateway.v1.ListTransactionsResponse
+	84, // 96: paygate.gateway.v1.GatewayService.CancelTransaction:output_type -> paygate.gateway.v1.CancelTransactionResponse
+	85, // 97: paygate.gateway.v1.GatewayService.CancelTransactionCallbacks:output_type -> paygate.gateway.v1.CancelTransactionCallbacksResponse
+	86, // 98: paygate.gateway.v1.GatewayService.EnqueueTransaction:output_type -> paygate.gateway.v1.EnqueueTransactionResponse
+	87, // 99: paygate.gateway.v1.GatewayService.EnqueueTransactionPolling:output_type -> paygate.gateway.v1.EnqueueTransactionPollingResponse
+	88, // 100: paygate.gateway.v1.GatewayService.SearchTransactionLogs:output_type -> paygate.gateway.v1.SearchTransactionLogsResponse
+	89, // 101: paygate.gateway.v1.GatewayService.ListValidationEndpoints:output_type -> paygate.gateway.v1.ListValidationEndpointsResponse
+	90, // 102: paygate.gateway.v1.GatewayService.CreateValidationEndpoint:output_type -> paygate.gateway.v1.CreateValidationEndpointResponse
+	91, // 103: paygate.gateway.v1.GatewayService.UpdateValidationEndpoint:output_type -> paygate.gateway.v1.UpdateValidationEndpointResponse
+	92, // 104: paygate.gateway.v1.GatewayService.DeleteValidationEndpoint:output_type -> paygate.gateway.v1.DeleteValidationEndpointResponse
+	93, // 105: paygate.gateway.v1.GatewayService.ListValidationResults:output_type -> paygate.gateway.v1.ListValidationResultsResponse
+	94, // 106: paygate.gateway.v1.GatewayService.SetValidationStatus:output_type -> paygate.gateway.v1.SetValidationStatusResponse
+	95, // 107: paygate.gateway.v1.GatewayService.RetryValidation:output_type -> paygate.gateway.v1.RetryValidationResponse
+	70, // [70:108] is the sub-list for method output_type
+	32, // [32:70] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_paygate_gateway_v1_gateway_proto_init() }
@@ -3841,22 +3978,23 @@ func file_paygate_gateway_v1_gateway_proto_init() {
 		return
 	}
 	file_paygate_gateway_v1_transactions_proto_init()
-	file_paygate_gateway_v1_gateway_proto_msgTypes[10].OneofWrappers = []any{}
-	file_paygate_gateway_v1_gateway_proto_msgTypes[13].OneofWrappers = []any{}
-	file_paygate_gateway_v1_gateway_proto_msgTypes[16].OneofWrappers = []any{}
-	file_paygate_gateway_v1_gateway_proto_msgTypes[22].OneofWrappers = []any{}
-	file_paygate_gateway_v1_gateway_proto_msgTypes[28].OneofWrappers = []any{}
-	file_paygate_gateway_v1_gateway_proto_msgTypes[32].OneofWrappers = []any{}
+	file_paygate_gateway_v1_validation_proto_init()
+	file_paygate_gateway_v1_gateway_proto_msgTypes[12].OneofWrappers = []any{}
+	file_paygate_gateway_v1_gateway_proto_msgTypes[15].OneofWrappers = []any{}
+	file_paygate_gateway_v1_gateway_proto_msgTypes[18].OneofWrappers = []any{}
+	file_paygate_gateway_v1_gateway_proto_msgTypes[24].OneofWrappers = []any{}
+	file_paygate_gateway_v1_gateway_proto_msgTypes[30].OneofWrappers = []any{}
 	file_paygate_gateway_v1_gateway_proto_msgTypes[34].OneofWrappers = []any{}
-	file_paygate_gateway_v1_gateway_proto_msgTypes[48].OneofWrappers = []any{}
+	file_paygate_gateway_v1_gateway_proto_msgTypes[36].OneofWrappers = []any{}
 	file_paygate_gateway_v1_gateway_proto_msgTypes[50].OneofWrappers = []any{}
+	file_paygate_gateway_v1_gateway_proto_msgTypes[52].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_paygate_gateway_v1_gateway_proto_rawDesc), len(file_paygate_gateway_v1_gateway_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   59,
+			NumMessages:   61,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,6 +22,7 @@ const (
 	GatewayService_ListMerchants_FullMethodName              = "/paygate.gateway.v1.GatewayService/ListMerchants"
 	GatewayService_ListMerchantCollabs_FullMethodName        = "/paygate.gateway.v1.GatewayService/ListMerchantCollabs"
 	GatewayService_ListCollabs_FullMethodName                = "/paygate.gateway.v1.GatewayService/ListCollabs"
+	GatewayService_GetCollab_FullMethodName                  = "/paygate.gateway.v1.GatewayService/GetCollab"
 	GatewayService_ListProviders_FullMethodName              = "/paygate.gateway.v1.GatewayService/ListProviders"
 	GatewayService_ListProviderCollabs_FullMethodName        = "/paygate.gateway.v1.GatewayService/ListProviderCollabs"
 	GatewayService_SetProviderActiveness_FullMethodName      = "/paygate.gateway.v1.GatewayService/SetProviderActiveness"
@@ -49,6 +50,13 @@ const (
 	GatewayService_EnqueueTransaction_FullMethodName         = "/paygate.gateway.v1.GatewayService/EnqueueTransaction"
 	GatewayService_EnqueueTransactionPolling_FullMethodName  = "/paygate.gateway.v1.GatewayService/EnqueueTransactionPolling"
 	GatewayService_SearchTransactionLogs_FullMethodName      = "/paygate.gateway.v1.GatewayService/SearchTransactionLogs"
+	GatewayService_ListValidationEndpoints_FullMethodName    = "/paygate.gateway.v1.GatewayService/ListValidationEndpoints"
+	GatewayService_CreateValidationEndpoint_FullMethodName   = "/paygate.gateway.v1.GatewayService/CreateValidationEndpoint"
+	GatewayService_UpdateValidationEndpoint_FullMethodName   = "/paygate.gateway.v1.GatewayService/UpdateValidationEndpoint"
+	GatewayService_DeleteValidationEndpoint_FullMethodName   = "/paygate.gateway.v1.GatewayService/DeleteValidationEndpoint"
+	GatewayService_ListValidationResults_FullMethodName      = "/paygate.gateway.v1.GatewayService/ListValidationResults"
+	GatewayService_SetValidationStatus_FullMethodName        = "/paygate.gateway.v1.GatewayService/SetValidationStatus"
+	GatewayService_RetryValidation_FullMethodName            = "/paygate.gateway.v1.GatewayService/RetryValidation"
 )
 
 // GatewayServiceClient is the client API for GatewayService service.
@@ -73,6 +81,10 @@ type GatewayServiceClient interface {
 	// ListCollabs returns the collabs the caller may see, optionally of one
 	// merchant, together with the maintenance switch.
 	ListCollabs(ctx context.Context, in *ListCollabsRequest, opts ...grpc.CallOption) (*ListCollabsResponse, error)
+	// GetCollab returns one collab with its merchant and provider, when the
+	// caller may see it (not found otherwise). Other services resolve a
+	// collab's merchant through it with the caller's token.
+	GetCollab(ctx context.Context, in *GetCollabRequest, opts ...grpc.CallOption) (*GetCollabResponse, error)
 	// ListProviders returns every provider with the pay types it offers.
 	ListProviders(ctx context.Context, in *ListProvidersRequest, opts ...grpc.CallOption) (*ListProvidersResponse, error)
 	// ListProviderCollabs returns one provider's collabs within the caller's
@@ -154,6 +166,22 @@ type GatewayServiceClient interface {
 	// SearchTransactionLogs finds transactions whose journal payloads hold a
 	// term, within a time window of at most 60 minutes.
 	SearchTransactionLogs(ctx context.Context, in *SearchTransactionLogsRequest, opts ...grpc.CallOption) (*SearchTransactionLogsResponse, error)
+	// ListValidationEndpoints returns a collab's validation endpoints by
+	// priority.
+	ListValidationEndpoints(ctx context.Context, in *ListValidationEndpointsRequest, opts ...grpc.CallOption) (*ListValidationEndpointsResponse, error)
+	// CreateValidationEndpoint adds a validation endpoint to a collab.
+	CreateValidationEndpoint(ctx context.Context, in *CreateValidationEndpointRequest, opts ...grpc.CallOption) (*CreateValidationEndpointResponse, error)
+	// UpdateValidationEndpoint changes a validation endpoint.
+	UpdateValidationEndpoint(ctx context.Context, in *UpdateValidationEndpointRequest, opts ...grpc.CallOption) (*UpdateValidationEndpointResponse, error)
+	// DeleteValidationEndpoint removes a validation endpoint; results it gave
+	// stay on their transactions.
+	DeleteValidationEndpoint(ctx context.Context, in *DeleteValidationEndpointRequest, opts ...grpc.CallOption) (*DeleteValidationEndpointResponse, error)
+	// ListValidationResults returns a transaction's validation results.
+	ListValidationResults(ctx context.Context, in *ListValidationResultsRequest, opts ...grpc.CallOption) (*ListValidationResultsResponse, error)
+	// SetValidationStatus sets a validation result's status (operator).
+	SetValidationStatus(ctx context.Context, in *SetValidationStatusRequest, opts ...grpc.CallOption) (*SetValidationStatusResponse, error)
+	// RetryValidation asks a result's endpoint again and records its answer.
+	RetryValidation(ctx context.Context, in *RetryValidationRequest, opts ...grpc.CallOption) (*RetryValidationResponse, error)
 }
 
 type gatewayServiceClient struct {
@@ -188,6 +216,16 @@ func (c *gatewayServiceClient) ListCollabs(ctx context.Context, in *ListCollabsR
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListCollabsResponse)
 	err := c.cc.Invoke(ctx, GatewayService_ListCollabs_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) GetCollab(ctx context.Context, in *GetCollabRequest, opts ...grpc.CallOption) (*GetCollabResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetCollabResponse)
+	err := c.cc.Invoke(ctx, GatewayService_GetCollab_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -464,6 +502,76 @@ func (c *gatewayServiceClient) SearchTransactionLogs(ctx context.Context, in *Se
 	return out, nil
 }
 
+func (c *gatewayServiceClient) ListValidationEndpoints(ctx context.Context, in *ListValidationEndpointsRequest, opts ...grpc.CallOption) (*ListValidationEndpointsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListValidationEndpointsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_ListValidationEndpoints_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) CreateValidationEndpoint(ctx context.Context, in *CreateValidationEndpointRequest, opts ...grpc.CallOption) (*CreateValidationEndpointResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateValidationEndpointResponse)
+	err := c.cc.Invoke(ctx, GatewayService_CreateValidationEndpoint_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) UpdateValidationEndpoint(ctx context.Context, in *UpdateValidationEndpointRequest, opts ...grpc.CallOption) (*UpdateValidationEndpointResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateValidationEndpointResponse)
+	err := c.cc.Invoke(ctx, GatewayService_UpdateValidationEndpoint_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) DeleteValidationEndpoint(ctx context.Context, in *DeleteValidationEndpointRequest, opts ...grpc.CallOption) (*DeleteValidationEndpointResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteValidationEndpointResponse)
+	err := c.cc.Invoke(ctx, GatewayService_DeleteValidationEndpoint_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) ListValidationResults(ctx context.Context, in *ListValidationResultsRequest, opts ...grpc.CallOption) (*ListValidationResultsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListValidationResultsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_ListValidationResults_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) SetValidationStatus(ctx context.Context, in *SetValidationStatusRequest, opts ...grpc.CallOption) (*SetValidationStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetValidationStatusResponse)
+	err := c.cc.Invoke(ctx, GatewayService_SetValidationStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) RetryValidation(ctx context.Context, in *RetryValidationRequest, opts ...grpc.CallOption) (*RetryValidationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RetryValidationResponse)
+	err := c.cc.Invoke(ctx, GatewayService_RetryValidation_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GatewayServiceServer is the server API for GatewayService service.
 // All implementations must embed UnimplementedGatewayServiceServer
 // for forward compatibility.
@@ -486,6 +594,10 @@ type GatewayServiceServer interface {
 	// ListCollabs returns the collabs the caller may see, optionally of one
 	// merchant, together with the maintenance switch.
 	ListCollabs(context.Context, *ListCollabsRequest) (*ListCollabsResponse, error)
+	// GetCollab returns one collab with its merchant and provider, when the
+	// caller may see it (not found otherwise). Other services resolve a
+	// collab's merchant through it with the caller's token.
+	GetCollab(context.Context, *GetCollabRequest) (*GetCollabResponse, error)
 	// ListProviders returns every provider with the pay types it offers.
 	ListProviders(context.Context, *ListProvidersRequest) (*ListProvidersResponse, error)
 	// ListProviderCollabs returns one provider's collabs within the caller's
@@ -567,6 +679,22 @@ type GatewayServiceServer interface {
 	// SearchTransactionLogs finds transactions whose journal payloads hold a
 	// term, within a time window of at most 60 minutes.
 	SearchTransactionLogs(context.Context, *SearchTransactionLogsRequest) (*SearchTransactionLogsResponse, error)
+	// ListValidationEndpoints returns a collab's validation endpoints by
+	// priority.
+	ListValidationEndpoints(context.Context, *ListValidationEndpointsRequest) (*ListValidationEndpointsResponse, error)
+	// CreateValidationEndpoint adds a validation endpoint to a collab.
+	CreateValidationEndpoint(context.Context, *CreateValidationEndpointRequest) (*CreateValidationEndpointResponse, error)
+	// UpdateValidationEndpoint changes a validation endpoint.
+	UpdateValidationEndpoint(context.Context, *UpdateValidationEndpointRequest) (*UpdateValidationEndpointResponse, error)
+	// DeleteValidationEndpoint removes a validation endpoint; results it gave
+	// stay on their transactions.
+	DeleteValidationEndpoint(context.Context, *DeleteValidationEndpointRequest) (*DeleteValidationEndpointResponse, error)
+	// ListValidationResults returns a transaction's validation results.
+	ListValidationResults(context.Context, *ListValidationResultsRequest) (*ListValidationResultsResponse, error)
+	// SetValidationStatus sets a validation result's status (operator).
+	SetValidationStatus(context.Context, *SetValidationStatusRequest) (*SetValidationStatusResponse, error)
+	// RetryValidation asks a result's endpoint again and records its answer.
+	RetryValidation(context.Context, *RetryValidationRequest) (*RetryValidationResponse, error)
 	mustEmbedUnimplementedGatewayServiceServer()
 }
 
@@ -585,6 +713,9 @@ func (UnimplementedGatewayServiceServer) ListMerchantCollabs(context.Context, *L
 }
 func (UnimplementedGatewayServiceServer) ListCollabs(context.Context, *ListCollabsRequest) (*ListCollabsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListCollabs not implemented")
+}
+func (UnimplementedGatewayServiceServer) GetCollab(context.Context, *GetCollabRequest) (*GetCollabResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCollab not implemented")
 }
 func (UnimplementedGatewayServiceServer) ListProviders(context.Context, *ListProvidersRequest) (*ListProvidersResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListProviders not implemented")
@@ -667,6 +798,27 @@ func (UnimplementedGatewayServiceServer) EnqueueTransactionPolling(context.Conte
 func (UnimplementedGatewayServiceServer) SearchTransactionLogs(context.Context, *SearchTransactionLogsRequest) (*SearchTransactionLogsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SearchTransactionLogs not implemented")
 }
+func (UnimplementedGatewayServiceServer) ListValidationEndpoints(context.Context, *ListValidationEndpointsRequest) (*ListValidationEndpointsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListValidationEndpoints not implemented")
+}
+func (UnimplementedGatewayServiceServer) CreateValidationEndpoint(context.Context, *CreateValidationEndpointRequest) (*CreateValidationEndpointResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateValidationEndpoint not implemented")
+}
+func (UnimplementedGatewayServiceServer) UpdateValidationEndpoint(context.Context, *UpdateValidationEndpointRequest) (*UpdateValidationEndpointResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateValidationEndpoint not implemented")
+}
+func (UnimplementedGatewayServiceServer) DeleteValidationEndpoint(context.Context, *DeleteValidationEndpointRequest) (*DeleteValidationEndpointResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteValidationEndpoint not implemented")
+}
+func (UnimplementedGatewayServiceServer) ListValidationResults(context.Context, *ListValidationResultsRequest) (*ListValidationResultsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListValidationResults not implemented")
+}
+func (UnimplementedGatewayServiceServer) SetValidationStatus(context.Context, *SetValidationStatusRequest) (*SetValidationStatusResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetValidationStatus not implemented")
+}
+func (UnimplementedGatewayServiceServer) RetryValidation(context.Context, *RetryValidationRequest) (*RetryValidationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RetryValidation not implemented")
+}
 func (UnimplementedGatewayServiceServer) mustEmbedUnimplementedGatewayServiceServer() {}
 func (UnimplementedGatewayServiceServer) testEmbeddedByValue()                        {}
 
@@ -738,6 +890,24 @@ func _GatewayService_ListCollabs_Handler(srv interface{}, ctx context.Context, d
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(GatewayServiceServer).ListCollabs(ctx, req.(*ListCollabsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_GetCollab_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetCollabRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).GetCollab(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_GetCollab_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).GetCollab(ctx, req.(*GetCollabRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -1228,6 +1398,132 @@ func _GatewayService_SearchTransactionLogs_Handler(srv interface{}, ctx context.
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GatewayService_ListValidationEndpoints_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListValidationEndpointsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).ListValidationEndpoints(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_ListValidationEndpoints_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).ListValidationEndpoints(ctx, req.(*ListValidationEndpointsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_CreateValidationEndpoint_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateValidationEndpointRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).CreateValidationEndpoint(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_CreateValidationEndpoint_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).CreateValidationEndpoint(ctx, req.(*CreateValidationEndpointRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_UpdateValidationEndpoint_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateValidationEndpointRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).UpdateValidationEndpoint(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_UpdateValidationEndpoint_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).UpdateValidationEndpoint(ctx, req.(*UpdateValidationEndpointRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_DeleteValidationEndpoint_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteValidationEndpointRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).DeleteValidationEndpoint(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_DeleteValidationEndpoint_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).DeleteValidationEndpoint(ctx, req.(*DeleteValidationEndpointRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_ListValidationResults_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListValidationResultsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).ListValidationResults(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_ListValidationResults_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).ListValidationResults(ctx, req.(*ListValidationResultsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_SetValidationStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetValidationStatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).SetValidationStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_SetValidationStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).SetValidationStatus(ctx, req.(*SetValidationStatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_RetryValidation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RetryValidationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).RetryValidation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_RetryValidation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).RetryValidation(ctx, req.(*RetryValidationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // GatewayService_ServiceDesc is the grpc.ServiceDesc for GatewayService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1246,6 +1542,10 @@ var GatewayService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListCollabs",
 			Handler:    _GatewayService_ListCollabs_Handler,
+		},
+		{
+			MethodName: "GetCollab",
+			Handler:    _GatewayService_GetCollab_Handler,
 		},
 		{
 			MethodName: "ListProviders",
@@ -1354,6 +1654,34 @@ var GatewayService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SearchTransactionLogs",
 			Handler:    _GatewayService_SearchTransactionLogs_Handler,
+		},
+		{
+			MethodName: "ListValidationEndpoints",
+			Handler:    _GatewayService_ListValidationEndpoints_Handler,
+		},
+		{
+			MethodName: "CreateValidationEndpoint",
+			Handler:    _GatewayService_CreateValidationEndpoint_Handler,
+		},
+		{
+			MethodName: "UpdateValidationEndpoint",
+			Handler:    _GatewayService_UpdateValidationEndpoint_Handler,
+		},
+		{
+			MethodName: "DeleteValidationEndpoint",
+			Handler:    _GatewayService_DeleteValidationEndpoint_Handler,
+		},
+		{
+			MethodName: "ListValidationResults",
+			Handler:    _GatewayService_ListValidationResults_Handler,
+		},
+		{
+			MethodName: "SetValidationStatus",
+			Handler:    _GatewayService_SetValidationStatus_Handler,
+		},
+		{
+			MethodName: "RetryValidation",
+			Handler:    _GatewayService_RetryValidation_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -643,8 +643,9 @@ type Transaction struct {
 	TransactionStatus int32 `protobuf:"varint,11,opt,name=transaction_status,json=transactionStatus,proto3" json:"transaction_status,omitempty"`
 	// The status in words, or the provider's message.
 	TransactionStatusMessage string `protobuf:"bytes,12,opt,name=transaction_status_message,json=transactionStatusMessage,proto3" json:"transaction_status_message,omitempty"`
-	// Delivery state of the merchant callback (0 none yet).
-	CallbackDeliveryStatus int32 `protobuf:"varint,13,opt,name=callback_delivery_status,json=callbackDeliveryStatus,proto3" json:"callback_delivery_status,omitempty"`
+	// Callback tally "delivered/total" (e.g. "1/2"; "0/0" before any
+	// delivery); delivered equal to total counts as success.
+	CallbackDelivery string `protobuf:"bytes,38,opt,name=callback_delivery,json=callbackDeliveryStatus,proto3" json:"callback_delivery,omitempty"`
 	// Name of the merchant.
 	MerchantName string `protobuf:"bytes,14,opt,name=merchant_name,json=merchantName,proto3" json:"merchant_name,omitempty"`
 	// Name of the provider.
@@ -811,11 +812,11 @@ func (x *Transaction) GetTransactionStatusMessage() string {
 	return ""
 }
 
-func (x *Transaction) GetCallbackDeliveryStatus() int32 {
+func (x *Transaction) GetCallbackDelivery() string {
 	if x != nil {
-		return x.CallbackDeliveryStatus
+		return x.CallbackDelivery
 	}
-	return 0
+	return ""
 }
 
 func (x *Transaction) GetMerchantName() string {
@@ -2311,7 +2312,7 @@ const file_paygate_gateway_v1_transactions_proto_rawDesc = "" +
 	"\x1aListTransactionLogsRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\"U\n" +
 	"\x1bListTransactionLogsResponse\x126\n" +
-	"\x04logs\x18\x01 \x03(\v2\".paygate.gateway.v1.TransactionLogR\x04logs\"\xe6\f\n" +
+	"\x04logs\x18\x01 \x03(\v2\".paygate.gateway.v1.TransactionLogR\x04logs\"\xff\f\n" +
 	"\vTransaction\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x128\n" +
 	"\x18transaction_reference_id\x18\x02 \x01(\tR\x16transactionReferenceId\x126\n" +
@@ -2325,8 +2326,8 @@ const file_paygate_gateway_v1_transactions_proto_rawDesc = "" +
 	"\x10transaction_type\x18\n" +
 	" \x01(\x05R\x0ftransactionType\x12-\n" +
 	"\x12transaction_status\x18\v \x01(\x05R\x11transactionStatus\x12<\n" +
-	"\x1atransaction_status_message\x18\f \x01(\tR\x18transactionStatusMessage\x128\n" +
-	"\x18callback_delivery_status\x18\r \x01(\x05R\x16callbackDeliveryStatus\x12#\n" +
+	"\x1atransaction_status_message\x18\f \x01(\tR\x18transactionStatusMessage\x121\n" +
+	"\x11callback_delivery\x18& \x01(\tR\x16callbackDeliveryStatus\x12#\n" +
 	"\rmerchant_name\x18\x0e \x01(\tR\fmerchantName\x12#\n" +
 	"\rprovider_name\x18\x0f \x01(\tR\fproviderName\x12*\n" +
 	"\x11provider_pay_type\x18\x10 \x01(\tR\x0fproviderPayType\x12;\n" +
@@ -2355,7 +2356,7 @@ const file_paygate_gateway_v1_transactions_proto_rawDesc = "" +
 	"\vprovider_id\x18# \x01(\x05R\n" +
 	"providerId\x12#\n" +
 	"\rprovider_tags\x18$ \x03(\tR\fproviderTags\x12<\n" +
-	"\rprovider_data\x18% \x01(\v2\x17.google.protobuf.StructR\fproviderData\"h\n" +
+	"\rprovider_data\x18% \x01(\v2\x17.google.protobuf.StructR\fproviderDataJ\x04\b\r\x10\x0eR\x18callback_delivery_status\"h\n" +
 	"\x17TransactionLogException\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1f\n" +
