@@ -75,6 +75,10 @@ type Common struct {
 	// TracingEndpoint is the OTLP/HTTP collector spans go to, e.g.
 	// http://otel-collector:4318; empty turns tracing off.
 	TracingEndpoint string `env:"PAYGATE_OTLP_ENDPOINT"`
+	// AllowPrivateURLs lets merchant-supplied URLs (callback URLs,
+	// validation endpoints) reach loopback, private and link-local
+	// addresses. Only for local demos and tests; never in production.
+	AllowPrivateURLs bool `env:"PAYGATE_ALLOW_PRIVATE_URLS" default:"false"`
 }
 
 // SlogLevel returns LogLevel as a slog level (info when unset).
