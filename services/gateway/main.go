@@ -23,13 +23,16 @@ import (
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
+	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	"github.com/paygate/paygate/services/gateway/aesgcm"
 	"github.com/paygate/paygate/services/gateway/collab"
 	"github.com/paygate/paygate/services/gateway/grpcapi"
 	"github.com/paygate/paygate/services/gateway/httpapi"
 	"github.com/paygate/paygate/services/gateway/merchant"
+	gwnats "github.com/paygate/paygate/services/gateway/nats"
 	"github.com/paygate/paygate/services/gateway/payment"
 	"github.com/paygate/paygate/services/gateway/postgres"
 	"github.com/paygate/paygate/services/internal/authz"
@@ -62,6 +65,12 @@ type Config struct {
 	EncryptionKey string `env:"PAYGATE_ENCRYPTION_KEY"`
 	// SandboxURL is where demo seeding points the demo providers.
 	SandboxURL string `env:"PAYGATE_SANDBOX_URL" default:"http://127.0.0.1:8085"`
+	// CallbacksGRPCAddr is the callbacks service's gRPC address: the
+	// gateway host forwards the callback-URL and attempts calls there.
+	CallbacksGRPCAddr string `env:"PAYGATE_CALLBACKS_GRPC_ADDR" default:"127.0.0.1:9083"`
+	// ConsumeCallbackEvents runs the consumers of the callbacks service's
+	// events (delivery tallies, callback-URL changes for the activity log).
+	ConsumeCallbackEvents bool `env:"PAYGATE_CONSUME_CALLBACK_EVENTS" default:"true"`
 	// PollInterval is the first delay before polling a pending transaction
 	// (doubling per attempt) and the poller's tick.
 	PollInterval time.Duration `env:"PAYGATE_POLL_INTERVAL" default:"2s"`
@@ -197,6 +206,19 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	rest := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { restMux.Load().ServeHTTP(w, r) })
 	srv.Handle("POST /api/v1/transactions/{id}/enqueue", httpapi.Accepted(http.MaxBytesHandler(rest, server.MaxBodyBytes)))
 	srv.Handle("POST /api/v1/transactions/{id}/polling/enqueue", httpapi.Accepted(http.MaxBytesHandler(rest, server.MaxBodyBytes)))
+	// The callbacks service's queueing calls, forwarded, answer 202 here too.
+	srv.Handle("POST /api/v1/transactions/{id}/callbacks/enqueue", httpapi.Accepted(http.MaxBytesHandler(rest, server.MaxBodyBytes)))
+	srv.Handle("POST /api/v1/callbacks/attempts/{id}/retry", httpapi.Accepted(http.MaxBytesHandler(rest, server.MaxBodyBytes)))
+	// Callback URLs and attempts belong to the callbacks service; the gateway
+	// host forwards their REST calls to it over gRPC with the caller's token.
+	callbacksConn, err := grpc.NewClient(cfg.CallbacksGRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return fmt.Errorf("PAYGATE_CALLBACKS_GRPC_ADDR: %w", err)
+	}
+	defer callbacksConn.Close()
+	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, _ grpc.ClientConnInterface) error {
+		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(callbacksConn))
+	})
 	hub := httpapi.NewHub(log.With("component", "stream"))
 	srv.Handle(httpapi.StreamPattern, hub.Handler(httpapi.StreamOptions{
 		Verifier: verifier, Revocations: authz.NewRedisRevocations(rdb), Heartbeat: cfg.StreamHeartbeat}))
@@ -215,5 +237,11 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	g.Go(func() error { return relay.Run(gctx) })
 	g.Go(func() error { return payments.RunPoller(gctx, cfg.PollInterval) })
 	g.Go(func() error { return hub.Run(gctx, nc) })
+	g.Go(func() error {
+		if !cfg.ConsumeCallbackEvents {
+			return nil
+		}
+		return gwnats.RunCallbackEvents(gctx, js, cfg.Schema, payStore, collabs, log.With("component", "callback-events"))
+	})
 	return g.Wait()
 }

@@ -104,6 +104,9 @@ func startGatewayIn(t *testing.T, schema, jwksURL string, extraEnv ...map[string
 		"PAYGATE_GRPC_ADDR":       "127.0.0.1:0",
 		"PAYGATE_JWKS_URL":        jwksURL,
 		"PAYGATE_DEMO":            "true",
+		// Tests of other packages publish callback events on the shared
+		// NATS; only the tests of those consumers turn them on.
+		"PAYGATE_CONSUME_CALLBACK_EVENTS": "false",
 	}
 	for _, extra := range extraEnv {
 		maps.Copy(env, extra)

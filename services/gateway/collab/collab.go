@@ -248,6 +248,9 @@ type Tx interface {
 	MaintenanceForUpdate(ctx context.Context) (bool, error)
 	// SetMaintenance stores the maintenance switch and who changed it when.
 	SetMaintenance(ctx context.Context, enabled bool, by int64, at time.Time) error
+	// MarkConsumed records that the event with that id (another service's)
+	// has been applied; false when it already was.
+	MarkConsumed(ctx context.Context, eventID string) (bool, error)
 	// InsertActivity stores an activity log entry and returns its id.
 	InsertActivity(ctx context.Context, a Activity) (int64, error)
 	// Publish queues an event to leave with this transaction (outbox).
