@@ -14,6 +14,6 @@ export default defineConfig({
     include: ['shell/**/*.test.{ts,tsx}', 'remotes/*/src/**/*.test.{ts,tsx}'],
     exclude: ['**/node_modules/**', '**/dist/**'],
     restoreMocks: true,
-    testTimeout: 15_000,
+    testTimeout: 30_000,
   },
 });

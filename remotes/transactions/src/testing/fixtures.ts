@@ -1,5 +1,7 @@
+import './pointer-event';
 import { http, HttpResponse } from 'msw';
-import { GATEWAY } from '@paygate/shell/testing/msw';
+import { GATEWAY, TEST_CONFIG } from '@paygate/shell/testing/msw';
+import type { TestUser } from '@paygate/shell/testing/tokens';
 import { cachedLoader } from '@paygate/shell/testing/remote-loader';
 import { stubRemotes } from '@paygate/shell/testing';
 import type { TransactionListWire, TransactionWire } from '../features/transactions/api/types';
@@ -10,6 +12,15 @@ export function transactionsLoader() {
   const stubs = stubRemotes();
   return cachedLoader((name) => (name === 'transactions' ? Promise.resolve(transactionsRoutes) : stubs(name)));
 }
+
+/** CALLBACKS prefixes the callbacks service's URLs. */
+export const CALLBACKS = TEST_CONFIG.callbacksUrl;
+
+/** A merchant admin of merchant 1 (role grants include Edit Transactions). */
+export const MERCHANT_ADMIN: TestUser = { username: 'madmin', roles: ['Merchant Admin'], merchantIds: [1] };
+
+/** A merchant admin of merchant 1 whose grants leave out Edit Transactions. */
+export const READ_ONLY_MERCHANT_ADMIN: TestUser = { username: 'viewer', roles: ['Merchant Admin'], permissions: ['Get Transactions', 'Get Providers'], merchantIds: [1] };
 
 /** The demo merchants of docs/contracts.md. */
 export const MERCHANTS = [
@@ -63,12 +74,24 @@ export interface Seen {
   lists: URL[];
 }
 
-/** listHandlers answers the Transactions page's reads; `list` decides each list answer. */
-export function listHandlers(list: (url: URL) => TransactionListWire = () => page([tx(11), tx(12, { transactionType: 2, transactionStatus: 4 })]), seen?: Seen) {
+/** baseHandlers answer what every screen of this remote reads: merchants, providers and collabs. */
+export function baseHandlers() {
   return [
     http.get(`${GATEWAY}/api/v1/merchants`, () => HttpResponse.json(MERCHANTS)),
     http.get(`${GATEWAY}/api/v1/providers`, () => HttpResponse.json(PROVIDERS)),
     http.get(`${GATEWAY}/api/v1/merchant-collabs`, () => HttpResponse.json({ collabs: COLLABS })),
+  ];
+}
+
+/**
+ * listHandlers answers the Transactions page's reads; `list` decides each
+ * list answer. A transaction has no validation results unless a test says
+ * otherwise.
+ */
+export function listHandlers(list: (url: URL) => TransactionListWire = () => page([tx(11), tx(12, { transactionType: 2, transactionStatus: 4 })]), seen?: Seen) {
+  return [
+    ...baseHandlers(),
+    http.get(`${GATEWAY}/api/v1/transactions/:id/validation`, () => HttpResponse.json([])),
     http.get(`${GATEWAY}/api/v1/collabs/:id/transactions/advanced`, ({ request }) => {
       const url = new URL(request.url);
       seen?.lists.push(url);

@@ -2,7 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { api } from '@paygate/sdk';
 import { z } from 'zod';
 
-/** The queues a transaction can be put on from the Edit dialog (spec 02 §4); the callback queue is not served yet. */
+/** The gateway's queues a transaction can be put on from the Edit dialog (spec 02 §4); the callback queue is enqueue-callbacks. */
 export const QUEUES = { transaction: 'enqueue', polling: 'polling/enqueue' } as const;
 
 /** The input of an enqueue: the transaction and the queue. */

@@ -40,7 +40,8 @@ export interface Transaction {
   transactionType: number;
   transactionStatus: number;
   transactionStatusMessage: string;
-  callbackDeliveryStatus: number;
+  /** Callback tally "delivered/total" ("0/0" before any delivery); see callbackDelivery. */
+  callbackDeliveryStatus: string;
   merchantName: string;
   providerName: string;
   providerPayType: string;
@@ -89,7 +90,7 @@ export function toTransaction(t: TransactionWire & { isCallbacksSendingCanceled?
     transactionType: t.transactionType ?? 0,
     transactionStatus: t.transactionStatus ?? 0,
     transactionStatusMessage: t.transactionStatusMessage ?? '',
-    callbackDeliveryStatus: t.callbackDeliveryStatus ?? 0,
+    callbackDeliveryStatus: t.callbackDeliveryStatus || '0/0',
     merchantName: t.merchantName ?? '',
     providerName: t.providerName ?? '',
     providerPayType: t.providerPayType ?? '',

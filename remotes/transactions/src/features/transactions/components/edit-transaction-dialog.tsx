@@ -3,10 +3,15 @@ import { useQueryClient } from '@tanstack/react-query';
 import { DialogFrame, errorMessage, hasPermission, notify, useUser } from '@paygate/sdk';
 import { useState } from 'react';
 import { useCancelCallbacks } from '../api/cancel-callbacks';
+import { useEnqueueCallbacks } from '../api/enqueue-callbacks';
 import { useEnqueueTransaction } from '../api/enqueue-transaction';
 import { useSetTransactionStatus } from '../api/set-transaction-status';
 import type { Transaction } from '../api/types';
 import { statusLabel, TRANSACTION_STATUSES } from '../utils/status';
+import { ValidationResults } from './validation-results';
+
+/** The queues of the Edit dialog (spec 02 §4); the callback queue is on the callbacks service. */
+type Queue = 'transaction' | 'polling' | 'callback';
 
 /** canCommit: a status is chosen and differs from the current one. */
 export function canCommit(chosen: string, current: number): boolean {
@@ -15,9 +20,9 @@ export function canCommit(chosen: string, current: number): boolean {
 
 /**
  * EditTransactionDialog overrides the status (any status; the UI restricts
- * nothing), puts the transaction on the transaction or polling queue, and
- * cancels callback sending (spec 02 §2). Validation results and the callback
- * queue are not served by the gateway yet, so they are not shown.
+ * nothing), shows the validation results with their settable status, puts
+ * the transaction on the transaction, polling or callback queue, and cancels
+ * callback sending (spec 02 §2).
  */
 export function EditTransactionDialog({ transaction: t, onClose }: { transaction: Transaction; onClose: () => void }) {
   const user = useUser();
@@ -25,6 +30,7 @@ export function EditTransactionDialog({ transaction: t, onClose }: { transaction
   const [status, setStatus] = useState('');
   const setTransactionStatus = useSetTransactionStatus();
   const enqueue = useEnqueueTransaction();
+  const enqueueCallbacks = useEnqueueCallbacks();
   const cancel = useCancelCallbacks();
   const reload = () => queryClient.invalidateQueries({ queryKey: ['transactions'] });
 
@@ -40,9 +46,10 @@ export function EditTransactionDialog({ transaction: t, onClose }: { transaction
     }
   }
 
-  async function queue(q: 'transaction' | 'polling') {
+  async function queue(q: Queue) {
     try {
-      await enqueue.mutateAsync({ id: t.id, queue: q });
+      if (q === 'callback') await enqueueCallbacks.mutateAsync({ id: t.id });
+      else await enqueue.mutateAsync({ id: t.id, queue: q });
       notify.success('Queued', `Transaction ${t.id} added to the ${q} queue`);
       await reload();
     } catch (err) {
@@ -86,6 +93,7 @@ export function EditTransactionDialog({ transaction: t, onClose }: { transaction
             Commit State Change
           </Button>
         </HStack>
+        <ValidationResults transactionId={t.id} />
         <Stack gap="2">
           <Text fontWeight="semibold">Queues</Text>
           <HStack wrap="wrap">
@@ -94,6 +102,9 @@ export function EditTransactionDialog({ transaction: t, onClose }: { transaction
             </Button>
             <Button size="sm" variant="outline" loading={enqueue.isPending && enqueue.variables?.queue === 'polling'} onClick={() => void queue('polling')}>
               Add to Polling Queue
+            </Button>
+            <Button size="sm" variant="outline" loading={enqueueCallbacks.isPending} onClick={() => void queue('callback')}>
+              Add to Callback Queue
             </Button>
           </HStack>
         </Stack>

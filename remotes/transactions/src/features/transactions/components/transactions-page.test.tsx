@@ -186,4 +186,30 @@ describe('Transactions page (spec 02 §2)', () => {
     expect(body).toMatchObject({ transactionType: 1, searchTerm: 'ref-11', timezoneOffsetMinutes: 0 });
     expect(String(body?.fromDate)).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00$/);
   });
+
+  it('shows the callback tally as "x a/b" with a sentence for assistive technology', async () => {
+    server.use(
+      ...listHandlers(() =>
+        page([
+          tx(11, { callbackDeliveryStatus: '2/2' }),
+          tx(12, { callbackDeliveryStatus: '1/2' }),
+          tx(13, { callbackDeliveryStatus: '0/1' }),
+          tx(14, { callbackDeliveryStatus: '0/0' }),
+          tx(15),
+        ]),
+      ),
+    );
+    renderPage();
+    await screen.findByTestId('transaction-11');
+    const mark = (id: number) => within(row(id)).getByRole('img', { name: /callback/i });
+    expect(within(row(11)).getByRole('img', { name: 'Callbacks delivered: 2 of 2' })).toHaveTextContent('✓ 2/2');
+    expect(mark(11)).toHaveAttribute('data-delivery', 'success');
+    expect(within(row(12)).getByRole('img', { name: 'Callbacks partly delivered: 1 of 2' })).toHaveTextContent('! 1/2');
+    expect(mark(12)).toHaveAttribute('data-delivery', 'partial');
+    expect(within(row(13)).getByRole('img', { name: 'Callbacks not delivered: 0 of 1' })).toHaveTextContent('✗ 0/1');
+    expect(within(row(14)).getByRole('img', { name: 'No callbacks sent' })).toHaveTextContent('0/0');
+    expect(mark(14)).toHaveAttribute('data-delivery', 'none');
+    // A transaction whose tally is left out of the JSON reads 0/0.
+    expect(within(row(15)).getByRole('img', { name: 'No callbacks sent' })).toHaveTextContent('0/0');
+  });
 });

@@ -2,7 +2,7 @@ import { Alert, Box, Button, Field, Heading, HStack, Input, NativeSelect, Stack,
 import { errorMessage, hasPermission, isAdmin, notify, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
-import { collabLabel, useCollabs } from '../api/get-collabs';
+import { collabLabel, useCollabs } from '../../../api/get-collabs';
 import { useTransactions, type TransactionsInput } from '../api/get-transactions';
 import type { Transaction } from '../api/types';
 import { useManualAction } from '../hooks/use-manual-action';
@@ -12,6 +12,7 @@ import { PAGE_SIZES, parseFilters, serializeFilters, type Filters } from '../uti
 import { paymentMethodType, searchTarget } from '../utils/search';
 import { formatMoney, needsTotals, TOTAL_CURRENCIES, totalFor, type TotalCurrency } from '../utils/totals';
 import { AdditionalDataDialog } from './additional-data-dialog';
+import { CallbackAttemptsDialog } from './callback-attempts-dialog';
 import { EditTransactionDialog } from './edit-transaction-dialog';
 import { FilterBar } from './filter-bar';
 import { SearchInLogsDialog } from './search-in-logs-dialog';
@@ -228,6 +229,7 @@ function TransactionsView({ user }: { user: User | null }) {
       </HStack>
 
       {dialog?.kind === 'logs' && <TransactionLogsDialog id={dialog.t.id} onClose={() => setDialog(null)} />}
+      {dialog?.kind === 'callbacks' && <CallbackAttemptsDialog id={dialog.t.id} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'data' && <AdditionalDataDialog transaction={dialog.t} onClose={() => setDialog(null)} />}
       {logSearch && <SearchInLogsDialog onClose={() => setLogSearch(false)} />}
       {dialog?.kind === 'edit' && <EditTransactionDialog transaction={dialog.t} onClose={() => setDialog(null)} />}

@@ -4,10 +4,10 @@ import { Fragment, useState } from 'react';
 import type { Transaction } from '../api/types';
 import type { ManualKind } from '../hooks/use-manual-action';
 import { rowActions } from '../utils/row-actions';
-import { STATUS_PALETTE, statusClass, statusLabel } from '../utils/status';
+import { callbackDelivery, DELIVERY_PALETTE, STATUS_PALETTE, statusClass, statusLabel } from '../utils/status';
 
 /** RowDialog names the dialog a row button opens. */
-export type RowDialog = 'edit' | 'logs' | 'data';
+export type RowDialog = 'edit' | 'logs' | 'data' | 'callbacks';
 
 interface Props {
   transactions: Transaction[];
@@ -20,8 +20,20 @@ interface Props {
   onManual: (kind: ManualKind, t: Transaction) => void;
 }
 
-const COLUMNS = 9;
+const COLUMNS = 10;
 const FEE_TYPES = ['None', 'Percent', 'Fixed'];
+
+/** CallbackDeliveryMark shows the callback tally as "x a/b" (spec 02 §2) with a sentence for assistive technology. */
+export function CallbackDeliveryMark({ tally }: { tally: string }) {
+  const d = callbackDelivery(tally);
+  return (
+    <Text as="span" whiteSpace="nowrap" role="img" aria-label={d.label} data-delivery={d.state} color={`${DELIVERY_PALETTE[d.state]}.600`} fontSize="sm">
+      <span aria-hidden>
+        {d.mark} {d.figures}
+      </span>
+    </Text>
+  );
+}
 
 function Detail({ label, value }: { label: string; value: string }) {
   return (
@@ -58,6 +70,7 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
             <Table.ColumnHeader>Type</Table.ColumnHeader>
             <Table.ColumnHeader textAlign="end">Amount</Table.ColumnHeader>
             <Table.ColumnHeader>Status</Table.ColumnHeader>
+            <Table.ColumnHeader>Callbacks</Table.ColumnHeader>
             <Table.ColumnHeader>Created</Table.ColumnHeader>
             <Table.ColumnHeader>Actions</Table.ColumnHeader>
           </Table.Row>
@@ -108,6 +121,16 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
                       {statusLabel(t.transactionStatus)}
                     </Badge>
                   </Table.Cell>
+                  <Table.Cell>
+                    <HStack gap="1">
+                      <CallbackDeliveryMark tally={t.callbackDeliveryStatus} />
+                      {t.isCallbackSendingCanceled && (
+                        <Badge size="sm" colorPalette="gray" variant="outline">
+                          Cancelled
+                        </Badge>
+                      )}
+                    </HStack>
+                  </Table.Cell>
                   <Table.Cell whiteSpace="nowrap">{formatDateTime(t.createdUtc, zone)}</Table.Cell>
                   <Table.Cell>
                     <HStack gap="1" wrap="wrap">
@@ -121,6 +144,9 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
                           Logs
                         </Button>
                       )}
+                      <Button size="xs" variant="outline" onClick={() => onDialog('callbacks', t)}>
+                        Callbacks
+                      </Button>
                       <Button size="xs" variant="outline" onClick={() => onDialog('data', t)}>
                         Data
                       </Button>
@@ -154,7 +180,7 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
                           label="Fee"
                           value={t.appliedFeeType ? `${FEE_TYPES[t.appliedFeeType] ?? ''} ${t.appliedFeeValue} → ${t.appliedFeeAmount} ${t.appliedFeeCurrency} (${t.appliedFeePayer === 1 ? 'client fee' : 'merchant fee'})` : ''}
                         />
-                        <Detail label="Callbacks" value={t.isCallbackSendingCanceled ? 'Cancelled' : String(t.callbackDeliveryStatus)} />
+                        <Detail label="Callbacks" value={`${callbackDelivery(t.callbackDeliveryStatus).figures} delivered${t.isCallbackSendingCanceled ? ', sending cancelled' : ''}`} />
                         <Detail label="Updated" value={t.updatedUtc ? formatDateTime(t.updatedUtc, zone) : ''} />
                       </SimpleGrid>
                     </Table.Cell>

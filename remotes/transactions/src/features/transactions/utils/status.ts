@@ -48,12 +48,73 @@ export const TRANSACTION_TYPES = [
   { value: 2, label: 'Withdrawal' },
 ] as const;
 
+/** DeliveryState is how a transaction's callbacks went: none sent, all delivered, some, or none of those sent. */
+export type DeliveryState = 'none' | 'success' | 'partial' | 'failed';
+
+/** CallbackDelivery is the callback tally as a row shows it. */
+export interface CallbackDelivery {
+  delivered: number;
+  total: number;
+  state: DeliveryState;
+  /** The mark before the figures. */
+  mark: string;
+  /** 'a/b'. */
+  figures: string;
+  /** The sentence assistive technology reads. */
+  label: string;
+}
+
+const MARKS: Record<DeliveryState, string> = { none: '–', success: '✓', partial: '!', failed: '✗' };
+
+/** DELIVERY_PALETTE maps a delivery state to a Chakra colour palette. */
+export const DELIVERY_PALETTE: Record<DeliveryState, string> = { none: 'gray', success: 'green', partial: 'orange', failed: 'red' };
+
 /**
- * callbackDelivery renders the callback delivery status as 'x a/b' (spec 02
- * §2). The gateway sends a single number today (delivered attempts), which is
- * shown as is until it sends both figures.
+ * callbackDelivery reads the tally "delivered/total" (spec 02 §2: shown as
+ * "x a/b", a equal to b counts as success). Nothing sent ("0/0") is neither a
+ * success nor a failure; some delivered is a warning, none delivered a
+ * failure. A tally it cannot read counts as nothing sent.
  */
-export function callbackDelivery(delivered: number, total?: number): { text: string; ok: boolean } {
-  if (total === undefined) return { text: String(delivered), ok: delivered > 0 };
-  return { text: `x ${delivered}/${total}`, ok: delivered === total };
+export function callbackDelivery(raw: string): CallbackDelivery {
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(raw);
+  const delivered = m ? Number(m[1]) : 0;
+  const total = m ? Number(m[2]) : 0;
+  let state: DeliveryState;
+  let label: string;
+  if (total === 0) {
+    state = 'none';
+    label = 'No callbacks sent';
+  } else if (delivered >= total) {
+    state = 'success';
+    label = `Callbacks delivered: ${delivered} of ${total}`;
+  } else if (delivered > 0) {
+    state = 'partial';
+    label = `Callbacks partly delivered: ${delivered} of ${total}`;
+  } else {
+    state = 'failed';
+    label = `Callbacks not delivered: 0 of ${total}`;
+  }
+  return { delivered, total, state, mark: MARKS[state], figures: `${delivered}/${total}`, label };
+}
+
+/** The validation result statuses of spec 02 §4, settable by the operator. */
+export const VALIDATION_STATUSES: readonly { value: number; label: string }[] = [
+  { value: 0, label: 'Pending' },
+  { value: 1, label: 'Success' },
+  { value: -1, label: 'Failed' },
+];
+
+/** validationStatusLabel names a validation status; an unlisted one shows as the number. */
+export function validationStatusLabel(status: number): string {
+  return VALIDATION_STATUSES.find((s) => s.value === status)?.label ?? String(status);
+}
+
+/** validationPalette colours a validation status. */
+export function validationPalette(status: number): string {
+  return status === 1 ? 'green' : status === 0 ? 'orange' : 'red';
+}
+
+/** validationResultName shows a validation result's id: AVR-<id> when awaitable, VR-<id> otherwise (spec 02 §2). */
+export function validationResultName(id: string, awaitable: boolean): string {
+  return `${awaitable ? 'AVR' : 'VR'}-${id}`;
 }

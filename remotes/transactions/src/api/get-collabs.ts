@@ -3,7 +3,10 @@ import type { CollabJson, ListCollabsResponseJson } from '@paygate/gen/gateway/v
 import { api } from '@paygate/sdk';
 import { z } from 'zod';
 
-/** CollabOption is a collab as the collab selector lists it. */
+/**
+ * CollabOption is a collab as the collab selectors of this remote list it
+ * (Transactions, Callbacks and Validation Endpoints share this call).
+ */
 export interface CollabOption {
   id: number;
   merchantId: number;

@@ -1,0 +1,44 @@
+import { Field, NativeSelect } from '@chakra-ui/react';
+import { collabLabel, type CollabOption } from '../api/get-collabs';
+
+interface Props {
+  /** Admins pick "merchant - provider" under "Select Collab"; others pick a provider under "Select Provider". */
+  admin: boolean;
+  collabs: readonly CollabOption[] | undefined;
+  value: number | null;
+  onChange: (collabId: number | null) => void;
+  loading?: boolean;
+  /** A visible label above the select; the placeholder still names it for assistive technology. */
+  label?: string;
+  w?: string;
+}
+
+/** collabPlaceholder is the collab selector's placeholder (spec 02 §2). */
+export function collabPlaceholder(admin: boolean): string {
+  return admin ? 'Select Collab' : 'Select Provider';
+}
+
+/** CollabSelect is the page-level collab selector shared by the screens of this remote. */
+export function CollabSelect({ admin, collabs, value, onChange, loading, label, w = '72' }: Props) {
+  const placeholder = collabPlaceholder(admin);
+  return (
+    <Field.Root w={w}>
+      {label && <Field.Label>{label}</Field.Label>}
+      <NativeSelect.Root size="sm" disabled={loading}>
+        <NativeSelect.Field
+          aria-label={placeholder}
+          value={value ?? ''}
+          onChange={(e) => onChange(e.target.value ? Number(e.target.value) : null)}
+        >
+          <option value="">{placeholder}</option>
+          {collabs?.map((c) => (
+            <option key={c.id} value={c.id}>
+              {collabLabel(c, admin)}
+            </option>
+          ))}
+        </NativeSelect.Field>
+        <NativeSelect.Indicator />
+      </NativeSelect.Root>
+    </Field.Root>
+  );
+}

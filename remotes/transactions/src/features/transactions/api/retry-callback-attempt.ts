@@ -1,0 +1,23 @@
+import { useMutation } from '@tanstack/react-query';
+import { api } from '@paygate/sdk';
+import { z } from 'zod';
+
+/** The input of a retry: a failed attempt's id. */
+export const retryCallbackAttemptInput = z.object({ id: z.string().regex(/^\d+$/) });
+
+export type RetryCallbackAttemptInput = z.infer<typeof retryCallbackAttemptInput>;
+
+/**
+ * retryCallbackAttempt puts a failed attempt's delivery back on the retry
+ * queue (POST {callbacksUrl}/api/v1/callbacks/attempts/{id}/retry); the
+ * callbacks service answers 202.
+ */
+export async function retryCallbackAttempt(input: RetryCallbackAttemptInput): Promise<void> {
+  const { id } = retryCallbackAttemptInput.parse(input);
+  await api.post<unknown>('callbacks', `/api/v1/callbacks/attempts/${id}/retry`);
+}
+
+/** useRetryCallbackAttempt is the mutation of retryCallbackAttempt. */
+export function useRetryCallbackAttempt() {
+  return useMutation({ mutationFn: retryCallbackAttempt });
+}

@@ -1,0 +1,18 @@
+// jsdom has no PointerEvent; Chakra's press handling (zag) builds one when a
+// pressed control loses focus, as a dialog closes. A MouseEvent with a
+// pointerType is all it reads. Imported by the fixtures, so only this
+// remote's tests get it.
+if (typeof window !== 'undefined' && typeof window.PointerEvent !== 'function') {
+  class PointerEventPolyfill extends MouseEvent {
+    readonly pointerId: number;
+    readonly pointerType: string;
+    constructor(type: string, init: PointerEventInit = {}) {
+      super(type, init);
+      this.pointerId = init.pointerId ?? 0;
+      this.pointerType = init.pointerType ?? 'mouse';
+    }
+  }
+  window.PointerEvent = PointerEventPolyfill as unknown as typeof PointerEvent;
+}
+
+export {};
