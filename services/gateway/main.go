@@ -35,9 +35,11 @@ import (
 	gwnats "github.com/paygate/paygate/services/gateway/nats"
 	"github.com/paygate/paygate/services/gateway/payment"
 	"github.com/paygate/paygate/services/gateway/postgres"
+	"github.com/paygate/paygate/services/gateway/validation"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
+	"github.com/paygate/paygate/services/internal/netguard"
 	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/server"
 	"github.com/paygate/paygate/services/internal/telemetry"
@@ -83,6 +85,9 @@ type Config struct {
 	// StreamHeartbeat is the interval of the transaction stream's keep-alive
 	// comments.
 	StreamHeartbeat time.Duration `env:"PAYGATE_STREAM_HEARTBEAT" default:"15s"`
+	// ValidationTimeout bounds one call to a merchant's validation
+	// endpoint; keep it below RecoverAfter.
+	ValidationTimeout time.Duration `env:"PAYGATE_VALIDATION_TIMEOUT" default:"5s"`
 }
 
 // box returns the secrets box of the configured key (the demo key in demo
@@ -171,10 +176,18 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	collabs := collab.NewService(store, time.Now)
 	providerTransport := &http.Transport{MaxIdleConnsPerHost: 64}
 	defer providerTransport.CloseIdleConnections()
+	urlPolicy := netguard.Policy{AllowPrivate: cfg.AllowPrivateURLs}
+	validationCaller := httpapi.NewValidationCaller(urlPolicy, cfg.ValidationTimeout)
+	defer validationCaller.CloseIdleConnections()
+	validations := postgres.NewValidations(pool)
 	payments := payment.NewService(payStore,
 		httpapi.NewProviderClient(&http.Client{Transport: providerTransport, Timeout: cfg.ProviderTimeout}),
 		box, collabs.CheckAcceptingTransactions, time.Now,
-		payment.Options{PollInterval: cfg.PollInterval, RecoverAfter: cfg.RecoverAfter, Logger: log.With("component", "payments")})
+		payment.Options{PollInterval: cfg.PollInterval, RecoverAfter: cfg.RecoverAfter, Logger: log.With("component", "payments"),
+			Validation: payment.Validation{Store: validations, Caller: validationCaller, Timeout: cfg.ValidationTimeout}})
+	// Validation calls not awaited finish (each within its timeout) before
+	// the pool closes.
+	defer payments.Wait()
 	merchantAuth, err := httpapi.NewMerchantAuth(func(ctx context.Context, hash string) (int32, []byte, error) {
 		id, sealed, err := payStore.MerchantSecret(ctx, hash)
 		if err != nil {
@@ -189,8 +202,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	srv.Register(&gatewayv1.GatewayService_ServiceDesc,
-		grpcapi.NewServer(merchant.NewService(store), collabs, payments, merchantAuth.VerifiedMerchant))
+	srv.Register(&gatewayv1.GatewayService_ServiceDesc, grpcapi.WithValidation(
+		grpcapi.NewServer(merchant.NewService(store), collabs, payments, merchantAuth.VerifiedMerchant),
+		validation.NewService(validations, urlPolicy, time.Now), payments))
 	// The signature check must see the raw body, so it runs in front of the
 	// REST mux on the initialize route, then hands the call to that mux.
 	var restMux atomic.Pointer[runtime.ServeMux]

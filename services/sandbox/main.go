@@ -1,8 +1,10 @@
 // Command sandbox plays the payment providers (GoVip, QRPh, FbPay, HumPas,
 // Crypto Manager, Crypto Sender, RollingPay) over plain HTTP for demos and
 // end-to-end tests: payments, their status, balances, and status webhooks
-// pushed to the gateway. It keeps nothing durable. See
-// docs/contracts-transactions.md.
+// pushed to the gateway. It also plays a demo merchant: validation endpoints
+// that approve, reject or answer slowly, and a callback receiver that checks
+// signatures and lists what it received. It keeps nothing durable. See
+// docs/contracts-transactions.md and docs/contracts-validation.md.
 package main
 
 import (

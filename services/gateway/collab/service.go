@@ -815,11 +815,11 @@ func (s *Service) recordAt(ctx context.Context, tx Tx, actor Actor, a Activity, 
 		return err
 	}
 	a.ID = id
-	return tx.Publish(ctx, activityEvent(a))
+	return tx.Publish(ctx, ActivityEvent(a))
 }
 
-// activityEvent returns the event that announces entry a.
-func activityEvent(a Activity) *eventsv1.ActivityRecorded {
+// ActivityEvent returns the event that announces entry a.
+func ActivityEvent(a Activity) *eventsv1.ActivityRecorded {
 	text := func(v []byte) string {
 		if v == nil {
 			return "null"

@@ -104,18 +104,22 @@ func notFinal(t Transaction, action string) error {
 }
 
 // Restart is the transaction queue of spec 02 §4: a transaction that is not
-// final starts again from the beginning — back to Not Confirmed, then the
-// provider (or the collab's mode) as on initialize — and the call answers
-// once the provider has. The spec's other condition, every validation
-// passed, holds trivially: validation endpoints are not implemented yet.
-// Refused (failed precondition) for a final transaction, during
-// maintenance, and when the collab can no longer take it.
+// final, and whose every validation result is Success, starts again from the
+// beginning — back to Not Confirmed, then the provider (or the collab's mode)
+// as on initialize, without asking the validation endpoints again — and the
+// call answers once the provider has. Refused (failed precondition) for a
+// final transaction, while a validation result is Pending or Failed (an
+// operator retries or sets it first), during maintenance, and when the
+// collab can no longer take it.
 func (s *Service) Restart(ctx context.Context, op Operator, id int64) (Transaction, error) {
 	t, err := s.Get(ctx, op.Scope, id)
 	if err != nil {
 		return Transaction{}, err
 	}
 	if err := notFinal(t, "restarted"); err != nil {
+		return Transaction{}, err
+	}
+	if err := s.checkValidations(ctx, t); err != nil {
 		return Transaction{}, err
 	}
 	if err := s.accepting(ctx); err != nil {

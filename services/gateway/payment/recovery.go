@@ -23,7 +23,9 @@ type Recovery struct {
 // called, so at most Options.MaxRecoveryAttempts sweeps ever touch it, even
 // if the process keeps dying. A transaction that already holds a provider id
 // of a polling provider is polled; otherwise the payment is submitted again
-// under the same reference, which the provider treats idempotently.
+// under the same reference, which the provider treats idempotently, after
+// its validation is finished (results not yet asked are asked; a recorded
+// veto makes it Validation Failed).
 func (s *Service) RecoverOnce(ctx context.Context) (int, error) {
 	rs, err := s.store.ClaimRecoveries(ctx, s.stamp().Add(-s.opts.RecoverAfter), 50, s.opts.MaxRecoveryAttempts,
 		func(t Transaction, attempt int32) LogEntry {
@@ -67,6 +69,14 @@ func (s *Service) recover(ctx context.Context, r Recovery) error {
 	i := slices.IndexFunc(c.PayTypes, func(pt collab.CollabPayType) bool { return pt.PayType.ID == t.PayTypeID })
 	if i < 0 {
 		return s.recoveryStuck(ctx, t, fmt.Sprintf("the pay type %s is no longer on the collaboration", t.PayTypeName), nil)
+	}
+	if t.ProviderTID == "" {
+		// A crash may have come mid-validation: finish it before the
+		// provider (which has not answered yet).
+		var proceed bool
+		if t, proceed, err = s.resumeValidation(ctx, t, c); err != nil || !proceed {
+			return err
+		}
 	}
 	_, err = s.submit(ctx, t, c, conn, c.PayTypes[i], InitRequest{AdditionalData: t.AccountData})
 	if apperr.KindOf(err) == apperr.KindConflict {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -53,6 +54,9 @@ type Options struct {
 	// MaxRecoveryAttempts bounds how often the sweep takes one transaction;
 	// 1 when zero.
 	MaxRecoveryAttempts int32
+	// Validation asks merchants' validation endpoints before the provider;
+	// without its Store nothing is validated.
+	Validation Validation
 }
 
 // Service runs the payment path.
@@ -63,6 +67,8 @@ type Service struct {
 	accepting func(context.Context) error
 	now       func() time.Time
 	opts      Options
+	// background runs the validation calls that are not awaited.
+	background sync.WaitGroup
 }
 
 // NewService returns the payment service. accepting refuses new payments
@@ -89,6 +95,9 @@ func NewService(store Store, providers ProviderClient, box *aesgcm.Box, acceptin
 	}
 	if opts.MaxRecoveryAttempts <= 0 {
 		opts.MaxRecoveryAttempts = 1
+	}
+	if opts.Validation.Timeout <= 0 {
+		opts.Validation.Timeout = DefaultValidationTimeout
 	}
 	return &Service{store: store, providers: providers, box: box, accepting: accepting, now: now, opts: opts}
 }
@@ -122,7 +131,11 @@ type InitRequest struct {
 }
 
 // Initialize starts a payment and answers once the provider has answered
-// (or the collab's mode decided). The same merchant and nonce answer the
+// (or the collab's mode decided). Before the provider, when the collab
+// validates the payment's direction, the collab's validation endpoints for
+// that direction are asked: the awaitable ones in priority order, the first
+// veto making the transaction Validation Failed (the provider is then not
+// called); the others in the background. The same merchant and nonce answer the
 // transaction made first, without a second one; a nonce reused with another
 // payment is a conflict. Refusals: invalid input, unknown merchant (not
 // found), maintenance, a disabled collab, provider, direction or pay type,
@@ -206,6 +219,13 @@ func (s *Service) Initialize(ctx context.Context, who Initiator, r InitRequest) 
 			}
 		}
 		return Transaction{}, err
+	}
+	created, proceed, err := s.validateNew(ctx, created, c)
+	if err != nil {
+		return Transaction{}, err
+	}
+	if !proceed {
+		return created, nil
 	}
 	return s.submit(ctx, created, c, conn, pt, r)
 }

@@ -1,9 +1,11 @@
-// Package httpapi serves the sandbox's provider APIs over HTTP and pushes
-// status webhooks to the gateway.
+// Package httpapi serves the sandbox's provider APIs and its demo merchant
+// over HTTP, and pushes status webhooks to the gateway.
 //
 //	POST /{provider}/payments        create a payment → {providerTransactionId, status, message}
 //	GET  /{provider}/payments/{id}   its status       → same shape
 //	GET  /{provider}/balance         the balance (providers that report one)
+//	     /merchant/...               the demo merchant: validation answers and a callback receiver
+//	                                 (merchantRoutes)
 package httpapi
 
 import (
@@ -16,15 +18,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/paygate/services/sandbox/merchant"
 	"github.com/paygate/paygate/services/sandbox/simulator"
 )
 
 // HeaderWebhookSecret carries the shared webhook secret to the gateway.
 const HeaderWebhookSecret = "X-Paygate-Webhook-Secret"
 
-// Handler returns the provider APIs of sim.
+// Handler returns the provider APIs of sim and the demo merchant, which
+// remembers the last merchant.DefaultCapacity callbacks it received.
 func Handler(sim *simulator.Simulator, log *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
+	merchantRoutes(mux, merchant.NewRecorder(merchant.DefaultCapacity), log, time.Now)
 	mux.HandleFunc("POST /{provider}/payments", func(w http.ResponseWriter, r *http.Request) {
 		p, ok := provider(w, r, sim)
 		if !ok {

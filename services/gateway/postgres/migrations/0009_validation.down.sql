@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS validation_results;
+DROP TABLE IF EXISTS validation_endpoints;
