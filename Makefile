@@ -11,7 +11,7 @@ GRPC_GATEWAY_VERSION       := v2.32.0
 
 # The services `make build` compiles into bin/ and `make run` starts (callbacks and aggregator join
 # when they exist). The ports of each are in docs/contracts.md and deploy/devstack.
-SERVICES := auth gateway sandbox
+SERVICES := auth gateway callbacks sandbox
 
 # The servers the Go tests use (docs/contracts.md); deploy/local/deps.sh starts them when they are
 # not answering.

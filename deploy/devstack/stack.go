@@ -206,6 +206,14 @@ func serviceEnv(s service, host, databaseURL, redisURL, natsURL, origins string)
 		// addresses and the sandbox pushes webhooks back to it.
 		"PAYGATE_SANDBOX_URL=http://" + net.JoinHostPort("127.0.0.1", "8085"),
 		"PAYGATE_SANDBOX_GATEWAY_URL=http://" + net.JoinHostPort("127.0.0.1", "8082"),
+		// The gateway forwards the callback calls to the callbacks service;
+		// the callbacks service resolves collabs on the gateway.
+		"PAYGATE_CALLBACKS_GRPC_ADDR=" + net.JoinHostPort("127.0.0.1", "9083"),
+		"PAYGATE_GATEWAY_GRPC_ADDR=" + net.JoinHostPort("127.0.0.1", "9082"),
+		// The demo merchant (callback receiver, validation endpoints) lives
+		// in the sandbox on 127.0.0.1: merchant URLs may reach loopback here,
+		// never in production.
+		"PAYGATE_ALLOW_PRIVATE_URLS=true",
 	}
 }
 

@@ -1,6 +1,6 @@
-// Package aesgcm seals the gateway's secrets at rest (merchants' API
-// secrets, providers' webhook secrets) with AES-256-GCM under the key of
-// PAYGATE_ENCRYPTION_KEY. A sealed value is the 12-byte random nonce
+// Package aesgcm seals services' secrets at rest (the gateway's merchant API
+// secrets and provider webhook secrets, the callbacks service's signing
+// secrets) with AES-256-GCM under the key of PAYGATE_ENCRYPTION_KEY. A sealed value is the 12-byte random nonce
 // followed by the ciphertext and tag.
 package aesgcm
 

@@ -1,0 +1,37 @@
+package grpcapi
+
+import (
+	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
+	"github.com/paygate/paygate/services/internal/authz"
+)
+
+// Who may call what (docs/contracts-callbacks.md). Merchant scope is
+// enforced by the domain on top of these.
+var (
+	// The Callbacks page is for admins and merchant admins (spec 02 §6).
+	callbacksPage = authz.Rule{Roles: []string{authz.RoleAdmin, authz.RoleMerchantAdmin}}
+	// Adding, editing and deleting also need Edit Transactions.
+	editCallbacks = authz.Rule{
+		Roles:       []string{authz.RoleAdmin, authz.RoleMerchantAdmin},
+		Permissions: []string{authz.PermEditTransactions},
+	}
+	getTransactions  = authz.Rule{Permissions: []string{authz.PermGetTransactions}}
+	editTransactions = authz.Rule{Permissions: []string{authz.PermEditTransactions}}
+)
+
+// Rules says who may call each CallbacksService method.
+var Rules = authz.Rules{
+	callbacksv1.CallbacksService_ListCollabCallbacks_FullMethodName:   callbacksPage,
+	callbacksv1.CallbacksService_ListMerchantCallbacks_FullMethodName: callbacksPage,
+	callbacksv1.CallbacksService_CreateCallback_FullMethodName:        editCallbacks,
+	callbacksv1.CallbacksService_UpdateCallback_FullMethodName:        editCallbacks,
+	callbacksv1.CallbacksService_DeleteCallback_FullMethodName:        editCallbacks,
+	// The Callback Attempts dialog of the transactions page, and its Retry
+	// button and the callback queue of the Edit transaction dialog.
+	callbacksv1.CallbacksService_ListCallbackAttempts_FullMethodName:        getTransactions,
+	callbacksv1.CallbacksService_RetryCallbackAttempt_FullMethodName:        editTransactions,
+	callbacksv1.CallbacksService_EnqueueTransactionCallbacks_FullMethodName: editTransactions,
+	// A merchant's signing secret belongs with its callback URLs.
+	callbacksv1.CallbacksService_GetSigningSecret_FullMethodName:    callbacksPage,
+	callbacksv1.CallbacksService_RotateSigningSecret_FullMethodName: callbacksPage,
+}

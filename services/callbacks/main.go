@@ -1,0 +1,251 @@
+// Command callbacks runs the callbacks service: merchants' callback URLs,
+// and the signed delivery of every final transaction's outcome to them with
+// retries (docs/contracts-callbacks.md, which also lists its configuration).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/nats-io/nats.go"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
+	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/internal/aesgcm"
+	"github.com/paygate/paygate/services/callbacks/callback"
+	"github.com/paygate/paygate/services/callbacks/grpcapi"
+	"github.com/paygate/paygate/services/callbacks/httpapi"
+	cbnats "github.com/paygate/paygate/services/callbacks/nats"
+	"github.com/paygate/paygate/services/callbacks/postgres"
+	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/bus"
+	"github.com/paygate/paygate/services/internal/config"
+	"github.com/paygate/paygate/services/internal/netguard"
+	"github.com/paygate/paygate/services/internal/pgdb"
+	"github.com/paygate/paygate/services/internal/server"
+	"github.com/paygate/paygate/services/internal/telemetry"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Getenv, os.Stdout)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "callbacks:", err)
+		os.Exit(1)
+	}
+}
+
+// Config is the callbacks service's configuration: the shared keys, with
+// its ports as defaults, and its own.
+type Config struct {
+	config.Common
+	// Schema is the Postgres schema the service owns (tests use their own).
+	Schema string `env:"PAYGATE_DATABASE_SCHEMA"`
+	// EncryptionKey is the base64 AES-256 key that seals merchants' signing
+	// keys; required unless demo mode, which falls back to a public key.
+	EncryptionKey string `env:"PAYGATE_ENCRYPTION_KEY"`
+	// GatewayGRPCAddr is the gateway's gRPC address, where collabs are
+	// resolved to their merchants with the caller's token.
+	GatewayGRPCAddr string `env:"PAYGATE_GATEWAY_GRPC_ADDR" default:"127.0.0.1:9082"`
+	// CallbackTimeout bounds one delivery attempt (connect to last byte).
+	CallbackTimeout time.Duration `env:"PAYGATE_CALLBACK_TIMEOUT" default:"5s"`
+	// Workers is how many deliveries are in flight at most.
+	Workers int `env:"PAYGATE_CALLBACK_WORKERS" default:"64"`
+	// BatchSize is the most deliveries claimed, results recorded and events
+	// applied at once.
+	BatchSize int `env:"PAYGATE_CALLBACK_BATCH_SIZE" default:"256"`
+	// BackoffBase and BackoffCap shape the retry delays: after the n-th
+	// failure a random wait up to min(cap, base·2^(n-1)).
+	BackoffBase time.Duration `env:"PAYGATE_CALLBACK_BACKOFF_BASE" default:"1s"`
+	BackoffCap  time.Duration `env:"PAYGATE_CALLBACK_BACKOFF_CAP" default:"10m"`
+	// Lease is how long a claimed delivery is held; one whose result was
+	// never recorded (a crash) is sent again after it. Above the timeout.
+	Lease time.Duration `env:"PAYGATE_CALLBACK_LEASE" default:"1m"`
+	// PollInterval is how often due deliveries are looked for when nothing
+	// in this process queued any (other replicas, retries coming due).
+	PollInterval time.Duration `env:"PAYGATE_CALLBACK_POLL_INTERVAL" default:"250ms"`
+	// EventsFrom is where the transaction-event consumers start when they are
+	// first made: "all" events the stream holds, "new" ones, or those since
+	// an RFC 3339 time.
+	EventsFrom string `env:"PAYGATE_CALLBACK_EVENTS_FROM" default:"all"`
+	// EventsAckWait is how long a transaction event read but not applied
+	// (a crash) waits before it is delivered again.
+	EventsAckWait time.Duration `env:"PAYGATE_CALLBACK_EVENTS_ACK_WAIT" default:"1m"`
+}
+
+// check reports every value Load cannot judge on its own.
+func (c Config) check() error {
+	var problems []string
+	if c.CallbackTimeout <= 0 {
+		problems = append(problems, "PAYGATE_CALLBACK_TIMEOUT must be positive")
+	}
+	if c.Workers < 1 {
+		problems = append(problems, "PAYGATE_CALLBACK_WORKERS must be at least 1")
+	}
+	if c.BatchSize < 1 {
+		problems = append(problems, "PAYGATE_CALLBACK_BATCH_SIZE must be at least 1")
+	}
+	if c.BackoffBase <= 0 || c.BackoffCap < c.BackoffBase {
+		problems = append(problems, "PAYGATE_CALLBACK_BACKOFF_BASE must be positive and at most PAYGATE_CALLBACK_BACKOFF_CAP")
+	}
+	if c.Lease <= c.CallbackTimeout {
+		problems = append(problems, "PAYGATE_CALLBACK_LEASE must be longer than PAYGATE_CALLBACK_TIMEOUT")
+	}
+	if c.EventsAckWait < time.Second {
+		problems = append(problems, "PAYGATE_CALLBACK_EVENTS_ACK_WAIT must be at least 1s")
+	}
+	if c.PollInterval <= 0 {
+		problems = append(problems, "PAYGATE_CALLBACK_POLL_INTERVAL must be positive")
+	}
+	if _, err := cbnats.ParseFrom(c.EventsFrom); err != nil {
+		problems = append(problems, "PAYGATE_CALLBACK_EVENTS_FROM: "+err.Error())
+	}
+	if c.EncryptionKey == "" && !c.Demo {
+		problems = append(problems, "PAYGATE_ENCRYPTION_KEY is required (base64 of 32 random bytes) outside demo mode")
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("config: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// sealer returns the sealer of the configured key (the demo key in demo mode
+// when none is set).
+func (c Config) sealer() (*aesgcm.Box, error) {
+	if c.EncryptionKey == "" {
+		return aesgcm.New(aesgcm.DemoKey())
+	}
+	key, err := aesgcm.ParseKey(c.EncryptionKey)
+	if err != nil {
+		return nil, fmt.Errorf("PAYGATE_ENCRYPTION_KEY: %w", err)
+	}
+	return aesgcm.New(key)
+}
+
+// run builds every dependency, serves until ctx ends, then stops.
+func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+	var cfg Config
+	if err := config.Load(getenv, &cfg, config.Ports(":8083", ":9083"), config.Default("PAYGATE_DATABASE_SCHEMA", postgres.Schema)); err != nil {
+		return err
+	}
+	if err := cfg.check(); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
+	sealer, err := cfg.sealer()
+	if err != nil {
+		return err
+	}
+
+	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations); err != nil {
+		return err
+	}
+	pool, err := pgdb.Open(ctx, cfg.DatabaseURL, cfg.Schema)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	store := postgres.NewStore(pool)
+
+	nc, js, err := bus.Connect(ctx, cfg.NATSURL)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	if err := bus.EnsureStream(ctx, js); err != nil {
+		return err
+	}
+
+	redisOpts, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		return fmt.Errorf("parse redis url: %w", err)
+	}
+	rdb := redis.NewClient(redisOpts)
+	defer rdb.Close()
+
+	tracing, err := telemetry.Setup("callbacks", cfg.TracingEndpoint)
+	if err != nil {
+		return fmt.Errorf("PAYGATE_OTLP_ENDPOINT: %w", err)
+	}
+	defer tracing.Close()
+
+	gatewayConn, err := grpc.NewClient(cfg.GatewayGRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return fmt.Errorf("PAYGATE_GATEWAY_GRPC_ADDR: %w", err)
+	}
+	defer gatewayConn.Close()
+
+	guard := netguard.Policy{AllowPrivate: cfg.AllowPrivateURLs}
+	client := guard.Client(cfg.CallbackTimeout)
+	defer client.CloseIdleConnections()
+	secrets := callback.NewSecrets(store, sealer, cfg.Demo, time.Now)
+	dispatcher := callback.NewDispatcher(store, secrets, httpapi.NewSender(client, netguard.DefaultResponseLimit), callback.DispatcherOptions{
+		Workers: cfg.Workers, BatchSize: cfg.BatchSize, Lease: cfg.Lease, PollInterval: cfg.PollInterval,
+		Backoff: callback.Backoff{Base: cfg.BackoffBase, Cap: cfg.BackoffCap},
+		Logger:  log.With("component", "dispatcher"),
+	})
+	svc := callback.NewService(store, grpcapi.NewGatewayCollabs(gatewayv1.NewGatewayServiceClient(gatewayConn), 5*time.Second),
+		guard, secrets, time.Now, dispatcher.Wake)
+
+	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
+	srv := server.New(server.Options{
+		Name:             "callbacks",
+		Tracing:          tracing,
+		GRPCAddr:         cfg.GRPCAddr,
+		HTTPAddr:         cfg.HTTPAddr,
+		CORSOrigins:      cfg.ConsoleOrigins,
+		TrustedProxyHops: cfg.TrustedProxyHops,
+		Logger:           log,
+		Interceptors: []grpc.UnaryServerInterceptor{
+			authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb)),
+		},
+	})
+	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, grpcapi.NewServer(svc))
+	var restMux atomic.Pointer[runtime.ServeMux]
+	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		restMux.Store(mux)
+		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(cc))
+	})
+	// The queueing calls answer 202 (spec 02 §4): their RPCs ask for it
+	// through the x-http-code metadata, which Accepted applies.
+	rest := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { restMux.Load().ServeHTTP(w, r) })
+	srv.Handle("POST /api/v1/transactions/{id}/callbacks/enqueue", httpapi.Accepted(http.MaxBytesHandler(rest, server.MaxBodyBytes)))
+	srv.Handle("POST /api/v1/callbacks/attempts/{id}/retry", httpapi.Accepted(http.MaxBytesHandler(rest, server.MaxBodyBytes)))
+	srv.AddReadyCheck("postgres", pool.Ping)
+	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
+	srv.AddReadyCheck("nats", func(context.Context) error {
+		if s := nc.Status(); s != nats.CONNECTED {
+			return errors.New("nats connection is " + s.String())
+		}
+		return nil
+	})
+
+	relay := bus.NewRelay(pool, js, log)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return srv.Run(gctx) })
+	g.Go(func() error { return relay.Run(gctx) })
+	g.Go(func() error { return dispatcher.Run(gctx) })
+	from, _ := cbnats.ParseFrom(cfg.EventsFrom) // checked by cfg.check
+	g.Go(func() error {
+		return cbnats.Run(gctx, js, cfg.Schema, svc.HandleTransactionEvents, cbnats.Options{
+			BatchSize: cfg.BatchSize, From: from, AckWait: cfg.EventsAckWait, Logger: log.With("component", "transaction-events"),
+		})
+	})
+	return g.Wait()
+}
