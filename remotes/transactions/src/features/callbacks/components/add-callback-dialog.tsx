@@ -13,11 +13,13 @@ interface Props {
   collabs: readonly CollabOption[];
   /** The page's collab, preselected. */
   collabId: number | null;
+  /** Called with the collab of the callback URL just created. */
+  onCreated?: (collabId: number) => void;
   onClose: () => void;
 }
 
 /** AddCallbackDialog is the "Add Callback URL" dialog (spec 02 §2, §5). */
-export function AddCallbackDialog({ admin, collabs, collabId, onClose }: Props) {
+export function AddCallbackDialog({ admin, collabs, collabId, onCreated, onClose }: Props) {
   const queryClient = useQueryClient();
   const create = useCreateCallback();
   const [draft, setDraft] = useState<CallbackDraft>(() => newCallbackDraft(collabId));
@@ -28,6 +30,7 @@ export function AddCallbackDialog({ admin, collabs, collabId, onClose }: Props) 
   function save() {
     setSubmitted(true);
     if (hasErrors(validateCallbackDraft(draft)) || draft.collabId === null) return;
+    const target = draft.collabId;
     create.mutate(
       {
         collabId: draft.collabId,
@@ -41,6 +44,7 @@ export function AddCallbackDialog({ admin, collabs, collabId, onClose }: Props) 
         onSuccess: (c) => {
           notify.success('Callback URL created', c.callbackUrl);
           void queryClient.invalidateQueries({ queryKey: ['callbacks'] });
+          onCreated?.(c.collabId || target);
           onClose();
         },
         onError: (err) => notify.error('Failed to create callback URL', errorMessage(err, 'Please try again.')),

@@ -120,6 +120,8 @@ describe('Callbacks page (spec 02 §2, §5)', () => {
     expect(await screen.findByText('Callback URL created')).toBeInTheDocument();
     expect(calls.bodies[0]?.body).toEqual({ collabId: 1, callbackUrl: 'https://acme.example/new', isEnabled: true, maxAttempts: 5, addSignature: false, transactionTypeId: 2 });
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Add Callback URL' })).toBeNull());
+    // The list of the new callback URL's collab is shown.
+    expect(screen.getByRole('combobox', { name: 'Select Collab' })).toHaveValue('1');
   });
 
   it('leaves the type out for every type, and keeps the dialog open with the server message when the create fails', async () => {

@@ -167,7 +167,16 @@ function Callbacks({ user }: { user: User }) {
         />
       )}
 
-      {adding && <AddCallbackDialog admin={admin} collabs={collabs.data ?? []} collabId={collabId} onClose={() => setAdding(false)} />}
+      {adding && (
+        <AddCallbackDialog
+          admin={admin}
+          collabs={collabs.data ?? []}
+          collabId={collabId}
+          // Show the list the new callback URL is in.
+          onCreated={choose}
+          onClose={() => setAdding(false)}
+        />
+      )}
       {pending && (
         <ConfirmDialog
           title={pending.kind === 'update' ? 'Update Callback URL' : 'Delete Callback URL'}
