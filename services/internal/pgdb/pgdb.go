@@ -55,10 +55,14 @@ func Open(ctx context.Context, url, schema string) (*pgxpool.Pool, error) {
 // once: golang-migrate serializes them with an advisory lock. Cancelling ctx
 // stops it after the running migration.
 func Migrate(ctx context.Context, url, schema string, migrations fs.FS) error {
-	connCfg, err := pgx.ParseConfig(url)
+	// The pool's parser takes the pool_* settings Open honours (e.g.
+	// pool_max_conns) out of the URL; a plain connection would send them to
+	// the server as unknown parameters.
+	poolCfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return fmt.Errorf("parse database url: %w", err)
 	}
+	connCfg := poolCfg.ConnConfig
 	if err := ensureSchema(ctx, connCfg.Copy(), schema); err != nil {
 		return err
 	}

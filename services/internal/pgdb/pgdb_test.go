@@ -5,6 +5,7 @@ import (
 	"embed"
 	"errors"
 	"io/fs"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,8 +48,13 @@ func TestMigrateIsIdempotentAndSchemaLocal(t *testing.T) {
 	if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
 		t.Fatal(err)
 	}
-	// A second run (another replica starting) changes nothing.
-	if err := pgdb.Migrate(ctx, pgtest.URL(), schema, migrations(t)); err != nil {
+	// A second run (another replica starting) changes nothing, with the
+	// pool settings Open reads in the URL too.
+	withPool := pgtest.URL() + "&pool_max_conns=8"
+	if !strings.Contains(pgtest.URL(), "?") {
+		withPool = pgtest.URL() + "?pool_max_conns=8"
+	}
+	if err := pgdb.Migrate(ctx, withPool, schema, migrations(t)); err != nil {
 		t.Fatalf("second Migrate: %v", err)
 	}
 	var version int
