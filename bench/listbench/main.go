@@ -6,7 +6,11 @@
 // loopback ports, signs in as the demo admin, runs the requests one at a
 // time, prints a Markdown table, then prints the plans of the store's SQL
 // (mirrored here) for every case and EXPLAIN (ANALYZE, BUFFERS) for the
-// headline ones. Both services are stopped before it exits.
+// headline ones. The statements are the store's own
+// (postgres.ListStatements), so they cannot drift from what the gateway
+// sends. Before measuring it builds the list's rollups (migration 0010) when
+// they are not built yet, and reports how long that took. Both services are
+// stopped before it exits.
 package main
 
 import (
@@ -22,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +34,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/paygate/paygate/services/gateway/merchant"
+	"github.com/paygate/paygate/services/gateway/payment"
+	"github.com/paygate/paygate/services/gateway/postgres"
 )
 
 var (
@@ -42,6 +51,9 @@ var (
 	take       = flag.Int("take", 20, "page size")
 	portBase   = flag.Int("port-base", 18000, "auth on +81/+1081, gateway on +82/+1082")
 	plans      = flag.Bool("plans", true, "print the plans")
+	build      = flag.Bool("build", true, "build the list's rollups first when they are not built")
+	only       = flag.String("only", "", "run only the cases whose name matches this regular expression")
+	explainAll = flag.Bool("explain-all", false, "EXPLAIN (ANALYZE, BUFFERS) every case, not only the headline ones")
 )
 
 type service struct {
@@ -122,8 +134,6 @@ type listCase struct {
 	name    string
 	collab  int32
 	query   url.Values
-	cond    []string // the store's WHERE, mirrored, for the plan
-	args    []any
 	pages   bool // run page 100 too
 	path    string
 	explain bool // EXPLAIN (ANALYZE, BUFFERS) it
@@ -148,6 +158,7 @@ func main() {
 		fatalf("%v", err)
 	}
 	s := pick(ctx, conn)
+	rollups(ctx, conn)
 
 	authHTTP := fmt.Sprintf("127.0.0.1:%d", *portBase+81)
 	gwHTTP := fmt.Sprintf("127.0.0.1:%d", *portBase+82)
@@ -162,6 +173,9 @@ func main() {
 		"PAYGATE_HTTP_ADDR=" + gwHTTP, fmt.Sprintf("PAYGATE_GRPC_ADDR=127.0.0.1:%d", *portBase+1082),
 		"PAYGATE_JWKS_URL=http://" + authHTTP + "/.well-known/jwks.json",
 		fmt.Sprintf("PAYGATE_SANDBOX_URL=http://127.0.0.1:%d", *portBase+85), "PAYGATE_LOG_LEVEL=warn",
+		// txgen leaves 1 % of the rows Not Confirmed: the recovery sweep
+		// would resolve them (and change the data) while we measure.
+		"PAYGATE_RECOVERY_AFTER=876000h",
 	}, "/tmp/listbench-gateway.log")
 	defer stopAll()
 	for _, b := range []string{"http://" + authHTTP, "http://" + gwHTTP} {
@@ -172,6 +186,18 @@ func main() {
 	token := login("http://" + authHTTP)
 
 	cases := buildCases(s)
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			fatalf("-only: %v", err)
+		}
+		cases = slices.DeleteFunc(cases, func(c listCase) bool { return !re.MatchString(c.name) })
+	}
+	if *explainAll {
+		for i := range cases {
+			cases[i].explain = true
+		}
+	}
 	client := &http.Client{Timeout: 60 * time.Second}
 	fmt.Printf("transactions: %d rows; collab %d (merchant %d); range %s … %s\n\n",
 		s.rows, s.collabID, s.merchantID, s.from.Format(time.RFC3339), s.to.Format(time.RFC3339))
@@ -206,6 +232,58 @@ func main() {
 	if *plans {
 		printPlans(ctx, conn, cases)
 	}
+}
+
+// rollups prints whether the list's rollups are built, building them first
+// (timed) when -build is set.
+func rollups(ctx context.Context, conn *pgx.Conn) {
+	var built bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM transaction_totals_state WHERE built_at IS NOT NULL)`).Scan(&built); err != nil {
+		fatalf("rollup state (is migration 0010 applied?): %v", err)
+	}
+	if built || !*build {
+		fmt.Printf("rollups built: %v\n", built)
+		return
+	}
+	t0 := time.Now()
+	var n *int64
+	if err := conn.QueryRow(ctx, `SELECT build_transaction_totals(true)`).Scan(&n); err != nil {
+		fatalf("build rollups: %v", err)
+	}
+	took := time.Since(t0)
+	// As Payments.FoldTotals does after a build.
+	if _, err := conn.Exec(ctx, `VACUUM (ANALYZE) transaction_totals_hourly, transaction_totals_daily`); err != nil {
+		fatalf("analyze rollups: %v", err)
+	}
+	var hourly, daily int64
+	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM transaction_totals_hourly), (SELECT count(*) FROM transaction_totals_daily)`).Scan(&hourly, &daily); err != nil {
+		fatalf("%v", err)
+	}
+	fmt.Printf("rollups built in %s, vacuumed and analyzed in %s (%d hourly rows, %d daily rows)\n",
+		took.Round(time.Millisecond), (time.Since(t0) - took).Round(time.Millisecond), hourly, daily)
+}
+
+// filter is the store's filter for a case, parsed as the gateway parses the
+// REST query (payment.ParseListQuery), for the admin's scope.
+func filter(c listCase, page int) payment.ListFilter {
+	q := c.query
+	num := func(k string) int32 {
+		n, _ := strconv.Atoi(q.Get(k))
+		return int32(n)
+	}
+	f, err := payment.ParseListQuery(payment.ListQuery{
+		CollabID: c.collab, MerchantID: num("MerchantId"), Page: int32(page), Take: int32(*take), Type: num("type"),
+		Statuses: q["statuses"], ProviderTID: q.Get("providerTid"), MerchantCID: q.Get("merchantCid"),
+		Nonce: q.Get("nonce"), From: q.Get("from"), To: q.Get("to"), MinAmount: q.Get("minAmount"),
+		MaxAmount: q.Get("maxAmount"), Currency: q.Get("currency"), PaymentMethodValue: q.Get("paymentMethodValue"),
+		PaymentMethodType: num("paymentMethodType"), PaymentIP: q.Get("paymentIpAddress"),
+		IncludeTotals: q.Get("includeTotalAmounts") == "true", Search: q.Get("search"),
+	})
+	if err != nil {
+		fatalf("case %s: %v", c.name, err)
+	}
+	f.Scope = merchant.Scope{All: true}
+	return f
 }
 
 func login(base string) string {
@@ -297,6 +375,16 @@ func pick(ctx context.Context, conn *pgx.Conn) sample {
 func buildCases(s sample) []listCase {
 	rfc := func(t time.Time) string { return t.Format(time.RFC3339) }
 	dates := url.Values{"from": {rfc(s.from)}, "to": {rfc(s.to)}}
+	// The console's range: whole days in the user's zone (here UTC+8), the
+	// last one ending at 23:59:59.999.
+	zone := time.FixedZone("UTC+8", 8*3600)
+	last := s.to.In(zone)
+	dayEnd := time.Date(last.Year(), last.Month(), last.Day(), 23, 59, 59, 999_000_000, zone)
+	dayStart := time.Date(last.Year(), last.Month(), last.Day()-29, 0, 0, 0, 0, zone)
+	console := url.Values{"from": {dayStart.Format(time.RFC3339Nano)}, "to": {dayEnd.Format(time.RFC3339Nano)}}
+	// The console's default range: yesterday and today.
+	twoDays := url.Values{"from": {dayEnd.AddDate(0, 0, -2).Add(time.Millisecond).Format(time.RFC3339Nano)},
+		"to": {dayEnd.Format(time.RFC3339Nano)}}
 	join := func(vs ...url.Values) url.Values {
 		o := url.Values{}
 		for _, v := range vs {
@@ -308,74 +396,70 @@ func buildCases(s sample) []listCase {
 	}
 	totals := url.Values{"includeTotalAmounts": {"true"}}
 	st := url.Values{"statuses": {"4,-2"}}
-	dateCond := []string{"created_at >= $1", "created_at <= $2"}
-	dateArgs := []any{s.from, s.to}
 	return []listCase{
-		{name: "**headline**: collab + 30 days + statuses 4,-2 + totals", collab: s.collabID, query: join(dates, st, totals), pages: true, explain: true,
-			cond: []string{"collab_id = $1", "status = ANY($2::smallint[])", "created_at >= $3", "created_at <= $4"}, args: []any{s.collabID, []int16{4, -2}, s.from, s.to}},
-		{name: "collab + 30 days + totals", collab: s.collabID, query: join(dates, totals), pages: true, explain: true,
-			cond: []string{"collab_id = $1", "created_at >= $2", "created_at <= $3"}, args: []any{s.collabID, s.from, s.to}},
-		{name: "merchant + 30 days + totals", query: join(dates, totals, url.Values{"MerchantId": {strconv.Itoa(int(s.merchantID))}}), pages: true, explain: true,
-			cond: []string{"merchant_id = $1", "created_at >= $2", "created_at <= $3"}, args: []any{s.merchantID, s.from, s.to}},
-		{name: "collab alone (all time)", collab: s.collabID, pages: true,
-			cond: []string{"collab_id = $1"}, args: []any{s.collabID}},
-		{name: "30 days alone (all collabs)", query: dates, pages: true, cond: dateCond, args: dateArgs},
-		{name: "30 days + totals (all collabs)", query: join(dates, totals), pages: true, cond: dateCond, args: dateArgs},
-		{name: "type=2 alone", query: url.Values{"type": {"2"}}, pages: true,
-			cond: []string{"transaction_type = $1"}, args: []any{int16(2)}},
-		{name: "statuses=3 alone", query: url.Values{"statuses": {"3"}}, pages: true,
-			cond: []string{"status = ANY($1::smallint[])"}, args: []any{[]int16{3}}},
-		{name: "currency=USD alone", query: url.Values{"currency": {"USD"}}, pages: true,
-			cond: []string{"currency = $1"}, args: []any{"USD"}},
-		{name: "minAmount=50000 alone", query: url.Values{"minAmount": {"50000"}}, pages: true,
-			cond: []string{"amount >= $1::numeric"}, args: []any{"50000"}},
-		{name: "paymentMethodType=2 alone", query: url.Values{"paymentMethodType": {"2"}}, pages: false,
-			cond: []string{"payment_method_type = $1"}, args: []any{int16(2)}},
-		{name: "MerchantId alone (all time)", query: url.Values{"MerchantId": {strconv.Itoa(int(s.merchantID))}}, pages: false,
-			cond: []string{"merchant_id = $1"}, args: []any{s.merchantID}},
-		{name: "providerTid", query: url.Values{"providerTid": {s.ptid}},
-			cond: []string{"provider_transaction_id = $1"}, args: []any{s.ptid}},
-		{name: "merchantCid", query: url.Values{"merchantCid": {s.cid}},
-			cond: []string{"merchant_client_id = $1"}, args: []any{s.cid}},
-		{name: "nonce", query: url.Values{"nonce": {s.nonce}},
-			cond: []string{"nonce = $1"}, args: []any{s.nonce}},
-		{name: "paymentMethodValue", query: url.Values{"paymentMethodValue": {s.pmValue}},
-			cond: []string{"payment_method_value = $1"}, args: []any{s.pmValue}},
-		{name: "paymentIpAddress", query: url.Values{"paymentIpAddress": {s.ip}},
-			cond: []string{"payment_ip_address = $1"}, args: []any{s.ip}},
+		{name: "**headline**: collab + 30 days + statuses 4,-2 + totals", collab: s.collabID, query: join(dates, st, totals), pages: true, explain: true},
+		{name: "console: collab + 30 whole days UTC+8 + statuses 4,-2 + totals", collab: s.collabID, query: join(console, st, totals), pages: true, explain: true},
+		{name: "collab + 30 days + totals", collab: s.collabID, query: join(dates, totals), pages: true},
+		{name: "merchant + 30 days + totals", query: join(dates, totals, url.Values{"MerchantId": {strconv.Itoa(int(s.merchantID))}}), pages: true},
+		{name: "collab alone (all time)", collab: s.collabID, pages: true},
+		{name: "30 days alone (all collabs)", query: dates, pages: true},
+		{name: "30 days + totals (all collabs)", query: join(dates, totals), pages: true},
+		{name: "type=2 alone", query: url.Values{"type": {"2"}}, pages: true},
+		{name: "statuses=3 alone", query: url.Values{"statuses": {"3"}}, pages: true},
+		{name: "statuses=4,-2 alone", query: url.Values{"statuses": {"4,-2"}}, pages: true},
+		{name: "currency=USD alone", query: url.Values{"currency": {"USD"}}, pages: true},
+		{name: "minAmount=50000 alone", query: url.Values{"minAmount": {"50000"}}, pages: true, explain: true},
+		{name: "paymentMethodType=2 alone", query: url.Values{"paymentMethodType": {"2"}}, pages: true},
+		{name: "paymentMethodType=1 alone", query: url.Values{"paymentMethodType": {"1"}}, pages: true},
+		{name: "MerchantId alone (all time)", query: url.Values{"MerchantId": {strconv.Itoa(int(s.merchantID))}}, pages: true},
+		{name: "providerTid", query: url.Values{"providerTid": {s.ptid}}},
+		{name: "merchantCid", query: url.Values{"merchantCid": {s.cid}}},
+		{name: "nonce", query: url.Values{"nonce": {s.nonce}}},
+		{name: "paymentMethodValue", query: url.Values{"paymentMethodValue": {s.pmValue}}},
+		{name: "paymentIpAddress", query: url.Values{"paymentIpAddress": {s.ip}}},
 		{name: "collab + 30 days + type + statuses + amount + currency + totals", collab: s.collabID, pages: true, explain: true,
-			query: join(dates, st, totals, url.Values{"type": {"1"}, "minAmount": {"100"}, "maxAmount": {"5000"}, "currency": {"PHP"}}),
-			cond: []string{"collab_id = $1", "transaction_type = $2", "status = ANY($3::smallint[])", "created_at >= $4", "created_at <= $5",
-				"amount >= $6::numeric", "amount <= $7::numeric", "currency = $8"},
-			args: []any{s.collabID, int16(1), []int16{4, -2}, s.from, s.to, "100", "5000", "PHP"}},
-		{name: "search by id (list)", query: url.Values{"search": {strconv.FormatInt(s.id, 10)}, "includeTotalAmounts": {"true"}}, explain: true,
-			cond: []string{"id = $1"}, args: []any{s.id}},
-		{name: "search by reference (list)", query: url.Values{"search": {s.ref}, "includeTotalAmounts": {"true"}}, explain: true,
-			cond: []string{"reference_id = $1"}, args: []any{s.ref}},
+			query: join(dates, st, totals, url.Values{"type": {"1"}, "minAmount": {"100"}, "maxAmount": {"5000"}, "currency": {"PHP"}})},
+		{name: "collab + 30 days + minAmount=5000 + totals", collab: s.collabID, pages: true,
+			query: join(dates, totals, url.Values{"minAmount": {"5000"}})},
+		{name: "console default (2 days UTC+8, all collabs) + minAmount=5000 + totals", pages: true,
+			query: join(twoDays, totals, url.Values{"minAmount": {"5000"}})},
+		{name: "search by id (list)", query: url.Values{"search": {strconv.FormatInt(s.id, 10)}, "includeTotalAmounts": {"true"}}, explain: true},
+		{name: "search by reference (list)", query: url.Values{"search": {s.ref}, "includeTotalAmounts": {"true"}}, explain: true},
 		{name: "GET /api/v1/transactions/{id}", path: "/api/v1/transactions/" + strconv.FormatInt(s.id, 10)},
 	}
 }
 
 // printPlans prints, for every case, the scan nodes of the two statements
-// the store sends (count/totals and page), and the full EXPLAIN (ANALYZE,
-// BUFFERS) of the headline cases.
+// the store sends (count/totals, and the page: 100 for the cases measured
+// there, else 1), and the full EXPLAIN
+// (ANALYZE, BUFFERS) of the headline cases.
 func printPlans(ctx context.Context, conn *pgx.Conn, cases []listCase) {
-	fmt.Println("\n## Plans (the store's statements, mirrored)")
+	fmt.Println("\n## Plans (the store's statements, postgres.ListStatements)")
 	for _, c := range cases {
-		if c.cond == nil {
+		if c.path != "" {
 			continue
 		}
-		where := " WHERE " + strings.Join(c.cond, " AND ")
-		n := len(c.args)
-		count := `SELECT currency, count(*), sum(amount)::text FROM transactions` + where + ` GROUP BY currency`
-		page := `SELECT * FROM transactions` + where + fmt.Sprintf(` ORDER BY created_at DESC, id DESC LIMIT %d OFFSET %d`, *take, 99**take)
-		_ = n
-		for _, st := range []struct{ kind, sql string }{{"count", count}, {"page 100", page}} {
+		pg := 1
+		if c.pages {
+			pg = 100
+		}
+		totals, fromRollups, page, err := postgres.ListStatements(ctx, conn, filter(c, pg))
+		if err != nil {
+			fatalf("statements of %s: %v", c.name, err)
+		}
+		source := "rows"
+		if fromRollups {
+			source = "rollups"
+		}
+		for _, st := range []struct {
+			kind string
+			postgres.Statement
+		}{{"count (" + source + ")", totals}, {"page " + strconv.Itoa(pg), page}} {
 			opts := "EXPLAIN (COSTS OFF) "
 			if c.explain {
 				opts = "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) "
 			}
-			rows, err := conn.Query(ctx, opts+st.sql, c.args...)
+			rows, err := conn.Query(ctx, opts+st.SQL, st.Args...)
 			if err != nil {
 				fatalf("explain %s: %v", c.name, err)
 			}

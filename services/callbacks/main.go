@@ -26,12 +26,12 @@ import (
 
 	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
-	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/callbacks/callback"
 	"github.com/paygate/paygate/services/callbacks/grpcapi"
 	"github.com/paygate/paygate/services/callbacks/httpapi"
 	cbnats "github.com/paygate/paygate/services/callbacks/nats"
 	"github.com/paygate/paygate/services/callbacks/postgres"
+	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"

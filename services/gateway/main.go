@@ -27,7 +27,6 @@ import (
 
 	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
-	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/gateway/collab"
 	"github.com/paygate/paygate/services/gateway/grpcapi"
 	"github.com/paygate/paygate/services/gateway/httpapi"
@@ -36,6 +35,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/payment"
 	"github.com/paygate/paygate/services/gateway/postgres"
 	"github.com/paygate/paygate/services/gateway/validation"
+	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
@@ -73,6 +73,10 @@ type Config struct {
 	// ConsumeCallbackEvents runs the consumers of the callbacks service's
 	// events (delivery tallies, callback-URL changes for the activity log).
 	ConsumeCallbackEvents bool `env:"PAYGATE_CONSUME_CALLBACK_EVENTS" default:"true"`
+	// TotalsFoldInterval is how often the transaction list's count/totals
+	// deltas are folded into their rollups; 0 turns folding off (the list
+	// stays exact, reading the deltas).
+	TotalsFoldInterval time.Duration `env:"PAYGATE_TOTALS_FOLD_INTERVAL" default:"1s"`
 	// PollInterval is the first delay before polling a pending transaction
 	// (doubling per attempt) and the poller's tick.
 	PollInterval time.Duration `env:"PAYGATE_POLL_INTERVAL" default:"2s"`
@@ -250,6 +254,14 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	g.Go(func() error { return srv.Run(gctx) })
 	g.Go(func() error { return relay.Run(gctx) })
 	g.Go(func() error { return payments.RunPoller(gctx, cfg.PollInterval) })
+	// Folds the transaction list's count/totals deltas into their rollups
+	// (migration 0010), building them first on a table that predates them.
+	g.Go(func() error {
+		if cfg.TotalsFoldInterval <= 0 {
+			return nil
+		}
+		return payStore.RunTotals(gctx, cfg.TotalsFoldInterval, log.With("component", "list-totals"))
+	})
 	g.Go(func() error { return hub.Run(gctx, nc) })
 	g.Go(func() error {
 		if !cfg.ConsumeCallbackEvents {

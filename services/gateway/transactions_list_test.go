@@ -2,15 +2,25 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/paygate/paygate/services/gateway/collab"
+	"github.com/paygate/paygate/services/gateway/postgres"
 	"github.com/paygate/paygate/services/internal/authz"
 )
 
@@ -434,4 +444,420 @@ func (c *caller) refusedMsg(t *testing.T, status int, path string) string {
 	var e struct{ Code, Message string }
 	c.must(t, status, http.MethodPost, path, nil, &e)
 	return e.Message
+}
+
+// totalsCase is a list query and the same filter in SQL, for the oracle.
+type totalsCase struct {
+	query, where string
+}
+
+// TestTransactionListTotals checks the count, the per-currency totals and a
+// page of the list against the rows themselves, for every filter the
+// rollups of migration 0010 can count (and one they cannot) over ranges
+// whose ends fall on hours, inside hours, in whole-hour and half-hour time
+// zones: with every change still in the deltas, after a fold, after
+// concurrent compare-and-set status changes (through the API and straight
+// in SQL), inserts and deletes with folds and a rebuild running meanwhile,
+// and after a rebuild. It also shows that whole days and hours are read from the
+// rollups and the partial hours from the rows (a tampered rollup row is seen
+// or not), and that the list counts rows while the rollups are not built.
+func TestTransactionListTotals(t *testing.T) {
+	// The recovery sweep must not resolve the Not Confirmed rows meanwhile,
+	// and the test folds the deltas itself.
+	g := newTestGateway(t, map[string]string{"PAYGATE_RECOVERY_AFTER": "1h", "PAYGATE_TOTALS_FOLD_INTERVAL": "0s"})
+	admin := g.user(t, authz.RoleAdmin)
+	m := g.newMerchant(t)
+	c := g.initialize(t, admin, m, 1, 1)
+	store := postgres.NewPayments(g.pool)
+	ctx := t.Context()
+
+	// 400 rows over five days from 2025-03-01 UTC: every tenth on an hour,
+	// every tenth plus one on the hour's last microsecond.
+	g.exec(t, `
+		INSERT INTO transactions (reference_id, merchant_id, collab_id, provider_id, pay_type_id, merchant_name,
+			provider_name, pay_type_name, nonce, transaction_type, status, amount, currency, destination_amount,
+			destination_currency, payment_method_type, created_at, updated_at)
+		SELECT 'ROLL-' || $1::integer::text || '-' || i, $1::integer, $2::integer, 1, 1, 'Roll merchant', 'Roll provider', 'GCash', 'roll-' || i,
+			1 + i % 2, (ARRAY[4, -2, 3, 1, -1, 4, 2])[1 + i % 7], (i * 7919 % 100000) / 100.0 + 0.01,
+			CASE WHEN i % 5 = 0 THEN 'USD' ELSE 'PHP' END, 1, 'PHP', i % 3, at, now()
+		FROM generate_series(1, 400) i,
+			LATERAL (SELECT timestamptz '2025-03-01 00:00:00Z' + i * interval '17 minutes 13.000317 seconds' AS raw) r,
+			LATERAL (SELECT CASE i % 10 WHEN 0 THEN date_trunc('hour', raw, 'UTC')
+				WHEN 1 THEN date_trunc('hour', raw, 'UTC') + interval '59 minutes 59.999999 seconds' ELSE raw END AS at) a`,
+		m, c)
+
+	filters := []totalsCase{
+		{"", "true"},
+		{"statuses=4,-2", "status IN (4, -2)"},
+		{"statuses=-2", "status = -2"},
+		{"type=2", "transaction_type = 2"},
+		{"currency=usd", "currency = 'USD'"},
+		{"paymentMethodType=1", "payment_method_type = 1"},
+		{"type=1&statuses=3,1&currency=PHP", "transaction_type = 1 AND status IN (3, 1) AND currency = 'PHP'"},
+		{"minAmount=500", "amount >= 500"}, // counted from rows
+	}
+	ranges := [][2]string{
+		{"", ""},
+		{"2025-03-02T00:00:00Z", ""},
+		{"", "2025-03-03T12:00:00Z"},
+		{"2025-03-02T00:00:00Z", "2025-03-03T23:59:59.999999Z"},
+		{"2025-03-02T00:00:00+08:00", "2025-03-04T23:59:59.999+08:00"},
+		{"2025-03-01T00:00:00-12:00", "2025-03-02T23:59:59.999-12:00"},
+		{"2025-03-02T00:00:00+05:30", "2025-03-03T23:59:59.999+05:30"},
+		{"2025-03-01T10:17:33.123456Z", "2025-03-03T13:02:00Z"},
+		{"2025-03-01T10:47:33Z", "2025-03-03T13:42:00Z"},
+		{"2025-03-02T10:05:00Z", "2025-03-02T10:50:00Z"},
+		{"2025-03-02T10:00:00Z", "2025-03-02T10:59:59.999999Z"},
+		{"2025-03-02T00:00:00Z", "2025-03-02T05:00:00Z"},
+	}
+	at := func(s string) any {
+		if s == "" {
+			return nil
+		}
+		v, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	type result struct {
+		count  int
+		totals map[string]string
+		page   []string
+	}
+	cents := func(s string) int64 {
+		a, err := collab.ParseAmount("total", s)
+		if err != nil {
+			t.Errorf("total %q: %v", s, err)
+		}
+		return a.CentsValue()
+	}
+	same := func(a, b result) bool {
+		if a.count != b.count || len(a.totals) != len(b.totals) || !slices.Equal(a.page, b.page) {
+			return false
+		}
+		for k, v := range a.totals {
+			if w, ok := b.totals[k]; !ok || cents(v) != cents(w) {
+				return false
+			}
+		}
+		return true
+	}
+	// want reads the oracle: the rows themselves.
+	want := func(t *testing.T, f totalsCase, from, to string, take, page int) result {
+		t.Helper()
+		r := result{totals: map[string]string{}, page: []string{}}
+		cond := ` WHERE merchant_id = $1 AND ` + f.where +
+			` AND ($2::timestamptz IS NULL OR created_at >= $2) AND ($3::timestamptz IS NULL OR created_at <= $3)`
+		rows, err := g.pool.Query(ctx, `SELECT currency, count(*), sum(amount)::text FROM transactions`+cond+` GROUP BY currency`, m, at(from), at(to))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var cur, sum string
+			var n int
+			if err := rows.Scan(&cur, &n, &sum); err != nil {
+				t.Fatal(err)
+			}
+			r.count += n
+			r.totals[cur] = sum
+		}
+		if rows.Err() != nil {
+			t.Fatal(rows.Err())
+		}
+		rows, err = g.pool.Query(ctx, `SELECT id::text FROM transactions`+cond+` ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
+			m, at(from), at(to), take, (page-1)*take)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.page = append(r.page, ids...)
+		return r
+	}
+	// got asks the list, through a collab or through the merchant filter.
+	got := func(t *testing.T, byCollab bool, f totalsCase, from, to string, take, page int) result {
+		t.Helper()
+		q := url.Values{"take": {strconv.Itoa(take)}, "page": {strconv.Itoa(page)}, "includeTotalAmounts": {"true"}}
+		if f.query != "" {
+			extra, _ := url.ParseQuery(f.query)
+			for k, v := range extra {
+				q[k] = v
+			}
+		}
+		if from != "" {
+			q.Set("from", from)
+		}
+		if to != "" {
+			q.Set("to", to)
+		}
+		id := int32(0)
+		if byCollab {
+			id = c
+		} else {
+			q.Set("MerchantId", strconv.Itoa(int(m)))
+		}
+		l := admin.list(t, id, q.Encode())
+		r := result{count: l.TotalCount, totals: l.TotalAmounts, page: ids(l)}
+		if r.totals == nil {
+			r.totals = map[string]string{}
+		}
+		return r
+	}
+	// check compares every filter over every range, through the collab and
+	// (for the first filters) through the merchant filter, the filters in
+	// parallel.
+	check := func(t *testing.T, phase string) {
+		t.Helper()
+		t.Run(phase, func(t *testing.T) {
+			for i, f := range filters {
+				t.Run(strconv.Itoa(i), func(t *testing.T) {
+					t.Parallel()
+					ways := []bool{true}
+					if i < 3 {
+						ways = append(ways, false)
+					}
+					// A shallow page, or a deeper one that spans days.
+					take, pg := 7, 2
+					if i%2 == 1 {
+						take, pg = 25, 4
+					}
+					for _, rg := range ranges {
+						w := want(t, f, rg[0], rg[1], take, pg)
+						for _, byCollab := range ways {
+							if r := got(t, byCollab, f, rg[0], rg[1], take, pg); !same(r, w) {
+								t.Errorf("%q from %q to %q (by collab %v, take %d, page %d) = %+v, want %+v",
+									f.query, rg[0], rg[1], byCollab, take, pg, r, w)
+							}
+						}
+					}
+				})
+			}
+		})
+		// The rollups plus the deltas are the rows, hour by hour and day by day.
+		for _, q := range []string{`
+			WITH r AS (SELECT date_trunc('hour', created_at, 'UTC') AS b, status, transaction_type, currency,
+					payment_method_type, count(*) AS n, sum(amount) AS a
+				FROM transactions WHERE merchant_id = $1 GROUP BY 1, 2, 3, 4, 5),
+			k AS (SELECT hour AS b, status, transaction_type, currency, payment_method_type, sum(n) AS n, sum(amount) AS a
+				FROM (SELECT * FROM transaction_totals_hourly WHERE merchant_id = $1
+					UNION ALL SELECT * FROM transaction_totals_delta WHERE merchant_id = $1) x
+				GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0)
+			SELECT count(*) FROM ((TABLE r EXCEPT TABLE k) UNION ALL (TABLE k EXCEPT TABLE r)) d`, `
+			WITH r AS (SELECT date_trunc('day', created_at, 'UTC') AS b, status, transaction_type, currency,
+					payment_method_type, count(*) AS n, sum(amount) AS a
+				FROM transactions WHERE merchant_id = $1 GROUP BY 1, 2, 3, 4, 5),
+			k AS (SELECT b, status, transaction_type, currency, payment_method_type, sum(n) AS n, sum(amount) AS a
+				FROM (SELECT day AS b, status, transaction_type, currency, payment_method_type, n, amount
+						FROM transaction_totals_daily WHERE merchant_id = $1
+					UNION ALL SELECT date_trunc('day', hour, 'UTC'), status, transaction_type, currency,
+						payment_method_type, n, amount FROM transaction_totals_delta WHERE merchant_id = $1) x
+				GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0)
+			SELECT count(*) FROM ((TABLE r EXCEPT TABLE k) UNION ALL (TABLE k EXCEPT TABLE r)) d`} {
+			if n := g.queryInt(t, q, m); n != 0 {
+				t.Errorf("%s: %d keys of the rollups differ from the rows", phase, n)
+			}
+		}
+	}
+	fold := func(t *testing.T) {
+		t.Helper()
+		if _, err := store.FoldTotals(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	check(t, "unfolded")
+	if n := g.queryInt(t, `SELECT count(*) FROM transaction_totals_delta WHERE merchant_id = $1`, m); n == 0 {
+		t.Fatal("the inserts left no deltas")
+	}
+	fold(t)
+	check(t, "folded")
+
+	t.Run("concurrent status changes, inserts, deletes, folds and a rebuild", func(t *testing.T) {
+		ids := pgxIDs(t, g, `SELECT id FROM transactions WHERE merchant_id = $1 ORDER BY id LIMIT 60`, m)
+		pending := pgxIDs(t, g, `SELECT id FROM transactions WHERE merchant_id = $1 AND status = 3 ORDER BY id DESC LIMIT 8`, m)
+		stop := make(chan struct{})
+		folded := make(chan error, 1)
+		go func() {
+			for {
+				select {
+				case <-stop:
+					folded <- nil
+					return
+				default:
+				}
+				if _, err := store.FoldTotals(ctx); err != nil {
+					folded <- err
+					return
+				}
+			}
+		}()
+		var wg sync.WaitGroup
+		var changed, cancelled atomic.Int64
+		for w := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := rand.New(rand.NewPCG(uint64(w), 7))
+				for range 40 {
+					id := ids[r.IntN(len(ids))]
+					var seen int16
+					err := g.pool.QueryRow(ctx, `SELECT status FROM transactions WHERE id = $1`, id).Scan(&seen)
+					if errors.Is(err, pgx.ErrNoRows) {
+						continue // deleted meanwhile
+					}
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					to := []int16{4, -2, 3, 1, -1}[r.IntN(5)]
+					tag, err := g.pool.Exec(ctx, `UPDATE transactions SET status = $3, updated_at = now() WHERE id = $1 AND status = $2`, id, seen, to)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					changed.Add(tag.RowsAffected())
+				}
+			}()
+		}
+		// Two operators cancel each pending transaction at once: one wins.
+		for _, id := range pending {
+			for range 2 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					status, raw := admin.do(t, http.MethodPost, "/api/v1/transactions/"+strconv.FormatInt(id, 10)+"/cancel?transactionStatus=3", nil)
+					switch status {
+					case http.StatusOK:
+						cancelled.Add(1)
+					case http.StatusConflict:
+					default:
+						t.Errorf("cancel %d: %d %s", id, status, raw)
+					}
+				}()
+			}
+		}
+		// A rebuild meanwhile: the deltas committed after its snapshot stay.
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := store.BuildTotals(ctx); err != nil {
+				t.Error(err)
+			}
+		}()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				if _, err := g.pool.Exec(ctx, `
+					INSERT INTO transactions (reference_id, merchant_id, collab_id, provider_id, pay_type_id, merchant_name,
+						provider_name, pay_type_name, nonce, transaction_type, status, amount, currency, destination_amount,
+						destination_currency, created_at, updated_at)
+					VALUES ($3, $1, $2, 1, 1, 'Roll merchant', 'Roll provider', 'GCash', $3, 1, 3, 12.34, 'PHP', 12.34, 'PHP',
+						timestamptz '2025-03-02 10:30:00Z' + $4 * interval '1 minute', now())`,
+					m, c, "ROLL-NEW-"+strconv.Itoa(i), i); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			if _, err := g.pool.Exec(ctx, `DELETE FROM transactions WHERE merchant_id = $1 AND id % 17 = 0 AND id <> ALL($2)`, m, pending); err != nil {
+				t.Error(err)
+			}
+		}()
+		wg.Wait()
+		close(stop)
+		if err := <-folded; err != nil {
+			t.Fatal(err)
+		}
+		if changed.Load() == 0 || cancelled.Load() != int64(len(pending)) {
+			t.Errorf("%d status changes, %d cancels won (want %d)", changed.Load(), cancelled.Load(), len(pending))
+		}
+		check(t, "after concurrent changes")
+	})
+
+	t.Run("whole days and hours come from the rollups, partial hours from rows", func(t *testing.T) {
+		fold(t)
+		count := func(from, to string) int {
+			t.Helper()
+			return got(t, true, filters[0], from, to, 7, 1).count
+		}
+		tamper := func(table, col, bucket string) {
+			t.Helper()
+			g.exec(t, `UPDATE `+table+` SET n = n + 1000 WHERE ctid = (SELECT ctid FROM `+table+`
+				WHERE merchant_id = $1 AND `+col+` = $2::timestamptz LIMIT 1)`, m, bucket)
+		}
+		days := [2]string{"2025-03-02T00:00:00Z", "2025-03-03T23:59:59.999Z"}
+		inner := [2]string{"2025-03-02T05:30:00Z", "2025-03-02T08:15:00Z"} // head 05:30–06:00, tail 08:00–08:15 from rows
+		outer := [2]string{"2025-03-02T05:10:00Z", "2025-03-02T08:50:00Z"} // 05:00–09:00 less 05:00–05:10 and 08:50–09:00
+		before := map[[2]string]int{days: count(days[0], days[1]), inner: count(inner[0], inner[1]), outer: count(outer[0], outer[1])}
+		tamper("transaction_totals_daily", "day", "2025-03-03T00:00:00Z")
+		tamper("transaction_totals_hourly", "hour", "2025-03-02T05:00:00Z")
+		tamper("transaction_totals_hourly", "hour", "2025-03-02T08:00:00Z")
+		if got := count(days[0], days[1]); got != before[days]+1000 {
+			t.Errorf("whole days: %d after tampering with a day, want %d", got, before[days]+1000)
+		}
+		if got := count(inner[0], inner[1]); got != before[inner] {
+			t.Errorf("partial hours: %d after tampering with their hours, want %d (rows)", got, before[inner])
+		}
+		if got := count(outer[0], outer[1]); got != before[outer]+2000 {
+			t.Errorf("hours less their outside parts: %d after tampering with them, want %d", got, before[outer]+2000)
+		}
+		// Not built: rows are counted. The next fold builds them again.
+		g.exec(t, `UPDATE transaction_totals_state SET built_at = NULL`)
+		if got := count(days[0], days[1]); got != before[days] {
+			t.Errorf("unbuilt rollups: %d, want %d from rows", got, before[days])
+		}
+		fold(t)
+		if n := g.queryInt(t, `SELECT count(*) FROM transaction_totals_state WHERE built_at IS NOT NULL`); n != 1 {
+			t.Errorf("built after a fold: %d", n)
+		}
+		if got := count(outer[0], outer[1]); got != before[outer] {
+			t.Errorf("rebuilt by a fold: %d, want %d", got, before[outer])
+		}
+		tamper("transaction_totals_daily", "day", "2025-03-03T00:00:00Z")
+		if n, err := store.BuildTotals(ctx); err != nil || n != int64(g.queryInt(t, `SELECT count(*) FROM transactions`)) {
+			t.Errorf("BuildTotals = %d, %v", n, err)
+		}
+		check(t, "repaired")
+	})
+
+	t.Run("a running fold empties the deltas", func(t *testing.T) {
+		g.exec(t, `UPDATE transactions SET status = 4 WHERE merchant_id = $1 AND status = 3`, m)
+		if g.queryInt(t, `SELECT count(*) FROM transaction_totals_delta WHERE merchant_id = $1`, m) == 0 {
+			t.Fatal("the status changes left no deltas")
+		}
+		runCtx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		var warnings strings.Builder
+		go func() {
+			done <- store.RunTotals(runCtx, 10*time.Millisecond, slog.New(slog.NewTextHandler(&warnings, nil)))
+		}()
+		deadline := time.Now().Add(10 * time.Second)
+		for g.queryInt(t, `SELECT count(*) FROM transaction_totals_delta WHERE merchant_id = $1`, m) != 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+		if err := <-done; err != nil || warnings.Len() != 0 {
+			t.Errorf("RunTotals: %v %s", err, warnings.String())
+		}
+		if n := g.queryInt(t, `SELECT count(*) FROM transaction_totals_delta WHERE merchant_id = $1`, m); n != 0 {
+			t.Errorf("%d deltas left after 10 s of folding", n)
+		}
+		check(t, "folded by RunTotals")
+	})
+}
+
+func pgxIDs(t *testing.T, g *testGateway, sql string, args ...any) []int64 {
+	t.Helper()
+	rows, err := g.pool.Query(t.Context(), sql, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil || len(out) == 0 {
+		t.Fatalf("%s: %v %v", sql, out, err)
+	}
+	return out
 }

@@ -18,9 +18,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
-	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/gateway/httpapi"
 	"github.com/paygate/paygate/services/gateway/payment"
+	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/authz"
 	sandboxapi "github.com/paygate/paygate/services/sandbox/httpapi"
 	"github.com/paygate/paygate/services/sandbox/simulator"

@@ -18,9 +18,9 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
-	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/gateway/collab"
 	"github.com/paygate/paygate/services/gateway/merchant"
+	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 

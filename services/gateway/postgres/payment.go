@@ -11,10 +11,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/gateway/collab"
 	"github.com/paygate/paygate/services/gateway/merchant"
 	"github.com/paygate/paygate/services/gateway/payment"
+	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/pgdb"

@@ -1,0 +1,15 @@
+DROP TRIGGER IF EXISTS transactions_totals_truncate ON transactions;
+DROP TRIGGER IF EXISTS transactions_totals_update ON transactions;
+DROP TRIGGER IF EXISTS transactions_totals_delete ON transactions;
+DROP TRIGGER IF EXISTS transactions_totals_insert ON transactions;
+DROP FUNCTION IF EXISTS build_transaction_totals(boolean);
+DROP FUNCTION IF EXISTS fold_transaction_totals();
+DROP FUNCTION IF EXISTS transaction_totals_lock_key();
+DROP FUNCTION IF EXISTS transaction_totals_truncated();
+DROP FUNCTION IF EXISTS transaction_totals_updated();
+DROP FUNCTION IF EXISTS transaction_totals_deleted();
+DROP FUNCTION IF EXISTS transaction_totals_inserted();
+DROP TABLE IF EXISTS transaction_totals_state;
+DROP TABLE IF EXISTS transaction_totals_delta;
+DROP TABLE IF EXISTS transaction_totals_daily;
+DROP TABLE IF EXISTS transaction_totals_hourly;
