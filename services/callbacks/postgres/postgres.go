@@ -21,8 +21,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	"github.com/paygate/paygate/services/callbacks/callback"
@@ -278,33 +278,14 @@ func (d deltas) write(ctx context.Context, tx pgx.Tx, at time.Time) error {
 	if err != nil {
 		return fmt.Errorf("write tallies: %w", err)
 	}
-	b := &pgx.Batch{}
-	q := queuedTx{Tx: tx, batch: b}
-	for _, t := range tallies {
-		if _, err := bus.Enqueue(ctx, q, bus.Subject(t.Event()), t.Event()); err != nil {
-			return err
-		}
+	evs := make([]proto.Message, len(tallies))
+	for i, t := range tallies {
+		evs[i] = t.Event()
 	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+	if _, err := bus.EnqueueBatch(ctx, tx, evs...); err != nil {
 		return fmt.Errorf("write tally events: %w", err)
 	}
 	return nil
-}
-
-// queuedTx is a transaction whose Exec queues the statement on a batch
-// instead of running it. bus.Enqueue writes an event with two Execs; through
-// a queuedTx the events of a whole batch of tallies go to the outbox in one
-// round trip, in order, while the outbox's format stays bus's own. Any other
-// method runs on the transaction itself.
-type queuedTx struct {
-	pgx.Tx
-	batch *pgx.Batch
-}
-
-// Exec queues sql; its outcome comes when the batch is sent.
-func (q queuedTx) Exec(_ context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	q.batch.Queue(sql, args...)
-	return pgconn.CommandTag{}, nil
 }
 
 func enqueue(ctx context.Context, tx pgx.Tx, ev *eventsv1.CallbackUrlChanged) error {

@@ -419,3 +419,60 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestEnqueueBatch checks the batch writes one outbox row per event, in
+// order, on each event's own subject, with the ids it answers, and nothing
+// when the transaction rolls back.
+func TestEnqueueBatch(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.Schema(t, outboxMigrations)
+	ctx := testContext(t, 10*time.Second)
+
+	errRollback := errors.New("rollback")
+	err := pgdb.InTx(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := bus.EnqueueBatch(ctx, tx, started("rolled-back")); err != nil {
+			return err
+		}
+		return errRollback
+	})
+	if !errors.Is(err, errRollback) {
+		t.Fatalf("InTx = %v", err)
+	}
+	var ids []string
+	err = pgdb.InTx(ctx, pool, func(tx pgx.Tx) error {
+		var err error
+		ids, err = bus.EnqueueBatch(ctx, tx, started("a"), &eventsv1.ActivityRecorded{ActivityId: 9}, started("b"))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := pool.Query(ctx, `SELECT id::text, subject, payload FROM outbox ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		id, subject string
+		payload     []byte
+	}
+	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
+		var x row
+		return x, r.Scan(&x.id, &x.subject, &x.payload)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || len(ids) != 3 {
+		t.Fatalf("outbox rows = %d, ids = %d, want 3 each", len(got), len(ids))
+	}
+	wantSubjects := []string{bus.Subject(&eventsv1.SessionStarted{}), bus.Subject(&eventsv1.ActivityRecorded{}), bus.Subject(&eventsv1.SessionStarted{})}
+	for i, r := range got {
+		if r.id != ids[i] || r.subject != wantSubjects[i] {
+			t.Errorf("row %d = (%s, %s), want (%s, %s)", i, r.id, r.subject, ids[i], wantSubjects[i])
+		}
+	}
+	var last eventsv1.SessionStarted
+	if err := proto.Unmarshal(got[2].payload, &last); err != nil || last.GetSessionId() != "b" {
+		t.Errorf("third payload = %v (%v), want session b", &last, err)
+	}
+}

@@ -59,6 +59,35 @@ func Enqueue(ctx context.Context, tx pgx.Tx, subject string, msg proto.Message) 
 	return id.String(), nil
 }
 
+// EnqueueBatch is Enqueue for several events in one round trip: each goes
+// to the outbox on Subject(msg), in order, with one NOTIFY for them all. It
+// returns the event ids in the order of msgs.
+func EnqueueBatch(ctx context.Context, tx pgx.Tx, msgs ...proto.Message) ([]string, error) {
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	b := &pgx.Batch{}
+	ids := make([]string, len(msgs))
+	for i, msg := range msgs {
+		subject := Subject(msg)
+		payload, err := proto.Marshal(msg)
+		if err != nil {
+			return nil, fmt.Errorf("enqueue %s: marshal: %w", subject, err)
+		}
+		id, err := uuid.NewV7()
+		if err != nil {
+			return nil, fmt.Errorf("enqueue %s: event id: %w", subject, err)
+		}
+		ids[i] = id.String()
+		b.Queue(`INSERT INTO outbox (id, subject, payload) VALUES ($1, $2, $3)`, id, subject, payload)
+	}
+	b.Queue(`SELECT pg_notify($1 || current_schema(), '')`, notifyChannelPrefix)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return nil, fmt.Errorf("enqueue %d events: %w", len(msgs), err)
+	}
+	return ids, nil
+}
+
 // Relay publishes committed outbox rows to JetStream. Several relays (one per
 // replica) may run on one schema: each batch is claimed with FOR UPDATE SKIP
 // LOCKED, and the stream drops the rare duplicate by Nats-Msg-Id.
