@@ -38,9 +38,26 @@ log "$(/usr/bin/chromium --version 2>/dev/null || echo 'chromium (version unknow
 [[ -x bin/devstack ]] || die "bin/devstack is missing: run make build-go"
 [[ -f shell/dist/index.html ]] || die "shell/dist is missing: run npm run build"
 
+# The stack's Postgres runs as the postgres OS user, which must reach the data folder: every folder
+# above it must be searchable by others. A checkout under a private folder (a mktemp -d clone, a
+# home directory with mode 700) gets its e2e data under /tmp instead.
+searchable_by_others() {
+  local d="$1" mode
+  while [[ "$d" != "/" ]]; do
+    mode="$(stat -c %a "$d")"
+    (( (8#$mode & 1) != 0 )) || return 1
+    d="$(dirname "$d")"
+  done
+}
+
 mkdir -p .data
 chmod 755 .data
-DATA="$(mktemp -d "$ROOT/.data/e2e.XXXXXX")"
+if searchable_by_others "$ROOT/.data"; then
+  DATA="$(mktemp -d "$ROOT/.data/e2e.XXXXXX")"
+else
+  DATA="$(mktemp -d /tmp/paygate-e2e.XXXXXX)"
+  log "$ROOT is not searchable by the postgres user: e2e data goes to $DATA"
+fi
 chmod 755 "$DATA"
 READY="$DATA/ready"
 services=()
