@@ -195,7 +195,8 @@ func (b *bench) start(ctx context.Context, scenario, schema string, env map[stri
 		"PAYGATE_LOG_LEVEL":                "warn",
 		"PAYGATE_CALLBACK_WORKERS":         strconv.Itoa(*workers),
 		"PAYGATE_CALLBACK_LEASE":           "10s",
-		"PAYGATE_CALLBACK_EVENTS_ACK_WAIT": "5s",
+		"PAYGATE_CALLBACK_EVENTS_ACK_WAIT": "10s",
+		"PAYGATE_CALLBACK_TIMEOUT":         "2s",
 		"PAYGATE_CALLBACK_EVENTS_FROM":     "new",
 	}
 	for k, v := range env {
@@ -458,7 +459,7 @@ func (b *bench) crash(ctx context.Context, name string, failRate float64) error 
 	fmt.Printf("| published (async, acked) | %d in %.2fs |\n", *events, published.Seconds())
 	fmt.Printf("| SIGKILL at | %.2fs, %d of %d transactions at the sink, %d requests |\n", killedAt.Seconds(), len(atKill.tx), *events, atKill.requests)
 	fmt.Printf("| restarted and ready at | %.2fs |\n", restartedAt.Seconds())
-	fmt.Printf("| all deliveries settled at | %.2fs (lease 10s, event ack wait 5s) |\n", settled.Seconds())
+	fmt.Printf("| all deliveries settled at | %.2fs (lease 10s, event ack wait 10s) |\n", settled.Seconds())
 	fmt.Printf("| deliveries | %d delivered, %d failed |\n", counts["delivered"], counts["failed"])
 	fmt.Printf("| sink requests | %d (%d answered 2xx), %d transactions, %d bad signatures |\n", final.requests, final.okTotal, len(final.tx), final.badSig)
 	fmt.Printf("| transactions received 2xx more than once | %d (same webhook id each) |\n", dupTx)

@@ -138,6 +138,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, read
 		HTTPAddr:         cfg.HTTPAddr,
 		CORSOrigins:      cfg.ConsoleOrigins,
 		TrustedProxyHops: cfg.TrustedProxyHops,
+		PprofAddr:        cfg.PprofAddr,
 		Logger:           log,
 		Interceptors: []grpc.UnaryServerInterceptor{
 			authz.UnaryInterceptor(authz.NewKeyVerifier(keys.PublicKey), grpcapi.Rules, revocations),

@@ -84,10 +84,17 @@ type Config struct {
 	// first made: "all" events the stream holds, "new" ones, or those since
 	// an RFC 3339 time.
 	EventsFrom string `env:"PAYGATE_CALLBACK_EVENTS_FROM" default:"all"`
-	// EventsAckWait is how long a transaction event read but not applied
-	// (a crash) waits before it is delivered again.
+	// EventsAckWait is how long a transaction event read but not settled
+	// (a crash) waits before it is delivered again. An event is settled once
+	// the first attempts of its deliveries are stored, which takes up to the
+	// fresh wait (2s) plus PAYGATE_CALLBACK_TIMEOUT, so it must exceed both
+	// with room to spare.
 	EventsAckWait time.Duration `env:"PAYGATE_CALLBACK_EVENTS_ACK_WAIT" default:"1m"`
 }
+
+// freshWait is the longest a fresh delivery waits for a request slot before
+// it is stored pending instead (callback.DispatcherOptions.FreshWait).
+const freshWait = 2 * time.Second
 
 // check reports every value Load cannot judge on its own.
 func (c Config) check() error {
@@ -107,8 +114,8 @@ func (c Config) check() error {
 	if c.Lease <= c.CallbackTimeout {
 		problems = append(problems, "PAYGATE_CALLBACK_LEASE must be longer than PAYGATE_CALLBACK_TIMEOUT")
 	}
-	if c.EventsAckWait < time.Second {
-		problems = append(problems, "PAYGATE_CALLBACK_EVENTS_ACK_WAIT must be at least 1s")
+	if c.EventsAckWait < c.CallbackTimeout+freshWait+5*time.Second {
+		problems = append(problems, "PAYGATE_CALLBACK_EVENTS_ACK_WAIT must exceed PAYGATE_CALLBACK_TIMEOUT by at least 7s")
 	}
 	if c.PollInterval <= 0 {
 		problems = append(problems, "PAYGATE_CALLBACK_POLL_INTERVAL must be positive")
@@ -196,12 +203,12 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	defer client.CloseIdleConnections()
 	secrets := callback.NewSecrets(store, sealer, cfg.Demo, time.Now)
 	dispatcher := callback.NewDispatcher(store, secrets, httpapi.NewSender(client, netguard.DefaultResponseLimit), callback.DispatcherOptions{
-		Workers: cfg.Workers, BatchSize: cfg.BatchSize, Lease: cfg.Lease, PollInterval: cfg.PollInterval,
+		Workers: cfg.Workers, BatchSize: cfg.BatchSize, Lease: cfg.Lease, PollInterval: cfg.PollInterval, FreshWait: freshWait,
 		Backoff: callback.Backoff{Base: cfg.BackoffBase, Cap: cfg.BackoffCap},
 		Logger:  log.With("component", "dispatcher"),
 	})
 	svc := callback.NewService(store, grpcapi.NewGatewayCollabs(gatewayv1.NewGatewayServiceClient(gatewayConn), 5*time.Second),
-		guard, secrets, time.Now, dispatcher.Wake)
+		guard, secrets, time.Now, dispatcher)
 
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
 	srv := server.New(server.Options{
@@ -211,6 +218,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		HTTPAddr:         cfg.HTTPAddr,
 		CORSOrigins:      cfg.ConsoleOrigins,
 		TrustedProxyHops: cfg.TrustedProxyHops,
+		PprofAddr:        cfg.PprofAddr,
 		Logger:           log,
 		Interceptors: []grpc.UnaryServerInterceptor{
 			authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb)),

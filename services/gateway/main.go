@@ -172,6 +172,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		HTTPAddr:         cfg.HTTPAddr,
 		CORSOrigins:      cfg.ConsoleOrigins,
 		TrustedProxyHops: cfg.TrustedProxyHops,
+		PprofAddr:        cfg.PprofAddr,
 		Logger:           log,
 		Interceptors: []grpc.UnaryServerInterceptor{
 			authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb)),

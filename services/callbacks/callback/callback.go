@@ -100,8 +100,13 @@ const (
 // Delivery is one transaction outcome to be posted to one URL, with the
 // same webhook id and body on every attempt.
 type Delivery struct {
-	// ID of the delivery.
+	// ID of the delivery; 0 for a fresh one, made from an event and not
+	// stored until its first attempt's result is.
 	ID int64
+	// EventID is the event (or enqueue) that made it, and CallbackURLID the
+	// callback URL it is for: a delivery is unique by the two.
+	EventID       string
+	CallbackURLID int64
 	// WebhookID is the webhook-id header, the same for every attempt.
 	WebhookID string
 	// TransactionID and MerchantID are the transaction's.

@@ -310,3 +310,29 @@ func TestDocumentedExample(t *testing.T) {
 		t.Fatalf("signature %s, the document says %s", got, want)
 	}
 }
+
+func TestWebhookIDFor(t *testing.T) {
+	t.Parallel()
+	re := regexp.MustCompile(`^msg_[0-9A-HJKMNP-TV-Z]{26}$`)
+	at := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	a := callback.WebhookIDFor("ev-1", 7, at)
+	if !re.MatchString(a) {
+		t.Fatalf("webhook id %q is not msg_ + 26 Crockford base32 characters", a)
+	}
+	if b := callback.WebhookIDFor("ev-1", 7, at); b != a {
+		t.Fatalf("the same event and URL gave %q, then %q", a, b)
+	}
+	others := []string{
+		callback.WebhookIDFor("ev-2", 7, at),
+		callback.WebhookIDFor("ev-1", 8, at),
+		callback.WebhookIDFor("ev-17", 0, at), // not a concatenation
+	}
+	for _, o := range others {
+		if o == a {
+			t.Fatalf("another event or URL gave the same id %q", a)
+		}
+	}
+	if later := callback.WebhookIDFor("ev-0", 1, at.Add(time.Millisecond)); later <= a {
+		t.Fatalf("ids do not sort by time: %q at a later time, %q before", later, a)
+	}
+}

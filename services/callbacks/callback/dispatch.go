@@ -2,6 +2,7 @@ package callback
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -51,6 +52,12 @@ type DispatcherOptions struct {
 	// PollInterval is how often the store is asked for due deliveries when
 	// nothing woke the dispatcher (250 ms).
 	PollInterval time.Duration
+	// FreshWait is the longest a submitted fresh delivery waits for a free
+	// request slot (2 s): one that waited longer is stored pending, without
+	// an attempt, and the claim loop sends it, so that the event that made
+	// it is acknowledged well within its ack wait even when receivers are
+	// slow.
+	FreshWait time.Duration
 	// Backoff spaces the attempts of a delivery.
 	Backoff Backoff
 	// Now is the clock (time.Now).
@@ -59,19 +66,39 @@ type DispatcherOptions struct {
 	Logger *slog.Logger
 }
 
-// Dispatcher delivers due deliveries: it claims them in batches under a
-// lease, posts them concurrently (at most Workers in flight), and records
-// finished attempts in batches, each batch in one database transaction,
-// while the next requests go out. Results waiting to be recorded are
-// bounded by a batch: when recording lags, senders wait, and so does
-// claiming.
+// Dispatcher delivers callbacks. Fresh deliveries, made from events and
+// handed over by Submit, are sent at once and stored only with their first
+// attempt's result (one write per delivery instead of an insert, a claim and
+// an update). Stored due deliveries (retries, enqueues, fresh ones that
+// waited too long) are claimed in batches under a lease. Both share at most
+// Workers requests in flight, and their results are recorded in batches,
+// each batch in one database transaction, while the next requests go out.
+// Results waiting to be recorded are bounded by a batch: when recording
+// lags, senders wait, and so does claiming.
 type Dispatcher struct {
 	store   DeliveryStore
 	secrets *Secrets
 	sender  Sender
 	o       DispatcherOptions
 	wake    chan struct{}
+	fresh   chan Job
+	stopped chan struct{}
+	mu      sync.RWMutex // held by Submit while it queues; closed is set under it
+	closed  bool
 }
+
+// Job is a fresh delivery handed to Submit, and what to call once its
+// outcome is stored (nil) or cannot be (an error: the event that made it
+// should come again).
+type Job struct {
+	Delivery Delivery
+	Done     func(error)
+	queued   time.Time
+}
+
+// ErrStopped is what a Job's Done gets when the dispatcher stopped before
+// its outcome was stored.
+var ErrStopped = errors.New("dispatcher stopped")
 
 // NewDispatcher returns a dispatcher of store's deliveries.
 func NewDispatcher(store DeliveryStore, secrets *Secrets, sender Sender, o DispatcherOptions) *Dispatcher {
@@ -87,13 +114,44 @@ func NewDispatcher(store DeliveryStore, secrets *Secrets, sender Sender, o Dispa
 	if o.PollInterval <= 0 {
 		o.PollInterval = 250 * time.Millisecond
 	}
+	if o.FreshWait <= 0 {
+		o.FreshWait = 2 * time.Second
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	return &Dispatcher{store: store, secrets: secrets, sender: sender, o: o, wake: make(chan struct{}, 1)}
+	return &Dispatcher{store: store, secrets: secrets, sender: sender, o: o, wake: make(chan struct{}, 1),
+		fresh: make(chan Job, 4*o.BatchSize), stopped: make(chan struct{})}
+}
+
+// Submit queues fresh deliveries for their first attempt, waiting while the
+// queue is full. Every job's Done is called exactly once: after its outcome
+// is stored, or with an error when ctx ended or the dispatcher stopped first.
+func (d *Dispatcher) Submit(ctx context.Context, jobs []Job) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	for i, j := range jobs {
+		j.queued = d.o.Now()
+		if !d.closed {
+			select {
+			case d.fresh <- j:
+				continue
+			case <-ctx.Done():
+			case <-d.stopped:
+			}
+		}
+		err := ctx.Err()
+		if err == nil {
+			err = ErrStopped
+		}
+		for _, rest := range jobs[i:] {
+			rest.Done(err)
+		}
+		return
+	}
 }
 
 // Wake makes the dispatcher look for due deliveries now.
@@ -106,7 +164,8 @@ func (d *Dispatcher) Wake() {
 
 // Run delivers until ctx ends, then lets the requests in flight finish,
 // records them and returns nil. A result it could not record is lost to
-// the database only: its delivery's lease runs out and it is sent again.
+// the database only: a claimed delivery's lease runs out and it is sent
+// again; a fresh one's event comes again.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	// slots holds a token per request in flight, released once its result
 	// is handed to the recorder.
@@ -119,6 +178,41 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}()
 
 	var inflight sync.WaitGroup
+	var loops sync.WaitGroup
+	loops.Add(2)
+	go func() {
+		defer loops.Done()
+		d.claimLoop(ctx, slots, results, &inflight)
+	}()
+	go func() {
+		defer loops.Done()
+		d.freshLoop(ctx, slots, results, &inflight)
+	}()
+	loops.Wait()
+	// Submitters waiting for room give up; later ones find it closed, so
+	// every job queued is in the channel when it is drained below.
+	close(d.stopped)
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+	// Jobs still queued never started: their events come again.
+	for {
+		select {
+		case j := <-d.fresh:
+			j.Done(ErrStopped)
+			continue
+		default:
+		}
+		break
+	}
+	inflight.Wait()
+	close(results)
+	<-recorded
+	return nil
+}
+
+// claimLoop sends stored due deliveries, claimed in batches.
+func (d *Dispatcher) claimLoop(ctx context.Context, slots chan struct{}, results chan<- Result, inflight *sync.WaitGroup) {
 	sendCtx := context.WithoutCancel(ctx)
 	for ctx.Err() == nil {
 		n := d.acquire(ctx, slots)
@@ -148,10 +242,102 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			}
 		}
 	}
-	inflight.Wait()
-	close(results)
-	<-recorded
-	return nil
+}
+
+// freshLoop sends submitted fresh deliveries, a batch at a time (one read
+// of the signing keys per batch). A job that waited longer than FreshWait
+// is recorded as pending, unattempted, for the claim loop.
+func (d *Dispatcher) freshLoop(ctx context.Context, slots chan struct{}, results chan<- Result, inflight *sync.WaitGroup) {
+	sendCtx := context.WithoutCancel(ctx)
+	for {
+		var batch []Job
+		select {
+		case <-ctx.Done():
+			return
+		case j := <-d.fresh:
+			batch = append(batch, j)
+		}
+	fill:
+		for len(batch) < d.o.BatchSize {
+			select {
+			case j := <-d.fresh:
+				batch = append(batch, j)
+			default:
+				break fill
+			}
+		}
+		var merchants []int32
+		for _, j := range batch {
+			if j.Delivery.Sign {
+				merchants = append(merchants, j.Delivery.MerchantID)
+			}
+		}
+		keys := map[int32][]byte{}
+		if len(merchants) > 0 {
+			var err error
+			if keys, err = d.secrets.Keys(ctx, merchants); err != nil {
+				if ctx.Err() == nil {
+					d.o.Logger.WarnContext(ctx, "signing keys of fresh deliveries; they are stored pending", "error", err)
+				}
+				for _, j := range batch {
+					results <- d.unattempted(j)
+				}
+				continue
+			}
+		}
+		spilled := false
+		for _, j := range batch {
+			left := d.o.FreshWait - d.o.Now().Sub(j.queued)
+			if left <= 0 {
+				results <- d.unattempted(j)
+				spilled = true
+				continue
+			}
+			if !d.takeSlot(ctx, slots, left) {
+				// Not started: stored pending, for the claim loop.
+				results <- d.unattempted(j)
+				spilled = true
+				continue
+			}
+			inflight.Add(1)
+			go func() {
+				defer inflight.Done()
+				r := d.attempt(sendCtx, j.Delivery, keys[j.Delivery.MerchantID])
+				r.done = j.Done
+				results <- r
+				<-slots
+			}()
+		}
+		if spilled {
+			d.Wake()
+		}
+	}
+}
+
+// takeSlot takes a request slot, waiting at most wait; false when none came
+// or ctx ended.
+func (d *Dispatcher) takeSlot(ctx context.Context, slots chan struct{}, wait time.Duration) bool {
+	select {
+	case slots <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case slots <- struct{}{}:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// unattempted is the result of a fresh job stored without an attempt: a
+// pending delivery due now.
+func (d *Dispatcher) unattempted(j Job) Result {
+	now := d.o.Now()
+	return Result{Delivery: j.Delivery, At: now, Status: DeliveryPending, NextAttemptAt: now, done: j.Done}
 }
 
 // linger is how long the claimer waits for more free slots, and the
@@ -328,11 +514,13 @@ func (d *Dispatcher) store1(ctx context.Context, batch []Result) {
 		err := d.store.RecordResults(rctx, batch, d.o.Now())
 		cancel()
 		if err == nil {
+			settle(batch, nil)
 			return
 		}
 		if ctx.Err() != nil && try >= 3 {
-			d.o.Logger.Error("results not recorded; their deliveries are sent again after the lease",
+			d.o.Logger.Error("results not recorded; claimed deliveries are sent again after the lease, fresh ones when their events come again",
 				"results", len(batch), "error", err)
+			settle(batch, err)
 			return
 		}
 		d.o.Logger.Warn("record delivery results", "results", len(batch), "try", try, "error", err)
@@ -343,5 +531,15 @@ func (d *Dispatcher) store1(ctx context.Context, batch []Result) {
 			t.Stop()
 		}
 		pause = min(pause*2, 5*time.Second)
+	}
+}
+
+// settle tells the submitters of the fresh results in batch how recording
+// them ended.
+func settle(batch []Result, err error) {
+	for _, r := range batch {
+		if r.done != nil {
+			r.done(err)
+		}
 	}
 }

@@ -214,3 +214,103 @@ func TestDispatcherRetriesRecording(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestDispatcherFreshDeliveries submits fresh deliveries: each is sent once
+// and stored with its first attempt's result before its Done is told; one
+// that waited for a slot longer than FreshWait is stored pending without an
+// attempt instead; and jobs submitted after Run stopped are told so.
+func TestDispatcherFreshDeliveries(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var stored []callback.Result
+	store := &fakeStore{
+		claimDue: func(context.Context, time.Time, int, time.Time) ([]callback.Delivery, error) { return nil, nil },
+		recordResults: func(_ context.Context, rs []callback.Result, _ time.Time) error {
+			mu.Lock()
+			defer mu.Unlock()
+			stored = append(stored, rs...)
+			return nil
+		},
+	}
+	storedOf := func(webhookID string) (callback.Result, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, r := range stored {
+			if r.Delivery.WebhookID == webhookID {
+				return r, true
+			}
+		}
+		return callback.Result{}, false
+	}
+	unblock := make(chan struct{})
+	var sends atomic.Int32
+	sender := senderFunc(func(_ context.Context, r callback.Request) callback.Response {
+		sends.Add(1)
+		if r.Headers[callback.HeaderID] == "msg_slow" {
+			<-unblock
+		}
+		return callback.Response{StatusCode: 200}
+	})
+	d := callback.NewDispatcher(store, callback.NewSecrets(store, plainSealer{}, true, time.Now), sender,
+		callback.DispatcherOptions{Workers: 1, FreshWait: 50 * time.Millisecond, PollInterval: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- d.Run(ctx) }()
+
+	type outcome struct {
+		id  string
+		err error
+	}
+	dones := make(chan outcome, 10)
+	job := func(id string) callback.Job {
+		return callback.Job{
+			Delivery: callback.Delivery{WebhookID: id, EventID: "ev-" + id, CallbackURLID: 1, TransactionID: 7, MerchantID: 1,
+				URL: "https://example.com/cb", Body: []byte(`{}`), Sign: true, MaxAttempts: 3},
+			Done: func(err error) {
+				if _, ok := storedOf(id); !ok && err == nil {
+					t.Errorf("%s: done before it was stored", id)
+				}
+				dones <- outcome{id, err}
+			},
+		}
+	}
+	// The slow one holds the only slot, so the next waits past FreshWait.
+	d.Submit(ctx, []callback.Job{job("msg_slow")})
+	time.Sleep(20 * time.Millisecond)
+	d.Submit(ctx, []callback.Job{job("msg_waited")})
+	select {
+	case o := <-dones:
+		if o.id != "msg_waited" || o.err != nil {
+			t.Fatalf("first settled: %+v, want msg_waited stored", o)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the job that waited too long was not stored")
+	}
+	if r, _ := storedOf("msg_waited"); r.Attempt != "" || r.Status != callback.DeliveryPending || r.Delivery.ID != 0 {
+		t.Fatalf("waited job stored as %+v, want pending without an attempt", r)
+	}
+	close(unblock)
+	select {
+	case o := <-dones:
+		if o.id != "msg_slow" || o.err != nil {
+			t.Fatalf("settled: %+v, want msg_slow stored", o)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the slow delivery was not stored")
+	}
+	if r, _ := storedOf("msg_slow"); r.Attempt != callback.AttemptSuccess || r.Status != callback.DeliveryDelivered || r.Number() != 1 {
+		t.Fatalf("slow job stored as %+v, want delivered at attempt 1", r)
+	}
+	if n := sends.Load(); n != 1 {
+		t.Fatalf("%d requests sent, want 1 (the waited job is the claim loop's now)", n)
+	}
+
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	d.Submit(context.Background(), []callback.Job{job("msg_late")})
+	if o := <-dones; o.id != "msg_late" || !errors.Is(o.err, callback.ErrStopped) {
+		t.Fatalf("job after stop settled %+v, want ErrStopped", o)
+	}
+}

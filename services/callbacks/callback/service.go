@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -59,16 +60,27 @@ type Service struct {
 	urls    URLChecker
 	secrets *Secrets
 	now     func() time.Time
-	wake    func()
+	queue   Queue
 }
 
-// NewService returns the service. wake, when not nil, is called after
-// deliveries were queued (it wakes the local Dispatcher).
-func NewService(store Store, collabs Collabs, urls URLChecker, secrets *Secrets, now func() time.Time, wake func()) *Service {
-	if wake == nil {
-		wake = func() {}
+// Queue takes deliveries to send: the local Dispatcher.
+type Queue interface {
+	// Submit queues fresh deliveries; each job's Done is called once.
+	Submit(ctx context.Context, jobs []Job)
+	// Wake says stored deliveries were queued.
+	Wake()
+}
+
+// NewService returns the service. queue (nil only where no events are
+// handled and nothing is queued) sends the deliveries.
+func NewService(store Store, collabs Collabs, urls URLChecker, secrets *Secrets, now func() time.Time, queue Queue) *Service {
+	return &Service{store: store, collabs: collabs, urls: urls, secrets: secrets, now: now, queue: queue}
+}
+
+func (s *Service) wake() {
+	if s.queue != nil {
+		s.queue.Wake()
 	}
-	return &Service{store: store, collabs: collabs, urls: urls, secrets: secrets, now: now, wake: wake}
 }
 
 // CollabURLs returns a collab's callback URLs. A collab of another merchant
@@ -317,17 +329,63 @@ func (s *Service) RotateSigningSecret(ctx context.Context, scope Scope, merchant
 }
 
 // HandleTransactionEvents applies a batch of the gateway's transaction
-// events (see Store.ApplyTransactionEvents). Applying a batch again changes
-// nothing.
-func (s *Service) HandleTransactionEvents(ctx context.Context, events []TransactionEvent) error {
-	n, err := s.store.ApplyTransactionEvents(ctx, events, s.now())
+// events (see Store.ApplyTransactionEvents) and submits the deliveries they
+// call for. Unless it returns an error, it calls settle once for every
+// event id of the batch: at once for an event that calls for no delivery,
+// after every delivery it calls for is stored for the others (with the
+// first error, when one could not be; the event should then come again).
+// Applying a batch again sends nothing that was stored.
+func (s *Service) HandleTransactionEvents(ctx context.Context, events []TransactionEvent, settle func(eventID string, err error)) error {
+	fresh, err := s.store.ApplyTransactionEvents(ctx, events, s.now())
 	if err != nil {
 		return fmt.Errorf("apply %d transaction events: %w", len(events), err)
 	}
-	if n > 0 {
-		s.wake()
+	pending := map[string]*eventDeliveries{}
+	for _, dl := range fresh {
+		p := pending[dl.EventID]
+		if p == nil {
+			p = &eventDeliveries{id: dl.EventID, settle: settle}
+			pending[dl.EventID] = p
+		}
+		p.left++
 	}
+	for _, ev := range events {
+		if _, ok := pending[ev.EventID]; !ok {
+			pending[ev.EventID] = nil
+			settle(ev.EventID, nil)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	jobs := make([]Job, len(fresh))
+	for i, dl := range fresh {
+		jobs[i] = Job{Delivery: dl, Done: pending[dl.EventID].done}
+	}
+	s.queue.Submit(ctx, jobs)
 	return nil
+}
+
+// eventDeliveries counts an event's deliveries not stored yet.
+type eventDeliveries struct {
+	id     string
+	settle func(string, error)
+	mu     sync.Mutex
+	left   int
+	err    error
+}
+
+func (e *eventDeliveries) done(err error) {
+	e.mu.Lock()
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	e.left--
+	last, first := e.left == 0, e.err
+	e.mu.Unlock()
+	if last {
+		e.settle(e.id, first)
+	}
 }
 
 func (s *Service) visibleURL(ctx context.Context, scope Scope, id int64) (URL, error) {

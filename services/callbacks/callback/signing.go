@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -97,4 +98,25 @@ func NewWebhookID() (string, error) {
 		return "", fmt.Errorf("webhook id: %w", err)
 	}
 	return "msg_" + crockford.EncodeToString(u[:]), nil
+}
+
+// WebhookIDFor returns the webhook id of the delivery of event eventID to
+// callback URL urlID: a UUIDv7 whose time is at (the transaction state's
+// time) and whose other bits come from a hash of the two, so that an event
+// delivered again after a crash is sent under the same id as before.
+func WebhookIDFor(eventID string, urlID int64, at time.Time) string {
+	h := sha256.New()
+	h.Write([]byte(eventID))
+	h.Write([]byte{0})
+	h.Write(strconv.AppendInt(nil, urlID, 10))
+	sum := h.Sum(nil)
+	var u uuid.UUID
+	ms := uint64(max(at.UnixMilli(), 0))
+	for i := range 6 {
+		u[i] = byte(ms >> (40 - 8*i))
+	}
+	copy(u[6:], sum[:10])
+	u[6] = 0x70 | u[6]&0x0f // version 7
+	u[8] = 0x80 | u[8]&0x3f // RFC 4122 variant
+	return "msg_" + crockford.EncodeToString(u[:])
 }

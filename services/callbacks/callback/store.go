@@ -37,11 +37,12 @@ type Store interface {
 	// ApplyTransactionEvents applies events in order, in one database
 	// transaction: each updates the projection (a newer state replaces an
 	// older one; a cancel is kept), a cancel cancels the transaction's
-	// pending deliveries, and an event ShouldDeliver approves makes one
+	// pending deliveries, and an event ShouldDeliver approves calls for one
 	// delivery per enabled matching URL of the collab that existed when the
 	// transaction reached the event's state (a minute of grace), unique per
-	// event and URL. It returns how many deliveries it made.
-	ApplyTransactionEvents(ctx context.Context, events []TransactionEvent, at time.Time) (int, error)
+	// event and URL. Those deliveries are returned fresh, not stored (see
+	// RecordResults), less those already stored for their event and URL.
+	ApplyTransactionEvents(ctx context.Context, events []TransactionEvent, at time.Time) ([]Delivery, error)
 	// Enqueue makes one delivery of a transaction's current state per
 	// enabled matching URL of its collab, under eventID, after check
 	// approved the transaction locked against concurrent changes (not
@@ -77,7 +78,11 @@ type DeliveryStore interface {
 	ClaimDue(ctx context.Context, now time.Time, limit int, leaseUntil time.Time) ([]Delivery, error)
 	// RecordResults stores the attempts of results and applies each to its
 	// delivery when the delivery is still under the result's lease, all in
-	// one database transaction with the tally events.
+	// one database transaction with the tally events. A fresh delivery's
+	// result (Delivery.ID 0) stores the delivery as the result leaves it,
+	// with its first attempt (none when Attempt is ""), unless one is stored
+	// for its event and URL already; one left pending for a transaction
+	// whose callbacks were cancelled meanwhile is stored cancelled.
 	RecordResults(ctx context.Context, results []Result, at time.Time) error
 }
 
@@ -127,9 +132,13 @@ type Result struct {
 	ErrorMessage string
 	// Attempt is the attempt's status; Status and NextAttemptAt the
 	// delivery's after it.
+	// Attempt is "" for a fresh delivery stored without an attempt.
 	Attempt       AttemptStatus
 	Status        DeliveryStatus
 	NextAttemptAt time.Time
+
+	// done, for a fresh delivery's result, is told how recording it ended.
+	done func(error)
 }
 
 // Number is the attempt's number within its delivery.

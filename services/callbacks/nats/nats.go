@@ -63,6 +63,13 @@ func ParseFrom(s string) (From, error) {
 // errSkip marks an event of a subject the service does not use.
 var errSkip = errors.New("not a finalized or updated event")
 
+// Handler applies a batch of events (callback.Service.HandleTransactionEvents):
+// when it returns nil it calls settle once per event id of the batch, maybe
+// later and from another goroutine, and the event's messages are then
+// acknowledged (nil) or handed back to come again (an error); when it
+// returns an error every message of the batch comes again.
+type Handler func(ctx context.Context, events []callback.TransactionEvent, settle func(eventID string, err error)) error
+
 // Options tune Run; zero values take the defaults.
 type Options struct {
 	// BatchSize is the most events applied in one call (256).
@@ -85,7 +92,7 @@ type Options struct {
 // ends. A batch that handle applied is acked; one it failed is nacked with
 // a delay and comes back; a message that does not decode is terminated.
 // handle must be idempotent: an event may come more than once.
-func Run(ctx context.Context, js jetstream.JetStream, group string, handle func(context.Context, []callback.TransactionEvent) error, o Options) error {
+func Run(ctx context.Context, js jetstream.JetStream, group string, handle Handler, o Options) error {
 	if o.BatchSize <= 0 {
 		o.BatchSize = 256
 	}
@@ -106,7 +113,7 @@ func Run(ctx context.Context, js jetstream.JetStream, group string, handle func(
 	return g.Wait()
 }
 
-func consume(ctx context.Context, js jetstream.JetStream, durable, subject string, handle func(context.Context, []callback.TransactionEvent) error, o Options) error {
+func consume(ctx context.Context, js jetstream.JetStream, durable, subject string, handle Handler, o Options) error {
 	log := o.Logger.With("consumer", durable)
 	cfg := jetstream.ConsumerConfig{
 		Durable:       durable,
@@ -115,7 +122,7 @@ func consume(ctx context.Context, js jetstream.JetStream, durable, subject strin
 		AckWait:       o.AckWait,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		MaxDeliver:    -1,
-		MaxAckPending: 4 * o.BatchSize,
+		MaxAckPending: 8 * o.BatchSize,
 	}
 	switch {
 	case o.From.New:
@@ -190,9 +197,9 @@ func consume(ctx context.Context, js jetstream.JetStream, durable, subject strin
 	}
 }
 
-func handleBatch(ctx context.Context, log *slog.Logger, o Options, batch []jetstream.Msg, handle func(context.Context, []callback.TransactionEvent) error) {
+func handleBatch(ctx context.Context, log *slog.Logger, o Options, batch []jetstream.Msg, handle Handler) {
 	events := make([]callback.TransactionEvent, 0, len(batch))
-	good := make([]jetstream.Msg, 0, len(batch))
+	byID := make(map[string][]jetstream.Msg, len(batch))
 	for _, m := range batch {
 		ev, err := Decode(m)
 		if errors.Is(err, errSkip) {
@@ -208,14 +215,15 @@ func handleBatch(ctx context.Context, log *slog.Logger, o Options, batch []jetst
 			}
 			continue
 		}
-		events, good = append(events, ev), append(good, m)
+		events = append(events, ev)
+		byID[ev.EventID] = append(byID[ev.EventID], m)
 	}
 	if len(events) == 0 {
 		return
 	}
-	if err := handle(ctx, events); err != nil {
+	nak := func(msgs []jetstream.Msg, err error) {
 		delivered := uint64(1)
-		if md, mdErr := good[0].Metadata(); mdErr == nil {
+		if md, mdErr := msgs[0].Metadata(); mdErr == nil {
 			delivered = md.NumDelivered
 		}
 		delay := o.RetryDelay
@@ -223,18 +231,34 @@ func handleBatch(ctx context.Context, log *slog.Logger, o Options, batch []jetst
 			delay *= 2
 		}
 		delay = min(delay, time.Minute)
-		if ctx.Err() == nil {
-			log.WarnContext(ctx, "transaction events not applied; they come back", "events", len(events), "retry_in", delay, "error", err)
+		if ctx.Err() == nil && !errors.Is(err, callback.ErrStopped) {
+			log.WarnContext(ctx, "transaction events not applied; they come back", "events", len(msgs), "retry_in", delay, "error", err)
 		}
-		for _, m := range good {
+		for _, m := range msgs {
 			_ = m.NakWithDelay(delay)
 		}
-		return
 	}
-	for _, m := range good {
-		if err := m.Ack(); err != nil && ctx.Err() == nil {
-			log.WarnContext(ctx, "ack transaction event", "error", err)
+	err := handle(ctx, events, func(eventID string, err error) {
+		msgs := byID[eventID]
+		if len(msgs) == 0 {
+			return
 		}
+		if err != nil {
+			nak(msgs, err)
+			return
+		}
+		for _, m := range msgs {
+			if err := m.Ack(); err != nil && ctx.Err() == nil {
+				log.WarnContext(ctx, "ack transaction event", "error", err)
+			}
+		}
+	})
+	if err != nil {
+		var all []jetstream.Msg
+		for _, msgs := range byID {
+			all = append(all, msgs...)
+		}
+		nak(all, err)
 	}
 }
 

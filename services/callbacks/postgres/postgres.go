@@ -327,25 +327,28 @@ func (s *Store) Transaction(ctx context.Context, id int64) (callback.Transaction
 // of deadlocking. The events' statements go in two pipelined round trips
 // (projection updates, then cancels and deliveries), so a batch costs a
 // handful of round trips whatever its size.
-func (s *Store) ApplyTransactionEvents(ctx context.Context, events []callback.TransactionEvent, at time.Time) (int, error) {
-	made := 0
+func (s *Store) ApplyTransactionEvents(ctx context.Context, events []callback.TransactionEvent, at time.Time) ([]callback.Delivery, error) {
+	var fresh []callback.Delivery
 	err := pgdb.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		made = 0
+		fresh = nil
 		firsts, err := insertFirstSightings(ctx, tx, events, at)
 		if err != nil {
 			return err
 		}
-		ids := make([]int64, 0, len(events))
+		// The rows just inserted are locked already; lock the others.
+		var seen []int64
 		first := make([]bool, len(events))
 		for i, ev := range events {
-			ids = append(ids, ev.State.ID)
-			// Only the first event of a transaction new to the service is
-			// its first sighting.
 			first[i] = firsts[ev.State.ID]
 			delete(firsts, ev.State.ID)
+			if !first[i] {
+				seen = append(seen, ev.State.ID)
+			}
 		}
-		if err := lockTransactions(ctx, tx, ids); err != nil {
-			return err
+		if len(seen) > 0 {
+			if err := lockTransactions(ctx, tx, seen); err != nil {
+				return err
+			}
 		}
 		projections, cancelled, err := project(ctx, tx, events, first, at)
 		if err != nil {
@@ -363,10 +366,6 @@ func (s *Store) ApplyTransactionEvents(ctx context.Context, events []callback.Tr
 			return err
 		}
 
-		// Deliveries first, then cancels: a cancel is sticky, so within a
-		// batch every delivery of a cancelled transaction comes from an event
-		// before the cancel, and is cancelled by it.
-		var rows deliveryRows
 		var cancels []int64
 		for i, ev := range events {
 			st := ev.State
@@ -376,33 +375,76 @@ func (s *Store) ApplyTransactionEvents(ctx context.Context, events []callback.Tr
 			if !deliver[i] {
 				continue
 			}
-			// A URL made after the transaction reached this state does not
-			// get it (a replay of old events after a lost consumer must not
-			// flood a new URL); a minute of grace covers clocks apart.
-			var targets []callback.URL
+			var body []byte
 			for _, u := range urls[st.CollabID] {
-				if !u.CreatedAt.After(projections[i].stateAt.Add(urlGrace)) {
-					targets = append(targets, u)
+				if u.CreatedAt.After(projections[i].stateAt.Add(urlGrace)) || !u.Matches(st.Type) {
+					continue
 				}
-			}
-			if err := rows.add(ev.EventID, st.ID, st.MerchantID, st.Type, st.Data(), targets, at); err != nil {
-				return err
+				if body == nil {
+					if body, err = callback.NewBody(st.Data(), at); err != nil {
+						return err
+					}
+				}
+				fresh = append(fresh, callback.Delivery{
+					WebhookID: callback.WebhookIDFor(ev.EventID, u.ID, projections[i].stateAt),
+					EventID:   ev.EventID, CallbackURLID: u.ID,
+					TransactionID: st.ID, MerchantID: st.MerchantID,
+					URL: u.URL, Body: body, Sign: u.AddSignature, MaxAttempts: u.MaxAttempts,
+				})
 			}
 		}
-		d := deltas{}
-		if made, err = rows.insert(ctx, tx, at, d); err != nil {
+		if fresh, err = withoutStored(ctx, tx, fresh); err != nil {
 			return err
 		}
+		d := deltas{}
 		if err := cancelPending(ctx, tx, cancels, at, d); err != nil {
 			return err
 		}
 		return d.write(ctx, tx, at)
 	})
-	return made, err
+	return fresh, err
 }
 
-// urlGrace is how long after a transaction's state a callback URL may have
-// been made and still receive it automatically.
+// withoutStored drops the deliveries stored already for their event and
+// URL (an event delivered again), and repeats within ds.
+func withoutStored(ctx context.Context, tx pgx.Tx, ds []callback.Delivery) ([]callback.Delivery, error) {
+	if len(ds) == 0 {
+		return ds, nil
+	}
+	type key struct {
+		event string
+		url   int64
+	}
+	events, urls := make([]string, len(ds)), make([]int64, len(ds))
+	for i, dl := range ds {
+		events[i], urls[i] = dl.EventID, dl.CallbackURLID
+	}
+	rows, err := tx.Query(ctx, `
+		SELECT d.event_id, d.callback_url_id
+		FROM unnest($1::text[], $2::bigint[]) AS x(e, u)
+		JOIN deliveries d ON d.event_id = x.e AND d.callback_url_id = x.u`, events, urls)
+	if err != nil {
+		return nil, fmt.Errorf("select stored deliveries: %w", err)
+	}
+	skip := map[key]bool{}
+	var k key
+	if _, err := pgx.ForEachRow(rows, []any{&k.event, &k.url}, func() error {
+		skip[k] = true
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("select stored deliveries: %w", err)
+	}
+	out := ds[:0]
+	for _, dl := range ds {
+		k := key{dl.EventID, dl.CallbackURLID}
+		if !skip[k] {
+			skip[k] = true
+			out = append(out, dl)
+		}
+	}
+	return out, nil
+}
+
 const urlGrace = time.Minute
 
 // projection is a transaction's projection row as an event sets it.
@@ -799,6 +841,127 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, limit int, leaseUnt
 
 // RecordResults implements callback.DeliveryStore.
 func (s *Store) RecordResults(ctx context.Context, results []callback.Result, at time.Time) error {
+	var claimed, fresh []callback.Result
+	for _, r := range results {
+		if r.Delivery.ID == 0 {
+			fresh = append(fresh, r)
+		} else {
+			claimed = append(claimed, r)
+		}
+	}
+	if len(results) == 0 {
+		return nil
+	}
+	return pgdb.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		d := deltas{}
+		if err := recordFresh(ctx, tx, fresh, at, d); err != nil {
+			return err
+		}
+		if err := recordClaimed(ctx, tx, claimed, at, d); err != nil {
+			return err
+		}
+		return d.write(ctx, tx, at)
+	})
+}
+
+// recordFresh stores fresh deliveries as their results leave them, with
+// their bodies and first attempts, in one statement, and adds their tally
+// deltas to d.
+func recordFresh(ctx context.Context, tx pgx.Tx, results []callback.Result, at time.Time, d deltas) error {
+	if len(results) == 0 {
+		return nil
+	}
+	n := len(results)
+	var (
+		webhookIDs, eventIDs, urls = make([]string, n), make([]string, n), make([]string, n)
+		txIDs, urlIDs              = make([]int64, n), make([]int64, n)
+		merchants, maxes, made     = make([]int32, n), make([]int32, n), make([]int32, n)
+		signs                      = make([]bool, n)
+		statuses, attemptStatus    = make([]string, n), make([]string, n)
+		codes                      = make([]int32, n)
+		nexts, ats                 = make([]time.Time, n), make([]time.Time, n)
+		errs                       = make([]string, n)
+		bodyEvents, bodies         []string
+		pending                    []int64
+	)
+	hasBody := map[string]bool{}
+	for i, r := range results {
+		dl := r.Delivery
+		webhookIDs[i], eventIDs[i], urls[i] = dl.WebhookID, dl.EventID, dl.URL
+		txIDs[i], urlIDs[i], merchants[i], maxes[i], signs[i] = dl.TransactionID, dl.CallbackURLID, dl.MerchantID, dl.MaxAttempts, dl.Sign
+		statuses[i], attemptStatus[i], codes[i] = string(r.Status), string(r.Attempt), r.ResponseCode
+		nexts[i], ats[i], errs[i] = r.NextAttemptAt, r.At, r.ErrorMessage
+		if r.Attempt != "" {
+			made[i] = 1
+		}
+		if !hasBody[dl.EventID] {
+			hasBody[dl.EventID] = true
+			bodyEvents, bodies = append(bodyEvents, dl.EventID), append(bodies, string(dl.Body))
+		}
+		if r.Status == callback.DeliveryPending {
+			pending = append(pending, dl.TransactionID)
+		}
+	}
+	// A cancel locks its transaction before it cancels pending deliveries:
+	// locking those that get one here first means a cancel either sees the
+	// delivery or is seen by the insert below.
+	if len(pending) > 0 {
+		slices.Sort(pending)
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM transactions WHERE id = ANY($1) ORDER BY id FOR SHARE`, slices.Compact(pending)); err != nil {
+			return fmt.Errorf("lock transactions: %w", err)
+		}
+	}
+	rows, err := tx.Query(ctx, `
+		WITH body AS (
+			INSERT INTO delivery_bodies (event_id, body)
+			SELECT * FROM unnest($1::text[], $2::text[])
+			ON CONFLICT (event_id) DO NOTHING),
+		x AS (
+			SELECT * FROM unnest($4::text[], $5::text[], $6::bigint[], $7::int[], $8::bigint[], $9::text[], $10::boolean[],
+				$11::int[], $12::int[], $13::text[], $14::timestamptz[], $15::timestamptz[], $16::int[], $17::text[], $18::text[])
+				AS x(w, e, t, m, u, target, sign, mx, made, status, next, at, code, astatus, err)),
+		ins AS (
+			INSERT INTO deliveries (webhook_id, event_id, transaction_id, merchant_id, callback_url_id, url, sign,
+				max_attempts, attempts_made, status, next_attempt_at, created_at, updated_at)
+			SELECT x.w, x.e, x.t, x.m, x.u, x.target, x.sign, x.mx, x.made,
+				CASE WHEN x.status = 'pending' AND tr.callbacks_canceled THEN 'cancelled' ELSE x.status END,
+				x.next, $3, $3
+			FROM x JOIN transactions tr ON tr.id = x.t
+			ON CONFLICT (event_id, callback_url_id) DO NOTHING
+			RETURNING id, event_id, callback_url_id, transaction_id, merchant_id, status),
+		att AS (
+			INSERT INTO attempts (delivery_id, transaction_id, merchant_id, created_at, url, response_code, status, attempt_number, error_message)
+			SELECT ins.id, ins.transaction_id, ins.merchant_id, x.at, x.target, x.code, x.astatus, 1, x.err
+			FROM ins JOIN x ON x.e = ins.event_id AND x.u = ins.callback_url_id
+			WHERE x.astatus <> '')
+		SELECT transaction_id, merchant_id, status FROM ins`,
+		bodyEvents, bodies, at,
+		webhookIDs, eventIDs, txIDs, merchants, urlIDs, urls, signs, maxes, made, statuses, nexts, ats, codes, attemptStatus, errs)
+	if err != nil {
+		return fmt.Errorf("insert fresh deliveries: %w", err)
+	}
+	var txID int64
+	var merchantID int32
+	var status string
+	if _, err := pgx.ForEachRow(rows, []any{&txID, &merchantID, &status}, func() error {
+		switch callback.DeliveryStatus(status) {
+		case callback.DeliveryDelivered:
+			d.add(txID, merchantID, 1, 1, 0)
+		case callback.DeliveryFailed:
+			d.add(txID, merchantID, 0, 1, 1)
+		case callback.DeliveryPending:
+			d.add(txID, merchantID, 0, 1, 0)
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("insert fresh deliveries: %w", err)
+	}
+	return nil
+}
+
+// recordClaimed applies the results of claimed deliveries still under
+// their leases, stores their attempts, and adds their tally deltas to d.
+func recordClaimed(ctx context.Context, tx pgx.Tx, results []callback.Result, at time.Time, d deltas) error {
 	if len(results) == 0 {
 		return nil
 	}
@@ -819,40 +982,37 @@ func (s *Store) RecordResults(ctx context.Context, results []callback.Result, at
 		numbers[i], codes[i], nexts[i], ats[i] = r.Number(), r.ResponseCode, r.NextAttemptAt, r.At
 		urls[i], errs[i] = r.Delivery.URL, r.ErrorMessage
 	}
-	return pgdb.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `
-			UPDATE deliveries d
-			SET status = r.status, attempts_made = r.n, next_attempt_at = r.next, lease_id = NULL, lease_until = NULL, updated_at = $1
-			FROM unnest($2::bigint[], $3::text[], $4::text[], $5::int[], $6::timestamptz[]) AS r(id, lease, status, n, next)
-			WHERE d.id = ANY ($2) AND d.id = r.id AND d.lease_id = r.lease::uuid AND d.status = 'pending'
-			RETURNING d.transaction_id, d.merchant_id, d.status`,
-			at, ids, leases, statuses, numbers, nexts)
-		if err != nil {
-			return fmt.Errorf("update deliveries: %w", err)
+	rows, err := tx.Query(ctx, `
+		UPDATE deliveries d
+		SET status = r.status, attempts_made = r.n, next_attempt_at = r.next, lease_id = NULL, lease_until = NULL, updated_at = $1
+		FROM unnest($2::bigint[], $3::text[], $4::text[], $5::int[], $6::timestamptz[]) AS r(id, lease, status, n, next)
+		WHERE d.id = ANY ($2) AND d.id = r.id AND d.lease_id = r.lease::uuid AND d.status = 'pending'
+		RETURNING d.transaction_id, d.merchant_id, d.status`,
+		at, ids, leases, statuses, numbers, nexts)
+	if err != nil {
+		return fmt.Errorf("update deliveries: %w", err)
+	}
+	var txID int64
+	var merchantID int32
+	var status string
+	if _, err := pgx.ForEachRow(rows, []any{&txID, &merchantID, &status}, func() error {
+		switch callback.DeliveryStatus(status) {
+		case callback.DeliveryDelivered:
+			d.add(txID, merchantID, 1, 0, 0)
+		case callback.DeliveryFailed:
+			d.add(txID, merchantID, 0, 0, 1)
 		}
-		d := deltas{}
-		var txID int64
-		var merchantID int32
-		var status string
-		if _, err := pgx.ForEachRow(rows, []any{&txID, &merchantID, &status}, func() error {
-			switch callback.DeliveryStatus(status) {
-			case callback.DeliveryDelivered:
-				d.add(txID, merchantID, 1, 0, 0)
-			case callback.DeliveryFailed:
-				d.add(txID, merchantID, 0, 0, 1)
-			}
-			return nil
-		}); err != nil {
-			return fmt.Errorf("update deliveries: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `
-			INSERT INTO attempts (delivery_id, transaction_id, merchant_id, created_at, url, response_code, status, attempt_number, error_message)
-			SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::timestamptz[], $5::text[], $6::int[], $7::text[], $8::int[], $9::text[])`,
-			ids, txIDs, merchants, ats, urls, codes, attemptStatus, numbers, errs); err != nil {
-			return fmt.Errorf("insert attempts: %w", err)
-		}
-		return d.write(ctx, tx, at)
-	})
+		return nil
+	}); err != nil {
+		return fmt.Errorf("update deliveries: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `
+		INSERT INTO attempts (delivery_id, transaction_id, merchant_id, created_at, url, response_code, status, attempt_number, error_message)
+		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::timestamptz[], $5::text[], $6::int[], $7::text[], $8::int[], $9::text[])`,
+		ids, txIDs, merchants, ats, urls, codes, attemptStatus, numbers, errs); err != nil {
+		return fmt.Errorf("insert attempts: %w", err)
+	}
+	return nil
 }
 
 // SealedKeys implements callback.SecretStore.

@@ -3,9 +3,11 @@ package postgres_test
 import (
 	"context"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -102,6 +104,28 @@ func finalized(id string, txID int64, collabID, typ, prev, status int32, at time
 	}}
 }
 
+// storePending stores fresh deliveries as pending and unattempted, due at
+// t0 (what the dispatcher does with one that waited too long).
+func (f fixture) storePending(t *testing.T, ds []callback.Delivery) {
+	t.Helper()
+	rs := make([]callback.Result, len(ds))
+	for i, d := range ds {
+		rs[i] = callback.Result{Delivery: d, At: t0, Status: callback.DeliveryPending, NextAttemptAt: t0}
+	}
+	if err := f.store.RecordResults(context.Background(), rs, t0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func urlIDs(ds []callback.Delivery) []int64 {
+	out := make([]int64, len(ds))
+	for i, d := range ds {
+		out[i] = d.CallbackURLID
+	}
+	slices.Sort(out)
+	return out
+}
+
 func TestApplyTransactionEvents(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -113,47 +137,76 @@ func TestApplyTransactionEvents(t *testing.T) {
 	f.url(t, 11, callback.TypeAll, true) // another collab
 
 	ev := finalized("ev-1", 100, 10, callback.TypeCashIn, 3, 4, t0)
-	n, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{ev}, t0)
-	if err != nil || n != 2 {
-		t.Fatalf("first apply made %d deliveries (%v), want 2", n, err)
+	fresh, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{ev}, t0)
+	if err != nil || !slices.Equal(urlIDs(fresh), []int64{all.ID, deposit.ID}) {
+		t.Fatalf("first apply: deliveries to %v (%v), want to %d and %d", urlIDs(fresh), err, all.ID, deposit.ID)
 	}
-	if got := f.q(t, `SELECT count(*) FROM deliveries WHERE transaction_id = 100 AND callback_url_id IN ($1, $2)`, all.ID, deposit.ID); got != 2 {
-		t.Fatalf("deliveries to the matching URLs = %d", got)
+	if got := f.q(t, `SELECT count(*) FROM deliveries WHERE transaction_id = 100`); got != 0 {
+		t.Fatalf("%d deliveries stored before any attempt", got)
 	}
-	// The same event again (a redelivery), alone and within a batch: nothing.
-	for range 2 {
-		n, err = f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{ev, ev}, t0.Add(time.Second))
-		if err != nil || n != 0 {
-			t.Fatalf("redelivered event made %d deliveries (%v)", n, err)
+	// The same event again before anything was stored (a crash mid-send),
+	// alone and twice within a batch: the same deliveries, same webhook ids.
+	for _, batch := range [][]callback.TransactionEvent{{ev}, {ev, ev}} {
+		again, err := f.store.ApplyTransactionEvents(ctx, batch, t0.Add(time.Second))
+		if err != nil || len(again) != 2 {
+			t.Fatalf("redelivered event: %d deliveries (%v), want 2", len(again), err)
+		}
+		for i := range again {
+			if again[i].WebhookID != fresh[i].WebhookID || again[i].CallbackURLID != fresh[i].CallbackURLID {
+				t.Fatalf("redelivered event: delivery %+v, first time %+v", again[i], fresh[i])
+			}
 		}
 	}
-	if got := f.q(t, `SELECT count(*) FROM deliveries WHERE transaction_id = 100`); got != 2 {
-		t.Fatalf("deliveries after redelivery = %d, want 2", got)
+
+	// The first attempts' results store the deliveries: one delivered, one
+	// to be retried.
+	results := []callback.Result{
+		{Delivery: fresh[0], At: t0, ResponseCode: 204, Attempt: callback.AttemptSuccess, Status: callback.DeliveryDelivered, NextAttemptAt: t0},
+		{Delivery: fresh[1], At: t0, ResponseCode: 500, ErrorMessage: "HTTP 500", Attempt: callback.AttemptRetried, Status: callback.DeliveryPending, NextAttemptAt: t0.Add(time.Minute)},
+	}
+	for range 2 { // recording again (a crash before the event's ack) changes nothing
+		if err := f.store.RecordResults(ctx, results, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := f.q(t, `SELECT count(*) FROM deliveries WHERE transaction_id = 100 AND attempts_made = 1`); got != 2 {
+		t.Fatalf("stored deliveries = %d, want 2", got)
+	}
+	if got := f.q(t, `SELECT count(*) FROM attempts a JOIN deliveries d ON d.id = a.delivery_id
+		JOIN delivery_bodies b ON b.event_id = d.event_id WHERE a.transaction_id = 100 AND a.attempt_number = 1`); got != 2 {
+		t.Fatalf("first attempts with their bodies = %d, want 2", got)
+	}
+	if got := f.q(t, `SELECT count(*) FROM deliveries WHERE transaction_id = 100 AND status = 'pending' AND webhook_id = $1`, fresh[1].WebhookID); got != 1 {
+		t.Fatal("the failed first attempt did not leave its delivery pending under its webhook id")
 	}
 	tallies := f.tally(t, 100)
-	if len(tallies) != 1 || tallies[0].GetTotal() != 2 || tallies[0].GetDelivered() != 0 || tallies[0].GetVersion() != 1 {
-		t.Fatalf("tallies = %v, want one 0/2 version 1", tallies)
+	if len(tallies) != 1 || tallies[0].GetTotal() != 2 || tallies[0].GetDelivered() != 1 || tallies[0].GetVersion() != 1 {
+		t.Fatalf("tallies = %v, want one 1/2 version 1", tallies)
+	}
+	// Stored now, the event makes nothing more.
+	if again, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{ev}, t0.Add(time.Second)); err != nil || len(again) != 0 {
+		t.Fatalf("event after its deliveries were stored: %d deliveries (%v)", len(again), err)
 	}
 
 	// The operator's callbacks cancel arrives as a finalized event with the
-	// status unchanged: no delivery, and the pending ones are cancelled.
+	// status unchanged: no delivery, and the pending one is cancelled.
 	cancel := finalized("ev-2", 100, 10, callback.TypeCashIn, 4, 4, t0.Add(time.Minute))
 	cancel.State.CallbacksCanceled = true
-	if n, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{cancel}, t0); err != nil || n != 0 {
-		t.Fatalf("cancel made %d deliveries (%v)", n, err)
+	if ds, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{cancel}, t0); err != nil || len(ds) != 0 {
+		t.Fatalf("cancel made %d deliveries (%v)", len(ds), err)
 	}
-	if got := f.q(t, `SELECT count(*) FROM deliveries WHERE transaction_id = 100 AND status = 'cancelled'`); got != 2 {
-		t.Fatalf("cancelled deliveries = %d, want 2", got)
+	if got := f.q(t, `SELECT count(*) FROM deliveries WHERE transaction_id = 100 AND status = 'cancelled'`); got != 1 {
+		t.Fatalf("cancelled deliveries = %d, want 1", got)
 	}
-	if tl := f.tally(t, 100); len(tl) != 2 || tl[1].GetTotal() != 0 || tl[1].GetVersion() != 2 {
-		t.Fatalf("tally after cancel = %v, want 0/0 version 2", tl)
+	if tl := f.tally(t, 100); len(tl) != 2 || tl[1].GetTotal() != 1 || tl[1].GetDelivered() != 1 || tl[1].GetVersion() != 2 {
+		t.Fatalf("tally after cancel = %v, want 1/1 version 2", tl)
 	}
 	// A later status change of a cancelled transaction sends nothing, and an
 	// older state does not undo the cancel.
 	later := finalized("ev-3", 100, 10, callback.TypeCashIn, 4, -1, t0.Add(2*time.Minute))
 	older := finalized("ev-0", 100, 10, callback.TypeCashIn, 3, 4, t0.Add(-time.Minute))
-	if n, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{later, older}, t0); err != nil || n != 0 {
-		t.Fatalf("events after the cancel made %d deliveries (%v)", n, err)
+	if ds, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{later, older}, t0); err != nil || len(ds) != 0 {
+		t.Fatalf("events after the cancel made %d deliveries (%v)", len(ds), err)
 	}
 	tx, err := f.store.Transaction(ctx, 100)
 	if err != nil || !tx.CallbacksCanceled || tx.Status != -1 {
@@ -163,14 +216,46 @@ func TestApplyTransactionEvents(t *testing.T) {
 	// Unchanged status seen for the first time delivers; an update never.
 	first := finalized("ev-4", 101, 10, callback.TypeCashOut, 4, 4, t0)
 	update := callback.TransactionEvent{EventID: "ev-5", PreviousStatus: 1, State: callback.TransactionState{ID: 102, MerchantID: 1, CollabID: 10, Type: 1, Status: 3, UpdatedAt: t0}}
-	if n, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{first, update}, t0); err != nil || n != 2 {
-		t.Fatalf("first sighting and update made %d deliveries (%v), want 2 (cash-out and all)", n, err)
+	if ds, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{first, update}, t0); err != nil || len(ds) != 2 {
+		t.Fatalf("first sighting and update made %d deliveries (%v), want 2 (cash-out and all)", len(ds), err)
 	}
 	if _, err := f.store.Transaction(ctx, 102); err != nil {
 		t.Fatalf("an update is not projected: %v", err)
 	}
 	if _, err := f.store.Transaction(ctx, 999); apperr.KindOf(err) != apperr.KindNotFound {
 		t.Fatalf("unknown transaction: %v", err)
+	}
+}
+
+// TestFreshRetryOfACancelledTransactionIsCancelled: callbacks cancelled
+// while a fresh delivery's first attempt was out; its failure must not leave
+// it pending.
+func TestFreshRetryOfACancelledTransactionIsCancelled(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	f.url(t, 12, callback.TypeAll, true)
+	fresh, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{finalized("c-1", 120, 12, 1, 3, 4, t0)}, t0)
+	if err != nil || len(fresh) != 1 {
+		t.Fatalf("%d deliveries (%v)", len(fresh), err)
+	}
+	cancel := finalized("c-2", 120, 12, 1, 4, 4, t0.Add(time.Second))
+	cancel.State.CallbacksCanceled = true
+	if _, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{cancel}, t0); err != nil {
+		t.Fatal(err)
+	}
+	r := callback.Result{Delivery: fresh[0], At: t0, ResponseCode: 503, Attempt: callback.AttemptRetried, Status: callback.DeliveryPending, NextAttemptAt: t0}
+	if err := f.store.RecordResults(ctx, []callback.Result{r}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.q(t, `SELECT count(*) FROM deliveries WHERE transaction_id = 120 AND status = 'cancelled'`); got != 1 {
+		t.Fatal("the failed fresh delivery of a cancelled transaction is not cancelled")
+	}
+	if got := f.q(t, `SELECT count(*) FROM attempts WHERE transaction_id = 120`); got != 1 {
+		t.Fatal("its attempt is not listed")
+	}
+	if ds, _ := f.store.ClaimDue(ctx, t0.Add(time.Hour), 10, t0.Add(2*time.Hour)); len(ds) != 0 {
+		t.Fatalf("%d deliveries due", len(ds))
 	}
 }
 
@@ -184,9 +269,11 @@ func TestClaimLeaseRecord(t *testing.T) {
 	for i := range 10 {
 		evs = append(evs, finalized("claim-"+string(rune('a'+i)), int64(200+i), 20, 1, 3, 4, t0))
 	}
-	if n, err := f.store.ApplyTransactionEvents(ctx, evs, t0); err != nil || n != 20 {
-		t.Fatalf("made %d deliveries (%v), want 20", n, err)
+	fresh, err := f.store.ApplyTransactionEvents(ctx, evs, t0)
+	if err != nil || len(fresh) != 20 {
+		t.Fatalf("made %d deliveries (%v), want 20", len(fresh), err)
 	}
+	f.storePending(t, fresh)
 
 	// Claimers running at once never get the same delivery.
 	var mu sync.Mutex
@@ -270,9 +357,11 @@ func TestTallyUnderConcurrentRecords(t *testing.T) {
 	for i := range txs {
 		evs = append(evs, finalized("tally-"+string(rune('a'+i)), int64(300+i), 30, 1, 3, 4, t0))
 	}
-	if _, err := f.store.ApplyTransactionEvents(ctx, evs, t0); err != nil {
+	fresh, err := f.store.ApplyTransactionEvents(ctx, evs, t0)
+	if err != nil {
 		t.Fatal(err)
 	}
+	f.storePending(t, fresh)
 	ds, err := f.store.ClaimDue(ctx, t0, 100, t0.Add(time.Minute))
 	if err != nil || len(ds) != 2*txs {
 		t.Fatalf("claimed %d (%v)", len(ds), err)
@@ -325,10 +414,11 @@ func TestURLMadeAfterTheStateGetsNoReplay(t *testing.T) {
 	f.url(t, 40, callback.TypeAll, true) // made at t0
 	old := finalized("old", 400, 40, 1, 3, 4, t0.Add(-2*time.Minute))
 	recent := finalized("recent", 401, 40, 1, 3, 4, t0.Add(-30*time.Second))
-	if n, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{old, recent}, t0.Add(time.Hour)); err != nil || n != 1 {
-		t.Fatalf("made %d deliveries (%v), want 1: only the state within a minute of the URL", n, err)
+	ds, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{old, recent}, t0.Add(time.Hour))
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("made %d deliveries (%v), want 1: only the state within a minute of the URL", len(ds), err)
 	}
-	if got := f.q(t, `SELECT count(*) FROM deliveries WHERE transaction_id = 401`); got != 1 {
+	if ds[0].TransactionID != 401 {
 		t.Fatal("the recent transaction was not delivered")
 	}
 	// Enqueue is the operator's explicit resend: it reaches the URL.
@@ -346,6 +436,7 @@ func TestConcurrentBatchesDoNotDeadlock(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	f.url(t, 50, callback.TypeAll, true)
+	var made atomic.Int32
 	for round := range 5 {
 		var up, down []callback.TransactionEvent
 		for i := range 20 {
@@ -357,14 +448,16 @@ func TestConcurrentBatchesDoNotDeadlock(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, batch := range [][]callback.TransactionEvent{up, down} {
 			wg.Go(func() {
-				if _, err := f.store.ApplyTransactionEvents(ctx, batch, t0); err != nil {
+				ds, err := f.store.ApplyTransactionEvents(ctx, batch, t0)
+				if err != nil {
 					t.Error(err)
 				}
+				made.Add(int32(len(ds)))
 			})
 		}
 		wg.Wait()
 	}
-	if got := f.q(t, `SELECT count(*) FROM deliveries`); got != 100 {
+	if got := made.Load(); got != 100 {
 		t.Fatalf("deliveries = %d, want 100", got)
 	}
 	if got := f.q(t, `SELECT count(*) FROM transactions WHERE status = 4`); got != 100 {

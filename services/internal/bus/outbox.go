@@ -66,8 +66,10 @@ func EnqueueBatch(ctx context.Context, tx pgx.Tx, msgs ...proto.Message) ([]stri
 	if len(msgs) == 0 {
 		return nil, nil
 	}
-	b := &pgx.Batch{}
 	ids := make([]string, len(msgs))
+	uids := make([]uuid.UUID, len(msgs))
+	subjects := make([]string, len(msgs))
+	payloads := make([][]byte, len(msgs))
 	for i, msg := range msgs {
 		subject := Subject(msg)
 		payload, err := proto.Marshal(msg)
@@ -78,11 +80,16 @@ func EnqueueBatch(ctx context.Context, tx pgx.Tx, msgs ...proto.Message) ([]stri
 		if err != nil {
 			return nil, fmt.Errorf("enqueue %s: event id: %w", subject, err)
 		}
-		ids[i] = id.String()
-		b.Queue(`INSERT INTO outbox (id, subject, payload) VALUES ($1, $2, $3)`, id, subject, payload)
+		ids[i], uids[i], subjects[i], payloads[i] = id.String(), id, subject, payload
 	}
-	b.Queue(`SELECT pg_notify($1 || current_schema(), '')`, notifyChannelPrefix)
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+	// One statement: the rows (UUIDv7 ids keep their order within the
+	// transaction's one created_at) and the NOTIFY.
+	if _, err := tx.Exec(ctx, `
+		WITH rows AS (
+			INSERT INTO outbox (id, subject, payload)
+			SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[]))
+		SELECT pg_notify($4 || current_schema(), '')`,
+		uids, subjects, payloads, notifyChannelPrefix); err != nil {
 		return nil, fmt.Errorf("enqueue %d events: %w", len(msgs), err)
 	}
 	return ids, nil
@@ -117,7 +124,7 @@ func NewRelay(pool *pgxpool.Pool, js jetstream.JetStream, log *slog.Logger) *Rel
 	}
 	return &Relay{
 		pool: pool, js: js, log: log.With("component", "outbox-relay"),
-		BatchSize:      100,
+		BatchSize:      500,
 		Interval:       time.Second,
 		Retention:      24 * time.Hour,
 		PruneEvery:     10 * time.Minute,
@@ -263,15 +270,7 @@ func (r *Relay) publishBatch(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 
-	published := make([]uuid.UUID, 0, len(batch))
-	var pubErr error
-	for _, o := range batch {
-		if err := r.publish(ctx, o); err != nil {
-			pubErr = err
-			break
-		}
-		published = append(published, o.id)
-	}
+	published, pubErr := r.publishAll(ctx, batch)
 	if len(published) > 0 {
 		if _, err := tx.Exec(ctx, `UPDATE outbox SET published_at = now() WHERE id = ANY($1)`, published); err != nil {
 			return 0, fmt.Errorf("mark published: %w", err)
@@ -286,15 +285,50 @@ func (r *Relay) publishBatch(ctx context.Context) (int, error) {
 	return len(batch), nil
 }
 
-func (r *Relay) publish(ctx context.Context, o outboxRow) error {
-	msg := nats.NewMsg(o.subject)
-	msg.Data = o.payload
-	ctx, cancel := context.WithTimeout(ctx, r.PublishTimeout)
-	defer cancel()
-	if _, err := r.js.PublishMsg(ctx, msg, jetstream.WithMsgID(o.id.String()), jetstream.WithExpectStream(StreamName)); err != nil {
-		return fmt.Errorf("publish %s on %s: %w", o.id, o.subject, err)
+// publishAll publishes batch without waiting for each acknowledgement in
+// turn: every message goes out at once, in order, and then the stream's
+// acknowledgements are awaited (within PublishTimeout). It returns the ids
+// the stream acknowledged and the first error; the others stay unpublished
+// and are sent again later under the same message id, which the stream's
+// duplicate window absorbs.
+func (r *Relay) publishAll(ctx context.Context, batch []outboxRow) ([]uuid.UUID, error) {
+	futures := make([]jetstream.PubAckFuture, 0, len(batch))
+	var firstErr error
+	for _, o := range batch {
+		msg := nats.NewMsg(o.subject)
+		msg.Data = o.payload
+		f, err := r.js.PublishMsgAsync(msg, jetstream.WithMsgID(o.id.String()), jetstream.WithExpectStream(StreamName))
+		if err != nil {
+			firstErr = fmt.Errorf("publish %s on %s: %w", o.id, o.subject, err)
+			break
+		}
+		futures = append(futures, f)
 	}
-	return nil
+	timeout := time.NewTimer(r.PublishTimeout)
+	defer timeout.Stop()
+	published := make([]uuid.UUID, 0, len(futures))
+	for i, f := range futures {
+		o := batch[i]
+		select {
+		case <-f.Ok():
+			published = append(published, o.id)
+		case err := <-f.Err():
+			if firstErr == nil {
+				firstErr = fmt.Errorf("publish %s on %s: %w", o.id, o.subject, err)
+			}
+		case <-timeout.C:
+			if firstErr == nil {
+				firstErr = fmt.Errorf("publish %s on %s: no acknowledgement within %s", o.id, o.subject, r.PublishTimeout)
+			}
+			return published, firstErr
+		case <-ctx.Done():
+			if firstErr == nil {
+				firstErr = ctx.Err()
+			}
+			return published, firstErr
+		}
+	}
+	return published, firstErr
 }
 
 // prune deletes rows published longer than Retention ago.

@@ -75,6 +75,9 @@ type Common struct {
 	// TracingEndpoint is the OTLP/HTTP collector spans go to, e.g.
 	// http://otel-collector:4318; empty turns tracing off.
 	TracingEndpoint string `env:"PAYGATE_OTLP_ENDPOINT"`
+	// PprofAddr, when set, serves Go's runtime profiles (net/http/pprof) on
+	// its own listener, e.g. 127.0.0.1:6060; keep it off public networks.
+	PprofAddr string `env:"PAYGATE_PPROF_ADDR"`
 	// AllowPrivateURLs lets merchant-supplied URLs (callback URLs,
 	// validation endpoints) reach loopback, private and link-local
 	// addresses. Only for local demos and tests; never in production.

@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -78,6 +79,9 @@ type Options struct {
 	// Without any, streaming methods other than health are refused, since no
 	// authorization would run for them.
 	StreamInterceptors []grpc.StreamServerInterceptor
+	// PprofAddr, when set, is the listen address of Go's runtime profiles
+	// (net/http/pprof), apart from the public HTTP port.
+	PprofAddr string
 }
 
 type readyCheck struct {
@@ -280,6 +284,9 @@ func (s *Server) Run(ctx context.Context) error {
 		s.watchReadiness(gctx)
 		return nil
 	})
+	if s.o.PprofAddr != "" {
+		g.Go(func() error { return s.servePprof(gctx) })
+	}
 	g.Go(func() error {
 		<-gctx.Done()
 		return s.shutdown(httpSrv)
@@ -410,4 +417,24 @@ func (s *Server) watchReadiness(ctx context.Context) {
 		case <-ticker.C:
 		}
 	}
+}
+
+// servePprof serves net/http/pprof's handlers on PprofAddr until ctx ends.
+func (s *Server) servePprof(ctx context.Context) error {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Addr: s.o.PprofAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	s.log.Info("serving profiles", "pprof_addr", s.o.PprofAddr)
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve pprof: %w", err)
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -638,5 +639,37 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 	if _, err := r.client.Get(r.baseURL + "/healthz"); err == nil {
 		t.Error("HTTP still answering after shutdown")
+	}
+}
+
+// TestPprofOnItsOwnAddress: profiles are served on PprofAddr only, never on
+// the public HTTP port.
+func TestPprofOnItsOwnAddress(t *testing.T) {
+	t.Parallel()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	_ = lis.Close()
+	r := start(t, func(o *server.Options) { o.PprofAddr = addr })
+	var resp *http.Response
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, err = r.client.Get("http://" + addr + "/debug/pprof/cmdline")
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("pprof address: %v", err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("pprof address answered %d", resp.StatusCode)
+	}
+	if resp, _ := r.do(t, http.MethodGet, "/debug/pprof/cmdline", "", nil); resp.StatusCode == http.StatusOK {
+		t.Fatal("profiles are served on the public HTTP port")
 	}
 }
