@@ -107,7 +107,7 @@ func benchmark(ctx context.Context) error {
 		return err
 	}
 	defer nc.Close()
-	js, err := jetstream.New(nc)
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(1<<16), jetstream.WithPublishAsyncTimeout(30*time.Second))
 	if err != nil {
 		return err
 	}
