@@ -940,23 +940,30 @@ func recordFresh(ctx context.Context, tx pgx.Tx, results []callback.Result, at t
 	if err != nil {
 		return fmt.Errorf("insert fresh deliveries: %w", err)
 	}
-	var txID int64
-	var merchantID int32
-	var status string
-	if _, err := pgx.ForEachRow(rows, []any{&txID, &merchantID, &status}, func() error {
-		switch callback.DeliveryStatus(status) {
-		case callback.DeliveryDelivered:
-			d.add(txID, merchantID, 1, 1, 0)
-		case callback.DeliveryFailed:
-			d.add(txID, merchantID, 0, 1, 1)
-		case callback.DeliveryPending:
-			d.add(txID, merchantID, 0, 1, 0)
-		}
-		return nil
-	}); err != nil {
+	if err := addSettled(rows, d, 1); err != nil {
 		return fmt.Errorf("insert fresh deliveries: %w", err)
 	}
 	return nil
+}
+
+// addSettled adds to d the tally deltas of rows of deliveries (transaction,
+// merchant, status) that were stored (total 1) or changed (total 0).
+func addSettled(rows pgx.Rows, d deltas, total int32) error {
+	var txID int64
+	var merchantID int32
+	var status string
+	_, err := pgx.ForEachRow(rows, []any{&txID, &merchantID, &status}, func() error {
+		switch callback.DeliveryStatus(status) {
+		case callback.DeliveryDelivered:
+			d.add(txID, merchantID, 1, total, 0)
+		case callback.DeliveryFailed:
+			d.add(txID, merchantID, 0, total, 1)
+		case callback.DeliveryPending:
+			d.add(txID, merchantID, 0, total, 0)
+		}
+		return nil
+	})
+	return err
 }
 
 // recordClaimed applies the results of claimed deliveries still under
@@ -992,18 +999,7 @@ func recordClaimed(ctx context.Context, tx pgx.Tx, results []callback.Result, at
 	if err != nil {
 		return fmt.Errorf("update deliveries: %w", err)
 	}
-	var txID int64
-	var merchantID int32
-	var status string
-	if _, err := pgx.ForEachRow(rows, []any{&txID, &merchantID, &status}, func() error {
-		switch callback.DeliveryStatus(status) {
-		case callback.DeliveryDelivered:
-			d.add(txID, merchantID, 1, 0, 0)
-		case callback.DeliveryFailed:
-			d.add(txID, merchantID, 0, 0, 1)
-		}
-		return nil
-	}); err != nil {
+	if err := addSettled(rows, d, 0); err != nil {
 		return fmt.Errorf("update deliveries: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `
