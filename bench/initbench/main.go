@@ -13,6 +13,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -30,6 +31,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -54,6 +56,7 @@ var (
 	payType     = flag.String("pay-type", "1", "pay type id or code on that collab")
 	amount      = flag.String("amount", "150.00", "amount of every payment (within the collab's limits)")
 	skipBare    = flag.Bool("skip-bare", false, "skip the bare insert ceiling")
+	gatewayDB   = flag.String("gateway-db", "", "Postgres URL of the gateway (default -db), e.g. with ?pool_max_conns=8")
 )
 
 type service struct {
@@ -188,8 +191,22 @@ func run(name string, n int, d time.Duration, op func(worker, i int) error) resu
 	return r
 }
 
+// loadAverage is the machine's 1-minute load average (the machine may be
+// shared: results are read against it), or "?".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return "?"
+}
+
 func main() {
 	flag.Parse()
+	loadBefore := loadAverage()
 	ctx := context.Background()
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -212,7 +229,7 @@ func main() {
 	})
 	start("gateway", *gatewayBin, []string{
 		"PAYGATE_HTTP_ADDR=" + gwHTTP, "PAYGATE_GRPC_ADDR=127.0.0.1:" + strconv.Itoa(*portBase+1082),
-		"PAYGATE_DATABASE_URL=" + *dbURL, "PAYGATE_DATABASE_SCHEMA=" + *schema, "PAYGATE_NATS_URL=" + *natsURL,
+		"PAYGATE_DATABASE_URL=" + cmp.Or(*gatewayDB, *dbURL), "PAYGATE_DATABASE_SCHEMA=" + *schema, "PAYGATE_NATS_URL=" + *natsURL,
 		"PAYGATE_REDIS_URL=" + *redisURL, "PAYGATE_DEMO=true", "PAYGATE_SANDBOX_URL=http://" + sbHTTP,
 		"PAYGATE_JWKS_URL=http://127.0.0.1:1/jwks", "PAYGATE_CONSUME_CALLBACK_EVENTS=false", "PAYGATE_LOG_LEVEL=warn",
 	})
@@ -299,7 +316,8 @@ func main() {
 	}
 	stopAll()
 
-	fmt.Printf("\n%d clients, %s per phase, GOMAXPROCS of this machine: %d cores\n\n", *concurrency, *duration, runtime.NumCPU())
+	fmt.Printf("\n%d clients, %s per phase, GOMAXPROCS of this machine: %d cores; load average %s before the run, %s after it\n\n",
+		*concurrency, *duration, runtime.NumCPU(), loadBefore, loadAverage())
 	fmt.Println("| phase | ok | errors | per second | p50 ms | p95 ms | p99 ms |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	fmt.Println(initRes.row())

@@ -185,28 +185,37 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	validationCaller := httpapi.NewValidationCaller(urlPolicy, cfg.ValidationTimeout)
 	defer validationCaller.CloseIdleConnections()
 	validations := postgres.NewValidations(pool)
-	payments := payment.NewService(payStore,
+	// The payment path reads the configuration from memory, kept current by
+	// the configuration version (migration 0011); the console's calls read
+	// the tables.
+	config := postgres.NewConfigCache(pool)
+	accepting := collab.NewService(config.Collabs(store), time.Now).CheckAcceptingTransactions
+	payments := payment.NewService(config.Payments(payStore),
 		httpapi.NewProviderClient(&http.Client{Transport: providerTransport, Timeout: cfg.ProviderTimeout}),
-		box, collabs.CheckAcceptingTransactions, time.Now,
+		box, accepting, time.Now,
 		payment.Options{PollInterval: cfg.PollInterval, RecoverAfter: cfg.RecoverAfter, Logger: log.With("component", "payments"),
-			Validation: payment.Validation{Store: validations, Caller: validationCaller, Timeout: cfg.ValidationTimeout}})
+			Validation: payment.Validation{Store: config.Validations(validations), Caller: validationCaller, Timeout: cfg.ValidationTimeout}})
 	// Validation calls not awaited finish (each within its timeout) before
 	// the pool closes.
 	defer payments.Wait()
-	merchantAuth, err := httpapi.NewMerchantAuth(func(ctx context.Context, hash string) (int32, []byte, error) {
-		id, sealed, err := payStore.MerchantSecret(ctx, hash)
-		if err != nil {
-			return 0, nil, err
+	secretLookup := func(fresh bool) httpapi.SecretLookup {
+		return func(ctx context.Context, hash string) (int32, []byte, error) {
+			id, sealed, err := config.MerchantSecret(ctx, hash, fresh)
+			if err != nil {
+				return 0, nil, err
+			}
+			secret, err := box.Open(sealed, payment.MerchantSecretOwner(id))
+			if err != nil {
+				return 0, nil, fmt.Errorf("open api secret of merchant %d: %w", id, err)
+			}
+			return id, secret, nil
 		}
-		secret, err := box.Open(sealed, payment.MerchantSecretOwner(id))
-		if err != nil {
-			return 0, nil, fmt.Errorf("open api secret of merchant %d: %w", id, err)
-		}
-		return id, secret, nil
-	}, time.Now)
+	}
+	merchantAuth, err := httpapi.NewMerchantAuth(secretLookup(false), time.Now)
 	if err != nil {
 		return err
 	}
+	merchantAuth.Fresh = secretLookup(true)
 	srv.Register(&gatewayv1.GatewayService_ServiceDesc, grpcapi.WithValidation(
 		grpcapi.NewServer(merchant.NewService(store), collabs, payments, merchantAuth.VerifiedMerchant),
 		validation.NewService(validations, urlPolicy, time.Now), payments))

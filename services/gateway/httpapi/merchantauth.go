@@ -85,6 +85,11 @@ type SecretLookup func(ctx context.Context, merchantHash string) (int32, []byte,
 
 // MerchantAuth checks merchants' signatures and marks verified calls.
 type MerchantAuth struct {
+	// Fresh, when set, is asked when the secret the lookup gave does not
+	// verify a signature: the lookup may serve secrets from a cache older
+	// than a secret just changed.
+	Fresh SecretLookup
+
 	lookup SecretLookup
 	now    func() time.Time
 	key    []byte
@@ -156,6 +161,14 @@ func (a *MerchantAuth) verify(ctx context.Context, h http.Header, body []byte) (
 		}
 	}
 	want, _ := ParseSignature(Sign(secret, ts, body))
+	if (!hmac.Equal(sig, want) || err != nil) && a.Fresh != nil {
+		if id, secret, err = a.Fresh(ctx, hash); err != nil && apperr.KindOf(err) != apperr.KindNotFound {
+			return 0, err
+		}
+		if err == nil {
+			want, _ = ParseSignature(Sign(secret, ts, body))
+		}
+	}
 	if !hmac.Equal(sig, want) || err != nil {
 		return 0, apperr.Unauthenticated(msgBadSignature)
 	}

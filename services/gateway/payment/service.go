@@ -146,46 +146,146 @@ func (s *Service) Initialize(ctx context.Context, who Initiator, r InitRequest) 
 	if err != nil {
 		return Transaction{}, err
 	}
+	var (
+		created Transaction
+		d       decision
+		vctx    context.Context
+	)
+	// Decided on a view of the configuration; a view that turns out to be
+	// stale (the create refuses it, or a refusal is not confirmed) is
+	// replaced by a fresh one and the payment decided again.
+	for attempt := 0; ; attempt++ {
+		vctx, err = s.view(ctx, attempt > 0)
+		if err != nil {
+			return Transaction{}, err
+		}
+		d, err = s.decide(vctx, who, r, t)
+		if err == nil {
+			created, err = s.store.Create(vctx, d.t, d.logs, func(after Transaction) []proto.Message {
+				return []proto.Message{&eventsv1.TransactionCreated{Transaction: state(after)}}
+			})
+			if errors.Is(err, ErrStaleView) && attempt < maxViewAttempts {
+				continue
+			}
+		} else if d.refusal && attempt < maxViewAttempts {
+			if current, cerr := s.current(vctx); cerr != nil {
+				return Transaction{}, cerr
+			} else if !current {
+				continue
+			}
+		}
+		if err == nil {
+			break
+		}
+		if d.refusal || apperr.KindOf(err) == apperr.KindConflict {
+			// The merchant's transaction with this nonce is the answer,
+			// whatever the configuration says now; a concurrent call with
+			// the same nonce may have won.
+			if existing, ok, err2 := s.existing(ctx, d.merchant.ID, t); ok || err2 != nil {
+				return existing, err2
+			}
+		}
+		return Transaction{}, err
+	}
+	// The validation endpoints are read on the view the payment was created
+	// on.
+	created, proceed, err := s.validateNew(vctx, created, d.collab)
+	if err != nil {
+		return Transaction{}, err
+	}
+	if !proceed {
+		return created, nil
+	}
+	return s.submit(ctx, created, d.collab, d.conn, d.payType, r)
+}
+
+// maxViewAttempts bounds how often a payment is decided again on a fresh
+// view of the configuration.
+const maxViewAttempts = 3
+
+// view returns ctx under a view of the configuration when the store keeps
+// one (Views), fresh or not.
+func (s *Service) view(ctx context.Context, fresh bool) (context.Context, error) {
+	if v, ok := s.store.(Views); ok {
+		return v.View(ctx, fresh)
+	}
+	return ctx, nil
+}
+
+// current reports whether ctx's view of the configuration is still current.
+func (s *Service) current(ctx context.Context) (bool, error) {
+	if v, ok := s.store.(Views); ok {
+		return v.Current(ctx)
+	}
+	return true, nil
+}
+
+// decision is what Initialize decided from the configuration: the
+// transaction to create with its journal entries, and what the provider
+// call needs.
+type decision struct {
+	t        Transaction
+	logs     []LogEntry
+	merchant merchant.Merchant
+	collab   collab.Collab
+	conn     Connection
+	payType  collab.CollabPayType
+	// refusal is set when the error is the configuration's refusal of the
+	// payment (maintenance, collab, limits, provider): an existing
+	// transaction with the nonce is the answer instead.
+	refusal bool
+}
+
+// decide reads the configuration and decides on the payment t: a refusal, or
+// the transaction to create.
+func (s *Service) decide(ctx context.Context, who Initiator, r InitRequest, t Transaction) (decision, error) {
+	var d decision
 	m, err := s.store.MerchantByHash(ctx, r.MerchantHash)
 	if err != nil {
 		if apperr.KindOf(err) == apperr.KindNotFound {
-			return Transaction{}, apperr.New(apperr.KindNotFound, err, msgMerchantNotFound)
+			return d, apperr.New(apperr.KindNotFound, err, msgMerchantNotFound)
 		}
-		return Transaction{}, fmt.Errorf("merchant by hash: %w", err)
+		return d, fmt.Errorf("merchant by hash: %w", err)
 	}
 	if !who.Operator && who.MerchantID != m.ID {
-		return Transaction{}, apperr.Forbidden("The signature's merchant does not match merchantHash.")
+		return d, apperr.Forbidden("The signature's merchant does not match merchantHash.")
 	}
-	if existing, ok, err := s.existing(ctx, m.ID, t); ok || err != nil {
-		return existing, err
+	d.merchant = m
+	refuse := func(err error) (decision, error) {
+		d.refusal = apperr.KindOf(err) != apperr.KindInternal
+		return d, err
 	}
 	if err := s.accepting(ctx); err != nil {
-		return Transaction{}, err
+		return refuse(err)
 	}
 	c, err := s.store.MerchantCollab(ctx, m.ID, r.ProviderID)
 	if err != nil {
 		if apperr.KindOf(err) == apperr.KindNotFound {
-			return Transaction{}, apperr.New(apperr.KindFailedPrecondition, err, "The merchant has no collaboration with provider %d.", r.ProviderID)
+			return refuse(apperr.New(apperr.KindFailedPrecondition, err, "The merchant has no collaboration with provider %d.", r.ProviderID))
 		}
-		return Transaction{}, fmt.Errorf("collab of merchant %d and provider %d: %w", m.ID, r.ProviderID, err)
+		return d, fmt.Errorf("collab of merchant %d and provider %d: %w", m.ID, r.ProviderID, err)
 	}
 	pt, err := checkCollab(c, t.Type, r.PayType, t.Amount)
 	if err != nil {
-		return Transaction{}, err
+		return refuse(err)
 	}
 	conn, err := s.connection(ctx, c.Provider.ID, c.Provider.Name)
 	if err != nil {
-		return Transaction{}, err
+		if apperr.KindOf(err) == apperr.KindFailedPrecondition {
+			return refuse(err)
+		}
+		return d, err
 	}
 	fees, err := s.store.Fees(ctx, t.Currency)
 	if err != nil {
-		return Transaction{}, fmt.Errorf("fees: %w", err)
+		return d, fmt.Errorf("fees: %w", err)
 	}
+	d.collab, d.conn, d.payType = c, conn, pt
 
 	now := s.stamp()
 	t.ReferenceID, err = newReference()
 	if err != nil {
-		return Transaction{}, err
+		return d, err
 	}
 	t.MerchantID, t.MerchantName = m.ID, m.Name
 	t.CollabID, t.ProviderID, t.ProviderName = c.ID, c.Provider.ID, c.Provider.Name
@@ -208,26 +308,8 @@ func (s *Service) Initialize(ctx context.Context, who Initiator, r InitRequest) 
 	logs = append(logs, LogEntry{At: now, Stage: StageCreation, Level: LevelInfo, SourceContext: "payment.Initialize",
 		Message:           fmt.Sprintf("Transaction %s created with status %s.", t.ReferenceID, t.Status),
 		TransactionUpdate: map[string]any{"to": int(t.Status)}})
-	created, err := s.store.Create(ctx, t, logs, func(after Transaction) []proto.Message {
-		return []proto.Message{&eventsv1.TransactionCreated{Transaction: state(after)}}
-	})
-	if err != nil {
-		if apperr.KindOf(err) == apperr.KindConflict {
-			// A concurrent call with the same nonce won.
-			if existing, ok, err2 := s.existing(ctx, m.ID, t); ok || err2 != nil {
-				return existing, err2
-			}
-		}
-		return Transaction{}, err
-	}
-	created, proceed, err := s.validateNew(ctx, created, c)
-	if err != nil {
-		return Transaction{}, err
-	}
-	if !proceed {
-		return created, nil
-	}
-	return s.submit(ctx, created, c, conn, pt, r)
+	d.t, d.logs = t, logs
+	return d, nil
 }
 
 // connection returns how to reach a provider; a provider without one is a
@@ -518,6 +600,11 @@ func (s *Service) change(ctx context.Context, t Transaction, source string, ch S
 		ch.Logs[i].TransactionID, ch.Logs[i].At = t.ID, now
 	}
 	from := t.Status
+	if source == SourceProvider {
+		// The provider's answer to a payment just made: nobody else read
+		// the counters the returned transaction may be behind on.
+		ch.Seen = &t
+	}
 	ch.Events = func(after Transaction) []proto.Message {
 		if after.Status == from {
 			return nil

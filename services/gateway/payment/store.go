@@ -2,6 +2,7 @@ package payment
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -46,6 +47,31 @@ type StatusChange struct {
 	Logs []LogEntry
 	// Events makes the events of the change from the transaction after it.
 	Events func(after Transaction) []proto.Message
+	// Seen, when set, is the transaction as the change was decided on. The
+	// store may then write the change without reading the row back: it
+	// applies it only while the row still holds Seen's status, error
+	// message, provider id and callbacks flag, and derives the transaction
+	// after it from Seen. The counters Seen carries (polls, callback tally)
+	// may be older than the row's.
+	Seen *Transaction
+}
+
+// ErrStaleView is returned by Store.Create when the transaction was decided
+// on a view of the configuration (Views) older than the database's; nothing
+// was written, and deciding again on a fresh view may give another answer.
+var ErrStaleView = errors.New("the configuration changed since the view the payment was decided on")
+
+// Views is implemented by a Store whose configuration reads (merchants,
+// collabs, connections, fees, maintenance, validation endpoints) are served
+// from memory. The payment path decides each payment on one view and creates
+// it only while that view is current.
+type Views interface {
+	// View returns ctx under which the configuration reads are of one
+	// version or newer; fresh reads the database's version first.
+	View(ctx context.Context, fresh bool) (context.Context, error)
+	// Current reports whether ctx's view is still of the database's
+	// configuration (a refusal made on it stands).
+	Current(ctx context.Context) (bool, error)
 }
 
 // Store keeps transactions and what the payment path reads.
@@ -69,7 +95,9 @@ type Store interface {
 	// ByProviderTID returns a provider's transaction by its id (not found).
 	ByProviderTID(ctx context.Context, providerID int32, tid string) (Transaction, error)
 	// Create inserts t with its journal entries and events; a nonce already
-	// used by the merchant is a conflict.
+	// used by the merchant is a conflict. Under a view (Views) of a
+	// configuration that changed since, it writes nothing and returns
+	// ErrStaleView.
 	Create(ctx context.Context, t Transaction, logs []LogEntry, events func(Transaction) []proto.Message) (Transaction, error)
 	// ChangeStatus applies c when the status is still c.From and returns the
 	// transaction after it; otherwise it writes nothing and returns a

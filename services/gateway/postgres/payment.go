@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,13 +24,28 @@ import (
 
 // Payments is the Postgres implementation of payment.Store.
 type Payments struct {
-	pool *pgxpool.Pool
+	pool    *pgxpool.Pool
+	creates *group[createIn, payment.Transaction]
+	changes *group[payment.StatusChange, payment.Transaction]
+	ids     idBlock
+	// fallbacks counts the batches written again one payment at a time.
+	fallbacks atomic.Int64
 }
+
+// BatchFallbacks returns how many batches of writes failed as a whole and
+// were written again one payment at a time (a reused nonce, a stale
+// configuration view, a status that moved, or an error).
+func (p *Payments) BatchFallbacks() int64 { return p.fallbacks.Load() }
 
 var _ payment.Store = (*Payments)(nil)
 
 // NewPayments returns the payment store on pool.
-func NewPayments(pool *pgxpool.Pool) *Payments { return &Payments{pool: pool} }
+func NewPayments(pool *pgxpool.Pool) *Payments {
+	p := &Payments{pool: pool}
+	p.creates = newGroup(batchWriters, p.createBatch)
+	p.changes = newGroup(batchWriters, p.changeBatch)
+	return p
+}
 
 const entityTransaction = "The transaction"
 
@@ -208,10 +225,26 @@ func jsonb(v any) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// Create implements payment.Store.
+// Create implements payment.Store. Concurrent creations are written
+// together (createBatch).
 func (p *Payments) Create(ctx context.Context, t payment.Transaction, logs []payment.LogEntry, events func(payment.Transaction) []proto.Message) (payment.Transaction, error) {
+	return p.creates.do(ctx, createIn{t: t, logs: logs, events: events, view: viewVersion(ctx)})
+}
+
+// createOne writes one creation in a Postgres transaction of its own.
+func (p *Payments) createOne(ctx context.Context, in createIn) (payment.Transaction, error) {
+	t, logs, events := in.t, slices.Clone(in.logs), in.events
 	var out payment.Transaction
 	err := pgdb.InTx(ctx, p.pool, func(tx pgx.Tx) error {
+		if in.view != 0 {
+			var version int64
+			if err := tx.QueryRow(ctx, `SELECT version FROM config_version`).Scan(&version); err != nil {
+				return fmt.Errorf("read configuration version: %w", err)
+			}
+			if in.view < version {
+				return payment.ErrStaleView
+			}
+		}
 		accountData, err := json.Marshal(t.AccountData)
 		if err != nil {
 			return fmt.Errorf("account data: %w", err)
@@ -266,8 +299,17 @@ func publish(ctx context.Context, tx pgx.Tx, events []proto.Message) error {
 	return nil
 }
 
-// ChangeStatus implements payment.Store.
+// ChangeStatus implements payment.Store. Concurrent changes with Seen are
+// written together (changeBatch).
 func (p *Payments) ChangeStatus(ctx context.Context, c payment.StatusChange) (payment.Transaction, error) {
+	if c.Seen == nil {
+		return p.changeOne(ctx, c)
+	}
+	return p.changes.do(ctx, c)
+}
+
+// changeOne writes one status change in a Postgres transaction of its own.
+func (p *Payments) changeOne(ctx context.Context, c payment.StatusChange) (payment.Transaction, error) {
 	var out payment.Transaction
 	err := pgdb.InTx(ctx, p.pool, func(tx pgx.Tx) error {
 		var providerData []byte
@@ -315,36 +357,15 @@ func (p *Payments) AppendLogs(ctx context.Context, logs ...payment.LogEntry) err
 }
 
 func insertLogs(ctx context.Context, q querier, logs []payment.LogEntry) error {
-	for _, e := range logs {
-		vals := make([][]byte, 0, 7)
-		for _, v := range []any{e.TransactionUpdate, e.Content, e.Headers, e.QueryParams, e.WebhookRequest, e.WebhookResponse, e.Exception} {
-			if ex, ok := v.(*payment.LogException); ok && ex == nil {
-				v = nil
-			}
-			b, err := jsonb(v)
-			if err != nil {
-				return fmt.Errorf("log entry: %w", err)
-			}
-			vals = append(vals, b)
-		}
-		headers, err := jsonb(e.WebhookHeaders)
-		if err != nil {
-			return fmt.Errorf("log entry: %w", err)
-		}
-		app := e.Application
-		if app == "" {
-			app = "paygate-gateway"
-		}
-		_, err = q.Exec(ctx, `
-			INSERT INTO transaction_logs (transaction_id, at, stage, level, message, source_context, application,
-				transaction_update, content, headers, query_params, auth_data, webhook_request, webhook_response,
-				webhook_headers, exception)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-			e.TransactionID, e.At, e.Stage, e.Level, e.Message, e.SourceContext, app,
-			vals[0], vals[1], vals[2], vals[3], e.AuthData, vals[4], vals[5], headers, vals[6])
-		if err != nil {
-			return fmt.Errorf("insert log of transaction %d: %w", e.TransactionID, err)
-		}
+	if len(logs) == 0 {
+		return nil
+	}
+	doc, err := logRows(logs)
+	if err != nil {
+		return err
+	}
+	if _, err := q.Exec(ctx, logBatchSQL, doc); err != nil {
+		return fmt.Errorf("insert %d log entries of transaction %d: %w", len(logs), logs[0].TransactionID, err)
 	}
 	return nil
 }

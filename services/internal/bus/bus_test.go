@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -474,5 +475,42 @@ func TestEnqueueBatch(t *testing.T) {
 	var last eventsv1.SessionStarted
 	if err := proto.Unmarshal(got[2].payload, &last); err != nil || last.GetSessionId() != "b" {
 		t.Errorf("third payload = %v (%v), want session b", &last, err)
+	}
+}
+
+// TestQueueEnqueue: the events queued on a batch commit with its other
+// statements, and a failing statement in the batch writes none of them.
+func TestQueueEnqueue(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.Schema(t, outboxMigrations)
+	ctx := testContext(t, 10*time.Second)
+
+	failing := &pgx.Batch{}
+	if _, err := bus.QueueEnqueue(failing, started("lost")); err != nil {
+		t.Fatal(err)
+	}
+	failing.Queue(`SELECT 1/0`)
+	if err := pool.SendBatch(ctx, failing).Close(); err == nil {
+		t.Fatal("a batch with a failing statement succeeded")
+	}
+	ok := &pgx.Batch{}
+	ok.Queue(`SELECT 1`)
+	ids, err := bus.QueueEnqueue(ok, started("a"), started("b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.SendBatch(ctx, ok).Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	rows, err := pool.Query(ctx, `SELECT id::text FROM outbox ORDER BY created_at, id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, ids) {
+		t.Fatalf("outbox ids = %v, want %v (the failed batch's event must not be there)", got, ids)
 	}
 }

@@ -66,6 +66,36 @@ func EnqueueBatch(ctx context.Context, tx pgx.Tx, msgs ...proto.Message) ([]stri
 	if len(msgs) == 0 {
 		return nil, nil
 	}
+	sql, args, ids, err := enqueueStatement(msgs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, sql, args...); err != nil {
+		return nil, fmt.Errorf("enqueue %d events: %w", len(msgs), err)
+	}
+	return ids, nil
+}
+
+// QueueEnqueue queues on b the statement EnqueueBatch runs, for a caller
+// that sends its writes as one pgx.Batch (one round trip, one implicit
+// transaction): the events are committed with the batch's other statements
+// or not at all. It returns the event ids in the order of msgs.
+func QueueEnqueue(b *pgx.Batch, msgs ...proto.Message) ([]string, error) {
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	sql, args, ids, err := enqueueStatement(msgs)
+	if err != nil {
+		return nil, err
+	}
+	b.Queue(sql, args...)
+	return ids, nil
+}
+
+// enqueueStatement is one statement that writes msgs to the outbox (UUIDv7
+// ids keep their order within the transaction's one created_at) and sends
+// the NOTIFY, with its arguments and the event ids.
+func enqueueStatement(msgs []proto.Message) (string, []any, []string, error) {
 	ids := make([]string, len(msgs))
 	uids := make([]uuid.UUID, len(msgs))
 	subjects := make([]string, len(msgs))
@@ -74,25 +104,20 @@ func EnqueueBatch(ctx context.Context, tx pgx.Tx, msgs ...proto.Message) ([]stri
 		subject := Subject(msg)
 		payload, err := proto.Marshal(msg)
 		if err != nil {
-			return nil, fmt.Errorf("enqueue %s: marshal: %w", subject, err)
+			return "", nil, nil, fmt.Errorf("enqueue %s: marshal: %w", subject, err)
 		}
 		id, err := uuid.NewV7()
 		if err != nil {
-			return nil, fmt.Errorf("enqueue %s: event id: %w", subject, err)
+			return "", nil, nil, fmt.Errorf("enqueue %s: event id: %w", subject, err)
 		}
 		ids[i], uids[i], subjects[i], payloads[i] = id.String(), id, subject, payload
 	}
-	// One statement: the rows (UUIDv7 ids keep their order within the
-	// transaction's one created_at) and the NOTIFY.
-	if _, err := tx.Exec(ctx, `
+	const sql = `
 		WITH rows AS (
 			INSERT INTO outbox (id, subject, payload)
 			SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[]))
-		SELECT pg_notify($4 || current_schema(), '')`,
-		uids, subjects, payloads, notifyChannelPrefix); err != nil {
-		return nil, fmt.Errorf("enqueue %d events: %w", len(msgs), err)
-	}
-	return ids, nil
+		SELECT pg_notify($4 || current_schema(), '')`
+	return sql, []any{uids, subjects, payloads, notifyChannelPrefix}, ids, nil
 }
 
 // Relay publishes committed outbox rows to JetStream. Several relays (one per

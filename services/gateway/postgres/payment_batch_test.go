@@ -1,0 +1,238 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"google.golang.org/protobuf/proto"
+
+	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
+	"github.com/paygate/paygate/services/gateway/payment"
+	"github.com/paygate/paygate/services/gateway/postgres"
+	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/pgdb/pgtest"
+)
+
+// paymentFixture is a schema with the demo merchants, providers and collabs,
+// and a transaction template on one of the collabs.
+func paymentFixture(t *testing.T) (*pgxpool.Pool, payment.Transaction) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pool, _ := pgtest.Schema(t, postgres.Migrations)
+	if err := postgres.NewStore(pool).SeedDemo(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var tx payment.Transaction
+	err := pool.QueryRow(ctx, `
+		SELECT c.id, c.merchant_id, c.provider_id, cpt.pay_type_id FROM collabs c
+		JOIN collab_pay_types cpt ON cpt.collab_id = c.id ORDER BY c.id, cpt.id LIMIT 1`).
+		Scan(&tx.CollabID, &tx.MerchantID, &tx.ProviderID, &tx.PayTypeID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	amount, err := payment.ParseAmount("10.00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	tx.MerchantName, tx.ProviderName, tx.PayTypeName = "M", "P", "PT"
+	tx.Type, tx.Status, tx.StatusMessage = payment.TypeDeposit, payment.StatusNotConfirmed, "Not Confirmed"
+	tx.Amount, tx.DestinationAmount, tx.Currency, tx.DestinationCurrency = amount, amount, "PHP", "PHP"
+	tx.AccountData, tx.ProviderTags, tx.CreatedAt, tx.UpdatedAt = map[string]any{"k": "v"}, []string{}, now, now
+	return pool, tx
+}
+
+func created(after payment.Transaction) []proto.Message {
+	return []proto.Message{&eventsv1.TransactionCreated{Transaction: &eventsv1.TransactionState{TransactionId: after.ID}}}
+}
+
+func count(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return n
+}
+
+// Concurrent creations and status changes are written in batches, and each
+// keeps its own outcome: its row, journal and event, a reused nonce
+// refused alone, a change on a moved status refused alone.
+func TestBatchedWrites(t *testing.T) {
+	t.Parallel()
+	pool, tmpl := paymentFixture(t)
+	store := postgres.NewPayments(pool)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	const n = 40
+	outs := make([]payment.Transaction, n+1)
+	errs := make([]error, n+1)
+	var wg sync.WaitGroup
+	for i := range n + 1 {
+		wg.Go(func() {
+			tx := tmpl
+			tx.ReferenceID = fmt.Sprintf("REF-%d", i)
+			tx.Nonce = fmt.Sprintf("nonce-%d", min(i, n-1)) // the last two share a nonce
+			logs := []payment.LogEntry{
+				{Stage: payment.StageInitialization, Level: payment.LevelInfo, Message: "accepted", Content: map[string]any{"i": i}},
+				{Stage: payment.StageCreation, Level: payment.LevelInfo, Message: "created"},
+			}
+			outs[i], errs[i] = store.Create(ctx, tx, logs, created)
+		})
+	}
+	wg.Wait()
+	conflicts := 0
+	for i, err := range errs {
+		switch {
+		case apperr.KindOf(err) == apperr.KindConflict:
+			conflicts++
+		case err != nil:
+			t.Fatalf("create %d: %v", i, err)
+		case outs[i].ID == 0 || outs[i].Nonce == "":
+			t.Errorf("create %d returned %+v", i, outs[i])
+		}
+	}
+	if conflicts != 1 {
+		t.Fatalf("%d conflicts, want 1 (the reused nonce)", conflicts)
+	}
+	if got := count(t, pool, `SELECT count(*) FROM transactions`); got != n {
+		t.Errorf("%d transactions, want %d", got, n)
+	}
+	if got := count(t, pool, `SELECT count(*) FROM transaction_logs`); got != 2*n {
+		t.Errorf("%d log entries, want %d", got, 2*n)
+	}
+	if got := count(t, pool, `SELECT count(*) FROM outbox`); got != n {
+		t.Errorf("%d events, want %d", got, n)
+	}
+	for i, out := range outs {
+		if errs[i] != nil {
+			continue
+		}
+		db, err := store.Transaction(ctx, out.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if db.ReferenceID != out.ReferenceID || db.Amount != out.Amount || !db.CreatedAt.Equal(out.CreatedAt) ||
+			!db.UpdatedAt.Equal(out.UpdatedAt) || db.Status != out.Status {
+			t.Errorf("create %d returned %+v, the row is %+v", i, out, db)
+		}
+		if got := count(t, pool, `SELECT count(*) FROM transaction_logs WHERE transaction_id = $1`, out.ID); got != 2 {
+			t.Errorf("transaction %d has %d log entries", out.ID, got)
+		}
+	}
+
+	// Status changes decided on the rows as created.
+	var live []payment.Transaction
+	for i, out := range outs {
+		if errs[i] == nil {
+			live = append(live, out)
+		}
+	}
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	changed := make([]payment.Transaction, len(live))
+	changeErrs := make([]error, len(live))
+	for i, tx := range live {
+		wg.Go(func() {
+			changed[i], changeErrs[i] = store.ChangeStatus(ctx, payment.StatusChange{
+				ID: tx.ID, From: tx.Status, To: payment.StatusSuccess, Message: "ok", ProviderTID: fmt.Sprintf("P-%d", tx.ID),
+				At: at, Seen: &tx, Logs: []payment.LogEntry{{TransactionID: tx.ID, At: at, Stage: payment.StageAPIResponse,
+					Level: payment.LevelInfo, Message: "answered"}},
+				Events: func(after payment.Transaction) []proto.Message {
+					return []proto.Message{&eventsv1.TransactionFinalized{Transaction: &eventsv1.TransactionState{TransactionId: after.ID}}}
+				},
+			})
+		})
+	}
+	wg.Wait()
+	for i, err := range changeErrs {
+		if err != nil {
+			t.Fatalf("change %d: %v", i, err)
+		}
+		db, err := store.Transaction(ctx, live[i].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := changed[i]
+		if db.Status != payment.StatusSuccess || got.Status != db.Status || got.ProviderTID != db.ProviderTID ||
+			got.StatusMessage != db.StatusMessage || !got.UpdatedAt.Equal(db.UpdatedAt) {
+			t.Errorf("change %d returned %+v, the row is %+v", i, got, db)
+		}
+	}
+	if got := count(t, pool, `SELECT count(*) FROM outbox`); got != 2*n {
+		t.Errorf("%d events after the changes, want %d", got, 2*n)
+	}
+	if got := count(t, pool, `SELECT count(*) FROM transaction_logs`); got != 3*n {
+		t.Errorf("%d log entries after the changes, want %d", got, 3*n)
+	}
+
+	// A change decided on a status that moved since writes nothing.
+	stale := live[0]
+	_, err := store.ChangeStatus(ctx, payment.StatusChange{ID: stale.ID, From: stale.Status, To: payment.StatusPSPError,
+		Message: "late", At: at, Seen: &stale, Logs: []payment.LogEntry{{TransactionID: stale.ID, At: at,
+			Stage: payment.StageAPIResponse, Level: payment.LevelInfo, Message: "late"}}})
+	if apperr.KindOf(err) != apperr.KindConflict {
+		t.Errorf("stale change: %v, want a conflict", err)
+	}
+	if got := count(t, pool, `SELECT count(*) FROM transaction_logs`); got != 3*n {
+		t.Errorf("the stale change wrote %d log entries", got-3*n)
+	}
+}
+
+// A payment decided on a view of the configuration that changed since is
+// not written; a fresh view sees the change.
+func TestConfigCacheViews(t *testing.T) {
+	t.Parallel()
+	pool, tmpl := paymentFixture(t)
+	cache := postgres.NewConfigCache(pool)
+	store := cache.Payments(postgres.NewPayments(pool))
+	views := store.(payment.Views)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	vctx, err := views.View(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on, err := cache.MaintenanceEnabled(vctx); err != nil || on {
+		t.Fatalf("maintenance = %v, %v", on, err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE maintenance SET is_enabled = true`); err != nil {
+		t.Fatal(err)
+	}
+	// The view still answers from memory, but it is no longer current.
+	if on, err := cache.MaintenanceEnabled(vctx); err != nil || on {
+		t.Fatalf("maintenance in the old view = %v, %v", on, err)
+	}
+	if current, err := views.Current(vctx); err != nil || current {
+		t.Errorf("Current = %v, %v; want false after a change", current, err)
+	}
+	tx := tmpl
+	tx.ReferenceID, tx.Nonce = "REF-stale", "nonce-stale"
+	if _, err := store.Create(vctx, tx, nil, created); !errors.Is(err, payment.ErrStaleView) {
+		t.Errorf("create on a stale view: %v, want ErrStaleView", err)
+	}
+	if got := count(t, pool, `SELECT count(*) FROM transactions`); got != 0 {
+		t.Errorf("the stale create wrote %d transactions", got)
+	}
+
+	fresh, err := views.View(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on, err := cache.MaintenanceEnabled(fresh); err != nil || !on {
+		t.Errorf("maintenance in a fresh view = %v, %v", on, err)
+	}
+	if current, err := views.Current(fresh); err != nil || !current {
+		t.Errorf("Current(fresh) = %v, %v", current, err)
+	}
+	if _, err := store.Create(fresh, tx, nil, created); err != nil {
+		t.Errorf("create on a fresh view: %v", err)
+	}
+}
