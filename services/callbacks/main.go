@@ -230,11 +230,6 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		restMux.Store(mux)
 		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(cc))
 	})
-	// The queueing calls answer 202 (spec 02 §4): their RPCs ask for it
-	// through the x-http-code metadata, which Accepted applies.
-	rest := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { restMux.Load().ServeHTTP(w, r) })
-	srv.Handle("POST /api/v1/transactions/{id}/callbacks/enqueue", httpapi.Accepted(http.MaxBytesHandler(rest, server.MaxBodyBytes)))
-	srv.Handle("POST /api/v1/callbacks/attempts/{id}/retry", httpapi.Accepted(http.MaxBytesHandler(rest, server.MaxBodyBytes)))
 	srv.AddReadyCheck("postgres", pool.Ping)
 	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
 	srv.AddReadyCheck("nats", func(context.Context) error {

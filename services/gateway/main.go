@@ -229,14 +229,6 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	srv.Handle("POST /api/v1/transactions/initialize", merchantAuth.Wrap(http.MaxBytesHandler(
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { restMux.Load().ServeHTTP(w, r) }), server.MaxBodyBytes)))
 	srv.Handle(httpapi.WebhookPattern, httpapi.WebhookHandler(payments, log))
-	// The queueing calls answer 202: their RPCs ask for it through the
-	// x-http-code metadata, which Accepted applies in front of the REST mux.
-	rest := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { restMux.Load().ServeHTTP(w, r) })
-	srv.Handle("POST /api/v1/transactions/{id}/enqueue", httpapi.Accepted(http.MaxBytesHandler(rest, server.MaxBodyBytes)))
-	srv.Handle("POST /api/v1/transactions/{id}/polling/enqueue", httpapi.Accepted(http.MaxBytesHandler(rest, server.MaxBodyBytes)))
-	// The callbacks service's queueing calls, forwarded, answer 202 here too.
-	srv.Handle("POST /api/v1/transactions/{id}/callbacks/enqueue", httpapi.Accepted(http.MaxBytesHandler(rest, server.MaxBodyBytes)))
-	srv.Handle("POST /api/v1/callbacks/attempts/{id}/retry", httpapi.Accepted(http.MaxBytesHandler(rest, server.MaxBodyBytes)))
 	// Callback URLs and attempts belong to the callbacks service; the gateway
 	// host forwards their REST calls to it over gRPC with the caller's token.
 	callbacksConn, err := grpc.NewClient(cfg.CallbacksGRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))

@@ -6,14 +6,13 @@ package grpcapi
 
 import (
 	"context"
+	"net/http"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
 	"github.com/paygate/paygate/services/callbacks/callback"
-	"github.com/paygate/paygate/services/callbacks/httpapi"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/server"
@@ -185,11 +184,9 @@ func (s *Server) RotateSigningSecret(ctx context.Context, req *callbacksv1.Rotat
 	return &callbacksv1.RotateSigningSecretResponse{Secret: secret}, nil
 }
 
-// accepted asks the REST edge (httpapi.Accepted, here and on the gateway
-// host) to answer 202.
-func accepted(ctx context.Context) {
-	_ = grpc.SetHeader(ctx, metadata.Pairs(httpapi.HTTPCodeMetadata, "202"))
-}
+// accepted asks REST (here, and on the gateway host that forwards the call)
+// to answer 202.
+func accepted(ctx context.Context) { server.SetHTTPStatus(ctx, http.StatusAccepted) }
 
 func scopeOf(c *authz.Claims) callback.Scope {
 	return callback.Scope{All: c.GlobalScope(), MerchantIDs: c.MerchantIDs}

@@ -9,9 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/paygate/paygate/services/callbacks/callback"
@@ -96,49 +94,3 @@ func snippet(b []byte) string {
 	}
 	return strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "")), " ")
 }
-
-// HTTPCodeMetadata is the response metadata through which an RPC asks the
-// REST edge for another success status (202 for the queueing calls).
-const HTTPCodeMetadata = "x-http-code"
-
-const httpCodeHeader = "Grpc-Metadata-X-Http-Code"
-
-// Accepted serves next and answers the success status an RPC asked for
-// through HTTPCodeMetadata (the Grpc-Metadata-X-Http-Code header, which is
-// not sent on).
-func Accepted(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(&codeWriter{ResponseWriter: w}, r)
-	})
-}
-
-type codeWriter struct {
-	http.ResponseWriter
-	wrote bool
-}
-
-func (c *codeWriter) WriteHeader(code int) {
-	if c.wrote {
-		return
-	}
-	c.wrote = true
-	if v := c.Header().Get(httpCodeHeader); v != "" {
-		c.Header().Del(httpCodeHeader)
-		if n, err := strconv.Atoi(v); err == nil && code == http.StatusOK && n >= 200 && n < 300 {
-			code = n
-		}
-	}
-	c.ResponseWriter.WriteHeader(code)
-}
-
-func (c *codeWriter) Write(b []byte) (int, error) {
-	if !c.wrote {
-		c.WriteHeader(http.StatusOK)
-	}
-	return c.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (c *codeWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
-
-var _ io.Writer = (*codeWriter)(nil)

@@ -88,27 +88,3 @@ func TestSend(t *testing.T) {
 		t.Fatal("the strict sender reached the loopback receiver")
 	}
 }
-
-func TestAccepted(t *testing.T) {
-	t.Parallel()
-	h := httpapi.Accepted(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/queue" {
-			w.Header().Set("Grpc-Metadata-X-Http-Code", "202")
-		}
-		if r.URL.Path == "/error" {
-			w.Header().Set("Grpc-Metadata-X-Http-Code", "202")
-			w.WriteHeader(http.StatusUnprocessableEntity)
-		}
-		_, _ = w.Write([]byte("{}"))
-	}))
-	for path, want := range map[string]int{"/queue": 202, "/plain": 200, "/error": 422} {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, nil))
-		if rec.Code != want {
-			t.Errorf("%s: status %d, want %d", path, rec.Code, want)
-		}
-		if rec.Header().Get("Grpc-Metadata-X-Http-Code") != "" {
-			t.Errorf("%s: the metadata header was sent on", path)
-		}
-	}
-}

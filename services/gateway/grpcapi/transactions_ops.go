@@ -3,26 +3,18 @@ package grpcapi
 import (
 	"context"
 	"math"
+	"net/http"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	"github.com/paygate/paygate/services/gateway/payment"
 	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/server"
 )
 
-// HTTPCodeMetadata is the response metadata through which an RPC asks the
-// REST front for another success status (httpapi.Accepted reads it as the
-// Grpc-Metadata-X-Http-Code header).
-const HTTPCodeMetadata = "x-http-code"
-
 // accepted marks the answer of a queueing call: REST answers 202.
-func accepted(ctx context.Context) {
-	// Without a transport (a direct call in tests) there is nothing to set.
-	_ = grpc.SetHeader(ctx, metadata.Pairs(HTTPCodeMetadata, "202"))
-}
+func accepted(ctx context.Context) { server.SetHTTPStatus(ctx, http.StatusAccepted) }
 
 // operatorOf is the signed-in caller as a payment.Operator.
 func operatorOf(ctx context.Context) (payment.Operator, error) {

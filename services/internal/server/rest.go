@@ -11,8 +11,11 @@ import (
 	"sync"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/apperr/grpcstatus"
@@ -43,7 +46,39 @@ func newGatewayMux() *runtime.ServeMux {
 		runtime.WithErrorHandler(restErrorHandler),
 		runtime.WithOutgoingHeaderMatcher(outgoingHeader),
 		runtime.WithIncomingHeaderMatcher(incomingHeader),
+		runtime.WithForwardResponseOption(answerHTTPStatus),
 	)...)
+}
+
+// HTTPStatusMetadata is the response metadata through which an RPC asks
+// REST for another success status (SetHTTPStatus); it is not sent on as a
+// header.
+const HTTPStatusMetadata = "x-http-code"
+
+// SetHTTPStatus asks REST to answer the RPC's success with code, a 2xx such
+// as 202 for a call that only queues work (spec 02 §4). It reaches REST
+// through the RPC's response metadata, so it also works for a call another
+// service's REST forwards. Without a transport (a direct call) it does
+// nothing.
+func SetHTTPStatus(ctx context.Context, code int) {
+	_ = grpc.SetHeader(ctx, metadata.Pairs(HTTPStatusMetadata, strconv.Itoa(code)))
+}
+
+// answerHTTPStatus applies the status SetHTTPStatus asked for before
+// grpc-gateway writes a success's body.
+func answerHTTPStatus(ctx context.Context, w http.ResponseWriter, _ proto.Message) error {
+	md, ok := runtime.ServerMetadataFromContext(ctx)
+	if !ok {
+		return nil
+	}
+	vals := md.HeaderMD.Get(HTTPStatusMetadata)
+	if len(vals) == 0 {
+		return nil
+	}
+	if n, err := strconv.Atoi(vals[0]); err == nil && n >= 200 && n < 300 {
+		w.WriteHeader(n)
+	}
+	return nil
 }
 
 // incomingHeader forwards W3C trace context (traceparent, tracestate) as
@@ -60,8 +95,11 @@ func incomingHeader(key string) (string, bool) {
 // outgoingHeader passes retry-after through as Retry-After and keeps
 // grpc-gateway's Grpc-Metadata- prefix for other response metadata.
 func outgoingHeader(key string) (string, bool) {
-	if strings.EqualFold(key, "retry-after") {
+	switch {
+	case strings.EqualFold(key, "retry-after"):
 		return "Retry-After", true
+	case strings.EqualFold(key, HTTPStatusMetadata):
+		return "", false
 	}
 	return runtime.MetadataHeaderPrefix + key, true
 }

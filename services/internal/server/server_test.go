@@ -68,6 +68,11 @@ func (f *fakeAuth) Login(ctx context.Context, req *authv1.LoginRequest) (*authv1
 		return nil, errors.New("dial postgres password=hunter2")
 	case "panic":
 		panic("boom")
+	case "queued":
+		server.SetHTTPStatus(ctx, http.StatusAccepted)
+	case "queued_then_failed":
+		server.SetHTTPStatus(ctx, http.StatusAccepted)
+		return nil, apperr.Conflict("The user was changed by someone else.")
 	case "slow":
 		close(f.slowStarted)
 		select {
@@ -671,5 +676,23 @@ func TestPprofOnItsOwnAddress(t *testing.T) {
 	}
 	if resp, _ := r.do(t, http.MethodGet, "/debug/pprof/cmdline", "", nil); resp.StatusCode == http.StatusOK {
 		t.Fatal("profiles are served on the public HTTP port")
+	}
+}
+
+// TestSetHTTPStatus: an RPC that asks for 202 gets it on REST, without the
+// metadata leaking as a header; a failure keeps its own status.
+func TestSetHTTPStatus(t *testing.T) {
+	t.Parallel()
+	r := start(t, nil)
+	for user, want := range map[string]int{"queued": http.StatusAccepted, "plain": http.StatusOK, "queued_then_failed": http.StatusConflict} {
+		resp, body := r.do(t, http.MethodPost, "/api/v1/login", `{"username":"`+user+`","password":"x"}`, nil)
+		if resp.StatusCode != want {
+			t.Errorf("%s: status %d, want %d (%s)", user, resp.StatusCode, want, body)
+		}
+		for k := range resp.Header {
+			if strings.Contains(strings.ToLower(k), "http-code") {
+				t.Errorf("%s: the status metadata was sent on as %s", user, k)
+			}
+		}
 	}
 }
