@@ -28,13 +28,7 @@ import (
 var migrationFiles embed.FS
 
 // Migrations returns the migration files rooted at their folder.
-func Migrations() fs.FS {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // the embedded folder exists: a compile-time fact
-	}
-	return sub
-}
+func Migrations() fs.FS { return pgdb.EmbeddedMigrations(migrationFiles, "migrations") }
 
 // Schema is the Postgres schema the auth service owns.
 const Schema = "auth"

@@ -15,7 +15,6 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"slices"
 	"time"
 
@@ -39,15 +38,7 @@ var migrationFiles embed.FS
 
 // Migrations are the service's migrations, at the root of the FS as
 // pgdb.Migrate expects.
-var Migrations = mustSub(migrationFiles, "migrations")
-
-func mustSub(fsys fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(fsys, dir)
-	if err != nil {
-		panic(fmt.Sprintf("embedded migrations: %v", err))
-	}
-	return sub
-}
+var Migrations = pgdb.EmbeddedMigrations(migrationFiles, "migrations")
 
 // Store is the Postgres implementation of callback.Store.
 type Store struct {

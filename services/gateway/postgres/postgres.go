@@ -7,7 +7,6 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -26,15 +25,7 @@ var migrationFiles embed.FS
 
 // Migrations are the gateway's migrations, at the root of the FS as
 // pgdb.Migrate expects.
-var Migrations = mustSub(migrationFiles, "migrations")
-
-func mustSub(fsys fs.FS, dir string) fs.FS {
-	sub, err := fs.Sub(fsys, dir)
-	if err != nil {
-		panic(fmt.Sprintf("embedded migrations: %v", err))
-	}
-	return sub
-}
+var Migrations = pgdb.EmbeddedMigrations(migrationFiles, "migrations")
 
 // Store is the Postgres implementation of merchant.Store and collab.Store.
 type Store struct {

@@ -50,6 +50,17 @@ func Open(ctx context.Context, url, schema string) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
+// EmbeddedMigrations returns the folder dir of an embedded FS as Migrate
+// wants it (the migrations at its root). It panics when dir is missing: for
+// an embed.FS that is a build mistake, not a runtime condition.
+func EmbeddedMigrations(fsys fs.FS, dir string) fs.FS {
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		panic(fmt.Sprintf("embedded migrations %s: %v", dir, err))
+	}
+	return sub
+}
+
 // Migrate applies the migrations in the root of migrations to schema,
 // creating the schema when it is missing. Several replicas may call it at
 // once: golang-migrate serializes them with an advisory lock. Cancelling ctx
