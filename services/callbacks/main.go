@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -225,9 +224,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		},
 	})
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, grpcapi.NewServer(svc))
-	var restMux atomic.Pointer[runtime.ServeMux]
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-		restMux.Store(mux)
 		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(cc))
 	})
 	srv.AddReadyCheck("postgres", pool.Ping)
