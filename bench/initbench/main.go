@@ -204,6 +204,72 @@ func loadAverage() string {
 	return "?"
 }
 
+// cpuByProgram is the CPU time (user + system) each program's running
+// processes have used so far, by the name the kernel knows them by
+// (postgres, gateway, sandbox, nats-server, initbench...). Programs
+// whose processes exit meanwhile are undercounted; the measured ones
+// (the pool's Postgres backends, the services) live through a phase.
+func cpuByProgram() map[string]time.Duration {
+	out := map[string]time.Duration{}
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ... utime stime: fields 14 and 15, the
+		// 12th and 13th after the comm's closing parenthesis.
+		open, closing := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+		if open < 0 || closing < open {
+			continue
+		}
+		f := strings.Fields(string(b[closing+1:]))
+		if len(f) < 13 {
+			continue
+		}
+		utime, _ := strconv.ParseInt(f[11], 10, 64)
+		stime, _ := strconv.ParseInt(f[12], 10, 64)
+		out[string(b[open+1:closing])] += time.Duration(utime+stime) * (time.Second / clockTicks)
+	}
+	return out
+}
+
+// clockTicks is the kernel's USER_HZ, the unit of /proc/<pid>/stat's
+// times: 100 on Linux everywhere that matters here.
+const clockTicks = 100
+
+// cpuPerTransaction prints the CPU time each program spent per
+// transaction between two cpuByProgram readings, the busiest first.
+func cpuPerTransaction(before, after map[string]time.Duration, n int64) string {
+	if n == 0 {
+		return ""
+	}
+	type use struct {
+		name string
+		d    time.Duration
+	}
+	var uses []use
+	var total time.Duration
+	for name, d := range after {
+		if d -= before[name]; d > 0 {
+			uses = append(uses, use{name, d})
+			total += d
+		}
+	}
+	slices.SortFunc(uses, func(a, b use) int { return cmp.Compare(b.d, a.d) })
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "CPU per transaction made: %.0f µs in all", float64(total.Microseconds())/float64(n))
+	for _, u := range uses {
+		if per := float64(u.d.Microseconds()) / float64(n); per >= 1 {
+			fmt.Fprintf(&sb, "; %s %.0f", u.name, per)
+		}
+	}
+	return sb.String()
+}
+
 func main() {
 	flag.Parse()
 	loadBefore := loadAverage()
@@ -283,8 +349,16 @@ func main() {
 		}
 		return n
 	}
+	// A fresh schema has no statistics yet: plans cached while its tables
+	// were empty would scan them whole until autovacuum's first ANALYZE
+	// (within a minute of a real deployment's first writes). Take that
+	// step now, so that the run measures the steady state.
+	if _, err := pool.Exec(ctx, "ANALYZE"); err != nil {
+		fatalf("analyze: %v", err)
+	}
 	before := q("SELECT count(*) FROM " + pgx.Identifier{*schema, "transactions"}.Sanitize())
 	phase = "measured"
+	cpuBefore := cpuByProgram()
 	initRes := run("initialize (REST, HMAC-signed, sandbox 0 ms)", *concurrency, *duration, initialize)
 	sent := time.Now()
 
@@ -307,6 +381,7 @@ func main() {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	cpuAfter := cpuByProgram()
 	made := q("SELECT count(*) FROM "+tx) - before
 	final := q("SELECT count(*) FROM "+tx+" WHERE status = 4") - q("SELECT count(*) FROM "+tx+" WHERE status = 4 AND nonce NOT LIKE '%-measured-%'")
 
@@ -327,6 +402,7 @@ func main() {
 	fmt.Printf("\ntransactions made in the measured phase: %d (answered ok: %d); Success (4) at the end: %d of them\n",
 		made, initRes.ok, final)
 	fmt.Printf("all final %s after the last call; outbox drained %s after it\n", fmtDur(settle), fmtDur(drain))
+	fmt.Println(cpuPerTransaction(cpuBefore, cpuAfter, made))
 	if initRes.firstErr != "" {
 		fmt.Println("first initialize error:", initRes.firstErr)
 	}

@@ -284,7 +284,7 @@ func (p *Payments) createOne(ctx context.Context, in createIn) (payment.Transact
 }
 
 func translateTransactionWrite(err error) error {
-	if code, constraint, ok := pgdb.ConstraintViolation(err); ok && code == "23505" && constraint == "transactions_merchant_nonce_key" {
+	if code, constraint, ok := pgdb.ConstraintViolation(err); ok && code == "23505" && constraint == "transactions_nonce_merchant_key" {
 		return apperr.New(apperr.KindConflict, err, "The nonce was already used by this merchant.")
 	}
 	return pgdb.Translate(err, entityTransaction)

@@ -112,7 +112,11 @@ type Server struct {
 }
 
 // New returns a server configured by o. Nothing listens until Listen or Run.
+// The first call also sets the process's garbage collector defaults
+// (DefaultGCPercent, and a soft memory limit under the container's), which
+// GOGC and GOMEMLIMIT override.
 func New(o Options) *Server {
+	tuneGC()
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()

@@ -1,0 +1,1 @@
+DROP INDEX CONCURRENTLY IF EXISTS transactions_nonce_merchant_key;
