@@ -360,11 +360,11 @@ func insertLogs(ctx context.Context, q querier, logs []payment.LogEntry) error {
 	if len(logs) == 0 {
 		return nil
 	}
-	doc, err := logRows(logs)
+	args, err := logArgs(logs)
 	if err != nil {
 		return err
 	}
-	if _, err := q.Exec(ctx, logBatchSQL, doc); err != nil {
+	if _, err := q.Exec(ctx, logBatchSQL, args...); err != nil {
 		return fmt.Errorf("insert %d log entries of transaction %d: %w", len(logs), logs[0].TransactionID, err)
 	}
 	return nil

@@ -1,9 +1,12 @@
 package postgres_test
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -235,4 +238,108 @@ func TestConfigCacheViews(t *testing.T) {
 	if _, err := store.Create(fresh, tx, nil, created); err != nil {
 		t.Errorf("create on a fresh view: %v", err)
 	}
+}
+
+// What the batched writes store reads back as written: every column the
+// creation and a status change set, and every journal field, NULLs
+// included.
+func TestBatchedWritesRoundTrip(t *testing.T) {
+	t.Parallel()
+	pool, tx := paymentFixture(t)
+	store := postgres.NewPayments(pool)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	tx.ReferenceID, tx.Nonce, tx.MerchantClientID = "REF-RT", "nonce-rt", "client \"7\""
+	tx.ProviderTags = []string{"vip", `quoted "tag", with comma`, "ünïcode"}
+	tx.AccountData = map[string]any{"account": "09171234567", "nested": map[string]any{"n": 1.5, "list": []any{"a", nil}}}
+	tx.PaymentIP, tx.UserAgent = "203.0.113.9", "agent/1.0"
+	value, err := payment.ParseDecimal4("1.2500")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fee, err := payment.ParseAmount("0.13")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.Fee = payment.AppliedFee{ID: 42, Type: payment.FeePercent, Value: value, Amount: fee, Currency: "PHP", Payer: 1}
+	logs := []payment.LogEntry{
+		{Stage: payment.StageInitialization, Level: payment.LevelInfo, Message: "accepted", SourceContext: "ctx",
+			Content: map[string]any{"amount": "10.00", "html": "<b>&</b>"}, Headers: map[string]any{"X-A": []any{"1"}},
+			QueryParams: map[string]any{"q": "v"}, AuthData: "merchant 1", TransactionUpdate: map[string]any{"status": 1},
+			WebhookRequest: []any{1, "two"}, WebhookResponse: "text", WebhookHeaders: map[string]any{}},
+		{Stage: payment.StageCreation, Level: payment.LevelError, Message: "failed", Application: "other-app",
+			Content: map[string]any(nil), Exception: &payment.LogException{Type: "Timeout", Message: "slow", StackTrace: "at x"}},
+	}
+	out, err := store.Create(ctx, tx, logs, created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll := out.CreatedAt.Add(time.Minute)
+	at := out.CreatedAt.Add(time.Second)
+	changed, err := store.ChangeStatus(ctx, payment.StatusChange{ID: out.ID, From: out.Status, To: payment.StatusPending,
+		Message: "Pending", ProviderTID: "PT-1", ProviderData: map[string]any{"raw": map[string]any{"id": "PT-1"}},
+		NextPollAt: &poll, At: at, Seen: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Transaction(ctx, out.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want any
+	}{
+		{"provider tags", db.ProviderTags, tx.ProviderTags},
+		{"account data", db.AccountData, tx.AccountData},
+		{"fee", db.Fee, tx.Fee},
+		{"client id", db.MerchantClientID, tx.MerchantClientID},
+		{"ip and agent", db.PaymentIP + " " + db.UserAgent, tx.PaymentIP + " " + tx.UserAgent},
+		{"provider data", db.ProviderData, changed.ProviderData},
+		{"provider tid", db.ProviderTID, "PT-1"},
+		{"status", db.Status, payment.StatusPending},
+		{"next poll", db.NextPollAt.UTC(), poll},
+		{"updated at", db.UpdatedAt.UTC(), at},
+	} {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("%s: read %#v, wrote %#v", c.name, c.got, c.want)
+		}
+	}
+
+	got, err := store.Logs(ctx, out.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(logs) {
+		t.Fatalf("%d log entries, want %d", len(got), len(logs))
+	}
+	for i, want := range logs {
+		want.ID, want.TransactionID, want.At = got[i].ID, out.ID, out.CreatedAt
+		want.Application = cmp.Or(want.Application, "paygate-gateway")
+		// JSON documents come back decoded: numbers as float64, and a
+		// document that encodes as JSON null as none.
+		want.TransactionUpdate, want.Content, want.Headers, want.QueryParams = roundTrip(t, want.TransactionUpdate),
+			roundTrip(t, want.Content), roundTrip(t, want.Headers), roundTrip(t, want.QueryParams)
+		want.WebhookRequest, want.WebhookResponse, want.WebhookHeaders = roundTrip(t, want.WebhookRequest),
+			roundTrip(t, want.WebhookResponse), roundTrip(t, want.WebhookHeaders)
+		got[i].At = got[i].At.UTC()
+		if !reflect.DeepEqual(got[i], want) {
+			t.Errorf("log entry %d:\nread  %#v\nwrote %#v", i, got[i], want)
+		}
+	}
+}
+
+// roundTrip is v as JSON decodes it into an any; nil for JSON null.
+func roundTrip(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
