@@ -249,6 +249,9 @@ func (p *Payments) createOne(ctx context.Context, in createIn) (payment.Transact
 		if err != nil {
 			return fmt.Errorf("account data: %w", err)
 		}
+		if t.AccountData == nil {
+			accountData = []byte(`{}`) // the column's default, as the batch writes it
+		}
 		var feeID, feeValue, feeAmount any
 		if t.Fee.ID != 0 {
 			feeID, feeValue, feeAmount = t.Fee.ID, t.Fee.Value.String(), t.Fee.Amount.String()

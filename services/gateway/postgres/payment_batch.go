@@ -44,9 +44,9 @@ type createIn struct {
 // The batched statements take one array per column and read the rows back
 // with unnest: pgx sends the arrays in Postgres's binary format, and each
 // JSON document is parsed once, into its jsonb column. (Rows encoded as one
-// JSON document and read with jsonb_to_recordset cost Postgres about 50 µs
-// more per journal entry: the document is parsed, then every nested
-// document printed and parsed again.)
+// JSON document and read with jsonb_to_recordset have their nested documents
+// printed and parsed again: 5,000 journal entries took 243-259 ms that way
+// and 70-79 ms from arrays; bench/RESULTS.md.)
 
 const createBatchSQL = `
 	INSERT INTO transactions (id, reference_id, merchant_id, collab_id, provider_id, pay_type_id, merchant_name,
@@ -105,6 +105,8 @@ func createArgs(ts []payment.Transaction) ([]any, error) {
 		}
 		if accounts[i], err = jsonDoc(t.AccountData); err != nil {
 			return nil, fmt.Errorf("encode account data: %w", err)
+		} else if accounts[i] == nil {
+			accounts[i] = json.RawMessage(`{}`) // the column's default
 		}
 	}
 	return []any{ids, refs, merchants, collabs, providers, payTypes, merchantNames, providerNames, payTypeNames,
