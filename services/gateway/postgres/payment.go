@@ -245,12 +245,9 @@ func (p *Payments) createOne(ctx context.Context, in createIn) (payment.Transact
 				return payment.ErrStaleView
 			}
 		}
-		accountData, err := json.Marshal(t.AccountData)
+		accountData, err := accountDataDoc(t.AccountData)
 		if err != nil {
-			return fmt.Errorf("account data: %w", err)
-		}
-		if t.AccountData == nil {
-			accountData = []byte(`{}`) // the column's default, as the batch writes it
+			return err
 		}
 		var feeID, feeValue, feeAmount any
 		if t.Fee.ID != 0 {

@@ -103,15 +103,27 @@ func createArgs(ts []payment.Transaction) ([]any, error) {
 		if tags[i], err = json.Marshal(t.ProviderTags); err != nil {
 			return nil, fmt.Errorf("encode provider tags: %w", err)
 		}
-		if accounts[i], err = jsonDoc(t.AccountData); err != nil {
-			return nil, fmt.Errorf("encode account data: %w", err)
-		} else if accounts[i] == nil {
-			accounts[i] = json.RawMessage(`{}`) // the column's default
+		if accounts[i], err = accountDataDoc(t.AccountData); err != nil {
+			return nil, err
 		}
 	}
 	return []any{ids, refs, merchants, collabs, providers, payTypes, merchantNames, providerNames, payTypeNames,
 		nonces, clientIDs, types, statuses, messages, amounts, currencies, destAmounts, destCurrencies, tags, accounts,
 		ips, userAgents, feeIDs, feeTypes, feeValues, feeAmounts, feeCurrencies, feePayers, created}, nil
+}
+
+// accountDataDoc is a transaction's account data as the account_data
+// parameter of both creation paths: the column's default {} when there is
+// none.
+func accountDataDoc(data map[string]any) (json.RawMessage, error) {
+	doc, err := jsonDoc(data)
+	if err != nil {
+		return nil, fmt.Errorf("encode account data: %w", err)
+	}
+	if doc == nil {
+		doc = json.RawMessage(`{}`)
+	}
+	return doc, nil
 }
 
 // jsonDoc is v as a jsonb parameter: nil (SQL NULL) when v is nil or
@@ -181,6 +193,17 @@ func (p *Payments) tryCreateBatch(ctx context.Context, items []*groupItem[create
 		b.Queue(`SELECT batch_assert($1 >= version, 'the configuration changed since the payments were decided') FROM config_version`, view)
 	}
 	b.Queue(createBatchSQL, args...)
+	return p.sendBatch(ctx, b, logs, events, "create", len(items), func() {
+		for i, it := range items {
+			it.out = outs[i]
+		}
+	})
+}
+
+// sendBatch queues the journal entries and events after b's own statements
+// and runs b as one implicit transaction; done hands the batch's callers
+// their transactions once it committed.
+func (p *Payments) sendBatch(ctx context.Context, b *pgx.Batch, logs []payment.LogEntry, events []proto.Message, verb string, n int, done func()) error {
 	if err := queueLogs(b, logs); err != nil {
 		return err
 	}
@@ -188,11 +211,9 @@ func (p *Payments) tryCreateBatch(ctx context.Context, items []*groupItem[create
 		return err
 	}
 	if err := p.pool.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("create %d transactions: %w", len(items), err)
+		return fmt.Errorf("%s %d transactions: %w", verb, n, err)
 	}
-	for i, it := range items {
-		it.out = outs[i]
-	}
+	done()
 	return nil
 }
 
@@ -337,19 +358,11 @@ func (p *Payments) tryChangeBatch(ctx context.Context, items []*groupItem[paymen
 	}
 	b := &pgx.Batch{}
 	b.Queue(changeBatchSQL, args...)
-	if err := queueLogs(b, logs); err != nil {
-		return err
-	}
-	if _, err := bus.QueueEnqueue(b, events...); err != nil {
-		return err
-	}
-	if err := p.pool.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("change %d transactions: %w", len(items), err)
-	}
-	for i, it := range items {
-		it.out = outs[i]
-	}
-	return nil
+	return p.sendBatch(ctx, b, logs, events, "change", len(items), func() {
+		for i, it := range items {
+			it.out = outs[i]
+		}
+	})
 }
 
 // applied is seen after the change c, as changeBatchSQL writes it.
