@@ -110,10 +110,12 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return fmt.Errorf("listen http %s: %w", cfg.HTTPAddr, err)
 	}
 	srv := &http.Server{Handler: httpapi.Handler(sim, log), ReadHeaderTimeout: 10 * time.Second}
-	tr := &http.Transport{}
+	const webhookConcurrency = 16
+	tr := &http.Transport{MaxIdleConnsPerHost: webhookConcurrency}
 	defer tr.CloseIdleConnections()
 	notifier := &httpapi.Notifier{Sim: sim, GatewayURL: cfg.GatewayURL, Secret: cfg.WebhookSecret,
-		Client: &http.Client{Transport: tr, Timeout: 10 * time.Second}, Log: log, Interval: 50 * time.Millisecond}
+		Client: &http.Client{Transport: tr, Timeout: 10 * time.Second}, Log: log, Interval: 50 * time.Millisecond,
+		Concurrency: webhookConcurrency}
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {

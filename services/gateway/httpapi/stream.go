@@ -45,12 +45,18 @@ type subscriber struct {
 }
 
 // Hub fans the transaction events of NATS out to the stream's clients: one
-// core subscription per process, whatever the number of clients.
+// core subscription per process while it has clients, whatever their
+// number, and none while it has none (a replica nobody watches does not
+// take every transaction event off the bus).
 type Hub struct {
 	log    *slog.Logger
 	mu     sync.Mutex
 	subs   map[*subscriber]struct{}
 	closed bool
+	// nc is the connection Run was given; natsSubs are its subscriptions,
+	// held while subs is not empty.
+	nc       *nats.Conn
+	natsSubs []*nats.Subscription
 }
 
 // NewHub returns a hub with no clients.
@@ -58,43 +64,61 @@ func NewHub(log *slog.Logger) *Hub {
 	return &Hub{log: log, subs: map[*subscriber]struct{}{}}
 }
 
-// Run subscribes to the transaction events until ctx ends, then ends every
-// client's stream.
+// eventKinds are the transaction events the stream forwards, by subject.
+var eventKinds = map[string]func() proto.Message{
+	bus.Subject(&eventsv1.TransactionCreated{}):   func() proto.Message { return &eventsv1.TransactionCreated{} },
+	bus.Subject(&eventsv1.TransactionUpdated{}):   func() proto.Message { return &eventsv1.TransactionUpdated{} },
+	bus.Subject(&eventsv1.TransactionFinalized{}): func() proto.Message { return &eventsv1.TransactionFinalized{} },
+}
+
+// Run takes the transaction events from nc for the stream's clients until
+// ctx ends, then ends every client's stream.
 func (h *Hub) Run(ctx context.Context, nc *nats.Conn) error {
-	kinds := map[string]func() proto.Message{
-		bus.Subject(&eventsv1.TransactionCreated{}):   func() proto.Message { return &eventsv1.TransactionCreated{} },
-		bus.Subject(&eventsv1.TransactionUpdated{}):   func() proto.Message { return &eventsv1.TransactionUpdated{} },
-		bus.Subject(&eventsv1.TransactionFinalized{}): func() proto.Message { return &eventsv1.TransactionFinalized{} },
+	h.mu.Lock()
+	h.nc = nc
+	var err error
+	if len(h.subs) > 0 {
+		err = h.subscribe()
 	}
-	var subs []*nats.Subscription
-	defer func() {
-		for _, s := range subs {
-			_ = s.Unsubscribe()
-		}
-		h.closeAll()
-	}()
-	for subject, mk := range kinds {
-		s, err := nc.Subscribe(subject, func(m *nats.Msg) {
-			ev := mk()
-			if err := proto.Unmarshal(m.Data, ev); err != nil {
-				h.log.Warn("decode transaction event", "subject", m.Subject, "error", err)
-				return
-			}
-			if st := stateOf(ev); st != nil {
-				h.publish(StreamEvent{ID: strconv.FormatInt(st.GetTransactionId(), 10), TransactionStatus: st.GetStatus(),
-					UpdatedUtc: st.GetUpdatedAt().AsTime().UTC(), CollabID: st.GetCollabId(), MerchantID: st.GetMerchantId()})
-			}
-		})
-		if err != nil {
-			return fmt.Errorf("subscribe %s: %w", subject, err)
-		}
-		subs = append(subs, s)
-	}
-	if err := nc.Flush(); err != nil {
-		return fmt.Errorf("subscribe transaction events: %w", err)
+	h.mu.Unlock()
+	defer h.closeAll()
+	if err != nil {
+		return err
 	}
 	<-ctx.Done()
 	return nil
+}
+
+// subscribe subscribes to eventKinds. Called with mu held.
+func (h *Hub) subscribe() error {
+	for subject, mk := range eventKinds {
+		s, err := h.nc.Subscribe(subject, func(m *nats.Msg) { h.receive(m, mk()) })
+		if err != nil {
+			h.unsubscribe()
+			return fmt.Errorf("subscribe %s: %w", subject, err)
+		}
+		h.natsSubs = append(h.natsSubs, s)
+	}
+	return nil
+}
+
+// unsubscribe drops the subscriptions. Called with mu held.
+func (h *Hub) unsubscribe() {
+	for _, s := range h.natsSubs {
+		_ = s.Unsubscribe()
+	}
+	h.natsSubs = nil
+}
+
+func (h *Hub) receive(m *nats.Msg, ev proto.Message) {
+	if err := proto.Unmarshal(m.Data, ev); err != nil {
+		h.log.Warn("decode transaction event", "subject", m.Subject, "error", err)
+		return
+	}
+	if st := stateOf(ev); st != nil {
+		h.publish(StreamEvent{ID: strconv.FormatInt(st.GetTransactionId(), 10), TransactionStatus: st.GetStatus(),
+			UpdatedUtc: st.GetUpdatedAt().AsTime().UTC(), CollabID: st.GetCollabId(), MerchantID: st.GetMerchantId()})
+	}
 }
 
 func stateOf(m proto.Message) *eventsv1.TransactionState {
@@ -123,17 +147,39 @@ func (h *Hub) publish(ev StreamEvent) {
 	}
 }
 
-func (h *Hub) add(scope merchant.Scope) (*subscriber, bool) {
+// errHubClosed is add's answer once the hub stopped.
+var errHubClosed = apperr.New(apperr.KindInternal, nil, "The stream is shutting down.")
+
+// add registers a client; the first one subscribes the hub, and add
+// returns once NATS has the subscription, so that the client misses no
+// event after it was told it is connected.
+func (h *Hub) add(scope merchant.Scope) (*subscriber, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.closed {
-		return nil, false
+		h.mu.Unlock()
+		return nil, errHubClosed
 	}
 	s := &subscriber{ch: make(chan StreamEvent, subscriberBuffer), scope: scope}
 	h.subs[s] = struct{}{}
-	return s, true
+	nc := h.nc
+	if nc != nil && h.natsSubs == nil {
+		if err := h.subscribe(); err != nil {
+			delete(h.subs, s)
+			h.mu.Unlock()
+			return nil, fmt.Errorf("stream: %w", err)
+		}
+	}
+	h.mu.Unlock()
+	if nc != nil {
+		if err := nc.Flush(); err != nil {
+			h.remove(s)
+			return nil, fmt.Errorf("stream: subscribe transaction events: %w", err)
+		}
+	}
+	return s, nil
 }
 
+// remove unregisters a client; the last one unsubscribes the hub.
 func (h *Hub) remove(s *subscriber) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -141,16 +187,28 @@ func (h *Hub) remove(s *subscriber) {
 		delete(h.subs, s)
 		close(s.ch)
 	}
+	if len(h.subs) == 0 {
+		h.unsubscribe()
+	}
 }
 
 func (h *Hub) closeAll() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.closed = true
+	h.unsubscribe()
 	for s := range h.subs {
 		delete(h.subs, s)
 		close(s.ch)
 	}
+}
+
+// Subscribed reports whether the hub holds its NATS subscriptions (it has
+// clients).
+func (h *Hub) Subscribed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.natsSubs != nil
 }
 
 // StreamOptions configure the stream handler.
@@ -218,9 +276,9 @@ func (h *Hub) Handler(o StreamOptions) http.Handler {
 		if claims.ExpiresAt != nil {
 			expiry = claims.ExpiresAt.Time
 		}
-		sub, ok := h.add(merchant.Scope{All: claims.GlobalScope(), MerchantIDs: claims.MerchantIDs})
-		if !ok {
-			writeError(w, apperr.New(apperr.KindInternal, nil, "The stream is shutting down."))
+		sub, err := h.add(merchant.Scope{All: claims.GlobalScope(), MerchantIDs: claims.MerchantIDs})
+		if err != nil {
+			writeError(w, err)
 			return
 		}
 		defer h.remove(sub)

@@ -27,6 +27,7 @@ type Payments struct {
 	pool    *pgxpool.Pool
 	creates *group[createIn, payment.Transaction]
 	changes *group[payment.StatusChange, payment.Transaction]
+	appends *group[[]payment.LogEntry, struct{}]
 	ids     idBlock
 	// fallbacks counts the batches written again one payment at a time.
 	fallbacks atomic.Int64
@@ -44,6 +45,7 @@ func NewPayments(pool *pgxpool.Pool) *Payments {
 	p := &Payments{pool: pool}
 	p.creates = newGroup(batchWriters, p.createBatch)
 	p.changes = newGroup(batchWriters, p.changeBatch)
+	p.appends = newGroup(batchWriters, p.appendBatch)
 	return p
 }
 
@@ -351,9 +353,36 @@ func (p *Payments) changeOne(ctx context.Context, c payment.StatusChange) (payme
 	return out, err
 }
 
-// AppendLogs implements payment.Store.
+// AppendLogs implements payment.Store. Concurrent calls (a provider's
+// webhooks for transactions already final, polls that change nothing) are
+// written together, as one statement; the entries of one call are written
+// all or none.
 func (p *Payments) AppendLogs(ctx context.Context, logs ...payment.LogEntry) error {
-	return pgdb.InTx(ctx, p.pool, func(tx pgx.Tx) error { return insertLogs(ctx, tx, logs) })
+	if len(logs) == 0 {
+		return nil
+	}
+	_, err := p.appends.do(ctx, logs)
+	return err
+}
+
+// appendBatch writes the journal entries of items in one statement, its own
+// transaction. When that fails (an entry of a transaction that does not
+// exist), each item's entries are written on their own, so that only the
+// faulty call fails.
+func (p *Payments) appendBatch(ctx context.Context, items []*groupItem[[]payment.LogEntry, struct{}]) {
+	if len(items) > 1 {
+		var all []payment.LogEntry
+		for _, it := range items {
+			all = append(all, it.in...)
+		}
+		if err := insertLogs(ctx, p.pool, all); err == nil {
+			return
+		}
+		p.fallbacks.Add(1)
+	}
+	for _, it := range items {
+		it.err = insertLogs(ctx, p.pool, it.in)
+	}
 }
 
 func insertLogs(ctx context.Context, q querier, logs []payment.LogEntry) error {

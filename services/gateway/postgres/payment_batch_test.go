@@ -343,3 +343,67 @@ func roundTrip(t *testing.T, v any) any {
 	}
 	return out
 }
+
+// Concurrent journal appends (webhooks and polls that change nothing) are
+// written together, each call all or none: a call naming a transaction
+// that does not exist fails alone, and every other call's entries are kept
+// in their order.
+func TestBatchedAppendLogs(t *testing.T) {
+	t.Parallel()
+	pool, tmpl := paymentFixture(t)
+	store := postgres.NewPayments(pool)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tmpl.Nonce, tmpl.ReferenceID = "append-logs", "REF-APPEND-LOGS"
+	tx, err := store.Create(ctx, tmpl, nil, created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 30
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			id := tx.ID
+			if i == n/2 {
+				id = tx.ID + 1_000_000 // no such transaction
+			}
+			at := time.Now().UTC()
+			errs[i] = store.AppendLogs(ctx,
+				payment.LogEntry{TransactionID: id, At: at, Stage: payment.StageCallbackProcessing, Level: payment.LevelInfo, Message: fmt.Sprintf("call %d first", i)},
+				payment.LogEntry{TransactionID: id, At: at, Stage: payment.StagePolling, Level: payment.LevelInfo, Message: fmt.Sprintf("call %d second", i)})
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if (err != nil) != (i == n/2) {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+	logs, err := store.Logs(ctx, tx.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logs) != 2*(n-1) {
+		t.Fatalf("%d entries, want %d", len(logs), 2*(n-1))
+	}
+	seen := map[string]int{}
+	for i, e := range logs {
+		seen[e.Message] = i + 1
+	}
+	for i := range n {
+		first, second := fmt.Sprintf("call %d first", i), fmt.Sprintf("call %d second", i)
+		if i == n/2 {
+			if seen[first] != 0 || seen[second] != 0 {
+				t.Errorf("the failed call's entries were written")
+			}
+			continue
+		}
+		if seen[first] == 0 || seen[second] <= seen[first] {
+			t.Errorf("call %d: entries missing or out of order (%d, %d)", i, seen[first], seen[second])
+		}
+	}
+	if err := store.AppendLogs(ctx); err != nil {
+		t.Errorf("no entries: %v", err)
+	}
+}

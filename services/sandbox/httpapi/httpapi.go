@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/paygate/paygate/services/sandbox/merchant"
@@ -147,6 +148,9 @@ type Notifier struct {
 	Log        *slog.Logger
 	// Interval is how often resolved payments are looked for.
 	Interval time.Duration
+	// Concurrency is how many webhooks are pushed at once (1 when not
+	// set); a real provider does not wait for one answer before the next.
+	Concurrency int
 }
 
 // Run pushes webhooks until ctx ends. A failed push is logged, not retried
@@ -160,11 +164,18 @@ func (n *Notifier) Run(ctx context.Context) error {
 			return nil
 		case <-tick.C:
 		}
+		var wg sync.WaitGroup
+		slots := make(chan struct{}, max(n.Concurrency, 1))
 		for _, p := range n.Sim.DueWebhooks() {
-			if err := n.push(ctx, p); err != nil && ctx.Err() == nil {
-				n.Log.WarnContext(ctx, "push webhook", "provider", p.Segment, "id", p.ID, "error", err)
-			}
+			slots <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-slots }()
+				if err := n.push(ctx, p); err != nil && ctx.Err() == nil {
+					n.Log.WarnContext(ctx, "push webhook", "provider", p.Segment, "id", p.ID, "error", err)
+				}
+			})
 		}
+		wg.Wait()
 	}
 }
 

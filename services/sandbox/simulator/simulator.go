@@ -121,7 +121,10 @@ type Simulator struct {
 	// byRef finds a provider's payment by the gateway's reference
 	// (segment + "\x00" + reference), which makes Create idempotent.
 	byRef map[string]*Payment
-	now   func() time.Time
+	// owed are the payments that still owe a webhook, so that
+	// DueWebhooks does not walk every payment ever made.
+	owed []*Payment
+	now  func() time.Time
 }
 
 // New returns a simulator with a default behaviour and per-provider ones
@@ -227,6 +230,9 @@ func (s *Simulator) Create(segment string, r Request, b Behaviour) *Payment {
 		s.byRef[key] = p
 	}
 	s.payments[p.ID] = p
+	if p.Webhook {
+		s.owed = append(s.owed, p)
+	}
 	cp := *p
 	return &cp
 }
@@ -249,12 +255,14 @@ func (s *Simulator) DueWebhooks() []Payment {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Payment
-	for _, p := range s.payments {
-		if p.Webhook && !p.WebhookSent && !now.Before(p.ResolveAt) {
-			p.WebhookSent = true
-			out = append(out, *p)
+	s.owed = slices.DeleteFunc(s.owed, func(p *Payment) bool {
+		if now.Before(p.ResolveAt) {
+			return false
 		}
-	}
+		p.WebhookSent = true
+		out = append(out, *p)
+		return true
+	})
 	return out
 }
 
