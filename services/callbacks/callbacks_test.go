@@ -375,6 +375,43 @@ func TestCancelledCallbacksAreNotSent(t *testing.T) {
 	}
 }
 
+// A transaction finalized while its collab's merchant callbacks
+// (IsMerchantCallbackEnabled) are off is sent nothing; an operator's
+// enqueue still sends it, and a later final change with them on is sent.
+func TestMerchantCallbacksOff(t *testing.T) {
+	t.Parallel()
+	svc := startService(t)
+	ev := connect(t)
+	merchant := newMerchant(t)
+	collab := newCollab(t, merchant)
+	rec := newReceiver(t)
+	admin := user(t, authz.RoleAdmin)
+	svc.createURL(t, admin, map[string]any{"collabId": collab, "callbackUrl": rec.URL})
+
+	off := tx{id: newTxID(), merchant: merchant, collab: collab, typ: 1, prev: 3, status: 4, callbacksOff: true}
+	ev.finalize(t, off)
+	on := tx{id: newTxID(), merchant: merchant, collab: collab, typ: 1, prev: 3, status: 4}
+	ev.finalize(t, on)
+	// The deliveries an event makes are written with its transaction's row.
+	waitFor(t, 15*time.Second, "the callback of the transaction with callbacks on", func() bool { return len(rec.of(on.id)) == 1 })
+	waitFor(t, 15*time.Second, "the transaction with callbacks off", func() bool {
+		return svc.queryInt(t, `SELECT count(*) FROM transactions WHERE id = $1`, off.id) == 1
+	})
+	if n := svc.queryInt(t, `SELECT count(*) FROM deliveries WHERE transaction_id = $1`, off.id); n != 0 || len(rec.of(off.id)) != 0 {
+		t.Fatalf("%d deliveries, %d requests for a transaction finalized with merchant callbacks off", n, len(rec.of(off.id)))
+	}
+
+	status, raw := call(t, admin, svc.httpURL, http.MethodPost, "/api/v1/transactions/"+strconv.FormatInt(off.id, 10)+"/callbacks/enqueue", nil)
+	if status != http.StatusAccepted {
+		t.Fatalf("enqueue = %d %s", status, raw)
+	}
+	waitFor(t, 15*time.Second, "the enqueued callback", func() bool { return len(rec.of(off.id)) == 1 })
+
+	off.prev, off.status, off.callbacksOff, off.updatedAt = 4, -1, false, time.Now().Add(time.Second)
+	ev.finalize(t, off)
+	waitFor(t, 15*time.Second, "the callback of the change with callbacks on again", func() bool { return len(rec.of(off.id)) == 2 })
+}
+
 func TestSSRFGuard(t *testing.T) {
 	t.Parallel()
 	svc := startService(t, map[string]string{"PAYGATE_ALLOW_PRIVATE_URLS": "false"})

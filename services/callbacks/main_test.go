@@ -636,6 +636,8 @@ type tx struct {
 	typ, prev, status int32
 	cancelled         bool
 	updatedAt         time.Time
+	// callbacksOff finalizes it with the collab's merchant callbacks off.
+	callbacksOff bool
 }
 
 func (x tx) state() *eventsv1.TransactionState {
@@ -656,7 +658,8 @@ func (x tx) state() *eventsv1.TransactionState {
 func (e *events) finalize(t *testing.T, x tx) string {
 	t.Helper()
 	id := "cbtest-" + randomHex(8)
-	e.publish(t, id, &eventsv1.TransactionFinalized{Transaction: x.state(), PreviousStatus: x.prev, Source: "Provider"})
+	e.publish(t, id, &eventsv1.TransactionFinalized{Transaction: x.state(), PreviousStatus: x.prev, Source: "Provider",
+		MerchantCallbacksOff: x.callbacksOff})
 	return id
 }
 

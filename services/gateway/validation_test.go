@@ -346,6 +346,28 @@ func testValidationPaymentPath(t *testing.T, e *validationEnv) {
 			t.Errorf("validation ran with ValidateCashIn off: %+v", out)
 		}
 	})
+
+	// The callbacks service sends nothing for a finalized event that says
+	// the collab's merchant callbacks were off (services/callbacks).
+	t.Run("finalized events carry the collab's IsMerchantCallbackEnabled", func(t *testing.T) {
+		e.clearEndpoints(t)
+		out := e.pay(t, "v-callbacks-on")
+		if ev := finalizedEvent(t, out.ID); ev.GetMerchantCallbacksOff() || ev.GetTransaction().GetStatus() != 4 {
+			t.Errorf("merchant callbacks on: event %v", ev)
+		}
+		e.admin.must(t, http.StatusOK, http.MethodPost, "/api/v1/collabs/settings",
+			map[string]any{"collabId": e.govip, "settings": map[string]string{"IsMerchantCallbackEnabled": "false"}}, nil)
+		t.Cleanup(func() { e.exec(t, `UPDATE collabs SET is_merchant_callback_enabled = true WHERE id = $1`, e.govip) })
+		out = e.pay(t, "v-callbacks-off")
+		if ev := finalizedEvent(t, out.ID); !ev.GetMerchantCallbacksOff() || ev.GetTransaction().GetStatus() != 4 {
+			t.Errorf("merchant callbacks off: event %v", ev)
+		}
+		// An operator's change to a final status likewise.
+		e.admin.must(t, http.StatusOK, http.MethodPost, "/api/v1/transactions/"+out.ID+"/cancel?transactionStatus=4", nil, nil)
+		if ev := finalizedEvent(t, out.ID); !ev.GetMerchantCallbacksOff() || ev.GetTransaction().GetStatus() != -1 || ev.GetSource() != "Operator" {
+			t.Errorf("operator's cancel with merchant callbacks off: event %v", ev)
+		}
+	})
 }
 
 func testValidationResults(t *testing.T, e *validationEnv) {

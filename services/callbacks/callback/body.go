@@ -112,14 +112,18 @@ type TransactionEvent struct {
 	PreviousStatus int32
 	// State is the transaction after the change.
 	State TransactionState
+	// MerchantCallbacksOff is set when the collab's merchant callbacks
+	// (IsMerchantCallbackEnabled) were off as the status became final.
+	MerchantCallbacksOff bool
 }
 
 // ShouldDeliver reports whether ev makes deliveries: a finalized event at a
 // final status that changed the status (or that is the first the service
 // sees of the transaction), for a transaction whose callbacks are not
-// cancelled. An operator's callbacks cancel, published as a finalized event
-// with the status unchanged, makes none.
+// cancelled, on a collab whose merchant callbacks are on. An operator's
+// callbacks cancel, published as a finalized event with the status
+// unchanged, makes none.
 func ShouldDeliver(ev TransactionEvent, firstSighting, cancelled bool) bool {
-	return ev.Finalized && Final(ev.State.Status) && !cancelled &&
+	return ev.Finalized && Final(ev.State.Status) && !cancelled && !ev.MerchantCallbacksOff &&
 		(ev.State.Status != ev.PreviousStatus || firstSighting)
 }

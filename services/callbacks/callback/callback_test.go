@@ -169,6 +169,10 @@ func TestShouldDeliver(t *testing.T) {
 	ev := func(finalized bool, prev, status int32) callback.TransactionEvent {
 		return callback.TransactionEvent{Finalized: finalized, PreviousStatus: prev, State: callback.TransactionState{Status: status}}
 	}
+	off := func(e callback.TransactionEvent) callback.TransactionEvent {
+		e.MerchantCallbacksOff = true
+		return e
+	}
 	tests := []struct {
 		name             string
 		ev               callback.TransactionEvent
@@ -185,6 +189,8 @@ func TestShouldDeliver(t *testing.T) {
 		{"an update is never delivered", ev(false, 1, 3), true, false, false},
 		{"finalized at a status that is not final", ev(true, 1, 3), true, false, false},
 		{"pending archive is not final", ev(true, 3, 300), true, false, false},
+		{"merchant callbacks off on the collab", off(ev(true, 3, 4)), false, false, false},
+		{"merchant callbacks off, first sighting", off(ev(true, 4, 4)), true, false, false},
 	}
 	for _, tt := range tests {
 		if got := callback.ShouldDeliver(tt.ev, tt.first, tt.cancelled); got != tt.want {

@@ -279,6 +279,7 @@ func Decode(m jetstream.Msg) (callback.TransactionEvent, error) {
 		state    *eventsv1.TransactionState
 		previous int32
 		final    bool
+		off      bool
 	)
 	switch m.Subject() {
 	case finalizedSubject:
@@ -286,7 +287,7 @@ func Decode(m jetstream.Msg) (callback.TransactionEvent, error) {
 		if err := proto.Unmarshal(m.Data(), &ev); err != nil {
 			return callback.TransactionEvent{}, err
 		}
-		state, previous, final = ev.GetTransaction(), ev.GetPreviousStatus(), true
+		state, previous, final, off = ev.GetTransaction(), ev.GetPreviousStatus(), true, ev.GetMerchantCallbacksOff()
 	case updatedSubject:
 		var ev eventsv1.TransactionUpdated
 		if err := proto.Unmarshal(m.Data(), &ev); err != nil {
@@ -299,7 +300,8 @@ func Decode(m jetstream.Msg) (callback.TransactionEvent, error) {
 	if state == nil || state.GetTransactionId() == 0 {
 		return callback.TransactionEvent{}, errors.New("event without a transaction")
 	}
-	return callback.TransactionEvent{EventID: id, Finalized: final, PreviousStatus: previous, State: StateOf(state)}, nil
+	return callback.TransactionEvent{EventID: id, Finalized: final, PreviousStatus: previous, State: StateOf(state),
+		MerchantCallbacksOff: off}, nil
 }
 
 // StateOf maps an event's TransactionState to the domain's.

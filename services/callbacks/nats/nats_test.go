@@ -51,12 +51,12 @@ func TestDecode(t *testing.T) {
 	h := nats.Header{}
 	h.Set(jetstream.MsgIDHeader, "evt-1")
 	ev, err := cbnats.Decode(msg{subject: bus.Subject(&eventsv1.TransactionFinalized{}), header: h,
-		data: encode(t, &eventsv1.TransactionFinalized{Transaction: state, PreviousStatus: 3})})
+		data: encode(t, &eventsv1.TransactionFinalized{Transaction: state, PreviousStatus: 3, MerchantCallbacksOff: true})})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := ev.State
-	if ev.EventID != "evt-1" || !ev.Finalized || ev.PreviousStatus != 3 || s.ID != 42 || s.MerchantID != 3 || s.CollabID != 7 ||
+	if ev.EventID != "evt-1" || !ev.Finalized || ev.PreviousStatus != 3 || !ev.MerchantCallbacksOff || s.ID != 42 || s.MerchantID != 3 || s.CollabID != 7 ||
 		s.Type != 2 || s.Status != -3 || !s.CallbacksCanceled || s.Amount != "1.50" || s.DestinationCurrency != "PHP" ||
 		!s.UpdatedAt.Equal(at) || !s.CreatedAt.Equal(at.Add(-time.Hour)) || s.MerchantClientID != "c" || s.ErrorMessage != "e" {
 		t.Fatalf("decoded %+v", ev)
@@ -65,7 +65,7 @@ func TestDecode(t *testing.T) {
 	// An update without a message id is known by its stream sequence.
 	ev, err = cbnats.Decode(msg{subject: bus.Subject(&eventsv1.TransactionUpdated{}), header: nats.Header{}, seq: 77,
 		data: encode(t, &eventsv1.TransactionUpdated{Transaction: state, PreviousStatus: 1})})
-	if err != nil || ev.Finalized || ev.EventID != "seq:77" || ev.PreviousStatus != 1 {
+	if err != nil || ev.Finalized || ev.EventID != "seq:77" || ev.PreviousStatus != 1 || ev.MerchantCallbacksOff {
 		t.Fatalf("update: %+v, %v", ev, err)
 	}
 

@@ -600,6 +600,14 @@ func (s *Service) change(ctx context.Context, t Transaction, source string, ch S
 		ch.Logs[i].TransactionID, ch.Logs[i].At = t.ID, now
 	}
 	from := t.Status
+	var callbacksOff bool
+	if ch.To.Final() && ch.To != from {
+		c, err := s.store.MerchantCollab(ctx, t.MerchantID, t.ProviderID)
+		if err != nil {
+			return Transaction{}, fmt.Errorf("collab of transaction %d: %w", t.ID, err)
+		}
+		callbacksOff = !c.Settings.IsMerchantCallbackEnabled
+	}
 	if source == SourceProvider {
 		// The provider's answer to a payment just made: nobody else read
 		// the counters the returned transaction may be behind on.
@@ -610,7 +618,8 @@ func (s *Service) change(ctx context.Context, t Transaction, source string, ch S
 			return nil
 		}
 		if after.Status.Final() {
-			return []proto.Message{&eventsv1.TransactionFinalized{Transaction: state(after), PreviousStatus: int32(from), Source: source}}
+			return []proto.Message{&eventsv1.TransactionFinalized{Transaction: state(after), PreviousStatus: int32(from), Source: source,
+				MerchantCallbacksOff: callbacksOff}}
 		}
 		return []proto.Message{&eventsv1.TransactionUpdated{Transaction: state(after), PreviousStatus: int32(from), Source: source}}
 	}

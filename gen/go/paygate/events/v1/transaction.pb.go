@@ -343,7 +343,8 @@ func (x *TransactionUpdated) GetSource() string {
 }
 
 // TransactionFinalized is published for every status change to a final
-// status (success or an error); the callbacks service tells the merchant.
+// status (success or an error); the callbacks service tells the merchant,
+// unless merchant_callbacks_off.
 // Subject: paygate.events.transaction_finalized.
 type TransactionFinalized struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -352,9 +353,14 @@ type TransactionFinalized struct {
 	// The status before the change.
 	PreviousStatus int32 `protobuf:"varint,2,opt,name=previous_status,json=previousStatus,proto3" json:"previous_status,omitempty"`
 	// What changed it: Provider, Polling, Webhook or Operator.
-	Source        string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Source string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
+	// The collab's IsMerchantCallbackEnabled setting was off when the status
+	// became final: the merchant is sent no callback for this change (an
+	// operator may still enqueue one). Off rather than on, so that an event
+	// published before the field existed reads as callbacks on.
+	MerchantCallbacksOff bool `protobuf:"varint,4,opt,name=merchant_callbacks_off,json=merchantCallbacksOff,proto3" json:"merchant_callbacks_off,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *TransactionFinalized) Reset() {
@@ -408,6 +414,13 @@ func (x *TransactionFinalized) GetSource() string {
 	return ""
 }
 
+func (x *TransactionFinalized) GetMerchantCallbacksOff() bool {
+	if x != nil {
+		return x.MerchantCallbacksOff
+	}
+	return false
+}
+
 var File_paygate_events_v1_transaction_proto protoreflect.FileDescriptor
 
 const file_paygate_events_v1_transaction_proto_rawDesc = "" +
@@ -443,11 +456,12 @@ const file_paygate_events_v1_transaction_proto_rawDesc = "" +
 	"\x12TransactionUpdated\x12E\n" +
 	"\vtransaction\x18\x01 \x01(\v2#.paygate.events.v1.TransactionStateR\vtransaction\x12'\n" +
 	"\x0fprevious_status\x18\x02 \x01(\x05R\x0epreviousStatus\x12\x16\n" +
-	"\x06source\x18\x03 \x01(\tR\x06source\"\x9e\x01\n" +
+	"\x06source\x18\x03 \x01(\tR\x06source\"\xd4\x01\n" +
 	"\x14TransactionFinalized\x12E\n" +
 	"\vtransaction\x18\x01 \x01(\v2#.paygate.events.v1.TransactionStateR\vtransaction\x12'\n" +
 	"\x0fprevious_status\x18\x02 \x01(\x05R\x0epreviousStatus\x12\x16\n" +
-	"\x06source\x18\x03 \x01(\tR\x06sourceB\xcd\x01\n" +
+	"\x06source\x18\x03 \x01(\tR\x06source\x124\n" +
+	"\x16merchant_callbacks_off\x18\x04 \x01(\bR\x14merchantCallbacksOffB\xcd\x01\n" +
 	"\x15com.paygate.events.v1B\x10TransactionProtoP\x01Z<github.com/paygate/paygate/gen/go/paygate/events/v1;eventsv1\xa2\x02\x03PEX\xaa\x02\x11Paygate.Events.V1\xca\x02\x11Paygate\\Events\\V1\xe2\x02\x1dPaygate\\Events\\V1\\GPBMetadata\xea\x02\x13Paygate::Events::V1b\x06proto3"
 
 var (

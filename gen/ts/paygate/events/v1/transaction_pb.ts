@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file paygate/events/v1/transaction.proto.
  */
 export const file_paygate_events_v1_transaction: GenFile = /*@__PURE__*/
-  fileDesc("CiNwYXlnYXRlL2V2ZW50cy92MS90cmFuc2FjdGlvbi5wcm90bxIRcGF5Z2F0ZS5ldmVudHMudjEigQQKEFRyYW5zYWN0aW9uU3RhdGUSFgoOdHJhbnNhY3Rpb25faWQYASABKAMSFAoMcmVmZXJlbmNlX2lkGAIgASgJEhMKC21lcmNoYW50X2lkGAMgASgFEhEKCWNvbGxhYl9pZBgEIAEoBRITCgtwcm92aWRlcl9pZBgFIAEoBRINCgVub25jZRgGIAEoCRIYChB0cmFuc2FjdGlvbl90eXBlGAcgASgFEg4KBmFtb3VudBgIIAEoCRIQCghjdXJyZW5jeRgJIAEoCRIOCgZzdGF0dXMYCiABKAUSFgoOc3RhdHVzX21lc3NhZ2UYCyABKAkSHwoXcHJvdmlkZXJfdHJhbnNhY3Rpb25faWQYDCABKAkSLgoKdXBkYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIQoZY2FsbGJhY2tfc2VuZGluZ19jYW5jZWxlZBgOIAEoCBIaChJtZXJjaGFudF9jbGllbnRfaWQYDyABKAkSGgoSZGVzdGluYXRpb25fYW1vdW50GBAgASgJEhwKFGRlc3RpbmF0aW9uX2N1cnJlbmN5GBEgASgJEhUKDWVycm9yX21lc3NhZ2UYEiABKAkSLgoKY3JlYXRlZF9hdBgTIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiTgoSVHJhbnNhY3Rpb25DcmVhdGVkEjgKC3RyYW5zYWN0aW9uGAEgASgLMiMucGF5Z2F0ZS5ldmVudHMudjEuVHJhbnNhY3Rpb25TdGF0ZSJ3ChJUcmFuc2FjdGlvblVwZGF0ZWQSOAoLdHJhbnNhY3Rpb24YASABKAsyIy5wYXlnYXRlLmV2ZW50cy52MS5UcmFuc2FjdGlvblN0YXRlEhcKD3ByZXZpb3VzX3N0YXR1cxgCIAEoBRIOCgZzb3VyY2UYAyABKAkieQoUVHJhbnNhY3Rpb25GaW5hbGl6ZWQSOAoLdHJhbnNhY3Rpb24YASABKAsyIy5wYXlnYXRlLmV2ZW50cy52MS5UcmFuc2FjdGlvblN0YXRlEhcKD3ByZXZpb3VzX3N0YXR1cxgCIAEoBRIOCgZzb3VyY2UYAyABKAlCzQEKFWNvbS5wYXlnYXRlLmV2ZW50cy52MUIQVHJhbnNhY3Rpb25Qcm90b1ABWjxnaXRodWIuY29tL3BheWdhdGUvcGF5Z2F0ZS9nZW4vZ28vcGF5Z2F0ZS9ldmVudHMvdjE7ZXZlbnRzdjGiAgNQRViqAhFQYXlnYXRlLkV2ZW50cy5WMcoCEVBheWdhdGVcRXZlbnRzXFYx4gIdUGF5Z2F0ZVxFdmVudHNcVjFcR1BCTWV0YWRhdGHqAhNQYXlnYXRlOjpFdmVudHM6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CiNwYXlnYXRlL2V2ZW50cy92MS90cmFuc2FjdGlvbi5wcm90bxIRcGF5Z2F0ZS5ldmVudHMudjEigQQKEFRyYW5zYWN0aW9uU3RhdGUSFgoOdHJhbnNhY3Rpb25faWQYASABKAMSFAoMcmVmZXJlbmNlX2lkGAIgASgJEhMKC21lcmNoYW50X2lkGAMgASgFEhEKCWNvbGxhYl9pZBgEIAEoBRITCgtwcm92aWRlcl9pZBgFIAEoBRINCgVub25jZRgGIAEoCRIYChB0cmFuc2FjdGlvbl90eXBlGAcgASgFEg4KBmFtb3VudBgIIAEoCRIQCghjdXJyZW5jeRgJIAEoCRIOCgZzdGF0dXMYCiABKAUSFgoOc3RhdHVzX21lc3NhZ2UYCyABKAkSHwoXcHJvdmlkZXJfdHJhbnNhY3Rpb25faWQYDCABKAkSLgoKdXBkYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIQoZY2FsbGJhY2tfc2VuZGluZ19jYW5jZWxlZBgOIAEoCBIaChJtZXJjaGFudF9jbGllbnRfaWQYDyABKAkSGgoSZGVzdGluYXRpb25fYW1vdW50GBAgASgJEhwKFGRlc3RpbmF0aW9uX2N1cnJlbmN5GBEgASgJEhUKDWVycm9yX21lc3NhZ2UYEiABKAkSLgoKY3JlYXRlZF9hdBgTIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiTgoSVHJhbnNhY3Rpb25DcmVhdGVkEjgKC3RyYW5zYWN0aW9uGAEgASgLMiMucGF5Z2F0ZS5ldmVudHMudjEuVHJhbnNhY3Rpb25TdGF0ZSJ3ChJUcmFuc2FjdGlvblVwZGF0ZWQSOAoLdHJhbnNhY3Rpb24YASABKAsyIy5wYXlnYXRlLmV2ZW50cy52MS5UcmFuc2FjdGlvblN0YXRlEhcKD3ByZXZpb3VzX3N0YXR1cxgCIAEoBRIOCgZzb3VyY2UYAyABKAkimQEKFFRyYW5zYWN0aW9uRmluYWxpemVkEjgKC3RyYW5zYWN0aW9uGAEgASgLMiMucGF5Z2F0ZS5ldmVudHMudjEuVHJhbnNhY3Rpb25TdGF0ZRIXCg9wcmV2aW91c19zdGF0dXMYAiABKAUSDgoGc291cmNlGAMgASgJEh4KFm1lcmNoYW50X2NhbGxiYWNrc19vZmYYBCABKAhCzQEKFWNvbS5wYXlnYXRlLmV2ZW50cy52MUIQVHJhbnNhY3Rpb25Qcm90b1ABWjxnaXRodWIuY29tL3BheWdhdGUvcGF5Z2F0ZS9nZW4vZ28vcGF5Z2F0ZS9ldmVudHMvdjE7ZXZlbnRzdjGiAgNQRViqAhFQYXlnYXRlLkV2ZW50cy5WMcoCEVBheWdhdGVcRXZlbnRzXFYx4gIdUGF5Z2F0ZVxFdmVudHNcVjFcR1BCTWV0YWRhdGHqAhNQYXlnYXRlOjpFdmVudHM6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * TransactionState is a transaction as its events carry it.
@@ -405,7 +405,8 @@ export const TransactionUpdatedSchema: GenMessage<TransactionUpdated, {jsonType:
 
 /**
  * TransactionFinalized is published for every status change to a final
- * status (success or an error); the callbacks service tells the merchant.
+ * status (success or an error); the callbacks service tells the merchant,
+ * unless merchant_callbacks_off.
  * Subject: paygate.events.transaction_finalized.
  *
  * @generated from message paygate.events.v1.TransactionFinalized
@@ -431,11 +432,22 @@ export type TransactionFinalized = Message<"paygate.events.v1.TransactionFinaliz
    * @generated from field: string source = 3;
    */
   source: string;
+
+  /**
+   * The collab's IsMerchantCallbackEnabled setting was off when the status
+   * became final: the merchant is sent no callback for this change (an
+   * operator may still enqueue one). Off rather than on, so that an event
+   * published before the field existed reads as callbacks on.
+   *
+   * @generated from field: bool merchant_callbacks_off = 4;
+   */
+  merchantCallbacksOff: boolean;
 };
 
 /**
  * TransactionFinalized is published for every status change to a final
- * status (success or an error); the callbacks service tells the merchant.
+ * status (success or an error); the callbacks service tells the merchant,
+ * unless merchant_callbacks_off.
  * Subject: paygate.events.transaction_finalized.
  *
  * @generated from message paygate.events.v1.TransactionFinalized
@@ -461,6 +473,16 @@ export type TransactionFinalizedJson = {
    * @generated from field: string source = 3;
    */
   source?: string;
+
+  /**
+   * The collab's IsMerchantCallbackEnabled setting was off when the status
+   * became final: the merchant is sent no callback for this change (an
+   * operator may still enqueue one). Off rather than on, so that an event
+   * published before the field existed reads as callbacks on.
+   *
+   * @generated from field: bool merchant_callbacks_off = 4;
+   */
+  merchantCallbacksOff?: boolean;
 };
 
 /**
