@@ -194,7 +194,14 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		httpapi.NewProviderClient(&http.Client{Transport: providerTransport, Timeout: cfg.ProviderTimeout}),
 		box, accepting, time.Now,
 		payment.Options{PollInterval: cfg.PollInterval, RecoverAfter: cfg.RecoverAfter, Logger: log.With("component", "payments"),
-			Validation: payment.Validation{Store: config.Validations(validations), Caller: validationCaller, Timeout: cfg.ValidationTimeout}})
+			Validation: payment.Validation{Store: config.Validations(validations), Caller: validationCaller, Timeout: cfg.ValidationTimeout,
+				MerchantKey: func(ctx context.Context, merchantID int32) ([]byte, error) {
+					sealed, err := payStore.MerchantSecretByID(ctx, merchantID)
+					if err != nil {
+						return nil, err
+					}
+					return box.Open(sealed, payment.MerchantSecretOwner(merchantID))
+				}}})
 	// Validation calls not awaited finish (each within its timeout) before
 	// the pool closes.
 	defer payments.Wait()

@@ -28,6 +28,9 @@ const validationTimeout = "1s"
 type sandboxCall struct {
 	Path string
 	Body map[string]any
+	// Raw and Header are the request's body and headers as received.
+	Raw    []byte
+	Header http.Header
 }
 
 // sandboxRecorder records the sandbox's traffic and serves /test/toggle, a
@@ -45,7 +48,7 @@ func (r *sandboxRecorder) wrap(next http.Handler) http.Handler {
 		req.Body = io.NopCloser(bytes.NewReader(raw))
 		var body map[string]any
 		_ = json.Unmarshal(raw, &body)
-		call := sandboxCall{Path: req.URL.RequestURI(), Body: body}
+		call := sandboxCall{Path: req.URL.RequestURI(), Body: body, Raw: raw, Header: req.Header.Clone()}
 		switch {
 		case req.URL.Path == "/test/toggle":
 			r.mu.Lock()

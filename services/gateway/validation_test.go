@@ -14,6 +14,7 @@ import (
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
+	"github.com/paygate/paygate/services/internal/stdwebhooks"
 	sandboxapi "github.com/paygate/paygate/services/sandbox/httpapi"
 )
 
@@ -171,6 +172,13 @@ func testValidationPaymentPath(t *testing.T, e *validationEnv) {
 		calls := e.sandbox.validationsOf(out.ID)
 		if len(calls) != 1 {
 			t.Fatalf("validation calls %+v", calls)
+		}
+		// Signed with the merchant's API secret (Standard Webhooks).
+		h := calls[0].Header
+		ts, _ := strconv.ParseInt(h.Get("webhook-timestamp"), 10, 64)
+		if id := h.Get("webhook-id"); id != "vr_"+calls[0].Body["validationId"].(string)+"_1" ||
+			!stdwebhooks.Verify(e.secret, id, ts, calls[0].Raw, h.Get("webhook-signature")) || time.Since(time.Unix(ts, 0)).Abs() > time.Minute {
+			t.Errorf("the request is not signed with the merchant's secret: %v", h)
 		}
 		body := calls[0].Body
 		account, _ := body["accountData"].(map[string]any)

@@ -1,7 +1,6 @@
 package callback
 
 import (
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base32"
@@ -13,13 +12,15 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/paygate/paygate/services/internal/stdwebhooks"
 )
 
 // Signature headers (Standard Webhooks).
 const (
-	HeaderID        = "webhook-id"
-	HeaderTimestamp = "webhook-timestamp"
-	HeaderSignature = "webhook-signature"
+	HeaderID        = stdwebhooks.HeaderID
+	HeaderTimestamp = stdwebhooks.HeaderTimestamp
+	HeaderSignature = stdwebhooks.HeaderSignature
 )
 
 // SecretPrefix starts every signing secret: "whsec_" + base64 of the key.
@@ -31,26 +32,14 @@ const SecretSize = 32
 // Sign returns the webhook-signature header value of a delivery:
 // "v1," + base64 of HMAC-SHA256(key, "<id>.<timestamp>.<body>").
 func Sign(key []byte, webhookID string, timestamp int64, body []byte) string {
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(webhookID))
-	mac.Write([]byte{'.'})
-	mac.Write([]byte(strconv.FormatInt(timestamp, 10)))
-	mac.Write([]byte{'.'})
-	mac.Write(body)
-	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	return stdwebhooks.Sign(key, webhookID, timestamp, body)
 }
 
 // Verify reports whether header (a webhook-signature value, which may list
 // several space-separated signatures) holds a valid v1 signature of the
 // delivery under key. Receivers do the same; the tests use it.
 func Verify(key []byte, webhookID string, timestamp int64, body []byte, header string) bool {
-	want := Sign(key, webhookID, timestamp, body)
-	for sig := range strings.FieldsSeq(header) {
-		if hmac.Equal([]byte(sig), []byte(want)) {
-			return true
-		}
-	}
-	return false
+	return stdwebhooks.Verify(key, webhookID, timestamp, body, header)
 }
 
 // FormatSecret returns the secret string of key: "whsec_" + base64 std.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"time"
@@ -33,17 +34,18 @@ func NewValidationCaller(policy netguard.Policy, timeout time.Duration) *Validat
 func (c *ValidationCaller) CloseIdleConnections() { c.hc.CloseIdleConnections() }
 
 // Call implements validation.Caller.
-func (c *ValidationCaller) Call(ctx context.Context, url string, body []byte) validation.Exchange {
+func (c *ValidationCaller) Call(ctx context.Context, url string, body []byte, headers map[string]string) validation.Exchange {
 	start := time.Now()
-	ex := c.call(ctx, url, body)
+	ex := c.call(ctx, url, body, headers)
 	ex.Elapsed = time.Since(start)
 	return ex
 }
 
-func (c *ValidationCaller) call(ctx context.Context, url string, body []byte) validation.Exchange {
+func (c *ValidationCaller) call(ctx context.Context, url string, body []byte, headers map[string]string) validation.Exchange {
 	ex := validation.Exchange{Method: http.MethodPost, URL: url, RequestHeaders: map[string]string{
 		"Content-Type": "application/json", "Accept": "application/json", "User-Agent": "Paygate-Validation/1",
 	}}
+	maps.Copy(ex.RequestHeaders, headers)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		ex.Err = fmt.Errorf("the URL cannot be called: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/merchant"
 	"github.com/paygate/paygate/services/gateway/validation"
 	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/stdwebhooks"
 )
 
 // SourceValidation is the source of a status change decided by a validation
@@ -34,6 +36,10 @@ type Validation struct {
 	Caller validation.Caller
 	// Timeout bounds one call; DefaultValidationTimeout when zero.
 	Timeout time.Duration
+	// MerchantKey returns the key a merchant's validation requests are
+	// signed with (its API secret, docs/contracts-validation.md); a merchant
+	// without one (not found) is sent them unsigned. Nil signs none.
+	MerchantKey func(ctx context.Context, merchantID int32) ([]byte, error)
 }
 
 // Answer is an endpoint's answer to a result, as RecordAnswer stores it.
@@ -205,6 +211,30 @@ func subject(t Transaction) validation.Subject {
 	}
 }
 
+// signValidation returns the Standard Webhooks headers of result r's
+// request body under the merchant's key: webhook-id "vr_<result>_<attempt>"
+// (never a number, so that the signed text cannot pass for the "<ts>.<body>"
+// of a merchant's own signed call), webhook-timestamp and
+// webhook-signature. None when the merchant has no key or nothing signs.
+func (s *Service) signValidation(ctx context.Context, merchantID int32, r validation.Result, body []byte) (map[string]string, error) {
+	keyOf := s.opts.Validation.MerchantKey
+	if keyOf == nil {
+		return nil, nil
+	}
+	key, err := keyOf(ctx, merchantID)
+	if apperr.KindOf(err) == apperr.KindNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("signing key of merchant %d: %w", merchantID, err)
+	}
+	id, ts := fmt.Sprintf("vr_%d_%d", r.ID, r.Attempts+1), s.now().Unix()
+	return map[string]string{
+		stdwebhooks.HeaderID: id, stdwebhooks.HeaderTimestamp: strconv.FormatInt(ts, 10),
+		stdwebhooks.HeaderSignature: stdwebhooks.Sign(key, id, ts, body),
+	}, nil
+}
+
 // ask posts result r's request to its URL and records the answer with its
 // API Request and API Response journal entries. An operator (retry) asks
 // again whatever the status; otherwise an answer does not replace a status
@@ -217,8 +247,12 @@ func (s *Service) ask(ctx context.Context, t Transaction, r validation.Result, o
 	if err != nil {
 		return validation.Result{}, fmt.Errorf("encode validation request %d: %w", r.ID, err)
 	}
+	headers, err := s.signValidation(ctx, t.MerchantID, r, raw)
+	if err != nil {
+		return validation.Result{}, err
+	}
 	cctx, cancel := context.WithTimeout(ctx, v.Timeout)
-	ex := v.Caller.Call(cctx, r.URL, raw)
+	ex := v.Caller.Call(cctx, r.URL, raw, headers)
 	cancel()
 	if ctx.Err() != nil {
 		return validation.Result{}, ctx.Err()

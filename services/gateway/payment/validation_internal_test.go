@@ -2,6 +2,7 @@ package payment
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/paygate/paygate/services/gateway/collab"
 	"github.com/paygate/paygate/services/gateway/validation"
+	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/stdwebhooks"
 )
 
 // fakeValidations is a ValidationStore in memory.
@@ -70,17 +73,20 @@ type fakeCaller struct {
 	mu      sync.Mutex
 	answers map[string]validation.Exchange
 	calls   []string
+	// bodies and headers are each call's.
+	bodies  [][]byte
+	headers []map[string]string
 	// during, when set, runs during each call.
 	during func(url string)
 }
 
-func (c *fakeCaller) Call(_ context.Context, url string, _ []byte) validation.Exchange {
+func (c *fakeCaller) Call(_ context.Context, url string, body []byte, headers map[string]string) validation.Exchange {
 	if c.during != nil {
 		c.during(url)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.calls = append(c.calls, url)
+	c.calls, c.bodies, c.headers = append(c.calls, url), append(c.bodies, body), append(c.headers, headers)
 	return c.answers[url]
 }
 
@@ -88,6 +94,11 @@ func (c *fakeCaller) Call(_ context.Context, url string, _ []byte) validation.Ex
 type changeStore struct {
 	Store
 	changes []StatusChange
+}
+
+// MerchantCollab answers a collab with the merchant callbacks on.
+func (s *changeStore) MerchantCollab(context.Context, int32, int32) (collab.Collab, error) {
+	return collab.Collab{Settings: collab.Settings{IsMerchantCallbackEnabled: true}}, nil
 }
 
 func (s *changeStore) ChangeStatus(_ context.Context, c StatusChange) (Transaction, error) {
@@ -216,5 +227,56 @@ func TestAskRecordsNothingWhenTheCallerLeaves(t *testing.T) {
 	}
 	if len(vs.answers) != 0 {
 		t.Errorf("recorded %+v: a caller going away is not the endpoint's failure", vs.answers)
+	}
+}
+
+// The request is signed with the merchant's key (Standard Webhooks, id
+// vr_<result>_<attempt>); a merchant without a key is sent it unsigned, and
+// a key that cannot be read asks nothing.
+func TestAskSignsWithTheMerchantKey(t *testing.T) {
+	t.Parallel()
+	key := []byte("secret-of-merchant-5")
+	at := time.Unix(1_767_225_600, 0)
+	keys := map[int32][]byte{5: key}
+	var keyErr error
+	caller := &fakeCaller{answers: map[string]validation.Exchange{"https://x": approved}}
+	vs := &fakeValidations{results: []validation.Result{{ID: 1, URL: "https://x", Awaitable: true, Attempts: 1}}}
+	s := NewService(&changeStore{}, nil, nil, nil, func() time.Time { return at }, Options{Validation: Validation{
+		Store: vs, Caller: caller, Timeout: time.Second,
+		MerchantKey: func(_ context.Context, id int32) ([]byte, error) {
+			if keyErr != nil {
+				return nil, keyErr
+			}
+			if k, ok := keys[id]; ok {
+				return k, nil
+			}
+			return nil, apperr.NotFound("The merchant was not found.")
+		}}})
+
+	if _, err := s.ask(context.Background(), Transaction{ID: 9, MerchantID: 5}, vs.results[0], nil); err != nil {
+		t.Fatal(err)
+	}
+	h := caller.headers[0]
+	if h[stdwebhooks.HeaderID] != "vr_1_2" || h[stdwebhooks.HeaderTimestamp] != "1767225600" ||
+		!stdwebhooks.Verify(key, "vr_1_2", at.Unix(), caller.bodies[0], h[stdwebhooks.HeaderSignature]) {
+		t.Errorf("headers %v do not sign body %s", h, caller.bodies[0])
+	}
+	if stdwebhooks.Verify([]byte("another key"), "vr_1_2", at.Unix(), caller.bodies[0], h[stdwebhooks.HeaderSignature]) {
+		t.Error("another key verifies the signature")
+	}
+
+	if _, err := s.ask(context.Background(), Transaction{ID: 9, MerchantID: 6}, vs.results[0], nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(caller.headers[1]) != 0 {
+		t.Errorf("a merchant without a key: headers %v", caller.headers[1])
+	}
+
+	keyErr = errors.New("connection refused")
+	if _, err := s.ask(context.Background(), Transaction{ID: 9, MerchantID: 5}, vs.results[0], nil); err == nil {
+		t.Error("asked with a key that could not be read")
+	}
+	if len(caller.calls) != 2 {
+		t.Errorf("%d calls, want 2", len(caller.calls))
 	}
 }

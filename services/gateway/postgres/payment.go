@@ -69,6 +69,14 @@ func (p *Payments) MerchantSecret(ctx context.Context, hash string) (int32, []by
 	return id, sealed, pgdb.Translate(err, entityMerchant)
 }
 
+// MerchantSecretByID returns a merchant's sealed API secret (not found when
+// it has none).
+func (p *Payments) MerchantSecretByID(ctx context.Context, merchantID int32) ([]byte, error) {
+	var sealed []byte
+	err := p.pool.QueryRow(ctx, `SELECT secret_sealed FROM merchant_api_secrets WHERE merchant_id = $1`, merchantID).Scan(&sealed)
+	return sealed, pgdb.Translate(err, entityMerchant)
+}
+
 // SetMerchantSecret stores a merchant's sealed API secret.
 func (p *Payments) SetMerchantSecret(ctx context.Context, merchantID int32, sealed []byte) error {
 	_, err := p.pool.Exec(ctx, `

@@ -74,9 +74,10 @@ type Exchange struct {
 
 // Caller posts validation requests.
 type Caller interface {
-	// Call posts body (JSON) to url and returns what happened; ctx bounds
-	// the call. Failures are reported in Exchange.Err, never panicked.
-	Call(ctx context.Context, url string, body []byte) Exchange
+	// Call posts body (JSON) to url with headers added to the caller's own
+	// and returns what happened; ctx bounds the call. Failures are
+	// reported in Exchange.Err, never panicked.
+	Call(ctx context.Context, url string, body []byte, headers map[string]string) Exchange
 }
 
 // answer is the part of an endpoint's JSON answer that matters.
