@@ -599,6 +599,40 @@ func TestRoles(t *testing.T) {
 	}
 }
 
+// A URL is enabled at most once per collab (else every transaction went to
+// it twice): a second enabled copy is refused with 409 and changes nothing;
+// a disabled copy may exist but not be enabled; another collab may use it.
+func TestCallbackURLOncePerCollab(t *testing.T) {
+	t.Parallel()
+	svc := startService(t)
+	collab, other := newCollab(t, newMerchant(t)), newCollab(t, newMerchant(t))
+	rec := newReceiver(t)
+	admin := user(t, authz.RoleAdmin)
+	const msg = "This callback URL is already enabled for the collaboration."
+
+	first := svc.createURL(t, admin, map[string]any{"collabId": collab, "callbackUrl": rec.URL})
+	status, raw := call(t, admin, svc.httpURL, http.MethodPost, "/api/v1/callbacks",
+		map[string]any{"collabId": collab, "callbackUrl": rec.URL, "transactionTypeId": 1})
+	if status != http.StatusConflict || errorMessage(t, raw) != msg {
+		t.Fatalf("second enabled copy = %d %s, want 409", status, raw)
+	}
+	if n := svc.queryInt(t, `SELECT count(*) FROM callback_urls WHERE collab_id = $1`, collab); n != 1 {
+		t.Fatalf("%d rows after the refused copy", n)
+	}
+	var disabled callbackJSON
+	must(t, admin, svc.httpURL, http.StatusOK, http.MethodPost, "/api/v1/callbacks",
+		map[string]any{"collabId": collab, "callbackUrl": rec.URL, "isEnabled": false}, &disabled)
+	path := "/api/v1/callbacks/" + strconv.FormatInt(disabled.ID, 10)
+	status, raw = call(t, admin, svc.httpURL, http.MethodPost, path, map[string]any{"isEnabled": true})
+	if status != http.StatusConflict || errorMessage(t, raw) != msg {
+		t.Fatalf("enabling the copy = %d %s, want 409", status, raw)
+	}
+	svc.createURL(t, admin, map[string]any{"collabId": other, "callbackUrl": rec.URL})
+	// Once the first is disabled, the copy may be enabled.
+	must(t, admin, svc.httpURL, http.StatusOK, http.MethodPost, "/api/v1/callbacks/"+strconv.FormatInt(first.ID, 10), map[string]any{"isEnabled": false}, nil)
+	must(t, admin, svc.httpURL, http.StatusOK, http.MethodPost, path, map[string]any{"isEnabled": true}, nil)
+}
+
 func TestCallbackURLEdits(t *testing.T) {
 	t.Parallel()
 	svc := startService(t)

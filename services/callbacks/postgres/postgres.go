@@ -25,6 +25,7 @@ import (
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	"github.com/paygate/paygate/services/callbacks/callback"
+	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/pgdb"
 )
@@ -120,7 +121,7 @@ func (s *Store) CreateURL(ctx context.Context, u callback.URL, change func(callb
 			RETURNING `+urlColumns,
 			u.CollabID, u.MerchantID, u.URL, u.Enabled, u.MaxAttempts, u.AddSignature, nullType(u.TransactionType), u.CreatedAt))
 		if err != nil {
-			return fmt.Errorf("insert callback url: %w", err)
+			return translateURLWrite(err, fmt.Errorf("insert callback url: %w", err))
 		}
 		return enqueue(ctx, tx, change(saved))
 	})
@@ -144,7 +145,7 @@ func (s *Store) UpdateURL(ctx context.Context, u callback.URL, change func(befor
 			RETURNING `+urlColumns,
 			u.ID, u.CollabID, u.MerchantID, u.URL, u.Enabled, u.MaxAttempts, u.AddSignature, nullType(u.TransactionType), u.UpdatedAt))
 		if err != nil {
-			return fmt.Errorf("update callback url %d: %w", u.ID, err)
+			return translateURLWrite(err, fmt.Errorf("update callback url %d: %w", u.ID, err))
 		}
 		if !after.Enabled {
 			if err := cancelPendingOfURL(ctx, tx, u.ID, u.UpdatedAt); err != nil {
@@ -160,6 +161,15 @@ func (s *Store) UpdateURL(ctx context.Context, u callback.URL, change func(befor
 		return enqueue(ctx, tx, change(before, after))
 	})
 	return after, err
+}
+
+// translateURLWrite turns the one-enabled-row-per-(collab, url) index's
+// violation into a conflict that says so; other errors stay wrapped.
+func translateURLWrite(err, wrapped error) error {
+	if code, constraint, ok := pgdb.ConstraintViolation(err); ok && code == "23505" && constraint == "callback_urls_enabled_url_key" {
+		return apperr.New(apperr.KindConflict, err, "This callback URL is already enabled for the collaboration.")
+	}
+	return wrapped
 }
 
 // DeleteURL implements callback.Store.

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"slices"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"go.uber.org/goleak"
 	"google.golang.org/protobuf/proto"
 
@@ -84,10 +86,14 @@ func newFixture(t *testing.T) fixture {
 	return f
 }
 
+// urlSeq makes each fixture URL's address its own (a URL is enabled at
+// most once per collab).
+var urlSeq atomic.Int64
+
 func (f fixture) url(t *testing.T, collabID int32, typ int32, enabled bool) callback.URL {
 	t.Helper()
 	u, err := f.store.CreateURL(context.Background(), callback.URL{
-		CollabID: collabID, MerchantID: 1, URL: "https://merchant.example/cb", Enabled: enabled, MaxAttempts: 3,
+		CollabID: collabID, MerchantID: 1, URL: fmt.Sprintf("https://merchant.example/cb/%d", urlSeq.Add(1)), Enabled: enabled, MaxAttempts: 3,
 		AddSignature: true, TransactionType: typ, CreatedAt: t0, UpdatedAt: t0,
 	}, func(saved callback.URL) *eventsv1.CallbackUrlChanged {
 		return &eventsv1.CallbackUrlChanged{Action: callback.ActionCreated, CallbackId: saved.ID}
@@ -483,5 +489,48 @@ func TestSealedKeys(t *testing.T) {
 	keys, err := f.store.SealedKeys(ctx, []int32{1, 2})
 	if err != nil || len(keys) != 1 || string(keys[1]) != "rotated" {
 		t.Fatalf("SealedKeys = %q, %v", keys, err)
+	}
+}
+
+// Migration 0004 keeps the oldest enabled copy of each (collab, url) and
+// disables the others, leaving disabled rows and other collabs alone.
+func TestURLOnceMigrationDisablesLaterCopies(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.Schema(t, postgres.Migrations)
+	ctx := context.Background()
+	run := func(name string) {
+		t.Helper()
+		b, err := fs.ReadFile(postgres.Migrations, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pool.Exec(ctx, string(b)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	run("0004_callback_url_once.down.sql")
+	// (collab, url, enabled): 1..3 copies of A on collab 1 (the second
+	// disabled), B once, A once on collab 2.
+	for _, r := range []struct {
+		collab  int32
+		url     string
+		enabled bool
+	}{{1, "https://a", true}, {1, "https://a", false}, {1, "https://a", true}, {1, "https://a", true}, {1, "https://b", true}, {2, "https://a", true}} {
+		if _, err := pool.Exec(ctx, `INSERT INTO callback_urls (collab_id, merchant_id, url, is_enabled, created_at, updated_at)
+			VALUES ($1, 1, $2, $3, $4, $4)`, r.collab, r.url, r.enabled, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("0004_callback_url_once.up.sql")
+	rows, err := pool.Query(ctx, `SELECT is_enabled FROM callback_urls ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[bool])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []bool{true, false, false, false, true, true}; !slices.Equal(got, want) {
+		t.Errorf("enabled after the migration %v, want %v", got, want)
 	}
 }

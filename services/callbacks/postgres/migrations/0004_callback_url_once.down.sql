@@ -1,0 +1,1 @@
+DROP INDEX callback_urls_enabled_url_key;
