@@ -203,9 +203,9 @@ func (h *Hub) closeAll() {
 	}
 }
 
-// Subscribed reports whether the hub holds its NATS subscriptions (it has
+// subscribed reports whether the hub holds its NATS subscriptions (it has
 // clients).
-func (h *Hub) Subscribed() bool {
+func (h *Hub) subscribed() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.natsSubs != nil

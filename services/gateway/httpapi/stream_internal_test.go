@@ -46,7 +46,7 @@ func TestHubSubscribesWhileWatched(t *testing.T) {
 		defer h.mu.Unlock()
 		return h.nc != nil
 	})
-	if h.Subscribed() {
+	if h.subscribed() {
 		t.Fatal("subscribed without clients")
 	}
 
@@ -57,7 +57,7 @@ func TestHubSubscribesWhileWatched(t *testing.T) {
 	if err != nil {
 		t.Fatalf("add: %v", err)
 	}
-	if !h.Subscribed() {
+	if !h.subscribed() {
 		t.Fatal("not subscribed with a client")
 	}
 	second, err := h.add(merchant.Scope{All: true})
@@ -83,18 +83,18 @@ func TestHubSubscribesWhileWatched(t *testing.T) {
 	}
 
 	h.remove(first)
-	if !h.Subscribed() {
+	if !h.subscribed() {
 		t.Fatal("unsubscribed while a client is left")
 	}
 	h.remove(second)
-	if h.Subscribed() {
+	if h.subscribed() {
 		t.Fatal("still subscribed without clients")
 	}
 	third, err := h.add(merchant.Scope{All: true})
 	if err != nil {
 		t.Fatalf("add after the last client left: %v", err)
 	}
-	if !h.Subscribed() {
+	if !h.subscribed() {
 		t.Fatal("not subscribed again for a new client")
 	}
 	h.remove(third)
