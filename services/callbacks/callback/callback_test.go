@@ -13,38 +13,22 @@ import (
 
 	"github.com/paygate/paygate/services/callbacks/callback"
 	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/stdwebhooks"
 )
 
-// TestSignStandardWebhooksVector checks the signature against the example
-// of the Standard Webhooks specification, so receivers using any library of
-// that specification verify our deliveries.
-func TestSignStandardWebhooksVector(t *testing.T) {
+// TestSecretOfTheSpecificationVector reads the Standard Webhooks
+// specification's example secret: its key signs the example as the
+// specification says (services/internal/stdwebhooks tests the signing
+// itself), so receivers using any library of it verify our deliveries.
+func TestSecretOfTheSpecificationVector(t *testing.T) {
 	t.Parallel()
 	key, err := callback.ParseSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := []byte(`{"test": 2432232314}`)
-	got := callback.Sign(key, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body)
+	got := stdwebhooks.Sign(key, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, []byte(`{"test": 2432232314}`))
 	if want := "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="; got != want {
 		t.Fatalf("Sign = %s, want %s", got, want)
-	}
-	if !callback.Verify(key, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body, "v1,bogus "+got) {
-		t.Fatal("Verify refused a header listing the right signature second")
-	}
-	for name, tamper := range map[string]func() bool{
-		"body": func() bool {
-			return callback.Verify(key, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, []byte(`{"test": 1}`), got)
-		},
-		"timestamp": func() bool { return callback.Verify(key, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265331, body, got) },
-		"id":        func() bool { return callback.Verify(key, "msg_other", 1614265330, body, got) },
-		"key": func() bool {
-			return callback.Verify([]byte("other"), "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body, got)
-		},
-	} {
-		if tamper() {
-			t.Errorf("Verify accepted a changed %s", name)
-		}
 	}
 }
 
@@ -311,7 +295,7 @@ func TestDocumentedExample(t *testing.T) {
 	if len(body) != 493 {
 		t.Fatalf("body is %d bytes, the document says 493: %s", len(body), body)
 	}
-	got := callback.Sign(callback.DemoKey(1), "msg_06H0KAACNSV89F77FAHPQZGJ54", 1767225600, body)
+	got := stdwebhooks.Sign(callback.DemoKey(1), "msg_06H0KAACNSV89F77FAHPQZGJ54", 1767225600, body)
 	if want := "v1,j+L9Knkkiep6KJWVKTzwn4c9KYU7OlgzXwZQr4Q2xak="; got != want {
 		t.Fatalf("signature %s, the document says %s", got, want)
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/paygate/paygate/services/internal/stdwebhooks"
 )
 
 // Request is one signed POST of a delivery.
@@ -418,11 +420,11 @@ func (d *Dispatcher) attempt(ctx context.Context, dl Delivery, key []byte) Resul
 	now := d.o.Now()
 	ts := now.Unix()
 	headers := map[string]string{
-		HeaderID:        dl.WebhookID,
-		HeaderTimestamp: strconv.FormatInt(ts, 10),
+		stdwebhooks.HeaderID:        dl.WebhookID,
+		stdwebhooks.HeaderTimestamp: strconv.FormatInt(ts, 10),
 	}
 	if dl.Sign {
-		headers[HeaderSignature] = Sign(key, dl.WebhookID, ts, dl.Body)
+		headers[stdwebhooks.HeaderSignature] = stdwebhooks.Sign(key, dl.WebhookID, ts, dl.Body)
 	}
 	resp := d.sender.Send(ctx, Request{URL: dl.URL, Body: dl.Body, Headers: headers})
 	return Outcome(dl, resp, now, d.o.Backoff)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/services/callbacks/callback"
+	"github.com/paygate/paygate/services/internal/stdwebhooks"
 )
 
 // fakeStore is a DeliveryStore and SecretStore with function fields.
@@ -126,11 +127,11 @@ func TestDispatcher(t *testing.T) {
 			}
 		}
 		defer inflight.Add(-1)
-		if sig, ok := r.Headers[callback.HeaderSignature]; ok {
-			sec, err := strconv.ParseInt(r.Headers[callback.HeaderTimestamp], 10, 64)
+		if sig, ok := r.Headers[stdwebhooks.HeaderSignature]; ok {
+			sec, err := strconv.ParseInt(r.Headers[stdwebhooks.HeaderTimestamp], 10, 64)
 			verified := false
 			for m := int32(1); m <= 3 && err == nil; m++ {
-				verified = verified || callback.Verify(callback.DemoKey(m), r.Headers[callback.HeaderID], sec, r.Body, sig)
+				verified = verified || stdwebhooks.Verify(callback.DemoKey(m), r.Headers[stdwebhooks.HeaderID], sec, r.Body, sig)
 			}
 			if !verified {
 				badSig.Add(1)
@@ -246,7 +247,7 @@ func TestDispatcherFreshDeliveries(t *testing.T) {
 	var sends atomic.Int32
 	sender := senderFunc(func(_ context.Context, r callback.Request) callback.Response {
 		sends.Add(1)
-		if r.Headers[callback.HeaderID] == "msg_slow" {
+		if r.Headers[stdwebhooks.HeaderID] == "msg_slow" {
 			<-unblock
 		}
 		return callback.Response{StatusCode: 200}

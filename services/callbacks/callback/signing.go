@@ -12,15 +12,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/paygate/paygate/services/internal/stdwebhooks"
-)
-
-// Signature headers (Standard Webhooks).
-const (
-	HeaderID        = stdwebhooks.HeaderID
-	HeaderTimestamp = stdwebhooks.HeaderTimestamp
-	HeaderSignature = stdwebhooks.HeaderSignature
 )
 
 // SecretPrefix starts every signing secret: "whsec_" + base64 of the key.
@@ -28,19 +19,6 @@ const SecretPrefix = "whsec_"
 
 // SecretSize is the length of a generated signing key in bytes.
 const SecretSize = 32
-
-// Sign returns the webhook-signature header value of a delivery:
-// "v1," + base64 of HMAC-SHA256(key, "<id>.<timestamp>.<body>").
-func Sign(key []byte, webhookID string, timestamp int64, body []byte) string {
-	return stdwebhooks.Sign(key, webhookID, timestamp, body)
-}
-
-// Verify reports whether header (a webhook-signature value, which may list
-// several space-separated signatures) holds a valid v1 signature of the
-// delivery under key. Receivers do the same; the tests use it.
-func Verify(key []byte, webhookID string, timestamp int64, body []byte, header string) bool {
-	return stdwebhooks.Verify(key, webhookID, timestamp, body, header)
-}
 
 // FormatSecret returns the secret string of key: "whsec_" + base64 std.
 func FormatSecret(key []byte) string {

@@ -20,9 +20,20 @@ func TestSpecificationVector(t *testing.T) {
 		t.Fatalf("Sign = %s, want %s", got, want)
 	}
 	if !stdwebhooks.Verify(key, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body, "v1,bogus "+got) {
-		t.Error("a header listing the right signature second is refused")
+		t.Fatal("Verify refused a header listing the right signature second")
 	}
-	if stdwebhooks.Verify(key, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265331, body, got) {
-		t.Error("another timestamp verifies")
+	for name, tamper := range map[string]func() bool{
+		"body": func() bool {
+			return stdwebhooks.Verify(key, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, []byte(`{"test": 1}`), got)
+		},
+		"timestamp": func() bool { return stdwebhooks.Verify(key, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265331, body, got) },
+		"id":        func() bool { return stdwebhooks.Verify(key, "msg_other", 1614265330, body, got) },
+		"key": func() bool {
+			return stdwebhooks.Verify([]byte("other"), "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, body, got)
+		},
+	} {
+		if tamper() {
+			t.Errorf("Verify accepted a changed %s", name)
+		}
 	}
 }
