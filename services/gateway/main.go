@@ -196,7 +196,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		payment.Options{PollInterval: cfg.PollInterval, RecoverAfter: cfg.RecoverAfter, Logger: log.With("component", "payments"),
 			Validation: payment.Validation{Store: config.Validations(validations), Caller: validationCaller, Timeout: cfg.ValidationTimeout,
 				MerchantKey: func(ctx context.Context, merchantID int32) ([]byte, error) {
-					sealed, err := payStore.MerchantSecretByID(ctx, merchantID)
+					sealed, err := config.MerchantSecretByID(ctx, merchantID)
 					if err != nil {
 						return nil, err
 					}

@@ -54,6 +54,7 @@ type configGen struct {
 type (
 	merchantKey    struct{ hash string }
 	secretKey      struct{ hash string }
+	secretByIDKey  struct{ merchantID int32 }
 	collabKey      struct{ merchantID, providerID int32 }
 	connectionKey  struct{ providerID int32 }
 	segmentKey     struct{ segment string }
@@ -192,6 +193,14 @@ func (c *ConfigCache) MerchantSecret(ctx context.Context, hash string, fresh boo
 		return secretEntry{id, sealed}, err
 	})
 	return e.id, e.sealed, err
+}
+
+// MerchantSecretByID is Payments.MerchantSecretByID from the cache (the key
+// validation requests are signed with).
+func (c *ConfigCache) MerchantSecretByID(ctx context.Context, merchantID int32) ([]byte, error) {
+	return cached(ctx, c, secretByIDKey{merchantID}, func(ctx context.Context) ([]byte, error) {
+		return c.pay.MerchantSecretByID(ctx, merchantID)
+	})
 }
 
 // MerchantCollab is Payments.MerchantCollab from the cache; the collab's

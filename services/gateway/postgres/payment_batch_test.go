@@ -238,6 +238,22 @@ func TestConfigCacheViews(t *testing.T) {
 	if _, err := store.Create(fresh, tx, nil, created); err != nil {
 		t.Errorf("create on a fresh view: %v", err)
 	}
+
+	// The merchant's signing secret by id: none yet (not found), then the
+	// one a fresh view sees once it is stored.
+	if _, err := cache.MerchantSecretByID(fresh, tmpl.MerchantID); apperr.KindOf(err) != apperr.KindNotFound {
+		t.Fatalf("secret of a merchant without one: %v, want not found", err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO merchant_api_secrets (merchant_id, secret_sealed) VALUES ($1, 'sealed')
+		ON CONFLICT (merchant_id) DO UPDATE SET secret_sealed = 'sealed'`, tmpl.MerchantID); err != nil {
+		t.Fatal(err)
+	}
+	if fresh, err = views.View(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if sealed, err := cache.MerchantSecretByID(fresh, tmpl.MerchantID); err != nil || string(sealed) != "sealed" {
+		t.Errorf("secret in a fresh view = %q, %v", sealed, err)
+	}
 }
 
 // What the batched writes store reads back as written: every column the
