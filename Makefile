@@ -29,11 +29,10 @@ GO_PKGS := $$(go list ./... | grep -v /node_modules/)
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-# `npm install`, not `npm ci`: the registry reachable here lacks some other platforms' optional
-# builds (e.g. @bufbuild/buf-darwin-arm64 at our version), so the lockfile cannot list them and
-# `npm ci` refuses it as out of sync. `npm install` still installs the locked versions.
-node_modules: package.json package-lock.json $(wildcard shell/package.json shell/sdk/package.json remotes/*/package.json)
-	npm install --no-audit --no-fund
+# `npm ci`: exactly the locked tree on every machine, and the lockfile is never rewritten (it lists
+# every platform's optional builds, e.g. @bufbuild/buf-darwin-arm64, so it is complete everywhere).
+node_modules: package.json package-lock.json $(wildcard shell/package.json shell/*/package.json remotes/*/package.json)
+	npm ci --no-audit --no-fund
 	@touch node_modules
 
 .PHONY: npm
@@ -94,7 +93,7 @@ deps: ## make sure the Postgres, Redis and NATS the tests use are running (start
 .PHONY: test
 test: ## run every check CI runs, in order, stopping at the first failure
 	@$(STEP) "deps: Postgres, Redis, NATS JetStream" deploy/local/deps.sh
-	@$(STEP) "npm install (when the lockfiles changed)" $(MAKE) --no-print-directory node_modules
+	@$(STEP) "npm ci (when the lockfiles changed)" $(MAKE) --no-print-directory node_modules
 	@$(STEP) "proto: buf lint, generate-and-diff, buf breaking" $(MAKE) --no-print-directory proto-check
 	@$(STEP) "go vet" go vet $(GO_PKGS)
 	@$(STEP) "go test -race" go test -race -count=1 $(GO_PKGS)
