@@ -206,7 +206,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Backoff: callback.Backoff{Base: cfg.BackoffBase, Cap: cfg.BackoffCap},
 		Logger:  log.With("component", "dispatcher"),
 	})
-	svc := callback.NewService(store, grpcapi.NewGatewayCollabs(gatewayv1.NewGatewayServiceClient(gatewayConn), 5*time.Second),
+	svc := callback.NewService(store, grpcapi.NewGatewayCollabs(gatewayv1.NewCollabServiceClient(gatewayConn), 5*time.Second),
 		guard, secrets, time.Now, dispatcher)
 
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})

@@ -237,7 +237,7 @@ func TestProviderAndCollabReads(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer cc.Close()
-		client := gatewayv1.NewGatewayServiceClient(cc)
+		client := gatewayv1.NewCollabServiceClient(cc)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+merchant.token)

@@ -223,15 +223,25 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	merchantAuth.Fresh = secretLookup(true)
-	srv.Register(&gatewayv1.GatewayService_ServiceDesc, grpcapi.WithValidation(
-		grpcapi.NewServer(merchant.NewService(store), collabs, payments, merchantAuth.VerifiedMerchant),
+	// One gRPC service per area (docs/contracts.md), each with its REST
+	// routes. The routes are added in this order, which is the order of the
+	// contracts before they were split, so that the REST mux matches as it did.
+	srv.Register(&gatewayv1.MerchantService_ServiceDesc, grpcapi.NewMerchantServer(merchant.NewService(store)))
+	srv.Register(&gatewayv1.CollabService_ServiceDesc, grpcapi.NewCollabServer(collabs))
+	srv.Register(&gatewayv1.TransactionService_ServiceDesc, grpcapi.NewTransactionServer(payments, merchantAuth.VerifiedMerchant))
+	srv.Register(&gatewayv1.ValidationService_ServiceDesc, grpcapi.NewValidationServer(
 		validation.NewService(validations, urlPolicy, time.Now), payments))
 	// The signature check must see the raw body, so it runs in front of the
 	// REST mux on the initialize route, then hands the call to that mux.
 	var restMux atomic.Pointer[runtime.ServeMux]
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		restMux.Store(mux)
-		return gatewayv1.RegisterGatewayServiceHandlerClient(ctx, mux, gatewayv1.NewGatewayServiceClient(cc))
+		return errors.Join(
+			gatewayv1.RegisterMerchantServiceHandlerClient(ctx, mux, gatewayv1.NewMerchantServiceClient(cc)),
+			gatewayv1.RegisterCollabServiceHandlerClient(ctx, mux, gatewayv1.NewCollabServiceClient(cc)),
+			gatewayv1.RegisterTransactionServiceHandlerClient(ctx, mux, gatewayv1.NewTransactionServiceClient(cc)),
+			gatewayv1.RegisterValidationServiceHandlerClient(ctx, mux, gatewayv1.NewValidationServiceClient(cc)),
+		)
 	})
 	srv.Handle("POST /api/v1/transactions/initialize", merchantAuth.Wrap(http.MaxBytesHandler(
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { restMux.Load().ServeHTTP(w, r) }), server.MaxBodyBytes)))

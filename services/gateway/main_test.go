@@ -261,7 +261,7 @@ func TestListMerchants(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer cc.Close()
-		client := gatewayv1.NewGatewayServiceClient(cc)
+		client := gatewayv1.NewMerchantServiceClient(cc)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if _, err := client.ListMerchants(ctx, &gatewayv1.ListMerchantsRequest{}); status.Code(err) != codes.Unauthenticated {

@@ -18,7 +18,7 @@ import (
 // the caller's own authorization, so that the gateway's scope rules decide
 // (a collab outside the caller's scope is not found).
 type GatewayCollabs struct {
-	client  gatewayv1.GatewayServiceClient
+	client  gatewayv1.CollabServiceClient
 	timeout time.Duration
 }
 
@@ -26,7 +26,7 @@ var _ callback.Collabs = (*GatewayCollabs)(nil)
 
 // NewGatewayCollabs returns a resolver calling client, each call bounded by
 // timeout.
-func NewGatewayCollabs(client gatewayv1.GatewayServiceClient, timeout time.Duration) *GatewayCollabs {
+func NewGatewayCollabs(client gatewayv1.CollabServiceClient, timeout time.Duration) *GatewayCollabs {
 	return &GatewayCollabs{client: client, timeout: timeout}
 }
 

@@ -15,8 +15,8 @@ import (
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 
-// ListMerchantCollabActivity implements gatewayv1.GatewayServiceServer.
-func (s *Server) ListMerchantCollabActivity(ctx context.Context, req *gatewayv1.ListMerchantCollabActivityRequest) (*gatewayv1.ListMerchantCollabActivityResponse, error) {
+// ListMerchantCollabActivity implements gatewayv1.CollabServiceServer.
+func (s *collabServer) ListMerchantCollabActivity(ctx context.Context, req *gatewayv1.ListMerchantCollabActivityRequest) (*gatewayv1.ListMerchantCollabActivityResponse, error) {
 	if req.GetMerchantId() <= 0 {
 		return nil, apperr.NotFound("The merchant was not found.")
 	}
@@ -27,8 +27,8 @@ func (s *Server) ListMerchantCollabActivity(ctx context.Context, req *gatewayv1.
 	return &gatewayv1.ListMerchantCollabActivityResponse{Status: "success", Data: data}, nil
 }
 
-// ListCollabActivity implements gatewayv1.GatewayServiceServer.
-func (s *Server) ListCollabActivity(ctx context.Context, req *gatewayv1.ListCollabActivityRequest) (*gatewayv1.ListCollabActivityResponse, error) {
+// ListCollabActivity implements gatewayv1.CollabServiceServer.
+func (s *collabServer) ListCollabActivity(ctx context.Context, req *gatewayv1.ListCollabActivityRequest) (*gatewayv1.ListCollabActivityResponse, error) {
 	data, err := s.activity(ctx, 0, req.GetFrom(), req.GetTo(), req.GetLimit(), req.CollabId)
 	if err != nil {
 		return nil, err
@@ -36,7 +36,7 @@ func (s *Server) ListCollabActivity(ctx context.Context, req *gatewayv1.ListColl
 	return &gatewayv1.ListCollabActivityResponse{Status: "success", Data: data}, nil
 }
 
-func (s *Server) activity(ctx context.Context, merchantID int32, from, to string, limit int32, collabID *int32) (*gatewayv1.ActivityData, error) {
+func (s *collabServer) activity(ctx context.Context, merchantID int32, from, to string, limit int32, collabID *int32) (*gatewayv1.ActivityData, error) {
 	scope, err := callerScope(ctx)
 	if err != nil {
 		return nil, err

@@ -8,8 +8,23 @@ import (
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 
-// ListMerchantCollabs implements gatewayv1.GatewayServiceServer.
-func (s *Server) ListMerchantCollabs(ctx context.Context, req *gatewayv1.ListMerchantCollabsRequest) (*gatewayv1.ListMerchantCollabsResponse, error) {
+// collabServer serves CollabService: providers, collabs, their settings,
+// limits and pay types, maintenance and the activity log
+// (docs/contracts-providers.md).
+type collabServer struct {
+	gatewayv1.UnimplementedCollabServiceServer
+	collabs *collab.Service
+}
+
+var _ gatewayv1.CollabServiceServer = (*collabServer)(nil)
+
+// NewCollabServer returns the CollabService implementation.
+func NewCollabServer(collabs *collab.Service) gatewayv1.CollabServiceServer {
+	return &collabServer{collabs: collabs}
+}
+
+// ListMerchantCollabs implements gatewayv1.CollabServiceServer.
+func (s *collabServer) ListMerchantCollabs(ctx context.Context, req *gatewayv1.ListMerchantCollabsRequest) (*gatewayv1.ListMerchantCollabsResponse, error) {
 	scope, err := callerScope(ctx)
 	if err != nil {
 		return nil, err
@@ -24,8 +39,8 @@ func (s *Server) ListMerchantCollabs(ctx context.Context, req *gatewayv1.ListMer
 	return &gatewayv1.ListMerchantCollabsResponse{Collabs: collabsToProto(cs)}, nil
 }
 
-// ListCollabs implements gatewayv1.GatewayServiceServer.
-func (s *Server) ListCollabs(ctx context.Context, req *gatewayv1.ListCollabsRequest) (*gatewayv1.ListCollabsResponse, error) {
+// ListCollabs implements gatewayv1.CollabServiceServer.
+func (s *collabServer) ListCollabs(ctx context.Context, req *gatewayv1.ListCollabsRequest) (*gatewayv1.ListCollabsResponse, error) {
 	scope, err := callerScope(ctx)
 	if err != nil {
 		return nil, err
@@ -44,8 +59,8 @@ func (s *Server) ListCollabs(ctx context.Context, req *gatewayv1.ListCollabsRequ
 	return &gatewayv1.ListCollabsResponse{Collabs: collabsToProto(cs), IsMaintenanceModeEnabled: on}, nil
 }
 
-// ListProviders implements gatewayv1.GatewayServiceServer.
-func (s *Server) ListProviders(ctx context.Context, _ *gatewayv1.ListProvidersRequest) (*gatewayv1.ListProvidersResponse, error) {
+// ListProviders implements gatewayv1.CollabServiceServer.
+func (s *collabServer) ListProviders(ctx context.Context, _ *gatewayv1.ListProvidersRequest) (*gatewayv1.ListProvidersResponse, error) {
 	ps, err := s.collabs.Providers(ctx)
 	if err != nil {
 		return nil, err
@@ -69,8 +84,8 @@ func (s *Server) ListProviders(ctx context.Context, _ *gatewayv1.ListProvidersRe
 	return resp, nil
 }
 
-// ListProviderCollabs implements gatewayv1.GatewayServiceServer.
-func (s *Server) ListProviderCollabs(ctx context.Context, req *gatewayv1.ListProviderCollabsRequest) (*gatewayv1.ListProviderCollabsResponse, error) {
+// ListProviderCollabs implements gatewayv1.CollabServiceServer.
+func (s *collabServer) ListProviderCollabs(ctx context.Context, req *gatewayv1.ListProviderCollabsRequest) (*gatewayv1.ListProviderCollabsResponse, error) {
 	scope, err := callerScope(ctx)
 	if err != nil {
 		return nil, err
@@ -82,8 +97,8 @@ func (s *Server) ListProviderCollabs(ctx context.Context, req *gatewayv1.ListPro
 	return &gatewayv1.ListProviderCollabsResponse{Collabs: collabsToProto(cs)}, nil
 }
 
-// SetProviderActiveness implements gatewayv1.GatewayServiceServer.
-func (s *Server) SetProviderActiveness(ctx context.Context, req *gatewayv1.SetProviderActivenessRequest) (*gatewayv1.SetProviderActivenessResponse, error) {
+// SetProviderActiveness implements gatewayv1.CollabServiceServer.
+func (s *collabServer) SetProviderActiveness(ctx context.Context, req *gatewayv1.SetProviderActivenessRequest) (*gatewayv1.SetProviderActivenessResponse, error) {
 	actor, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -97,8 +112,8 @@ func (s *Server) SetProviderActiveness(ctx context.Context, req *gatewayv1.SetPr
 	return &gatewayv1.SetProviderActivenessResponse{}, nil
 }
 
-// GetCollab implements gatewayv1.GatewayServiceServer.
-func (s *Server) GetCollab(ctx context.Context, req *gatewayv1.GetCollabRequest) (*gatewayv1.GetCollabResponse, error) {
+// GetCollab implements gatewayv1.CollabServiceServer.
+func (s *collabServer) GetCollab(ctx context.Context, req *gatewayv1.GetCollabRequest) (*gatewayv1.GetCollabResponse, error) {
 	scope, err := callerScope(ctx)
 	if err != nil {
 		return nil, err
@@ -110,8 +125,8 @@ func (s *Server) GetCollab(ctx context.Context, req *gatewayv1.GetCollabRequest)
 	return &gatewayv1.GetCollabResponse{Collab: collabToProto(c)}, nil
 }
 
-// GetCollabSettings implements gatewayv1.GatewayServiceServer.
-func (s *Server) GetCollabSettings(ctx context.Context, req *gatewayv1.GetCollabSettingsRequest) (*gatewayv1.GetCollabSettingsResponse, error) {
+// GetCollabSettings implements gatewayv1.CollabServiceServer.
+func (s *collabServer) GetCollabSettings(ctx context.Context, req *gatewayv1.GetCollabSettingsRequest) (*gatewayv1.GetCollabSettingsResponse, error) {
 	scope, err := callerScope(ctx)
 	if err != nil {
 		return nil, err
@@ -123,8 +138,8 @@ func (s *Server) GetCollabSettings(ctx context.Context, req *gatewayv1.GetCollab
 	return &gatewayv1.GetCollabSettingsResponse{CollabSettings: settingsToProto(c)}, nil
 }
 
-// UpdateCollabSettings implements gatewayv1.GatewayServiceServer.
-func (s *Server) UpdateCollabSettings(ctx context.Context, req *gatewayv1.UpdateCollabSettingsRequest) (*gatewayv1.UpdateCollabSettingsResponse, error) {
+// UpdateCollabSettings implements gatewayv1.CollabServiceServer.
+func (s *collabServer) UpdateCollabSettings(ctx context.Context, req *gatewayv1.UpdateCollabSettingsRequest) (*gatewayv1.UpdateCollabSettingsResponse, error) {
 	actor, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -140,8 +155,8 @@ func (s *Server) UpdateCollabSettings(ctx context.Context, req *gatewayv1.Update
 	return &gatewayv1.UpdateCollabSettingsResponse{CollabSettings: settingsToProto(c)}, nil
 }
 
-// SetCollabActiveness implements gatewayv1.GatewayServiceServer.
-func (s *Server) SetCollabActiveness(ctx context.Context, req *gatewayv1.SetCollabActivenessRequest) (*gatewayv1.SetCollabActivenessResponse, error) {
+// SetCollabActiveness implements gatewayv1.CollabServiceServer.
+func (s *collabServer) SetCollabActiveness(ctx context.Context, req *gatewayv1.SetCollabActivenessRequest) (*gatewayv1.SetCollabActivenessResponse, error) {
 	actor, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -155,8 +170,8 @@ func (s *Server) SetCollabActiveness(ctx context.Context, req *gatewayv1.SetColl
 	return &gatewayv1.SetCollabActivenessResponse{}, nil
 }
 
-// GetCollabLimits implements gatewayv1.GatewayServiceServer.
-func (s *Server) GetCollabLimits(ctx context.Context, req *gatewayv1.GetCollabLimitsRequest) (*gatewayv1.GetCollabLimitsResponse, error) {
+// GetCollabLimits implements gatewayv1.CollabServiceServer.
+func (s *collabServer) GetCollabLimits(ctx context.Context, req *gatewayv1.GetCollabLimitsRequest) (*gatewayv1.GetCollabLimitsResponse, error) {
 	scope, err := callerScope(ctx)
 	if err != nil {
 		return nil, err
@@ -168,8 +183,8 @@ func (s *Server) GetCollabLimits(ctx context.Context, req *gatewayv1.GetCollabLi
 	return &gatewayv1.GetCollabLimitsResponse{Limits: limitsToProto(c)}, nil
 }
 
-// UpdateCollabLimits implements gatewayv1.GatewayServiceServer.
-func (s *Server) UpdateCollabLimits(ctx context.Context, req *gatewayv1.UpdateCollabLimitsRequest) (*gatewayv1.UpdateCollabLimitsResponse, error) {
+// UpdateCollabLimits implements gatewayv1.CollabServiceServer.
+func (s *collabServer) UpdateCollabLimits(ctx context.Context, req *gatewayv1.UpdateCollabLimitsRequest) (*gatewayv1.UpdateCollabLimitsResponse, error) {
 	actor, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -184,8 +199,8 @@ func (s *Server) UpdateCollabLimits(ctx context.Context, req *gatewayv1.UpdateCo
 	return &gatewayv1.UpdateCollabLimitsResponse{Limits: limitsToProto(c)}, nil
 }
 
-// UpdateCollabPayTypeLimits implements gatewayv1.GatewayServiceServer.
-func (s *Server) UpdateCollabPayTypeLimits(ctx context.Context, req *gatewayv1.UpdateCollabPayTypeLimitsRequest) (*gatewayv1.UpdateCollabPayTypeLimitsResponse, error) {
+// UpdateCollabPayTypeLimits implements gatewayv1.CollabServiceServer.
+func (s *collabServer) UpdateCollabPayTypeLimits(ctx context.Context, req *gatewayv1.UpdateCollabPayTypeLimitsRequest) (*gatewayv1.UpdateCollabPayTypeLimitsResponse, error) {
 	actor, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -200,8 +215,8 @@ func (s *Server) UpdateCollabPayTypeLimits(ctx context.Context, req *gatewayv1.U
 	return &gatewayv1.UpdateCollabPayTypeLimitsResponse{Limits: limitsToProto(c)}, nil
 }
 
-// InitializeCollab implements gatewayv1.GatewayServiceServer.
-func (s *Server) InitializeCollab(ctx context.Context, req *gatewayv1.InitializeCollabRequest) (*gatewayv1.InitializeCollabResponse, error) {
+// InitializeCollab implements gatewayv1.CollabServiceServer.
+func (s *collabServer) InitializeCollab(ctx context.Context, req *gatewayv1.InitializeCollabRequest) (*gatewayv1.InitializeCollabResponse, error) {
 	actor, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -219,8 +234,8 @@ func (s *Server) InitializeCollab(ctx context.Context, req *gatewayv1.Initialize
 	return &gatewayv1.InitializeCollabResponse{Collab: collabToProto(c)}, nil
 }
 
-// AddCollabPayTypes implements gatewayv1.GatewayServiceServer.
-func (s *Server) AddCollabPayTypes(ctx context.Context, req *gatewayv1.AddCollabPayTypesRequest) (*gatewayv1.AddCollabPayTypesResponse, error) {
+// AddCollabPayTypes implements gatewayv1.CollabServiceServer.
+func (s *collabServer) AddCollabPayTypes(ctx context.Context, req *gatewayv1.AddCollabPayTypesRequest) (*gatewayv1.AddCollabPayTypesResponse, error) {
 	actor, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -242,8 +257,8 @@ func (s *Server) AddCollabPayTypes(ctx context.Context, req *gatewayv1.AddCollab
 	return &gatewayv1.AddCollabPayTypesResponse{Collab: collabToProto(c)}, nil
 }
 
-// RemoveCollabPayTypes implements gatewayv1.GatewayServiceServer.
-func (s *Server) RemoveCollabPayTypes(ctx context.Context, req *gatewayv1.RemoveCollabPayTypesRequest) (*gatewayv1.RemoveCollabPayTypesResponse, error) {
+// RemoveCollabPayTypes implements gatewayv1.CollabServiceServer.
+func (s *collabServer) RemoveCollabPayTypes(ctx context.Context, req *gatewayv1.RemoveCollabPayTypesRequest) (*gatewayv1.RemoveCollabPayTypesResponse, error) {
 	actor, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -255,8 +270,8 @@ func (s *Server) RemoveCollabPayTypes(ctx context.Context, req *gatewayv1.Remove
 	return &gatewayv1.RemoveCollabPayTypesResponse{Collab: collabToProto(c)}, nil
 }
 
-// EnableMaintenanceMode implements gatewayv1.GatewayServiceServer.
-func (s *Server) EnableMaintenanceMode(ctx context.Context, _ *gatewayv1.EnableMaintenanceModeRequest) (*gatewayv1.EnableMaintenanceModeResponse, error) {
+// EnableMaintenanceMode implements gatewayv1.CollabServiceServer.
+func (s *collabServer) EnableMaintenanceMode(ctx context.Context, _ *gatewayv1.EnableMaintenanceModeRequest) (*gatewayv1.EnableMaintenanceModeResponse, error) {
 	on, err := s.setMaintenance(ctx, true)
 	if err != nil {
 		return nil, err
@@ -264,8 +279,8 @@ func (s *Server) EnableMaintenanceMode(ctx context.Context, _ *gatewayv1.EnableM
 	return &gatewayv1.EnableMaintenanceModeResponse{IsEnabled: on}, nil
 }
 
-// DisableMaintenanceMode implements gatewayv1.GatewayServiceServer.
-func (s *Server) DisableMaintenanceMode(ctx context.Context, _ *gatewayv1.DisableMaintenanceModeRequest) (*gatewayv1.DisableMaintenanceModeResponse, error) {
+// DisableMaintenanceMode implements gatewayv1.CollabServiceServer.
+func (s *collabServer) DisableMaintenanceMode(ctx context.Context, _ *gatewayv1.DisableMaintenanceModeRequest) (*gatewayv1.DisableMaintenanceModeResponse, error) {
 	on, err := s.setMaintenance(ctx, false)
 	if err != nil {
 		return nil, err
@@ -273,7 +288,7 @@ func (s *Server) DisableMaintenanceMode(ctx context.Context, _ *gatewayv1.Disabl
 	return &gatewayv1.DisableMaintenanceModeResponse{IsEnabled: on}, nil
 }
 
-func (s *Server) setMaintenance(ctx context.Context, enabled bool) (bool, error) {
+func (s *collabServer) setMaintenance(ctx context.Context, enabled bool) (bool, error) {
 	actor, err := actorOf(ctx)
 	if err != nil {
 		return false, err
@@ -281,8 +296,8 @@ func (s *Server) setMaintenance(ctx context.Context, enabled bool) (bool, error)
 	return s.collabs.SetMaintenance(ctx, actor, enabled)
 }
 
-// GetMaintenanceStatus implements gatewayv1.GatewayServiceServer.
-func (s *Server) GetMaintenanceStatus(ctx context.Context, _ *gatewayv1.GetMaintenanceStatusRequest) (*gatewayv1.GetMaintenanceStatusResponse, error) {
+// GetMaintenanceStatus implements gatewayv1.CollabServiceServer.
+func (s *collabServer) GetMaintenanceStatus(ctx context.Context, _ *gatewayv1.GetMaintenanceStatusRequest) (*gatewayv1.GetMaintenanceStatusResponse, error) {
 	on, err := s.collabs.MaintenanceEnabled(ctx)
 	if err != nil {
 		return nil, err

@@ -1,55 +1,20 @@
-// Package grpcapi serves paygate.gateway.v1.GatewayService: it maps protos to
-// the domain, and the caller's verified claims and client address to the
-// actor of a change and its merchant scope.
+// Package grpcapi serves the gateway's gRPC services, one server type per
+// area of paygate.gateway.v1 (merchantServer, collabServer,
+// transactionServer, validationServer; docs/contracts.md lists them): it maps
+// protos to the domain, and the caller's verified claims and client address
+// to the actor of a change and its merchant scope. Rules says who may call
+// each method.
 package grpcapi
 
 import (
 	"context"
 
-	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	"github.com/paygate/paygate/services/gateway/collab"
 	"github.com/paygate/paygate/services/gateway/merchant"
-	"github.com/paygate/paygate/services/gateway/payment"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/server"
 )
-
-// Server implements gatewayv1.GatewayServiceServer.
-type Server struct {
-	gatewayv1.UnimplementedGatewayServiceServer
-	merchants *merchant.Service
-	collabs   *collab.Service
-	payments  *payment.Service
-	verifier  MerchantVerifier
-}
-
-var _ gatewayv1.GatewayServiceServer = (*Server)(nil)
-
-// NewServer returns the GatewayService implementation; verifier reads the
-// marker of merchant-signed payment calls (nil: only operators may start
-// payments).
-func NewServer(merchants *merchant.Service, collabs *collab.Service, payments *payment.Service, verifier MerchantVerifier) *Server {
-	return &Server{merchants: merchants, collabs: collabs, payments: payments, verifier: verifier}
-}
-
-// ListMerchants returns every merchant to Admin and Support and the caller's
-// own merchants to everyone else.
-func (s *Server) ListMerchants(ctx context.Context, _ *gatewayv1.ListMerchantsRequest) (*gatewayv1.ListMerchantsResponse, error) {
-	scope, err := callerScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ms, err := s.merchants.List(ctx, scope)
-	if err != nil {
-		return nil, err
-	}
-	resp := &gatewayv1.ListMerchantsResponse{Merchants: make([]*gatewayv1.Merchant, 0, len(ms))}
-	for _, m := range ms {
-		resp.Merchants = append(resp.Merchants, &gatewayv1.Merchant{Id: m.ID, Name: m.Name, Hash: m.Hash})
-	}
-	return resp, nil
-}
 
 // scopeOf is the merchant scope of a caller.
 func scopeOf(c *authz.Claims) merchant.Scope {

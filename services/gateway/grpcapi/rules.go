@@ -5,80 +5,88 @@ import (
 	"github.com/paygate/paygate/services/internal/authz"
 )
 
-// Rules says who may call each GatewayService method
-// (docs/contracts-providers.md, column "who"). Merchant scope is enforced by
-// the handlers on top of these.
+// Rules says who may call each method of the gateway's services, one section
+// per service (the "who" columns of docs/contracts-*.md). Merchant scope is
+// enforced by the handlers on top of these.
 var Rules = authz.Rules{
+	// MerchantService (docs/contracts-merchants.md).
+	//
 	// The sidebar lists the caller's merchants even while a temporary
 	// password is being replaced; the list is the caller's own.
-	gatewayv1.GatewayService_ListMerchants_FullMethodName: {Roles: authz.AllRoles, AllowTemporaryPassword: true},
+	gatewayv1.MerchantService_ListMerchants_FullMethodName: {Roles: authz.AllRoles, AllowTemporaryPassword: true},
 
+	// CollabService (docs/contracts-providers.md).
+	//
 	// Any signed-in user may resolve a collab in their scope (the callbacks
 	// service does so with the caller's token); others get not found.
-	gatewayv1.GatewayService_GetCollab_FullMethodName: {Authenticated: true},
+	gatewayv1.CollabService_GetCollab_FullMethodName: {Authenticated: true},
 
-	gatewayv1.GatewayService_ListMerchantCollabs_FullMethodName: getProviders,
-	gatewayv1.GatewayService_ListCollabs_FullMethodName:         getProviders,
-	gatewayv1.GatewayService_ListProviders_FullMethodName:       getProviders,
-	gatewayv1.GatewayService_ListProviderCollabs_FullMethodName: getProviders,
-	gatewayv1.GatewayService_GetCollabSettings_FullMethodName:   getProviders,
-	gatewayv1.GatewayService_GetCollabLimits_FullMethodName:     getProviders,
+	gatewayv1.CollabService_ListMerchantCollabs_FullMethodName: getProviders,
+	gatewayv1.CollabService_ListCollabs_FullMethodName:         getProviders,
+	gatewayv1.CollabService_ListProviders_FullMethodName:       getProviders,
+	gatewayv1.CollabService_ListProviderCollabs_FullMethodName: getProviders,
+	gatewayv1.CollabService_GetCollabSettings_FullMethodName:   getProviders,
+	gatewayv1.CollabService_GetCollabLimits_FullMethodName:     getProviders,
 
 	// Switching a provider affects every merchant: admins only.
-	gatewayv1.GatewayService_SetProviderActiveness_FullMethodName: {
+	gatewayv1.CollabService_SetProviderActiveness_FullMethodName: {
 		Permissions: []string{authz.PermEditCollab}, Roles: []string{authz.RoleAdmin},
 	},
 
-	gatewayv1.GatewayService_UpdateCollabSettings_FullMethodName:      editCollab,
-	gatewayv1.GatewayService_SetCollabActiveness_FullMethodName:       editCollab,
-	gatewayv1.GatewayService_UpdateCollabLimits_FullMethodName:        editCollab,
-	gatewayv1.GatewayService_UpdateCollabPayTypeLimits_FullMethodName: editCollab,
-	gatewayv1.GatewayService_AddCollabPayTypes_FullMethodName:         editCollab,
-	gatewayv1.GatewayService_RemoveCollabPayTypes_FullMethodName:      editCollab,
+	gatewayv1.CollabService_UpdateCollabSettings_FullMethodName:      editCollab,
+	gatewayv1.CollabService_SetCollabActiveness_FullMethodName:       editCollab,
+	gatewayv1.CollabService_UpdateCollabLimits_FullMethodName:        editCollab,
+	gatewayv1.CollabService_UpdateCollabPayTypeLimits_FullMethodName: editCollab,
+	gatewayv1.CollabService_AddCollabPayTypes_FullMethodName:         editCollab,
+	gatewayv1.CollabService_RemoveCollabPayTypes_FullMethodName:      editCollab,
 
 	// The Providers page's Add button is for admins and merchants (spec 01
 	// §6); merchant users create collabs of their own merchants only.
-	gatewayv1.GatewayService_InitializeCollab_FullMethodName: {
+	gatewayv1.CollabService_InitializeCollab_FullMethodName: {
 		Roles: []string{authz.RoleAdmin, authz.RoleMerchant, authz.RoleMerchantAdmin},
 	},
 
-	gatewayv1.GatewayService_EnableMaintenanceMode_FullMethodName:  editMaintenance,
-	gatewayv1.GatewayService_DisableMaintenanceMode_FullMethodName: editMaintenance,
+	gatewayv1.CollabService_EnableMaintenanceMode_FullMethodName:  editMaintenance,
+	gatewayv1.CollabService_DisableMaintenanceMode_FullMethodName: editMaintenance,
 	// Every console page shows the maintenance banner.
-	gatewayv1.GatewayService_GetMaintenanceStatus_FullMethodName: {Authenticated: true},
+	gatewayv1.CollabService_GetMaintenanceStatus_FullMethodName: {Authenticated: true},
 
-	gatewayv1.GatewayService_ListMerchantCollabActivity_FullMethodName: viewRecentActions,
-	gatewayv1.GatewayService_ListCollabActivity_FullMethodName:         viewRecentActions,
+	gatewayv1.CollabService_ListMerchantCollabActivity_FullMethodName: viewRecentActions,
+	gatewayv1.CollabService_ListCollabActivity_FullMethodName:         viewRecentActions,
 
+	// TransactionService (docs/contracts-transactions.md).
+	//
 	// Public at this layer: the handler admits an Admin with Create
 	// Transactions (bearer token) or a merchant whose HMAC signature the
 	// HTTP middleware verified (docs/contracts-transactions.md), and refuses
 	// everyone else.
-	gatewayv1.GatewayService_InitializeTransaction_FullMethodName: {Public: true},
-	gatewayv1.GatewayService_GetTransaction_FullMethodName:        {Permissions: []string{authz.PermGetTransactions}},
-	gatewayv1.GatewayService_SetTransactionStatus_FullMethodName:  {Permissions: []string{authz.PermEditTransactions}},
-	gatewayv1.GatewayService_ListTransactionLogs_FullMethodName:   {Permissions: []string{authz.PermViewLogs}},
-	gatewayv1.GatewayService_ListTransactions_FullMethodName:      {Permissions: []string{authz.PermGetTransactions}},
-	gatewayv1.GatewayService_SearchTransactionLogs_FullMethodName: {Permissions: []string{authz.PermViewLogs}},
+	gatewayv1.TransactionService_InitializeTransaction_FullMethodName: {Public: true},
+	gatewayv1.TransactionService_GetTransaction_FullMethodName:        {Permissions: []string{authz.PermGetTransactions}},
+	gatewayv1.TransactionService_SetTransactionStatus_FullMethodName:  {Permissions: []string{authz.PermEditTransactions}},
+	gatewayv1.TransactionService_ListTransactionLogs_FullMethodName:   {Permissions: []string{authz.PermViewLogs}},
+	gatewayv1.TransactionService_ListTransactions_FullMethodName:      {Permissions: []string{authz.PermGetTransactions}},
+	gatewayv1.TransactionService_SearchTransactionLogs_FullMethodName: {Permissions: []string{authz.PermViewLogs}},
 	// The operator's corrections of spec 02 §4 (manual cancel, callbacks
 	// cancel, the transaction and polling queues), scoped by the handlers.
-	gatewayv1.GatewayService_CancelTransaction_FullMethodName:          editTransactions,
-	gatewayv1.GatewayService_CancelTransactionCallbacks_FullMethodName: editTransactions,
-	gatewayv1.GatewayService_EnqueueTransaction_FullMethodName:         editTransactions,
-	gatewayv1.GatewayService_EnqueueTransactionPolling_FullMethodName:  editTransactions,
+	gatewayv1.TransactionService_CancelTransaction_FullMethodName:          editTransactions,
+	gatewayv1.TransactionService_CancelTransactionCallbacks_FullMethodName: editTransactions,
+	gatewayv1.TransactionService_EnqueueTransaction_FullMethodName:         editTransactions,
+	gatewayv1.TransactionService_EnqueueTransactionPolling_FullMethodName:  editTransactions,
 
+	// ValidationService (docs/contracts-validation.md).
+	//
 	// Validation endpoints (spec 02 §6): admins and merchant admins see
 	// them; changing them also needs Edit Transactions. Scoped by the
 	// handlers to the caller's merchants.
-	gatewayv1.GatewayService_ListValidationEndpoints_FullMethodName:  validationEndpoints,
-	gatewayv1.GatewayService_CreateValidationEndpoint_FullMethodName: editValidationEndpoints,
-	gatewayv1.GatewayService_UpdateValidationEndpoint_FullMethodName: editValidationEndpoints,
-	gatewayv1.GatewayService_DeleteValidationEndpoint_FullMethodName: editValidationEndpoints,
+	gatewayv1.ValidationService_ListValidationEndpoints_FullMethodName:  validationEndpoints,
+	gatewayv1.ValidationService_CreateValidationEndpoint_FullMethodName: editValidationEndpoints,
+	gatewayv1.ValidationService_UpdateValidationEndpoint_FullMethodName: editValidationEndpoints,
+	gatewayv1.ValidationService_DeleteValidationEndpoint_FullMethodName: editValidationEndpoints,
 	// A transaction's validation results live in the Edit transaction
 	// dialog.
-	gatewayv1.GatewayService_ListValidationResults_FullMethodName: {Permissions: []string{authz.PermGetTransactions}},
-	gatewayv1.GatewayService_SetValidationStatus_FullMethodName:   editTransactions,
-	gatewayv1.GatewayService_RetryValidation_FullMethodName:       editTransactions,
+	gatewayv1.ValidationService_ListValidationResults_FullMethodName: {Permissions: []string{authz.PermGetTransactions}},
+	gatewayv1.ValidationService_SetValidationStatus_FullMethodName:   editTransactions,
+	gatewayv1.ValidationService_RetryValidation_FullMethodName:       editTransactions,
 }
 
 var (

@@ -15,6 +15,9 @@ import (
 func TestRulesCoverEveryMethod(t *testing.T) {
 	t.Parallel()
 	srv := grpc.NewServer()
-	gatewayv1.RegisterGatewayServiceServer(srv, grpcapi.NewServer(merchant.NewService(nil), collab.NewService(nil, nil), nil, nil))
+	gatewayv1.RegisterMerchantServiceServer(srv, grpcapi.NewMerchantServer(merchant.NewService(nil)))
+	gatewayv1.RegisterCollabServiceServer(srv, grpcapi.NewCollabServer(collab.NewService(nil, nil)))
+	gatewayv1.RegisterTransactionServiceServer(srv, grpcapi.NewTransactionServer(nil, nil))
+	gatewayv1.RegisterValidationServiceServer(srv, grpcapi.NewValidationServer(nil, nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
 }

@@ -22,10 +22,28 @@ type MerchantVerifier func(markers []string) (int32, bool)
 // markerMetadata is httpapi.MarkerMetadata.
 const markerMetadata = "paygate-verified-merchant"
 
-// InitializeTransaction implements gatewayv1.GatewayServiceServer. Its rule
+// transactionServer serves TransactionService: payments, the transaction
+// list and journal, and the operator's corrections
+// (docs/contracts-transactions.md).
+type transactionServer struct {
+	gatewayv1.UnimplementedTransactionServiceServer
+	payments *payment.Service
+	verifier MerchantVerifier
+}
+
+var _ gatewayv1.TransactionServiceServer = (*transactionServer)(nil)
+
+// NewTransactionServer returns the TransactionService implementation;
+// verifier reads the marker of merchant-signed payment calls (nil: only
+// operators may start payments).
+func NewTransactionServer(payments *payment.Service, verifier MerchantVerifier) gatewayv1.TransactionServiceServer {
+	return &transactionServer{payments: payments, verifier: verifier}
+}
+
+// InitializeTransaction implements gatewayv1.TransactionServiceServer. Its rule
 // is public: the caller is either an Admin with a bearer token or a merchant
 // whose signature the HTTP middleware verified.
-func (s *Server) InitializeTransaction(ctx context.Context, req *gatewayv1.InitializeTransactionRequest) (*gatewayv1.InitializeTransactionResponse, error) {
+func (s *transactionServer) InitializeTransaction(ctx context.Context, req *gatewayv1.InitializeTransactionRequest) (*gatewayv1.InitializeTransactionResponse, error) {
 	ip, ua := server.ClientInfo(ctx)
 	who := payment.Initiator{IP: ip, UserAgent: ua}
 	md, _ := metadata.FromIncomingContext(ctx)
@@ -58,7 +76,7 @@ func (s *Server) InitializeTransaction(ctx context.Context, req *gatewayv1.Initi
 	}, nil
 }
 
-func (s *Server) verifyMerchant(markers []string) (int32, bool) {
+func (s *transactionServer) verifyMerchant(markers []string) (int32, bool) {
 	if s.verifier == nil || len(markers) == 0 {
 		return 0, false
 	}
@@ -78,8 +96,8 @@ func amountText(v *structpb.Value) (string, error) {
 	return "", apperr.Invalid("The payment is not valid: paymentData.amount must be an amount such as 150.00.")
 }
 
-// GetTransaction implements gatewayv1.GatewayServiceServer.
-func (s *Server) GetTransaction(ctx context.Context, req *gatewayv1.GetTransactionRequest) (*gatewayv1.GetTransactionResponse, error) {
+// GetTransaction implements gatewayv1.TransactionServiceServer.
+func (s *transactionServer) GetTransaction(ctx context.Context, req *gatewayv1.GetTransactionRequest) (*gatewayv1.GetTransactionResponse, error) {
 	scope, err := callerScope(ctx)
 	if err != nil {
 		return nil, err
@@ -91,8 +109,8 @@ func (s *Server) GetTransaction(ctx context.Context, req *gatewayv1.GetTransacti
 	return &gatewayv1.GetTransactionResponse{Transaction: transactionToProto(t)}, nil
 }
 
-// SetTransactionStatus implements gatewayv1.GatewayServiceServer.
-func (s *Server) SetTransactionStatus(ctx context.Context, req *gatewayv1.SetTransactionStatusRequest) (*gatewayv1.SetTransactionStatusResponse, error) {
+// SetTransactionStatus implements gatewayv1.TransactionServiceServer.
+func (s *transactionServer) SetTransactionStatus(ctx context.Context, req *gatewayv1.SetTransactionStatusRequest) (*gatewayv1.SetTransactionStatusResponse, error) {
 	actor, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -108,8 +126,8 @@ func (s *Server) SetTransactionStatus(ctx context.Context, req *gatewayv1.SetTra
 	return &gatewayv1.SetTransactionStatusResponse{Transaction: transactionToProto(t)}, nil
 }
 
-// ListTransactionLogs implements gatewayv1.GatewayServiceServer.
-func (s *Server) ListTransactionLogs(ctx context.Context, req *gatewayv1.ListTransactionLogsRequest) (*gatewayv1.ListTransactionLogsResponse, error) {
+// ListTransactionLogs implements gatewayv1.TransactionServiceServer.
+func (s *transactionServer) ListTransactionLogs(ctx context.Context, req *gatewayv1.ListTransactionLogsRequest) (*gatewayv1.ListTransactionLogsResponse, error) {
 	scope, err := callerScope(ctx)
 	if err != nil {
 		return nil, err

@@ -25,8 +25,8 @@ func operatorOf(ctx context.Context) (payment.Operator, error) {
 	return payment.Operator{UserID: actor.UserID, Username: actor.Username, IP: actor.IP, UserAgent: actor.UserAgent, Scope: actor.Scope}, nil
 }
 
-// ListTransactions implements gatewayv1.GatewayServiceServer.
-func (s *Server) ListTransactions(ctx context.Context, req *gatewayv1.ListTransactionsRequest) (*gatewayv1.ListTransactionsResponse, error) {
+// ListTransactions implements gatewayv1.TransactionServiceServer.
+func (s *transactionServer) ListTransactions(ctx context.Context, req *gatewayv1.ListTransactionsRequest) (*gatewayv1.ListTransactionsResponse, error) {
 	scope, err := callerScope(ctx)
 	if err != nil {
 		return nil, err
@@ -74,8 +74,8 @@ func seenStatus(v *int32) (payment.Status, error) {
 	return payment.Status(*v), nil
 }
 
-// CancelTransaction implements gatewayv1.GatewayServiceServer.
-func (s *Server) CancelTransaction(ctx context.Context, req *gatewayv1.CancelTransactionRequest) (*gatewayv1.CancelTransactionResponse, error) {
+// CancelTransaction implements gatewayv1.TransactionServiceServer.
+func (s *transactionServer) CancelTransaction(ctx context.Context, req *gatewayv1.CancelTransactionRequest) (*gatewayv1.CancelTransactionResponse, error) {
 	op, err := operatorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -91,8 +91,8 @@ func (s *Server) CancelTransaction(ctx context.Context, req *gatewayv1.CancelTra
 	return &gatewayv1.CancelTransactionResponse{Transaction: transactionToProto(t)}, nil
 }
 
-// CancelTransactionCallbacks implements gatewayv1.GatewayServiceServer.
-func (s *Server) CancelTransactionCallbacks(ctx context.Context, req *gatewayv1.CancelTransactionCallbacksRequest) (*gatewayv1.CancelTransactionCallbacksResponse, error) {
+// CancelTransactionCallbacks implements gatewayv1.TransactionServiceServer.
+func (s *transactionServer) CancelTransactionCallbacks(ctx context.Context, req *gatewayv1.CancelTransactionCallbacksRequest) (*gatewayv1.CancelTransactionCallbacksResponse, error) {
 	op, err := operatorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -108,8 +108,8 @@ func (s *Server) CancelTransactionCallbacks(ctx context.Context, req *gatewayv1.
 	return &gatewayv1.CancelTransactionCallbacksResponse{Transaction: transactionToProto(t)}, nil
 }
 
-// EnqueueTransaction implements gatewayv1.GatewayServiceServer.
-func (s *Server) EnqueueTransaction(ctx context.Context, req *gatewayv1.EnqueueTransactionRequest) (*gatewayv1.EnqueueTransactionResponse, error) {
+// EnqueueTransaction implements gatewayv1.TransactionServiceServer.
+func (s *transactionServer) EnqueueTransaction(ctx context.Context, req *gatewayv1.EnqueueTransactionRequest) (*gatewayv1.EnqueueTransactionResponse, error) {
 	op, err := operatorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -123,8 +123,8 @@ func (s *Server) EnqueueTransaction(ctx context.Context, req *gatewayv1.EnqueueT
 		Message: "The transaction was restarted from the beginning; it is now " + t.Status.String() + "."}, nil
 }
 
-// EnqueueTransactionPolling implements gatewayv1.GatewayServiceServer.
-func (s *Server) EnqueueTransactionPolling(ctx context.Context, req *gatewayv1.EnqueueTransactionPollingRequest) (*gatewayv1.EnqueueTransactionPollingResponse, error) {
+// EnqueueTransactionPolling implements gatewayv1.TransactionServiceServer.
+func (s *transactionServer) EnqueueTransactionPolling(ctx context.Context, req *gatewayv1.EnqueueTransactionPollingRequest) (*gatewayv1.EnqueueTransactionPollingResponse, error) {
 	op, err := operatorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -138,8 +138,8 @@ func (s *Server) EnqueueTransactionPolling(ctx context.Context, req *gatewayv1.E
 		Message: "The transaction will be polled at the poller's next tick."}, nil
 }
 
-// SearchTransactionLogs implements gatewayv1.GatewayServiceServer.
-func (s *Server) SearchTransactionLogs(ctx context.Context, req *gatewayv1.SearchTransactionLogsRequest) (*gatewayv1.SearchTransactionLogsResponse, error) {
+// SearchTransactionLogs implements gatewayv1.TransactionServiceServer.
+func (s *transactionServer) SearchTransactionLogs(ctx context.Context, req *gatewayv1.SearchTransactionLogsRequest) (*gatewayv1.SearchTransactionLogsResponse, error) {
 	scope, err := callerScope(ctx)
 	if err != nil {
 		return nil, err

@@ -10,23 +10,23 @@ import (
 	"github.com/paygate/paygate/services/gateway/validation"
 )
 
-// validationServer serves the validation calls (docs/contracts-validation.md)
-// on top of another GatewayServiceServer, which serves the rest.
+// validationServer serves ValidationService: the validation endpoints of
+// collabs and the results they gave (docs/contracts-validation.md).
 type validationServer struct {
-	gatewayv1.GatewayServiceServer
+	gatewayv1.UnimplementedValidationServiceServer
 	endpoints *validation.Service
 	payments  *payment.Service
 }
 
-// WithValidation returns next with the validation endpoint and validation
-// result calls served by endpoints and payments.
-func WithValidation(next gatewayv1.GatewayServiceServer, endpoints *validation.Service, payments *payment.Service) gatewayv1.GatewayServiceServer {
-	return &validationServer{GatewayServiceServer: next, endpoints: endpoints, payments: payments}
+var _ gatewayv1.ValidationServiceServer = (*validationServer)(nil)
+
+// NewValidationServer returns the ValidationService implementation: the
+// endpoints are served by endpoints, the results by payments.
+func NewValidationServer(endpoints *validation.Service, payments *payment.Service) gatewayv1.ValidationServiceServer {
+	return &validationServer{endpoints: endpoints, payments: payments}
 }
 
-var _ gatewayv1.GatewayServiceServer = (*validationServer)(nil)
-
-// ListValidationEndpoints implements gatewayv1.GatewayServiceServer.
+// ListValidationEndpoints implements gatewayv1.ValidationServiceServer.
 func (s *validationServer) ListValidationEndpoints(ctx context.Context, req *gatewayv1.ListValidationEndpointsRequest) (*gatewayv1.ListValidationEndpointsResponse, error) {
 	scope, err := callerScope(ctx)
 	if err != nil {
@@ -43,7 +43,7 @@ func (s *validationServer) ListValidationEndpoints(ctx context.Context, req *gat
 	return resp, nil
 }
 
-// CreateValidationEndpoint implements gatewayv1.GatewayServiceServer.
+// CreateValidationEndpoint implements gatewayv1.ValidationServiceServer.
 func (s *validationServer) CreateValidationEndpoint(ctx context.Context, req *gatewayv1.CreateValidationEndpointRequest) (*gatewayv1.CreateValidationEndpointResponse, error) {
 	actor, err := actorOf(ctx)
 	if err != nil {
@@ -59,7 +59,7 @@ func (s *validationServer) CreateValidationEndpoint(ctx context.Context, req *ga
 	return &gatewayv1.CreateValidationEndpointResponse{Endpoint: endpointToProto(e)}, nil
 }
 
-// UpdateValidationEndpoint implements gatewayv1.GatewayServiceServer.
+// UpdateValidationEndpoint implements gatewayv1.ValidationServiceServer.
 func (s *validationServer) UpdateValidationEndpoint(ctx context.Context, req *gatewayv1.UpdateValidationEndpointRequest) (*gatewayv1.UpdateValidationEndpointResponse, error) {
 	actor, err := actorOf(ctx)
 	if err != nil {
@@ -75,7 +75,7 @@ func (s *validationServer) UpdateValidationEndpoint(ctx context.Context, req *ga
 	return &gatewayv1.UpdateValidationEndpointResponse{Endpoint: endpointToProto(e)}, nil
 }
 
-// DeleteValidationEndpoint implements gatewayv1.GatewayServiceServer.
+// DeleteValidationEndpoint implements gatewayv1.ValidationServiceServer.
 func (s *validationServer) DeleteValidationEndpoint(ctx context.Context, req *gatewayv1.DeleteValidationEndpointRequest) (*gatewayv1.DeleteValidationEndpointResponse, error) {
 	actor, err := actorOf(ctx)
 	if err != nil {
@@ -87,7 +87,7 @@ func (s *validationServer) DeleteValidationEndpoint(ctx context.Context, req *ga
 	return &gatewayv1.DeleteValidationEndpointResponse{}, nil
 }
 
-// ListValidationResults implements gatewayv1.GatewayServiceServer.
+// ListValidationResults implements gatewayv1.ValidationServiceServer.
 func (s *validationServer) ListValidationResults(ctx context.Context, req *gatewayv1.ListValidationResultsRequest) (*gatewayv1.ListValidationResultsResponse, error) {
 	scope, err := callerScope(ctx)
 	if err != nil {
@@ -104,7 +104,7 @@ func (s *validationServer) ListValidationResults(ctx context.Context, req *gatew
 	return resp, nil
 }
 
-// SetValidationStatus implements gatewayv1.GatewayServiceServer.
+// SetValidationStatus implements gatewayv1.ValidationServiceServer.
 func (s *validationServer) SetValidationStatus(ctx context.Context, req *gatewayv1.SetValidationStatusRequest) (*gatewayv1.SetValidationStatusResponse, error) {
 	op, err := operatorOf(ctx)
 	if err != nil {
@@ -121,7 +121,7 @@ func (s *validationServer) SetValidationStatus(ctx context.Context, req *gateway
 	return &gatewayv1.SetValidationStatusResponse{Result: resultToProto(r)}, nil
 }
 
-// RetryValidation implements gatewayv1.GatewayServiceServer.
+// RetryValidation implements gatewayv1.ValidationServiceServer.
 func (s *validationServer) RetryValidation(ctx context.Context, req *gatewayv1.RetryValidationRequest) (*gatewayv1.RetryValidationResponse, error) {
 	op, err := operatorOf(ctx)
 	if err != nil {

@@ -177,7 +177,7 @@ func (s *Server) Register(desc *grpc.ServiceDesc, impl any) {
 // grpc-gateway mux and the in-process channel, e.g.
 //
 //	s.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-//		return gatewayv1.RegisterGatewayServiceHandlerClient(ctx, mux, gatewayv1.NewGatewayServiceClient(cc))
+//		return gatewayv1.RegisterMerchantServiceHandlerClient(ctx, mux, gatewayv1.NewMerchantServiceClient(cc))
 //	})
 func (s *Server) RegisterGateway(fn func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error) {
 	s.mu.Lock()

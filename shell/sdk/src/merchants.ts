@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { MerchantJson } from '@paygate/gen/gateway/v1/gateway_pb';
+import type { MerchantJson } from '@paygate/gen/gateway/v1/merchants_pb';
 import { api } from './console';
 
 /** Merchant is a merchant as the console lists it. */

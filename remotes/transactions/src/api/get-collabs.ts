@@ -1,5 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { CollabJson, ListCollabsResponseJson } from '@paygate/gen/gateway/v1/gateway_pb';
+import type { CollabJson, ListCollabsResponseJson } from '@paygate/gen/gateway/v1/collabs_pb';
 import { api } from '@paygate/sdk';
 import { z } from 'zod';
 

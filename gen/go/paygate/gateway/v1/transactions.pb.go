@@ -7,6 +7,7 @@
 package gatewayv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	structpb "google.golang.org/protobuf/types/known/structpb"
@@ -2276,7 +2277,7 @@ var File_paygate_gateway_v1_transactions_proto protoreflect.FileDescriptor
 
 const file_paygate_gateway_v1_transactions_proto_rawDesc = "" +
 	"\n" +
-	"%paygate/gateway/v1/transactions.proto\x12\x12paygate.gateway.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd0\x01\n" +
+	"%paygate/gateway/v1/transactions.proto\x12\x12paygate.gateway.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd0\x01\n" +
 	"\vPaymentData\x12\x14\n" +
 	"\x05nonce\x18\x01 \x01(\tR\x05nonce\x12.\n" +
 	"\x06amount\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x06amount\x12\x1a\n" +
@@ -2473,7 +2474,18 @@ const file_paygate_gateway_v1_transactions_proto_rawDesc = "" +
 	"\vmatch_score\x18\v \x01(\x05R\n" +
 	"matchScore\x12\x1f\n" +
 	"\vjson_source\x18\f \x01(\tR\n" +
-	"jsonSourceB\xd5\x01\n" +
+	"jsonSource2\xee\r\n" +
+	"\x12TransactionService\x12\xa8\x01\n" +
+	"\x15InitializeTransaction\x120.paygate.gateway.v1.InitializeTransactionRequest\x1a1.paygate.gateway.v1.InitializeTransactionResponse\"*\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/api/v1/transactions/initialize\x12\x97\x01\n" +
+	"\x0eGetTransaction\x12).paygate.gateway.v1.GetTransactionRequest\x1a*.paygate.gateway.v1.GetTransactionResponse\".\x82\xd3\xe4\x93\x02(b\vtransaction\x12\x19/api/v1/transactions/{id}\x12\xb9\x01\n" +
+	"\x14SetTransactionStatus\x12/.paygate.gateway.v1.SetTransactionStatusRequest\x1a0.paygate.gateway.v1.SetTransactionStatusResponse\">\x82\xd3\xe4\x93\x028b\vtransaction\")/api/v1/transactions/{id}/status/{status}\x12\xa4\x01\n" +
+	"\x13ListTransactionLogs\x12..paygate.gateway.v1.ListTransactionLogsRequest\x1a/.paygate.gateway.v1.ListTransactionLogsResponse\",\x82\xd3\xe4\x93\x02&b\x04logs\x12\x1e/api/v1/logs/transactions/{id}\x12\xa8\x01\n" +
+	"\x10ListTransactions\x12+.paygate.gateway.v1.ListTransactionsRequest\x1a,.paygate.gateway.v1.ListTransactionsResponse\"9\x82\xd3\xe4\x93\x023\x121/api/v1/collabs/{collab_id}/transactions/advanced\x12\xa7\x01\n" +
+	"\x11CancelTransaction\x12,.paygate.gateway.v1.CancelTransactionRequest\x1a-.paygate.gateway.v1.CancelTransactionResponse\"5\x82\xd3\xe4\x93\x02/b\vtransaction\" /api/v1/transactions/{id}/cancel\x12\xcc\x01\n" +
+	"\x1aCancelTransactionCallbacks\x125.paygate.gateway.v1.CancelTransactionCallbacksRequest\x1a6.paygate.gateway.v1.CancelTransactionCallbacksResponse\"?\x82\xd3\xe4\x93\x029b\vtransaction\"*/api/v1/transactions/{id}/callbacks/cancel\x12\x9e\x01\n" +
+	"\x12EnqueueTransaction\x12-.paygate.gateway.v1.EnqueueTransactionRequest\x1a..paygate.gateway.v1.EnqueueTransactionResponse\")\x82\xd3\xe4\x93\x02#\"!/api/v1/transactions/{id}/enqueue\x12\xbb\x01\n" +
+	"\x19EnqueueTransactionPolling\x124.paygate.gateway.v1.EnqueueTransactionPollingRequest\x1a5.paygate.gateway.v1.EnqueueTransactionPollingResponse\"1\x82\xd3\xe4\x93\x02+\")/api/v1/transactions/{id}/polling/enqueue\x12\xac\x01\n" +
+	"\x15SearchTransactionLogs\x120.paygate.gateway.v1.SearchTransactionLogsRequest\x1a1.paygate.gateway.v1.SearchTransactionLogsResponse\".\x82\xd3\xe4\x93\x02(:\x01*\"#/api/v1/transactions/search-in-logsB\xd5\x01\n" +
 	"\x16com.paygate.gateway.v1B\x11TransactionsProtoP\x01Z>github.com/paygate/paygate/gen/go/paygate/gateway/v1;gatewayv1\xa2\x02\x03PGX\xaa\x02\x12Paygate.Gateway.V1\xca\x02\x12Paygate\\Gateway\\V1\xe2\x02\x1ePaygate\\Gateway\\V1\\GPBMetadata\xea\x02\x14Paygate::Gateway::V1b\x06proto3"
 
 var (
@@ -2549,8 +2561,28 @@ var file_paygate_gateway_v1_transactions_proto_depIdxs = []int32{
 	25, // 24: paygate.gateway.v1.SearchTransactionLogsResponse.transactions:type_name -> paygate.gateway.v1.LogSearchResult
 	29, // 25: paygate.gateway.v1.LogSearchResult.created_utc:type_name -> google.protobuf.Timestamp
 	29, // 26: paygate.gateway.v1.LogSearchResult.updated_utc:type_name -> google.protobuf.Timestamp
-	27, // [27:27] is the sub-list for method output_type
-	27, // [27:27] is the sub-list for method input_type
+	2,  // 27: paygate.gateway.v1.TransactionService.InitializeTransaction:input_type -> paygate.gateway.v1.InitializeTransactionRequest
+	4,  // 28: paygate.gateway.v1.TransactionService.GetTransaction:input_type -> paygate.gateway.v1.GetTransactionRequest
+	6,  // 29: paygate.gateway.v1.TransactionService.SetTransactionStatus:input_type -> paygate.gateway.v1.SetTransactionStatusRequest
+	8,  // 30: paygate.gateway.v1.TransactionService.ListTransactionLogs:input_type -> paygate.gateway.v1.ListTransactionLogsRequest
+	13, // 31: paygate.gateway.v1.TransactionService.ListTransactions:input_type -> paygate.gateway.v1.ListTransactionsRequest
+	15, // 32: paygate.gateway.v1.TransactionService.CancelTransaction:input_type -> paygate.gateway.v1.CancelTransactionRequest
+	17, // 33: paygate.gateway.v1.TransactionService.CancelTransactionCallbacks:input_type -> paygate.gateway.v1.CancelTransactionCallbacksRequest
+	19, // 34: paygate.gateway.v1.TransactionService.EnqueueTransaction:input_type -> paygate.gateway.v1.EnqueueTransactionRequest
+	21, // 35: paygate.gateway.v1.TransactionService.EnqueueTransactionPolling:input_type -> paygate.gateway.v1.EnqueueTransactionPollingRequest
+	23, // 36: paygate.gateway.v1.TransactionService.SearchTransactionLogs:input_type -> paygate.gateway.v1.SearchTransactionLogsRequest
+	3,  // 37: paygate.gateway.v1.TransactionService.InitializeTransaction:output_type -> paygate.gateway.v1.InitializeTransactionResponse
+	5,  // 38: paygate.gateway.v1.TransactionService.GetTransaction:output_type -> paygate.gateway.v1.GetTransactionResponse
+	7,  // 39: paygate.gateway.v1.TransactionService.SetTransactionStatus:output_type -> paygate.gateway.v1.SetTransactionStatusResponse
+	9,  // 40: paygate.gateway.v1.TransactionService.ListTransactionLogs:output_type -> paygate.gateway.v1.ListTransactionLogsResponse
+	14, // 41: paygate.gateway.v1.TransactionService.ListTransactions:output_type -> paygate.gateway.v1.ListTransactionsResponse
+	16, // 42: paygate.gateway.v1.TransactionService.CancelTransaction:output_type -> paygate.gateway.v1.CancelTransactionResponse
+	18, // 43: paygate.gateway.v1.TransactionService.CancelTransactionCallbacks:output_type -> paygate.gateway.v1.CancelTransactionCallbacksResponse
+	20, // 44: paygate.gateway.v1.TransactionService.EnqueueTransaction:output_type -> paygate.gateway.v1.EnqueueTransactionResponse
+	22, // 45: paygate.gateway.v1.TransactionService.EnqueueTransactionPolling:output_type -> paygate.gateway.v1.EnqueueTransactionPollingResponse
+	24, // 46: paygate.gateway.v1.TransactionService.SearchTransactionLogs:output_type -> paygate.gateway.v1.SearchTransactionLogsResponse
+	37, // [37:47] is the sub-list for method output_type
+	27, // [27:37] is the sub-list for method input_type
 	27, // [27:27] is the sub-list for extension type_name
 	27, // [27:27] is the sub-list for extension extendee
 	0,  // [0:27] is the sub-list for field type_name
@@ -2573,7 +2605,7 @@ func file_paygate_gateway_v1_transactions_proto_init() {
 			NumEnums:      0,
 			NumMessages:   27,
 			NumExtensions: 0,
-			NumServices:   0,
+			NumServices:   1,
 		},
 		GoTypes:           file_paygate_gateway_v1_transactions_proto_goTypes,
 		DependencyIndexes: file_paygate_gateway_v1_transactions_proto_depIdxs,

@@ -7,6 +7,7 @@
 package gatewayv1
 
 import (
+	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -1022,7 +1023,7 @@ var File_paygate_gateway_v1_validation_proto protoreflect.FileDescriptor
 
 const file_paygate_gateway_v1_validation_proto_rawDesc = "" +
 	"\n" +
-	"#paygate/gateway/v1/validation.proto\x12\x12paygate.gateway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf0\x01\n" +
+	"#paygate/gateway/v1/validation.proto\x12\x12paygate.gateway.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf0\x01\n" +
 	"\x12ValidationEndpoint\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x1b\n" +
 	"\tcollab_id\x18\x02 \x01(\x05R\bcollabId\x12\x10\n" +
@@ -1098,7 +1099,16 @@ const file_paygate_gateway_v1_validation_proto_rawDesc = "" +
 	"\x16RetryValidationRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\"W\n" +
 	"\x17RetryValidationResponse\x12<\n" +
-	"\x06result\x18\x01 \x01(\v2$.paygate.gateway.v1.ValidationResultR\x06resultB\xd3\x01\n" +
+	"\x06result\x18\x01 \x01(\v2$.paygate.gateway.v1.ValidationResultR\x06result2\xa7\n" +
+	"\n" +
+	"\x11ValidationService\x12\xc7\x01\n" +
+	"\x17ListValidationEndpoints\x122.paygate.gateway.v1.ListValidationEndpointsRequest\x1a3.paygate.gateway.v1.ListValidationEndpointsResponse\"C\x82\xd3\xe4\x93\x02=b\tendpoints\x120/api/v1/collabs/{collab_id}/validation-endpoints\x12\xc0\x01\n" +
+	"\x18CreateValidationEndpoint\x123.paygate.gateway.v1.CreateValidationEndpointRequest\x1a4.paygate.gateway.v1.CreateValidationEndpointResponse\"9\x82\xd3\xe4\x93\x023:\x01*b\bendpoint\"$/api/v1/collabs/validation-endpoints\x12\xc5\x01\n" +
+	"\x18UpdateValidationEndpoint\x123.paygate.gateway.v1.UpdateValidationEndpointRequest\x1a4.paygate.gateway.v1.UpdateValidationEndpointResponse\">\x82\xd3\xe4\x93\x028:\x01*b\bendpoint\")/api/v1/collabs/validation-endpoints/{id}\x12\xb8\x01\n" +
+	"\x18DeleteValidationEndpoint\x123.paygate.gateway.v1.DeleteValidationEndpointRequest\x1a4.paygate.gateway.v1.DeleteValidationEndpointResponse\"1\x82\xd3\xe4\x93\x02+*)/api/v1/collabs/validation-endpoints/{id}\x12\xb3\x01\n" +
+	"\x15ListValidationResults\x120.paygate.gateway.v1.ListValidationResultsRequest\x1a1.paygate.gateway.v1.ListValidationResultsResponse\"5\x82\xd3\xe4\x93\x02/b\aresults\x12$/api/v1/transactions/{id}/validation\x12\xaf\x01\n" +
+	"\x13SetValidationStatus\x12..paygate.gateway.v1.SetValidationStatusRequest\x1a/.paygate.gateway.v1.SetValidationStatusResponse\"7\x82\xd3\xe4\x93\x021b\x06result\"'/api/v1/validation/{id}/status/{status}\x12\x99\x01\n" +
+	"\x0fRetryValidation\x12*.paygate.gateway.v1.RetryValidationRequest\x1a+.paygate.gateway.v1.RetryValidationResponse\"-\x82\xd3\xe4\x93\x02'b\x06result\"\x1d/api/v1/validation/{id}/retryB\xd3\x01\n" +
 	"\x16com.paygate.gateway.v1B\x0fValidationProtoP\x01Z>github.com/paygate/paygate/gen/go/paygate/gateway/v1;gatewayv1\xa2\x02\x03PGX\xaa\x02\x12Paygate.Gateway.V1\xca\x02\x12Paygate\\Gateway\\V1\xe2\x02\x1ePaygate\\Gateway\\V1\\GPBMetadata\xea\x02\x14Paygate::Gateway::V1b\x06proto3"
 
 var (
@@ -1141,8 +1151,22 @@ var file_paygate_gateway_v1_validation_proto_depIdxs = []int32{
 	9,  // 4: paygate.gateway.v1.ListValidationResultsResponse.results:type_name -> paygate.gateway.v1.ValidationResult
 	9,  // 5: paygate.gateway.v1.SetValidationStatusResponse.result:type_name -> paygate.gateway.v1.ValidationResult
 	9,  // 6: paygate.gateway.v1.RetryValidationResponse.result:type_name -> paygate.gateway.v1.ValidationResult
-	7,  // [7:7] is the sub-list for method output_type
-	7,  // [7:7] is the sub-list for method input_type
+	1,  // 7: paygate.gateway.v1.ValidationService.ListValidationEndpoints:input_type -> paygate.gateway.v1.ListValidationEndpointsRequest
+	3,  // 8: paygate.gateway.v1.ValidationService.CreateValidationEndpoint:input_type -> paygate.gateway.v1.CreateValidationEndpointRequest
+	5,  // 9: paygate.gateway.v1.ValidationService.UpdateValidationEndpoint:input_type -> paygate.gateway.v1.UpdateValidationEndpointRequest
+	7,  // 10: paygate.gateway.v1.ValidationService.DeleteValidationEndpoint:input_type -> paygate.gateway.v1.DeleteValidationEndpointRequest
+	10, // 11: paygate.gateway.v1.ValidationService.ListValidationResults:input_type -> paygate.gateway.v1.ListValidationResultsRequest
+	12, // 12: paygate.gateway.v1.ValidationService.SetValidationStatus:input_type -> paygate.gateway.v1.SetValidationStatusRequest
+	14, // 13: paygate.gateway.v1.ValidationService.RetryValidation:input_type -> paygate.gateway.v1.RetryValidationRequest
+	2,  // 14: paygate.gateway.v1.ValidationService.ListValidationEndpoints:output_type -> paygate.gateway.v1.ListValidationEndpointsResponse
+	4,  // 15: paygate.gateway.v1.ValidationService.CreateValidationEndpoint:output_type -> paygate.gateway.v1.CreateValidationEndpointResponse
+	6,  // 16: paygate.gateway.v1.ValidationService.UpdateValidationEndpoint:output_type -> paygate.gateway.v1.UpdateValidationEndpointResponse
+	8,  // 17: paygate.gateway.v1.ValidationService.DeleteValidationEndpoint:output_type -> paygate.gateway.v1.DeleteValidationEndpointResponse
+	11, // 18: paygate.gateway.v1.ValidationService.ListValidationResults:output_type -> paygate.gateway.v1.ListValidationResultsResponse
+	13, // 19: paygate.gateway.v1.ValidationService.SetValidationStatus:output_type -> paygate.gateway.v1.SetValidationStatusResponse
+	15, // 20: paygate.gateway.v1.ValidationService.RetryValidation:output_type -> paygate.gateway.v1.RetryValidationResponse
+	14, // [14:21] is the sub-list for method output_type
+	7,  // [7:14] is the sub-list for method input_type
 	7,  // [7:7] is the sub-list for extension type_name
 	7,  // [7:7] is the sub-list for extension extendee
 	0,  // [0:7] is the sub-list for field type_name
@@ -1163,7 +1187,7 @@ func file_paygate_gateway_v1_validation_proto_init() {
 			NumEnums:      0,
 			NumMessages:   16,
 			NumExtensions: 0,
-			NumServices:   0,
+			NumServices:   1,
 		},
 		GoTypes:           file_paygate_gateway_v1_validation_proto_goTypes,
 		DependencyIndexes: file_paygate_gateway_v1_validation_proto_depIdxs,

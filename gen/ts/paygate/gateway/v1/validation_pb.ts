@@ -2,8 +2,9 @@
 // @generated from file paygate/gateway/v1/validation.proto (package paygate.gateway.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_google_api_annotations } from "../../../google/api/annotations_pb";
 import type { Timestamp, TimestampJson } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file paygate/gateway/v1/validation.proto.
  */
 export const file_paygate_gateway_v1_validation: GenFile = /*@__PURE__*/
-  fileDesc("CiNwYXlnYXRlL2dhdGV3YXkvdjEvdmFsaWRhdGlvbi5wcm90bxIScGF5Z2F0ZS5nYXRld2F5LnYxIqUBChJWYWxpZGF0aW9uRW5kcG9pbnQSCgoCaWQYASABKAMSEQoJY29sbGFiX2lkGAIgASgFEgsKA3VybBgDIAEoCRIQCghwcmlvcml0eRgEIAEoBRIRCglhd2FpdGFibGUYBSABKAgSEwoLZm9yX2Nhc2hfaW4YBiABKAgSFAoMZm9yX2Nhc2hfb3V0GAcgASgIEhMKC21lcmNoYW50X2lkGAggASgFIjMKHkxpc3RWYWxpZGF0aW9uRW5kcG9pbnRzUmVxdWVzdBIRCgljb2xsYWJfaWQYASABKAUiXAofTGlzdFZhbGlkYXRpb25FbmRwb2ludHNSZXNwb25zZRI5CgllbmRwb2ludHMYASADKAsyJi5wYXlnYXRlLmdhdGV3YXkudjEuVmFsaWRhdGlvbkVuZHBvaW50IqMBCh9DcmVhdGVWYWxpZGF0aW9uRW5kcG9pbnRSZXF1ZXN0EhEKCWNvbGxhYl9pZBgBIAEoBRILCgN1cmwYAiABKAkSFQoIcHJpb3JpdHkYAyABKAVIAIgBARIRCglhd2FpdGFibGUYBCABKAgSEwoLZm9yX2Nhc2hfaW4YBSABKAgSFAoMZm9yX2Nhc2hfb3V0GAYgASgIQgsKCV9wcmlvcml0eSJcCiBDcmVhdGVWYWxpZGF0aW9uRW5kcG9pbnRSZXNwb25zZRI4CghlbmRwb2ludBgBIAEoCzImLnBheWdhdGUuZ2F0ZXdheS52MS5WYWxpZGF0aW9uRW5kcG9pbnQijQIKH1VwZGF0ZVZhbGlkYXRpb25FbmRwb2ludFJlcXVlc3QSCgoCaWQYASABKAMSFgoJY29sbGFiX2lkGAIgASgFSACIAQESEAoDdXJsGAMgASgJSAGIAQESFQoIcHJpb3JpdHkYBCABKAVIAogBARIWCglhd2FpdGFibGUYBSABKAhIA4gBARIYCgtmb3JfY2FzaF9pbhgGIAEoCEgEiAEBEhkKDGZvcl9jYXNoX291dBgHIAEoCEgFiAEBQgwKCl9jb2xsYWJfaWRCBgoEX3VybEILCglfcHJpb3JpdHlCDAoKX2F3YWl0YWJsZUIOCgxfZm9yX2Nhc2hfaW5CDwoNX2Zvcl9jYXNoX291dCJcCiBVcGRhdGVWYWxpZGF0aW9uRW5kcG9pbnRSZXNwb25zZRI4CghlbmRwb2ludBgBIAEoCzImLnBheWdhdGUuZ2F0ZXdheS52MS5WYWxpZGF0aW9uRW5kcG9pbnQiLQofRGVsZXRlVmFsaWRhdGlvbkVuZHBvaW50UmVxdWVzdBIKCgJpZBgBIAEoAyIiCiBEZWxldGVWYWxpZGF0aW9uRW5kcG9pbnRSZXNwb25zZSKRAgoQVmFsaWRhdGlvblJlc3VsdBIVCg12YWxpZGF0aW9uX2lkGAEgASgDEhYKDnZhbGlkYXRpb25fdXJsGAIgASgJEg4KBnN0YXR1cxgDIAEoBRIUCgxpc19hd2FpdGFibGUYBCABKAgSEwoLZW5kcG9pbnRfaWQYBSABKAMSFgoOdHJhbnNhY3Rpb25faWQYBiABKAMSEAoIcHJpb3JpdHkYByABKAUSFQoNcmVzcG9uc2VfY29kZRgIIAEoBRIPCgdtZXNzYWdlGAkgASgJEhAKCGF0dGVtcHRzGAogASgFEi8KC3VwZGF0ZWRfdXRjGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIqChxMaXN0VmFsaWRhdGlvblJlc3VsdHNSZXF1ZXN0EgoKAmlkGAEgASgDIlYKHUxpc3RWYWxpZGF0aW9uUmVzdWx0c1Jlc3BvbnNlEjUKB3Jlc3VsdHMYASADKAsyJC5wYXlnYXRlLmdhdGV3YXkudjEuVmFsaWRhdGlvblJlc3VsdCI4ChpTZXRWYWxpZGF0aW9uU3RhdHVzUmVxdWVzdBIKCgJpZBgBIAEoAxIOCgZzdGF0dXMYAiABKAUiUwobU2V0VmFsaWRhdGlvblN0YXR1c1Jlc3BvbnNlEjQKBnJlc3VsdBgBIAEoCzIkLnBheWdhdGUuZ2F0ZXdheS52MS5WYWxpZGF0aW9uUmVzdWx0IiQKFlJldHJ5VmFsaWRhdGlvblJlcXVlc3QSCgoCaWQYASABKAMiTwoXUmV0cnlWYWxpZGF0aW9uUmVzcG9uc2USNAoGcmVzdWx0GAEgASgLMiQucGF5Z2F0ZS5nYXRld2F5LnYxLlZhbGlkYXRpb25SZXN1bHRC0wEKFmNvbS5wYXlnYXRlLmdhdGV3YXkudjFCD1ZhbGlkYXRpb25Qcm90b1ABWj5naXRodWIuY29tL3BheWdhdGUvcGF5Z2F0ZS9nZW4vZ28vcGF5Z2F0ZS9nYXRld2F5L3YxO2dhdGV3YXl2MaICA1BHWKoCElBheWdhdGUuR2F0ZXdheS5WMcoCElBheWdhdGVcR2F0ZXdheVxWMeICHlBheWdhdGVcR2F0ZXdheVxWMVxHUEJNZXRhZGF0YeoCFFBheWdhdGU6OkdhdGV3YXk6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CiNwYXlnYXRlL2dhdGV3YXkvdjEvdmFsaWRhdGlvbi5wcm90bxIScGF5Z2F0ZS5nYXRld2F5LnYxIqUBChJWYWxpZGF0aW9uRW5kcG9pbnQSCgoCaWQYASABKAMSEQoJY29sbGFiX2lkGAIgASgFEgsKA3VybBgDIAEoCRIQCghwcmlvcml0eRgEIAEoBRIRCglhd2FpdGFibGUYBSABKAgSEwoLZm9yX2Nhc2hfaW4YBiABKAgSFAoMZm9yX2Nhc2hfb3V0GAcgASgIEhMKC21lcmNoYW50X2lkGAggASgFIjMKHkxpc3RWYWxpZGF0aW9uRW5kcG9pbnRzUmVxdWVzdBIRCgljb2xsYWJfaWQYASABKAUiXAofTGlzdFZhbGlkYXRpb25FbmRwb2ludHNSZXNwb25zZRI5CgllbmRwb2ludHMYASADKAsyJi5wYXlnYXRlLmdhdGV3YXkudjEuVmFsaWRhdGlvbkVuZHBvaW50IqMBCh9DcmVhdGVWYWxpZGF0aW9uRW5kcG9pbnRSZXF1ZXN0EhEKCWNvbGxhYl9pZBgBIAEoBRILCgN1cmwYAiABKAkSFQoIcHJpb3JpdHkYAyABKAVIAIgBARIRCglhd2FpdGFibGUYBCABKAgSEwoLZm9yX2Nhc2hfaW4YBSABKAgSFAoMZm9yX2Nhc2hfb3V0GAYgASgIQgsKCV9wcmlvcml0eSJcCiBDcmVhdGVWYWxpZGF0aW9uRW5kcG9pbnRSZXNwb25zZRI4CghlbmRwb2ludBgBIAEoCzImLnBheWdhdGUuZ2F0ZXdheS52MS5WYWxpZGF0aW9uRW5kcG9pbnQijQIKH1VwZGF0ZVZhbGlkYXRpb25FbmRwb2ludFJlcXVlc3QSCgoCaWQYASABKAMSFgoJY29sbGFiX2lkGAIgASgFSACIAQESEAoDdXJsGAMgASgJSAGIAQESFQoIcHJpb3JpdHkYBCABKAVIAogBARIWCglhd2FpdGFibGUYBSABKAhIA4gBARIYCgtmb3JfY2FzaF9pbhgGIAEoCEgEiAEBEhkKDGZvcl9jYXNoX291dBgHIAEoCEgFiAEBQgwKCl9jb2xsYWJfaWRCBgoEX3VybEILCglfcHJpb3JpdHlCDAoKX2F3YWl0YWJsZUIOCgxfZm9yX2Nhc2hfaW5CDwoNX2Zvcl9jYXNoX291dCJcCiBVcGRhdGVWYWxpZGF0aW9uRW5kcG9pbnRSZXNwb25zZRI4CghlbmRwb2ludBgBIAEoCzImLnBheWdhdGUuZ2F0ZXdheS52MS5WYWxpZGF0aW9uRW5kcG9pbnQiLQofRGVsZXRlVmFsaWRhdGlvbkVuZHBvaW50UmVxdWVzdBIKCgJpZBgBIAEoAyIiCiBEZWxldGVWYWxpZGF0aW9uRW5kcG9pbnRSZXNwb25zZSKRAgoQVmFsaWRhdGlvblJlc3VsdBIVCg12YWxpZGF0aW9uX2lkGAEgASgDEhYKDnZhbGlkYXRpb25fdXJsGAIgASgJEg4KBnN0YXR1cxgDIAEoBRIUCgxpc19hd2FpdGFibGUYBCABKAgSEwoLZW5kcG9pbnRfaWQYBSABKAMSFgoOdHJhbnNhY3Rpb25faWQYBiABKAMSEAoIcHJpb3JpdHkYByABKAUSFQoNcmVzcG9uc2VfY29kZRgIIAEoBRIPCgdtZXNzYWdlGAkgASgJEhAKCGF0dGVtcHRzGAogASgFEi8KC3VwZGF0ZWRfdXRjGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIqChxMaXN0VmFsaWRhdGlvblJlc3VsdHNSZXF1ZXN0EgoKAmlkGAEgASgDIlYKHUxpc3RWYWxpZGF0aW9uUmVzdWx0c1Jlc3BvbnNlEjUKB3Jlc3VsdHMYASADKAsyJC5wYXlnYXRlLmdhdGV3YXkudjEuVmFsaWRhdGlvblJlc3VsdCI4ChpTZXRWYWxpZGF0aW9uU3RhdHVzUmVxdWVzdBIKCgJpZBgBIAEoAxIOCgZzdGF0dXMYAiABKAUiUwobU2V0VmFsaWRhdGlvblN0YXR1c1Jlc3BvbnNlEjQKBnJlc3VsdBgBIAEoCzIkLnBheWdhdGUuZ2F0ZXdheS52MS5WYWxpZGF0aW9uUmVzdWx0IiQKFlJldHJ5VmFsaWRhdGlvblJlcXVlc3QSCgoCaWQYASABKAMiTwoXUmV0cnlWYWxpZGF0aW9uUmVzcG9uc2USNAoGcmVzdWx0GAEgASgLMiQucGF5Z2F0ZS5nYXRld2F5LnYxLlZhbGlkYXRpb25SZXN1bHQypwoKEVZhbGlkYXRpb25TZXJ2aWNlEscBChdMaXN0VmFsaWRhdGlvbkVuZHBvaW50cxIyLnBheWdhdGUuZ2F0ZXdheS52MS5MaXN0VmFsaWRhdGlvbkVuZHBvaW50c1JlcXVlc3QaMy5wYXlnYXRlLmdhdGV3YXkudjEuTGlzdFZhbGlkYXRpb25FbmRwb2ludHNSZXNwb25zZSJDgtPkkwI9YgllbmRwb2ludHMSMC9hcGkvdjEvY29sbGFicy97Y29sbGFiX2lkfS92YWxpZGF0aW9uLWVuZHBvaW50cxLAAQoYQ3JlYXRlVmFsaWRhdGlvbkVuZHBvaW50EjMucGF5Z2F0ZS5nYXRld2F5LnYxLkNyZWF0ZVZhbGlkYXRpb25FbmRwb2ludFJlcXVlc3QaNC5wYXlnYXRlLmdhdGV3YXkudjEuQ3JlYXRlVmFsaWRhdGlvbkVuZHBvaW50UmVzcG9uc2UiOYLT5JMCMzoBKmIIZW5kcG9pbnQiJC9hcGkvdjEvY29sbGFicy92YWxpZGF0aW9uLWVuZHBvaW50cxLFAQoYVXBkYXRlVmFsaWRhdGlvbkVuZHBvaW50EjMucGF5Z2F0ZS5nYXRld2F5LnYxLlVwZGF0ZVZhbGlkYXRpb25FbmRwb2ludFJlcXVlc3QaNC5wYXlnYXRlLmdhdGV3YXkudjEuVXBkYXRlVmFsaWRhdGlvbkVuZHBvaW50UmVzcG9uc2UiPoLT5JMCODoBKmIIZW5kcG9pbnQiKS9hcGkvdjEvY29sbGFicy92YWxpZGF0aW9uLWVuZHBvaW50cy97aWR9ErgBChhEZWxldGVWYWxpZGF0aW9uRW5kcG9pbnQSMy5wYXlnYXRlLmdhdGV3YXkudjEuRGVsZXRlVmFsaWRhdGlvbkVuZHBvaW50UmVxdWVzdBo0LnBheWdhdGUuZ2F0ZXdheS52MS5EZWxldGVWYWxpZGF0aW9uRW5kcG9pbnRSZXNwb25zZSIxgtPkkwIrKikvYXBpL3YxL2NvbGxhYnMvdmFsaWRhdGlvbi1lbmRwb2ludHMve2lkfRKzAQoVTGlzdFZhbGlkYXRpb25SZXN1bHRzEjAucGF5Z2F0ZS5nYXRld2F5LnYxLkxpc3RWYWxpZGF0aW9uUmVzdWx0c1JlcXVlc3QaMS5wYXlnYXRlLmdhdGV3YXkudjEuTGlzdFZhbGlkYXRpb25SZXN1bHRzUmVzcG9uc2UiNYLT5JMCL2IHcmVzdWx0cxIkL2FwaS92MS90cmFuc2FjdGlvbnMve2lkfS92YWxpZGF0aW9uEq8BChNTZXRWYWxpZGF0aW9uU3RhdHVzEi4ucGF5Z2F0ZS5nYXRld2F5LnYxLlNldFZhbGlkYXRpb25TdGF0dXNSZXF1ZXN0Gi8ucGF5Z2F0ZS5nYXRld2F5LnYxLlNldFZhbGlkYXRpb25TdGF0dXNSZXNwb25zZSI3gtPkkwIxYgZyZXN1bHQiJy9hcGkvdjEvdmFsaWRhdGlvbi97aWR9L3N0YXR1cy97c3RhdHVzfRKZAQoPUmV0cnlWYWxpZGF0aW9uEioucGF5Z2F0ZS5nYXRld2F5LnYxLlJldHJ5VmFsaWRhdGlvblJlcXVlc3QaKy5wYXlnYXRlLmdhdGV3YXkudjEuUmV0cnlWYWxpZGF0aW9uUmVzcG9uc2UiLYLT5JMCJ2IGcmVzdWx0Ih0vYXBpL3YxL3ZhbGlkYXRpb24ve2lkfS9yZXRyeULTAQoWY29tLnBheWdhdGUuZ2F0ZXdheS52MUIPVmFsaWRhdGlvblByb3RvUAFaPmdpdGh1Yi5jb20vcGF5Z2F0ZS9wYXlnYXRlL2dlbi9nby9wYXlnYXRlL2dhdGV3YXkvdjE7Z2F0ZXdheXYxogIDUEdYqgISUGF5Z2F0ZS5HYXRld2F5LlYxygISUGF5Z2F0ZVxHYXRld2F5XFYx4gIeUGF5Z2F0ZVxHYXRld2F5XFYxXEdQQk1ldGFkYXRh6gIUUGF5Z2F0ZTo6R2F0ZXdheTo6VjFiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp]);
 
 /**
  * ValidationEndpoint is the Validation endpoint entity of spec 02 §3: a
@@ -983,4 +984,88 @@ export type RetryValidationResponseJson = {
  */
 export const RetryValidationResponseSchema: GenMessage<RetryValidationResponse, {jsonType: RetryValidationResponseJson}> = /*@__PURE__*/
   messageDesc(file_paygate_gateway_v1_validation, 15);
+
+/**
+ * ValidationService serves the validation endpoints of collabs (merchant URLs
+ * the payment path asks before a transaction reaches its provider) and the
+ * results they gave, which operators set or ask again
+ * (docs/contracts-validation.md).
+ *
+ * @generated from service paygate.gateway.v1.ValidationService
+ */
+export const ValidationService: GenService<{
+  /**
+   * ListValidationEndpoints returns a collab's validation endpoints by
+   * priority.
+   *
+   * @generated from rpc paygate.gateway.v1.ValidationService.ListValidationEndpoints
+   */
+  listValidationEndpoints: {
+    methodKind: "unary";
+    input: typeof ListValidationEndpointsRequestSchema;
+    output: typeof ListValidationEndpointsResponseSchema;
+  },
+  /**
+   * CreateValidationEndpoint adds a validation endpoint to a collab.
+   *
+   * @generated from rpc paygate.gateway.v1.ValidationService.CreateValidationEndpoint
+   */
+  createValidationEndpoint: {
+    methodKind: "unary";
+    input: typeof CreateValidationEndpointRequestSchema;
+    output: typeof CreateValidationEndpointResponseSchema;
+  },
+  /**
+   * UpdateValidationEndpoint changes a validation endpoint.
+   *
+   * @generated from rpc paygate.gateway.v1.ValidationService.UpdateValidationEndpoint
+   */
+  updateValidationEndpoint: {
+    methodKind: "unary";
+    input: typeof UpdateValidationEndpointRequestSchema;
+    output: typeof UpdateValidationEndpointResponseSchema;
+  },
+  /**
+   * DeleteValidationEndpoint removes a validation endpoint; results it gave
+   * stay on their transactions.
+   *
+   * @generated from rpc paygate.gateway.v1.ValidationService.DeleteValidationEndpoint
+   */
+  deleteValidationEndpoint: {
+    methodKind: "unary";
+    input: typeof DeleteValidationEndpointRequestSchema;
+    output: typeof DeleteValidationEndpointResponseSchema;
+  },
+  /**
+   * ListValidationResults returns a transaction's validation results.
+   *
+   * @generated from rpc paygate.gateway.v1.ValidationService.ListValidationResults
+   */
+  listValidationResults: {
+    methodKind: "unary";
+    input: typeof ListValidationResultsRequestSchema;
+    output: typeof ListValidationResultsResponseSchema;
+  },
+  /**
+   * SetValidationStatus sets a validation result's status (operator).
+   *
+   * @generated from rpc paygate.gateway.v1.ValidationService.SetValidationStatus
+   */
+  setValidationStatus: {
+    methodKind: "unary";
+    input: typeof SetValidationStatusRequestSchema;
+    output: typeof SetValidationStatusResponseSchema;
+  },
+  /**
+   * RetryValidation asks a result's endpoint again and records its answer.
+   *
+   * @generated from rpc paygate.gateway.v1.ValidationService.RetryValidation
+   */
+  retryValidation: {
+    methodKind: "unary";
+    input: typeof RetryValidationRequestSchema;
+    output: typeof RetryValidationResponseSchema;
+  },
+}> = /*@__PURE__*/
+  serviceDesc(file_paygate_gateway_v1_validation, 0);
 

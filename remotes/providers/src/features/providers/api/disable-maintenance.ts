@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { DisableMaintenanceModeResponseJson } from '@paygate/gen/gateway/v1/gateway_pb';
+import type { DisableMaintenanceModeResponseJson } from '@paygate/gen/gateway/v1/collabs_pb';
 import { api } from '@paygate/sdk';
 
 /** disableMaintenance turns maintenance mode off (POST {gatewayUrl}/api/v1/maintenance/disable). */

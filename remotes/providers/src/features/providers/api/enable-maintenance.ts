@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { EnableMaintenanceModeResponseJson } from '@paygate/gen/gateway/v1/gateway_pb';
+import type { EnableMaintenanceModeResponseJson } from '@paygate/gen/gateway/v1/collabs_pb';
 import { api } from '@paygate/sdk';
 
 /** enableMaintenance turns maintenance mode on (POST {gatewayUrl}/api/v1/maintenance/enable). */

@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api } from '@paygate/sdk';
-import type { ListCollabActivityResponseJson, ListMerchantCollabActivityResponseJson } from '@paygate/gen/gateway/v1/gateway_pb';
+import type { ListCollabActivityResponseJson, ListMerchantCollabActivityResponseJson } from '@paygate/gen/gateway/v1/collabs_pb';
 import { z } from 'zod';
 
 /** How far back the activity dialog looks, and how many entries it asks for. */

@@ -1,5 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { GetMaintenanceStatusResponseJson } from '@paygate/gen/gateway/v1/gateway_pb';
+import type { GetMaintenanceStatusResponseJson } from '@paygate/gen/gateway/v1/collabs_pb';
 import { api } from '@paygate/sdk';
 
 /** fetchMaintenanceStatus tells whether maintenance mode is on (GET {gatewayUrl}/api/v1/maintenance/status). */

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import type { SetCollabActivenessResponseJson } from '@paygate/gen/gateway/v1/gateway_pb';
+import type { SetCollabActivenessResponseJson } from '@paygate/gen/gateway/v1/collabs_pb';
 import { api } from '@paygate/sdk';
 import { z } from 'zod';
 

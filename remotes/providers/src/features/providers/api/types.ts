@@ -5,7 +5,7 @@ import type {
   ListCollabsResponseJson,
   ProviderJson,
   ProviderPayTypeJson,
-} from '@paygate/gen/gateway/v1/gateway_pb';
+} from '@paygate/gen/gateway/v1/collabs_pb';
 
 /**
  * The gateway's JSON shapes for providers and collaborations

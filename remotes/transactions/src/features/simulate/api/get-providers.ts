@@ -1,5 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { ProviderJson } from '@paygate/gen/gateway/v1/gateway_pb';
+import type { ProviderJson } from '@paygate/gen/gateway/v1/collabs_pb';
 import { api } from '@paygate/sdk';
 
 /** ProviderOption is a provider with the pay types the form offers. */

@@ -2,7 +2,7 @@
 // versions:
 // 	protoc-gen-go v1.36.12
 // 	protoc        (unknown)
-// source: paygate/gateway/v1/gateway.proto
+// source: paygate/gateway/v1/collabs.proto
 
 package gatewayv1
 
@@ -34,7 +34,7 @@ type GetCollabRequest struct {
 
 func (x *GetCollabRequest) Reset() {
 	*x = GetCollabRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[0]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -46,7 +46,7 @@ func (x *GetCollabRequest) String() string {
 func (*GetCollabRequest) ProtoMessage() {}
 
 func (x *GetCollabRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[0]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -59,7 +59,7 @@ func (x *GetCollabRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCollabRequest.ProtoReflect.Descriptor instead.
 func (*GetCollabRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{0}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *GetCollabRequest) GetCollabId() int32 {
@@ -80,7 +80,7 @@ type GetCollabResponse struct {
 
 func (x *GetCollabResponse) Reset() {
 	*x = GetCollabResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[1]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -92,7 +92,7 @@ func (x *GetCollabResponse) String() string {
 func (*GetCollabResponse) ProtoMessage() {}
 
 func (x *GetCollabResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[1]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -105,7 +105,7 @@ func (x *GetCollabResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCollabResponse.ProtoReflect.Descriptor instead.
 func (*GetCollabResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{1}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *GetCollabResponse) GetCollab() *Collab {
@@ -113,153 +113,6 @@ func (x *GetCollabResponse) GetCollab() *Collab {
 		return x.Collab
 	}
 	return nil
-}
-
-// ListMerchantsRequest has no filters yet.
-type ListMerchantsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ListMerchantsRequest) Reset() {
-	*x = ListMerchantsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[2]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ListMerchantsRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ListMerchantsRequest) ProtoMessage() {}
-
-func (x *ListMerchantsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[2]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ListMerchantsRequest.ProtoReflect.Descriptor instead.
-func (*ListMerchantsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{2}
-}
-
-// ListMerchantsResponse lists merchants; REST answers the bare list.
-type ListMerchantsResponse struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// The merchants, ordered by id.
-	Merchants     []*Merchant `protobuf:"bytes,1,rep,name=merchants,proto3" json:"merchants,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ListMerchantsResponse) Reset() {
-	*x = ListMerchantsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[3]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ListMerchantsResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ListMerchantsResponse) ProtoMessage() {}
-
-func (x *ListMerchantsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[3]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ListMerchantsResponse.ProtoReflect.Descriptor instead.
-func (*ListMerchantsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{3}
-}
-
-func (x *ListMerchantsResponse) GetMerchants() []*Merchant {
-	if x != nil {
-		return x.Merchants
-	}
-	return nil
-}
-
-// Merchant is a business that takes payments through the gateway.
-type Merchant struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Numeric id of the merchant.
-	Id int32 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	// Display name.
-	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	// Public hash that identifies the merchant to the payment API.
-	Hash          string `protobuf:"bytes,3,opt,name=hash,proto3" json:"hash,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Merchant) Reset() {
-	*x = Merchant{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[4]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Merchant) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Merchant) ProtoMessage() {}
-
-func (x *Merchant) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[4]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Merchant.ProtoReflect.Descriptor instead.
-func (*Merchant) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{4}
-}
-
-func (x *Merchant) GetId() int32 {
-	if x != nil {
-		return x.Id
-	}
-	return 0
-}
-
-func (x *Merchant) GetName() string {
-	if x != nil {
-		return x.Name
-	}
-	return ""
-}
-
-func (x *Merchant) GetHash() string {
-	if x != nil {
-		return x.Hash
-	}
-	return ""
 }
 
 // ProviderPayType is a pay type as a provider offers it and, on a collab, with
@@ -286,7 +139,7 @@ type ProviderPayType struct {
 
 func (x *ProviderPayType) Reset() {
 	*x = ProviderPayType{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[5]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -298,7 +151,7 @@ func (x *ProviderPayType) String() string {
 func (*ProviderPayType) ProtoMessage() {}
 
 func (x *ProviderPayType) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[5]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -311,7 +164,7 @@ func (x *ProviderPayType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProviderPayType.ProtoReflect.Descriptor instead.
 func (*ProviderPayType) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{5}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ProviderPayType) GetId() int32 {
@@ -390,7 +243,7 @@ type Provider struct {
 
 func (x *Provider) Reset() {
 	*x = Provider{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[6]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -402,7 +255,7 @@ func (x *Provider) String() string {
 func (*Provider) ProtoMessage() {}
 
 func (x *Provider) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[6]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -415,7 +268,7 @@ func (x *Provider) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Provider.ProtoReflect.Descriptor instead.
 func (*Provider) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{6}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Provider) GetId() int32 {
@@ -494,7 +347,7 @@ type CollabMerchant struct {
 
 func (x *CollabMerchant) Reset() {
 	*x = CollabMerchant{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[7]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -506,7 +359,7 @@ func (x *CollabMerchant) String() string {
 func (*CollabMerchant) ProtoMessage() {}
 
 func (x *CollabMerchant) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[7]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -519,7 +372,7 @@ func (x *CollabMerchant) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollabMerchant.ProtoReflect.Descriptor instead.
 func (*CollabMerchant) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{7}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CollabMerchant) GetId() int32 {
@@ -555,7 +408,7 @@ type CollabProvider struct {
 
 func (x *CollabProvider) Reset() {
 	*x = CollabProvider{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[8]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -567,7 +420,7 @@ func (x *CollabProvider) String() string {
 func (*CollabProvider) ProtoMessage() {}
 
 func (x *CollabProvider) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[8]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -580,7 +433,7 @@ func (x *CollabProvider) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollabProvider.ProtoReflect.Descriptor instead.
 func (*CollabProvider) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{8}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CollabProvider) GetId() int32 {
@@ -639,7 +492,7 @@ type Collab struct {
 
 func (x *Collab) Reset() {
 	*x = Collab{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[9]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -651,7 +504,7 @@ func (x *Collab) String() string {
 func (*Collab) ProtoMessage() {}
 
 func (x *Collab) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[9]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -664,7 +517,7 @@ func (x *Collab) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Collab.ProtoReflect.Descriptor instead.
 func (*Collab) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{9}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Collab) GetId() int32 {
@@ -733,7 +586,7 @@ type CollabPayTypeSettings struct {
 
 func (x *CollabPayTypeSettings) Reset() {
 	*x = CollabPayTypeSettings{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[10]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -745,7 +598,7 @@ func (x *CollabPayTypeSettings) String() string {
 func (*CollabPayTypeSettings) ProtoMessage() {}
 
 func (x *CollabPayTypeSettings) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[10]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -758,7 +611,7 @@ func (x *CollabPayTypeSettings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollabPayTypeSettings.ProtoReflect.Descriptor instead.
 func (*CollabPayTypeSettings) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{10}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CollabPayTypeSettings) GetPayTypeId() int32 {
@@ -830,7 +683,7 @@ type CollabSettings struct {
 
 func (x *CollabSettings) Reset() {
 	*x = CollabSettings{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[11]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -842,7 +695,7 @@ func (x *CollabSettings) String() string {
 func (*CollabSettings) ProtoMessage() {}
 
 func (x *CollabSettings) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[11]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -855,7 +708,7 @@ func (x *CollabSettings) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollabSettings.ProtoReflect.Descriptor instead.
 func (*CollabSettings) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{11}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CollabSettings) GetCollabId() int32 {
@@ -895,7 +748,7 @@ type PayTypeChannels struct {
 
 func (x *PayTypeChannels) Reset() {
 	*x = PayTypeChannels{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[12]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -907,7 +760,7 @@ func (x *PayTypeChannels) String() string {
 func (*PayTypeChannels) ProtoMessage() {}
 
 func (x *PayTypeChannels) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[12]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -920,7 +773,7 @@ func (x *PayTypeChannels) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PayTypeChannels.ProtoReflect.Descriptor instead.
 func (*PayTypeChannels) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{12}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *PayTypeChannels) GetPayTypeId() int32 {
@@ -975,7 +828,7 @@ type CollabPayTypeLimits struct {
 
 func (x *CollabPayTypeLimits) Reset() {
 	*x = CollabPayTypeLimits{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[13]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -987,7 +840,7 @@ func (x *CollabPayTypeLimits) String() string {
 func (*CollabPayTypeLimits) ProtoMessage() {}
 
 func (x *CollabPayTypeLimits) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[13]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1000,7 +853,7 @@ func (x *CollabPayTypeLimits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollabPayTypeLimits.ProtoReflect.Descriptor instead.
 func (*CollabPayTypeLimits) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{13}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CollabPayTypeLimits) GetCollabPayTypeId() int32 {
@@ -1098,7 +951,7 @@ type CollabLimits struct {
 
 func (x *CollabLimits) Reset() {
 	*x = CollabLimits{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[14]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1110,7 +963,7 @@ func (x *CollabLimits) String() string {
 func (*CollabLimits) ProtoMessage() {}
 
 func (x *CollabLimits) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[14]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1123,7 +976,7 @@ func (x *CollabLimits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CollabLimits.ProtoReflect.Descriptor instead.
 func (*CollabLimits) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{14}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CollabLimits) GetCollabId() int32 {
@@ -1206,7 +1059,7 @@ type NewCollabPayType struct {
 
 func (x *NewCollabPayType) Reset() {
 	*x = NewCollabPayType{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[15]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1218,7 +1071,7 @@ func (x *NewCollabPayType) String() string {
 func (*NewCollabPayType) ProtoMessage() {}
 
 func (x *NewCollabPayType) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[15]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1231,7 +1084,7 @@ func (x *NewCollabPayType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NewCollabPayType.ProtoReflect.Descriptor instead.
 func (*NewCollabPayType) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{15}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *NewCollabPayType) GetPayTypeId() int32 {
@@ -1294,7 +1147,7 @@ type ListMerchantCollabsRequest struct {
 
 func (x *ListMerchantCollabsRequest) Reset() {
 	*x = ListMerchantCollabsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[16]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1306,7 +1159,7 @@ func (x *ListMerchantCollabsRequest) String() string {
 func (*ListMerchantCollabsRequest) ProtoMessage() {}
 
 func (x *ListMerchantCollabsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[16]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1319,7 +1172,7 @@ func (x *ListMerchantCollabsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMerchantCollabsRequest.ProtoReflect.Descriptor instead.
 func (*ListMerchantCollabsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{16}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListMerchantCollabsRequest) GetMerchantId() int32 {
@@ -1341,7 +1194,7 @@ type ListMerchantCollabsResponse struct {
 
 func (x *ListMerchantCollabsResponse) Reset() {
 	*x = ListMerchantCollabsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[17]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1353,7 +1206,7 @@ func (x *ListMerchantCollabsResponse) String() string {
 func (*ListMerchantCollabsResponse) ProtoMessage() {}
 
 func (x *ListMerchantCollabsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[17]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1366,7 +1219,7 @@ func (x *ListMerchantCollabsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMerchantCollabsResponse.ProtoReflect.Descriptor instead.
 func (*ListMerchantCollabsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{17}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListMerchantCollabsResponse) GetCollabs() []*Collab {
@@ -1387,7 +1240,7 @@ type ListCollabsRequest struct {
 
 func (x *ListCollabsRequest) Reset() {
 	*x = ListCollabsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[18]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1399,7 +1252,7 @@ func (x *ListCollabsRequest) String() string {
 func (*ListCollabsRequest) ProtoMessage() {}
 
 func (x *ListCollabsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[18]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1412,7 +1265,7 @@ func (x *ListCollabsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCollabsRequest.ProtoReflect.Descriptor instead.
 func (*ListCollabsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{18}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListCollabsRequest) GetMerchantId() int32 {
@@ -1435,7 +1288,7 @@ type ListCollabsResponse struct {
 
 func (x *ListCollabsResponse) Reset() {
 	*x = ListCollabsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[19]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1447,7 +1300,7 @@ func (x *ListCollabsResponse) String() string {
 func (*ListCollabsResponse) ProtoMessage() {}
 
 func (x *ListCollabsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[19]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1460,7 +1313,7 @@ func (x *ListCollabsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCollabsResponse.ProtoReflect.Descriptor instead.
 func (*ListCollabsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{19}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListCollabsResponse) GetCollabs() []*Collab {
@@ -1486,7 +1339,7 @@ type ListProvidersRequest struct {
 
 func (x *ListProvidersRequest) Reset() {
 	*x = ListProvidersRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[20]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1498,7 +1351,7 @@ func (x *ListProvidersRequest) String() string {
 func (*ListProvidersRequest) ProtoMessage() {}
 
 func (x *ListProvidersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[20]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1511,7 +1364,7 @@ func (x *ListProvidersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProvidersRequest.ProtoReflect.Descriptor instead.
 func (*ListProvidersRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{20}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{17}
 }
 
 // ListProvidersResponse lists providers; REST answers the bare list.
@@ -1525,7 +1378,7 @@ type ListProvidersResponse struct {
 
 func (x *ListProvidersResponse) Reset() {
 	*x = ListProvidersResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[21]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1537,7 +1390,7 @@ func (x *ListProvidersResponse) String() string {
 func (*ListProvidersResponse) ProtoMessage() {}
 
 func (x *ListProvidersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[21]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1550,7 +1403,7 @@ func (x *ListProvidersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProvidersResponse.ProtoReflect.Descriptor instead.
 func (*ListProvidersResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{21}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListProvidersResponse) GetProviders() []*Provider {
@@ -1571,7 +1424,7 @@ type ListProviderCollabsRequest struct {
 
 func (x *ListProviderCollabsRequest) Reset() {
 	*x = ListProviderCollabsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[22]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1583,7 +1436,7 @@ func (x *ListProviderCollabsRequest) String() string {
 func (*ListProviderCollabsRequest) ProtoMessage() {}
 
 func (x *ListProviderCollabsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[22]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1596,7 +1449,7 @@ func (x *ListProviderCollabsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProviderCollabsRequest.ProtoReflect.Descriptor instead.
 func (*ListProviderCollabsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{22}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListProviderCollabsRequest) GetProviderId() int32 {
@@ -1618,7 +1471,7 @@ type ListProviderCollabsResponse struct {
 
 func (x *ListProviderCollabsResponse) Reset() {
 	*x = ListProviderCollabsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[23]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1630,7 +1483,7 @@ func (x *ListProviderCollabsResponse) String() string {
 func (*ListProviderCollabsResponse) ProtoMessage() {}
 
 func (x *ListProviderCollabsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[23]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1643,7 +1496,7 @@ func (x *ListProviderCollabsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListProviderCollabsResponse.ProtoReflect.Descriptor instead.
 func (*ListProviderCollabsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{23}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListProviderCollabsResponse) GetCollabs() []*Collab {
@@ -1666,7 +1519,7 @@ type SetProviderActivenessRequest struct {
 
 func (x *SetProviderActivenessRequest) Reset() {
 	*x = SetProviderActivenessRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[24]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1678,7 +1531,7 @@ func (x *SetProviderActivenessRequest) String() string {
 func (*SetProviderActivenessRequest) ProtoMessage() {}
 
 func (x *SetProviderActivenessRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[24]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1691,7 +1544,7 @@ func (x *SetProviderActivenessRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetProviderActivenessRequest.ProtoReflect.Descriptor instead.
 func (*SetProviderActivenessRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{24}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *SetProviderActivenessRequest) GetProviderId() int32 {
@@ -1717,7 +1570,7 @@ type SetProviderActivenessResponse struct {
 
 func (x *SetProviderActivenessResponse) Reset() {
 	*x = SetProviderActivenessResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[25]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1729,7 +1582,7 @@ func (x *SetProviderActivenessResponse) String() string {
 func (*SetProviderActivenessResponse) ProtoMessage() {}
 
 func (x *SetProviderActivenessResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[25]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1742,7 +1595,7 @@ func (x *SetProviderActivenessResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetProviderActivenessResponse.ProtoReflect.Descriptor instead.
 func (*SetProviderActivenessResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{25}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{22}
 }
 
 // GetCollabSettingsRequest names a collab.
@@ -1756,7 +1609,7 @@ type GetCollabSettingsRequest struct {
 
 func (x *GetCollabSettingsRequest) Reset() {
 	*x = GetCollabSettingsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[26]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1768,7 +1621,7 @@ func (x *GetCollabSettingsRequest) String() string {
 func (*GetCollabSettingsRequest) ProtoMessage() {}
 
 func (x *GetCollabSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[26]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1781,7 +1634,7 @@ func (x *GetCollabSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCollabSettingsRequest.ProtoReflect.Descriptor instead.
 func (*GetCollabSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{26}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *GetCollabSettingsRequest) GetCollabId() int32 {
@@ -1802,7 +1655,7 @@ type GetCollabSettingsResponse struct {
 
 func (x *GetCollabSettingsResponse) Reset() {
 	*x = GetCollabSettingsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[27]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1814,7 +1667,7 @@ func (x *GetCollabSettingsResponse) String() string {
 func (*GetCollabSettingsResponse) ProtoMessage() {}
 
 func (x *GetCollabSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[27]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1827,7 +1680,7 @@ func (x *GetCollabSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCollabSettingsResponse.ProtoReflect.Descriptor instead.
 func (*GetCollabSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{27}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *GetCollabSettingsResponse) GetCollabSettings() *CollabSettings {
@@ -1853,7 +1706,7 @@ type UpdateCollabSettingsRequest struct {
 
 func (x *UpdateCollabSettingsRequest) Reset() {
 	*x = UpdateCollabSettingsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[28]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1865,7 +1718,7 @@ func (x *UpdateCollabSettingsRequest) String() string {
 func (*UpdateCollabSettingsRequest) ProtoMessage() {}
 
 func (x *UpdateCollabSettingsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[28]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1878,7 +1731,7 @@ func (x *UpdateCollabSettingsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollabSettingsRequest.ProtoReflect.Descriptor instead.
 func (*UpdateCollabSettingsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{28}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *UpdateCollabSettingsRequest) GetCollabId() int32 {
@@ -1914,7 +1767,7 @@ type UpdateCollabSettingsResponse struct {
 
 func (x *UpdateCollabSettingsResponse) Reset() {
 	*x = UpdateCollabSettingsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[29]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1926,7 +1779,7 @@ func (x *UpdateCollabSettingsResponse) String() string {
 func (*UpdateCollabSettingsResponse) ProtoMessage() {}
 
 func (x *UpdateCollabSettingsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[29]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1939,7 +1792,7 @@ func (x *UpdateCollabSettingsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollabSettingsResponse.ProtoReflect.Descriptor instead.
 func (*UpdateCollabSettingsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{29}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *UpdateCollabSettingsResponse) GetCollabSettings() *CollabSettings {
@@ -1962,7 +1815,7 @@ type SetCollabActivenessRequest struct {
 
 func (x *SetCollabActivenessRequest) Reset() {
 	*x = SetCollabActivenessRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[30]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1974,7 +1827,7 @@ func (x *SetCollabActivenessRequest) String() string {
 func (*SetCollabActivenessRequest) ProtoMessage() {}
 
 func (x *SetCollabActivenessRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[30]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1987,7 +1840,7 @@ func (x *SetCollabActivenessRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetCollabActivenessRequest.ProtoReflect.Descriptor instead.
 func (*SetCollabActivenessRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{30}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SetCollabActivenessRequest) GetCollabId() int32 {
@@ -2013,7 +1866,7 @@ type SetCollabActivenessResponse struct {
 
 func (x *SetCollabActivenessResponse) Reset() {
 	*x = SetCollabActivenessResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[31]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2025,7 +1878,7 @@ func (x *SetCollabActivenessResponse) String() string {
 func (*SetCollabActivenessResponse) ProtoMessage() {}
 
 func (x *SetCollabActivenessResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[31]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2038,7 +1891,7 @@ func (x *SetCollabActivenessResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetCollabActivenessResponse.ProtoReflect.Descriptor instead.
 func (*SetCollabActivenessResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{31}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{28}
 }
 
 // GetCollabLimitsRequest names a collab.
@@ -2052,7 +1905,7 @@ type GetCollabLimitsRequest struct {
 
 func (x *GetCollabLimitsRequest) Reset() {
 	*x = GetCollabLimitsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[32]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2064,7 +1917,7 @@ func (x *GetCollabLimitsRequest) String() string {
 func (*GetCollabLimitsRequest) ProtoMessage() {}
 
 func (x *GetCollabLimitsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[32]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2077,7 +1930,7 @@ func (x *GetCollabLimitsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCollabLimitsRequest.ProtoReflect.Descriptor instead.
 func (*GetCollabLimitsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{32}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *GetCollabLimitsRequest) GetCollabId() int32 {
@@ -2098,7 +1951,7 @@ type GetCollabLimitsResponse struct {
 
 func (x *GetCollabLimitsResponse) Reset() {
 	*x = GetCollabLimitsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[33]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2110,7 +1963,7 @@ func (x *GetCollabLimitsResponse) String() string {
 func (*GetCollabLimitsResponse) ProtoMessage() {}
 
 func (x *GetCollabLimitsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[33]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2123,7 +1976,7 @@ func (x *GetCollabLimitsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetCollabLimitsResponse.ProtoReflect.Descriptor instead.
 func (*GetCollabLimitsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{33}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetCollabLimitsResponse) GetLimits() *CollabLimits {
@@ -2153,7 +2006,7 @@ type UpdateCollabLimitsRequest struct {
 
 func (x *UpdateCollabLimitsRequest) Reset() {
 	*x = UpdateCollabLimitsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[34]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2165,7 +2018,7 @@ func (x *UpdateCollabLimitsRequest) String() string {
 func (*UpdateCollabLimitsRequest) ProtoMessage() {}
 
 func (x *UpdateCollabLimitsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[34]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2178,7 +2031,7 @@ func (x *UpdateCollabLimitsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollabLimitsRequest.ProtoReflect.Descriptor instead.
 func (*UpdateCollabLimitsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{34}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *UpdateCollabLimitsRequest) GetCollabId() int32 {
@@ -2228,7 +2081,7 @@ type UpdateCollabLimitsResponse struct {
 
 func (x *UpdateCollabLimitsResponse) Reset() {
 	*x = UpdateCollabLimitsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[35]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2240,7 +2093,7 @@ func (x *UpdateCollabLimitsResponse) String() string {
 func (*UpdateCollabLimitsResponse) ProtoMessage() {}
 
 func (x *UpdateCollabLimitsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[35]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2253,7 +2106,7 @@ func (x *UpdateCollabLimitsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollabLimitsResponse.ProtoReflect.Descriptor instead.
 func (*UpdateCollabLimitsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{35}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *UpdateCollabLimitsResponse) GetLimits() *CollabLimits {
@@ -2283,7 +2136,7 @@ type UpdateCollabPayTypeLimitsRequest struct {
 
 func (x *UpdateCollabPayTypeLimitsRequest) Reset() {
 	*x = UpdateCollabPayTypeLimitsRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[36]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2295,7 +2148,7 @@ func (x *UpdateCollabPayTypeLimitsRequest) String() string {
 func (*UpdateCollabPayTypeLimitsRequest) ProtoMessage() {}
 
 func (x *UpdateCollabPayTypeLimitsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[36]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2308,7 +2161,7 @@ func (x *UpdateCollabPayTypeLimitsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCollabPayTypeLimitsRequest.ProtoReflect.Descriptor instead.
 func (*UpdateCollabPayTypeLimitsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{36}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *UpdateCollabPayTypeLimitsRequest) GetCollabPayTypeId() int32 {
@@ -2358,7 +2211,7 @@ type UpdateCollabPayTypeLimitsResponse struct {
 
 func (x *UpdateCollabPayTypeLimitsResponse) Reset() {
 	*x = UpdateCollabPayTypeLimitsResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[37]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2370,7 +2223,7 @@ func (x *UpdateCollabPayTypeLimitsResponse) String() string {
 func (*UpdateCollabPayTypeLimitsResponse) ProtoMessage() {}
 
 func (x *UpdateCollabPayTypeLimitsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[37]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2383,7 +2236,7 @@ func (x *UpdateCollabPayTypeLimitsResponse) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use UpdateCollabPayTypeLimitsResponse.ProtoReflect.Descriptor instead.
 func (*UpdateCollabPayTypeLimitsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{37}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *UpdateCollabPayTypeLimitsResponse) GetLimits() *CollabLimits {
@@ -2413,7 +2266,7 @@ type InitializeCollabRequest struct {
 
 func (x *InitializeCollabRequest) Reset() {
 	*x = InitializeCollabRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[38]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2425,7 +2278,7 @@ func (x *InitializeCollabRequest) String() string {
 func (*InitializeCollabRequest) ProtoMessage() {}
 
 func (x *InitializeCollabRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[38]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2438,7 +2291,7 @@ func (x *InitializeCollabRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InitializeCollabRequest.ProtoReflect.Descriptor instead.
 func (*InitializeCollabRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{38}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *InitializeCollabRequest) GetProviderId() int32 {
@@ -2487,7 +2340,7 @@ type InitializeCollabResponse struct {
 
 func (x *InitializeCollabResponse) Reset() {
 	*x = InitializeCollabResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[39]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2499,7 +2352,7 @@ func (x *InitializeCollabResponse) String() string {
 func (*InitializeCollabResponse) ProtoMessage() {}
 
 func (x *InitializeCollabResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[39]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2512,7 +2365,7 @@ func (x *InitializeCollabResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InitializeCollabResponse.ProtoReflect.Descriptor instead.
 func (*InitializeCollabResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{39}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *InitializeCollabResponse) GetCollab() *Collab {
@@ -2535,7 +2388,7 @@ type AddCollabPayTypesRequest struct {
 
 func (x *AddCollabPayTypesRequest) Reset() {
 	*x = AddCollabPayTypesRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[40]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2547,7 +2400,7 @@ func (x *AddCollabPayTypesRequest) String() string {
 func (*AddCollabPayTypesRequest) ProtoMessage() {}
 
 func (x *AddCollabPayTypesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[40]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2560,7 +2413,7 @@ func (x *AddCollabPayTypesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCollabPayTypesRequest.ProtoReflect.Descriptor instead.
 func (*AddCollabPayTypesRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{40}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *AddCollabPayTypesRequest) GetCollabId() int32 {
@@ -2589,7 +2442,7 @@ type AddCollabPayTypesResponse struct {
 
 func (x *AddCollabPayTypesResponse) Reset() {
 	*x = AddCollabPayTypesResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[41]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2601,7 +2454,7 @@ func (x *AddCollabPayTypesResponse) String() string {
 func (*AddCollabPayTypesResponse) ProtoMessage() {}
 
 func (x *AddCollabPayTypesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[41]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2614,7 +2467,7 @@ func (x *AddCollabPayTypesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCollabPayTypesResponse.ProtoReflect.Descriptor instead.
 func (*AddCollabPayTypesResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{41}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *AddCollabPayTypesResponse) GetCollab() *Collab {
@@ -2637,7 +2490,7 @@ type RemoveCollabPayTypesRequest struct {
 
 func (x *RemoveCollabPayTypesRequest) Reset() {
 	*x = RemoveCollabPayTypesRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[42]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2649,7 +2502,7 @@ func (x *RemoveCollabPayTypesRequest) String() string {
 func (*RemoveCollabPayTypesRequest) ProtoMessage() {}
 
 func (x *RemoveCollabPayTypesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[42]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2662,7 +2515,7 @@ func (x *RemoveCollabPayTypesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveCollabPayTypesRequest.ProtoReflect.Descriptor instead.
 func (*RemoveCollabPayTypesRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{42}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *RemoveCollabPayTypesRequest) GetCollabId() int32 {
@@ -2691,7 +2544,7 @@ type RemoveCollabPayTypesResponse struct {
 
 func (x *RemoveCollabPayTypesResponse) Reset() {
 	*x = RemoveCollabPayTypesResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[43]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2703,7 +2556,7 @@ func (x *RemoveCollabPayTypesResponse) String() string {
 func (*RemoveCollabPayTypesResponse) ProtoMessage() {}
 
 func (x *RemoveCollabPayTypesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[43]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2716,7 +2569,7 @@ func (x *RemoveCollabPayTypesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveCollabPayTypesResponse.ProtoReflect.Descriptor instead.
 func (*RemoveCollabPayTypesResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{43}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *RemoveCollabPayTypesResponse) GetCollab() *Collab {
@@ -2735,7 +2588,7 @@ type EnableMaintenanceModeRequest struct {
 
 func (x *EnableMaintenanceModeRequest) Reset() {
 	*x = EnableMaintenanceModeRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[44]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2747,7 +2600,7 @@ func (x *EnableMaintenanceModeRequest) String() string {
 func (*EnableMaintenanceModeRequest) ProtoMessage() {}
 
 func (x *EnableMaintenanceModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[44]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2760,7 +2613,7 @@ func (x *EnableMaintenanceModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnableMaintenanceModeRequest.ProtoReflect.Descriptor instead.
 func (*EnableMaintenanceModeRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{44}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{41}
 }
 
 // EnableMaintenanceModeResponse carries the switch afterwards.
@@ -2774,7 +2627,7 @@ type EnableMaintenanceModeResponse struct {
 
 func (x *EnableMaintenanceModeResponse) Reset() {
 	*x = EnableMaintenanceModeResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[45]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2786,7 +2639,7 @@ func (x *EnableMaintenanceModeResponse) String() string {
 func (*EnableMaintenanceModeResponse) ProtoMessage() {}
 
 func (x *EnableMaintenanceModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[45]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2799,7 +2652,7 @@ func (x *EnableMaintenanceModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnableMaintenanceModeResponse.ProtoReflect.Descriptor instead.
 func (*EnableMaintenanceModeResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{45}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *EnableMaintenanceModeResponse) GetIsEnabled() bool {
@@ -2818,7 +2671,7 @@ type DisableMaintenanceModeRequest struct {
 
 func (x *DisableMaintenanceModeRequest) Reset() {
 	*x = DisableMaintenanceModeRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[46]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2830,7 +2683,7 @@ func (x *DisableMaintenanceModeRequest) String() string {
 func (*DisableMaintenanceModeRequest) ProtoMessage() {}
 
 func (x *DisableMaintenanceModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[46]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2843,7 +2696,7 @@ func (x *DisableMaintenanceModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisableMaintenanceModeRequest.ProtoReflect.Descriptor instead.
 func (*DisableMaintenanceModeRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{46}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{43}
 }
 
 // DisableMaintenanceModeResponse carries the switch afterwards.
@@ -2857,7 +2710,7 @@ type DisableMaintenanceModeResponse struct {
 
 func (x *DisableMaintenanceModeResponse) Reset() {
 	*x = DisableMaintenanceModeResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[47]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2869,7 +2722,7 @@ func (x *DisableMaintenanceModeResponse) String() string {
 func (*DisableMaintenanceModeResponse) ProtoMessage() {}
 
 func (x *DisableMaintenanceModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[47]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2882,7 +2735,7 @@ func (x *DisableMaintenanceModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DisableMaintenanceModeResponse.ProtoReflect.Descriptor instead.
 func (*DisableMaintenanceModeResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{47}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *DisableMaintenanceModeResponse) GetIsEnabled() bool {
@@ -2901,7 +2754,7 @@ type GetMaintenanceStatusRequest struct {
 
 func (x *GetMaintenanceStatusRequest) Reset() {
 	*x = GetMaintenanceStatusRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[48]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2913,7 +2766,7 @@ func (x *GetMaintenanceStatusRequest) String() string {
 func (*GetMaintenanceStatusRequest) ProtoMessage() {}
 
 func (x *GetMaintenanceStatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[48]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2926,7 +2779,7 @@ func (x *GetMaintenanceStatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMaintenanceStatusRequest.ProtoReflect.Descriptor instead.
 func (*GetMaintenanceStatusRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{48}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{45}
 }
 
 // GetMaintenanceStatusResponse carries the switch.
@@ -2940,7 +2793,7 @@ type GetMaintenanceStatusResponse struct {
 
 func (x *GetMaintenanceStatusResponse) Reset() {
 	*x = GetMaintenanceStatusResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[49]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2952,7 +2805,7 @@ func (x *GetMaintenanceStatusResponse) String() string {
 func (*GetMaintenanceStatusResponse) ProtoMessage() {}
 
 func (x *GetMaintenanceStatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[49]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2965,7 +2818,7 @@ func (x *GetMaintenanceStatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMaintenanceStatusResponse.ProtoReflect.Descriptor instead.
 func (*GetMaintenanceStatusResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{49}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *GetMaintenanceStatusResponse) GetIsEnabled() bool {
@@ -2995,7 +2848,7 @@ type ListMerchantCollabActivityRequest struct {
 
 func (x *ListMerchantCollabActivityRequest) Reset() {
 	*x = ListMerchantCollabActivityRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[50]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3007,7 +2860,7 @@ func (x *ListMerchantCollabActivityRequest) String() string {
 func (*ListMerchantCollabActivityRequest) ProtoMessage() {}
 
 func (x *ListMerchantCollabActivityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[50]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3020,7 +2873,7 @@ func (x *ListMerchantCollabActivityRequest) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ListMerchantCollabActivityRequest.ProtoReflect.Descriptor instead.
 func (*ListMerchantCollabActivityRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{50}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListMerchantCollabActivityRequest) GetMerchantId() int32 {
@@ -3071,7 +2924,7 @@ type ListMerchantCollabActivityResponse struct {
 
 func (x *ListMerchantCollabActivityResponse) Reset() {
 	*x = ListMerchantCollabActivityResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[51]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3083,7 +2936,7 @@ func (x *ListMerchantCollabActivityResponse) String() string {
 func (*ListMerchantCollabActivityResponse) ProtoMessage() {}
 
 func (x *ListMerchantCollabActivityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[51]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3096,7 +2949,7 @@ func (x *ListMerchantCollabActivityResponse) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ListMerchantCollabActivityResponse.ProtoReflect.Descriptor instead.
 func (*ListMerchantCollabActivityResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{51}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ListMerchantCollabActivityResponse) GetStatus() string {
@@ -3131,7 +2984,7 @@ type ListCollabActivityRequest struct {
 
 func (x *ListCollabActivityRequest) Reset() {
 	*x = ListCollabActivityRequest{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[52]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3143,7 +2996,7 @@ func (x *ListCollabActivityRequest) String() string {
 func (*ListCollabActivityRequest) ProtoMessage() {}
 
 func (x *ListCollabActivityRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[52]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3156,7 +3009,7 @@ func (x *ListCollabActivityRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCollabActivityRequest.ProtoReflect.Descriptor instead.
 func (*ListCollabActivityRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{52}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ListCollabActivityRequest) GetFrom() string {
@@ -3200,7 +3053,7 @@ type ListCollabActivityResponse struct {
 
 func (x *ListCollabActivityResponse) Reset() {
 	*x = ListCollabActivityResponse{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[53]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3212,7 +3065,7 @@ func (x *ListCollabActivityResponse) String() string {
 func (*ListCollabActivityResponse) ProtoMessage() {}
 
 func (x *ListCollabActivityResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[53]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3225,7 +3078,7 @@ func (x *ListCollabActivityResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCollabActivityResponse.ProtoReflect.Descriptor instead.
 func (*ListCollabActivityResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{53}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ListCollabActivityResponse) GetStatus() string {
@@ -3257,7 +3110,7 @@ type ActivityData struct {
 
 func (x *ActivityData) Reset() {
 	*x = ActivityData{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[54]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3269,7 +3122,7 @@ func (x *ActivityData) String() string {
 func (*ActivityData) ProtoMessage() {}
 
 func (x *ActivityData) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[54]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3282,7 +3135,7 @@ func (x *ActivityData) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActivityData.ProtoReflect.Descriptor instead.
 func (*ActivityData) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{54}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ActivityData) GetResultType() string {
@@ -3321,7 +3174,7 @@ type ActivityStream struct {
 
 func (x *ActivityStream) Reset() {
 	*x = ActivityStream{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[55]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3333,7 +3186,7 @@ func (x *ActivityStream) String() string {
 func (*ActivityStream) ProtoMessage() {}
 
 func (x *ActivityStream) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[55]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3346,7 +3199,7 @@ func (x *ActivityStream) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActivityStream.ProtoReflect.Descriptor instead.
 func (*ActivityStream) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{55}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ActivityStream) GetStream() map[string]string {
@@ -3383,7 +3236,7 @@ type ActivityStats struct {
 
 func (x *ActivityStats) Reset() {
 	*x = ActivityStats{}
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[56]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3395,7 +3248,7 @@ func (x *ActivityStats) String() string {
 func (*ActivityStats) ProtoMessage() {}
 
 func (x *ActivityStats) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_gateway_proto_msgTypes[56]
+	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3408,7 +3261,7 @@ func (x *ActivityStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActivityStats.ProtoReflect.Descriptor instead.
 func (*ActivityStats) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_gateway_proto_rawDescGZIP(), []int{56}
+	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ActivityStats) GetTotal() int32 {
@@ -3446,22 +3299,15 @@ func (x *ActivityStats) GetSensitive() int32 {
 	return 0
 }
 
-var File_paygate_gateway_v1_gateway_proto protoreflect.FileDescriptor
+var File_paygate_gateway_v1_collabs_proto protoreflect.FileDescriptor
 
-const file_paygate_gateway_v1_gateway_proto_rawDesc = "" +
+const file_paygate_gateway_v1_collabs_proto_rawDesc = "" +
 	"\n" +
-	" paygate/gateway/v1/gateway.proto\x12\x12paygate.gateway.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a%paygate/gateway/v1/transactions.proto\x1a#paygate/gateway/v1/validation.proto\"/\n" +
+	" paygate/gateway/v1/collabs.proto\x12\x12paygate.gateway.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\"/\n" +
 	"\x10GetCollabRequest\x12\x1b\n" +
 	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\"G\n" +
 	"\x11GetCollabResponse\x122\n" +
-	"\x06collab\x18\x01 \x01(\v2\x1a.paygate.gateway.v1.CollabR\x06collab\"\x16\n" +
-	"\x14ListMerchantsRequest\"S\n" +
-	"\x15ListMerchantsResponse\x12:\n" +
-	"\tmerchants\x18\x01 \x03(\v2\x1c.paygate.gateway.v1.MerchantR\tmerchants\"B\n" +
-	"\bMerchant\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
-	"\x04hash\x18\x03 \x01(\tR\x04hash\"\xd9\x01\n" +
+	"\x06collab\x18\x01 \x01(\v2\x1a.paygate.gateway.v1.CollabR\x06collab\"\xd9\x01\n" +
 	"\x0fProviderPayType\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
@@ -3703,9 +3549,8 @@ const file_paygate_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x04user\x18\x02 \x01(\x05R\x04user\x12\x16\n" +
 	"\x06system\x18\x03 \x01(\x05R\x06system\x12\x1a\n" +
 	"\bcritical\x18\x04 \x01(\x05R\bcritical\x12\x1c\n" +
-	"\tsensitive\x18\x05 \x01(\x05R\tsensitive2\xbf3\n" +
-	"\x0eGatewayService\x12\x8a\x01\n" +
-	"\rListMerchants\x12(.paygate.gateway.v1.ListMerchantsRequest\x1a).paygate.gateway.v1.ListMerchantsResponse\"$\x82\xd3\xe4\x93\x02\x1eb\tmerchants\x12\x11/api/v1/merchants\x12\xb0\x01\n" +
+	"\tsensitive\x18\x05 \x01(\x05R\tsensitive2\xc3\x1a\n" +
+	"\rCollabService\x12\xb0\x01\n" +
 	"\x13ListMerchantCollabs\x12..paygate.gateway.v1.ListMerchantCollabsRequest\x1a/.paygate.gateway.v1.ListMerchantCollabsResponse\"8\x82\xd3\xe4\x93\x022b\acollabs\x12'/api/v1/merchants/{merchant_id}/collabs\x12\x80\x01\n" +
 	"\vListCollabs\x12&.paygate.gateway.v1.ListCollabsRequest\x1a'.paygate.gateway.v1.ListCollabsResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/api/v1/merchant-collabs\x12\x85\x01\n" +
 	"\tGetCollab\x12$.paygate.gateway.v1.GetCollabRequest\x1a%.paygate.gateway.v1.GetCollabResponse\"+\x82\xd3\xe4\x93\x02%b\x06collab\x12\x1b/api/v1/collabs/{collab_id}\x12\x8a\x01\n" +
@@ -3725,284 +3570,191 @@ const file_paygate_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x16DisableMaintenanceMode\x121.paygate.gateway.v1.DisableMaintenanceModeRequest\x1a2.paygate.gateway.v1.DisableMaintenanceModeResponse\"#\x82\xd3\xe4\x93\x02\x1d\"\x1b/api/v1/maintenance/disable\x12\x9d\x01\n" +
 	"\x14GetMaintenanceStatus\x12/.paygate.gateway.v1.GetMaintenanceStatusRequest\x1a0.paygate.gateway.v1.GetMaintenanceStatusResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/api/v1/maintenance/status\x12\xca\x01\n" +
 	"\x1aListMerchantCollabActivity\x125.paygate.gateway.v1.ListMerchantCollabActivityRequest\x1a6.paygate.gateway.v1.ListMerchantCollabActivityResponse\"=\x82\xd3\xe4\x93\x027\x125/api/v1/logs/merchants/{merchant_id}/collabs/activity\x12\x9a\x01\n" +
-	"\x12ListCollabActivity\x12-.paygate.gateway.v1.ListCollabActivityRequest\x1a..paygate.gateway.v1.ListCollabActivityResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/v1/logs/collabs/activity\x12\xa8\x01\n" +
-	"\x15InitializeTransaction\x120.paygate.gateway.v1.InitializeTransactionRequest\x1a1.paygate.gateway.v1.InitializeTransactionResponse\"*\x82\xd3\xe4\x93\x02$:\x01*\"\x1f/api/v1/transactions/initialize\x12\x97\x01\n" +
-	"\x0eGetTransaction\x12).paygate.gateway.v1.GetTransactionRequest\x1a*.paygate.gateway.v1.GetTransactionResponse\".\x82\xd3\xe4\x93\x02(b\vtransaction\x12\x19/api/v1/transactions/{id}\x12\xb9\x01\n" +
-	"\x14SetTransactionStatus\x12/.paygate.gateway.v1.SetTransactionStatusRequest\x1a0.paygate.gateway.v1.SetTransactionStatusResponse\">\x82\xd3\xe4\x93\x028b\vtransaction\")/api/v1/transactions/{id}/status/{status}\x12\xa4\x01\n" +
-	"\x13ListTransactionLogs\x12..paygate.gateway.v1.ListTransactionLogsRequest\x1a/.paygate.gateway.v1.ListTransactionLogsResponse\",\x82\xd3\xe4\x93\x02&b\x04logs\x12\x1e/api/v1/logs/transactions/{id}\x12\xa8\x01\n" +
-	"\x10ListTransactions\x12+.paygate.gateway.v1.ListTransactionsRequest\x1a,.paygate.gateway.v1.ListTransactionsResponse\"9\x82\xd3\xe4\x93\x023\x121/api/v1/collabs/{collab_id}/transactions/advanced\x12\xa7\x01\n" +
-	"\x11CancelTransaction\x12,.paygate.gateway.v1.CancelTransactionRequest\x1a-.paygate.gateway.v1.CancelTransactionResponse\"5\x82\xd3\xe4\x93\x02/b\vtransaction\" /api/v1/transactions/{id}/cancel\x12\xcc\x01\n" +
-	"\x1aCancelTransactionCallbacks\x125.paygate.gateway.v1.CancelTransactionCallbacksRequest\x1a6.paygate.gateway.v1.CancelTransactionCallbacksResponse\"?\x82\xd3\xe4\x93\x029b\vtransaction\"*/api/v1/transactions/{id}/callbacks/cancel\x12\x9e\x01\n" +
-	"\x12EnqueueTransaction\x12-.paygate.gateway.v1.EnqueueTransactionRequest\x1a..paygate.gateway.v1.EnqueueTransactionResponse\")\x82\xd3\xe4\x93\x02#\"!/api/v1/transactions/{id}/enqueue\x12\xbb\x01\n" +
-	"\x19EnqueueTransactionPolling\x124.paygate.gateway.v1.EnqueueTransactionPollingRequest\x1a5.paygate.gateway.v1.EnqueueTransactionPollingResponse\"1\x82\xd3\xe4\x93\x02+\")/api/v1/transactions/{id}/polling/enqueue\x12\xac\x01\n" +
-	"\x15SearchTransactionLogs\x120.paygate.gateway.v1.SearchTransactionLogsRequest\x1a1.paygate.gateway.v1.SearchTransactionLogsResponse\".\x82\xd3\xe4\x93\x02(:\x01*\"#/api/v1/transactions/search-in-logs\x12\xc7\x01\n" +
-	"\x17ListValidationEndpoints\x122.paygate.gateway.v1.ListValidationEndpointsRequest\x1a3.paygate.gateway.v1.ListValidationEndpointsResponse\"C\x82\xd3\xe4\x93\x02=b\tendpoints\x120/api/v1/collabs/{collab_id}/validation-endpoints\x12\xc0\x01\n" +
-	"\x18CreateValidationEndpoint\x123.paygate.gateway.v1.CreateValidationEndpointRequest\x1a4.paygate.gateway.v1.CreateValidationEndpointResponse\"9\x82\xd3\xe4\x93\x023:\x01*b\bendpoint\"$/api/v1/collabs/validation-endpoints\x12\xc5\x01\n" +
-	"\x18UpdateValidationEndpoint\x123.paygate.gateway.v1.UpdateValidationEndpointRequest\x1a4.paygate.gateway.v1.UpdateValidationEndpointResponse\">\x82\xd3\xe4\x93\x028:\x01*b\bendpoint\")/api/v1/collabs/validation-endpoints/{id}\x12\xb8\x01\n" +
-	"\x18DeleteValidationEndpoint\x123.paygate.gateway.v1.DeleteValidationEndpointRequest\x1a4.paygate.gateway.v1.DeleteValidationEndpointResponse\"1\x82\xd3\xe4\x93\x02+*)/api/v1/collabs/validation-endpoints/{id}\x12\xb3\x01\n" +
-	"\x15ListValidationResults\x120.paygate.gateway.v1.ListValidationResultsRequest\x1a1.paygate.gateway.v1.ListValidationResultsResponse\"5\x82\xd3\xe4\x93\x02/b\aresults\x12$/api/v1/transactions/{id}/validation\x12\xaf\x01\n" +
-	"\x13SetValidationStatus\x12..paygate.gateway.v1.SetValidationStatusRequest\x1a/.paygate.gateway.v1.SetValidationStatusResponse\"7\x82\xd3\xe4\x93\x021b\x06result\"'/api/v1/validation/{id}/status/{status}\x12\x99\x01\n" +
-	"\x0fRetryValidation\x12*.paygate.gateway.v1.RetryValidationRequest\x1a+.paygate.gateway.v1.RetryValidationResponse\"-\x82\xd3\xe4\x93\x02'b\x06result\"\x1d/api/v1/validation/{id}/retryB\xd0\x01\n" +
-	"\x16com.paygate.gateway.v1B\fGatewayProtoP\x01Z>github.com/paygate/paygate/gen/go/paygate/gateway/v1;gatewayv1\xa2\x02\x03PGX\xaa\x02\x12Paygate.Gateway.V1\xca\x02\x12Paygate\\Gateway\\V1\xe2\x02\x1ePaygate\\Gateway\\V1\\GPBMetadata\xea\x02\x14Paygate::Gateway::V1b\x06proto3"
+	"\x12ListCollabActivity\x12-.paygate.gateway.v1.ListCollabActivityRequest\x1a..paygate.gateway.v1.ListCollabActivityResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/v1/logs/collabs/activityB\xd0\x01\n" +
+	"\x16com.paygate.gateway.v1B\fCollabsProtoP\x01Z>github.com/paygate/paygate/gen/go/paygate/gateway/v1;gatewayv1\xa2\x02\x03PGX\xaa\x02\x12Paygate.Gateway.V1\xca\x02\x12Paygate\\Gateway\\V1\xe2\x02\x1ePaygate\\Gateway\\V1\\GPBMetadata\xea\x02\x14Paygate::Gateway::V1b\x06proto3"
 
 var (
-	file_paygate_gateway_v1_gateway_proto_rawDescOnce sync.Once
-	file_paygate_gateway_v1_gateway_proto_rawDescData []byte
+	file_paygate_gateway_v1_collabs_proto_rawDescOnce sync.Once
+	file_paygate_gateway_v1_collabs_proto_rawDescData []byte
 )
 
-func file_paygate_gateway_v1_gateway_proto_rawDescGZIP() []byte {
-	file_paygate_gateway_v1_gateway_proto_rawDescOnce.Do(func() {
-		file_paygate_gateway_v1_gateway_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_paygate_gateway_v1_gateway_proto_rawDesc), len(file_paygate_gateway_v1_gateway_proto_rawDesc)))
+func file_paygate_gateway_v1_collabs_proto_rawDescGZIP() []byte {
+	file_paygate_gateway_v1_collabs_proto_rawDescOnce.Do(func() {
+		file_paygate_gateway_v1_collabs_proto_rawDescData = protoimpl.X.CompressGZIP(unsafe.Slice(unsafe.StringData(file_paygate_gateway_v1_collabs_proto_rawDesc), len(file_paygate_gateway_v1_collabs_proto_rawDesc)))
 	})
-	return file_paygate_gateway_v1_gateway_proto_rawDescData
+	return file_paygate_gateway_v1_collabs_proto_rawDescData
 }
 
-var file_paygate_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
-var file_paygate_gateway_v1_gateway_proto_goTypes = []any{
+var file_paygate_gateway_v1_collabs_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
+var file_paygate_gateway_v1_collabs_proto_goTypes = []any{
 	(*GetCollabRequest)(nil),                   // 0: paygate.gateway.v1.GetCollabRequest
 	(*GetCollabResponse)(nil),                  // 1: paygate.gateway.v1.GetCollabResponse
-	(*ListMerchantsRequest)(nil),               // 2: paygate.gateway.v1.ListMerchantsRequest
-	(*ListMerchantsResponse)(nil),              // 3: paygate.gateway.v1.ListMerchantsResponse
-	(*Merchant)(nil),                           // 4: paygate.gateway.v1.Merchant
-	(*ProviderPayType)(nil),                    // 5: paygate.gateway.v1.ProviderPayType
-	(*Provider)(nil),                           // 6: paygate.gateway.v1.Provider
-	(*CollabMerchant)(nil),                     // 7: paygate.gateway.v1.CollabMerchant
-	(*CollabProvider)(nil),                     // 8: paygate.gateway.v1.CollabProvider
-	(*Collab)(nil),                             // 9: paygate.gateway.v1.Collab
-	(*CollabPayTypeSettings)(nil),              // 10: paygate.gateway.v1.CollabPayTypeSettings
-	(*CollabSettings)(nil),                     // 11: paygate.gateway.v1.CollabSettings
-	(*PayTypeChannels)(nil),                    // 12: paygate.gateway.v1.PayTypeChannels
-	(*CollabPayTypeLimits)(nil),                // 13: paygate.gateway.v1.CollabPayTypeLimits
-	(*CollabLimits)(nil),                       // 14: paygate.gateway.v1.CollabLimits
-	(*NewCollabPayType)(nil),                   // 15: paygate.gateway.v1.NewCollabPayType
-	(*ListMerchantCollabsRequest)(nil),         // 16: paygate.gateway.v1.ListMerchantCollabsRequest
-	(*ListMerchantCollabsResponse)(nil),        // 17: paygate.gateway.v1.ListMerchantCollabsResponse
-	(*ListCollabsRequest)(nil),                 // 18: paygate.gateway.v1.ListCollabsRequest
-	(*ListCollabsResponse)(nil),                // 19: paygate.gateway.v1.ListCollabsResponse
-	(*ListProvidersRequest)(nil),               // 20: paygate.gateway.v1.ListProvidersRequest
-	(*ListProvidersResponse)(nil),              // 21: paygate.gateway.v1.ListProvidersResponse
-	(*ListProviderCollabsRequest)(nil),         // 22: paygate.gateway.v1.ListProviderCollabsRequest
-	(*ListProviderCollabsResponse)(nil),        // 23: paygate.gateway.v1.ListProviderCollabsResponse
-	(*SetProviderActivenessRequest)(nil),       // 24: paygate.gateway.v1.SetProviderActivenessRequest
-	(*SetProviderActivenessResponse)(nil),      // 25: paygate.gateway.v1.SetProviderActivenessResponse
-	(*GetCollabSettingsRequest)(nil),           // 26: paygate.gateway.v1.GetCollabSettingsRequest
-	(*GetCollabSettingsResponse)(nil),          // 27: paygate.gateway.v1.GetCollabSettingsResponse
-	(*UpdateCollabSettingsRequest)(nil),        // 28: paygate.gateway.v1.UpdateCollabSettingsRequest
-	(*UpdateCollabSettingsResponse)(nil),       // 29: paygate.gateway.v1.UpdateCollabSettingsResponse
-	(*SetCollabActivenessRequest)(nil),         // 30: paygate.gateway.v1.SetCollabActivenessRequest
-	(*SetCollabActivenessResponse)(nil),        // 31: paygate.gateway.v1.SetCollabActivenessResponse
-	(*GetCollabLimitsRequest)(nil),             // 32: paygate.gateway.v1.GetCollabLimitsRequest
-	(*GetCollabLimitsResponse)(nil),            // 33: paygate.gateway.v1.GetCollabLimitsResponse
-	(*UpdateCollabLimitsRequest)(nil),          // 34: paygate.gateway.v1.UpdateCollabLimitsRequest
-	(*UpdateCollabLimitsResponse)(nil),         // 35: paygate.gateway.v1.UpdateCollabLimitsResponse
-	(*UpdateCollabPayTypeLimitsRequest)(nil),   // 36: paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest
-	(*UpdateCollabPayTypeLimitsResponse)(nil),  // 37: paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
-	(*InitializeCollabRequest)(nil),            // 38: paygate.gateway.v1.InitializeCollabRequest
-	(*InitializeCollabResponse)(nil),           // 39: paygate.gateway.v1.InitializeCollabResponse
-	(*AddCollabPayTypesRequest)(nil),           // 40: paygate.gateway.v1.AddCollabPayTypesRequest
-	(*AddCollabPayTypesResponse)(nil),          // 41: paygate.gateway.v1.AddCollabPayTypesResponse
-	(*RemoveCollabPayTypesRequest)(nil),        // 42: paygate.gateway.v1.RemoveCollabPayTypesRequest
-	(*RemoveCollabPayTypesResponse)(nil),       // 43: paygate.gateway.v1.RemoveCollabPayTypesResponse
-	(*EnableMaintenanceModeRequest)(nil),       // 44: paygate.gateway.v1.EnableMaintenanceModeRequest
-	(*EnableMaintenanceModeResponse)(nil),      // 45: paygate.gateway.v1.EnableMaintenanceModeResponse
-	(*DisableMaintenanceModeRequest)(nil),      // 46: paygate.gateway.v1.DisableMaintenanceModeRequest
-	(*DisableMaintenanceModeResponse)(nil),     // 47: paygate.gateway.v1.DisableMaintenanceModeResponse
-	(*GetMaintenanceStatusRequest)(nil),        // 48: paygate.gateway.v1.GetMaintenanceStatusRequest
-	(*GetMaintenanceStatusResponse)(nil),       // 49: paygate.gateway.v1.GetMaintenanceStatusResponse
-	(*ListMerchantCollabActivityRequest)(nil),  // 50: paygate.gateway.v1.ListMerchantCollabActivityRequest
-	(*ListMerchantCollabActivityResponse)(nil), // 51: paygate.gateway.v1.ListMerchantCollabActivityResponse
-	(*ListCollabActivityRequest)(nil),          // 52: paygate.gateway.v1.ListCollabActivityRequest
-	(*ListCollabActivityResponse)(nil),         // 53: paygate.gateway.v1.ListCollabActivityResponse
-	(*ActivityData)(nil),                       // 54: paygate.gateway.v1.ActivityData
-	(*ActivityStream)(nil),                     // 55: paygate.gateway.v1.ActivityStream
-	(*ActivityStats)(nil),                      // 56: paygate.gateway.v1.ActivityStats
-	nil,                                        // 57: paygate.gateway.v1.CollabSettings.SettingsEntry
-	nil,                                        // 58: paygate.gateway.v1.UpdateCollabSettingsRequest.SettingsEntry
-	nil,                                        // 59: paygate.gateway.v1.InitializeCollabRequest.CollabSettingsEntry
-	nil,                                        // 60: paygate.gateway.v1.ActivityStream.StreamEntry
-	(*structpb.ListValue)(nil),                 // 61: google.protobuf.ListValue
-	(*InitializeTransactionRequest)(nil),       // 62: paygate.gateway.v1.InitializeTransactionRequest
-	(*GetTransactionRequest)(nil),              // 63: paygate.gateway.v1.GetTransactionRequest
-	(*SetTransactionStatusRequest)(nil),        // 64: paygate.gateway.v1.SetTransactionStatusRequest
-	(*ListTransactionLogsRequest)(nil),         // 65: paygate.gateway.v1.ListTransactionLogsRequest
-	(*ListTransactionsRequest)(nil),            // 66: paygate.gateway.v1.ListTransactionsRequest
-	(*CancelTransactionRequest)(nil),           // 67: paygate.gateway.v1.CancelTransactionRequest
-	(*CancelTransactionCallbacksRequest)(nil),  // 68: paygate.gateway.v1.CancelTransactionCallbacksRequest
-	(*EnqueueTransactionRequest)(nil),          // 69: paygate.gateway.v1.EnqueueTransactionRequest
-	(*EnqueueTransactionPollingRequest)(nil),   // 70: paygate.gateway.v1.EnqueueTransactionPollingRequest
-	(*SearchTransactionLogsRequest)(nil),       // 71: paygate.gateway.v1.SearchTransactionLogsRequest
-	(*ListValidationEndpointsRequest)(nil),     // 72: paygate.gateway.v1.ListValidationEndpointsRequest
-	(*CreateValidationEndpointRequest)(nil),    // 73: paygate.gateway.v1.CreateValidationEndpointRequest
-	(*UpdateValidationEndpointRequest)(nil),    // 74: paygate.gateway.v1.UpdateValidationEndpointRequest
-	(*DeleteValidationEndpointRequest)(nil),    // 75: paygate.gateway.v1.DeleteValidationEndpointRequest
-	(*ListValidationResultsRequest)(nil),       // 76: paygate.gateway.v1.ListValidationResultsRequest
-	(*SetValidationStatusRequest)(nil),         // 77: paygate.gateway.v1.SetValidationStatusRequest
-	(*RetryValidationRequest)(nil),             // 78: paygate.gateway.v1.RetryValidationRequest
-	(*InitializeTransactionResponse)(nil),      // 79: paygate.gateway.v1.InitializeTransactionResponse
-	(*GetTransactionResponse)(nil),             // 80: paygate.gateway.v1.GetTransactionResponse
-	(*SetTransactionStatusResponse)(nil),       // 81: paygate.gateway.v1.SetTransactionStatusResponse
-	(*ListTransactionLogsResponse)(nil),        // 82: paygate.gateway.v1.ListTransactionLogsResponse
-	(*ListTransactionsResponse)(nil),           // 83: paygate.gateway.v1.ListTransactionsResponse
-	(*CancelTransactionResponse)(nil),          // 84: paygate.gateway.v1.CancelTransactionResponse
-	(*CancelTransactionCallbacksResponse)(nil), // 85: paygate.gateway.v1.CancelTransactionCallbacksResponse
-	(*EnqueueTransactionResponse)(nil),         // 86: paygate.gateway.v1.EnqueueTransactionResponse
-	(*EnqueueTransactionPollingResponse)(nil),  // 87: paygate.gateway.v1.EnqueueTransactionPollingResponse
-	(*SearchTransactionLogsResponse)(nil),      // 88: paygate.gateway.v1.SearchTransactionLogsResponse
-	(*ListValidationEndpointsResponse)(nil),    // 89: paygate.gateway.v1.ListValidationEndpointsResponse
-	(*CreateValidationEndpointResponse)(nil),   // 90: paygate.gateway.v1.CreateValidationEndpointResponse
-	(*UpdateValidationEndpointResponse)(nil),   // 91: paygate.gateway.v1.UpdateValidationEndpointResponse
-	(*DeleteValidationEndpointResponse)(nil),   // 92: paygate.gateway.v1.DeleteValidationEndpointResponse
-	(*ListValidationResultsResponse)(nil),      // 93: paygate.gateway.v1.ListValidationResultsResponse
-	(*SetValidationStatusResponse)(nil),        // 94: paygate.gateway.v1.SetValidationStatusResponse
-	(*RetryValidationResponse)(nil),            // 95: paygate.gateway.v1.RetryValidationResponse
+	(*ProviderPayType)(nil),                    // 2: paygate.gateway.v1.ProviderPayType
+	(*Provider)(nil),                           // 3: paygate.gateway.v1.Provider
+	(*CollabMerchant)(nil),                     // 4: paygate.gateway.v1.CollabMerchant
+	(*CollabProvider)(nil),                     // 5: paygate.gateway.v1.CollabProvider
+	(*Collab)(nil),                             // 6: paygate.gateway.v1.Collab
+	(*CollabPayTypeSettings)(nil),              // 7: paygate.gateway.v1.CollabPayTypeSettings
+	(*CollabSettings)(nil),                     // 8: paygate.gateway.v1.CollabSettings
+	(*PayTypeChannels)(nil),                    // 9: paygate.gateway.v1.PayTypeChannels
+	(*CollabPayTypeLimits)(nil),                // 10: paygate.gateway.v1.CollabPayTypeLimits
+	(*CollabLimits)(nil),                       // 11: paygate.gateway.v1.CollabLimits
+	(*NewCollabPayType)(nil),                   // 12: paygate.gateway.v1.NewCollabPayType
+	(*ListMerchantCollabsRequest)(nil),         // 13: paygate.gateway.v1.ListMerchantCollabsRequest
+	(*ListMerchantCollabsResponse)(nil),        // 14: paygate.gateway.v1.ListMerchantCollabsResponse
+	(*ListCollabsRequest)(nil),                 // 15: paygate.gateway.v1.ListCollabsRequest
+	(*ListCollabsResponse)(nil),                // 16: paygate.gateway.v1.ListCollabsResponse
+	(*ListProvidersRequest)(nil),               // 17: paygate.gateway.v1.ListProvidersRequest
+	(*ListProvidersResponse)(nil),              // 18: paygate.gateway.v1.ListProvidersResponse
+	(*ListProviderCollabsRequest)(nil),         // 19: paygate.gateway.v1.ListProviderCollabsRequest
+	(*ListProviderCollabsResponse)(nil),        // 20: paygate.gateway.v1.ListProviderCollabsResponse
+	(*SetProviderActivenessRequest)(nil),       // 21: paygate.gateway.v1.SetProviderActivenessRequest
+	(*SetProviderActivenessResponse)(nil),      // 22: paygate.gateway.v1.SetProviderActivenessResponse
+	(*GetCollabSettingsRequest)(nil),           // 23: paygate.gateway.v1.GetCollabSettingsRequest
+	(*GetCollabSettingsResponse)(nil),          // 24: paygate.gateway.v1.GetCollabSettingsResponse
+	(*UpdateCollabSettingsRequest)(nil),        // 25: paygate.gateway.v1.UpdateCollabSettingsRequest
+	(*UpdateCollabSettingsResponse)(nil),       // 26: paygate.gateway.v1.UpdateCollabSettingsResponse
+	(*SetCollabActivenessRequest)(nil),         // 27: paygate.gateway.v1.SetCollabActivenessRequest
+	(*SetCollabActivenessResponse)(nil),        // 28: paygate.gateway.v1.SetCollabActivenessResponse
+	(*GetCollabLimitsRequest)(nil),             // 29: paygate.gateway.v1.GetCollabLimitsRequest
+	(*GetCollabLimitsResponse)(nil),            // 30: paygate.gateway.v1.GetCollabLimitsResponse
+	(*UpdateCollabLimitsRequest)(nil),          // 31: paygate.gateway.v1.UpdateCollabLimitsRequest
+	(*UpdateCollabLimitsResponse)(nil),         // 32: paygate.gateway.v1.UpdateCollabLimitsResponse
+	(*UpdateCollabPayTypeLimitsRequest)(nil),   // 33: paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest
+	(*UpdateCollabPayTypeLimitsResponse)(nil),  // 34: paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
+	(*InitializeCollabRequest)(nil),            // 35: paygate.gateway.v1.InitializeCollabRequest
+	(*InitializeCollabResponse)(nil),           // 36: paygate.gateway.v1.InitializeCollabResponse
+	(*AddCollabPayTypesRequest)(nil),           // 37: paygate.gateway.v1.AddCollabPayTypesRequest
+	(*AddCollabPayTypesResponse)(nil),          // 38: paygate.gateway.v1.AddCollabPayTypesResponse
+	(*RemoveCollabPayTypesRequest)(nil),        // 39: paygate.gateway.v1.RemoveCollabPayTypesRequest
+	(*RemoveCollabPayTypesResponse)(nil),       // 40: paygate.gateway.v1.RemoveCollabPayTypesResponse
+	(*EnableMaintenanceModeRequest)(nil),       // 41: paygate.gateway.v1.EnableMaintenanceModeRequest
+	(*EnableMaintenanceModeResponse)(nil),      // 42: paygate.gateway.v1.EnableMaintenanceModeResponse
+	(*DisableMaintenanceModeRequest)(nil),      // 43: paygate.gateway.v1.DisableMaintenanceModeRequest
+	(*DisableMaintenanceModeResponse)(nil),     // 44: paygate.gateway.v1.DisableMaintenanceModeResponse
+	(*GetMaintenanceStatusRequest)(nil),        // 45: paygate.gateway.v1.GetMaintenanceStatusRequest
+	(*GetMaintenanceStatusResponse)(nil),       // 46: paygate.gateway.v1.GetMaintenanceStatusResponse
+	(*ListMerchantCollabActivityRequest)(nil),  // 47: paygate.gateway.v1.ListMerchantCollabActivityRequest
+	(*ListMerchantCollabActivityResponse)(nil), // 48: paygate.gateway.v1.ListMerchantCollabActivityResponse
+	(*ListCollabActivityRequest)(nil),          // 49: paygate.gateway.v1.ListCollabActivityRequest
+	(*ListCollabActivityResponse)(nil),         // 50: paygate.gateway.v1.ListCollabActivityResponse
+	(*ActivityData)(nil),                       // 51: paygate.gateway.v1.ActivityData
+	(*ActivityStream)(nil),                     // 52: paygate.gateway.v1.ActivityStream
+	(*ActivityStats)(nil),                      // 53: paygate.gateway.v1.ActivityStats
+	nil,                                        // 54: paygate.gateway.v1.CollabSettings.SettingsEntry
+	nil,                                        // 55: paygate.gateway.v1.UpdateCollabSettingsRequest.SettingsEntry
+	nil,                                        // 56: paygate.gateway.v1.InitializeCollabRequest.CollabSettingsEntry
+	nil,                                        // 57: paygate.gateway.v1.ActivityStream.StreamEntry
+	(*structpb.ListValue)(nil),                 // 58: google.protobuf.ListValue
 }
-var file_paygate_gateway_v1_gateway_proto_depIdxs = []int32{
-	9,  // 0: paygate.gateway.v1.GetCollabResponse.collab:type_name -> paygate.gateway.v1.Collab
-	4,  // 1: paygate.gateway.v1.ListMerchantsResponse.merchants:type_name -> paygate.gateway.v1.Merchant
-	5,  // 2: paygate.gateway.v1.Provider.pay_types:type_name -> paygate.gateway.v1.ProviderPayType
-	5,  // 3: paygate.gateway.v1.CollabProvider.pay_types:type_name -> paygate.gateway.v1.ProviderPayType
-	7,  // 4: paygate.gateway.v1.Collab.merchant:type_name -> paygate.gateway.v1.CollabMerchant
-	8,  // 5: paygate.gateway.v1.Collab.provider:type_name -> paygate.gateway.v1.CollabProvider
-	57, // 6: paygate.gateway.v1.CollabSettings.settings:type_name -> paygate.gateway.v1.CollabSettings.SettingsEntry
-	10, // 7: paygate.gateway.v1.CollabSettings.pay_type_settings:type_name -> paygate.gateway.v1.CollabPayTypeSettings
-	13, // 8: paygate.gateway.v1.CollabLimits.collab_pay_type_limits:type_name -> paygate.gateway.v1.CollabPayTypeLimits
-	9,  // 9: paygate.gateway.v1.ListMerchantCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
-	9,  // 10: paygate.gateway.v1.ListCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
-	6,  // 11: paygate.gateway.v1.ListProvidersResponse.providers:type_name -> paygate.gateway.v1.Provider
-	9,  // 12: paygate.gateway.v1.ListProviderCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
-	11, // 13: paygate.gateway.v1.GetCollabSettingsResponse.collab_settings:type_name -> paygate.gateway.v1.CollabSettings
-	58, // 14: paygate.gateway.v1.UpdateCollabSettingsRequest.settings:type_name -> paygate.gateway.v1.UpdateCollabSettingsRequest.SettingsEntry
-	12, // 15: paygate.gateway.v1.UpdateCollabSettingsRequest.pay_type_settings:type_name -> paygate.gateway.v1.PayTypeChannels
-	11, // 16: paygate.gateway.v1.UpdateCollabSettingsResponse.collab_settings:type_name -> paygate.gateway.v1.CollabSettings
-	14, // 17: paygate.gateway.v1.GetCollabLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
-	14, // 18: paygate.gateway.v1.UpdateCollabLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
-	14, // 19: paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
-	12, // 20: paygate.gateway.v1.InitializeCollabRequest.pay_type_settings:type_name -> paygate.gateway.v1.PayTypeChannels
-	59, // 21: paygate.gateway.v1.InitializeCollabRequest.collab_settings:type_name -> paygate.gateway.v1.InitializeCollabRequest.CollabSettingsEntry
-	9,  // 22: paygate.gateway.v1.InitializeCollabResponse.collab:type_name -> paygate.gateway.v1.Collab
-	15, // 23: paygate.gateway.v1.AddCollabPayTypesRequest.pay_types:type_name -> paygate.gateway.v1.NewCollabPayType
-	9,  // 24: paygate.gateway.v1.AddCollabPayTypesResponse.collab:type_name -> paygate.gateway.v1.Collab
-	9,  // 25: paygate.gateway.v1.RemoveCollabPayTypesResponse.collab:type_name -> paygate.gateway.v1.Collab
-	54, // 26: paygate.gateway.v1.ListMerchantCollabActivityResponse.data:type_name -> paygate.gateway.v1.ActivityData
-	54, // 27: paygate.gateway.v1.ListCollabActivityResponse.data:type_name -> paygate.gateway.v1.ActivityData
-	55, // 28: paygate.gateway.v1.ActivityData.result:type_name -> paygate.gateway.v1.ActivityStream
-	56, // 29: paygate.gateway.v1.ActivityData.stats:type_name -> paygate.gateway.v1.ActivityStats
-	60, // 30: paygate.gateway.v1.ActivityStream.stream:type_name -> paygate.gateway.v1.ActivityStream.StreamEntry
-	61, // 31: paygate.gateway.v1.ActivityStream.values:type_name -> google.protobuf.ListValue
-	2,  // 32: paygate.gateway.v1.GatewayService.ListMerchants:input_type -> paygate.gateway.v1.ListMerchantsRequest
-	16, // 33: paygate.gateway.v1.GatewayService.ListMerchantCollabs:input_type -> paygate.gateway.v1.ListMerchantCollabsRequest
-	18, // 34: paygate.gateway.v1.GatewayService.ListCollabs:input_type -> paygate.gateway.v1.ListCollabsRequest
-	0,  // 35: paygate.gateway.v1.GatewayService.GetCollab:input_type -> paygate.gateway.v1.GetCollabRequest
-	20, // 36: paygate.gateway.v1.GatewayService.ListProviders:input_type -> paygate.gateway.v1.ListProvidersRequest
-	22, // 37: paygate.gateway.v1.GatewayService.ListProviderCollabs:input_type -> paygate.gateway.v1.ListProviderCollabsRequest
-	24, // 38: paygate.gateway.v1.GatewayService.SetProviderActiveness:input_type -> paygate.gateway.v1.SetProviderActivenessRequest
-	26, // 39: paygate.gateway.v1.GatewayService.GetCollabSettings:input_type -> paygate.gateway.v1.GetCollabSettingsRequest
-	28, // 40: paygate.gateway.v1.GatewayService.UpdateCollabSettings:input_type -> paygate.gateway.v1.UpdateCollabSettingsRequest
-	30, // 41: paygate.gateway.v1.GatewayService.SetCollabActiveness:input_type -> paygate.gateway.v1.SetCollabActivenessRequest
-	32, // 42: paygate.gateway.v1.GatewayService.GetCollabLimits:input_type -> paygate.gateway.v1.GetCollabLimitsRequest
-	34, // 43: paygate.gateway.v1.GatewayService.UpdateCollabLimits:input_type -> paygate.gateway.v1.UpdateCollabLimitsRequest
-	36, // 44: paygate.gateway.v1.GatewayService.UpdateCollabPayTypeLimits:input_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest
-	38, // 45: paygate.gateway.v1.GatewayService.InitializeCollab:input_type -> paygate.gateway.v1.InitializeCollabRequest
-	40, // 46: paygate.gateway.v1.GatewayService.AddCollabPayTypes:input_type -> paygate.gateway.v1.AddCollabPayTypesRequest
-	42, // 47: paygate.gateway.v1.GatewayService.RemoveCollabPayTypes:input_type -> paygate.gateway.v1.RemoveCollabPayTypesRequest
-	44, // 48: paygate.gateway.v1.GatewayService.EnableMaintenanceMode:input_type -> paygate.gateway.v1.EnableMaintenanceModeRequest
-	46, // 49: paygate.gateway.v1.GatewayService.DisableMaintenanceMode:input_type -> paygate.gateway.v1.DisableMaintenanceModeRequest
-	48, // 50: paygate.gateway.v1.GatewayService.GetMaintenanceStatus:input_type -> paygate.gateway.v1.GetMaintenanceStatusRequest
-	50, // 51: paygate.gateway.v1.GatewayService.ListMerchantCollabActivity:input_type -> paygate.gateway.v1.ListMerchantCollabActivityRequest
-	52, // 52: paygate.gateway.v1.GatewayService.ListCollabActivity:input_type -> paygate.gateway.v1.ListCollabActivityRequest
-	62, // 53: paygate.gateway.v1.GatewayService.InitializeTransaction:input_type -> paygate.gateway.v1.InitializeTransactionRequest
-	63, // 54: paygate.gateway.v1.GatewayService.GetTransaction:input_type -> paygate.gateway.v1.GetTransactionRequest
-	64, // 55: paygate.gateway.v1.GatewayService.SetTransactionStatus:input_type -> paygate.gateway.v1.SetTransactionStatusRequest
-	65, // 56: paygate.gateway.v1.GatewayService.ListTransactionLogs:input_type -> paygate.gateway.v1.ListTransactionLogsRequest
-	66, // 57: paygate.gateway.v1.GatewayService.ListTransactions:input_type -> paygate.gateway.v1.ListTransactionsRequest
-	67, // 58: paygate.gateway.v1.GatewayService.CancelTransaction:input_type -> paygate.gateway.v1.CancelTransactionRequest
-	68, // 59: paygate.gateway.v1.GatewayService.CancelTransactionCallbacks:input_type -> paygate.gateway.v1.CancelTransactionCallbacksRequest
-	69, // 60: paygate.gateway.v1.GatewayService.EnqueueTransaction:input_type -> paygate.gateway.v1.EnqueueTransactionRequest
-	70, // 61: paygate.gateway.v1.GatewayService.EnqueueTransactionPolling:input_type -> paygate.gateway.v1.EnqueueTransactionPollingRequest
-	71, // 62: paygate.gateway.v1.GatewayService.SearchTransactionLogs:input_type -> paygate.gateway.v1.SearchTransactionLogsRequest
-	72, // 63: paygate.gateway.v1.GatewayService.ListValidationEndpoints:input_type -> paygate.gateway.v1.ListValidationEndpointsRequest
-	73, // 64: paygate.gateway.v1.GatewayService.CreateValidationEndpoint:input_type -> paygate.gateway.v1.CreateValidationEndpointRequest
-	74, // 65: paygate.gateway.v1.GatewayService.UpdateValidationEndpoint:input_type -> paygate.gateway.v1.UpdateValidationEndpointRequest
-	75, // 66: paygate.gateway.v1.GatewayService.DeleteValidationEndpoint:input_type -> paygate.gateway.v1.DeleteValidationEndpointRequest
-	76, // 67: paygate.gateway.v1.GatewayService.ListValidationResults:input_type -> paygate.gateway.v1.ListValidationResultsRequest
-	77, // 68: paygate.gateway.v1.GatewayService.SetValidationStatus:input_type -> paygate.gateway.v1.SetValidationStatusRequest
-	78, // 69: paygate.gateway.v1.GatewayService.RetryValidation:input_type -> paygate.gateway.v1.RetryValidationRequest
-	3,  // 70: paygate.gateway.v1.GatewayService.ListMerchants:output_type -> paygate.gateway.v1.ListMerchantsResponse
-	17, // 71: paygate.gateway.v1.GatewayService.ListMerchantCollabs:output_type -> paygate.gateway.v1.ListMerchantCollabsResponse
-	19, // 72: paygate.gateway.v1.GatewayService.ListCollabs:output_type -> paygate.gateway.v1.ListCollabsResponse
-	1,  // 73: paygate.gateway.v1.GatewayService.GetCollab:output_type -> paygate.gateway.v1.GetCollabResponse
-	21, // 74: paygate.gateway.v1.GatewayService.ListProviders:output_type -> paygate.gateway.v1.ListProvidersResponse
-	23, // 75: paygate.gateway.v1.GatewayService.ListProviderCollabs:output_type -> paygate.gateway.v1.ListProviderCollabsResponse
-	25, // 76: paygate.gateway.v1.GatewayService.SetProviderActiveness:output_type -> paygate.gateway.v1.SetProviderActivenessResponse
-	27, // 77: paygate.gateway.v1.GatewayService.GetCollabSettings:output_type -> paygate.gateway.v1.GetCollabSettingsResponse
-	29, // 78: paygate.gateway.v1.GatewayService.UpdateCollabSettings:output_type -> paygate.gateway.v1.UpdateCollabSettingsResponse
-	31, // 79: paygate.gateway.v1.GatewayService.SetCollabActiveness:output_type -> paygate.gateway.v1.SetCollabActivenessResponse
-	33, // 80: paygate.gateway.v1.GatewayService.GetCollabLimits:output_type -> paygate.gateway.v1.GetCollabLimitsResponse
-	35, // 81: paygate.gateway.v1.GatewayService.UpdateCollabLimits:output_type -> paygate.gateway.v1.UpdateCollabLimitsResponse
-	37, // 82: paygate.gateway.v1.GatewayService.UpdateCollabPayTypeLimits:output_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
-	39, // 83: paygate.gateway.v1.GatewayService.InitializeCollab:output_type -> paygate.gateway.v1.InitializeCollabResponse
-	41, // 84: paygate.gateway.v1.GatewayService.AddCollabPayTypes:output_type -> paygate.gateway.v1.AddCollabPayTypesResponse
-	43, // 85: paygate.gateway.v1.GatewayService.RemoveCollabPayTypes:output_type -> paygate.gateway.v1.RemoveCollabPayTypesResponse
-	45, // 86: paygate.gateway.v1.GatewayService.EnableMaintenanceMode:output_type -> paygate.gateway.v1.EnableMaintenanceModeResponse
-	47, // 87: paygate.gateway.v1.GatewayService.DisableMaintenanceMode:output_type -> paygate.gateway.v1.DisableMaintenanceModeResponse
-	49, // 88: paygate.gateway.v1.GatewayService.GetMaintenanceStatus:output_type -> paygate.gateway.v1.GetMaintenanceStatusResponse
-	51, // 89: paygate.gateway.v1.GatewayService.ListMerchantCollabActivity:output_type -> paygate.gateway.v1.ListMerchantCollabActivityResponse
-	53, // 90: paygate.gateway.v1.GatewayService.ListCollabActivity:output_type -> paygate.gateway.v1.ListCollabActivityResponse
-	79, // 91: paygate.gateway.v1.GatewayService.InitializeTransaction:output_type -> paygate.gateway.v1.InitializeTransactionResponse
-	80, // 92: paygate.gateway.v1.GatewayService.GetTransaction:output_type -> paygate.gateway.v1.GetTransactionResponse
-	81, // 93: paygate.gateway.v1.GatewayService.SetTransactionStatus:output_type -> paygate.gateway.v1.SetTransactionStatusResponse
-	82, // 94: paygate.gateway.v1.GatewayService.ListTransactionLogs:output_type -> paygate.gateway.v1.ListTransactionLogsResponse
-	83, // 95: paygate.gateway.v1.GatewayService.ListTransactions:output_type -> paygate.gateway.v1.ListTransactionsResponse
-	84, // 96: paygate.gateway.v1.GatewayService.CancelTransaction:output_type -> paygate.gateway.v1.CancelTransactionResponse
-	85, // 97: paygate.gateway.v1.GatewayService.CancelTransactionCallbacks:output_type -> paygate.gateway.v1.CancelTransactionCallbacksResponse
-	86, // 98: paygate.gateway.v1.GatewayService.EnqueueTransaction:output_type -> paygate.gateway.v1.EnqueueTransactionResponse
-	87, // 99: paygate.gateway.v1.GatewayService.EnqueueTransactionPolling:output_type -> paygate.gateway.v1.EnqueueTransactionPollingResponse
-	88, // 100: paygate.gateway.v1.GatewayService.SearchTransactionLogs:output_type -> paygate.gateway.v1.SearchTransactionLogsResponse
-	89, // 101: paygate.gateway.v1.GatewayService.ListValidationEndpoints:output_type -> paygate.gateway.v1.ListValidationEndpointsResponse
-	90, // 102: paygate.gateway.v1.GatewayService.CreateValidationEndpoint:output_type -> paygate.gateway.v1.CreateValidationEndpointResponse
-	91, // 103: paygate.gateway.v1.GatewayService.UpdateValidationEndpoint:output_type -> paygate.gateway.v1.UpdateValidationEndpointResponse
-	92, // 104: paygate.gateway.v1.GatewayService.DeleteValidationEndpoint:output_type -> paygate.gateway.v1.DeleteValidationEndpointResponse
-	93, // 105: paygate.gateway.v1.GatewayService.ListValidationResults:output_type -> paygate.gateway.v1.ListValidationResultsResponse
-	94, // 106: paygate.gateway.v1.GatewayService.SetValidationStatus:output_type -> paygate.gateway.v1.SetValidationStatusResponse
-	95, // 107: paygate.gateway.v1.GatewayService.RetryValidation:output_type -> paygate.gateway.v1.RetryValidationResponse
-	70, // [70:108] is the sub-list for method output_type
-	32, // [32:70] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+var file_paygate_gateway_v1_collabs_proto_depIdxs = []int32{
+	6,  // 0: paygate.gateway.v1.GetCollabResponse.collab:type_name -> paygate.gateway.v1.Collab
+	2,  // 1: paygate.gateway.v1.Provider.pay_types:type_name -> paygate.gateway.v1.ProviderPayType
+	2,  // 2: paygate.gateway.v1.CollabProvider.pay_types:type_name -> paygate.gateway.v1.ProviderPayType
+	4,  // 3: paygate.gateway.v1.Collab.merchant:type_name -> paygate.gateway.v1.CollabMerchant
+	5,  // 4: paygate.gateway.v1.Collab.provider:type_name -> paygate.gateway.v1.CollabProvider
+	54, // 5: paygate.gateway.v1.CollabSettings.settings:type_name -> paygate.gateway.v1.CollabSettings.SettingsEntry
+	7,  // 6: paygate.gateway.v1.CollabSettings.pay_type_settings:type_name -> paygate.gateway.v1.CollabPayTypeSettings
+	10, // 7: paygate.gateway.v1.CollabLimits.collab_pay_type_limits:type_name -> paygate.gateway.v1.CollabPayTypeLimits
+	6,  // 8: paygate.gateway.v1.ListMerchantCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
+	6,  // 9: paygate.gateway.v1.ListCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
+	3,  // 10: paygate.gateway.v1.ListProvidersResponse.providers:type_name -> paygate.gateway.v1.Provider
+	6,  // 11: paygate.gateway.v1.ListProviderCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
+	8,  // 12: paygate.gateway.v1.GetCollabSettingsResponse.collab_settings:type_name -> paygate.gateway.v1.CollabSettings
+	55, // 13: paygate.gateway.v1.UpdateCollabSettingsRequest.settings:type_name -> paygate.gateway.v1.UpdateCollabSettingsRequest.SettingsEntry
+	9,  // 14: paygate.gateway.v1.UpdateCollabSettingsRequest.pay_type_settings:type_name -> paygate.gateway.v1.PayTypeChannels
+	8,  // 15: paygate.gateway.v1.UpdateCollabSettingsResponse.collab_settings:type_name -> paygate.gateway.v1.CollabSettings
+	11, // 16: paygate.gateway.v1.GetCollabLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
+	11, // 17: paygate.gateway.v1.UpdateCollabLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
+	11, // 18: paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
+	9,  // 19: paygate.gateway.v1.InitializeCollabRequest.pay_type_settings:type_name -> paygate.gateway.v1.PayTypeChannels
+	56, // 20: paygate.gateway.v1.InitializeCollabRequest.collab_settings:type_name -> paygate.gateway.v1.InitializeCollabRequest.CollabSettingsEntry
+	6,  // 21: paygate.gateway.v1.InitializeCollabResponse.collab:type_name -> paygate.gateway.v1.Collab
+	12, // 22: paygate.gateway.v1.AddCollabPayTypesRequest.pay_types:type_name -> paygate.gateway.v1.NewCollabPayType
+	6,  // 23: paygate.gateway.v1.AddCollabPayTypesResponse.collab:type_name -> paygate.gateway.v1.Collab
+	6,  // 24: paygate.gateway.v1.RemoveCollabPayTypesResponse.collab:type_name -> paygate.gateway.v1.Collab
+	51, // 25: paygate.gateway.v1.ListMerchantCollabActivityResponse.data:type_name -> paygate.gateway.v1.ActivityData
+	51, // 26: paygate.gateway.v1.ListCollabActivityResponse.data:type_name -> paygate.gateway.v1.ActivityData
+	52, // 27: paygate.gateway.v1.ActivityData.result:type_name -> paygate.gateway.v1.ActivityStream
+	53, // 28: paygate.gateway.v1.ActivityData.stats:type_name -> paygate.gateway.v1.ActivityStats
+	57, // 29: paygate.gateway.v1.ActivityStream.stream:type_name -> paygate.gateway.v1.ActivityStream.StreamEntry
+	58, // 30: paygate.gateway.v1.ActivityStream.values:type_name -> google.protobuf.ListValue
+	13, // 31: paygate.gateway.v1.CollabService.ListMerchantCollabs:input_type -> paygate.gateway.v1.ListMerchantCollabsRequest
+	15, // 32: paygate.gateway.v1.CollabService.ListCollabs:input_type -> paygate.gateway.v1.ListCollabsRequest
+	0,  // 33: paygate.gateway.v1.CollabService.GetCollab:input_type -> paygate.gateway.v1.GetCollabRequest
+	17, // 34: paygate.gateway.v1.CollabService.ListProviders:input_type -> paygate.gateway.v1.ListProvidersRequest
+	19, // 35: paygate.gateway.v1.CollabService.ListProviderCollabs:input_type -> paygate.gateway.v1.ListProviderCollabsRequest
+	21, // 36: paygate.gateway.v1.CollabService.SetProviderActiveness:input_type -> paygate.gateway.v1.SetProviderActivenessRequest
+	23, // 37: paygate.gateway.v1.CollabService.GetCollabSettings:input_type -> paygate.gateway.v1.GetCollabSettingsRequest
+	25, // 38: paygate.gateway.v1.CollabService.UpdateCollabSettings:input_type -> paygate.gateway.v1.UpdateCollabSettingsRequest
+	27, // 39: paygate.gateway.v1.CollabService.SetCollabActiveness:input_type -> paygate.gateway.v1.SetCollabActivenessRequest
+	29, // 40: paygate.gateway.v1.CollabService.GetCollabLimits:input_type -> paygate.gateway.v1.GetCollabLimitsRequest
+	31, // 41: paygate.gateway.v1.CollabService.UpdateCollabLimits:input_type -> paygate.gateway.v1.UpdateCollabLimitsRequest
+	33, // 42: paygate.gateway.v1.CollabService.UpdateCollabPayTypeLimits:input_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest
+	35, // 43: paygate.gateway.v1.CollabService.InitializeCollab:input_type -> paygate.gateway.v1.InitializeCollabRequest
+	37, // 44: paygate.gateway.v1.CollabService.AddCollabPayTypes:input_type -> paygate.gateway.v1.AddCollabPayTypesRequest
+	39, // 45: paygate.gateway.v1.CollabService.RemoveCollabPayTypes:input_type -> paygate.gateway.v1.RemoveCollabPayTypesRequest
+	41, // 46: paygate.gateway.v1.CollabService.EnableMaintenanceMode:input_type -> paygate.gateway.v1.EnableMaintenanceModeRequest
+	43, // 47: paygate.gateway.v1.CollabService.DisableMaintenanceMode:input_type -> paygate.gateway.v1.DisableMaintenanceModeRequest
+	45, // 48: paygate.gateway.v1.CollabService.GetMaintenanceStatus:input_type -> paygate.gateway.v1.GetMaintenanceStatusRequest
+	47, // 49: paygate.gateway.v1.CollabService.ListMerchantCollabActivity:input_type -> paygate.gateway.v1.ListMerchantCollabActivityRequest
+	49, // 50: paygate.gateway.v1.CollabService.ListCollabActivity:input_type -> paygate.gateway.v1.ListCollabActivityRequest
+	14, // 51: paygate.gateway.v1.CollabService.ListMerchantCollabs:output_type -> paygate.gateway.v1.ListMerchantCollabsResponse
+	16, // 52: paygate.gateway.v1.CollabService.ListCollabs:output_type -> paygate.gateway.v1.ListCollabsResponse
+	1,  // 53: paygate.gateway.v1.CollabService.GetCollab:output_type -> paygate.gateway.v1.GetCollabResponse
+	18, // 54: paygate.gateway.v1.CollabService.ListProviders:output_type -> paygate.gateway.v1.ListProvidersResponse
+	20, // 55: paygate.gateway.v1.CollabService.ListProviderCollabs:output_type -> paygate.gateway.v1.ListProviderCollabsResponse
+	22, // 56: paygate.gateway.v1.CollabService.SetProviderActiveness:output_type -> paygate.gateway.v1.SetProviderActivenessResponse
+	24, // 57: paygate.gateway.v1.CollabService.GetCollabSettings:output_type -> paygate.gateway.v1.GetCollabSettingsResponse
+	26, // 58: paygate.gateway.v1.CollabService.UpdateCollabSettings:output_type -> paygate.gateway.v1.UpdateCollabSettingsResponse
+	28, // 59: paygate.gateway.v1.CollabService.SetCollabActiveness:output_type -> paygate.gateway.v1.SetCollabActivenessResponse
+	30, // 60: paygate.gateway.v1.CollabService.GetCollabLimits:output_type -> paygate.gateway.v1.GetCollabLimitsResponse
+	32, // 61: paygate.gateway.v1.CollabService.UpdateCollabLimits:output_type -> paygate.gateway.v1.UpdateCollabLimitsResponse
+	34, // 62: paygate.gateway.v1.CollabService.UpdateCollabPayTypeLimits:output_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
+	36, // 63: paygate.gateway.v1.CollabService.InitializeCollab:output_type -> paygate.gateway.v1.InitializeCollabResponse
+	38, // 64: paygate.gateway.v1.CollabService.AddCollabPayTypes:output_type -> paygate.gateway.v1.AddCollabPayTypesResponse
+	40, // 65: paygate.gateway.v1.CollabService.RemoveCollabPayTypes:output_type -> paygate.gateway.v1.RemoveCollabPayTypesResponse
+	42, // 66: paygate.gateway.v1.CollabService.EnableMaintenanceMode:output_type -> paygate.gateway.v1.EnableMaintenanceModeResponse
+	44, // 67: paygate.gateway.v1.CollabService.DisableMaintenanceMode:output_type -> paygate.gateway.v1.DisableMaintenanceModeResponse
+	46, // 68: paygate.gateway.v1.CollabService.GetMaintenanceStatus:output_type -> paygate.gateway.v1.GetMaintenanceStatusResponse
+	48, // 69: paygate.gateway.v1.CollabService.ListMerchantCollabActivity:output_type -> paygate.gateway.v1.ListMerchantCollabActivityResponse
+	50, // 70: paygate.gateway.v1.CollabService.ListCollabActivity:output_type -> paygate.gateway.v1.ListCollabActivityResponse
+	51, // [51:71] is the sub-list for method output_type
+	31, // [31:51] is the sub-list for method input_type
+	31, // [31:31] is the sub-list for extension type_name
+	31, // [31:31] is the sub-list for extension extendee
+	0,  // [0:31] is the sub-list for field type_name
 }
 
-func init() { file_paygate_gateway_v1_gateway_proto_init() }
-func file_paygate_gateway_v1_gateway_proto_init() {
-	if File_paygate_gateway_v1_gateway_proto != nil {
+func init() { file_paygate_gateway_v1_collabs_proto_init() }
+func file_paygate_gateway_v1_collabs_proto_init() {
+	if File_paygate_gateway_v1_collabs_proto != nil {
 		return
 	}
-	file_paygate_gateway_v1_transactions_proto_init()
-	file_paygate_gateway_v1_validation_proto_init()
-	file_paygate_gateway_v1_gateway_proto_msgTypes[12].OneofWrappers = []any{}
-	file_paygate_gateway_v1_gateway_proto_msgTypes[15].OneofWrappers = []any{}
-	file_paygate_gateway_v1_gateway_proto_msgTypes[18].OneofWrappers = []any{}
-	file_paygate_gateway_v1_gateway_proto_msgTypes[24].OneofWrappers = []any{}
-	file_paygate_gateway_v1_gateway_proto_msgTypes[30].OneofWrappers = []any{}
-	file_paygate_gateway_v1_gateway_proto_msgTypes[34].OneofWrappers = []any{}
-	file_paygate_gateway_v1_gateway_proto_msgTypes[36].OneofWrappers = []any{}
-	file_paygate_gateway_v1_gateway_proto_msgTypes[50].OneofWrappers = []any{}
-	file_paygate_gateway_v1_gateway_proto_msgTypes[52].OneofWrappers = []any{}
+	file_paygate_gateway_v1_collabs_proto_msgTypes[9].OneofWrappers = []any{}
+	file_paygate_gateway_v1_collabs_proto_msgTypes[12].OneofWrappers = []any{}
+	file_paygate_gateway_v1_collabs_proto_msgTypes[15].OneofWrappers = []any{}
+	file_paygate_gateway_v1_collabs_proto_msgTypes[21].OneofWrappers = []any{}
+	file_paygate_gateway_v1_collabs_proto_msgTypes[27].OneofWrappers = []any{}
+	file_paygate_gateway_v1_collabs_proto_msgTypes[31].OneofWrappers = []any{}
+	file_paygate_gateway_v1_collabs_proto_msgTypes[33].OneofWrappers = []any{}
+	file_paygate_gateway_v1_collabs_proto_msgTypes[47].OneofWrappers = []any{}
+	file_paygate_gateway_v1_collabs_proto_msgTypes[49].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
-			RawDescriptor: unsafe.Slice(unsafe.StringData(file_paygate_gateway_v1_gateway_proto_rawDesc), len(file_paygate_gateway_v1_gateway_proto_rawDesc)),
+			RawDescriptor: unsafe.Slice(unsafe.StringData(file_paygate_gateway_v1_collabs_proto_rawDesc), len(file_paygate_gateway_v1_collabs_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   61,
+			NumMessages:   58,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
-		GoTypes:           file_paygate_gateway_v1_gateway_proto_goTypes,
-		DependencyIndexes: file_paygate_gateway_v1_gateway_proto_depIdxs,
-		MessageInfos:      file_paygate_gateway_v1_gateway_proto_msgTypes,
+		GoTypes:           file_paygate_gateway_v1_collabs_proto_goTypes,
+		DependencyIndexes: file_paygate_gateway_v1_collabs_proto_depIdxs,
+		MessageInfos:      file_paygate_gateway_v1_collabs_proto_msgTypes,
 	}.Build()
-	File_paygate_gateway_v1_gateway_proto = out.File
-	file_paygate_gateway_v1_gateway_proto_goTypes = nil
-	file_paygate_gateway_v1_gateway_proto_depIdxs = nil
+	File_paygate_gateway_v1_collabs_proto = out.File
+	file_paygate_gateway_v1_collabs_proto_goTypes = nil
+	file_paygate_gateway_v1_collabs_proto_depIdxs = nil
 }
