@@ -3,12 +3,15 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"reflect"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
@@ -33,63 +36,120 @@ func NewJSONMarshaler() *JSONMarshaler {
 	}}
 }
 
-// Unmarshal renames data's keys to the fields of v's message type, then
-// decodes it with protojson.
+// Unmarshal renames data's keys to the fields of v's message type, checks
+// each value's shape against its field (input.go), then decodes it with
+// protojson. Every error is a sentence for the caller (inputError).
 func (m *JSONMarshaler) Unmarshal(data []byte, v any) error {
+	raw, err := decodeRaw(data)
+	if err != nil {
+		return err
+	}
 	md, isList := descriptorOf(v)
 	if md == nil {
-		return m.JSONPb.Unmarshal(data, v)
+		return m.unmarshalPlain(data, v)
+	}
+	return m.unmarshalRaw(raw, md, isList, v)
+}
+
+// unmarshalPlain decodes a body bound to a field that is not a message (a
+// list of ids, say) with protojson's rules, refusing in a sentence.
+func (m *JSONMarshaler) unmarshalPlain(data []byte, v any) error {
+	if err := m.JSONPb.Unmarshal(data, v); err != nil {
+		return refuse(err, "The request body must be %s.", plainShape(reflect.TypeOf(v)))
+	}
+	return nil
+}
+
+// plainShape names the JSON shape of a Go value grpc-gateway decodes a body
+// into: "a list of whole numbers" for *[]int32.
+func plainShape(t reflect.Type) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return "valid JSON"
+	}
+	switch t.Kind() {
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "base64 text"
+		}
+		return "a list of " + strings.TrimPrefix(strings.TrimPrefix(plainShape(t.Elem()), "a "), "an ")
+	case reflect.Int32, reflect.Int64, reflect.Uint32, reflect.Uint64:
+		return "whole numbers"
+	case reflect.Float32, reflect.Float64:
+		return "numbers"
+	case reflect.Bool:
+		return "true or false values"
+	case reflect.String:
+		return "texts"
+	}
+	return "valid JSON"
+}
+
+// NewDecoder returns a decoder that reads one JSON body from r and decodes it
+// like Unmarshal. An empty body is io.EOF, which grpc-gateway accepts as "no
+// body"; a body over MaxBodyBytes is TooLargeMessage (a 413).
+func (m *JSONMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
+	return runtime.DecoderFunc(func(v any) error {
+		data, err := io.ReadAll(r)
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return refuse(err, "%s", TooLargeMessage)
+			}
+			return refuse(err, "The request body could not be read.")
+		}
+		if len(bytes.TrimSpace(data)) == 0 {
+			return io.EOF
+		}
+		return m.Unmarshal(data, v)
+	})
+}
+
+// decodeRaw decodes one JSON value, numbers kept as json.Number.
+func decodeRaw(data []byte) (any, error) {
+	if !utf8.Valid(data) {
+		return nil, refuse(nil, msgNotUTF8)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var raw any
 	if err := dec.Decode(&raw); err != nil {
-		return fmt.Errorf("the body is not valid JSON: %w", err)
+		return nil, refuse(err, msgNotJSON)
 	}
-	return m.unmarshalRaw(raw, md, isList, v)
-}
-
-// NewDecoder returns a decoder that reads one JSON value from r and decodes it
-// like Unmarshal. An empty body is io.EOF, which grpc-gateway accepts as "no
-// body".
-func (m *JSONMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
-	return runtime.DecoderFunc(func(v any) error {
-		dec := json.NewDecoder(r)
-		dec.UseNumber()
-		var raw any
-		if err := dec.Decode(&raw); err != nil {
-			if err == io.EOF {
-				return err
-			}
-			return fmt.Errorf("the body is not valid JSON: %w", err)
-		}
-		md, isList := descriptorOf(v)
-		if md == nil {
-			data, err := json.Marshal(raw)
-			if err != nil {
-				return fmt.Errorf("re-encode body: %w", err)
-			}
-			return m.JSONPb.Unmarshal(data, v)
-		}
-		return m.unmarshalRaw(raw, md, isList, v)
-	})
+	if dec.More() {
+		return nil, refuse(nil, msgNotJSON)
+	}
+	return raw, nil
 }
 
 func (m *JSONMarshaler) unmarshalRaw(raw any, md protoreflect.MessageDescriptor, isList bool, v any) error {
 	if isList {
-		if items, ok := raw.([]any); ok {
-			for i, item := range items {
-				items[i] = canonicalKeys(item, md)
+		items, ok := raw.([]any)
+		if !ok && raw != nil {
+			return refuse(nil, msgNotList)
+		}
+		for i, item := range items {
+			items[i] = canonicalKeys(item, md)
+			if err := checkMessage(items[i], md, fmt.Sprintf("Item %d of the list", i+1)); err != nil {
+				return err
 			}
 		}
 	} else {
 		raw = canonicalKeys(raw, md)
+		if err := checkMessage(raw, md, ""); err != nil {
+			return err
+		}
 	}
 	data, err := json.Marshal(raw)
 	if err != nil {
-		return fmt.Errorf("re-encode body: %w", err)
+		return refuse(err, msgInvalidInput)
 	}
-	return m.JSONPb.Unmarshal(data, v)
+	if err := m.JSONPb.Unmarshal(data, v); err != nil {
+		return refuse(err, msgInvalidInput)
+	}
+	return nil
 }
 
 var protoMessageType = reflect.TypeFor[proto.Message]()
@@ -207,7 +267,15 @@ func (p *queryParser) Parse(msg proto.Message, values url.Values, filter *utilit
 	for key, vals := range values {
 		renamed[canonicalPath(key, md)] = append(renamed[canonicalPath(key, md)], vals...)
 	}
-	return p.DefaultQueryParser.Parse(msg, renamed, filter)
+	for key, vals := range renamed {
+		if err := checkQuery(md, key, vals); err != nil {
+			return err
+		}
+	}
+	if err := p.DefaultQueryParser.Parse(msg, renamed, filter); err != nil {
+		return refuse(err, msgInvalidInput)
+	}
+	return nil
 }
 
 // canonicalPath rewrites a dotted field path to proto names, segment by

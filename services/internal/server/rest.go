@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
@@ -36,14 +37,14 @@ var installQueryParser sync.Once
 
 // newGatewayMux returns the grpc-gateway mux with Paygate's codec, error body
 // and header rules.
-func newGatewayMux() *runtime.ServeMux {
+func newGatewayMux(log *slog.Logger) *runtime.ServeMux {
 	var opts []runtime.ServeMuxOption
 	installQueryParser.Do(func() {
 		opts = append(opts, runtime.SetQueryParameterParser(&queryParser{}))
 	})
 	return runtime.NewServeMux(append(opts,
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, NewJSONMarshaler()),
-		runtime.WithErrorHandler(restErrorHandler),
+		runtime.WithErrorHandler(restErrorHandler(log)),
 		runtime.WithOutgoingHeaderMatcher(outgoingHeader),
 		runtime.WithIncomingHeaderMatcher(incomingHeader),
 		runtime.WithForwardResponseOption(answerHTTPStatus),
@@ -106,28 +107,43 @@ func outgoingHeader(key string) (string, bool) {
 
 // restErrorHandler writes {"code", "message"} with the status of the error's
 // kind (from the status's ErrorInfo, or its gRPC code) and Retry-After for a
-// throttled call.
-func restErrorHandler(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, _ *http.Request, err error) {
-	httpStatus := 0
-	var hse *runtime.HTTPStatusError
-	if errors.As(err, &hse) {
-		httpStatus = hse.HTTPStatus
-		err = hse.Err
-	}
-	st := status.Convert(err)
-	kind, message := describe(st)
-	if httpStatus == 0 {
-		httpStatus = kind.HTTPStatus()
-		switch st.Code() {
-		case codes.Unavailable, codes.DeadlineExceeded:
-			httpStatus = runtime.HTTPStatusFromCode(st.Code())
+// throttled call. A request refused before any handler ran keeps our
+// sentence; library text in such a refusal is logged, never sent, and a body
+// over MaxBodyBytes is a 413.
+func restErrorHandler(log *slog.Logger) runtime.ErrorHandlerFunc {
+	return func(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+		httpStatus := 0
+		var hse *runtime.HTTPStatusError
+		if errors.As(err, &hse) {
+			httpStatus = hse.HTTPStatus
+			err = hse.Err
 		}
+		st := status.Convert(err)
+		kind, message := describe(st)
+		if _, ok := grpcstatus.KindFromDetails(st); !ok && kind == apperr.KindInvalid {
+			var library bool
+			message, library = publicInvalid(st.Message())
+			if library {
+				log.WarnContext(ctx, "request refused before its handler", "method", r.Method, "path", r.URL.Path,
+					"cause", st.Message(), "message", message)
+			}
+			if message == TooLargeMessage {
+				httpStatus = http.StatusRequestEntityTooLarge
+			}
+		}
+		if httpStatus == 0 {
+			httpStatus = kind.HTTPStatus()
+			switch st.Code() {
+			case codes.Unavailable, codes.DeadlineExceeded:
+				httpStatus = runtime.HTTPStatusFromCode(st.Code())
+			}
+		}
+		if kind == apperr.KindTooManyRequests {
+			secs := int64(math.Ceil(grpcstatus.RetryAfter(st).Seconds()))
+			w.Header().Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
+		}
+		writeError(w, httpStatus, kind, message)
 	}
-	if kind == apperr.KindTooManyRequests {
-		secs := int64(math.Ceil(grpcstatus.RetryAfter(st).Seconds()))
-		w.Header().Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
-	}
-	writeError(w, httpStatus, kind, message)
 }
 
 // describe returns the kind and public message of a status. Statuses made
@@ -140,7 +156,7 @@ func describe(st *status.Status) (apperr.Kind, string) {
 	kind := grpcstatus.KindForCode(st.Code())
 	switch kind {
 	case apperr.KindInvalid:
-		return kind, "The request is not valid: " + st.Message()
+		return kind, st.Message() // restErrorHandler makes it public (publicInvalid)
 	case apperr.KindUnauthenticated:
 		return kind, "Please sign in to continue."
 	case apperr.KindForbidden:

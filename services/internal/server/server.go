@@ -134,7 +134,7 @@ func New(o Options) *Server {
 		builtin = append(builtin, o.Tracing.UnaryInterceptor())
 	}
 	builtin = append(builtin, metrics.unary, logging(log, o.TrustedProxyHops), mapErrors)
-	unary := chainUnary(slices.Concat(builtin, o.Interceptors)...)
+	unary := chainUnary(slices.Concat(builtin, o.Interceptors, []grpc.UnaryServerInterceptor{checkText})...)
 	streamInner := o.StreamInterceptors
 	if len(streamInner) == 0 {
 		streamInner = []grpc.StreamServerInterceptor{denyStreams}
@@ -142,6 +142,7 @@ func New(o Options) *Server {
 	stream := chainStream(slices.Concat(
 		[]grpc.StreamServerInterceptor{streamRecovery(log), streamLogging(log, o.TrustedProxyHops), mapStreamErrors},
 		streamInner,
+		[]grpc.StreamServerInterceptor{streamCheckText},
 	)...)
 
 	s := &Server{
@@ -149,7 +150,7 @@ func New(o Options) *Server {
 		log:      log,
 		grpc:     grpc.NewServer(grpc.UnaryInterceptor(unary), grpc.StreamInterceptor(stream)),
 		inproc:   (&inprocgrpc.Channel{}).WithServerUnaryInterceptor(unary).WithServerStreamInterceptor(stream),
-		gwMux:    newGatewayMux(),
+		gwMux:    newGatewayMux(log),
 		mux:      http.NewServeMux(),
 		health:   health.NewServer(),
 		registry: reg,

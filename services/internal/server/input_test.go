@@ -1,0 +1,361 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
+
+	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
+	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
+	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/internal/server"
+)
+
+// libraryWords are fragments of Go, protobuf and grpc-gateway error texts that
+// must never reach a caller.
+var libraryWords = regexp.MustCompile(`proto:|strconv|json:|Go value|syntax error|unexpected token|type mismatch|invalid value for|unmarshal|rpc error|parsing "|\(line \d`)
+
+// startAllREST serves the REST mapping of every service's contract, backed by
+// the unimplemented servers: whatever reaches a handler answers "not
+// supported", so any 400 comes from the edge (codec, query parser, path
+// parameters, text check).
+func startAllREST(t *testing.T) string {
+	t.Helper()
+	srv := server.New(server.Options{Name: "edge", GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", Logger: quietLogger()})
+	srv.Register(&authv1.AuthService_ServiceDesc, authv1.UnimplementedAuthServiceServer{})
+	srv.Register(&gatewayv1.MerchantService_ServiceDesc, gatewayv1.UnimplementedMerchantServiceServer{})
+	srv.Register(&gatewayv1.CollabService_ServiceDesc, gatewayv1.UnimplementedCollabServiceServer{})
+	srv.Register(&gatewayv1.TransactionService_ServiceDesc, gatewayv1.UnimplementedTransactionServiceServer{})
+	srv.Register(&gatewayv1.ValidationService_ServiceDesc, gatewayv1.UnimplementedValidationServiceServer{})
+	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, callbacksv1.UnimplementedCallbacksServiceServer{})
+	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		if err := authv1.RegisterAuthServiceHandlerClient(ctx, mux, authv1.NewAuthServiceClient(cc)); err != nil {
+			return err
+		}
+		for _, register := range []func() error{
+			func() error {
+				return gatewayv1.RegisterMerchantServiceHandlerClient(ctx, mux, gatewayv1.NewMerchantServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterCollabServiceHandlerClient(ctx, mux, gatewayv1.NewCollabServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterTransactionServiceHandlerClient(ctx, mux, gatewayv1.NewTransactionServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterValidationServiceHandlerClient(ctx, mux, gatewayv1.NewValidationServiceClient(cc))
+			},
+		} {
+			if err := register(); err != nil {
+				return err
+			}
+		}
+		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(cc))
+	})
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	_, httpAddr := srv.Addrs()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	return "http://" + httpAddr
+}
+
+// openAPI is the part of the merged OpenAPI (Swagger 2.0) document the walk
+// reads.
+type openAPI struct {
+	Paths       map[string]map[string]operation `json:"paths"`
+	Definitions map[string]schema               `json:"definitions"`
+}
+
+type operation struct {
+	Parameters []parameter `json:"parameters"`
+}
+
+type parameter struct {
+	Name   string  `json:"name"`
+	In     string  `json:"in"`
+	Type   string  `json:"type"`
+	Format string  `json:"format"`
+	Items  *schema `json:"items"`
+	Schema *schema `json:"schema"`
+}
+
+type schema struct {
+	Ref        string            `json:"$ref"`
+	Type       string            `json:"type"`
+	Format     string            `json:"format"`
+	Properties map[string]schema `json:"properties"`
+	Items      *schema           `json:"items"`
+}
+
+func loadOpenAPI(t *testing.T) openAPI {
+	t.Helper()
+	data, err := os.ReadFile("../../../gen/openapi/paygate.swagger.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc openAPI
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Paths) < 30 {
+		t.Fatalf("the OpenAPI document lists %d paths; expected every service's", len(doc.Paths))
+	}
+	return doc
+}
+
+func (d openAPI) resolve(s schema) schema {
+	for s.Ref != "" {
+		s = d.Definitions[strings.TrimPrefix(s.Ref, "#/definitions/")]
+	}
+	return s
+}
+
+// wrongValue returns a JSON value of the wrong type for a field of schema s,
+// or nil where every JSON value is acceptable.
+func wrongValue(s schema) any {
+	switch s.Type {
+	case "integer", "number":
+		return "three"
+	case "boolean":
+		return "yes"
+	case "array":
+		return 5
+	case "object":
+		if len(s.Properties) == 0 {
+			return nil // a free-form object (google.protobuf.Struct) takes anything but is checked as an object
+		}
+		return "x"
+	case "string":
+		switch s.Format {
+		case "int64", "uint64":
+			return "abc"
+		case "date-time", "byte":
+			return nil
+		}
+		return map[string]any{"a": 1}
+	}
+	return nil
+}
+
+func fillPath(path string, params []parameter, wrong string) (string, []string) {
+	var named []string
+	for _, p := range params {
+		if p.In != "path" {
+			continue
+		}
+		v := "7"
+		if wrong != "" && (p.Format == "int64" || p.Format == "int32" || p.Format == "uint64" || p.Type == "integer") {
+			v = wrong
+			named = append(named, p.Name)
+		}
+		path = strings.ReplaceAll(path, "{"+p.Name+"}", url.PathEscape(v))
+	}
+	return path, named
+}
+
+func send(t *testing.T, method, u, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(strings.ToUpper(method), u, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, u, err)
+	}
+	defer resp.Body.Close()
+	var eb server.ErrorBody
+	if err := json.NewDecoder(resp.Body).Decode(&eb); err != nil && resp.StatusCode >= 400 {
+		t.Fatalf("%s %s: error body is not JSON: %v", method, u, err)
+	}
+	return resp.StatusCode, eb.Message
+}
+
+// TestEveryRouteRefusesBadInputInSentences walks every REST route of every
+// service with broken JSON, wrongly typed body fields, wrongly typed query
+// values and non-numeric path ids: each answers 400 with a sentence naming
+// the field by its JSON name, and no answer carries a library's words.
+func TestEveryRouteRefusesBadInputInSentences(t *testing.T) {
+	t.Parallel()
+	base := startAllREST(t)
+	doc := loadOpenAPI(t)
+	paths := make([]string, 0, len(doc.Paths))
+	for p := range doc.Paths {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	cases := 0
+	check := func(what, method, u, body string, wantField string) {
+		t.Helper()
+		cases++
+		code, msg := send(t, method, u, body)
+		if code != http.StatusBadRequest {
+			t.Errorf("%s: %s %s %s: status %d (%q), want 400", what, method, u, body, code, msg)
+			return
+		}
+		if libraryWords.MatchString(msg) {
+			t.Errorf("%s: %s %s: message carries library text: %q", what, method, u, msg)
+		}
+		if wantField != "" && !strings.Contains(msg, wantField) {
+			t.Errorf("%s: %s %s %s: message %q does not name %s", what, method, u, body, msg, wantField)
+		}
+		if !strings.HasSuffix(msg, ".") {
+			t.Errorf("%s: %s %s: message %q is not a sentence", what, method, u, msg)
+		}
+	}
+	for _, p := range paths {
+		for method, op := range doc.Paths[p] {
+			good, _ := fillPath(p, op.Parameters, "")
+			if bad, named := fillPath(p, op.Parameters, "abc"); len(named) > 0 {
+				body := ""
+				if b := bodyOf(doc, op); b != nil {
+					body = "{}"
+					if b.Type == "array" {
+						body = "[]"
+					}
+				}
+				check("path id", method, base+bad, body, jsonName(named[0]))
+			}
+			for _, prm := range op.Parameters {
+				switch prm.In {
+				case "body":
+					check("broken JSON", method, base+good, `{"a": [1, 2`, "JSON")
+					s := doc.resolve(*prm.Schema)
+					if s.Type == "array" {
+						check("not a list", method, base+good, `{"a":1}`, "list")
+						if w := wrongValue(doc.resolve(*s.Items)); w != nil {
+							b, _ := json.Marshal([]any{w})
+							check("list item", method, base+good, string(b), "list")
+						}
+						continue
+					}
+					check("not an object", method, base+good, `[1]`, "object")
+					for name, prop := range s.Properties {
+						w := wrongValue(doc.resolve(prop))
+						if w == nil {
+							continue
+						}
+						b, _ := json.Marshal(map[string]any{name: w})
+						check("body field", method, base+good, string(b), name)
+					}
+				case "query":
+					var w string
+					switch {
+					case prm.Type == "integer" || prm.Format == "int64" || prm.Format == "uint64":
+						w = "abc"
+					case prm.Type == "boolean":
+						w = "maybe"
+					case prm.Type == "array" && prm.Items != nil && (prm.Items.Type == "integer" || prm.Items.Format == "int64"):
+						w = "abc"
+					}
+					if w != "" {
+						check("query value", method, base+good+"?"+url.Values{prm.Name: {w}}.Encode(), "", jsonName(prm.Name))
+					}
+				}
+			}
+		}
+	}
+	if cases < 100 {
+		t.Fatalf("the walk made %d requests; expected every route's", cases)
+	}
+}
+
+// bodyOf returns the resolved body schema of op, or nil.
+func bodyOf(doc openAPI, op operation) *schema {
+	for _, p := range op.Parameters {
+		if p.In == "body" && p.Schema != nil {
+			s := doc.resolve(*p.Schema)
+			return &s
+		}
+	}
+	return nil
+}
+
+// jsonName is the JSON name of a query or path parameter as the OpenAPI
+// document spells it (dotted, proto or JSON names).
+func jsonName(name string) string {
+	parts := strings.Split(name, ".")
+	for i, p := range parts {
+		var b strings.Builder
+		up := false
+		for _, r := range p {
+			if r == '_' {
+				up = true
+				continue
+			}
+			if up {
+				r = []rune(strings.ToUpper(string(r)))[0]
+			}
+			up = false
+			b.WriteRune(r)
+		}
+		parts[i] = b.String()
+	}
+	return strings.Join(parts, ".")
+}
+
+// TestTextWithNULOrBadUTF8IsRefused sends NUL characters and invalid UTF-8
+// in bodies, map keys and values, query values and path values: each is a 400
+// naming the field before any handler runs.
+func TestTextWithNULOrBadUTF8IsRefused(t *testing.T) {
+	t.Parallel()
+	base := startAllREST(t)
+	for _, tt := range []struct {
+		name, method, path, body, field string
+	}{
+		{"nonce", "POST", "/api/v1/transactions/initialize",
+			`{"paymentData":{"nonce":"a\u0000b","amount":"1.00"}}`, "paymentData.nonce"},
+		{"client id", "POST", "/api/v1/transactions/initialize",
+			`{"merchantData":{"clientId":"\u0000"}}`, "merchantData.clientId"},
+		{"additional data key", "POST", "/api/v1/transactions/initialize",
+			`{"merchantData":{"additionalData":{"k\u0000":"v"}}}`, "merchantData.additionalData"},
+		{"additional data value", "POST", "/api/v1/transactions/initialize",
+			`{"merchantData":{"additionalData":{"k":{"deep":["\u0000"]}}}}`, "merchantData.additionalData"},
+		{"query filter", "GET", "/api/v1/collabs/1/transactions/advanced?search=" + url.QueryEscape("a\x00"), "", "search"},
+		{"query bad UTF-8", "GET", "/api/v1/collabs/1/transactions/advanced?nonce=%FF%FE", "", "nonce"},
+		{"log search term", "POST", "/api/v1/transactions/search-in-logs", `{"searchTerm":"\u0000"}`, "searchTerm"},
+		{"log search currency", "POST", "/api/v1/transactions/search-in-logs", `{"currency":"P\u0000"}`, "currency"},
+	} {
+		code, msg := send(t, tt.method, base+tt.path, tt.body)
+		if code != http.StatusBadRequest || !strings.Contains(msg, tt.field) || !strings.Contains(msg, "NUL") {
+			t.Errorf("%s: %d %q, want 400 naming %s", tt.name, code, msg, tt.field)
+		}
+	}
+	// A body of bytes that are not UTF-8 is refused whole.
+	code, msg := send(t, "POST", base+"/api/v1/transactions/initialize", "{\"paymentData\":{\"nonce\":\"\xff\"}}")
+	if code != http.StatusBadRequest || !strings.Contains(msg, "UTF-8") {
+		t.Errorf("bad UTF-8 body: %d %q", code, msg)
+	}
+}
+
+// TestOversizedBodyIs413 sends a body over MaxBodyBytes.
+func TestOversizedBodyIs413(t *testing.T) {
+	t.Parallel()
+	base := startAllREST(t)
+	big := `{"name":"` + strings.Repeat("x", server.MaxBodyBytes) + `"}`
+	code, msg := send(t, "POST", base+"/api/v1/callbacks", big)
+	if code != http.StatusRequestEntityTooLarge || msg != server.TooLargeMessage {
+		t.Errorf("oversized body: %d %q, want 413 %q", code, msg, server.TooLargeMessage)
+	}
+}
