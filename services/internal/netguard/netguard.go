@@ -43,9 +43,10 @@ var ErrTooLarge = errors.New("body too large")
 
 // Policy says which addresses user-supplied URLs may reach.
 type Policy struct {
-	// AllowPrivate lets URLs reach loopback, private and link-local
-	// addresses (config.Common.AllowPrivateURLs); only for local demos and
-	// tests.
+	// AllowPrivate lets URLs reach loopback and private addresses
+	// (config.Common.AllowPrivateURLs); only for local demos and tests.
+	// Link-local and cloud metadata addresses stay refused whatever it says
+	// (IsAlwaysRefused).
 	AllowPrivate bool
 
 	// allow, when set, permits the addresses it returns true for on top of
@@ -92,7 +93,15 @@ func (p Policy) checkTarget(ctx context.Context, u *url.URL) error {
 	if err != nil {
 		return err
 	}
+	if err := checkHostForm(host); err != nil {
+		return err
+	}
 	if p.AllowPrivate {
+		// No look-up here (a demo's hosts may resolve only later), but a
+		// literal address is checked now and every address at connect time.
+		if a, err := netip.ParseAddr(host); err == nil && IsAlwaysRefused(a) {
+			return refusedHost(host, a)
+		}
 		return nil
 	}
 	addrs, err := p.resolve(ctx, host)
@@ -101,11 +110,77 @@ func (p Policy) checkTarget(ctx context.Context, u *url.URL) error {
 	}
 	for _, a := range addrs {
 		if !p.permitted(netip.AddrPortFrom(a, port)) {
-			return apperr.New(apperr.KindInvalid, fmt.Errorf("%w: %s", ErrForbiddenAddress, a),
-				"The URL's host %q points to a private or reserved address; only public addresses are allowed.", host)
+			return refusedHost(host, a)
 		}
 	}
 	return nil
+}
+
+func refusedHost(host string, a netip.Addr) error {
+	if IsAlwaysRefused(a) {
+		return apperr.New(apperr.KindInvalid, fmt.Errorf("%w: %s", ErrForbiddenAddress, a),
+			"The URL's host %q points to a link-local or cloud metadata address, which is never allowed.", host)
+	}
+	return apperr.New(apperr.KindInvalid, fmt.Errorf("%w: %s", ErrForbiddenAddress, a),
+		"The URL's host %q points to a private or reserved address; only public addresses are allowed.", host)
+}
+
+// metadataNames are host names of cloud instance metadata services.
+var metadataNames = map[string]bool{
+	"metadata.google.internal": true, "metadata.goog": true, "metadata": true,
+	"instance-data": true, "instance-data.ec2.internal": true, "metadata.azure.com": true,
+}
+
+// checkHostForm refuses metadata service names and IPv4 addresses written
+// in the legacy forms some resolvers accept (2852039166, 0251.0376.0251.0376,
+// 0xa9.254.169.254): an address must be written as four decimal numbers, so
+// that what is checked is what is dialled.
+func checkHostForm(host string) error {
+	name := strings.TrimSuffix(strings.ToLower(host), ".")
+	if metadataNames[name] {
+		return apperr.New(apperr.KindInvalid, fmt.Errorf("%w: %s", ErrForbiddenAddress, name),
+			"The URL's host %q is a cloud metadata service, which is never allowed.", host)
+	}
+	if _, err := netip.ParseAddr(name); err == nil {
+		return nil
+	}
+	if a, ok := legacyIPv4(name); ok {
+		return apperr.New(apperr.KindInvalid, fmt.Errorf("%w: %s written as %s", ErrForbiddenAddress, a, host),
+			"The URL's host %q is an IP address in a non-standard form; write it as four decimal numbers, such as 203.0.113.7.", host)
+	}
+	return nil
+}
+
+// legacyIPv4 parses the inet_aton forms of an IPv4 address: one to four
+// parts, each decimal, octal (leading 0) or hexadecimal (0x).
+func legacyIPv4(s string) (netip.Addr, bool) {
+	parts := strings.Split(s, ".")
+	if len(parts) > 4 || s == "" {
+		return netip.Addr{}, false
+	}
+	nums := make([]uint64, len(parts))
+	for i, p := range parts {
+		n, err := strconv.ParseUint(p, 0, 32)
+		if err != nil {
+			// ParseUint's base 0 reads 0o and 0b too; inet_aton reads a
+			// leading 0 as octal, which base 0 also does for "0251".
+			return netip.Addr{}, false
+		}
+		nums[i] = n
+	}
+	var v uint64
+	last := len(nums) - 1
+	for i, n := range nums[:last] {
+		if n > 255 {
+			return netip.Addr{}, false
+		}
+		v |= n << (24 - 8*i)
+	}
+	if nums[last] >= 1<<(8*(4-last)) {
+		return netip.Addr{}, false
+	}
+	v |= nums[last]
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
 }
 
 func portOf(u *url.URL, scheme string) (uint16, error) {
@@ -145,6 +220,9 @@ func (p Policy) resolve(ctx context.Context, host string) ([]netip.Addr, error) 
 
 // permitted reports whether the policy lets a connection reach ap.
 func (p Policy) permitted(ap netip.AddrPort) bool {
+	if IsAlwaysRefused(ap.Addr()) {
+		return false
+	}
 	if p.AllowPrivate {
 		return true
 	}
@@ -160,17 +238,17 @@ func (p Policy) permitted(ap netip.AddrPort) bool {
 // every redirect and stops after three, and gives up after timeout overall.
 func (p Policy) Client(timeout time.Duration) *http.Client {
 	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
-	if !p.AllowPrivate {
-		dialer.Control = func(network, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil {
-				return fmt.Errorf("%w: %s", ErrForbiddenAddress, address)
-			}
-			if !p.permitted(ap) {
-				return fmt.Errorf("%w: %s", ErrForbiddenAddress, ap.Addr())
-			}
-			return nil
+	// Every address actually dialled is checked, AllowPrivate or not:
+	// link-local and metadata addresses are refused always (DNS rebinding).
+	dialer.Control = func(network, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("%w: %s", ErrForbiddenAddress, address)
 		}
+		if !p.permitted(ap) {
+			return fmt.Errorf("%w: %s", ErrForbiddenAddress, ap.Addr())
+		}
+		return nil
 	}
 	transport := &http.Transport{
 		Proxy:                 nil,
@@ -233,6 +311,42 @@ var (
 	sixTo4  = netip.MustParsePrefix("2002::/16")
 	compat4 = netip.MustParsePrefix("::/96")
 )
+
+// metadataAddrs are cloud metadata services' addresses outside the
+// link-local ranges (AWS's IPv6 one, Alibaba's).
+var metadataAddrs = []netip.Prefix{
+	netip.MustParsePrefix("fd00:ec2::254/128"),
+	netip.MustParsePrefix("100.100.100.200/32"),
+}
+
+// IsAlwaysRefused reports whether a is link-local (which holds
+// 169.254.169.254) or a cloud metadata address, in any IPv6 form that embeds
+// such an IPv4 address: user-supplied URLs never reach these, even where
+// private addresses are allowed.
+func IsAlwaysRefused(a netip.Addr) bool {
+	if !a.IsValid() {
+		return true
+	}
+	a = a.Unmap()
+	if a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() {
+		return true
+	}
+	for _, p := range metadataAddrs {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	if a.Is6() {
+		b := a.As16()
+		switch {
+		case nat64.Contains(a), compat4.Contains(a):
+			return IsAlwaysRefused(netip.AddrFrom4([4]byte(b[12:16])))
+		case sixTo4.Contains(a):
+			return IsAlwaysRefused(netip.AddrFrom4([4]byte(b[2:6])))
+		}
+	}
+	return false
+}
 
 // IsPublic reports whether a is an address user-supplied URLs may reach:
 // not loopback, private (RFC 1918, fc00::/7), link-local (which holds the

@@ -123,20 +123,33 @@ func TestCheckURL(t *testing.T) {
 		{"loopback literal", strict, "http://127.0.0.1:8080/", "private or reserved"},
 		{"loopback v6 literal", strict, "http://[::1]/", "private or reserved"},
 		{"mapped literal", strict, "http://[::ffff:127.0.0.1]/", "private or reserved"},
-		{"metadata literal", strict, "http://169.254.169.254/latest/meta-data/", "private or reserved"},
-		{"metadata v6 literal", strict, "http://[fd00:ec2::254]/", "private or reserved"},
+		{"metadata literal", strict, "http://169.254.169.254/latest/meta-data/", "never allowed"},
+		{"metadata v6 literal", strict, "http://[fd00:ec2::254]/", "never allowed"},
 		{"rfc1918 literal", strict, "https://192.168.0.10/", "private or reserved"},
 		{"cgnat literal", strict, "https://100.64.1.1/", "private or reserved"},
 		{"unspecified literal", strict, "https://0.0.0.0/", "private or reserved"},
 		{"private by name", strict, "https://internal.example/", "private or reserved"},
 		{"one private address among public", strict, "https://mixed.example/", "private or reserved"},
-		{"metadata by name", strict, "https://metadata.example/", "private or reserved"},
+		{"metadata by name", strict, "https://metadata.example/", "never allowed"},
 		{"mapped by name", strict, "https://mapped.example/", "private or reserved"},
 		{"loopback by name", strict, "https://localhost.example/", "private or reserved"},
 		{"loopback allowed when private allowed", lenient, "http://127.0.0.1:8080/", ""},
 		{"private name allowed when private allowed", lenient, "http://internal.example/", ""},
 		{"scheme still checked when private allowed", lenient, "file:///etc/passwd", "must start with http:// or https://"},
 		{"userinfo still checked when private allowed", lenient, "http://a:b@127.0.0.1/", "user name or password"},
+		// Link-local and metadata addresses stay refused when private ones are allowed.
+		{"metadata literal when private allowed", lenient, "http://169.254.169.254/latest/meta-data/", "never allowed"},
+		{"metadata v6 when private allowed", lenient, "http://[fd00:ec2::254]/", "never allowed"},
+		{"mapped metadata when private allowed", lenient, "http://[::ffff:169.254.169.254]/", "never allowed"},
+		{"nat64 metadata when private allowed", lenient, "http://[64:ff9b::a9fe:a9fe]/", "never allowed"},
+		{"link-local v6 when private allowed", lenient, "http://[fe80::1]/", "never allowed"},
+		{"decimal metadata when private allowed", lenient, "http://2852039166/", "non-standard form"},
+		{"octal metadata when private allowed", lenient, "http://0251.0376.0251.0376/", "non-standard form"},
+		{"hex metadata when private allowed", lenient, "http://0xa9.0xfe.0xa9.0xfe/", "non-standard form"},
+		{"short form when private allowed", lenient, "http://169.254.43518/", "non-standard form"},
+		{"google metadata name when private allowed", lenient, "http://metadata.google.internal/computeMetadata/v1/", "cloud metadata service"},
+		{"google metadata name with dot", lenient, "http://METADATA.google.internal./", "cloud metadata service"},
+		{"decimal form when strict", strict, "http://2130706433/", "non-standard form"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,6 +174,26 @@ func TestCheckURL(t *testing.T) {
 				t.Fatalf("message %q does not contain %q", msg, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestClientRefusesMetadataWhenPrivateAllowed dials link-local and metadata
+// addresses through a client whose policy allows private addresses: the
+// connect-time check refuses each before any packet leaves (the same check
+// that catches a name re-pointed after it was saved).
+func TestClientRefusesMetadataWhenPrivateAllowed(t *testing.T) {
+	t.Parallel()
+	client := netguard.Policy{AllowPrivate: true}.Client(2 * time.Second)
+	for _, raw := range []string{"http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/", "http://[fe80::1%25lo]/"} {
+		resp, err := client.Get(raw)
+		if err == nil {
+			resp.Body.Close()
+			t.Errorf("GET %s: connected, want refusal", raw)
+			continue
+		}
+		if !errors.Is(err, netguard.ErrForbiddenAddress) {
+			t.Errorf("GET %s: %v, want ErrForbiddenAddress", raw, err)
+		}
 	}
 }
 
