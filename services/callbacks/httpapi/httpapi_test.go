@@ -3,8 +3,10 @@ package httpapi_test
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -68,6 +70,14 @@ func TestSend(t *testing.T) {
 	if resp := s.Send(ctx, callback.Request{URL: srv.URL + "/big-ok"}); resp.StatusCode != 200 || resp.Err == nil {
 		t.Fatalf("a body over the limit: %+v", resp)
 	}
+	// A private receiver's answer is not quoted: it could be an internal
+	// service's, read by a merchant user.
+	resp = s.Send(ctx, callback.Request{URL: srv.URL + "/fail"})
+	if resp.StatusCode != 503 || resp.Snippet != "" {
+		t.Fatalf("failure at a private receiver: %+v", resp)
+	}
+	// A public receiver's answer is quoted, capped.
+	s.TreatAsPublic(func(a netip.Addr) bool { return a.IsLoopback() })
 	resp = s.Send(ctx, callback.Request{URL: srv.URL + "/fail"})
 	if resp.StatusCode != 503 || !strings.HasPrefix(resp.Snippet, "maintenance window yyy") || len(resp.Snippet) > 200 {
 		t.Fatalf("failure: %+v", resp)
@@ -86,5 +96,39 @@ func TestSend(t *testing.T) {
 	}
 	if got.Load() != before {
 		t.Fatal("the strict sender reached the loopback receiver")
+	}
+}
+
+// TestSendReasonsAreOurs checks that network failures are stored as short
+// reasons of ours, never the network error's text (which can name internal
+// addresses).
+func TestSendReasonsAreOurs(t *testing.T) {
+	t.Parallel()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	lis.Close() // nothing listens there now: connection refused
+	hangup := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		c, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			c.Close()
+		}
+	}))
+	t.Cleanup(hangup.Close)
+	s := newSender(t, netguard.Policy{AllowPrivate: true}, time.Second, 0)
+	for _, tt := range []struct{ url, want string }{
+		{"http://" + addr + "/", "the receiver refused the connection"},
+		{hangup.URL + "/", "the receiver closed the connection before answering"},
+		{"http://host.invalid/", "the URL's host could not be resolved"},
+	} {
+		resp := s.Send(context.Background(), callback.Request{URL: tt.url})
+		if resp.Err == nil || resp.Err.Error() != tt.want {
+			t.Errorf("%s: %v, want %q", tt.url, resp.Err, tt.want)
+		}
+		if resp.Err != nil && strings.Contains(resp.Err.Error(), "127.0.0.1") {
+			t.Errorf("%s: reason names the address: %v", tt.url, resp.Err)
+		}
 	}
 }
