@@ -10,7 +10,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -121,9 +120,8 @@ func (a *MerchantAuth) Wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, server.MaxBodyBytes))
-		if err != nil {
-			writeError(w, apperr.Invalid("The body could not be read."))
+		body, ok := server.ReadBody(w, r)
+		if !ok {
 			return
 		}
 		id, err := a.verify(r.Context(), r.Header, body)
@@ -209,15 +207,4 @@ func (a *MerchantAuth) VerifiedMerchant(values []string) (int32, bool) {
 	return int32(id), true
 }
 
-func writeError(w http.ResponseWriter, err error) {
-	kind := apperr.KindOf(err)
-	msg := apperr.InternalMessage
-	var ae *apperr.Error
-	if errors.As(err, &ae) && kind != apperr.KindInternal {
-		msg = ae.Message
-	}
-	body, _ := json.Marshal(server.ErrorBody{Code: string(kind), Message: msg})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(kind.HTTPStatus())
-	_, _ = w.Write(body)
-}
+func writeError(w http.ResponseWriter, err error) { server.WriteError(w, err) }

@@ -2,12 +2,17 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/server"
 )
 
 func testAuth(t testing.TB, now time.Time) *MerchantAuth {
@@ -86,4 +91,31 @@ func sameDigest(a, b string) bool {
 	x, err1 := ParseSignature(a)
 	y, err2 := ParseSignature(b)
 	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+// TestOversizedBodiesAre413 sends a body over the limit on the signed
+// initialize path and to the provider webhook: each is a 413 naming the
+// limit, read no further, and nothing behind the check runs.
+func TestOversizedBodiesAre413(t *testing.T) {
+	t.Parallel()
+	a := testAuth(t, time.Now())
+	reached := false
+	signed := a.Wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true }))
+	big := strings.Repeat("x", server.MaxBodyBytes+1)
+	for name, h := range map[string]http.Handler{"signed initialize": signed, "provider webhook": WebhookHandler(nil, slog.New(slog.DiscardHandler))} {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/transactions/initialize", strings.NewReader(big))
+		req.Header.Set(HeaderMerchant, "m1")
+		req.Header.Set(HeaderTimestamp, strconv.FormatInt(time.Now().Unix(), 10))
+		req.Header.Set(HeaderSignature, "v1=00")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var body server.ErrorBody
+		_ = json.Unmarshal(rec.Body.Bytes(), &body)
+		if rec.Code != http.StatusRequestEntityTooLarge || body.Message != server.TooLargeMessage {
+			t.Errorf("%s: %d %+v, want 413 %q", name, rec.Code, body, server.TooLargeMessage)
+		}
+	}
+	if reached {
+		t.Error("the handler behind the signature check ran")
+	}
 }

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -30,9 +29,8 @@ type webhookBody struct {
 // its shared secret and applies the reported status.
 func WebhookHandler(svc *payment.Service, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, server.MaxBodyBytes))
-		if err != nil {
-			writeError(w, apperr.Invalid("The body could not be read."))
+		raw, ok := server.ReadBody(w, r)
+		if !ok {
 			return
 		}
 		var b webhookBody

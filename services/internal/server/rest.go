@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -178,6 +179,36 @@ func describe(st *status.Status) (apperr.Kind, string) {
 		return apperr.KindInternal, "The service is temporarily unavailable. Please try again."
 	}
 	return apperr.KindInternal, apperr.InternalMessage
+}
+
+// WriteError answers err the way REST answers a failed RPC, for handlers
+// beside the grpc-gateway routes: {code, message} with the status of err's
+// kind; an internal error's text is never shown.
+func WriteError(w http.ResponseWriter, err error) {
+	kind := apperr.KindOf(err)
+	msg := apperr.InternalMessage
+	if ae := apperr.As(err); ae != nil {
+		msg = ae.PublicMessage()
+	}
+	writeError(w, kind.HTTPStatus(), kind, msg)
+}
+
+// ReadBody reads r's body, at most MaxBodyBytes, for handlers beside the
+// grpc-gateway routes. When it cannot, it has answered (413 with
+// TooLargeMessage for a body over the limit, 400 otherwise) and returns
+// false.
+func ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeError(w, http.StatusRequestEntityTooLarge, apperr.KindInvalid, TooLargeMessage)
+		} else {
+			writeError(w, http.StatusBadRequest, apperr.KindInvalid, "The request body could not be read.")
+		}
+		return nil, false
+	}
+	return body, true
 }
 
 func writeError(w http.ResponseWriter, httpStatus int, kind apperr.Kind, message string) {
