@@ -48,6 +48,10 @@ type Config struct {
 	// RefreshGrace is how long a spent refresh token is still accepted, so
 	// that two tabs refreshing together do not end the session (at most 10s).
 	RefreshGrace time.Duration `env:"PAYGATE_REFRESH_GRACE" default:"10s"`
+	// LoginIPLimit is how many distinct usernames may fail to sign in from
+	// one address within 15 minutes before the address is locked (a browser
+	// with a device cookie for its username still passes).
+	LoginIPLimit int `env:"PAYGATE_LOGIN_IP_LIMIT" default:"20"`
 }
 
 func main() {
@@ -66,6 +70,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, read
 	var cfg Config
 	if err := config.Load(getenv, &cfg, config.Ports(":8081", ":9081")); err != nil {
 		return err
+	}
+	if cfg.LoginIPLimit < 1 {
+		return errors.New("PAYGATE_LOGIN_IP_LIMIT: at least 1")
 	}
 	if cfg.RefreshGrace > 10*time.Second {
 		return errors.New("PAYGATE_REFRESH_GRACE: at most 10s")
@@ -108,7 +115,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, read
 	}
 	revocations := authz.NewRedisRevocations(rdb)
 	svc, err := identity.NewService(store, keys, authredis.NewThrottle(rdb, cfg.RedisKeyPrefix+"throttle:"), revocations, log, nil,
-		identity.Config{AccessTTL: cfg.AccessTTL, RefreshTTL: cfg.RefreshTTL, RefreshGrace: cfg.RefreshGrace})
+		identity.Config{AccessTTL: cfg.AccessTTL, RefreshTTL: cfg.RefreshTTL, RefreshGrace: cfg.RefreshGrace,
+			MaxFailuresPerIP: cfg.LoginIPLimit})
 	if err != nil {
 		return err
 	}

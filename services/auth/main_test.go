@@ -330,6 +330,90 @@ func TestLoginThrottledPerIP(t *testing.T) {
 	}
 }
 
+// loginWithCookie signs in like login, presenting the device cookie when
+// device is not "".
+func (in *instance) loginWithCookie(t *testing.T, username, password, ip, device string) reply {
+	t.Helper()
+	b, _ := json.Marshal(map[string]string{"username": username, "password": password})
+	req, err := http.NewRequest(http.MethodPost, in.rest+"/api/v1/login", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Forwarded-For", ip)
+	if device != "" {
+		req.AddCookie(&http.Cookie{Name: grpcapi.DeviceCookie, Value: device})
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, res.Body)
+	return reply{status: res.StatusCode, header: res.Header}
+}
+
+// deviceCookieOf returns the device cookie a sign-in set.
+func deviceCookieOf(t *testing.T, r reply) *http.Cookie {
+	t.Helper()
+	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+		if c.Name == grpcapi.DeviceCookie {
+			return c
+		}
+	}
+	t.Fatalf("no %s cookie in %v", grpcapi.DeviceCookie, r.header.Values("Set-Cookie"))
+	return nil
+}
+
+// TestLoginIPLockCountsUsernames: one person's typos behind a shared address
+// count once, so colleagues still sign in; failures across distinct
+// usernames (spraying) lock the address at PAYGATE_LOGIN_IP_LIMIT.
+func TestLoginIPLockCountsUsernames(t *testing.T) {
+	t.Parallel()
+	in := start(t, "ip-limit-3", map[string]string{"PAYGATE_LOGIN_IP_LIMIT": "3"})
+	const office = "10.40.0.1"
+	for i := range 4 {
+		wantStatus(t, "typo "+strconv.Itoa(i+1), in.login(t, "merchant", "wrong", office), http.StatusUnauthorized)
+	}
+	wantStatus(t, "a colleague after one person's typos", in.login(t, "admin", "paygate-demo", office), http.StatusOK)
+	for i := range 2 { // with merchant's typos: 3 distinct usernames
+		wantStatus(t, "spray "+strconv.Itoa(i+1), in.login(t, fmt.Sprintf("ghost-%d-%s", i, randomHex(2)), "wrong", office), http.StatusUnauthorized)
+	}
+	r := in.login(t, "support", "paygate-demo", office)
+	wantStatus(t, "after failures for 3 distinct usernames", r, http.StatusTooManyRequests)
+	if r.header.Get("Retry-After") == "" {
+		t.Fatal("no Retry-After")
+	}
+}
+
+// TestLoginDeviceCookiePassesIPLock: a browser that signed in as a username
+// before passes its address's lock for that username only, and never the
+// username's own lock.
+func TestLoginDeviceCookiePassesIPLock(t *testing.T) {
+	t.Parallel()
+	in := start(t, "ip-limit-2", map[string]string{"PAYGATE_LOGIN_IP_LIMIT": "2"})
+	const office = "10.50.0.1"
+	first := in.login(t, "merchant-admin", "paygate-demo", office)
+	wantStatus(t, "first sign-in", first, http.StatusOK)
+	c := deviceCookieOf(t, first)
+	if !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteStrictMode || c.Path != "/api/v1/login" || c.MaxAge <= 0 {
+		t.Fatalf("device cookie attributes: %+v", c)
+	}
+	for i := range 2 {
+		wantStatus(t, "spray", in.login(t, fmt.Sprintf("ghost-%d-%s", i, randomHex(2)), "wrong", office), http.StatusUnauthorized)
+	}
+	wantStatus(t, "no cookie, locked address", in.loginWithCookie(t, "merchant-admin", "paygate-demo", office, ""), http.StatusTooManyRequests)
+	wantStatus(t, "cookie for another username", in.loginWithCookie(t, "support", "paygate-demo", office, c.Value), http.StatusTooManyRequests)
+	wantStatus(t, "forged cookie", in.loginWithCookie(t, "merchant-admin", "paygate-demo", office, c.Value+"x"), http.StatusTooManyRequests)
+	wantStatus(t, "the cookie's own username", in.loginWithCookie(t, "merchant-admin", "paygate-demo", office, c.Value), http.StatusOK)
+	// The cookie passes only the address's lock: five failures still lock
+	// the username, cookie or not.
+	for i := range 5 {
+		wantStatus(t, "cookie failure "+strconv.Itoa(i+1), in.loginWithCookie(t, "merchant-admin", "wrong", office, c.Value), http.StatusUnauthorized)
+	}
+	wantStatus(t, "a username that failed 5 times, with its cookie", in.loginWithCookie(t, "merchant-admin", "paygate-demo", office, c.Value), http.StatusTooManyRequests)
+}
+
 func TestRefreshRotates(t *testing.T) {
 	t.Parallel()
 	in := defaultInstance(t)

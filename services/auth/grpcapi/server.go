@@ -5,6 +5,7 @@ package grpcapi
 import (
 	"context"
 	"net/http"
+	"time"
 
 	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
 	"github.com/paygate/paygate/services/auth/identity"
@@ -34,12 +35,24 @@ var Rules = authz.Rules{
 	authv1.AuthService_ChangeOwnPassword_FullMethodName: {Permissions: []string{authz.PermEditUser}, AllowTemporaryPassword: true},
 }
 
+// DeviceCookie is the cookie that marks a browser that signed in as a
+// username before; it only ever travels to the sign-in route.
+const DeviceCookie = "paygate_device"
+
+// deviceCookieAge matches the device token's lifetime (identity.Config.DeviceTTL).
+const deviceCookieAge = 180 * 24 * time.Hour
+
 // Login implements authv1.AuthServiceServer.
 func (s *Server) Login(ctx context.Context, req *authv1.LoginRequest) (*authv1.LoginResponse, error) {
 	ip, ua := server.ClientInfo(ctx)
-	pair, err := s.svc.Login(ctx, req.GetUsername(), req.GetPassword(), identity.Client{IP: ip, UserAgent: ua})
+	pair, err := s.svc.Login(ctx, req.GetUsername(), req.GetPassword(),
+		identity.Client{IP: ip, UserAgent: ua, DeviceToken: server.IncomingCookie(ctx, DeviceCookie)})
 	if err != nil {
 		return nil, err
+	}
+	if pair.DeviceToken != "" {
+		server.SetCookie(ctx, &http.Cookie{Name: DeviceCookie, Value: pair.DeviceToken, Path: "/api/v1/login",
+			MaxAge: int(deviceCookieAge.Seconds()), HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode})
 	}
 	return &authv1.LoginResponse{
 		AccessToken: pair.AccessToken, RefreshToken: pair.RefreshToken,

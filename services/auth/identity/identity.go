@@ -46,6 +46,10 @@ func (r IPRange) Contains(ip netip.Addr) bool {
 type Client struct {
 	IP        string
 	UserAgent string
+	// DeviceToken is the signed device cookie the browser presented, if any
+	// (IssueDeviceToken): a browser that signed in as the username before
+	// passes the per-address sign-in lock.
+	DeviceToken string
 }
 
 // Session is one sign-in of a user, alive while its refresh tokens are.
@@ -74,6 +78,9 @@ type TokenPair struct {
 	AccessToken  string
 	RefreshToken string
 	ExpiresIn    time.Duration
+	// DeviceToken is set by Login: the device cookie for this browser and
+	// username.
+	DeviceToken string
 }
 
 // Revocation reasons stored with a revoked session.
@@ -139,6 +146,12 @@ type Throttle interface {
 	Fail(ctx context.Context, key string, window time.Duration) error
 	// Reset forgets the failures of key.
 	Reset(ctx context.Context, key string) error
+	// FailDistinct counts member's failure under key, each member once;
+	// the window starts at the first one.
+	FailDistinct(ctx context.Context, key, member string, window time.Duration) error
+	// BlockedDistinct returns how long key stays blocked, or zero when fewer
+	// than limit distinct members failed in the current window.
+	BlockedDistinct(ctx context.Context, key string, limit int) (time.Duration, error)
 }
 
 // Revoker makes access tokens of a session unusable at every service before

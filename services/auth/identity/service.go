@@ -2,6 +2,8 @@ package identity
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/netip"
@@ -42,11 +44,18 @@ type Config struct {
 	// without revoking its session, so that two tabs refreshing at the same
 	// moment do not sign the user out. At most 10 s.
 	RefreshGrace time.Duration
-	// Failed sign-ins allowed per username and per IP within ThrottleWindow.
+	// MaxFailuresPerUser is how many failed sign-ins one username may have
+	// within ThrottleWindow, from anywhere.
 	MaxFailuresPerUser int
-	MaxFailuresPerIP   int
-	ThrottleWindow     time.Duration
-	Argon2             Argon2Params
+	// MaxFailuresPerIP is how many distinct usernames may fail to sign in
+	// from one address within ThrottleWindow (password spraying); one
+	// person's typos count once. A browser with a device cookie for the
+	// username passes this lock.
+	MaxFailuresPerIP int
+	ThrottleWindow   time.Duration
+	// DeviceTTL is how long a device cookie stays valid (180 days).
+	DeviceTTL time.Duration
+	Argon2    Argon2Params
 }
 
 // Service implements sign-in, refresh, logout and password changes.
@@ -83,6 +92,9 @@ func NewService(store Store, keys *KeySet, throttle Throttle, revoker Revoker, l
 	if cfg.ThrottleWindow <= 0 {
 		cfg.ThrottleWindow = 15 * time.Minute
 	}
+	if cfg.DeviceTTL <= 0 {
+		cfg.DeviceTTL = 180 * 24 * time.Hour
+	}
 	if cfg.Argon2 == (Argon2Params{}) {
 		cfg.Argon2 = DefaultArgon2
 	}
@@ -100,7 +112,8 @@ func NewService(store Store, keys *KeySet, throttle Throttle, revoker Revoker, l
 func (s *Service) AccessTTL() time.Duration { return s.cfg.AccessTTL }
 
 func userThrottleKey(username string) string { return "user:" + strings.ToLower(username) }
-func ipThrottleKey(ip string) string         { return "ip:" + ip }
+func ipThrottleKey(ip string) string         { return "ip-users:" + ip }
+func deviceThrottleKey(id string) string     { return "device:" + id }
 
 // Login checks a username and password and starts a session.
 //
@@ -115,7 +128,8 @@ func (s *Service) Login(ctx context.Context, username, password string, c Client
 		// Never hash unbounded input; a password this long cannot be right.
 		return TokenPair{}, apperr.Unauthenticated(MsgInvalidCredentials)
 	}
-	if err := s.checkThrottle(ctx, username, c.IP); err != nil {
+	device := s.keys.verifyDevice(c.DeviceToken, username, s.now())
+	if err := s.checkThrottle(ctx, username, c.IP, device); err != nil {
 		return TokenPair{}, err
 	}
 
@@ -133,7 +147,7 @@ func (s *Service) Login(ctx context.Context, username, password string, c Client
 		return TokenPair{}, fmt.Errorf("verify password of user %d: %w", u.ID, err)
 	}
 	if !found || !ok {
-		s.recordFailure(ctx, username, c.IP)
+		s.recordFailure(ctx, username, c.IP, device)
 		return TokenPair{}, apperr.Unauthenticated(MsgInvalidCredentials)
 	}
 
@@ -167,23 +181,39 @@ func (s *Service) Login(ctx context.Context, username, password string, c Client
 	})
 	if err != nil {
 		if apperr.KindOf(err) == apperr.KindForbidden {
-			s.recordFailure(ctx, username, c.IP)
+			s.recordFailure(ctx, username, c.IP, device)
 		}
 		return TokenPair{}, err
 	}
 	if err := s.throttle.Reset(ctx, userThrottleKey(username)); err != nil {
 		s.log.WarnContext(ctx, "reset sign-in throttle", "err", err)
 	}
+	if pair.DeviceToken, err = s.keys.signDevice(u.Username, now, s.cfg.DeviceTTL); err != nil {
+		s.log.WarnContext(ctx, "issue device cookie", "err", err)
+	}
 	return pair, nil
 }
 
-func (s *Service) checkThrottle(ctx context.Context, username, ip string) error {
+// checkThrottle refuses a sign-in while its username is locked, or while its
+// address is locked and the browser has no trusted device cookie for the
+// username (device names the cookie, "" for none). A device cookie that
+// failed as often as a username may is no longer trusted.
+func (s *Service) checkThrottle(ctx context.Context, username, ip, device string) error {
 	wait, err := s.throttle.Blocked(ctx, userThrottleKey(username), s.cfg.MaxFailuresPerUser)
 	if err != nil {
 		return fmt.Errorf("check user throttle: %w", err)
 	}
-	if ip != "" {
-		ipWait, err := s.throttle.Blocked(ctx, ipThrottleKey(ip), s.cfg.MaxFailuresPerIP)
+	if device != "" {
+		deviceWait, err := s.throttle.Blocked(ctx, deviceThrottleKey(device), s.cfg.MaxFailuresPerUser)
+		if err != nil {
+			return fmt.Errorf("check device throttle: %w", err)
+		}
+		if deviceWait > 0 {
+			device = ""
+		}
+	}
+	if ip != "" && device == "" {
+		ipWait, err := s.throttle.BlockedDistinct(ctx, ipThrottleKey(ip), s.cfg.MaxFailuresPerIP)
 		if err != nil {
 			return fmt.Errorf("check ip throttle: %w", err)
 		}
@@ -195,14 +225,22 @@ func (s *Service) checkThrottle(ctx context.Context, username, ip string) error 
 	return nil
 }
 
-func (s *Service) recordFailure(ctx context.Context, username, ip string) {
+func (s *Service) recordFailure(ctx context.Context, username, ip, device string) {
 	if err := s.throttle.Fail(ctx, userThrottleKey(username), s.cfg.ThrottleWindow); err != nil {
 		s.log.WarnContext(ctx, "count failed sign-in", "err", err)
+	}
+	if device != "" {
+		if err := s.throttle.Fail(ctx, deviceThrottleKey(device), s.cfg.ThrottleWindow); err != nil {
+			s.log.WarnContext(ctx, "count failed sign-in", "err", err)
+		}
 	}
 	if ip == "" {
 		return
 	}
-	if err := s.throttle.Fail(ctx, ipThrottleKey(ip), s.cfg.ThrottleWindow); err != nil {
+	// The address counts usernames, not attempts: one person's typos are
+	// one, a spray across many accounts is many.
+	sum := sha256.Sum256([]byte(strings.ToLower(username)))
+	if err := s.throttle.FailDistinct(ctx, ipThrottleKey(ip), hex.EncodeToString(sum[:12]), s.cfg.ThrottleWindow); err != nil {
 		s.log.WarnContext(ctx, "count failed sign-in", "err", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -97,6 +98,48 @@ func (ks *KeySet) sign(u User, sid string, now time.Time, ttl time.Duration) (st
 		return "", fmt.Errorf("sign access token: %w", err)
 	}
 	return s, nil
+}
+
+// DeviceAudience is the audience of device cookies: a token made for it is
+// no access token (verifiers require authz.Audience).
+const DeviceAudience = "paygate-device"
+
+// signDevice issues the device cookie of a browser that signed in as
+// username (OWASP's device cookies): a token naming the user, signed with
+// the access-token key, with its own id for counting its failures.
+func (ks *KeySet) signDevice(username string, now time.Time, ttl time.Duration) (string, error) {
+	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, jwt.RegisteredClaims{
+		Issuer:    authz.Issuer,
+		Audience:  jwt.ClaimStrings{DeviceAudience},
+		Subject:   strings.ToLower(username),
+		IssuedAt:  jwt.NewNumericDate(now),
+		ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
+		ID:        uuid.NewString(),
+	})
+	tok.Header["kid"] = ks.current.ID
+	s, err := tok.SignedString(ks.current.Private)
+	if err != nil {
+		return "", fmt.Errorf("sign device token: %w", err)
+	}
+	return s, nil
+}
+
+// verifyDevice returns the id of token when it is a valid, unexpired device
+// cookie for username, and "" otherwise.
+func (ks *KeySet) verifyDevice(token, username string, now time.Time) string {
+	if token == "" {
+		return ""
+	}
+	var claims jwt.RegisteredClaims
+	_, err := jwt.ParseWithClaims(token, &claims, func(t *jwt.Token) (any, error) {
+		kid, _ := t.Header["kid"].(string)
+		return ks.PublicKey(kid)
+	}, jwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}), jwt.WithAudience(DeviceAudience),
+		jwt.WithIssuer(authz.Issuer), jwt.WithExpirationRequired(), jwt.WithTimeFunc(func() time.Time { return now }))
+	if err != nil || claims.Subject != strings.ToLower(username) || claims.ID == "" {
+		return ""
+	}
+	return claims.ID
 }
 
 // nonNil turns a nil slice into an empty one so that claims carry [] rather

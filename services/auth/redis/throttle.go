@@ -74,3 +74,37 @@ func (t *Throttle) Reset(ctx context.Context, key string) error {
 	}
 	return nil
 }
+
+// failDistinctScript adds a member to a failure set and starts the window on
+// the set's first member, atomically.
+var failDistinctScript = goredis.NewScript(`
+redis.call('SADD', KEYS[1], ARGV[2])
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return 1`)
+
+// FailDistinct implements identity.Throttle.
+func (t *Throttle) FailDistinct(ctx context.Context, key, member string, window time.Duration) error {
+	if err := failDistinctScript.Run(ctx, t.rdb, []string{t.prefix + key}, window.Milliseconds(), member).Err(); err != nil {
+		return fmt.Errorf("count failure %s: %w", key, err)
+	}
+	return nil
+}
+
+// BlockedDistinct implements identity.Throttle.
+func (t *Throttle) BlockedDistinct(ctx context.Context, key string, limit int) (time.Duration, error) {
+	k := t.prefix + key
+	pipe := t.rdb.Pipeline()
+	card := pipe.SCard(ctx, k)
+	ttl := pipe.PTTL(ctx, k)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return 0, fmt.Errorf("read throttle %s: %w", key, err)
+	}
+	if card.Val() < int64(limit) {
+		return 0, nil
+	}
+	wait := ttl.Val()
+	if wait <= 0 {
+		wait = time.Second
+	}
+	return wait, nil
+}

@@ -36,6 +36,7 @@ func cors(origins []string, next http.Handler) http.Handler {
 				return
 			}
 			h.Set("Access-Control-Allow-Origin", origin)
+			h.Set("Access-Control-Allow-Credentials", "true")
 			h.Set("Access-Control-Allow-Methods", corsMethods)
 			h.Set("Access-Control-Allow-Headers", corsHeaders)
 			h.Set("Access-Control-Max-Age", corsMaxAge)
@@ -44,6 +45,9 @@ func cors(origins []string, next http.Handler) http.Handler {
 		}
 		if allowed {
 			h.Set("Access-Control-Allow-Origin", origin)
+			// Credentials for the sign-in's device cookie; the origins are
+			// an explicit list, never a wildcard.
+			h.Set("Access-Control-Allow-Credentials", "true")
 			h.Set("Access-Control-Expose-Headers", corsExpose)
 		}
 		next.ServeHTTP(w, r)

@@ -83,6 +83,30 @@ func answerHTTPStatus(ctx context.Context, w http.ResponseWriter, _ proto.Messag
 	return nil
 }
 
+// SetCookie asks REST to set c on the caller's browser (a Set-Cookie header
+// from the RPC's response metadata). Without a transport it does nothing.
+func SetCookie(ctx context.Context, c *http.Cookie) {
+	_ = grpc.SetHeader(ctx, metadata.Pairs("set-cookie", c.String()))
+}
+
+// IncomingCookie returns the value of the named cookie a REST caller sent,
+// or "" (grpc-gateway forwards the Cookie header as grpcgateway-cookie).
+func IncomingCookie(ctx context.Context, name string) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	for _, header := range md.Get(runtime.MetadataPrefix + "cookie") {
+		cookies, err := http.ParseCookie(header)
+		if err != nil {
+			continue
+		}
+		for _, c := range cookies {
+			if c.Name == name {
+				return c.Value
+			}
+		}
+	}
+	return ""
+}
+
 // incomingHeader forwards W3C trace context (traceparent, tracestate) as
 // metadata, besides grpc-gateway's default set, so REST calls join the
 // caller's trace.
@@ -100,6 +124,8 @@ func outgoingHeader(key string) (string, bool) {
 	switch {
 	case strings.EqualFold(key, "retry-after"):
 		return "Retry-After", true
+	case strings.EqualFold(key, "set-cookie"):
+		return "Set-Cookie", true
 	case strings.EqualFold(key, HTTPStatusMetadata):
 		return "", false
 	}

@@ -170,6 +170,24 @@ describe('ApiClient token refresh (spec 01 §4)', () => {
     expect(visited).toEqual([]);
   });
 
+  it('sends cookies with the sign-in only (the device cookie), never with other calls', async () => {
+    const { api } = setup(300);
+    const seen: Record<string, RequestCredentials> = {};
+    server.use(
+      http.post(`${AUTH}/api/v1/login`, ({ request }) => {
+        seen.login = request.credentials;
+        return HttpResponse.json({ accessToken: 'a', refreshToken: 'r', expiresIn: 300, tokenType: 'Bearer' });
+      }),
+      http.get(`${GATEWAY}/api/v1/merchants`, ({ request }) => {
+        seen.merchants = request.credentials;
+        return HttpResponse.json([]);
+      }),
+    );
+    await api.post('auth', '/api/v1/login', { username: 'a', password: 'b' });
+    await api.get('gateway', '/api/v1/merchants');
+    expect(seen).toEqual({ login: 'include', merchants: 'same-origin' });
+  });
+
   it('classifies exempt paths', () => {
     expect(isExemptPath('/api/v1/login')).toBe(true);
     expect(isExemptPath('/api/v1/refresh-token')).toBe(true);

@@ -77,6 +77,9 @@ export class ApiClient {
         method: opts.method ?? (opts.body === undefined ? 'GET' : 'POST'),
         headers,
         body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+        // The sign-in carries the auth service's device cookie (an HttpOnly
+        // cookie scoped to this one route); no other call sends cookies.
+        credentials: path === '/api/v1/login' ? 'include' : 'same-origin',
         signal: opts.signal,
       });
     } catch (err) {
