@@ -100,7 +100,8 @@ func (p Policy) checkTarget(ctx context.Context, u *url.URL) error {
 		// No look-up here (a demo's hosts may resolve only later), but a
 		// literal address is checked now and every address at connect time.
 		if a, err := netip.ParseAddr(host); err == nil && IsAlwaysRefused(a) {
-			return refusedHost(host, a)
+			return apperr.New(apperr.KindInvalid, fmt.Errorf("%w: %s", ErrForbiddenAddress, a),
+				"The URL's host %q points to a link-local or cloud metadata address, which is never allowed.", host)
 		}
 		return nil
 	}
@@ -110,19 +111,11 @@ func (p Policy) checkTarget(ctx context.Context, u *url.URL) error {
 	}
 	for _, a := range addrs {
 		if !p.permitted(netip.AddrPortFrom(a, port)) {
-			return refusedHost(host, a)
+			return apperr.New(apperr.KindInvalid, fmt.Errorf("%w: %s", ErrForbiddenAddress, a),
+				"The URL's host %q points to a private or reserved address; only public addresses are allowed.", host)
 		}
 	}
 	return nil
-}
-
-func refusedHost(host string, a netip.Addr) error {
-	if IsAlwaysRefused(a) {
-		return apperr.New(apperr.KindInvalid, fmt.Errorf("%w: %s", ErrForbiddenAddress, a),
-			"The URL's host %q points to a link-local or cloud metadata address, which is never allowed.", host)
-	}
-	return apperr.New(apperr.KindInvalid, fmt.Errorf("%w: %s", ErrForbiddenAddress, a),
-		"The URL's host %q points to a private or reserved address; only public addresses are allowed.", host)
 }
 
 // metadataNames are host names of cloud instance metadata services.
