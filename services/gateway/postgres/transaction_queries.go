@@ -316,7 +316,7 @@ type ListQuerier interface {
 // per-currency totals, from the rollups when they are built and can count f
 // (fromRollups), from the matching rows otherwise; and the page. It runs
 // the first on q, because the page depends on its answer (List runs both
-// in one snapshot). bench/listbench explains them.
+// in one snapshot). services/gateway/cmd/listbench explains them.
 func ListStatements(ctx context.Context, q ListQuerier, f payment.ListFilter) (totals Statement, fromRollups bool, page Statement, err error) {
 	f = microseconds(f)
 	totals, c, err := listCount(ctx, q, f)
