@@ -30,7 +30,7 @@ import (
 
 	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
-	"github.com/paygate/paygate/services/auth/grpcapi"
+	"github.com/paygate/paygate/services/auth/internal/grpcapi"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/server"
 )

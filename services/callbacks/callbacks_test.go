@@ -16,7 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
-	cbnats "github.com/paygate/paygate/services/callbacks/nats"
+	cbnats "github.com/paygate/paygate/services/callbacks/internal/nats"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 )

@@ -26,7 +26,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
-	"github.com/paygate/paygate/services/gateway/merchant"
+	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 	"github.com/paygate/paygate/services/internal/pgdb/pgtest"

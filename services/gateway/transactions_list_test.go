@@ -19,8 +19,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/paygate/paygate/services/gateway/collab"
-	"github.com/paygate/paygate/services/gateway/postgres"
+	"github.com/paygate/paygate/services/gateway/internal/collab"
+	"github.com/paygate/paygate/services/gateway/internal/postgres"
 	"github.com/paygate/paygate/services/internal/authz"
 )
 

@@ -35,9 +35,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/paygate/paygate/services/gateway/merchant"
-	"github.com/paygate/paygate/services/gateway/payment"
-	"github.com/paygate/paygate/services/gateway/postgres"
+	"github.com/paygate/paygate/services/gateway/internal/merchant"
+	"github.com/paygate/paygate/services/gateway/internal/payment"
+	"github.com/paygate/paygate/services/gateway/internal/postgres"
 )
 
 var (
