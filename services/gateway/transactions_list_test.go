@@ -19,7 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/paygate/paygate/services/gateway/internal/collab"
+	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/gateway/internal/postgres"
 	"github.com/paygate/paygate/services/internal/authz"
 )
@@ -526,7 +526,7 @@ func TestTransactionListTotals(t *testing.T) {
 		page   []string
 	}
 	cents := func(s string) int64 {
-		a, err := collab.ParseAmount("total", s)
+		a, err := money.Parse("total", s)
 		if err != nil {
 			t.Errorf("total %q: %v", s, err)
 		}

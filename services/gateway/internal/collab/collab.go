@@ -1,7 +1,8 @@
 // Package collab holds the gateway's providers, pay types and the
 // collaborations (collabs) between merchants and providers: their settings,
-// channel switches and limits; the activity log that records every change to
-// them; and the global maintenance switch.
+// channel switches and limits; the reading of the activity log that records
+// every change to them (entries are package activity's); and the global
+// maintenance switch.
 //
 // Every change runs in one store transaction that locks what it changes,
 // validates against the locked state, writes the change, one activity log
@@ -16,6 +17,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 )
 
@@ -162,21 +164,6 @@ func (c Collab) payType(payTypeID int32) (int, bool) {
 	return -1, false
 }
 
-// Actor is the person (or job) behind a call: who they are for the activity
-// log, where they called from, and which merchants they may see.
-type Actor struct {
-	// UserID is the user's id.
-	UserID int64
-	// Username is the user's name.
-	Username string
-	// IP is the client's address.
-	IP string
-	// UserAgent is the client's user agent.
-	UserAgent string
-	// Scope is the set of merchants the user may see and change.
-	Scope merchant.Scope
-}
-
 // CollabFilter selects collabs.
 type CollabFilter struct {
 	// Scope limits the merchants.
@@ -205,7 +192,7 @@ type Store interface {
 	// MaintenanceEnabled reports whether maintenance mode is on.
 	MaintenanceEnabled(ctx context.Context) (bool, error)
 	// Activity returns the activity log entries q selects, newest first.
-	Activity(ctx context.Context, q ActivityQuery) ([]Activity, error)
+	Activity(ctx context.Context, q activity.Query) ([]activity.Entry, error)
 	// Tx runs fn in one database transaction, committed when fn returns nil.
 	// fn's error is returned as it is.
 	Tx(ctx context.Context, fn func(Tx) error) error
@@ -252,7 +239,7 @@ type Tx interface {
 	// has been applied; false when it already was.
 	MarkConsumed(ctx context.Context, eventID string) (bool, error)
 	// InsertActivity stores an activity log entry and returns its id.
-	InsertActivity(ctx context.Context, a Activity) (int64, error)
+	InsertActivity(ctx context.Context, a activity.Entry) (int64, error)
 	// Publish queues an event to leave with this transaction (outbox).
 	Publish(ctx context.Context, event proto.Message) error
 }

@@ -4,56 +4,15 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/paygate/paygate/services/gateway/internal/merchant"
+	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
-
-func TestParseAmount(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in   string
-		want string
-		err  string
-	}{
-		{"", "", ""},
-		{"  ", "", ""},
-		{"0", "0.00", ""},
-		{"1500", "1500.00", ""},
-		{"1500.5", "1500.50", ""},
-		{"1500.05", "1500.05", ""},
-		{"+7.1", "7.10", ""},
-		{"-3.25", "-3.25", ""},
-		{"007", "7.00", ""},
-		{"999999999999999.99", "999999999999999.99", ""},
-		{"1000000000000000", "", "too large"},
-		{"1.005", "", "at most two decimal places"},
-		{"1.", "", "must be an amount"},
-		{".5", "", "must be an amount"},
-		{"1e3", "", "must be an amount"},
-		{"1,000", "", "must be an amount"},
-		{"NaN", "", "must be an amount"},
-		{"-", "", "must be an amount"},
-	}
-	for _, tt := range tests {
-		a, err := ParseAmount("x", tt.in)
-		if tt.err != "" {
-			if apperr.KindOf(err) != apperr.KindInvalid || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("ParseAmount(%q) error = %v, want one containing %q", tt.in, err, tt.err)
-			}
-			continue
-		}
-		if err != nil || a.String() != tt.want || a.IsSet() != (tt.want != "") {
-			t.Errorf("ParseAmount(%q) = %q, %v; want %q", tt.in, a, err, tt.want)
-		}
-	}
-}
 
 func TestLimitsApply(t *testing.T) {
 	t.Parallel()
 	s := func(v string) *string { return &v }
-	start := Limits{MinDeposit: Cents(100_00), MaxDeposit: Cents(500_00)}
+	start := Limits{MinDeposit: money.Cents(100_00), MaxDeposit: money.Cents(500_00)}
 	tests := []struct {
 		name   string
 		change LimitsChange
@@ -61,9 +20,9 @@ func TestLimitsApply(t *testing.T) {
 		err    string
 	}{
 		{"nothing", LimitsChange{}, start, ""},
-		{"raise the maximum", LimitsChange{MaxDeposit: s("600")}, Limits{MinDeposit: Cents(100_00), MaxDeposit: Cents(600_00)}, ""},
-		{"remove the minimum", LimitsChange{MinDeposit: s("")}, Limits{MaxDeposit: Cents(500_00)}, ""},
-		{"equal ends", LimitsChange{MinDeposit: s("500.00")}, Limits{MinDeposit: Cents(500_00), MaxDeposit: Cents(500_00)}, ""},
+		{"raise the maximum", LimitsChange{MaxDeposit: s("600")}, Limits{MinDeposit: money.Cents(100_00), MaxDeposit: money.Cents(600_00)}, ""},
+		{"remove the minimum", LimitsChange{MinDeposit: s("")}, Limits{MaxDeposit: money.Cents(500_00)}, ""},
+		{"equal ends", LimitsChange{MinDeposit: s("500.00")}, Limits{MinDeposit: money.Cents(500_00), MaxDeposit: money.Cents(500_00)}, ""},
 		{"min above the kept max", LimitsChange{MinDeposit: s("500.01")}, start, "minimal deposit amount (500.01) cannot be greater"},
 		{"withdrawals", LimitsChange{MinWithdraw: s("9"), MaxWithdraw: s("8")}, start, "minimal withdrawal amount (9.00)"},
 		{"negative", LimitsChange{MaxWithdraw: s("-1")}, start, "cannot be negative"},
@@ -134,47 +93,6 @@ func TestSettings(t *testing.T) {
 	}
 	if err := checkDirections(provider, d, d); err != nil {
 		t.Errorf("a direction already on is not checked again: %v", err)
-	}
-}
-
-func TestActivityRequest(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2025, 11, 22, 8, 0, 0, 0, time.UTC)
-	scope := merchant.Scope{MerchantIDs: []int32{1}}
-	q, err := ActivityRequest{}.query(scope, now)
-	if err != nil || !q.To.Equal(now) || !q.From.Equal(now.Add(-7*24*time.Hour)) || q.Limit != 100 || !reflect.DeepEqual(q.Scope, scope) {
-		t.Errorf("defaults = %+v, %v", q, err)
-	}
-	from := now.Add(-time.Hour)
-	q, err = ActivityRequest{To: from}.query(scope, now)
-	if err != nil || !q.From.Equal(from.Add(-7*24*time.Hour)) {
-		t.Errorf("from defaults to a week before to: %+v, %v", q, err)
-	}
-	for _, bad := range []ActivityRequest{
-		{From: now, To: from}, {Limit: -1}, {Limit: MaxActivityLimit + 1}, {CollabID: -1},
-	} {
-		if _, err := bad.query(scope, now); apperr.KindOf(err) != apperr.KindInvalid {
-			t.Errorf("query(%+v) = %v, want invalid", bad, err)
-		}
-	}
-	if q, err := (ActivityRequest{Limit: MaxActivityLimit}).query(scope, now); err != nil || q.Limit != MaxActivityLimit {
-		t.Errorf("the largest limit: %+v, %v", q, err)
-	}
-}
-
-func TestStats(t *testing.T) {
-	t.Parallel()
-	entries := []Activity{
-		{Username: "alice", Message: "Limits changed."},
-		{Username: "Background Worker", Message: "ATTENTION: provider X disabled."},
-		{Username: "auto-reconciler", Message: "Sensitive action performed: pay types removed."},
-		{Username: "bob", Message: "ATTENTION: maintenance; Sensitive action performed"},
-		{Username: "nightly-job", Message: "done"},
-		{Username: "SYSTEM", Message: "done"},
-	}
-	want := ActivityStats{Total: 6, User: 2, System: 4, Critical: 2, Sensitive: 2}
-	if got := Stats(entries); got != want {
-		t.Errorf("Stats = %+v, want %+v", got, want)
 	}
 }
 

@@ -1,5 +1,7 @@
 package collab
 
+import "github.com/paygate/paygate/services/gateway/internal/money"
+
 // DemoPayTypes are the demo pay types (docs/contracts-providers.md).
 func DemoPayTypes() []PayType {
 	return []PayType{
@@ -54,8 +56,8 @@ func DemoCollabs() []Collab {
 		{
 			Merchant: MerchantRef{ID: 1}, Provider: ProviderRef{ID: 1},
 			Settings: settings(true, true, true),
-			Limits:   Limits{MinDeposit: Cents(100_00), MaxDeposit: Cents(50_000_00)},
-			PayTypes: []CollabPayType{pt(1, true, true, Limits{MaxDeposit: Cents(20_000_00)}), pt(2, true, true, Limits{})},
+			Limits:   Limits{MinDeposit: money.Cents(100_00), MaxDeposit: money.Cents(50_000_00)},
+			PayTypes: []CollabPayType{pt(1, true, true, Limits{MaxDeposit: money.Cents(20_000_00)}), pt(2, true, true, Limits{})},
 		},
 		{
 			Merchant: MerchantRef{ID: 1}, Provider: ProviderRef{ID: 2},
@@ -70,7 +72,7 @@ func DemoCollabs() []Collab {
 		{
 			Merchant: MerchantRef{ID: 3}, Provider: ProviderRef{ID: 19},
 			Settings: settings(true, true, true),
-			Limits:   Limits{MinWithdraw: Cents(500_00), MaxWithdraw: Cents(100_000_00)},
+			Limits:   Limits{MinWithdraw: money.Cents(500_00), MaxWithdraw: money.Cents(100_000_00)},
 			PayTypes: []CollabPayType{pt(1, true, true, Limits{}), pt(3, true, false, Limits{})},
 		},
 	}

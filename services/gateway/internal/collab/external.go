@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 
@@ -22,7 +23,7 @@ type CallbackURLChange struct {
 	// CollabID is the collab after the change.
 	CollabID int32
 	// Actor made the change (its Scope is unused).
-	Actor Actor
+	Actor activity.Actor
 	// OldValue and NewValue are the callback URL before and after, as JSON
 	// ("null" or empty for none).
 	OldValue, NewValue string
@@ -41,10 +42,10 @@ func (s *Service) RecordCallbackURLChange(ctx context.Context, ch CallbackURLCha
 	if err != nil && apperr.KindOf(err) != apperr.KindNotFound {
 		return fmt.Errorf("collab %d of callback URL %d: %w", ch.CollabID, ch.CallbackID, err)
 	}
-	a := Activity{CollabID: ch.CollabID, ActionType: ActionCallbackURL}
+	a := activity.Entry{CollabID: ch.CollabID, ActionType: activity.ActionCallbackURL}
 	name := fmt.Sprintf("collab %d", ch.CollabID)
 	if err == nil {
-		a = collabActivity(c, ActionCallbackURL)
+		a = collabActivity(c, activity.ActionCallbackURL)
 		name = c.Name()
 	}
 	a.OldValue, a.NewValue = rawJSON(ch.OldValue), rawJSON(ch.NewValue)

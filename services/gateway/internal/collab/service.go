@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
+	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
@@ -115,8 +116,8 @@ func (s *Service) CheckAcceptingTransactions(ctx context.Context) error {
 // Activity returns the activity log entries r asks for within scope, newest
 // first. A merchant outside scope, or unknown, is not found; a bad range or
 // limit is invalid.
-func (s *Service) Activity(ctx context.Context, scope merchant.Scope, r ActivityRequest) ([]Activity, error) {
-	q, err := r.query(scope, s.now())
+func (s *Service) Activity(ctx context.Context, scope merchant.Scope, r activity.Request) ([]activity.Entry, error) {
+	q, err := r.Query(scope, s.now())
 	if err != nil {
 		return nil, err
 	}
@@ -177,11 +178,11 @@ type SettingsChange struct {
 // type lacks, an unknown key or value, or a pay type not on the collab is
 // invalid; a collab outside the actor's scope is not found. A change that
 // changes nothing records nothing.
-func (s *Service) UpdateSettings(ctx context.Context, actor Actor, ch SettingsChange) (Collab, error) {
+func (s *Service) UpdateSettings(ctx context.Context, actor activity.Actor, ch SettingsChange) (Collab, error) {
 	if ch.CollabID <= 0 {
 		return Collab{}, apperr.Invalid("Give the collabId of the collaboration to change.")
 	}
-	return s.changeCollab(ctx, actor, ch.CollabID, msgCollabNotFound, func(tx Tx, c Collab) (*Activity, error) {
+	return s.changeCollab(ctx, actor, ch.CollabID, msgCollabNotFound, func(tx Tx, c Collab) (*activity.Entry, error) {
 		next, _, err := c.Settings.Apply(ch.Settings)
 		if err != nil {
 			return nil, err
@@ -217,12 +218,12 @@ func (s *Service) UpdateSettings(ctx context.Context, actor Actor, ch SettingsCh
 			if pt.IsCashInEnabled != was.IsCashInEnabled {
 				o[KeyIsCashInEnabled], n[KeyIsCashInEnabled] = was.IsCashInEnabled, pt.IsCashInEnabled
 				changes = append(changes, fmt.Sprintf("%s %s %t → %t", pt.Label(), KeyIsCashInEnabled, was.IsCashInEnabled, pt.IsCashInEnabled))
-				channels[ChannelCashIn] = true
+				channels[activity.ChannelCashIn] = true
 			}
 			if pt.IsCashOutEnabled != was.IsCashOutEnabled {
 				o[KeyIsCashOutEnabled], n[KeyIsCashOutEnabled] = was.IsCashOutEnabled, pt.IsCashOutEnabled
 				changes = append(changes, fmt.Sprintf("%s %s %t → %t", pt.Label(), KeyIsCashOutEnabled, was.IsCashOutEnabled, pt.IsCashOutEnabled))
-				channels[ChannelCashOut] = true
+				channels[activity.ChannelCashOut] = true
 			}
 			oldPT[pt.Code], newPT[pt.Code] = o, n
 		}
@@ -246,7 +247,7 @@ func (s *Service) UpdateSettings(ctx context.Context, actor Actor, ch SettingsCh
 			}
 		}
 
-		a := collabActivity(c, ActionSettings)
+		a := collabActivity(c, activity.ActionSettings)
 		a.Message = fmt.Sprintf("Settings of %s changed: %s.", c.Name(), strings.Join(changes, ", "))
 		var sensitive []string
 		if next.Mode != c.Settings.Mode {
@@ -256,18 +257,18 @@ func (s *Service) UpdateSettings(ctx context.Context, actor Actor, ch SettingsCh
 			sensitive = append(sensitive, "Collab disabled")
 		}
 		if len(sensitive) > 0 {
-			a.Message = SensitiveMarker + ": " + a.Message
+			a.Message = activity.SensitiveMarker + ": " + a.Message
 			a.SensitiveActionName = strings.Join(sensitive, ", ")
 		}
 		if len(keys) == 0 && len(changedPayTypes) == 1 {
-			a.setPayType(changedPayTypes[0].PayType)
+			setPayType(&a, changedPayTypes[0].PayType)
 		}
 		if len(channels) == 1 {
 			for ch := range channels {
 				a.Channel = ch
 			}
 		}
-		a.OldValue, a.NewValue = jsonValue(oldValue), jsonValue(newValue)
+		a.OldValue, a.NewValue = activity.Value(oldValue), activity.Value(newValue)
 		a.Count = int32(len(changes))
 		return &a, nil
 	})
@@ -277,9 +278,9 @@ func (s *Service) UpdateSettings(ctx context.Context, actor Actor, ch SettingsCh
 func channelOfKey(k string) string {
 	switch k {
 	case KeyIsCashInEnabled, KeyValidateCashIn, KeyIsCreditingToClientsEnabled:
-		return ChannelCashIn
+		return activity.ChannelCashIn
 	case KeyIsCashOutEnabled, KeyValidateCashOut, KeyIsWithdrawFromClientsEnabled:
-		return ChannelCashOut
+		return activity.ChannelCashOut
 	}
 	return ""
 }
@@ -337,8 +338,8 @@ func checkPayTypeDirections(p ProviderRef, before, after CollabPayType) error {
 // SetCollabEnabled enables or disables a collab. A collab outside the
 // actor's scope is not found; setting the state it already has records
 // nothing.
-func (s *Service) SetCollabEnabled(ctx context.Context, actor Actor, collabID int32, enabled bool) (Collab, error) {
-	return s.changeCollab(ctx, actor, collabID, msgCollabNotFound, func(tx Tx, c Collab) (*Activity, error) {
+func (s *Service) SetCollabEnabled(ctx context.Context, actor activity.Actor, collabID int32, enabled bool) (Collab, error) {
+	return s.changeCollab(ctx, actor, collabID, msgCollabNotFound, func(tx Tx, c Collab) (*activity.Entry, error) {
 		if c.Settings.IsEnabled == enabled {
 			return nil, nil
 		}
@@ -347,15 +348,15 @@ func (s *Service) SetCollabEnabled(ctx context.Context, actor Actor, collabID in
 		if err := tx.UpdateCollab(ctx, updated); err != nil {
 			return nil, err
 		}
-		a := collabActivity(c, ActionStatus)
+		a := collabActivity(c, activity.ActionStatus)
 		if enabled {
 			a.Message = c.Name() + " enabled."
 		} else {
-			a.Message = SensitiveMarker + ": " + c.Name() + " disabled."
+			a.Message = activity.SensitiveMarker + ": " + c.Name() + " disabled."
 			a.SensitiveActionName = "Collab disabled"
 		}
-		a.OldValue = jsonValue(map[string]string{KeyIsEnabled: c.Settings.value(KeyIsEnabled)})
-		a.NewValue = jsonValue(map[string]string{KeyIsEnabled: updated.Settings.value(KeyIsEnabled)})
+		a.OldValue = activity.Value(map[string]string{KeyIsEnabled: c.Settings.value(KeyIsEnabled)})
+		a.NewValue = activity.Value(map[string]string{KeyIsEnabled: updated.Settings.value(KeyIsEnabled)})
 		a.Count = 1
 		return &a, nil
 	})
@@ -364,11 +365,11 @@ func (s *Service) SetCollabEnabled(ctx context.Context, actor Actor, collabID in
 // UpdateLimits changes a collab's limits and returns the collab afterwards.
 // Negative amounts, or a minimum above its maximum once the change is
 // applied, are invalid; a collab outside the actor's scope is not found.
-func (s *Service) UpdateLimits(ctx context.Context, actor Actor, collabID int32, ch LimitsChange) (Collab, error) {
+func (s *Service) UpdateLimits(ctx context.Context, actor activity.Actor, collabID int32, ch LimitsChange) (Collab, error) {
 	if collabID <= 0 {
 		return Collab{}, apperr.Invalid("Give the collabId of the collaboration to change.")
 	}
-	return s.changeCollab(ctx, actor, collabID, msgCollabNotFound, func(tx Tx, c Collab) (*Activity, error) {
+	return s.changeCollab(ctx, actor, collabID, msgCollabNotFound, func(tx Tx, c Collab) (*activity.Entry, error) {
 		next, err := c.Limits.Apply(ch)
 		if err != nil {
 			return nil, err
@@ -381,14 +382,14 @@ func (s *Service) UpdateLimits(ctx context.Context, actor Actor, collabID int32,
 		if err := tx.UpdateCollab(ctx, updated); err != nil {
 			return nil, err
 		}
-		a := limitsActivity(collabActivity(c, ActionLimits), "Limits of "+c.Name(), c.Limits, next)
+		a := limitsActivity(collabActivity(c, activity.ActionLimits), "Limits of "+c.Name(), c.Limits, next)
 		return &a, nil
 	})
 }
 
 // UpdatePayTypeLimits changes the limits of one pay type of a collab and
 // returns the collab afterwards. The rules are UpdateLimits'.
-func (s *Service) UpdatePayTypeLimits(ctx context.Context, actor Actor, collabPayTypeID int32, ch LimitsChange) (Collab, error) {
+func (s *Service) UpdatePayTypeLimits(ctx context.Context, actor activity.Actor, collabPayTypeID int32, ch LimitsChange) (Collab, error) {
 	if collabPayTypeID <= 0 {
 		return Collab{}, apperr.Invalid("Give the collabPayTypeId of the pay type to change.")
 	}
@@ -396,7 +397,7 @@ func (s *Service) UpdatePayTypeLimits(ctx context.Context, actor Actor, collabPa
 		id, err := tx.CollabIDOfPayType(ctx, collabPayTypeID)
 		return id, notFoundAs(err, msgCollabPayTypeNotFound)
 	}
-	return s.changeCollabBy(ctx, actor, lookup, msgCollabPayTypeNotFound, func(tx Tx, c Collab) (*Activity, error) {
+	return s.changeCollabBy(ctx, actor, lookup, msgCollabPayTypeNotFound, func(tx Tx, c Collab) (*activity.Entry, error) {
 		// The lookup ran before the lock: the pay type may have gone since.
 		i := slices.IndexFunc(c.PayTypes, func(pt CollabPayType) bool { return pt.ID == collabPayTypeID })
 		if i < 0 {
@@ -415,24 +416,24 @@ func (s *Service) UpdatePayTypeLimits(ctx context.Context, actor Actor, collabPa
 		if err := tx.UpdateCollabPayType(ctx, updated); err != nil {
 			return nil, err
 		}
-		a := collabActivity(c, ActionLimits)
-		a.setPayType(pt.PayType)
+		a := collabActivity(c, activity.ActionLimits)
+		setPayType(&a, pt.PayType)
 		a = limitsActivity(a, "Limits of "+pt.Label()+" on "+c.Name(), pt.Limits, next)
 		return &a, nil
 	})
 }
 
 // limitsActivity fills a limits entry: the message, values and channel.
-func limitsActivity(a Activity, subject string, before, after Limits) Activity {
+func limitsActivity(a activity.Entry, subject string, before, after Limits) activity.Entry {
 	old, neu, names := before.diff(after)
 	var changes []string
 	channels := map[string]bool{}
 	for _, n := range names {
 		changes = append(changes, fmt.Sprintf("%s %s → %s", n, show(old[n]), show(neu[n])))
 		if strings.Contains(n, "Deposit") {
-			channels[ChannelCashIn] = true
+			channels[activity.ChannelCashIn] = true
 		} else {
-			channels[ChannelCashOut] = true
+			channels[activity.ChannelCashOut] = true
 		}
 	}
 	if len(channels) == 1 {
@@ -441,7 +442,7 @@ func limitsActivity(a Activity, subject string, before, after Limits) Activity {
 		}
 	}
 	a.Message = fmt.Sprintf("%s changed: %s.", subject, strings.Join(changes, ", "))
-	a.OldValue, a.NewValue = jsonValue(old), jsonValue(neu)
+	a.OldValue, a.NewValue = activity.Value(old), activity.Value(neu)
 	a.Count = int32(len(names))
 	return a
 }
@@ -467,7 +468,7 @@ type NewCollab struct {
 // or provider, is not found; a second collab of the same merchant and
 // provider is a conflict; a pay type the provider does not offer, or a
 // direction it lacks, is invalid.
-func (s *Service) Initialize(ctx context.Context, actor Actor, nc NewCollab) (Collab, error) {
+func (s *Service) Initialize(ctx context.Context, actor activity.Actor, nc NewCollab) (Collab, error) {
 	if nc.ProviderID <= 0 || nc.MerchantID <= 0 {
 		return Collab{}, apperr.Invalid("Choose both a merchant and a provider.")
 	}
@@ -552,7 +553,7 @@ func (s *Service) Initialize(ctx context.Context, actor Actor, nc NewCollab) (Co
 			}
 		}
 
-		a := collabActivity(c, ActionConfiguration)
+		a := collabActivity(c, activity.ActionConfiguration)
 		labels := payTypeLabels(c.PayTypes)
 		if len(labels) == 0 {
 			a.Message = fmt.Sprintf("Collaboration %s created without pay types.", c.Name())
@@ -560,9 +561,9 @@ func (s *Service) Initialize(ctx context.Context, actor Actor, nc NewCollab) (Co
 			a.Message = fmt.Sprintf("Collaboration %s created with pay types %s.", c.Name(), strings.Join(labels, ", "))
 		}
 		if len(c.PayTypes) == 1 {
-			a.setPayType(c.PayTypes[0].PayType)
+			setPayType(&a, c.PayTypes[0].PayType)
 		}
-		a.NewValue = jsonValue(map[string]any{"Settings": c.Settings.Map(), "PayTypes": payTypeValues(c.PayTypes)})
+		a.NewValue = activity.Value(map[string]any{"Settings": c.Settings.Map(), "PayTypes": payTypeValues(c.PayTypes)})
 		a.Count = 1
 		if err := s.record(ctx, tx, actor, a); err != nil {
 			return err
@@ -588,11 +589,11 @@ type NewPayType struct {
 // the collab afterwards. A pay type the provider does not offer, a direction
 // it lacks, bad limits or an empty list are invalid; a pay type already on
 // the collab is a conflict; a collab outside the actor's scope is not found.
-func (s *Service) AddPayTypes(ctx context.Context, actor Actor, collabID int32, add []NewPayType) (Collab, error) {
+func (s *Service) AddPayTypes(ctx context.Context, actor activity.Actor, collabID int32, add []NewPayType) (Collab, error) {
 	if len(add) == 0 {
 		return Collab{}, apperr.Invalid("Choose a pay type to add.")
 	}
-	return s.changeCollab(ctx, actor, collabID, msgCollabNotFound, func(tx Tx, c Collab) (*Activity, error) {
+	return s.changeCollab(ctx, actor, collabID, msgCollabNotFound, func(tx Tx, c Collab) (*activity.Entry, error) {
 		p, err := tx.Provider(ctx, c.Provider.ID)
 		if err != nil {
 			return nil, err
@@ -635,12 +636,12 @@ func (s *Service) AddPayTypes(ctx context.Context, actor Actor, collabID int32, 
 			}
 			return nil, err
 		}
-		a := collabActivity(c, ActionConfiguration)
+		a := collabActivity(c, activity.ActionConfiguration)
 		a.Message = fmt.Sprintf("Pay types added to %s: %s.", c.Name(), strings.Join(payTypeLabels(added), ", "))
 		if len(added) == 1 {
-			a.setPayType(added[0].PayType)
+			setPayType(&a, added[0].PayType)
 		}
-		a.NewValue = jsonValue(payTypeValues(added))
+		a.NewValue = activity.Value(payTypeValues(added))
 		a.Count = int32(len(added))
 		return &a, nil
 	})
@@ -649,11 +650,11 @@ func (s *Service) AddPayTypes(ctx context.Context, actor Actor, collabID int32, 
 // RemovePayTypes removes pay types from a collab and returns the collab
 // afterwards. A pay type not on the collab or an empty list is invalid; a
 // collab outside the actor's scope is not found.
-func (s *Service) RemovePayTypes(ctx context.Context, actor Actor, collabID int32, payTypeIDs []int32) (Collab, error) {
+func (s *Service) RemovePayTypes(ctx context.Context, actor activity.Actor, collabID int32, payTypeIDs []int32) (Collab, error) {
 	if len(payTypeIDs) == 0 {
 		return Collab{}, apperr.Invalid("Choose a pay type to remove.")
 	}
-	return s.changeCollab(ctx, actor, collabID, msgCollabNotFound, func(tx Tx, c Collab) (*Activity, error) {
+	return s.changeCollab(ctx, actor, collabID, msgCollabNotFound, func(tx Tx, c Collab) (*activity.Entry, error) {
 		var removed []CollabPayType
 		var ids []int32
 		for _, id := range payTypeIDs {
@@ -670,13 +671,13 @@ func (s *Service) RemovePayTypes(ctx context.Context, actor Actor, collabID int3
 		if err := tx.DeleteCollabPayTypes(ctx, c.ID, ids); err != nil {
 			return nil, err
 		}
-		a := collabActivity(c, ActionConfiguration)
-		a.Message = fmt.Sprintf("%s: pay types removed from %s: %s.", SensitiveMarker, c.Name(), strings.Join(payTypeLabels(removed), ", "))
+		a := collabActivity(c, activity.ActionConfiguration)
+		a.Message = fmt.Sprintf("%s: pay types removed from %s: %s.", activity.SensitiveMarker, c.Name(), strings.Join(payTypeLabels(removed), ", "))
 		a.SensitiveActionName = "Pay type removed"
 		if len(removed) == 1 {
-			a.setPayType(removed[0].PayType)
+			setPayType(&a, removed[0].PayType)
 		}
-		a.OldValue = jsonValue(payTypeValues(removed))
+		a.OldValue = activity.Value(payTypeValues(removed))
 		a.Count = int32(len(removed))
 		return &a, nil
 	})
@@ -685,7 +686,7 @@ func (s *Service) RemovePayTypes(ctx context.Context, actor Actor, collabID int3
 // SetProviderEnabled enables or disables a provider for every merchant. An
 // unknown provider is not found; setting the state it already has records
 // nothing.
-func (s *Service) SetProviderEnabled(ctx context.Context, actor Actor, providerID int32, enabled bool) error {
+func (s *Service) SetProviderEnabled(ctx context.Context, actor activity.Actor, providerID int32, enabled bool) error {
 	return s.store.Tx(ctx, func(tx Tx) error {
 		p, err := tx.ProviderForUpdate(ctx, providerID)
 		if err != nil {
@@ -697,14 +698,14 @@ func (s *Service) SetProviderEnabled(ctx context.Context, actor Actor, providerI
 		if err := tx.SetProviderEnabled(ctx, p.ID, enabled); err != nil {
 			return err
 		}
-		a := Activity{ProviderID: p.ID, ProviderName: p.Name, ActionType: ActionStatus, Count: 1}
+		a := activity.Entry{ProviderID: p.ID, ProviderName: p.Name, ActionType: activity.ActionStatus, Count: 1}
 		if enabled {
 			a.Message = fmt.Sprintf("Provider %s enabled.", p.Name)
 		} else {
-			a.Message = fmt.Sprintf("%sprovider %s disabled: its collaborations take no payments until it is enabled again.", CriticalPrefix, p.Name)
+			a.Message = fmt.Sprintf("%sprovider %s disabled: its collaborations take no payments until it is enabled again.", activity.CriticalPrefix, p.Name)
 		}
-		a.OldValue = jsonValue(map[string]bool{"IsEnabled": p.IsEnabled})
-		a.NewValue = jsonValue(map[string]bool{"IsEnabled": enabled})
+		a.OldValue = activity.Value(map[string]bool{"IsEnabled": p.IsEnabled})
+		a.NewValue = activity.Value(map[string]bool{"IsEnabled": enabled})
 		return s.record(ctx, tx, actor, a)
 	})
 }
@@ -712,7 +713,7 @@ func (s *Service) SetProviderEnabled(ctx context.Context, actor Actor, providerI
 // SetMaintenance turns maintenance mode on or off and returns the new state.
 // Turning it to the state it has records nothing; a change also publishes
 // MaintenanceModeChanged.
-func (s *Service) SetMaintenance(ctx context.Context, actor Actor, enabled bool) (bool, error) {
+func (s *Service) SetMaintenance(ctx context.Context, actor activity.Actor, enabled bool) (bool, error) {
 	err := s.store.Tx(ctx, func(tx Tx) error {
 		on, err := tx.MaintenanceForUpdate(ctx)
 		if err != nil {
@@ -725,14 +726,14 @@ func (s *Service) SetMaintenance(ctx context.Context, actor Actor, enabled bool)
 		if err := tx.SetMaintenance(ctx, enabled, actor.UserID, at); err != nil {
 			return err
 		}
-		a := Activity{ActionType: ActionConfiguration, Count: 1}
+		a := activity.Entry{ActionType: activity.ActionConfiguration, Count: 1}
 		if enabled {
-			a.Message = CriticalPrefix + "maintenance mode enabled: new transactions will not be accepted regardless of provider status."
+			a.Message = activity.CriticalPrefix + "maintenance mode enabled: new transactions will not be accepted regardless of provider status."
 		} else {
-			a.Message = CriticalPrefix + "maintenance mode disabled: new transactions are accepted again."
+			a.Message = activity.CriticalPrefix + "maintenance mode disabled: new transactions are accepted again."
 		}
-		a.OldValue = jsonValue(map[string]bool{"isMaintenanceModeEnabled": on})
-		a.NewValue = jsonValue(map[string]bool{"isMaintenanceModeEnabled": enabled})
+		a.OldValue = activity.Value(map[string]bool{"isMaintenanceModeEnabled": on})
+		a.NewValue = activity.Value(map[string]bool{"isMaintenanceModeEnabled": enabled})
 		if err := s.recordAt(ctx, tx, actor, a, at); err != nil {
 			return err
 		}
@@ -752,7 +753,7 @@ func (s *Service) SetMaintenance(ctx context.Context, actor Actor, enabled bool)
 // changeCollab runs fn on the locked collab collabID (within the actor's
 // scope) in a transaction, records the activity fn returns (nil: nothing
 // changed) and returns the collab as the transaction leaves it.
-func (s *Service) changeCollab(ctx context.Context, actor Actor, collabID int32, notFound string, fn func(Tx, Collab) (*Activity, error)) (Collab, error) {
+func (s *Service) changeCollab(ctx context.Context, actor activity.Actor, collabID int32, notFound string, fn func(Tx, Collab) (*activity.Entry, error)) (Collab, error) {
 	if collabID <= 0 {
 		return Collab{}, apperr.NotFound(notFound)
 	}
@@ -761,7 +762,7 @@ func (s *Service) changeCollab(ctx context.Context, actor Actor, collabID int32,
 
 // changeCollabBy is changeCollab with the collab id looked up inside the
 // transaction.
-func (s *Service) changeCollabBy(ctx context.Context, actor Actor, lookup func(context.Context, Tx) (int32, error), notFound string, fn func(Tx, Collab) (*Activity, error)) (Collab, error) {
+func (s *Service) changeCollabBy(ctx context.Context, actor activity.Actor, lookup func(context.Context, Tx) (int32, error), notFound string, fn func(Tx, Collab) (*activity.Entry, error)) (Collab, error) {
 	var out Collab
 	err := s.store.Tx(ctx, func(tx Tx) error {
 		id, err := lookup(ctx, tx)
@@ -800,63 +801,25 @@ func (s *Service) stamp() time.Time { return s.now().UTC().Truncate(time.Microse
 
 // record writes the activity entry a, made by actor now, and queues its
 // ActivityRecorded event in tx.
-func (s *Service) record(ctx context.Context, tx Tx, actor Actor, a Activity) error {
+func (s *Service) record(ctx context.Context, tx Tx, actor activity.Actor, a activity.Entry) error {
 	return s.recordAt(ctx, tx, actor, a, s.stamp())
 }
 
-func (s *Service) recordAt(ctx context.Context, tx Tx, actor Actor, a Activity, at time.Time) error {
-	a.At = at
-	a.UserID, a.Username, a.IP, a.UserAgent = actor.UserID, actor.Username, actor.IP, actor.UserAgent
-	if a.ActionType == "" {
-		a.ActionType = ActionOther
-	}
-	id, err := tx.InsertActivity(ctx, a)
-	if err != nil {
-		return err
-	}
-	a.ID = id
-	return tx.Publish(ctx, ActivityEvent(a))
-}
-
-// ActivityEvent returns the event that announces entry a.
-func ActivityEvent(a Activity) *eventsv1.ActivityRecorded {
-	text := func(v []byte) string {
-		if v == nil {
-			return "null"
-		}
-		return string(v)
-	}
-	return &eventsv1.ActivityRecorded{
-		ActivityId:          a.ID,
-		RecordedAt:          timestamppb.New(a.At),
-		UserId:              a.UserID,
-		Username:            a.Username,
-		Ip:                  a.IP,
-		UserAgent:           a.UserAgent,
-		MerchantId:          a.MerchantID,
-		ProviderId:          a.ProviderID,
-		CollabId:            a.CollabID,
-		PayTypeId:           a.PayTypeID,
-		Channel:             a.Channel,
-		ActionType:          string(a.ActionType),
-		Message:             a.Message,
-		SensitiveActionName: a.SensitiveActionName,
-		OldValue:            text(a.OldValue),
-		NewValue:            text(a.NewValue),
-		Reason:              a.Reason,
-	}
+func (s *Service) recordAt(ctx context.Context, tx Tx, actor activity.Actor, a activity.Entry, at time.Time) error {
+	return activity.Record(ctx, tx, actor, a, at)
 }
 
 // collabActivity starts an entry about c.
-func collabActivity(c Collab, action ActionType) Activity {
-	return Activity{
+func collabActivity(c Collab, action activity.ActionType) activity.Entry {
+	return activity.Entry{
 		MerchantID: c.Merchant.ID, MerchantName: c.Merchant.Name,
 		ProviderID: c.Provider.ID, ProviderName: c.Provider.Name,
 		CollabID: c.ID, ActionType: action,
 	}
 }
 
-func (a *Activity) setPayType(pt PayType) {
+// setPayType names pt in entry a.
+func setPayType(a *activity.Entry, pt PayType) {
 	a.PayTypeID, a.PayTypeName, a.PayTypeCode = pt.ID, pt.Name, pt.Code
 }
 

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
-	"github.com/paygate/paygate/services/gateway/internal/collab"
+	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 
@@ -41,7 +41,7 @@ func (s *Server) activity(ctx context.Context, merchantID int32, from, to string
 	if err != nil {
 		return nil, err
 	}
-	r := collab.ActivityRequest{MerchantID: merchantID, Limit: int(limit)}
+	r := activity.Request{MerchantID: merchantID, Limit: int(limit)}
 	if collabID != nil {
 		if *collabID <= 0 {
 			return nil, apperr.Invalid("collabId must be a positive number.")
@@ -117,7 +117,7 @@ func optionalJSON(v []byte) *string {
 
 // activityToProto builds the activity answer: one stream per entry, in the
 // order given (newest first), and the counts over them.
-func activityToProto(entries []collab.Activity) (*gatewayv1.ActivityData, error) {
+func activityToProto(entries []activity.Entry) (*gatewayv1.ActivityData, error) {
 	data := &gatewayv1.ActivityData{ResultType: "streams", Result: make([]*gatewayv1.ActivityStream, 0, len(entries))}
 	for _, a := range entries {
 		msg := activityMessage{
@@ -162,7 +162,7 @@ func activityToProto(entries []collab.Activity) (*gatewayv1.ActivityData, error)
 		}}
 		data.Result = append(data.Result, &gatewayv1.ActivityStream{Stream: labels, Values: []*structpb.ListValue{value}})
 	}
-	st := collab.Stats(entries)
+	st := activity.StatsOf(entries)
 	data.Stats = &gatewayv1.ActivityStats{
 		Total: int32(st.Total), User: int32(st.User), System: int32(st.System),
 		Critical: int32(st.Critical), Sensitive: int32(st.Sensitive),

@@ -7,6 +7,7 @@ import (
 	"context"
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
@@ -67,15 +68,15 @@ func callerScope(ctx context.Context) (merchant.Scope, error) {
 
 // actorOf is the signed-in caller as the author of a change: who (from the
 // token), from where (server.ClientInfo) and within which scope.
-func actorOf(ctx context.Context) (collab.Actor, error) {
+func actorOf(ctx context.Context) (activity.Actor, error) {
 	claims, ok := authz.FromContext(ctx)
 	if !ok {
-		return collab.Actor{}, apperr.Unauthenticated("Please sign in to continue.")
+		return activity.Actor{}, apperr.Unauthenticated("Please sign in to continue.")
 	}
 	id, err := claims.UserID()
 	if err != nil {
-		return collab.Actor{}, apperr.New(apperr.KindUnauthenticated, err, "Please sign in to continue.")
+		return activity.Actor{}, apperr.New(apperr.KindUnauthenticated, err, "Please sign in to continue.")
 	}
 	ip, ua := server.ClientInfo(ctx)
-	return collab.Actor{UserID: id, Username: claims.Username, IP: ip, UserAgent: ua, Scope: scopeOf(claims)}, nil
+	return activity.Actor{UserID: id, Username: claims.Username, IP: ip, UserAgent: ua, Scope: scopeOf(claims)}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
+	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/internal/bus"
@@ -72,7 +73,7 @@ func ChangeOf(ev *eventsv1.CallbackUrlChanged) collab.CallbackURLChange {
 	}
 	return collab.CallbackURLChange{
 		ChangeID: ev.GetChangeId(), Action: ev.GetAction(), CallbackID: ev.GetCallbackId(), CollabID: ev.GetCollabId(),
-		Actor:    collab.Actor{UserID: ev.GetUserId(), Username: ev.GetUsername(), IP: ev.GetIp(), UserAgent: ev.GetUserAgent()},
+		Actor:    activity.Actor{UserID: ev.GetUserId(), Username: ev.GetUsername(), IP: ev.GetIp(), UserAgent: ev.GetUserAgent()},
 		OldValue: ev.GetOldValue(), NewValue: ev.GetNewValue(), At: at,
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/paygate/paygate/services/gateway/internal/collab"
+	"github.com/paygate/paygate/services/gateway/internal/money"
 )
 
 // Decimal4 is a non-negative decimal with four fraction digits, held as an
@@ -46,8 +46,8 @@ type Fee struct {
 	PayTypeID    int32
 	CurrencyFrom string
 	CurrencyTo   string
-	AmountMin    collab.Amount
-	AmountMax    collab.Amount
+	AmountMin    money.Amount
+	AmountMax    money.Amount
 	FeeType      FeeType
 	Value        Decimal4
 	Payer        int16
@@ -56,7 +56,7 @@ type Fee struct {
 }
 
 // matches reports whether f applies to a payment.
-func (f Fee) matches(collabID int32, t Type, payTypeID int32, currency string, amount collab.Amount) bool {
+func (f Fee) matches(collabID int32, t Type, payTypeID int32, currency string, amount money.Amount) bool {
 	return f.Enabled &&
 		(f.CollabID == 0 || f.CollabID == collabID) &&
 		(f.Type == 0 || f.Type == t) &&
@@ -85,7 +85,7 @@ func (f Fee) specificity() int {
 // SelectFee returns the fee that applies to a payment among fees, or false:
 // the most specific enabled match, then the higher priority, then the lower
 // id.
-func SelectFee(fees []Fee, collabID int32, t Type, payTypeID int32, currency string, amount collab.Amount) (Fee, bool) {
+func SelectFee(fees []Fee, collabID int32, t Type, payTypeID int32, currency string, amount money.Amount) (Fee, bool) {
 	var best Fee
 	found := false
 	for _, f := range fees {
@@ -111,7 +111,7 @@ func better(a, b Fee) bool {
 
 // Charge returns the fee on amount: a percentage rounded half up to the
 // cent, or the fixed value (rounded half up to the cent).
-func (f Fee) Charge(amount collab.Amount) collab.Amount {
+func (f Fee) Charge(amount money.Amount) money.Amount {
 	// value is in ten-thousandths; a percentage divides by 100 more.
 	num := new(big.Int).SetInt64(int64(f.Value))
 	den := big.NewInt(100)
@@ -122,5 +122,5 @@ func (f Fee) Charge(amount collab.Amount) collab.Amount {
 	num.Mul(num, big.NewInt(2))
 	num.Add(num, den)
 	num.Quo(num, new(big.Int).Mul(den, big.NewInt(2)))
-	return collab.Cents(num.Int64())
+	return money.Cents(num.Int64())
 }

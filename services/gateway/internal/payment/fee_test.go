@@ -3,33 +3,33 @@ package payment
 import (
 	"testing"
 
-	"github.com/paygate/paygate/services/gateway/internal/collab"
+	"github.com/paygate/paygate/services/gateway/internal/money"
 )
 
 func TestSelectFee(t *testing.T) {
 	t.Parallel()
-	amt := collab.Cents(1000_00)
+	amt := money.Cents(1000_00)
 	fees := []Fee{
 		{ID: 1, CurrencyFrom: "PHP", CurrencyTo: "PHP", FeeType: FeePercent, Value: 15000, Enabled: true},
 		{ID: 2, Type: TypeDeposit, CurrencyFrom: "PHP", CurrencyTo: "PHP", FeeType: FeeFixed, Value: 50000, Enabled: true},
 		{ID: 3, CollabID: 7, CurrencyFrom: "PHP", CurrencyTo: "PHP", FeeType: FeeFixed, Value: 70000, Priority: 1, Enabled: true},
 		{ID: 4, CollabID: 7, CurrencyFrom: "PHP", CurrencyTo: "PHP", FeeType: FeeFixed, Value: 80000, Priority: 5, Enabled: true},
 		{ID: 5, CollabID: 7, PayTypeID: 1, Type: TypeDeposit, CurrencyFrom: "PHP", CurrencyTo: "PHP", FeeType: FeeFixed, Value: 90000, Enabled: false},
-		{ID: 6, CollabID: 8, CurrencyFrom: "PHP", CurrencyTo: "PHP", FeeType: FeeFixed, Value: 1, AmountMax: collab.Cents(100_00), Enabled: true},
-		{ID: 7, CollabID: 8, CurrencyFrom: "PHP", CurrencyTo: "PHP", FeeType: FeeFixed, Value: 2, AmountMax: collab.Cents(100_00), Enabled: true},
+		{ID: 6, CollabID: 8, CurrencyFrom: "PHP", CurrencyTo: "PHP", FeeType: FeeFixed, Value: 1, AmountMax: money.Cents(100_00), Enabled: true},
+		{ID: 7, CollabID: 8, CurrencyFrom: "PHP", CurrencyTo: "PHP", FeeType: FeeFixed, Value: 2, AmountMax: money.Cents(100_00), Enabled: true},
 	}
 	tests := []struct {
 		name   string
 		collab int32
 		typ    Type
-		amount collab.Amount
+		amount money.Amount
 		cur    string
 		want   int64
 	}{
 		{"collab beats type; priority among equals", 7, TypeDeposit, amt, "PHP", 4},
 		{"type beats none", 1, TypeDeposit, amt, "PHP", 2},
 		{"none left", 1, TypeWithdrawal, amt, "PHP", 1},
-		{"lower id on a tie", 8, TypeWithdrawal, collab.Cents(50_00), "PHP", 6},
+		{"lower id on a tie", 8, TypeWithdrawal, money.Cents(50_00), "PHP", 6},
 		{"amount out of range", 8, TypeWithdrawal, amt, "PHP", 1},
 		{"other currency", 7, TypeDeposit, amt, "USD", 0},
 	}
@@ -57,7 +57,7 @@ func TestCharge(t *testing.T) {
 		{fix("0.005"), 10_00, "0.01"},
 	}
 	for _, tt := range tests {
-		if got := tt.fee.Charge(collab.Cents(tt.amount)).String(); got != tt.want {
+		if got := tt.fee.Charge(money.Cents(tt.amount)).String(); got != tt.want {
 			t.Errorf("%v on %d = %s, want %s", tt.fee, tt.amount, got, tt.want)
 		}
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
+	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 
@@ -55,8 +55,8 @@ type ListFilter struct {
 	MerchantCID        string
 	Nonce              string
 	From, To           *time.Time
-	MinAmount          *collab.Amount
-	MaxAmount          *collab.Amount
+	MinAmount          *money.Amount
+	MaxAmount          *money.Amount
 	Currency           string
 	PaymentMethodValue string
 	PaymentMethodType  int16
@@ -77,7 +77,7 @@ type ListPage struct {
 	// Page (1-based) and Take are the paging the query resolved to.
 	Page, Take int
 	// Totals maps currency to the sum of amounts (with IncludeTotals).
-	Totals map[string]collab.Amount
+	Totals map[string]money.Amount
 }
 
 // SearchTerm is what a free-text search names: an id (all digits) or a
@@ -227,12 +227,12 @@ func ParseListQuery(q ListQuery) (ListFilter, error) {
 	}
 	for _, am := range []struct {
 		name, text string
-		dst        **collab.Amount
+		dst        **money.Amount
 	}{{"minAmount", q.MinAmount, &f.MinAmount}, {"maxAmount", q.MaxAmount, &f.MaxAmount}} {
 		if strings.TrimSpace(am.text) == "" {
 			continue
 		}
-		a, err := collab.ParseAmount(am.name, am.text)
+		a, err := money.Parse(am.name, am.text)
 		if err != nil || a.CentsValue() < 0 {
 			bad = append(bad, am.name+" must be an amount such as 150.00")
 			continue
@@ -269,7 +269,7 @@ func (s *Service) List(ctx context.Context, scope merchant.Scope, q ListQuery) (
 	}
 	f.Scope = scope
 	if !scope.All && len(scope.MerchantIDs) == 0 {
-		return ListPage{Transactions: []Transaction{}, Totals: map[string]collab.Amount{}, Page: f.Page, Take: f.Take}, nil
+		return ListPage{Transactions: []Transaction{}, Totals: map[string]money.Amount{}, Page: f.Page, Take: f.Take}, nil
 	}
 	page, err := s.store.List(ctx, f)
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
+	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 
@@ -46,7 +46,7 @@ type LogSearch struct {
 	Type             Type
 	From, To         time.Time
 	Term             string
-	Amount           *collab.Amount
+	Amount           *money.Amount
 	Currency         string
 	MerchantClientID string
 	Scope            merchant.Scope
@@ -93,7 +93,7 @@ func ParseLogSearch(q LogSearchQuery) (LogSearch, error) {
 		bad = append(bad, "merchantClientId must be at most 120 characters")
 	}
 	if strings.TrimSpace(q.Amount) != "" {
-		a, err := collab.ParseAmount("amount", q.Amount)
+		a, err := money.Parse("amount", q.Amount)
 		if err != nil || a.CentsValue() < 1 {
 			bad = append(bad, "amount must be an amount of at least 0.01 with at most 2 decimal places")
 		} else {

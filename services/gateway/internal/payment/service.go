@@ -20,6 +20,7 @@ import (
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
+	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
@@ -414,24 +415,24 @@ func cleanTags(tags []string) []string {
 
 // ParseAmount reads a payment amount: a positive decimal with at most two
 // fraction digits. Errors are plain (the caller wraps them).
-func ParseAmount(s string) (collab.Amount, error) {
-	a, err := collab.ParseAmount("paymentData.amount", s)
+func ParseAmount(s string) (money.Amount, error) {
+	a, err := money.Parse("paymentData.amount", s)
 	if err != nil {
 		var ae *apperr.Error
 		if errors.As(err, &ae) {
-			return collab.Amount{}, errors.New(strings.TrimSuffix(ae.Message, "."))
+			return money.Amount{}, errors.New(strings.TrimSuffix(ae.Message, "."))
 		}
-		return collab.Amount{}, err
+		return money.Amount{}, err
 	}
 	if !a.IsSet() || a.CentsValue() <= 0 {
-		return collab.Amount{}, errors.New("paymentData.amount must be more than 0")
+		return money.Amount{}, errors.New("paymentData.amount must be more than 0")
 	}
 	return a, nil
 }
 
 // checkCollab refuses a payment the collab cannot take and returns its pay
 // type.
-func checkCollab(c collab.Collab, t Type, payType string, amount collab.Amount) (collab.CollabPayType, error) {
+func checkCollab(c collab.Collab, t Type, payType string, amount money.Amount) (collab.CollabPayType, error) {
 	if !c.Provider.IsEnabled {
 		return collab.CollabPayType{}, apperr.FailedPrecondition("The provider %s is disabled.", c.Provider.Name)
 	}

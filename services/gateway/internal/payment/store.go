@@ -10,6 +10,7 @@ import (
 
 	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
+	"github.com/paygate/paygate/services/gateway/internal/money"
 )
 
 // Connection is how the gateway reaches a provider.
@@ -137,7 +138,7 @@ type Store interface {
 type ProviderRequest struct {
 	Reference      string
 	Type           Type
-	Amount         collab.Amount
+	Amount         money.Amount
 	Currency       string
 	PayTypeCode    string
 	Tags           []string

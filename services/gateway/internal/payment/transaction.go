@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/paygate/paygate/services/gateway/internal/collab"
+	"github.com/paygate/paygate/services/gateway/internal/money"
 )
 
 // Status is a transaction status code (spec 02 §4).
@@ -94,9 +94,9 @@ type Transaction struct {
 	Status              Status
 	StatusMessage       string
 	ErrorMessage        string
-	Amount              collab.Amount
+	Amount              money.Amount
 	Currency            string
-	DestinationAmount   collab.Amount
+	DestinationAmount   money.Amount
 	DestinationCurrency string
 	ProviderTID         string
 	ProviderTags        []string
@@ -123,7 +123,7 @@ type AppliedFee struct {
 	ID       int64
 	Type     FeeType
 	Value    Decimal4
-	Amount   collab.Amount
+	Amount   money.Amount
 	Currency string
 	Payer    int16
 }

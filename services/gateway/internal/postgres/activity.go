@@ -6,11 +6,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/paygate/paygate/services/gateway/internal/collab"
+	"github.com/paygate/paygate/services/gateway/internal/activity"
 )
 
 // InsertActivity implements collab.Tx.
-func (x *tx) InsertActivity(ctx context.Context, a collab.Activity) (int64, error) {
+func (x *tx) InsertActivity(ctx context.Context, a activity.Entry) (int64, error) {
 	var id int64
 	err := x.t.QueryRow(ctx, `
 		INSERT INTO activity_log (at, user_id, username, ip, user_agent, merchant_id, merchant_name,
@@ -44,10 +44,10 @@ const activityColumns = `a.id, a.at, COALESCE(a.user_id, 0), a.username, a.ip, a
 	a.action_type, a.message, a.sensitive_action_name, a.old_value::text, a.new_value::text, a.reason, a.count`
 
 // Activity implements collab.Store.
-func (s *Store) Activity(ctx context.Context, q collab.ActivityQuery) ([]collab.Activity, error) {
+func (s *Store) Activity(ctx context.Context, q activity.Query) ([]activity.Entry, error) {
 	sql, args := activityQuery(q)
 	if sql == "" {
-		return []collab.Activity{}, nil
+		return []activity.Entry{}, nil
 	}
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
@@ -65,7 +65,7 @@ func (s *Store) Activity(ctx context.Context, q collab.ActivityQuery) ([]collab.
 // collab's entries the collab index, one merchant's the merchant index,
 // everything the time index, and a merchant user's several merchants one
 // merchant-index walk per merchant, merged.
-func activityQuery(q collab.ActivityQuery) (string, []any) {
+func activityQuery(q activity.Query) (string, []any) {
 	args := []any{q.From, q.To, q.Limit}
 	if q.CollabID == 0 && q.MerchantID == 0 && !q.Scope.All {
 		if len(q.Scope.MerchantIDs) == 0 {
@@ -97,15 +97,15 @@ func activityQuery(q collab.ActivityQuery) (string, []any) {
 	return `SELECT ` + activityColumns + ` FROM activity_log a WHERE ` + where + ` ORDER BY a.at DESC, a.id DESC LIMIT $3`, args
 }
 
-func scanActivity(row pgx.CollectableRow) (collab.Activity, error) {
-	var a collab.Activity
+func scanActivity(row pgx.CollectableRow) (activity.Entry, error) {
+	var a activity.Entry
 	var action string
 	var oldValue, newValue *string
 	err := row.Scan(&a.ID, &a.At, &a.UserID, &a.Username, &a.IP, &a.UserAgent,
 		&a.MerchantID, &a.MerchantName, &a.ProviderID, &a.ProviderName,
 		&a.CollabID, &a.PayTypeID, &a.PayTypeName, &a.PayTypeCode, &a.Channel,
 		&action, &a.Message, &a.SensitiveActionName, &oldValue, &newValue, &a.Reason, &a.Count)
-	a.ActionType = collab.ActionType(action)
+	a.ActionType = activity.ActionType(action)
 	if oldValue != nil {
 		a.OldValue = []byte(*oldValue)
 	}

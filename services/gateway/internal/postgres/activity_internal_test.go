@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/paygate/paygate/services/gateway/internal/collab"
+	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/internal/pgdb/pgtest"
 )
@@ -32,20 +32,20 @@ func TestActivityQueriesUseTheirIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	base := collab.ActivityQuery{From: now.Add(-7 * 24 * time.Hour), To: now, Limit: 100}
-	with := func(f func(q *collab.ActivityQuery)) collab.ActivityQuery { q := base; f(&q); return q }
+	base := activity.Query{From: now.Add(-7 * 24 * time.Hour), To: now, Limit: 100}
+	with := func(f func(q *activity.Query)) activity.Query { q := base; f(&q); return q }
 	tests := []struct {
 		name   string
-		q      collab.ActivityQuery
+		q      activity.Query
 		index  string
 		sorted bool
 	}{
-		{"everything", with(func(q *collab.ActivityQuery) { q.Scope.All = true }), "activity_log_at_idx", false},
-		{"one merchant", with(func(q *collab.ActivityQuery) { q.Scope.All, q.MerchantID = true, 2 }), "activity_log_merchant_at_idx", false},
-		{"one merchant in scope", with(func(q *collab.ActivityQuery) { q.Scope.MerchantIDs, q.MerchantID = []int32{2}, 2 }), "activity_log_merchant_at_idx", false},
-		{"one collab", with(func(q *collab.ActivityQuery) { q.Scope.All, q.CollabID = true, 7 }), "activity_log_collab_at_idx", false},
-		{"one collab in scope", with(func(q *collab.ActivityQuery) { q.Scope, q.CollabID = merchant.Scope{MerchantIDs: []int32{1, 2}}, 7 }), "activity_log_collab_at_idx", false},
-		{"a merchant user's merchants", with(func(q *collab.ActivityQuery) { q.Scope.MerchantIDs = []int32{1, 3} }), "activity_log_merchant_at_idx", true},
+		{"everything", with(func(q *activity.Query) { q.Scope.All = true }), "activity_log_at_idx", false},
+		{"one merchant", with(func(q *activity.Query) { q.Scope.All, q.MerchantID = true, 2 }), "activity_log_merchant_at_idx", false},
+		{"one merchant in scope", with(func(q *activity.Query) { q.Scope.MerchantIDs, q.MerchantID = []int32{2}, 2 }), "activity_log_merchant_at_idx", false},
+		{"one collab", with(func(q *activity.Query) { q.Scope.All, q.CollabID = true, 7 }), "activity_log_collab_at_idx", false},
+		{"one collab in scope", with(func(q *activity.Query) { q.Scope, q.CollabID = merchant.Scope{MerchantIDs: []int32{1, 2}}, 7 }), "activity_log_collab_at_idx", false},
+		{"a merchant user's merchants", with(func(q *activity.Query) { q.Scope.MerchantIDs = []int32{1, 3} }), "activity_log_merchant_at_idx", true},
 	}
 	for _, tt := range tests {
 		sql, args := activityQuery(tt.q)
@@ -57,7 +57,7 @@ func TestActivityQueriesUseTheirIndexes(t *testing.T) {
 			t.Errorf("%s: plan sorts:\n%s", tt.name, plan)
 		}
 	}
-	if sql, _ := activityQuery(collab.ActivityQuery{Limit: 10}); sql != "" {
+	if sql, _ := activityQuery(activity.Query{Limit: 10}); sql != "" {
 		t.Errorf("a caller with no merchants gets a query: %s", sql)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/paygate/paygate/services/gateway/internal/collab"
+	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/pgdb"
@@ -268,7 +269,7 @@ func translateWrite(err error, entity string) error {
 
 // amountArg returns an amount as a query argument: its decimal text, or nil
 // for none.
-func amountArg(a collab.Amount) any {
+func amountArg(a money.Amount) any {
 	if !a.IsSet() {
 		return nil
 	}
@@ -276,13 +277,13 @@ func amountArg(a collab.Amount) any {
 }
 
 // amountOf reads an amount selected as text.
-func amountOf(s *string) (collab.Amount, error) {
+func amountOf(s *string) (money.Amount, error) {
 	if s == nil {
-		return collab.Amount{}, nil
+		return money.Amount{}, nil
 	}
-	a, err := collab.ParseAmount("amount", *s)
+	a, err := money.Parse("amount", *s)
 	if err != nil {
-		return collab.Amount{}, fmt.Errorf("stored amount %q: %w", *s, err)
+		return money.Amount{}, fmt.Errorf("stored amount %q: %w", *s, err)
 	}
 	return a, nil
 }
@@ -420,7 +421,7 @@ func scanCollab(row pgx.CollectableRow) (collab.Collab, error) {
 
 func limitsOf(amounts [4]*string) (collab.Limits, error) {
 	var l collab.Limits
-	for i, dst := range []*collab.Amount{&l.MinDeposit, &l.MaxDeposit, &l.MinWithdraw, &l.MaxWithdraw} {
+	for i, dst := range []*money.Amount{&l.MinDeposit, &l.MaxDeposit, &l.MinWithdraw, &l.MaxWithdraw} {
 		a, err := amountOf(amounts[i])
 		if err != nil {
 			return l, err

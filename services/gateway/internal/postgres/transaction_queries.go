@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/paygate/paygate/services/gateway/internal/collab"
+	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/pgdb"
@@ -456,7 +456,7 @@ func pageStatement(f payment.ListFilter, counts counted) Statement {
 // agrees with the count.
 func (p *Payments) List(ctx context.Context, f payment.ListFilter) (payment.ListPage, error) {
 	f = microseconds(f)
-	page := payment.ListPage{Transactions: []payment.Transaction{}, Totals: map[string]collab.Amount{}}
+	page := payment.ListPage{Transactions: []payment.Transaction{}, Totals: map[string]money.Amount{}}
 	err := pgx.BeginTxFunc(ctx, p.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		_, c, err := listCount(ctx, tx, f)
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
-	"github.com/paygate/paygate/services/gateway/internal/collab"
+	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/gateway/internal/postgres"
 	"github.com/paygate/paygate/services/gateway/internal/validation"
@@ -58,8 +58,8 @@ func TestValidations(t *testing.T) {
 		if e2, err = tx.InsertEndpoint(ctx, validation.Endpoint{CollabID: collabID, URL: "https://b.example/v", Priority: 10, ForCashOut: true}); err != nil {
 			return err
 		}
-		if _, err := tx.InsertActivity(ctx, collab.Activity{At: time.Now(), CollabID: c.ID, MerchantID: c.Merchant.ID,
-			ActionType: collab.ActionValidationEndpoint, Message: "added"}); err != nil {
+		if _, err := tx.InsertActivity(ctx, activity.Entry{At: time.Now(), CollabID: c.ID, MerchantID: c.Merchant.ID,
+			ActionType: activity.ActionValidationEndpoint, Message: "added"}); err != nil {
 			return err
 		}
 		return tx.Publish(ctx, &eventsv1.ActivityRecorded{Message: "added"})

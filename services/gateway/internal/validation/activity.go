@@ -2,11 +2,11 @@ package validation
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/collab"
 )
 
@@ -74,9 +74,9 @@ func describe(e Endpoint) string {
 func channelOf(e Endpoint) string {
 	switch {
 	case e.ForCashIn && !e.ForCashOut:
-		return collab.ChannelCashIn
+		return activity.ChannelCashIn
 	case e.ForCashOut && !e.ForCashIn:
-		return collab.ChannelCashOut
+		return activity.ChannelCashOut
 	}
 	return ""
 }
@@ -88,9 +88,9 @@ func channelOfChange(before, after Endpoint, keys []string) string {
 	if len(keys) == 1 {
 		switch keys[0] {
 		case keyForCashIn:
-			return collab.ChannelCashIn
+			return activity.ChannelCashIn
 		case keyForCashOut:
-			return collab.ChannelCashOut
+			return activity.ChannelCashOut
 		}
 	}
 	if c := channelOf(before); c == channelOf(after) {
@@ -100,33 +100,16 @@ func channelOfChange(before, after Endpoint, keys []string) string {
 }
 
 // endpointActivity starts an entry about an endpoint of c.
-func endpointActivity(c collab.Collab) collab.Activity {
-	return collab.Activity{
+func endpointActivity(c collab.Collab) activity.Entry {
+	return activity.Entry{
 		MerchantID: c.Merchant.ID, MerchantName: c.Merchant.Name,
 		ProviderID: c.Provider.ID, ProviderName: c.Provider.Name,
-		CollabID: c.ID, ActionType: collab.ActionValidationEndpoint, Count: 1,
+		CollabID: c.ID, ActionType: activity.ActionValidationEndpoint, Count: 1,
 	}
 }
 
 // record writes the activity entry a, made by actor now, and queues its
-// ActivityRecorded event in tx, as collab.Service does for its changes.
-func (s *Service) record(ctx context.Context, tx Tx, actor collab.Actor, a collab.Activity) error {
-	a.At = s.now().UTC().Truncate(time.Microsecond)
-	a.UserID, a.Username, a.IP, a.UserAgent = actor.UserID, actor.Username, actor.IP, actor.UserAgent
-	id, err := tx.InsertActivity(ctx, a)
-	if err != nil {
-		return err
-	}
-	a.ID = id
-	return tx.Publish(ctx, collab.ActivityEvent(a))
-}
-
-// jsonValue marshals an entry's values (maps of strings, numbers and
-// booleans, which always marshal).
-func jsonValue(v map[string]any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("validation: marshal activity value: " + err.Error())
-	}
-	return b
+// ActivityRecorded event in tx.
+func (s *Service) record(ctx context.Context, tx Tx, actor activity.Actor, a activity.Entry) error {
+	return activity.Record(ctx, tx, actor, a, s.now().UTC().Truncate(time.Microsecond))
 }

@@ -12,6 +12,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/internal/apperr"
@@ -70,7 +71,7 @@ type Tx interface {
 	// not-found error when it is gone.
 	DeleteEndpoint(ctx context.Context, id int64) error
 	// InsertActivity stores an activity log entry and returns its id.
-	InsertActivity(ctx context.Context, a collab.Activity) (int64, error)
+	InsertActivity(ctx context.Context, a activity.Entry) (int64, error)
 	// Publish queues an event to leave with this transaction (outbox).
 	Publish(ctx context.Context, event proto.Message) error
 }
@@ -126,7 +127,7 @@ type NewEndpoint struct {
 // is invalid (every problem in one message); a collab outside the actor's
 // scope, or unknown, is not found; a collab with MaxEndpointsPerCollab
 // endpoints is a failed precondition.
-func (s *Service) Create(ctx context.Context, actor collab.Actor, n NewEndpoint) (Endpoint, error) {
+func (s *Service) Create(ctx context.Context, actor activity.Actor, n NewEndpoint) (Endpoint, error) {
 	e := Endpoint{CollabID: n.CollabID, URL: strings.TrimSpace(n.URL), Priority: DefaultPriority,
 		Awaitable: n.Awaitable, ForCashIn: n.ForCashIn, ForCashOut: n.ForCashOut}
 	if n.Priority != nil {
@@ -162,7 +163,7 @@ func (s *Service) Create(ctx context.Context, actor collab.Actor, n NewEndpoint)
 		a := endpointActivity(c)
 		a.Message = fmt.Sprintf("Validation endpoint %d added to %s: %s (%s).", out.ID, c.Name(), out.URL, describe(out))
 		a.Channel = channelOf(out)
-		a.NewValue = jsonValue(values(out))
+		a.NewValue = activity.Value(values(out))
 		return s.record(ctx, tx, actor, a)
 	})
 	if err != nil {
@@ -185,7 +186,7 @@ type Change struct {
 // Create's; an endpoint outside the actor's scope, or unknown, is not found,
 // and so is a collab it would move to. A change that changes nothing records
 // nothing. A move is recorded on both collabs.
-func (s *Service) Update(ctx context.Context, actor collab.Actor, ch Change) (Endpoint, error) {
+func (s *Service) Update(ctx context.Context, actor activity.Actor, ch Change) (Endpoint, error) {
 	if ch.ID <= 0 {
 		return Endpoint{}, apperr.NotFound(msgEndpointNotFound)
 	}
@@ -254,7 +255,7 @@ func (s *Service) Update(ctx context.Context, actor collab.Actor, ch Change) (En
 			a.Message = fmt.Sprintf("Validation endpoint %d moved from %s to %s: %s.", out.ID, from.Name(), to.Name(), strings.Join(changes, ", "))
 		}
 		a.Channel = channelOfChange(old, out, keys)
-		a.OldValue, a.NewValue = jsonValue(before), jsonValue(after)
+		a.OldValue, a.NewValue = activity.Value(before), activity.Value(after)
 		a.Count = int32(len(keys))
 		if err := s.record(ctx, tx, actor, a); err != nil {
 			return err
@@ -277,7 +278,7 @@ func (s *Service) Update(ctx context.Context, actor collab.Actor, ch Change) (En
 // Delete removes an endpoint; the results it gave stay on their
 // transactions. An endpoint outside the actor's scope, or unknown, is not
 // found.
-func (s *Service) Delete(ctx context.Context, actor collab.Actor, id int64) error {
+func (s *Service) Delete(ctx context.Context, actor activity.Actor, id int64) error {
 	if id <= 0 {
 		return apperr.NotFound(msgEndpointNotFound)
 	}
@@ -297,16 +298,16 @@ func (s *Service) Delete(ctx context.Context, actor collab.Actor, id int64) erro
 			return notFoundAs(err, msgEndpointNotFound)
 		}
 		a := endpointActivity(c)
-		a.Message = fmt.Sprintf("%s: validation endpoint %d removed from %s: %s (%s).", collab.SensitiveMarker, e.ID, c.Name(), e.URL, describe(e))
+		a.Message = fmt.Sprintf("%s: validation endpoint %d removed from %s: %s (%s).", activity.SensitiveMarker, e.ID, c.Name(), e.URL, describe(e))
 		a.SensitiveActionName = "Validation endpoint removed"
 		a.Channel = channelOf(e)
-		a.OldValue = jsonValue(values(e))
+		a.OldValue = activity.Value(values(e))
 		return s.record(ctx, tx, actor, a)
 	})
 }
 
 // lockCollab locks a collab within the actor's scope.
-func (s *Service) lockCollab(ctx context.Context, tx Tx, actor collab.Actor, id int32) (collab.Collab, error) {
+func (s *Service) lockCollab(ctx context.Context, tx Tx, actor activity.Actor, id int32) (collab.Collab, error) {
 	c, err := tx.CollabForUpdate(ctx, id)
 	if err != nil {
 		return collab.Collab{}, notFoundAs(err, msgCollabNotFound)
@@ -320,7 +321,7 @@ func (s *Service) lockCollab(ctx context.Context, tx Tx, actor collab.Actor, id 
 // lockCollabs locks an endpoint's collab and the one it moves to (the same
 // one when it stays), in id order so that two moves cannot deadlock. The
 // endpoint's own collab outside scope makes the endpoint not found.
-func (s *Service) lockCollabs(ctx context.Context, tx Tx, actor collab.Actor, fromID, toID int32) (collab.Collab, collab.Collab, error) {
+func (s *Service) lockCollabs(ctx context.Context, tx Tx, actor activity.Actor, fromID, toID int32) (collab.Collab, collab.Collab, error) {
 	ids := []int32{fromID, toID}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)

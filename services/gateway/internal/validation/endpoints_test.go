@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
+	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/validation"
@@ -27,7 +28,7 @@ type memStore struct {
 	collabs    map[int32]collab.Collab
 	endpoints  map[int64]validation.Endpoint
 	nextID     int64
-	activities []collab.Activity
+	activities []activity.Entry
 	events     []proto.Message
 }
 
@@ -125,7 +126,7 @@ func (m *memStore) DeleteEndpoint(_ context.Context, id int64) error {
 	return nil
 }
 
-func (m *memStore) InsertActivity(_ context.Context, a collab.Activity) (int64, error) {
+func (m *memStore) InsertActivity(_ context.Context, a activity.Entry) (int64, error) {
 	m.activities = append(m.activities, a)
 	return int64(len(m.activities)), nil
 }
@@ -147,8 +148,8 @@ func newService(store *memStore, policy validation.URLPolicy) *validation.Servic
 }
 
 var (
-	admin  = collab.Actor{UserID: 1, Username: "admin", IP: "10.0.0.1", UserAgent: "ua", Scope: merchant.Scope{All: true}}
-	acmeMA = collab.Actor{UserID: 2, Username: "acme-admin", Scope: merchant.Scope{MerchantIDs: []int32{1}}}
+	admin  = activity.Actor{UserID: 1, Username: "admin", IP: "10.0.0.1", UserAgent: "ua", Scope: merchant.Scope{All: true}}
+	acmeMA = activity.Actor{UserID: 2, Username: "acme-admin", Scope: merchant.Scope{MerchantIDs: []int32{1}}}
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -213,8 +214,8 @@ func TestCreate(t *testing.T) {
 		t.Fatalf("%d activities, %d events, want 1 each", len(store.activities), len(store.events))
 	}
 	a := store.activities[0]
-	if a.ActionType != collab.ActionValidationEndpoint || a.MerchantID != 1 || a.CollabID != 10 || a.ProviderID != 1 ||
-		a.Channel != collab.ChannelCashIn || a.UserID != 1 || a.Username != "admin" || a.IP != "10.0.0.1" || !a.At.Equal(clock) {
+	if a.ActionType != activity.ActionValidationEndpoint || a.MerchantID != 1 || a.CollabID != 10 || a.ProviderID != 1 ||
+		a.Channel != activity.ChannelCashIn || a.UserID != 1 || a.Username != "admin" || a.IP != "10.0.0.1" || !a.At.Equal(clock) {
 		t.Errorf("activity %+v", a)
 	}
 	if a.Message != "Validation endpoint 1 added to Acme × GoVip: https://m.example/v (priority 1, not awaitable, cash in)." {
@@ -311,13 +312,13 @@ func TestUpdate(t *testing.T) {
 	a := store.activities[len(store.activities)-1]
 	if a.Message != "Validation endpoint 1 of Acme × GoVip changed: Priority 1 → 5, Awaitable false → true." ||
 		string(a.OldValue) != `{"Awaitable":false,"Priority":1}` || string(a.NewValue) != `{"Awaitable":true,"Priority":5}` ||
-		a.Count != 2 || a.Channel != collab.ChannelCashIn || a.Username != "acme-admin" {
+		a.Count != 2 || a.Channel != activity.ChannelCashIn || a.Username != "acme-admin" {
 		t.Errorf("activity %+v old %s new %s", a, a.OldValue, a.NewValue)
 	}
 
 	refusals := []struct {
 		name  string
-		actor collab.Actor
+		actor activity.Actor
 		ch    validation.Change
 		kind  apperr.Kind
 	}{
@@ -327,8 +328,8 @@ func TestUpdate(t *testing.T) {
 		{"collab 0", admin, validation.Change{ID: e.ID, CollabID: ptr[int32](0)}, apperr.KindInvalid},
 		{"a move out of scope", acmeMA, validation.Change{ID: e.ID, CollabID: ptr[int32](20)}, apperr.KindNotFound},
 		{"a move to an unknown collab", admin, validation.Change{ID: e.ID, CollabID: ptr[int32](99)}, apperr.KindNotFound},
-		{"another merchant's endpoint", collab.Actor{Scope: merchant.Scope{MerchantIDs: []int32{2}}}, validation.Change{ID: e.ID, Priority: ptr[int32](9)}, apperr.KindNotFound},
-		{"another merchant's endpoint, with a URL", collab.Actor{Scope: merchant.Scope{MerchantIDs: []int32{2}}}, validation.Change{ID: e.ID, URL: ptr("https://x.example")}, apperr.KindNotFound},
+		{"another merchant's endpoint", activity.Actor{Scope: merchant.Scope{MerchantIDs: []int32{2}}}, validation.Change{ID: e.ID, Priority: ptr[int32](9)}, apperr.KindNotFound},
+		{"another merchant's endpoint, with a URL", activity.Actor{Scope: merchant.Scope{MerchantIDs: []int32{2}}}, validation.Change{ID: e.ID, URL: ptr("https://x.example")}, apperr.KindNotFound},
 		{"an unknown endpoint", admin, validation.Change{ID: 99, Priority: ptr[int32](9)}, apperr.KindNotFound},
 	}
 	for _, r := range refusals {
@@ -379,7 +380,7 @@ func TestDelete(t *testing.T) {
 	}
 	a := store.activities[1]
 	if len(store.endpoints) != 0 || !a.IsSensitive() || a.SensitiveActionName != "Validation endpoint removed" ||
-		a.Channel != collab.ChannelCashOut || a.NewValue != nil || !strings.Contains(string(a.OldValue), `"Url":"https://b.example/v"`) {
+		a.Channel != activity.ChannelCashOut || a.NewValue != nil || !strings.Contains(string(a.OldValue), `"Url":"https://b.example/v"`) {
 		t.Errorf("delete entry %+v old %s", a, a.OldValue)
 	}
 }

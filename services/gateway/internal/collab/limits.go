@@ -1,10 +1,7 @@
 package collab
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
-
+	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 
@@ -12,89 +9,14 @@ import (
 // (999,999,999,999,999.99): well inside the numeric(20,2) columns and int64.
 const MaxAmountCents = 99_999_999_999_999_999
 
-// Amount is a limit amount in cents, or no amount at all. The zero value is
-// "no amount". Amounts are exact: they never pass through floats.
-type Amount struct {
-	cents int64
-	set   bool
-}
-
-// Cents returns an amount of c cents.
-func Cents(c int64) Amount { return Amount{cents: c, set: true} }
-
-// ParseAmount reads a decimal string with at most two fraction digits, such
-// as "1500", "1500.5" or "1500.00". An empty string (after trimming spaces)
-// is no amount. A negative amount parses; Limits.Validate refuses it with its
-// own message. Errors are invalid.
-func ParseAmount(field, s string) (Amount, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return Amount{}, nil
-	}
-	bad := apperr.Invalid("%s must be an amount such as 1500.00 (at most two decimal places), not %q.", field, s)
-	neg := false
-	switch s[0] {
-	case '-':
-		neg, s = true, s[1:]
-	case '+':
-		s = s[1:]
-	}
-	whole, frac, hasDot := strings.Cut(s, ".")
-	if whole == "" || !allDigits(whole) || !allDigits(frac) || len(frac) > 2 || hasDot && frac == "" {
-		return Amount{}, bad
-	}
-	for len(frac) < 2 {
-		frac += "0"
-	}
-	whole = strings.TrimLeft(whole, "0")
-	if len(whole) > 15 {
-		return Amount{}, apperr.Invalid("%s is too large: at most 999999999999999.99.", field)
-	}
-	w, _ := strconv.ParseInt("0"+whole, 10, 64)
-	f, _ := strconv.ParseInt(frac, 10, 64)
-	c := w*100 + f
-	if neg {
-		c = -c
-	}
-	return Cents(c), nil
-}
-
-func allDigits(s string) bool {
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// IsSet reports whether there is an amount.
-func (a Amount) IsSet() bool { return a.set }
-
-// CentsValue returns the amount in cents (0 when there is none).
-func (a Amount) CentsValue() int64 { return a.cents }
-
-// String returns the amount with two fraction digits ("1500.00"), or "" when
-// there is none.
-func (a Amount) String() string {
-	if !a.set {
-		return ""
-	}
-	c, sign := a.cents, ""
-	if c < 0 {
-		c, sign = -c, "-"
-	}
-	return fmt.Sprintf("%s%d.%02d", sign, c/100, c%100)
-}
-
 // Limits are the smallest and largest amounts of deposits and withdrawals.
 // An amount that is not set means no limit.
 type Limits struct {
-	MinDeposit, MaxDeposit, MinWithdraw, MaxWithdraw Amount
+	MinDeposit, MaxDeposit, MinWithdraw, MaxWithdraw money.Amount
 }
 
 // LimitsChange changes limits: a nil field keeps its amount, "" removes it,
-// anything else must parse as an Amount.
+// anything else must parse as a money.Amount.
 type LimitsChange struct {
 	MinDeposit, MaxDeposit, MinWithdraw, MaxWithdraw *string
 }
@@ -119,7 +41,7 @@ func (l Limits) Apply(c LimitsChange) (Limits, error) {
 	for _, f := range []struct {
 		name string
 		in   *string
-		dst  *Amount
+		dst  *money.Amount
 	}{
 		{fieldMinDeposit, c.MinDeposit, &out.MinDeposit},
 		{fieldMaxDeposit, c.MaxDeposit, &out.MaxDeposit},
@@ -129,7 +51,7 @@ func (l Limits) Apply(c LimitsChange) (Limits, error) {
 		if f.in == nil {
 			continue
 		}
-		a, err := ParseAmount(f.name, *f.in)
+		a, err := money.Parse(f.name, *f.in)
 		if err != nil {
 			return l, err
 		}
@@ -148,17 +70,17 @@ func (l Limits) Validate() error {
 		if !f.amount.IsSet() {
 			continue
 		}
-		if f.amount.cents < 0 {
+		if f.amount.CentsValue() < 0 {
 			return apperr.Invalid("Limits cannot be negative: %s is %s.", f.name, f.amount)
 		}
-		if f.amount.cents > MaxAmountCents {
+		if f.amount.CentsValue() > MaxAmountCents {
 			return apperr.Invalid("%s is too large: at most 999999999999999.99.", f.name)
 		}
 	}
-	if l.MinDeposit.IsSet() && l.MaxDeposit.IsSet() && l.MinDeposit.cents > l.MaxDeposit.cents {
+	if l.MinDeposit.IsSet() && l.MaxDeposit.IsSet() && l.MinDeposit.CentsValue() > l.MaxDeposit.CentsValue() {
 		return apperr.Invalid("The minimal deposit amount (%s) cannot be greater than the maximal deposit amount (%s).", l.MinDeposit, l.MaxDeposit)
 	}
-	if l.MinWithdraw.IsSet() && l.MaxWithdraw.IsSet() && l.MinWithdraw.cents > l.MaxWithdraw.cents {
+	if l.MinWithdraw.IsSet() && l.MaxWithdraw.IsSet() && l.MinWithdraw.CentsValue() > l.MaxWithdraw.CentsValue() {
 		return apperr.Invalid("The minimal withdrawal amount (%s) cannot be greater than the maximal withdrawal amount (%s).", l.MinWithdraw, l.MaxWithdraw)
 	}
 	return nil
@@ -166,7 +88,7 @@ func (l Limits) Validate() error {
 
 type limitField struct {
 	name   string
-	amount Amount
+	amount money.Amount
 }
 
 func (l Limits) fields() []limitField {

@@ -1,9 +1,21 @@
-package collab
+// Package activity holds the gateway's activity journal: the entries that
+// record who changed what, when and from where, with the values before and
+// after (docs/contracts-providers.md, "Activity log"); the actor behind a
+// change; the queries the log answers; and Record, which every change of
+// the gateway's configuration calls to write its entry and queue its
+// ActivityRecorded event in the change's own store transaction.
+package activity
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/internal/apperr"
@@ -40,9 +52,9 @@ const (
 	ChannelCashOut = "Cash Out"
 )
 
-// Activity is one entry of the activity log: who changed what, when, from
+// Entry is one entry of the activity log: who changed what, when, from
 // where, and the values before and after.
-type Activity struct {
+type Entry struct {
 	// ID is the entry's id, given by the store.
 	ID int64
 	// At is when the change was made.
@@ -91,16 +103,16 @@ type Activity struct {
 }
 
 // IsCritical reports an entry whose message carries CriticalPrefix.
-func (a Activity) IsCritical() bool {
+func (a Entry) IsCritical() bool {
 	return strings.Contains(a.Message, strings.TrimSpace(CriticalPrefix))
 }
 
 // IsSensitive reports an entry whose message carries SensitiveMarker.
-func (a Activity) IsSensitive() bool { return strings.Contains(a.Message, SensitiveMarker) }
+func (a Entry) IsSensitive() bool { return strings.Contains(a.Message, SensitiveMarker) }
 
 // IsSystem reports an entry made by a background job: its user name contains
 // background, job, system or auto.
-func (a Activity) IsSystem() bool {
+func (a Entry) IsSystem() bool {
 	name := strings.ToLower(a.Username)
 	for _, w := range []string{"background", "job", "system", "auto"} {
 		if strings.Contains(name, w) {
@@ -110,8 +122,8 @@ func (a Activity) IsSystem() bool {
 	return false
 }
 
-// ActivityStats counts entries by kind.
-type ActivityStats struct {
+// Stats counts entries by kind.
+type Stats struct {
 	// Total counts every entry.
 	Total int
 	// User counts entries made by people.
@@ -124,9 +136,9 @@ type ActivityStats struct {
 	Sensitive int
 }
 
-// Stats counts entries by kind.
-func Stats(entries []Activity) ActivityStats {
-	var s ActivityStats
+// StatsOf counts entries by kind.
+func StatsOf(entries []Entry) Stats {
+	var s Stats
 	for _, a := range entries {
 		s.Total++
 		if a.IsSystem() {
@@ -144,33 +156,33 @@ func Stats(entries []Activity) ActivityStats {
 	return s
 }
 
-// Activity query bounds.
+// Query bounds.
 const (
-	// DefaultActivityLimit is the number of entries returned when none is asked.
-	DefaultActivityLimit = 100
-	// MaxActivityLimit is the most entries one query returns.
-	MaxActivityLimit = 5000
-	// DefaultActivityRange is the time range when no start is given.
-	DefaultActivityRange = 7 * 24 * time.Hour
+	// DefaultLimit is the number of entries returned when none is asked.
+	DefaultLimit = 100
+	// MaxLimit is the most entries one query returns.
+	MaxLimit = 5000
+	// DefaultRange is the time range when no start is given.
+	DefaultRange = 7 * 24 * time.Hour
 )
 
-// ActivityRequest asks for activity log entries.
-type ActivityRequest struct {
+// Request asks for activity log entries.
+type Request struct {
 	// MerchantID, when not 0, asks for one merchant's entries.
 	MerchantID int32
 	// CollabID, when not 0, asks for one collab's entries.
 	CollabID int32
-	// From is the start of the time range (inclusive); zero: DefaultActivityRange before To.
+	// From is the start of the time range (inclusive); zero: DefaultRange before To.
 	From time.Time
 	// To is the end of the time range (inclusive); zero: now.
 	To time.Time
-	// Limit is the most entries to return; 0: DefaultActivityLimit.
+	// Limit is the most entries to return; 0: DefaultLimit.
 	Limit int
 }
 
-// ActivityQuery is what the store reads: an ActivityRequest with its
-// defaults applied and the caller's scope.
-type ActivityQuery struct {
+// Query is what the store reads: a Request with its defaults applied and
+// the caller's scope.
+type Query struct {
 	// Scope limits the merchants; entries without a merchant are only in a
 	// global scope.
 	Scope merchant.Scope
@@ -184,23 +196,24 @@ type ActivityQuery struct {
 	Limit int
 }
 
-// query validates r and applies its defaults. Errors are invalid.
-func (r ActivityRequest) query(scope merchant.Scope, now time.Time) (ActivityQuery, error) {
-	q := ActivityQuery{Scope: scope, MerchantID: r.MerchantID, CollabID: r.CollabID, From: r.From, To: r.To, Limit: r.Limit}
+// Query validates r and applies its defaults for a caller with scope at
+// now. Errors are invalid.
+func (r Request) Query(scope merchant.Scope, now time.Time) (Query, error) {
+	q := Query{Scope: scope, MerchantID: r.MerchantID, CollabID: r.CollabID, From: r.From, To: r.To, Limit: r.Limit}
 	if q.To.IsZero() {
 		q.To = now
 	}
 	if q.From.IsZero() {
-		q.From = q.To.Add(-DefaultActivityRange)
+		q.From = q.To.Add(-DefaultRange)
 	}
 	if q.From.After(q.To) {
 		return q, apperr.Invalid("The start of the time range (from) must not be after its end (to).")
 	}
 	switch {
 	case q.Limit == 0:
-		q.Limit = DefaultActivityLimit
-	case q.Limit < 0 || q.Limit > MaxActivityLimit:
-		return q, apperr.Invalid("The limit must be from 1 to %d.", MaxActivityLimit)
+		q.Limit = DefaultLimit
+	case q.Limit < 0 || q.Limit > MaxLimit:
+		return q, apperr.Invalid("The limit must be from 1 to %d.", MaxLimit)
 	}
 	if q.CollabID < 0 || q.MerchantID < 0 {
 		return q, apperr.Invalid("Ids must be positive numbers.")
@@ -208,15 +221,84 @@ func (r ActivityRequest) query(scope merchant.Scope, now time.Time) (ActivityQue
 	return q, nil
 }
 
-// jsonValue marshals v for an activity entry; nil stays nil.
-func jsonValue(v any) json.RawMessage {
+// Actor is the person (or job) behind a call: who they are for the activity
+// log, where they called from, and which merchants they may see.
+type Actor struct {
+	// UserID is the user's id.
+	UserID int64
+	// Username is the user's name.
+	Username string
+	// IP is the client's address.
+	IP string
+	// UserAgent is the client's user agent.
+	UserAgent string
+	// Scope is the set of merchants the user may see and change.
+	Scope merchant.Scope
+}
+
+// Journal is where a change writes its entry: the store transaction of the
+// change, so that the entry and its event commit with it or not at all.
+type Journal interface {
+	// InsertActivity stores an activity log entry and returns its id.
+	InsertActivity(ctx context.Context, e Entry) (int64, error)
+	// Publish queues an event to leave with this transaction (outbox).
+	Publish(ctx context.Context, event proto.Message) error
+}
+
+// Record writes the entry e, made by actor at at, to j and queues its
+// ActivityRecorded event there. An entry without an action type is Other.
+func Record(ctx context.Context, j Journal, actor Actor, e Entry, at time.Time) error {
+	e.At = at
+	e.UserID, e.Username, e.IP, e.UserAgent = actor.UserID, actor.Username, actor.IP, actor.UserAgent
+	if e.ActionType == "" {
+		e.ActionType = ActionOther
+	}
+	id, err := j.InsertActivity(ctx, e)
+	if err != nil {
+		return err
+	}
+	e.ID = id
+	return j.Publish(ctx, Event(e))
+}
+
+// Event returns the event that announces entry e.
+func Event(e Entry) *eventsv1.ActivityRecorded {
+	text := func(v []byte) string {
+		if v == nil {
+			return "null"
+		}
+		return string(v)
+	}
+	return &eventsv1.ActivityRecorded{
+		ActivityId:          e.ID,
+		RecordedAt:          timestamppb.New(e.At),
+		UserId:              e.UserID,
+		Username:            e.Username,
+		Ip:                  e.IP,
+		UserAgent:           e.UserAgent,
+		MerchantId:          e.MerchantID,
+		ProviderId:          e.ProviderID,
+		CollabId:            e.CollabID,
+		PayTypeId:           e.PayTypeID,
+		Channel:             e.Channel,
+		ActionType:          string(e.ActionType),
+		Message:             e.Message,
+		SensitiveActionName: e.SensitiveActionName,
+		OldValue:            text(e.OldValue),
+		NewValue:            text(e.NewValue),
+		Reason:              e.Reason,
+	}
+}
+
+// Value marshals an entry's values (maps and slices of strings, numbers and
+// booleans, which always marshal); nil stays nil.
+func Value(v any) json.RawMessage {
 	if v == nil {
 		return nil
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		// The values are maps of strings and booleans, which always marshal.
-		panic("collab: marshal activity value: " + err.Error())
+		panic("activity: marshal an entry's value: " + err.Error())
 	}
 	return b
 }
