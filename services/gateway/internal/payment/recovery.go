@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 
@@ -66,7 +65,7 @@ func (s *Service) recover(ctx context.Context, r Recovery) error {
 	if err != nil {
 		return s.recoveryStuck(ctx, t, "the merchant no longer has a collaboration with the provider", err)
 	}
-	i := slices.IndexFunc(c.PayTypes, func(pt collab.CollabPayType) bool { return pt.PayType.ID == t.PayTypeID })
+	i := slices.IndexFunc(c.PayTypes, func(pt CollabPayType) bool { return pt.PayTypeID == t.PayTypeID })
 	if i < 0 {
 		return s.recoveryStuck(ctx, t, fmt.Sprintf("the pay type %s is no longer on the collaboration", t.PayTypeName), nil)
 	}

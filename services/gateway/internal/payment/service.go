@@ -18,7 +18,6 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
-	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/internal/aesgcm"
@@ -228,9 +227,9 @@ type decision struct {
 	t        Transaction
 	logs     []LogEntry
 	merchant merchant.Merchant
-	collab   collab.Collab
+	collab   Collab
 	conn     Connection
-	payType  collab.CollabPayType
+	payType  CollabPayType
 	// refusal is set when the error is the configuration's refusal of the
 	// payment (maintenance, collab, limits, provider): an existing
 	// transaction with the nonce is the answer instead.
@@ -270,7 +269,7 @@ func (s *Service) decide(ctx context.Context, who Initiator, r InitRequest, t Tr
 	if err != nil {
 		return refuse(err)
 	}
-	conn, err := s.connection(ctx, c.Provider.ID, c.Provider.Name)
+	conn, err := s.connection(ctx, c.ProviderID, c.ProviderName)
 	if err != nil {
 		if apperr.KindOf(err) == apperr.KindFailedPrecondition {
 			return refuse(err)
@@ -289,8 +288,8 @@ func (s *Service) decide(ctx context.Context, who Initiator, r InitRequest, t Tr
 		return d, err
 	}
 	t.MerchantID, t.MerchantName = m.ID, m.Name
-	t.CollabID, t.ProviderID, t.ProviderName = c.ID, c.Provider.ID, c.Provider.Name
-	t.PayTypeID, t.PayTypeName = pt.PayType.ID, pt.Name
+	t.CollabID, t.ProviderID, t.ProviderName = c.ID, c.ProviderID, c.ProviderName
+	t.PayTypeID, t.PayTypeName = pt.PayTypeID, pt.Name
 	t.Status, t.StatusMessage = StatusNotConfirmed, StatusNotConfirmed.String()
 	t.PaymentIP, t.UserAgent = who.IP, who.UserAgent
 	t.CreatedAt, t.UpdatedAt = now, now
@@ -302,7 +301,7 @@ func (s *Service) decide(ctx context.Context, who Initiator, r InitRequest, t Tr
 			"additionalData": Mask(t.AccountData)},
 		AuthData: initiatorName(who, m),
 	}}
-	if f, ok := SelectFee(fees, c.ID, t.Type, pt.PayType.ID, t.Currency, t.Amount); ok {
+	if f, ok := SelectFee(fees, c.ID, t.Type, pt.PayTypeID, t.Currency, t.Amount); ok {
 		t.Fee = AppliedFee{ID: f.ID, Type: f.FeeType, Value: f.Value, Amount: f.Charge(t.Amount), Currency: t.Currency, Payer: f.Payer}
 		logs[0].Message += fmt.Sprintf(" Fee %d applied: %s %s.", f.ID, t.Fee.Amount, t.Currency)
 	}
@@ -432,44 +431,43 @@ func ParseAmount(s string) (money.Amount, error) {
 
 // checkCollab refuses a payment the collab cannot take and returns its pay
 // type.
-func checkCollab(c collab.Collab, t Type, payType string, amount money.Amount) (collab.CollabPayType, error) {
-	if !c.Provider.IsEnabled {
-		return collab.CollabPayType{}, apperr.FailedPrecondition("The provider %s is disabled.", c.Provider.Name)
+func checkCollab(c Collab, t Type, payType string, amount money.Amount) (CollabPayType, error) {
+	if !c.ProviderEnabled {
+		return CollabPayType{}, apperr.FailedPrecondition("The provider %s is disabled.", c.ProviderName)
 	}
-	if !c.Settings.IsEnabled {
-		return collab.CollabPayType{}, apperr.FailedPrecondition("The collaboration %s is disabled.", c.Name())
+	if !c.Enabled {
+		return CollabPayType{}, apperr.FailedPrecondition("The collaboration %s is disabled.", c.Name())
 	}
 	dir := "Deposits"
 	if t == TypeWithdrawal {
 		dir = "Withdrawals"
 	}
-	if (t == TypeDeposit && !c.SupportsDeposits()) || (t == TypeWithdrawal && !c.SupportsWithdrawals()) {
-		return collab.CollabPayType{}, apperr.FailedPrecondition("%s are disabled on the collaboration %s.", dir, c.Name())
+	if (t == TypeDeposit && !c.Deposits) || (t == TypeWithdrawal && !c.Withdrawals) {
+		return CollabPayType{}, apperr.FailedPrecondition("%s are disabled on the collaboration %s.", dir, c.Name())
 	}
-	i := slices.IndexFunc(c.PayTypes, func(pt collab.CollabPayType) bool {
-		return strconv.Itoa(int(pt.PayType.ID)) == strings.TrimSpace(payType) || strings.EqualFold(pt.Code, strings.TrimSpace(payType))
+	i := slices.IndexFunc(c.PayTypes, func(pt CollabPayType) bool {
+		return strconv.Itoa(int(pt.PayTypeID)) == strings.TrimSpace(payType) || strings.EqualFold(pt.Code, strings.TrimSpace(payType))
 	})
 	if i < 0 {
-		return collab.CollabPayType{}, apperr.FailedPrecondition("The pay type %q is not available on the collaboration %s.", payType, c.Name())
+		return CollabPayType{}, apperr.FailedPrecondition("The pay type %q is not available on the collaboration %s.", payType, c.Name())
 	}
 	pt := c.PayTypes[i]
-	if (t == TypeDeposit && !c.PayTypeSupportsDeposits(pt)) || (t == TypeWithdrawal && !c.PayTypeSupportsWithdrawals(pt)) ||
-		(t == TypeDeposit && !pt.IsCashInEnabled) || (t == TypeWithdrawal && !pt.IsCashOutEnabled) {
-		return collab.CollabPayType{}, apperr.FailedPrecondition("%s with %s are disabled on the collaboration %s.", dir, pt.Label(), c.Name())
+	if (t == TypeDeposit && !pt.Deposits) || (t == TypeWithdrawal && !pt.Withdrawals) {
+		return CollabPayType{}, apperr.FailedPrecondition("%s with %s are disabled on the collaboration %s.", dir, pt.Label(), c.Name())
 	}
 	for _, l := range []struct {
 		what   string
-		limits collab.Limits
+		limits Limits
 	}{{"the collaboration", c.Limits}, {pt.Label(), pt.Limits}} {
 		lo, hi := l.limits.MinDeposit, l.limits.MaxDeposit
 		if t == TypeWithdrawal {
 			lo, hi = l.limits.MinWithdraw, l.limits.MaxWithdraw
 		}
 		if lo.IsSet() && amount.CentsValue() < lo.CentsValue() {
-			return collab.CollabPayType{}, apperr.FailedPrecondition("The amount %s is below the minimum of %s for %s.", amount, lo, l.what)
+			return CollabPayType{}, apperr.FailedPrecondition("The amount %s is below the minimum of %s for %s.", amount, lo, l.what)
 		}
 		if hi.IsSet() && amount.CentsValue() > hi.CentsValue() {
-			return collab.CollabPayType{}, apperr.FailedPrecondition("The amount %s is above the maximum of %s for %s.", amount, hi, l.what)
+			return CollabPayType{}, apperr.FailedPrecondition("The amount %s is above the maximum of %s for %s.", amount, hi, l.what)
 		}
 	}
 	return pt, nil
@@ -489,12 +487,12 @@ func newReference() (string, error) {
 
 // submit sends a new transaction to its provider, or settles it by the
 // collab's mode, and records the outcome.
-func (s *Service) submit(ctx context.Context, t Transaction, c collab.Collab, conn Connection, pt collab.CollabPayType, r InitRequest) (Transaction, error) {
-	switch c.Settings.Mode {
-	case collab.ModeAlwaysSuccess, collab.ModeAlwaysFailed:
+func (s *Service) submit(ctx context.Context, t Transaction, c Collab, conn Connection, pt CollabPayType, r InitRequest) (Transaction, error) {
+	switch c.Forced {
+	case ForcedSuccess, ForcedFailure:
 		to, msg := StatusSuccess, "Success forced by the collaboration's mode (Always Success); the provider was not called."
 		errMsg := ""
-		if c.Settings.Mode == collab.ModeAlwaysFailed {
+		if c.Forced == ForcedFailure {
 			to, msg = StatusPSPError, "Failure forced by the collaboration's mode (Always Failed); the provider was not called."
 			errMsg = msg
 		}
@@ -607,7 +605,7 @@ func (s *Service) change(ctx context.Context, t Transaction, source string, ch S
 		if err != nil {
 			return Transaction{}, fmt.Errorf("collab of transaction %d: %w", t.ID, err)
 		}
-		callbacksOff = !c.Settings.IsMerchantCallbackEnabled
+		callbacksOff = !c.Callbacks
 	}
 	if source == SourceProvider {
 		// The provider's answer to a payment just made: nobody else read

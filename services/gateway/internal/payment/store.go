@@ -8,7 +8,6 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/money"
 )
@@ -81,7 +80,7 @@ type Store interface {
 	MerchantByHash(ctx context.Context, hash string) (merchant.Merchant, error)
 	// MerchantCollab returns a merchant's collab with a provider (not
 	// found).
-	MerchantCollab(ctx context.Context, merchantID, providerID int32) (collab.Collab, error)
+	MerchantCollab(ctx context.Context, merchantID, providerID int32) (Collab, error)
 	// Connection returns how to reach a provider (not found when none is
 	// configured).
 	Connection(ctx context.Context, providerID int32) (Connection, error)

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/validation"
 	"github.com/paygate/paygate/services/internal/apperr"
@@ -86,7 +85,7 @@ func (s *Service) validationOn() bool { return s.opts.Validation.Store != nil }
 // when the collab validates its direction. It reports whether the payment
 // may go on to the provider; when not, the transaction it returns is the
 // one a veto made Validation Failed.
-func (s *Service) validateNew(ctx context.Context, t Transaction, c collab.Collab) (Transaction, bool, error) {
+func (s *Service) validateNew(ctx context.Context, t Transaction, c Collab) (Transaction, bool, error) {
 	if !s.validationOn() || !validatesDirection(c, t.Type) {
 		return t, true, nil
 	}
@@ -120,7 +119,7 @@ func (s *Service) validateNew(ctx context.Context, t Transaction, c collab.Colla
 // resumeValidation continues the validation of a transaction the recovery
 // sweep took: results not yet asked are asked, a recorded veto fails it. A
 // transaction without results is validated as a new one.
-func (s *Service) resumeValidation(ctx context.Context, t Transaction, c collab.Collab) (Transaction, bool, error) {
+func (s *Service) resumeValidation(ctx context.Context, t Transaction, c Collab) (Transaction, bool, error) {
 	if !s.validationOn() {
 		return t, true, nil
 	}
@@ -134,11 +133,11 @@ func (s *Service) resumeValidation(ctx context.Context, t Transaction, c collab.
 	return s.runValidations(ctx, t, rs)
 }
 
-func validatesDirection(c collab.Collab, typ Type) bool {
+func validatesDirection(c Collab, typ Type) bool {
 	if typ == TypeDeposit {
-		return c.Settings.ValidateCashIn
+		return c.ValidateDeposits
 	}
-	return c.Settings.ValidateCashOut
+	return c.ValidateWithdrawals
 }
 
 // runValidations asks the awaitable results still pending, in order, and

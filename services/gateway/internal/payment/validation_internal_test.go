@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/validation"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/stdwebhooks"
@@ -97,8 +96,8 @@ type changeStore struct {
 }
 
 // MerchantCollab answers a collab with the merchant callbacks on.
-func (s *changeStore) MerchantCollab(context.Context, int32, int32) (collab.Collab, error) {
-	return collab.Collab{Settings: collab.Settings{IsMerchantCallbackEnabled: true}}, nil
+func (s *changeStore) MerchantCollab(context.Context, int32, int32) (Collab, error) {
+	return Collab{Callbacks: true}, nil
 }
 
 func (s *changeStore) ChangeStatus(_ context.Context, c StatusChange) (Transaction, error) {
@@ -116,7 +115,7 @@ func newValidating(vs *fakeValidations, caller *fakeCaller) (*Service, *changeSt
 	return NewService(store, nil, nil, nil, nil, Options{Validation: Validation{Store: vs, Caller: caller, Timeout: time.Second}}), store
 }
 
-var validatingCollab = collab.Collab{ID: 3, Settings: collab.Settings{ValidateCashIn: true}}
+var validatingCollab = Collab{ID: 3, ValidateDeposits: true}
 
 func TestValidateNewStopsAtTheFirstVeto(t *testing.T) {
 	t.Parallel()
@@ -180,7 +179,7 @@ func TestValidateNewTellsTheOthersAfterTheAwaited(t *testing.T) {
 	}
 
 	off := validatingCollab
-	off.Settings.ValidateCashIn = false
+	off.ValidateDeposits = false
 	before := len(caller.calls)
 	if _, proceed, err := s.validateNew(context.Background(), Transaction{ID: 9, Type: TypeDeposit}, off); err != nil || !proceed || len(caller.calls) != before {
 		t.Errorf("ValidateCashIn off still validated: %v, %v", proceed, err)

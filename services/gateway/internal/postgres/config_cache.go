@@ -205,8 +205,8 @@ func (c *ConfigCache) MerchantSecretByID(ctx context.Context, merchantID int32) 
 
 // MerchantCollab is Payments.MerchantCollab from the cache; the collab's
 // pay types are shared, read-only.
-func (c *ConfigCache) MerchantCollab(ctx context.Context, merchantID, providerID int32) (collab.Collab, error) {
-	return cached(ctx, c, collabKey{merchantID, providerID}, func(ctx context.Context) (collab.Collab, error) {
+func (c *ConfigCache) MerchantCollab(ctx context.Context, merchantID, providerID int32) (payment.Collab, error) {
+	return cached(ctx, c, collabKey{merchantID, providerID}, func(ctx context.Context) (payment.Collab, error) {
 		return c.pay.MerchantCollab(ctx, merchantID, providerID)
 	})
 }
@@ -273,7 +273,7 @@ func (p *cachedPayments) MerchantByHash(ctx context.Context, hash string) (merch
 	return p.cache.MerchantByHash(ctx, hash)
 }
 
-func (p *cachedPayments) MerchantCollab(ctx context.Context, merchantID, providerID int32) (collab.Collab, error) {
+func (p *cachedPayments) MerchantCollab(ctx context.Context, merchantID, providerID int32) (payment.Collab, error) {
 	return p.cache.MerchantCollab(ctx, merchantID, providerID)
 }
 

@@ -101,15 +101,44 @@ func (p *Payments) SetConnection(ctx context.Context, providerID int32, baseURL 
 }
 
 // MerchantCollab implements payment.Store.
-func (p *Payments) MerchantCollab(ctx context.Context, merchantID, providerID int32) (collab.Collab, error) {
+func (p *Payments) MerchantCollab(ctx context.Context, merchantID, providerID int32) (payment.Collab, error) {
 	cs, err := collabs(ctx, p.pool, "WHERE c.merchant_id = $1 AND c.provider_id = $2", merchantID, providerID)
 	if err != nil {
-		return collab.Collab{}, err
+		return payment.Collab{}, err
 	}
 	if len(cs) == 0 {
-		return collab.Collab{}, apperr.NotFound("The collaboration was not found.")
+		return payment.Collab{}, apperr.NotFound("The collaboration was not found.")
 	}
-	return cs[0], nil
+	return paymentCollab(cs[0]), nil
+}
+
+// paymentCollab is what a payment needs of c.
+func paymentCollab(c collab.Collab) payment.Collab {
+	limits := func(l collab.Limits) payment.Limits {
+		return payment.Limits{MinDeposit: l.MinDeposit, MaxDeposit: l.MaxDeposit, MinWithdraw: l.MinWithdraw, MaxWithdraw: l.MaxWithdraw}
+	}
+	out := payment.Collab{
+		ID: c.ID, MerchantName: c.Merchant.Name, ProviderName: c.Provider.Name, ProviderID: c.Provider.ID,
+		ProviderEnabled: c.Provider.IsEnabled, Enabled: c.Settings.IsEnabled,
+		Deposits: c.SupportsDeposits(), Withdrawals: c.SupportsWithdrawals(),
+		ValidateDeposits: c.Settings.ValidateCashIn, ValidateWithdrawals: c.Settings.ValidateCashOut,
+		Callbacks: c.Settings.IsMerchantCallbackEnabled, Limits: limits(c.Limits),
+		PayTypes: make([]payment.CollabPayType, len(c.PayTypes)),
+	}
+	switch c.Settings.Mode {
+	case collab.ModeAlwaysSuccess:
+		out.Forced = payment.ForcedSuccess
+	case collab.ModeAlwaysFailed:
+		out.Forced = payment.ForcedFailure
+	}
+	for i, pt := range c.PayTypes {
+		out.PayTypes[i] = payment.CollabPayType{
+			PayTypeID: pt.PayType.ID, Name: pt.Name, Code: pt.Code, Limits: limits(pt.Limits),
+			Deposits:    c.PayTypeSupportsDeposits(pt) && pt.IsCashInEnabled,
+			Withdrawals: c.PayTypeSupportsWithdrawals(pt) && pt.IsCashOutEnabled,
+		}
+	}
+	return out
 }
 
 const connectionSelect = `

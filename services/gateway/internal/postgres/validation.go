@@ -68,8 +68,15 @@ func (v *Validations) Endpoint(ctx context.Context, id int64) (validation.Endpoi
 }
 
 // Collab implements validation.Store.
-func (v *Validations) Collab(ctx context.Context, id int32) (collab.Collab, error) {
-	return oneCollab(ctx, v.pool, id, false)
+func (v *Validations) Collab(ctx context.Context, id int32) (validation.Collab, error) {
+	c, err := oneCollab(ctx, v.pool, id, false)
+	return validationCollab(c), err
+}
+
+// validationCollab is what validation needs of c.
+func validationCollab(c collab.Collab) validation.Collab {
+	return validation.Collab{ID: c.ID, MerchantID: c.Merchant.ID, MerchantName: c.Merchant.Name,
+		ProviderID: c.Provider.ID, ProviderName: c.Provider.Name}
 }
 
 // Tx implements validation.Store.
@@ -81,6 +88,11 @@ func (v *Validations) Tx(ctx context.Context, fn func(validation.Tx) error) erro
 // and the outbox are the collab store's own.
 type validationTx struct {
 	*tx
+}
+
+func (x *validationTx) CollabForUpdate(ctx context.Context, id int32) (validation.Collab, error) {
+	c, err := x.tx.CollabForUpdate(ctx, id)
+	return validationCollab(c), err
 }
 
 func (x *validationTx) EndpointForUpdate(ctx context.Context, id int64) (validation.Endpoint, error) {

@@ -58,7 +58,7 @@ func TestValidations(t *testing.T) {
 		if e2, err = tx.InsertEndpoint(ctx, validation.Endpoint{CollabID: collabID, URL: "https://b.example/v", Priority: 10, ForCashOut: true}); err != nil {
 			return err
 		}
-		if _, err := tx.InsertActivity(ctx, activity.Entry{At: time.Now(), CollabID: c.ID, MerchantID: c.Merchant.ID,
+		if _, err := tx.InsertActivity(ctx, activity.Entry{At: time.Now(), CollabID: c.ID, MerchantID: c.MerchantID,
 			ActionType: activity.ActionValidationEndpoint, Message: "added"}); err != nil {
 			return err
 		}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/services/gateway/internal/activity"
-	"github.com/paygate/paygate/services/gateway/internal/collab"
 )
 
 // Keys of an endpoint's values in activity entries (the collab settings'
@@ -100,10 +99,10 @@ func channelOfChange(before, after Endpoint, keys []string) string {
 }
 
 // endpointActivity starts an entry about an endpoint of c.
-func endpointActivity(c collab.Collab) activity.Entry {
+func endpointActivity(c Collab) activity.Entry {
 	return activity.Entry{
-		MerchantID: c.Merchant.ID, MerchantName: c.Merchant.Name,
-		ProviderID: c.Provider.ID, ProviderName: c.Provider.Name,
+		MerchantID: c.MerchantID, MerchantName: c.MerchantName,
+		ProviderID: c.ProviderID, ProviderName: c.ProviderName,
 		CollabID: c.ID, ActionType: activity.ActionValidationEndpoint, Count: 1,
 	}
 }

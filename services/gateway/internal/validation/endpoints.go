@@ -13,7 +13,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/paygate/paygate/services/gateway/internal/activity"
-	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
@@ -43,7 +42,7 @@ type Store interface {
 	Endpoints(ctx context.Context, collabID int32) ([]Endpoint, error)
 	// Collab returns one collab. Returns a not-found error when there is
 	// none.
-	Collab(ctx context.Context, id int32) (collab.Collab, error)
+	Collab(ctx context.Context, id int32) (Collab, error)
 	// Endpoint returns one endpoint. Returns a not-found error when there
 	// is none.
 	Endpoint(ctx context.Context, id int64) (Endpoint, error)
@@ -56,7 +55,7 @@ type Store interface {
 type Tx interface {
 	// CollabForUpdate returns one collab, locking its row until the
 	// transaction ends. Returns a not-found error when there is none.
-	CollabForUpdate(ctx context.Context, id int32) (collab.Collab, error)
+	CollabForUpdate(ctx context.Context, id int32) (Collab, error)
 	// EndpointForUpdate returns one endpoint, locking its row until the
 	// transaction ends. Returns a not-found error when there is none.
 	EndpointForUpdate(ctx context.Context, id int64) (Endpoint, error)
@@ -103,7 +102,7 @@ func (s *Service) Endpoints(ctx context.Context, scope merchant.Scope, collabID 
 	if err != nil {
 		return nil, notFoundAs(err, msgCollabNotFound)
 	}
-	if !scope.Includes(c.Merchant.ID) {
+	if !scope.Includes(c.MerchantID) {
 		return nil, apperr.NotFound(msgCollabNotFound)
 	}
 	es, err := s.store.Endpoints(ctx, collabID)
@@ -291,7 +290,7 @@ func (s *Service) Delete(ctx context.Context, actor activity.Actor, id int64) er
 		if err != nil {
 			return fmt.Errorf("collab %d of validation endpoint %d: %w", e.CollabID, id, err)
 		}
-		if !actor.Scope.Includes(c.Merchant.ID) {
+		if !actor.Scope.Includes(c.MerchantID) {
 			return apperr.NotFound(msgEndpointNotFound)
 		}
 		if err := tx.DeleteEndpoint(ctx, id); err != nil {
@@ -307,13 +306,13 @@ func (s *Service) Delete(ctx context.Context, actor activity.Actor, id int64) er
 }
 
 // lockCollab locks a collab within the actor's scope.
-func (s *Service) lockCollab(ctx context.Context, tx Tx, actor activity.Actor, id int32) (collab.Collab, error) {
+func (s *Service) lockCollab(ctx context.Context, tx Tx, actor activity.Actor, id int32) (Collab, error) {
 	c, err := tx.CollabForUpdate(ctx, id)
 	if err != nil {
-		return collab.Collab{}, notFoundAs(err, msgCollabNotFound)
+		return Collab{}, notFoundAs(err, msgCollabNotFound)
 	}
-	if !actor.Scope.Includes(c.Merchant.ID) {
-		return collab.Collab{}, apperr.NotFound(msgCollabNotFound)
+	if !actor.Scope.Includes(c.MerchantID) {
+		return Collab{}, apperr.NotFound(msgCollabNotFound)
 	}
 	return c, nil
 }
@@ -321,33 +320,33 @@ func (s *Service) lockCollab(ctx context.Context, tx Tx, actor activity.Actor, i
 // lockCollabs locks an endpoint's collab and the one it moves to (the same
 // one when it stays), in id order so that two moves cannot deadlock. The
 // endpoint's own collab outside scope makes the endpoint not found.
-func (s *Service) lockCollabs(ctx context.Context, tx Tx, actor activity.Actor, fromID, toID int32) (collab.Collab, collab.Collab, error) {
+func (s *Service) lockCollabs(ctx context.Context, tx Tx, actor activity.Actor, fromID, toID int32) (Collab, Collab, error) {
 	ids := []int32{fromID, toID}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	locked := map[int32]collab.Collab{}
+	locked := map[int32]Collab{}
 	for _, id := range ids {
 		c, err := tx.CollabForUpdate(ctx, id)
 		if err != nil {
 			if id == fromID {
-				return collab.Collab{}, collab.Collab{}, fmt.Errorf("collab %d of a validation endpoint: %w", id, err)
+				return Collab{}, Collab{}, fmt.Errorf("collab %d of a validation endpoint: %w", id, err)
 			}
-			return collab.Collab{}, collab.Collab{}, notFoundAs(err, msgCollabNotFound)
+			return Collab{}, Collab{}, notFoundAs(err, msgCollabNotFound)
 		}
 		locked[id] = c
 	}
 	from, to := locked[fromID], locked[toID]
-	if !actor.Scope.Includes(from.Merchant.ID) {
-		return collab.Collab{}, collab.Collab{}, apperr.NotFound(msgEndpointNotFound)
+	if !actor.Scope.Includes(from.MerchantID) {
+		return Collab{}, Collab{}, apperr.NotFound(msgEndpointNotFound)
 	}
-	if !actor.Scope.Includes(to.Merchant.ID) {
-		return collab.Collab{}, collab.Collab{}, apperr.NotFound(msgCollabNotFound)
+	if !actor.Scope.Includes(to.MerchantID) {
+		return Collab{}, Collab{}, apperr.NotFound(msgCollabNotFound)
 	}
 	return from, to, nil
 }
 
 // checkRoom refuses one more endpoint on a full collab.
-func checkRoom(ctx context.Context, tx Tx, c collab.Collab) error {
+func checkRoom(ctx context.Context, tx Tx, c Collab) error {
 	n, err := tx.CountEndpoints(ctx, c.ID)
 	if err != nil {
 		return err

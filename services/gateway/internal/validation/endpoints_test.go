@@ -15,7 +15,6 @@ import (
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	"github.com/paygate/paygate/services/gateway/internal/activity"
-	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/validation"
 	"github.com/paygate/paygate/services/internal/apperr"
@@ -25,7 +24,7 @@ import (
 // memStore is an in-memory validation.Store whose transactions apply their
 // writes only when fn succeeds, like Postgres.
 type memStore struct {
-	collabs    map[int32]collab.Collab
+	collabs    map[int32]validation.Collab
 	endpoints  map[int64]validation.Endpoint
 	nextID     int64
 	activities []activity.Entry
@@ -33,11 +32,11 @@ type memStore struct {
 }
 
 func newMemStore() *memStore {
-	m := &memStore{collabs: map[int32]collab.Collab{}, endpoints: map[int64]validation.Endpoint{}}
-	for _, c := range []collab.Collab{
-		{ID: 10, Merchant: collab.MerchantRef{ID: 1, Name: "Acme"}, Provider: collab.ProviderRef{ID: 1, Name: "GoVip"}},
-		{ID: 11, Merchant: collab.MerchantRef{ID: 1, Name: "Acme"}, Provider: collab.ProviderRef{ID: 2, Name: "QRPh"}},
-		{ID: 20, Merchant: collab.MerchantRef{ID: 2, Name: "Beta"}, Provider: collab.ProviderRef{ID: 1, Name: "GoVip"}},
+	m := &memStore{collabs: map[int32]validation.Collab{}, endpoints: map[int64]validation.Endpoint{}}
+	for _, c := range []validation.Collab{
+		{ID: 10, MerchantID: 1, MerchantName: "Acme", ProviderID: 1, ProviderName: "GoVip"},
+		{ID: 11, MerchantID: 1, MerchantName: "Acme", ProviderID: 2, ProviderName: "QRPh"},
+		{ID: 20, MerchantID: 2, MerchantName: "Beta", ProviderID: 1, ProviderName: "GoVip"},
 	} {
 		m.collabs[c.ID] = c
 	}
@@ -64,7 +63,7 @@ func (m *memStore) Endpoints(_ context.Context, collabID int32) ([]validation.En
 	return out, nil
 }
 
-func (m *memStore) Collab(_ context.Context, id int32) (collab.Collab, error) {
+func (m *memStore) Collab(_ context.Context, id int32) (validation.Collab, error) {
 	c, ok := m.collabs[id]
 	if !ok {
 		return c, apperr.NotFound("no collab")
@@ -77,7 +76,7 @@ func (m *memStore) Endpoint(_ context.Context, id int64) (validation.Endpoint, e
 	if !ok {
 		return e, apperr.NotFound("no endpoint")
 	}
-	e.MerchantID = m.collabs[e.CollabID].Merchant.ID
+	e.MerchantID = m.collabs[e.CollabID].MerchantID
 	return e, nil
 }
 
@@ -90,7 +89,7 @@ func (m *memStore) Tx(ctx context.Context, fn func(validation.Tx) error) error {
 	return nil
 }
 
-func (m *memStore) CollabForUpdate(ctx context.Context, id int32) (collab.Collab, error) {
+func (m *memStore) CollabForUpdate(ctx context.Context, id int32) (validation.Collab, error) {
 	return m.Collab(ctx, id)
 }
 

@@ -33,6 +33,23 @@ const MaxURLLength = 2048
 // awaitable one can hold a payment for the validation timeout.
 const MaxEndpointsPerCollab = 20
 
+// Collab is what validation needs of the collab an endpoint belongs to:
+// whose it is, for the caller's scope, and the names the activity log gives
+// it. The store reads it from the collab's own tables.
+type Collab struct {
+	// ID is the collab's id.
+	ID int32
+	// MerchantID and MerchantName are the collab's merchant.
+	MerchantID   int32
+	MerchantName string
+	// ProviderID and ProviderName are the collab's provider.
+	ProviderID   int32
+	ProviderName string
+}
+
+// Name returns "Merchant × Provider", as activity messages name a collab.
+func (c Collab) Name() string { return c.MerchantName + " × " + c.ProviderName }
+
 // Endpoint is a merchant URL that checks a collab's transactions.
 type Endpoint struct {
 	// ID is the endpoint's id, given by the store.
