@@ -26,10 +26,11 @@ import (
 	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	"github.com/paygate/paygate/services/callbacks/internal/callback"
+	"github.com/paygate/paygate/services/callbacks/internal/gatewayclient"
 	"github.com/paygate/paygate/services/callbacks/internal/grpcapi"
-	"github.com/paygate/paygate/services/callbacks/internal/httpapi"
 	cbnats "github.com/paygate/paygate/services/callbacks/internal/nats"
 	"github.com/paygate/paygate/services/callbacks/internal/postgres"
+	"github.com/paygate/paygate/services/callbacks/internal/receivers"
 	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
@@ -201,12 +202,12 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	client := guard.Client(cfg.CallbackTimeout)
 	defer client.CloseIdleConnections()
 	secrets := callback.NewSecrets(store, sealer, cfg.Demo, time.Now)
-	dispatcher := callback.NewDispatcher(store, secrets, httpapi.NewSender(client, netguard.DefaultResponseLimit), callback.DispatcherOptions{
+	dispatcher := callback.NewDispatcher(store, secrets, receivers.NewSender(client, netguard.DefaultResponseLimit), callback.DispatcherOptions{
 		Workers: cfg.Workers, BatchSize: cfg.BatchSize, Lease: cfg.Lease, PollInterval: cfg.PollInterval, FreshWait: freshWait,
 		Backoff: callback.Backoff{Base: cfg.BackoffBase, Cap: cfg.BackoffCap},
 		Logger:  log.With("component", "dispatcher"),
 	})
-	svc := callback.NewService(store, grpcapi.NewGatewayCollabs(gatewayv1.NewGatewayServiceClient(gatewayConn), 5*time.Second),
+	svc := callback.NewService(store, gatewayclient.NewGatewayCollabs(gatewayv1.NewGatewayServiceClient(gatewayConn), 5*time.Second),
 		guard, secrets, time.Now, dispatcher)
 
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})

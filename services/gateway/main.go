@@ -34,7 +34,9 @@ import (
 	gwnats "github.com/paygate/paygate/services/gateway/internal/nats"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/gateway/internal/postgres"
+	"github.com/paygate/paygate/services/gateway/internal/providers"
 	"github.com/paygate/paygate/services/gateway/internal/validation"
+	"github.com/paygate/paygate/services/gateway/internal/validationclient"
 	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
@@ -182,7 +184,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	providerTransport := &http.Transport{MaxIdleConnsPerHost: 64}
 	defer providerTransport.CloseIdleConnections()
 	urlPolicy := netguard.Policy{AllowPrivate: cfg.AllowPrivateURLs}
-	validationCaller := httpapi.NewValidationCaller(urlPolicy, cfg.ValidationTimeout)
+	validationCaller := validationclient.New(urlPolicy, cfg.ValidationTimeout)
 	defer validationCaller.CloseIdleConnections()
 	validations := postgres.NewValidations(pool)
 	// The payment path reads the configuration from memory, kept current by
@@ -191,7 +193,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	config := postgres.NewConfigCache(pool)
 	accepting := collab.NewService(config.Collabs(store), time.Now).CheckAcceptingTransactions
 	payments := payment.NewService(config.Payments(payStore),
-		httpapi.NewProviderClient(&http.Client{Transport: providerTransport, Timeout: cfg.ProviderTimeout}),
+		providers.NewClient(&http.Client{Transport: providerTransport, Timeout: cfg.ProviderTimeout}),
 		box, accepting, time.Now,
 		payment.Options{PollInterval: cfg.PollInterval, RecoverAfter: cfg.RecoverAfter, Logger: log.With("component", "payments"),
 			Validation: payment.Validation{Store: config.Validations(validations), Caller: validationCaller, Timeout: cfg.ValidationTimeout,

@@ -1,7 +1,7 @@
 // Package grpcapi serves paygate.callbacks.v1.CallbacksService: it maps
 // protos to the domain, and the caller's verified claims and client address
-// to the actor of a change and its merchant scope. It also holds the
-// gateway client that resolves collabs (GatewayCollabs).
+// to the actor of a change and its merchant scope. (The client of the
+// gateway that resolves collabs is package gatewayclient.)
 package grpcapi
 
 import (

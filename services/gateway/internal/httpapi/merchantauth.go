@@ -1,6 +1,7 @@
-// Package httpapi holds the gateway's plain-HTTP edges: the merchant
-// signature check in front of POST /api/v1/transactions/initialize, the
-// providers' webhook endpoint, and the HTTP client of the providers' APIs.
+// Package httpapi holds the gateway's plain-HTTP edges, those that serve
+// callers outside grpc-gateway's routes: the merchant signature check in
+// front of POST /api/v1/transactions/initialize, the providers' webhook
+// endpoint, and the transaction stream (server-sent events).
 package httpapi
 
 import (

@@ -1,4 +1,4 @@
-package httpapi_test
+package validationclient_test
 
 import (
 	"context"
@@ -10,16 +10,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/services/gateway/internal/httpapi"
 	"github.com/paygate/paygate/services/gateway/internal/validation"
+	"github.com/paygate/paygate/services/gateway/internal/validationclient"
 	"github.com/paygate/paygate/services/internal/netguard"
 )
 
-// TestValidationCaller calls a real HTTP server on loopback: the request as
+// TestCaller calls a real HTTP server on loopback: the request as
 // sent, answers read within the limit, timeouts told apart, and the netguard
 // policy refusing loopback unless private URLs are allowed (redirects and
 // DNS rebinding are netguard's own tests).
-func TestValidationCaller(t *testing.T) {
+func TestCaller(t *testing.T) {
 	t.Parallel()
 	var got struct {
 		method, contentType, body, webhookID string
@@ -42,7 +42,7 @@ func TestValidationCaller(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 
-	open := httpapi.NewValidationCaller(netguard.Policy{AllowPrivate: true}, 2*time.Second)
+	open := validationclient.New(netguard.Policy{AllowPrivate: true}, 2*time.Second)
 	t.Cleanup(open.CloseIdleConnections)
 	ctx := context.Background()
 
@@ -67,7 +67,7 @@ func TestValidationCaller(t *testing.T) {
 		t.Errorf("oversized answer: err %v, %d bytes kept", ex.Err, len(ex.ResponseBody))
 	}
 
-	guarded := httpapi.NewValidationCaller(netguard.Policy{}, 2*time.Second)
+	guarded := validationclient.New(netguard.Policy{}, 2*time.Second)
 	t.Cleanup(guarded.CloseIdleConnections)
 	ex = guarded.Call(ctx, srv.URL+"/approve", nil, nil)
 	if !errors.Is(ex.Err, netguard.ErrForbiddenAddress) || ex.StatusCode != 0 || ex.Timeout {

@@ -1,4 +1,4 @@
-package httpapi_test
+package receivers_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/paygate/paygate/services/callbacks/internal/callback"
-	"github.com/paygate/paygate/services/callbacks/internal/httpapi"
+	"github.com/paygate/paygate/services/callbacks/internal/receivers"
 	"github.com/paygate/paygate/services/internal/netguard"
 )
 
@@ -21,11 +21,11 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-func newSender(t *testing.T, p netguard.Policy, timeout time.Duration, limit int64) *httpapi.Sender {
+func newSender(t *testing.T, p netguard.Policy, timeout time.Duration, limit int64) *receivers.Sender {
 	t.Helper()
 	c := p.Client(timeout)
 	t.Cleanup(c.CloseIdleConnections)
-	return httpapi.NewSender(c, limit)
+	return receivers.NewSender(c, limit)
 }
 
 func TestSend(t *testing.T) {
@@ -61,7 +61,7 @@ func TestSend(t *testing.T) {
 	}
 	r := got.Load()
 	if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" || r.Header.Get("webhook-id") != "msg_1" ||
-		r.Header.Get("User-Agent") != httpapi.UserAgent || gotBody.Load() != `{"a":1}` {
+		r.Header.Get("User-Agent") != receivers.UserAgent || gotBody.Load() != `{"a":1}` {
 		t.Fatalf("request: %s %v %q", r.Method, r.Header, gotBody.Load())
 	}
 

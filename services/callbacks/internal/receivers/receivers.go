@@ -1,8 +1,7 @@
-// Package httpapi holds the callbacks service's HTTP edges that are not
-// grpc-gateway routes: the Sender that posts deliveries to receivers through
-// the SSRF-guarded client, and Accepted, which answers the queueing calls
-// with 202.
-package httpapi
+// Package receivers is the callbacks service's client of merchants'
+// callback receivers: the Sender that posts deliveries to their URLs through
+// the SSRF-guarded client and reads what they answer.
+package receivers
 
 import (
 	"bytes"

@@ -1,4 +1,7 @@
-package httpapi
+// Package validationclient is the gateway's client of merchants'
+// validation endpoints: it posts the signed validation request and reports
+// the exchange (answer, status, timing) for the validation result.
+package validationclient
 
 import (
 	"bytes"
@@ -14,34 +17,34 @@ import (
 	"github.com/paygate/paygate/services/internal/netguard"
 )
 
-// ValidationCaller posts validation requests through netguard's client: no
+// Caller posts validation requests through netguard's client: no
 // proxy, every connected address checked against the policy (so DNS
 // rebinding and redirects cannot reach private addresses), at most
 // netguard.DefaultResponseLimit of an answer read.
-type ValidationCaller struct {
+type Caller struct {
 	hc *http.Client
 }
 
-var _ validation.Caller = (*ValidationCaller)(nil)
+var _ validation.Caller = (*Caller)(nil)
 
-// NewValidationCaller returns a caller under policy; timeout bounds a call
-// (the caller's context may bound it more).
-func NewValidationCaller(policy netguard.Policy, timeout time.Duration) *ValidationCaller {
-	return &ValidationCaller{hc: policy.Client(timeout)}
+// New returns a caller under policy; timeout bounds a call (the caller's
+// context may bound it more).
+func New(policy netguard.Policy, timeout time.Duration) *Caller {
+	return &Caller{hc: policy.Client(timeout)}
 }
 
 // CloseIdleConnections closes the connections kept for reuse.
-func (c *ValidationCaller) CloseIdleConnections() { c.hc.CloseIdleConnections() }
+func (c *Caller) CloseIdleConnections() { c.hc.CloseIdleConnections() }
 
 // Call implements validation.Caller.
-func (c *ValidationCaller) Call(ctx context.Context, url string, body []byte, headers map[string]string) validation.Exchange {
+func (c *Caller) Call(ctx context.Context, url string, body []byte, headers map[string]string) validation.Exchange {
 	start := time.Now()
 	ex := c.call(ctx, url, body, headers)
 	ex.Elapsed = time.Since(start)
 	return ex
 }
 
-func (c *ValidationCaller) call(ctx context.Context, url string, body []byte, headers map[string]string) validation.Exchange {
+func (c *Caller) call(ctx context.Context, url string, body []byte, headers map[string]string) validation.Exchange {
 	ex := validation.Exchange{Method: http.MethodPost, URL: url, RequestHeaders: map[string]string{
 		"Content-Type": "application/json", "Accept": "application/json", "User-Agent": "Paygate-Validation/1",
 	}}

@@ -1,4 +1,7 @@
-package httpapi
+// Package providers is the gateway's client of the payment providers' APIs
+// (the sandbox speaks them): it creates payments and asks their status over
+// HTTP, and reports each exchange for the transaction's log.
+package providers
 
 import (
 	"bytes"
@@ -14,16 +17,16 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 )
 
-// ProviderClient is the HTTP client of the providers' APIs (the sandbox
-// speaks it): POST {base}/payments, GET {base}/payments/{id}.
-type ProviderClient struct {
+// Client is the HTTP client of the providers' APIs: POST {base}/payments,
+// GET {base}/payments/{id}.
+type Client struct {
 	hc *http.Client
 }
 
-var _ payment.ProviderClient = (*ProviderClient)(nil)
+var _ payment.ProviderClient = (*Client)(nil)
 
-// NewProviderClient returns a client using hc (its Timeout bounds a call).
-func NewProviderClient(hc *http.Client) *ProviderClient { return &ProviderClient{hc: hc} }
+// NewClient returns a client using hc (its Timeout bounds a call).
+func NewClient(hc *http.Client) *Client { return &Client{hc: hc} }
 
 // providerAnswer is a provider's answer to both calls.
 type providerAnswer struct {
@@ -33,7 +36,7 @@ type providerAnswer struct {
 }
 
 // CreatePayment implements payment.ProviderClient.
-func (c *ProviderClient) CreatePayment(ctx context.Context, conn payment.Connection, req payment.ProviderRequest) payment.Exchange {
+func (c *Client) CreatePayment(ctx context.Context, conn payment.Connection, req payment.ProviderRequest) payment.Exchange {
 	typ := "deposit"
 	if req.Type == payment.TypeWithdrawal {
 		typ = "withdrawal"
@@ -46,11 +49,11 @@ func (c *ProviderClient) CreatePayment(ctx context.Context, conn payment.Connect
 }
 
 // PaymentStatus implements payment.ProviderClient.
-func (c *ProviderClient) PaymentStatus(ctx context.Context, conn payment.Connection, providerTID string) payment.Exchange {
+func (c *Client) PaymentStatus(ctx context.Context, conn payment.Connection, providerTID string) payment.Exchange {
 	return c.call(ctx, http.MethodGet, strings.TrimRight(conn.BaseURL, "/")+"/payments/"+url.PathEscape(providerTID), nil)
 }
 
-func (c *ProviderClient) call(ctx context.Context, method, u string, body any) payment.Exchange {
+func (c *Client) call(ctx context.Context, method, u string, body any) payment.Exchange {
 	ex := payment.Exchange{Method: method, URL: u, RequestBody: body, RequestHeaders: map[string]string{"Accept": "application/json"}}
 	var rd io.Reader
 	if body != nil {

@@ -1,4 +1,7 @@
-package grpcapi
+// Package gatewayclient is the callbacks service's client of the gateway:
+// it resolves collabs to their merchants over gRPC with the caller's own
+// token, so that the gateway's scope rules decide.
+package gatewayclient
 
 import (
 	"context"
