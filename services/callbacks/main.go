@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,7 +16,6 @@ import (
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"github.com/nats-io/nats.go"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
@@ -211,31 +209,15 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		guard, secrets, time.Now, dispatcher)
 
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
-	srv := server.New(server.Options{
-		Name:             "callbacks",
-		Tracing:          tracing,
-		GRPCAddr:         cfg.GRPCAddr,
-		HTTPAddr:         cfg.HTTPAddr,
-		CORSOrigins:      cfg.ConsoleOrigins,
-		TrustedProxyHops: cfg.TrustedProxyHops,
-		PprofAddr:        cfg.PprofAddr,
-		Logger:           log,
-		Interceptors: []grpc.UnaryServerInterceptor{
-			authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb)),
-		},
-	})
+	srv := server.New(server.OptionsFrom("callbacks", cfg.Common, log, tracing,
+		authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb))))
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, grpcapi.NewServer(svc))
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(cc))
 	})
 	srv.AddReadyCheck("postgres", pool.Ping)
 	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
-	srv.AddReadyCheck("nats", func(context.Context) error {
-		if s := nc.Status(); s != nats.CONNECTED {
-			return errors.New("nats connection is " + s.String())
-		}
-		return nil
-	})
+	srv.AddReadyCheck("nats", bus.Connected(nc))
 
 	relay := bus.NewRelay(pool, js, log)
 	g, gctx := errgroup.WithContext(ctx)

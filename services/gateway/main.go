@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"github.com/nats-io/nats.go"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
@@ -167,19 +166,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	defer tracing.Close()
 
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
-	srv := server.New(server.Options{
-		Name:             "gateway",
-		Tracing:          tracing,
-		GRPCAddr:         cfg.GRPCAddr,
-		HTTPAddr:         cfg.HTTPAddr,
-		CORSOrigins:      cfg.ConsoleOrigins,
-		TrustedProxyHops: cfg.TrustedProxyHops,
-		PprofAddr:        cfg.PprofAddr,
-		Logger:           log,
-		Interceptors: []grpc.UnaryServerInterceptor{
-			authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb)),
-		},
-	})
+	srv := server.New(server.OptionsFrom("gateway", cfg.Common, log, tracing,
+		authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb))))
 	collabs := collab.NewService(store, time.Now)
 	providerTransport := &http.Transport{MaxIdleConnsPerHost: 64}
 	defer providerTransport.CloseIdleConnections()
@@ -253,12 +241,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Verifier: verifier, Revocations: authz.NewRedisRevocations(rdb), Heartbeat: cfg.StreamHeartbeat}))
 	srv.AddReadyCheck("postgres", pool.Ping)
 	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
-	srv.AddReadyCheck("nats", func(context.Context) error {
-		if s := nc.Status(); s != nats.CONNECTED {
-			return errors.New("nats connection is " + s.String())
-		}
-		return nil
-	})
+	srv.AddReadyCheck("nats", bus.Connected(nc))
 
 	relay := bus.NewRelay(pool, js, log)
 	g, gctx := errgroup.WithContext(ctx)

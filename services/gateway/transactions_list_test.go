@@ -210,7 +210,7 @@ type sseClient struct {
 
 func (g *testGateway) stream(t *testing.T, c *caller, viaQuery bool) *sseClient {
 	t.Helper()
-	u := g.httpURL + "/api/v1/transactions/stream"
+	u := g.HTTPURL + "/api/v1/transactions/stream"
 	if viaQuery {
 		u += "?access_token=" + url.QueryEscape(c.token)
 	}

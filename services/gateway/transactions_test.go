@@ -77,7 +77,11 @@ func newPayEnvWith(t *testing.T, opts payEnvOptions) *payEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(sb.Stop)
+	t.Cleanup(func() {
+		if err := sb.Stop(); err != nil {
+			t.Errorf("sandbox: %v", err)
+		}
+	})
 	sandboxURL, _ := url.Parse(sb.HTTPURL)
 	proxyTransport := &http.Transport{}
 	t.Cleanup(proxyTransport.CloseIdleConnections)
@@ -90,7 +94,7 @@ func newPayEnvWith(t *testing.T, opts payEnvOptions) *payEnv {
 	t.Cleanup(sandbox.Close)
 
 	g := newTestGateway(t, map[string]string{"PAYGATE_SANDBOX_URL": sandbox.URL, "PAYGATE_POLL_INTERVAL": "100ms"}, opts.env)
-	u, _ := url.Parse(g.httpURL)
+	u, _ := url.Parse(g.HTTPURL)
 	target.Store(u)
 
 	e := &payEnv{testGateway: g, admin: g.user(t, authz.RoleAdmin)}
@@ -181,7 +185,7 @@ func (e *payEnv) count(t *testing.T) int64 {
 func (e *payEnv) signed(t *testing.T, hash string, secret []byte, ts int64, body map[string]any, sig string) (int, []byte) {
 	t.Helper()
 	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPost, e.httpURL+"/api/v1/transactions/initialize", bytes.NewReader(raw))
+	req, _ := http.NewRequest(http.MethodPost, e.HTTPURL+"/api/v1/transactions/initialize", bytes.NewReader(raw))
 	req.Header.Set("Content-Type", "application/json")
 	if hash != "" {
 		req.Header.Set(httpapi.HeaderMerchant, hash)
@@ -276,7 +280,7 @@ func TestPayments(t *testing.T) {
 	})
 
 	t.Run("webhook with a wrong secret", func(t *testing.T) {
-		req, _ := http.NewRequest(http.MethodPost, e.httpURL+"/api/v1/providers/qrph/webhook", bytes.NewReader([]byte(`{"providerTransactionId":"x","status":"success"}`)))
+		req, _ := http.NewRequest(http.MethodPost, e.HTTPURL+"/api/v1/providers/qrph/webhook", bytes.NewReader([]byte(`{"providerTransactionId":"x","status":"success"}`)))
 		req.Header.Set(httpapi.HeaderWebhookSecret, "nope")
 		resp, err := e.client.Do(req)
 		if err != nil {

@@ -40,16 +40,16 @@ type Service struct {
 	GRPCAddr string
 
 	logs *Logs
-	stop func()
+	stop func() error
 }
 
 // Logs returns every log line the service wrote so far.
 func (s *Service) Logs() string { return s.logs.String() }
 
-// Stop ends the service and waits for it (at most 20s, then a child
-// process is killed). Stopping twice is a no-op; tests stop a service early
-// to start another one on its data.
-func (s *Service) Stop() { s.stop() }
+// Stop ends the service, waits for it (at most 20s, then a child process is
+// killed) and returns the error it ended with. Stopping again returns the
+// same error; tests stop a service early to start another one on its data.
+func (s *Service) Stop() error { return s.stop() }
 
 // startTimeout bounds how long a service may take to serve.
 const startTimeout = 60 * time.Second
@@ -57,43 +57,54 @@ const startTimeout = 60 * time.Second
 // stopTimeout bounds how long a service may take to stop.
 const stopTimeout = 20 * time.Second
 
-// Run runs a service's run function in a goroutine with env as its whole
-// environment and waits until it serves; it fails t when run returns first
-// or does not serve within a minute. The service stops when t ends (run's
-// error, if any, fails t), and its warnings and errors are logged when t has
-// failed.
-func Run(t testing.TB, run RunFunc, env map[string]string) *Service {
-	t.Helper()
+// Go runs a service's run function in a goroutine with env as its whole
+// environment and waits until it serves (at most a minute). It suits a
+// service that several tests share (TestMain stops it); Run ties one to a
+// test.
+func Go(run RunFunc, env map[string]string) (*Service, error) {
 	env = maps.Clone(env)
 	logs := NewLogs()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, func(k string) string { return env[k] }, logs) }()
-	var once sync.Once
 	s := &Service{logs: logs}
-	s.stop = func() {
-		once.Do(func() {
-			cancel()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("run: %v", err)
-				}
-			case <-time.After(stopTimeout):
-				t.Errorf("run did not return %s after cancel", stopTimeout)
-			}
-		})
-	}
-	t.Cleanup(s.stop)
-	t.Cleanup(func() { logProblems(t, logs) })
+	s.stop = sync.OnceValue(func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(stopTimeout):
+			return fmt.Errorf("run did not return %s after cancel", stopTimeout)
+		}
+	})
 	select {
 	case <-logs.Serving():
 	case err := <-done:
-		t.Fatalf("run returned before serving: %v\n%s", err, logs)
+		cancel()
+		return nil, fmt.Errorf("run returned before serving: %v\n%s", err, logs)
 	case <-time.After(startTimeout):
-		t.Fatalf("not serving after %s:\n%s", startTimeout, logs)
+		_ = s.Stop()
+		return nil, fmt.Errorf("not serving after %s:\n%s", startTimeout, logs)
 	}
 	s.HTTPURL, s.GRPCAddr = logs.Addrs()
+	return s, nil
+}
+
+// Run is Go for one test: it fails t when the service does not serve,
+// stops the service when t ends (run's error, if any, fails t), and logs
+// the service's warnings and errors when t has failed.
+func Run(t testing.TB, run RunFunc, env map[string]string) *Service {
+	t.Helper()
+	s, err := Go(run, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Errorf("run: %v", err)
+		}
+	})
+	t.Cleanup(func() { logProblems(t, s.logs) })
 	return s
 }
 
@@ -143,26 +154,24 @@ func Start(bin string, env map[string]string) (*Service, error) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	var once sync.Once
 	s := &Service{logs: logs}
-	s.stop = func() {
-		once.Do(func() {
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-exited:
-			case <-time.After(stopTimeout):
-				_ = cmd.Process.Kill()
-				<-exited
-			}
-		})
-	}
+	s.stop = sync.OnceValue(func() error {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-exited:
+			return err
+		case <-time.After(stopTimeout):
+			_ = cmd.Process.Kill()
+			<-exited
+			return fmt.Errorf("%s did not exit %s after SIGTERM", bin, stopTimeout)
+		}
+	})
 	select {
 	case <-logs.Serving():
 	case err := <-exited:
-		s.stop = func() {}
 		return nil, fmt.Errorf("%s exited before serving: %v\n%s", bin, err, logs)
 	case <-time.After(startTimeout):
-		s.Stop()
+		_ = s.Stop()
 		return nil, fmt.Errorf("%s not serving after %s:\n%s", bin, startTimeout, logs)
 	}
 	s.HTTPURL, s.GRPCAddr = logs.Addrs()
