@@ -1,23 +1,41 @@
 // Package services_test checks the dependency rules of ARCHITECTURE.md and
-// STYLE.md that the compiler does not: no service imports another service's
-// packages, and a service's domain packages import no transport or storage
-// code (those belong in its grpcapi, postgres, redis and nats packages).
+// STYLE.md that the compiler does not see. (That no service imports another
+// service's packages the compiler already refuses: each service keeps its
+// packages under services/<name>/internal/.) What is left is checked here,
+// for the packages' test files too:
+//
+//   - a service's domain packages import no transport or storage code (that
+//     belongs in its inbound adapters grpcapi and httpapi, its storage
+//     adapters postgres and redis, its nats package, and its outbound
+//     clients, each named for what it calls);
+//   - nothing imports bench/: benchmarks drive the services, never the
+//     other way round.
 package services_test
 
 import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
 
 const module = "github.com/paygate/paygate/"
 
-// adapters are the package names a service keeps its transport and storage
-// code in; every other package of a service (but main) is domain code.
-var adapters = map[string]bool{"grpcapi": true, "httpapi": true, "postgres": true, "redis": true, "nats": true}
+// adapters are the package names a service keeps its transport, storage and
+// outbound-client code in; every other package of a service (but main) is
+// domain code.
+var adapters = map[string]bool{
+	// inbound
+	"grpcapi": true, "httpapi": true,
+	// storage and events
+	"postgres": true, "redis": true, "nats": true,
+	// outbound clients, named for what they call
+	"gatewayclient": true, "receivers": true, "providers": true, "validationclient": true,
+}
 
 // forbiddenInDomain are import prefixes a domain package must not use.
 var forbiddenInDomain = []string{
@@ -33,14 +51,21 @@ var forbiddenInDomain = []string{
 }
 
 type goPackage struct {
-	ImportPath string
-	Name       string
-	Imports    []string
+	ImportPath   string
+	Name         string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+}
+
+// allImports returns the package's imports with those of its test files.
+func (p goPackage) allImports() []string {
+	return slices.Concat(p.Imports, p.TestImports, p.XTestImports)
 }
 
 func listPackages(t *testing.T) []goPackage {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-json", "./...").Output()
+	out, err := exec.Command("go", "list", "-json", "../...").Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
@@ -60,50 +85,53 @@ func listPackages(t *testing.T) []goPackage {
 		pkgs = append(pkgs, p)
 	}
 	if len(pkgs) == 0 {
-		t.Fatal("go list found no packages under services/")
+		t.Fatal("go list found no packages")
 	}
 	return pkgs
 }
 
-// serviceOf returns the service a package belongs to ("auth" for
-// services/auth/identity), or "" for shared and non-service packages.
-func serviceOf(importPath string) (service, rest string) {
-	p, ok := strings.CutPrefix(importPath, module+"services/")
-	if !ok {
-		return "", ""
+// domainPackage reports whether a package is a service's domain package:
+// services/<name>/internal/<pkg> where <pkg> is not an adapter.
+func domainPackage(p goPackage) bool {
+	rest, ok := strings.CutPrefix(p.ImportPath, module+"services/")
+	if !ok || p.Name == "main" {
+		return false
 	}
-	service, rest, _ = strings.Cut(p, "/")
+	service, rest, _ := strings.Cut(rest, "/")
 	if service == "internal" {
-		return "", ""
+		return false
 	}
-	return service, rest
+	pkg, ok := strings.CutPrefix(rest, "internal/")
+	if !ok {
+		return false
+	}
+	return !adapters[strings.SplitN(pkg, "/", 2)[0]]
 }
 
 func TestLayering(t *testing.T) {
 	t.Parallel()
-	checked := 0
+	domains := 0
 	for _, p := range listPackages(t) {
-		service, rest := serviceOf(p.ImportPath)
-		if service == "" {
-			continue
+		domain := domainPackage(p)
+		if domain {
+			domains++
 		}
-		checked++
-		domain := rest != "" && p.Name != "main" && !adapters[strings.SplitN(rest, "/", 2)[0]]
-		for _, imp := range p.Imports {
-			if other, _ := serviceOf(imp); other != "" && other != service {
-				t.Errorf("%s imports %s: services talk over gRPC or NATS, not Go imports", p.ImportPath, imp)
+		for _, imp := range p.allImports() {
+			if imp == module+"bench" || strings.HasPrefix(imp, module+"bench/") {
+				t.Errorf("%s imports %s: benchmarks drive the services, nothing imports them", p.ImportPath, imp)
 			}
 			if !domain {
 				continue
 			}
 			for _, bad := range forbiddenInDomain {
 				if strings.HasPrefix(imp, bad) {
-					t.Errorf("domain package %s imports %s: move that code to grpcapi, httpapi, postgres, redis or nats", p.ImportPath, imp)
+					t.Errorf("domain package %s (or its tests) imports %s: move that code to an adapter (%s)",
+						p.ImportPath, imp, strings.Join(slices.Sorted(maps.Keys(adapters)), ", "))
 				}
 			}
 		}
 	}
-	if checked == 0 {
-		t.Fatal("no service packages were checked")
+	if domains == 0 {
+		t.Fatal("no domain packages were checked")
 	}
 }

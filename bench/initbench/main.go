@@ -122,7 +122,7 @@ func waitReady(base string) error {
 	return fmt.Errorf("%s/readyz not ready after 60s", base)
 }
 
-// demoHash is the demo merchant's public hash (services/gateway/merchant).
+// demoHash is the demo merchant's public hash (services/gateway/internal/merchant).
 func demoHash(id int) string {
 	sum := sha256.Sum256([]byte("paygate demo merchant " + strconv.Itoa(id)))
 	return hex.EncodeToString(sum[:16])

@@ -1,5 +1,5 @@
 // Command txgen loads synthetic but realistic transactions into a gateway
-// schema for the list benchmark (bench/listbench). The schema must already
+// schema for the list benchmark (services/gateway/cmd/listbench). The schema must already
 // be migrated and demo-seeded by the gateway itself (see bench/README.md);
 // txgen only reads its merchants, collabs, providers and pay types and
 // appends rows with COPY, then runs ANALYZE.

@@ -20,10 +20,10 @@ import (
 	"google.golang.org/grpc"
 
 	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
-	"github.com/paygate/paygate/services/auth/grpcapi"
-	"github.com/paygate/paygate/services/auth/identity"
-	"github.com/paygate/paygate/services/auth/postgres"
-	authredis "github.com/paygate/paygate/services/auth/redis"
+	"github.com/paygate/paygate/services/auth/internal/grpcapi"
+	"github.com/paygate/paygate/services/auth/internal/identity"
+	"github.com/paygate/paygate/services/auth/internal/postgres"
+	authredis "github.com/paygate/paygate/services/auth/internal/redis"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
@@ -56,7 +56,7 @@ type Config struct {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Getenv, os.Stdout, nil)
+	err := run(ctx, os.Getenv, os.Stdout)
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "auth:", err)
@@ -65,8 +65,8 @@ func main() {
 }
 
 // run builds every dependency, serves until ctx ends and stops in reverse
-// order. ready, when set, receives the server once it listens (tests).
-func run(ctx context.Context, getenv func(string) string, stdout io.Writer, ready func(*server.Server)) error {
+// order.
+func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 	var cfg Config
 	if err := config.Load(getenv, &cfg, config.Ports(":8081", ":9081")); err != nil {
 		return err
@@ -139,19 +139,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, read
 	}
 	defer tracing.Close()
 
-	srv := server.New(server.Options{
-		Name:             "auth",
-		Tracing:          tracing,
-		GRPCAddr:         cfg.GRPCAddr,
-		HTTPAddr:         cfg.HTTPAddr,
-		CORSOrigins:      cfg.ConsoleOrigins,
-		TrustedProxyHops: cfg.TrustedProxyHops,
-		PprofAddr:        cfg.PprofAddr,
-		Logger:           log,
-		Interceptors: []grpc.UnaryServerInterceptor{
-			authz.UnaryInterceptor(authz.NewKeyVerifier(keys.PublicKey), grpcapi.Rules, revocations),
-		},
-	})
+	srv := server.New(server.OptionsFrom("auth", cfg.Common, log, tracing,
+		authz.UnaryInterceptor(authz.NewKeyVerifier(keys.PublicKey), grpcapi.Rules, revocations)))
 	srv.Register(&authv1.AuthService_ServiceDesc, grpcapi.NewServer(svc))
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return authv1.RegisterAuthServiceHandlerClient(ctx, mux, authv1.NewAuthServiceClient(cc))
@@ -163,12 +152,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, read
 	srv.Handle("/.well-known/jwks.json", jwks)
 	srv.AddReadyCheck("postgres", func(ctx context.Context) error { return pool.Ping(ctx) })
 	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
-	srv.AddReadyCheck("nats", func(context.Context) error {
-		if !nc.IsConnected() {
-			return errors.New("not connected")
-		}
-		return nil
-	})
+	srv.AddReadyCheck("nats", bus.Connected(nc))
 
 	if err := srv.Listen(); err != nil {
 		return err
@@ -176,8 +160,5 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, read
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return bus.NewRelay(pool, js, log).Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })
-	if ready != nil {
-		ready(srv)
-	}
 	return g.Wait()
 }

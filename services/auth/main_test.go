@@ -30,9 +30,9 @@ import (
 
 	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
-	"github.com/paygate/paygate/services/auth/grpcapi"
+	"github.com/paygate/paygate/services/auth/internal/grpcapi"
 	"github.com/paygate/paygate/services/internal/authz"
-	"github.com/paygate/paygate/services/internal/server"
+	"github.com/paygate/paygate/services/internal/servicetest"
 )
 
 // The tests run the real service (the same run as main) against real
@@ -103,32 +103,18 @@ func start(t *testing.T, name string, extra map[string]string) *instance {
 		"PAYGATE_GRPC_ADDR":          "127.0.0.1:0",
 		"PAYGATE_DEMO":               "true",
 		"PAYGATE_TRUSTED_PROXY_HOPS": "1",
-		"PAYGATE_LOG_LEVEL":          "error",
 	}
 	for k, v := range extra {
 		env[k] = v
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	readyc := make(chan *server.Server, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, func(k string) string { return env[k] }, io.Discard, func(s *server.Server) { readyc <- s })
-	}()
-	select {
-	case s := <-readyc:
-		grpcAddr, httpAddr := s.Addrs()
-		in := &instance{rest: "http://" + httpAddr, grpc: grpcAddr}
-		instances[name] = in
-		stops = append(stops, func() { cancel(); <-done })
-		return in
-	case err := <-done:
-		cancel()
+	svc, err := servicetest.Go(run, env)
+	if err != nil {
 		t.Fatalf("auth service %s did not start: %v", name, err)
-	case <-time.After(60 * time.Second):
-		cancel()
-		t.Fatalf("auth service %s did not start within 60s", name)
 	}
-	return nil
+	in := &instance{rest: svc.HTTPURL, grpc: svc.GRPCAddr}
+	instances[name] = in
+	stops = append(stops, func() { _ = svc.Stop() })
+	return in
 }
 
 func defaultInstance(t *testing.T) *instance { return start(t, "default", nil) }

@@ -16,7 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
-	cbnats "github.com/paygate/paygate/services/callbacks/nats"
+	cbnats "github.com/paygate/paygate/services/callbacks/internal/nats"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 )
@@ -75,7 +75,7 @@ func TestDeliveryIsSignedAndListed(t *testing.T) {
 		Secret string `json:"secret"`
 	}
 	path := "/api/v1/merchants/" + strconv.Itoa(int(merchant)) + "/callbacks/secret"
-	must(t, admin, svc.httpURL, http.StatusOK, http.MethodGet, path, nil, &secret)
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodGet, path, nil, &secret)
 	demo := "whsec_" + base64.StdEncoding.EncodeToString([]byte("paygate-demo-callback-secret-"+strconv.Itoa(int(merchant))))
 	if secret.Secret != demo {
 		t.Fatalf("demo secret = %q, want %q", secret.Secret, demo)
@@ -137,7 +137,7 @@ func TestDeliveryIsSignedAndListed(t *testing.T) {
 	var rotated struct {
 		Secret string `json:"secret"`
 	}
-	must(t, admin, svc.httpURL, http.StatusOK, http.MethodPost, path+"/rotate", nil, &rotated)
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodPost, path+"/rotate", nil, &rotated)
 	if rotated.Secret == secret.Secret || !strings.HasPrefix(rotated.Secret, "whsec_") {
 		t.Fatalf("rotated secret %q", rotated.Secret)
 	}
@@ -212,7 +212,7 @@ func TestBackoffMaxAttemptsAndRetry(t *testing.T) {
 	}
 
 	retry := func(id int64) (int, []byte) {
-		return call(t, admin, svc.httpURL, http.MethodPost, "/api/v1/callbacks/attempts/"+strconv.FormatInt(id, 10)+"/retry", nil)
+		return call(t, admin, svc.HTTPURL, http.MethodPost, "/api/v1/callbacks/attempts/"+strconv.FormatInt(id, 10)+"/retry", nil)
 	}
 	// Only the Failed attempt can be retried.
 	if status, raw := retry(page.CallbackAttempts[1].ID); status != http.StatusUnprocessableEntity ||
@@ -248,7 +248,7 @@ func TestBackoffMaxAttemptsAndRetry(t *testing.T) {
 	}
 	// Paging: newest first, 2 per page.
 	var p2 attemptsJSON
-	must(t, admin, svc.httpURL, http.StatusOK, http.MethodGet, "/api/v1/transactions/"+strconv.FormatInt(x.id, 10)+"/callbacks/attempts?page=2&take=3", nil, &p2)
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodGet, "/api/v1/transactions/"+strconv.FormatInt(x.id, 10)+"/callbacks/attempts?page=2&take=3", nil, &p2)
 	if p2.TotalPages != 2 || p2.CurrentPage != 2 || len(p2.CallbackAttempts) != 1 || p2.CallbackAttempts[0].AttemptNumber != 1 {
 		t.Fatalf("page 2 of 3: %+v", p2)
 	}
@@ -263,7 +263,7 @@ func TestEnqueue(t *testing.T) {
 	rec := newReceiver(t)
 	admin := user(t, authz.RoleAdmin)
 	enqueue := func(id int64) (int, []byte) {
-		return call(t, admin, svc.httpURL, http.MethodPost, "/api/v1/transactions/"+strconv.FormatInt(id, 10)+"/callbacks/enqueue", nil)
+		return call(t, admin, svc.HTTPURL, http.MethodPost, "/api/v1/transactions/"+strconv.FormatInt(id, 10)+"/callbacks/enqueue", nil)
 	}
 	known := func(id int64) func() bool {
 		return func() bool { return svc.queryInt(t, `SELECT count(*) FROM transactions WHERE id = $1`, id) == 1 }
@@ -368,7 +368,7 @@ func TestCancelledCallbacksAreNotSent(t *testing.T) {
 	// Its failed attempt cannot be retried.
 	page := svc.attempts(t, admin, y.id)
 	for _, a := range page.CallbackAttempts {
-		status, _ := call(t, admin, svc.httpURL, http.MethodPost, "/api/v1/callbacks/attempts/"+strconv.FormatInt(a.ID, 10)+"/retry", nil)
+		status, _ := call(t, admin, svc.HTTPURL, http.MethodPost, "/api/v1/callbacks/attempts/"+strconv.FormatInt(a.ID, 10)+"/retry", nil)
 		if status != http.StatusUnprocessableEntity {
 			t.Fatalf("retry of attempt %s of a cancelled transaction = %d", a.CallbackAttemptStatus, status)
 		}
@@ -401,7 +401,7 @@ func TestMerchantCallbacksOff(t *testing.T) {
 		t.Fatalf("%d deliveries, %d requests for a transaction finalized with merchant callbacks off", n, len(rec.of(off.id)))
 	}
 
-	status, raw := call(t, admin, svc.httpURL, http.MethodPost, "/api/v1/transactions/"+strconv.FormatInt(off.id, 10)+"/callbacks/enqueue", nil)
+	status, raw := call(t, admin, svc.HTTPURL, http.MethodPost, "/api/v1/transactions/"+strconv.FormatInt(off.id, 10)+"/callbacks/enqueue", nil)
 	if status != http.StatusAccepted {
 		t.Fatalf("enqueue = %d %s", status, raw)
 	}
@@ -422,13 +422,13 @@ func TestSSRFGuard(t *testing.T) {
 	admin := user(t, authz.RoleAdmin)
 
 	for _, u := range []string{rec.URL, "http://localhost:8080/cb", "http://169.254.169.254/latest/meta-data/", "http://[::ffff:10.0.0.1]/", "http://100.64.0.1/"} {
-		status, raw := call(t, admin, svc.httpURL, http.MethodPost, "/api/v1/callbacks", map[string]any{"collabId": collab, "callbackUrl": u})
+		status, raw := call(t, admin, svc.HTTPURL, http.MethodPost, "/api/v1/callbacks", map[string]any{"collabId": collab, "callbackUrl": u})
 		if status != http.StatusBadRequest || !strings.Contains(errorMessage(t, raw), "private or reserved") {
 			t.Errorf("create %s = %d %s, want 400 private or reserved", u, status, raw)
 		}
 	}
 	for _, u := range []string{"ftp://merchant.example/cb", "https://user:pw@merchant.example/", "not a url"} {
-		if status, raw := call(t, admin, svc.httpURL, http.MethodPost, "/api/v1/callbacks", map[string]any{"collabId": collab, "callbackUrl": u}); status != http.StatusBadRequest {
+		if status, raw := call(t, admin, svc.HTTPURL, http.MethodPost, "/api/v1/callbacks", map[string]any{"collabId": collab, "callbackUrl": u}); status != http.StatusBadRequest {
 			t.Errorf("create %s = %d %s, want 400", u, status, raw)
 		}
 	}
@@ -509,16 +509,16 @@ func TestMerchantScope(t *testing.T) {
 		if r.method == http.MethodPost && strings.HasPrefix(r.path, "/api/v1/callbacks/") && !strings.Contains(r.path, "attempts") {
 			body = map[string]any{"callbackUrl": rec.URL + "/stolen", "maxAttempts": 5}
 		}
-		if status, raw := call(t, me, svc.httpURL, r.method, r.path, body); status != http.StatusNotFound {
+		if status, raw := call(t, me, svc.HTTPURL, r.method, r.path, body); status != http.StatusNotFound {
 			t.Errorf("%s %s as another merchant = %d %s, want 404", r.method, r.path, status, raw)
 		}
 	}
 	// Creating on their collab: the gateway does not find it for me.
-	if status, raw := call(t, me, svc.httpURL, http.MethodPost, "/api/v1/callbacks", map[string]any{"collabId": theirCollab, "callbackUrl": rec.URL}); status != http.StatusNotFound {
+	if status, raw := call(t, me, svc.HTTPURL, http.MethodPost, "/api/v1/callbacks", map[string]any{"collabId": theirCollab, "callbackUrl": rec.URL}); status != http.StatusNotFound {
 		t.Errorf("create on another merchant's collab = %d %s, want 404", status, raw)
 	}
 	// Moving my URL to their collab: not found either.
-	if status, raw := call(t, me, svc.httpURL, http.MethodPost, "/api/v1/callbacks/"+id(myURL.ID), map[string]any{"collabId": theirCollab}); status != http.StatusNotFound {
+	if status, raw := call(t, me, svc.HTTPURL, http.MethodPost, "/api/v1/callbacks/"+id(myURL.ID), map[string]any{"collabId": theirCollab}); status != http.StatusNotFound {
 		t.Errorf("move to another merchant's collab = %d %s, want 404", status, raw)
 	}
 	if after := snapshot(); after != before {
@@ -527,28 +527,28 @@ func TestMerchantScope(t *testing.T) {
 
 	// My own data answers, and the admin sees both.
 	var list []callbackJSON
-	must(t, me, svc.httpURL, http.StatusOK, http.MethodGet, "/api/v1/collabs/"+m(myCollab)+"/callbacks", nil, &list)
+	must(t, me, svc.HTTPURL, http.StatusOK, http.MethodGet, "/api/v1/collabs/"+m(myCollab)+"/callbacks", nil, &list)
 	if len(list) != 1 || list[0].ID != myURL.ID {
 		t.Fatalf("my collab's callbacks %+v", list)
 	}
-	must(t, me, svc.httpURL, http.StatusOK, http.MethodGet, "/api/v1/merchants/"+m(mine)+"/callbacks", nil, &list)
+	must(t, me, svc.HTTPURL, http.StatusOK, http.MethodGet, "/api/v1/merchants/"+m(mine)+"/callbacks", nil, &list)
 	if len(list) != 1 {
 		t.Fatalf("my merchant's callbacks %+v", list)
 	}
-	must(t, admin, svc.httpURL, http.StatusOK, http.MethodGet, "/api/v1/merchants/"+m(theirs)+"/callbacks", nil, &list)
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodGet, "/api/v1/merchants/"+m(theirs)+"/callbacks", nil, &list)
 	if len(list) != 1 || list[0].ID != theirURL.ID {
 		t.Fatalf("admin's view of their callbacks %+v", list)
 	}
-	must(t, me, svc.httpURL, http.StatusOK, http.MethodGet, "/api/v1/merchants/"+m(mine)+"/callbacks/secret", nil, nil)
+	must(t, me, svc.HTTPURL, http.StatusOK, http.MethodGet, "/api/v1/merchants/"+m(mine)+"/callbacks/secret", nil, nil)
 	rec.status.Store(http.StatusOK)
-	if status, raw := call(t, me, svc.httpURL, http.MethodPost, "/api/v1/callbacks/attempts/"+id(myAttempt.ID)+"/retry", nil); status != http.StatusAccepted {
+	if status, raw := call(t, me, svc.HTTPURL, http.MethodPost, "/api/v1/callbacks/attempts/"+id(myAttempt.ID)+"/retry", nil); status != http.StatusAccepted {
 		t.Fatalf("retry of my attempt = %d %s", status, raw)
 	}
-	if status, raw := call(t, me, svc.httpURL, http.MethodPost, "/api/v1/transactions/"+id(myTx.id)+"/callbacks/enqueue", nil); status != http.StatusAccepted {
+	if status, raw := call(t, me, svc.HTTPURL, http.MethodPost, "/api/v1/transactions/"+id(myTx.id)+"/callbacks/enqueue", nil); status != http.StatusAccepted {
 		t.Fatalf("enqueue of my transaction = %d %s", status, raw)
 	}
-	must(t, me, svc.httpURL, http.StatusOK, http.MethodDelete, "/api/v1/callbacks/"+id(myURL.ID), nil, nil)
-	must(t, admin, svc.httpURL, http.StatusOK, http.MethodDelete, "/api/v1/callbacks/"+id(theirURL.ID), nil, nil)
+	must(t, me, svc.HTTPURL, http.StatusOK, http.MethodDelete, "/api/v1/callbacks/"+id(myURL.ID), nil, nil)
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodDelete, "/api/v1/callbacks/"+id(theirURL.ID), nil, nil)
 }
 
 func TestRoles(t *testing.T) {
@@ -592,7 +592,7 @@ func TestRoles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if status, raw := call(t, tt.who, svc.httpURL, tt.method, tt.path, tt.body); status != tt.want {
+			if status, raw := call(t, tt.who, svc.HTTPURL, tt.method, tt.path, tt.body); status != tt.want {
 				t.Fatalf("%s %s = %d %s, want %d", tt.method, tt.path, status, raw, tt.want)
 			}
 		})
@@ -611,7 +611,7 @@ func TestCallbackURLOncePerCollab(t *testing.T) {
 	const msg = "This callback URL is already enabled for the collaboration."
 
 	first := svc.createURL(t, admin, map[string]any{"collabId": collab, "callbackUrl": rec.URL})
-	status, raw := call(t, admin, svc.httpURL, http.MethodPost, "/api/v1/callbacks",
+	status, raw := call(t, admin, svc.HTTPURL, http.MethodPost, "/api/v1/callbacks",
 		map[string]any{"collabId": collab, "callbackUrl": rec.URL, "transactionTypeId": 1})
 	if status != http.StatusConflict || errorMessage(t, raw) != msg {
 		t.Fatalf("second enabled copy = %d %s, want 409", status, raw)
@@ -620,17 +620,17 @@ func TestCallbackURLOncePerCollab(t *testing.T) {
 		t.Fatalf("%d rows after the refused copy", n)
 	}
 	var disabled callbackJSON
-	must(t, admin, svc.httpURL, http.StatusOK, http.MethodPost, "/api/v1/callbacks",
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodPost, "/api/v1/callbacks",
 		map[string]any{"collabId": collab, "callbackUrl": rec.URL, "isEnabled": false}, &disabled)
 	path := "/api/v1/callbacks/" + strconv.FormatInt(disabled.ID, 10)
-	status, raw = call(t, admin, svc.httpURL, http.MethodPost, path, map[string]any{"isEnabled": true})
+	status, raw = call(t, admin, svc.HTTPURL, http.MethodPost, path, map[string]any{"isEnabled": true})
 	if status != http.StatusConflict || errorMessage(t, raw) != msg {
 		t.Fatalf("enabling the copy = %d %s, want 409", status, raw)
 	}
 	svc.createURL(t, admin, map[string]any{"collabId": other, "callbackUrl": rec.URL})
 	// Once the first is disabled, the copy may be enabled.
-	must(t, admin, svc.httpURL, http.StatusOK, http.MethodPost, "/api/v1/callbacks/"+strconv.FormatInt(first.ID, 10), map[string]any{"isEnabled": false}, nil)
-	must(t, admin, svc.httpURL, http.StatusOK, http.MethodPost, path, map[string]any{"isEnabled": true}, nil)
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodPost, "/api/v1/callbacks/"+strconv.FormatInt(first.ID, 10), map[string]any{"isEnabled": false}, nil)
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodPost, path, map[string]any{"isEnabled": true}, nil)
 }
 
 func TestCallbackURLEdits(t *testing.T) {
@@ -642,19 +642,19 @@ func TestCallbackURLEdits(t *testing.T) {
 	rec := newReceiver(t)
 	admin := user(t, authz.RoleAdmin)
 
-	status, raw := call(t, admin, svc.httpURL, http.MethodPost, "/api/v1/callbacks", map[string]any{})
+	status, raw := call(t, admin, svc.HTTPURL, http.MethodPost, "/api/v1/callbacks", map[string]any{})
 	if status != http.StatusBadRequest || errorMessage(t, raw) != "Collaboration is required. Callback URL is required." {
 		t.Fatalf("empty create = %d %s", status, raw)
 	}
 	for _, n := range []int{0, 13} {
-		status, raw := call(t, admin, svc.httpURL, http.MethodPost, "/api/v1/callbacks", map[string]any{"collabId": collab, "callbackUrl": rec.URL, "maxAttempts": n})
+		status, raw := call(t, admin, svc.HTTPURL, http.MethodPost, "/api/v1/callbacks", map[string]any{"collabId": collab, "callbackUrl": rec.URL, "maxAttempts": n})
 		if status != http.StatusBadRequest || errorMessage(t, raw) != "Max attempts must be between 1 and 12." {
 			t.Fatalf("create with %d attempts = %d %s", n, status, raw)
 		}
 	}
 	// PascalCase keys, as parts of the console send them.
 	var cb callbackJSON
-	must(t, admin, svc.httpURL, http.StatusOK, http.MethodPost, "/api/v1/callbacks",
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodPost, "/api/v1/callbacks",
 		`{"CollabId": `+strconv.Itoa(int(collab))+`, "CallbackUrl": "`+rec.URL+`", "MaxAttempts": 12, "TransactionTypeId": 1, "IsEnabled": false}`, &cb)
 	if cb.MaxAttempts != 12 || cb.TransactionTypeID == nil || *cb.TransactionTypeID != 1 || cb.IsEnabled {
 		t.Fatalf("created %+v", cb)
@@ -662,7 +662,7 @@ func TestCallbackURLEdits(t *testing.T) {
 	ev.urlChange(t, cb.ID, admin)
 	path := "/api/v1/callbacks/" + strconv.FormatInt(cb.ID, 10)
 	var updated callbackJSON
-	must(t, admin, svc.httpURL, http.StatusOK, http.MethodPost, path, map[string]any{"transactionTypeId": 0, "isEnabled": true, "collabId": other}, &updated)
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodPost, path, map[string]any{"transactionTypeId": 0, "isEnabled": true, "collabId": other}, &updated)
 	if updated.TransactionTypeID != nil || !updated.IsEnabled || updated.MaxAttempts != 12 || updated.CollabID != other || updated.MerchantID == merchant {
 		t.Fatalf("updated %+v: want every type, enabled, 12 attempts kept, moved to the other collab and merchant", updated)
 	}
@@ -671,22 +671,22 @@ func TestCallbackURLEdits(t *testing.T) {
 		!strings.Contains(change.GetNewValue(), `"transactionTypeId":null`) || change.GetCollabId() != other {
 		t.Fatalf("update event %v", change)
 	}
-	if status, raw := call(t, admin, svc.httpURL, http.MethodPost, path, map[string]any{"maxAttempts": 13}); status != http.StatusBadRequest {
+	if status, raw := call(t, admin, svc.HTTPURL, http.MethodPost, path, map[string]any{"maxAttempts": 13}); status != http.StatusBadRequest {
 		t.Fatalf("update to 13 attempts = %d %s", status, raw)
 	}
-	if status, raw := call(t, admin, svc.httpURL, http.MethodPost, path, map[string]any{"callbackUrl": "gopher://x"}); status != http.StatusBadRequest {
+	if status, raw := call(t, admin, svc.HTTPURL, http.MethodPost, path, map[string]any{"callbackUrl": "gopher://x"}); status != http.StatusBadRequest {
 		t.Fatalf("update to a gopher URL = %d %s", status, raw)
 	}
-	must(t, admin, svc.httpURL, http.StatusOK, http.MethodDelete, path, nil, nil)
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodDelete, path, nil, nil)
 	deleted := ev.urlChange(t, cb.ID, admin)
 	if deleted.GetAction() != "Deleted" || deleted.GetNewValue() != "null" || deleted.GetChangeId() == change.GetChangeId() {
 		t.Fatalf("delete event %v", deleted)
 	}
-	if status, _ := call(t, admin, svc.httpURL, http.MethodDelete, path, nil); status != http.StatusNotFound {
+	if status, _ := call(t, admin, svc.HTTPURL, http.MethodDelete, path, nil); status != http.StatusNotFound {
 		t.Fatalf("second delete = %d", status)
 	}
 	var list []callbackJSON
-	must(t, admin, svc.httpURL, http.StatusOK, http.MethodGet, "/api/v1/collabs/"+strconv.Itoa(int(other))+"/callbacks", nil, &list)
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodGet, "/api/v1/collabs/"+strconv.Itoa(int(other))+"/callbacks", nil, &list)
 	if len(list) != 0 {
 		t.Fatalf("callbacks after delete %+v", list)
 	}
@@ -714,7 +714,7 @@ func TestRedeliveredEventMakesNoSecondDelivery(t *testing.T) {
 	ev.finalize(t, x)
 	waitFor(t, 15*time.Second, "the callback", func() bool { return len(rec.of(x.id)) == 1 })
 
-	svc.stop()
+	_ = svc.Stop() // run's error, if any, fails the test at its end
 	deleteConsumers(cbnats.Consumers(schema)...)
 	again := startServiceIn(t, schema, map[string]string{"PAYGATE_CALLBACK_EVENTS_FROM": started.Add(-time.Second).Format(time.RFC3339)})
 	js, err := jetstream.New(ev.nc)

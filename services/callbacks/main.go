@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,7 +16,6 @@ import (
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"github.com/nats-io/nats.go"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
@@ -25,11 +23,12 @@ import (
 
 	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
-	"github.com/paygate/paygate/services/callbacks/callback"
-	"github.com/paygate/paygate/services/callbacks/grpcapi"
-	"github.com/paygate/paygate/services/callbacks/httpapi"
-	cbnats "github.com/paygate/paygate/services/callbacks/nats"
-	"github.com/paygate/paygate/services/callbacks/postgres"
+	"github.com/paygate/paygate/services/callbacks/internal/callback"
+	"github.com/paygate/paygate/services/callbacks/internal/gatewayclient"
+	"github.com/paygate/paygate/services/callbacks/internal/grpcapi"
+	cbnats "github.com/paygate/paygate/services/callbacks/internal/nats"
+	"github.com/paygate/paygate/services/callbacks/internal/postgres"
+	"github.com/paygate/paygate/services/callbacks/internal/receivers"
 	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
@@ -201,40 +200,24 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	client := guard.Client(cfg.CallbackTimeout)
 	defer client.CloseIdleConnections()
 	secrets := callback.NewSecrets(store, sealer, cfg.Demo, time.Now)
-	dispatcher := callback.NewDispatcher(store, secrets, httpapi.NewSender(client, netguard.DefaultResponseLimit), callback.DispatcherOptions{
+	dispatcher := callback.NewDispatcher(store, secrets, receivers.NewSender(client, netguard.DefaultResponseLimit), callback.DispatcherOptions{
 		Workers: cfg.Workers, BatchSize: cfg.BatchSize, Lease: cfg.Lease, PollInterval: cfg.PollInterval, FreshWait: freshWait,
 		Backoff: callback.Backoff{Base: cfg.BackoffBase, Cap: cfg.BackoffCap},
 		Logger:  log.With("component", "dispatcher"),
 	})
-	svc := callback.NewService(store, grpcapi.NewGatewayCollabs(gatewayv1.NewCollabServiceClient(gatewayConn), 5*time.Second),
+	svc := callback.NewService(store, gatewayclient.NewGatewayCollabs(gatewayv1.NewCollabServiceClient(gatewayConn), 5*time.Second),
 		guard, secrets, time.Now, dispatcher)
 
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
-	srv := server.New(server.Options{
-		Name:             "callbacks",
-		Tracing:          tracing,
-		GRPCAddr:         cfg.GRPCAddr,
-		HTTPAddr:         cfg.HTTPAddr,
-		CORSOrigins:      cfg.ConsoleOrigins,
-		TrustedProxyHops: cfg.TrustedProxyHops,
-		PprofAddr:        cfg.PprofAddr,
-		Logger:           log,
-		Interceptors: []grpc.UnaryServerInterceptor{
-			authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb)),
-		},
-	})
+	srv := server.New(server.OptionsFrom("callbacks", cfg.Common, log, tracing,
+		authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb))))
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, grpcapi.NewServer(svc))
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(cc))
 	})
 	srv.AddReadyCheck("postgres", pool.Ping)
 	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
-	srv.AddReadyCheck("nats", func(context.Context) error {
-		if s := nc.Status(); s != nats.CONNECTED {
-			return errors.New("nats connection is " + s.String())
-		}
-		return nil
-	})
+	srv.AddReadyCheck("nats", bus.Connected(nc))
 
 	relay := bus.NewRelay(pool, js, log)
 	g, gctx := errgroup.WithContext(ctx)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/ed25519"
@@ -15,13 +14,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -34,12 +30,13 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
-	cbnats "github.com/paygate/paygate/services/callbacks/nats"
+	cbnats "github.com/paygate/paygate/services/callbacks/internal/nats"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/pgdb/pgtest"
+	"github.com/paygate/paygate/services/internal/servicetest"
 )
 
 // The integration tests run the service as main does (run) in a schema of
@@ -124,76 +121,27 @@ func withGateway(tests func() int) (int, error) {
 	suite.userSeq.Store(suite.idBase)
 	suite.merchSeq.Store(int32(100_000 + binary.BigEndian.Uint64(b[:])%1_000_000_000))
 
-	// A fixed path lets go build skip the link when nothing changed since
-	// the last run.
-	dir := filepath.Join(os.TempDir(), "paygate-callbacks-test-"+strconv.Itoa(os.Getuid()))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return 0, err
-	}
-	bin := filepath.Join(dir, "gateway")
-	build := exec.Command("go", "build", "-o", bin, "github.com/paygate/paygate/services/gateway")
-	if out, err := build.CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("build gateway: %v\n%s", err, out)
-	}
-
-	schema := "cbtest_gw_" + randomHex(6)
-	defer dropSchema(schema)
-	gw := exec.Command(bin)
-	gw.Env = append(os.Environ(),
-		"PAYGATE_DATABASE_URL="+pgtest.URL(), "PAYGATE_DATABASE_SCHEMA="+schema,
-		"PAYGATE_REDIS_URL="+redisURL, "PAYGATE_NATS_URL="+natsURL,
-		"PAYGATE_HTTP_ADDR=127.0.0.1:0", "PAYGATE_GRPC_ADDR=127.0.0.1:0",
-		"PAYGATE_JWKS_URL="+jwks.URL, "PAYGATE_DEMO=true",
-		"PAYGATE_CALLBACKS_GRPC_ADDR=127.0.0.1:1")
-	stdout, err := gw.StdoutPipe()
+	bin, err := servicetest.Build("github.com/paygate/paygate/services/gateway")
 	if err != nil {
 		return 0, err
 	}
-	gwErr := &logWatcher{serving: make(chan struct{})}
-	gw.Stderr = gwErr
-	if err := gw.Start(); err != nil {
-		return 0, fmt.Errorf("start gateway: %w", err)
+	schema := "cbtest_gw_" + randomHex(6)
+	defer dropSchema(schema)
+	gw, err := servicetest.Start(bin, map[string]string{
+		"PAYGATE_DATABASE_URL": pgtest.URL(), "PAYGATE_DATABASE_SCHEMA": schema,
+		"PAYGATE_REDIS_URL": redisURL, "PAYGATE_NATS_URL": natsURL,
+		"PAYGATE_HTTP_ADDR": "127.0.0.1:0", "PAYGATE_GRPC_ADDR": "127.0.0.1:0",
+		"PAYGATE_JWKS_URL": jwks.URL, "PAYGATE_DEMO": "true",
+		"PAYGATE_CALLBACKS_GRPC_ADDR": "127.0.0.1:1",
+	})
+	if err != nil {
+		return 0, err
 	}
-	serving := make(chan [2]string, 1)
-	drained := make(chan struct{})
-	go func() {
-		defer close(drained)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			var line struct {
-				Msg      string `json:"msg"`
-				GRPCAddr string `json:"grpc_addr"`
-				HTTPAddr string `json:"http_addr"`
-			}
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "serving" {
-				select {
-				case serving <- [2]string{line.HTTPAddr, line.GRPCAddr}:
-				default:
-				}
-			}
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
 	defer func() {
-		_ = gw.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = gw.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = gw.Process.Kill()
-			<-done
-		}
-		<-drained
+		_ = gw.Stop()
 		deleteConsumers(schema+"-callback-tally", schema+"-callback-activity")
 	}()
-	select {
-	case addrs := <-serving:
-		suite.gwHTTP, suite.gwGRPC = "http://"+addrs[0], addrs[1]
-	case <-time.After(60 * time.Second):
-		return 0, fmt.Errorf("gateway not serving after 60s: %s", gwErr.String())
-	}
+	suite.gwHTTP, suite.gwGRPC = gw.HTTPURL, gw.GRPCAddr
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -375,47 +323,11 @@ func newCollab(t *testing.T, merchantID int32) int32 {
 // newTxID returns a transaction id no one else uses.
 func newTxID() int64 { return suite.idSeq.Add(1) }
 
-// logWatcher collects run's JSON log lines and reports the serving addresses.
-type logWatcher struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
-	serving chan struct{}
-	once    sync.Once
-	httpURL string
-	grpc    string
-}
-
-func (w *logWatcher) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf.Write(p)
-	sc := bufio.NewScanner(bytes.NewReader(p))
-	for sc.Scan() {
-		var line struct {
-			Msg      string `json:"msg"`
-			GRPCAddr string `json:"grpc_addr"`
-			HTTPAddr string `json:"http_addr"`
-		}
-		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "serving" {
-			w.httpURL, w.grpc = "http://"+line.HTTPAddr, line.GRPCAddr
-			w.once.Do(func() { close(w.serving) })
-		}
-	}
-	return len(p), nil
-}
-
-func (w *logWatcher) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
-}
-
-// service is a running callbacks service.
+// service is a running callbacks service, its schema and a pool on it.
 type service struct {
-	*logWatcher
+	*servicetest.Service
 	schema string
 	pool   *pgxpool.Pool
-	stop   func()
 }
 
 // fastEnv makes retries quick for tests, and starts the consumers with the
@@ -461,42 +373,7 @@ func startServiceIn(t *testing.T, schema string, extra ...map[string]string) *se
 	for _, e := range extra {
 		maps.Copy(env, e)
 	}
-	logs := &logWatcher{serving: make(chan struct{})}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, func(k string) string { return env[k] }, logs) }()
-	var stopOnce sync.Once
-	s := &service{logWatcher: logs, schema: schema}
-	s.stop = func() {
-		stopOnce.Do(func() {
-			cancel()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("run: %v", err)
-				}
-			case <-time.After(20 * time.Second):
-				t.Error("run did not return after cancel")
-			}
-		})
-	}
-	t.Cleanup(s.stop)
-	t.Cleanup(func() {
-		if t.Failed() {
-			for line := range strings.SplitSeq(logs.String(), "\n") {
-				if strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, `"level":"WARN"`) {
-					t.Log(line)
-				}
-			}
-		}
-	})
-	select {
-	case <-logs.serving:
-	case err := <-done:
-		t.Fatalf("run returned before serving: %v\n%s", err, logs)
-	case <-time.After(30 * time.Second):
-		t.Fatalf("service not serving after 30s:\n%s", logs)
-	}
+	s := &service{Service: servicetest.Run(t, run, env), schema: schema}
 	pctx, pcancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer pcancel()
 	pool, err := pgdb.Open(pctx, pgtest.URL(), schema)
@@ -769,7 +646,7 @@ type (
 func (s *service) createURL(t *testing.T, c caller, body map[string]any) callbackJSON {
 	t.Helper()
 	var out callbackJSON
-	must(t, c, s.httpURL, http.StatusOK, http.MethodPost, "/api/v1/callbacks", body, &out)
+	must(t, c, s.HTTPURL, http.StatusOK, http.MethodPost, "/api/v1/callbacks", body, &out)
 	return out
 }
 
@@ -777,6 +654,6 @@ func (s *service) createURL(t *testing.T, c caller, body map[string]any) callbac
 func (s *service) attempts(t *testing.T, c caller, txID int64) attemptsJSON {
 	t.Helper()
 	var out attemptsJSON
-	must(t, c, s.httpURL, http.StatusOK, http.MethodGet, "/api/v1/transactions/"+strconv.FormatInt(txID, 10)+"/callbacks/attempts", nil, &out)
+	must(t, c, s.HTTPURL, http.StatusOK, http.MethodGet, "/api/v1/transactions/"+strconv.FormatInt(txID, 10)+"/callbacks/attempts", nil, &out)
 	return out
 }

@@ -12,7 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
-	gwnats "github.com/paygate/paygate/services/gateway/nats"
+	gwnats "github.com/paygate/paygate/services/gateway/internal/nats"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 )

@@ -232,7 +232,7 @@ func TestProviderAndCollabReads(t *testing.T) {
 
 	t.Run("gRPC", func(t *testing.T) {
 		t.Parallel()
-		cc, err := grpc.NewClient(g.grpc, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		cc, err := grpc.NewClient(g.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			t.Fatal(err)
 		}

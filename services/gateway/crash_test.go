@@ -21,7 +21,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
-	"github.com/paygate/paygate/services/gateway/payment"
+	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/internal/bus"
 )
 
@@ -174,7 +174,7 @@ func TestGatewayKilledMidway(t *testing.T) {
 		}
 		body, _ := json.Marshal(e.payload(fmt.Sprintf("crash-%d", i), "150.00", 1, "1", tags...))
 		wg.Go(func() {
-			req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, e.httpURL+"/api/v1/transactions/initialize", bytes.NewReader(body))
+			req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, e.HTTPURL+"/api/v1/transactions/initialize", bytes.NewReader(body))
 			if err != nil {
 				return
 			}
@@ -198,7 +198,7 @@ func TestGatewayKilledMidway(t *testing.T) {
 	// Kill: the callers go away mid-call and the gateway stops.
 	cancelReqs()
 	wg.Wait()
-	e.stop()
+	_ = e.Stop() // run's error, if any, fails the test at its end
 	gate.on.Store(false)
 
 	if got := e.queryInt(t, `SELECT count(*) FROM transactions WHERE merchant_id = $1 AND status = 1`, e.merchantID); got != n {
@@ -306,7 +306,7 @@ func TestGatewayKilledMidway(t *testing.T) {
 			var states string
 			_ = e.pool.QueryRow(context.Background(), `SELECT string_agg(id || ':' || status || ':' || recovery_attempts, ' ')
 				FROM transactions WHERE merchant_id = $1`, e.merchantID).Scan(&states)
-			for line := range strings.SplitSeq(g2.String(), "\n") {
+			for line := range strings.SplitSeq(g2.Logs(), "\n") {
 				if strings.Contains(line, "recover") {
 					t.Log(line)
 				}

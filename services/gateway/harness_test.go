@@ -69,7 +69,7 @@ const (
 
 // testGateway is a running gateway with what its tests need.
 type testGateway struct {
-	*logWatcher
+	*gatewayRun
 	issuer      *authztest.Issuer
 	pool        *pgxpool.Pool
 	client      *http.Client
@@ -103,19 +103,10 @@ func newTestGateway(t *testing.T, extraEnv ...map[string]string) *testGateway {
 	t.Cleanup(tr.CloseIdleConnections)
 
 	g := &testGateway{
-		logWatcher: logs, issuer: issuer, pool: pool, nc: nc,
+		gatewayRun: logs, issuer: issuer, pool: pool, nc: nc,
 		client: &http.Client{Transport: tr, Timeout: 20 * time.Second},
 	}
 	g.merchantSeq.Store(firstMerchantID - 1)
-	t.Cleanup(func() {
-		if t.Failed() {
-			for line := range strings.SplitSeq(logs.String(), "\n") {
-				if strings.Contains(line, `"level":"ERROR"`) {
-					t.Log(line)
-				}
-			}
-		}
-	})
 	g.exec(t, `INSERT INTO merchants (id, name, hash) VALUES ($1, 'Fence Ltd', 'fence')`, fenceMerchantID)
 	admin := g.user(t, authz.RoleAdmin)
 	g.fenceCollab = g.initialize(t, admin, fenceMerchantID, 1)
@@ -218,7 +209,7 @@ func (c *caller) do(t *testing.T, method, path string, body any) (int, []byte) {
 		}
 		rd = bytes.NewReader(raw)
 	}
-	req, err := http.NewRequest(method, c.g.httpURL+path, rd)
+	req, err := http.NewRequest(method, c.g.HTTPURL+path, rd)
 	if err != nil {
 		t.Fatal(err)
 	}

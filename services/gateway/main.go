@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"github.com/nats-io/nats.go"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
@@ -27,14 +26,16 @@ import (
 
 	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
-	"github.com/paygate/paygate/services/gateway/collab"
-	"github.com/paygate/paygate/services/gateway/grpcapi"
-	"github.com/paygate/paygate/services/gateway/httpapi"
-	"github.com/paygate/paygate/services/gateway/merchant"
-	gwnats "github.com/paygate/paygate/services/gateway/nats"
-	"github.com/paygate/paygate/services/gateway/payment"
-	"github.com/paygate/paygate/services/gateway/postgres"
-	"github.com/paygate/paygate/services/gateway/validation"
+	"github.com/paygate/paygate/services/gateway/internal/collab"
+	"github.com/paygate/paygate/services/gateway/internal/grpcapi"
+	"github.com/paygate/paygate/services/gateway/internal/httpapi"
+	"github.com/paygate/paygate/services/gateway/internal/merchant"
+	gwnats "github.com/paygate/paygate/services/gateway/internal/nats"
+	"github.com/paygate/paygate/services/gateway/internal/payment"
+	"github.com/paygate/paygate/services/gateway/internal/postgres"
+	"github.com/paygate/paygate/services/gateway/internal/providers"
+	"github.com/paygate/paygate/services/gateway/internal/validation"
+	"github.com/paygate/paygate/services/gateway/internal/validationclient"
 	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
@@ -165,24 +166,13 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	defer tracing.Close()
 
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
-	srv := server.New(server.Options{
-		Name:             "gateway",
-		Tracing:          tracing,
-		GRPCAddr:         cfg.GRPCAddr,
-		HTTPAddr:         cfg.HTTPAddr,
-		CORSOrigins:      cfg.ConsoleOrigins,
-		TrustedProxyHops: cfg.TrustedProxyHops,
-		PprofAddr:        cfg.PprofAddr,
-		Logger:           log,
-		Interceptors: []grpc.UnaryServerInterceptor{
-			authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb)),
-		},
-	})
+	srv := server.New(server.OptionsFrom("gateway", cfg.Common, log, tracing,
+		authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb))))
 	collabs := collab.NewService(store, time.Now)
 	providerTransport := &http.Transport{MaxIdleConnsPerHost: 64}
 	defer providerTransport.CloseIdleConnections()
 	urlPolicy := netguard.Policy{AllowPrivate: cfg.AllowPrivateURLs}
-	validationCaller := httpapi.NewValidationCaller(urlPolicy, cfg.ValidationTimeout)
+	validationCaller := validationclient.New(urlPolicy, cfg.ValidationTimeout)
 	defer validationCaller.CloseIdleConnections()
 	validations := postgres.NewValidations(pool)
 	// The payment path reads the configuration from memory, kept current by
@@ -191,7 +181,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	config := postgres.NewConfigCache(pool)
 	accepting := collab.NewService(config.Collabs(store), time.Now).CheckAcceptingTransactions
 	payments := payment.NewService(config.Payments(payStore),
-		httpapi.NewProviderClient(&http.Client{Transport: providerTransport, Timeout: cfg.ProviderTimeout}),
+		providers.NewClient(&http.Client{Transport: providerTransport, Timeout: cfg.ProviderTimeout}),
 		box, accepting, time.Now,
 		payment.Options{PollInterval: cfg.PollInterval, RecoverAfter: cfg.RecoverAfter, Logger: log.With("component", "payments"),
 			Validation: payment.Validation{Store: config.Validations(validations), Caller: validationCaller, Timeout: cfg.ValidationTimeout,
@@ -261,12 +251,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Verifier: verifier, Revocations: authz.NewRedisRevocations(rdb), Heartbeat: cfg.StreamHeartbeat}))
 	srv.AddReadyCheck("postgres", pool.Ping)
 	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
-	srv.AddReadyCheck("nats", func(context.Context) error {
-		if s := nc.Status(); s != nats.CONNECTED {
-			return errors.New("nats connection is " + s.String())
-		}
-		return nil
-	})
+	srv.AddReadyCheck("nats", bus.Connected(nc))
 
 	relay := bus.NewRelay(pool, js, log)
 	g, gctx := errgroup.WithContext(ctx)

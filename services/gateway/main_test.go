@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -12,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,10 +23,11 @@ import (
 	"google.golang.org/grpc/status"
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
-	"github.com/paygate/paygate/services/gateway/merchant"
+	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 	"github.com/paygate/paygate/services/internal/pgdb/pgtest"
+	"github.com/paygate/paygate/services/internal/servicetest"
 )
 
 func TestMain(m *testing.M) {
@@ -43,48 +41,17 @@ func testEnv(key, fallback string) string {
 	return fallback
 }
 
-// logWatcher collects run's JSON log lines and reports the serving addresses.
-type logWatcher struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
-	serving chan struct{}
-	once    sync.Once
-	httpURL string
-	grpc    string
-	schema  string
-	// stop cancels the gateway's context and waits for run to return.
-	stop func()
-}
-
-func (w *logWatcher) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf.Write(p)
-	sc := bufio.NewScanner(bytes.NewReader(p))
-	for sc.Scan() {
-		var line struct {
-			Msg      string `json:"msg"`
-			GRPCAddr string `json:"grpc_addr"`
-			HTTPAddr string `json:"http_addr"`
-		}
-		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "serving" {
-			w.httpURL, w.grpc = "http://"+line.HTTPAddr, line.GRPCAddr
-			w.once.Do(func() { close(w.serving) })
-		}
-	}
-	return len(p), nil
-}
-
-func (w *logWatcher) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
+// gatewayRun is a gateway run (the way main does) for one test, and the
+// schema it serves.
+type gatewayRun struct {
+	*servicetest.Service
+	schema string
 }
 
 // startGateway runs the gateway the way main does, on free ports, against the
 // test Postgres (in a schema of its own, dropped at the end), Redis and NATS,
 // verifying tokens with jwksURL.
-func startGateway(t *testing.T, jwksURL string, extraEnv ...map[string]string) *logWatcher {
+func startGateway(t *testing.T, jwksURL string, extraEnv ...map[string]string) *gatewayRun {
 	t.Helper()
 	schema := "gateway_test_" + randomHex(t, 6)
 	t.Cleanup(func() { dropSchema(t, schema) })
@@ -92,8 +59,8 @@ func startGateway(t *testing.T, jwksURL string, extraEnv ...map[string]string) *
 }
 
 // startGatewayIn runs a gateway on an existing schema (a second gateway on
-// the first one's data); the returned watcher's stop ends it early.
-func startGatewayIn(t *testing.T, schema, jwksURL string, extraEnv ...map[string]string) *logWatcher {
+// the first one's data); its Stop ends it early.
+func startGatewayIn(t *testing.T, schema, jwksURL string, extraEnv ...map[string]string) *gatewayRun {
 	t.Helper()
 	env := map[string]string{
 		"PAYGATE_DATABASE_URL":    pgtest.URL(),
@@ -111,33 +78,7 @@ func startGatewayIn(t *testing.T, schema, jwksURL string, extraEnv ...map[string
 	for _, extra := range extraEnv {
 		maps.Copy(env, extra)
 	}
-	logs := &logWatcher{serving: make(chan struct{}), schema: schema}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, func(k string) string { return env[k] }, logs) }()
-	var stopOnce sync.Once
-	logs.stop = func() {
-		stopOnce.Do(func() {
-			cancel()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("run: %v", err)
-				}
-			case <-time.After(20 * time.Second):
-				t.Error("run did not return after cancel")
-			}
-		})
-	}
-	t.Cleanup(logs.stop)
-	select {
-	case <-logs.serving:
-	case err := <-done:
-		t.Fatalf("run returned before serving: %v\n%s", err, logs)
-	case <-time.After(30 * time.Second):
-		t.Fatalf("gateway not serving after 30s:\n%s", logs)
-	}
-	return logs
+	return &gatewayRun{Service: servicetest.Run(t, run, env), schema: schema}
 }
 
 func randomHex(t *testing.T, n int) string {
@@ -212,7 +153,7 @@ func TestListMerchants(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			req, err := http.NewRequest(http.MethodGet, gw.httpURL+"/api/v1/merchants", nil)
+			req, err := http.NewRequest(http.MethodGet, gw.HTTPURL+"/api/v1/merchants", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -256,7 +197,7 @@ func TestListMerchants(t *testing.T) {
 
 	t.Run("gRPC", func(t *testing.T) {
 		t.Parallel()
-		cc, err := grpc.NewClient(gw.grpc, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		cc, err := grpc.NewClient(gw.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,7 +220,7 @@ func TestListMerchants(t *testing.T) {
 
 	t.Run("readyz", func(t *testing.T) {
 		t.Parallel()
-		resp, err := client.Get(gw.httpURL + "/readyz")
+		resp, err := client.Get(gw.HTTPURL + "/readyz")
 		if err != nil {
 			t.Fatal(err)
 		}

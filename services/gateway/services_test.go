@@ -43,7 +43,7 @@ func TestEveryGatewayRPCIsServed(t *testing.T) {
 		t.Fatal("no service of paygate.gateway.v1 is linked in")
 	}
 
-	cc, err := grpc.NewClient(gw.grpc, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	cc, err := grpc.NewClient(gw.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestEveryGatewayRPCIsServed(t *testing.T) {
 				default:
 					t.Fatalf("%s has no REST mapping", name)
 				}
-				req, err := http.NewRequestWithContext(ctx, method, gw.httpURL+param.ReplaceAllString(path, "1"), nil)
+				req, err := http.NewRequestWithContext(ctx, method, gw.HTTPURL+param.ReplaceAllString(path, "1"), nil)
 				if err != nil {
 					t.Fatal(err)
 				}

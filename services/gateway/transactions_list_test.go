@@ -19,8 +19,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/paygate/paygate/services/gateway/collab"
-	"github.com/paygate/paygate/services/gateway/postgres"
+	"github.com/paygate/paygate/services/gateway/internal/money"
+	"github.com/paygate/paygate/services/gateway/internal/postgres"
 	"github.com/paygate/paygate/services/internal/authz"
 )
 
@@ -210,7 +210,7 @@ type sseClient struct {
 
 func (g *testGateway) stream(t *testing.T, c *caller, viaQuery bool) *sseClient {
 	t.Helper()
-	u := g.httpURL + "/api/v1/transactions/stream"
+	u := g.HTTPURL + "/api/v1/transactions/stream"
 	if viaQuery {
 		u += "?access_token=" + url.QueryEscape(c.token)
 	}
@@ -526,7 +526,7 @@ func TestTransactionListTotals(t *testing.T) {
 		page   []string
 	}
 	cents := func(s string) int64 {
-		a, err := collab.ParseAmount("total", s)
+		a, err := money.Parse("total", s)
 		if err != nil {
 			t.Errorf("total %q: %v", s, err)
 		}

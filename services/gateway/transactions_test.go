@@ -2,15 +2,14 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,18 +17,23 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
-	"github.com/paygate/paygate/services/gateway/httpapi"
-	"github.com/paygate/paygate/services/gateway/payment"
+	"github.com/paygate/paygate/services/gateway/internal/httpapi"
+	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/authz"
-	sandboxapi "github.com/paygate/paygate/services/sandbox/httpapi"
-	"github.com/paygate/paygate/services/sandbox/simulator"
+	"github.com/paygate/paygate/services/internal/servicetest"
 )
 
-// The payment tests run the gateway (run) against a real sandbox served
-// in-process on 127.0.0.1:0 by the sandbox's own handler and webhook
-// notifier; the sandbox reaches the gateway through a forwarder, since the
-// gateway's port is known only once it serves.
+// The payment tests run the gateway (run) against the real sandbox: its
+// binary, built once per test process and started per environment on
+// 127.0.0.1:0, behind a proxy on which a test may inject faults. The sandbox
+// reaches the gateway through a forwarder, since the gateway's port is known
+// only once it serves.
+
+// sandboxBinary builds the sandbox once for every test of the process.
+var sandboxBinary = sync.OnceValues(func() (string, error) {
+	return servicetest.Build("github.com/paygate/paygate/services/sandbox")
+})
 
 // payEnv is a gateway with a sandbox and a merchant of the test's own.
 type payEnv struct {
@@ -60,25 +64,37 @@ func newPayEnvWith(t *testing.T, opts payEnvOptions) *payEnv {
 	forward := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target.Load()) }})
 	t.Cleanup(forward.Close)
 
-	sim := simulator.New(simulator.Behaviour{Outcome: simulator.OutcomeSuccess, PendingFor: time.Second, Webhook: true}, nil, nil)
-	var sandboxHandler http.Handler = sandboxapi.Handler(sim, slog.New(slog.DiscardHandler))
+	bin, err := sandboxBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := servicetest.Start(bin, map[string]string{
+		"PAYGATE_HTTP_ADDR": "127.0.0.1:0", "PAYGATE_LOG_LEVEL": "info",
+		"PAYGATE_SANDBOX_GATEWAY_URL": forward.URL, "PAYGATE_SANDBOX_WEBHOOK_SECRET": payment.DemoWebhookSecret,
+		"PAYGATE_SANDBOX_OUTCOME": "success", "PAYGATE_SANDBOX_PENDING_FOR": "1s", "PAYGATE_SANDBOX_WEBHOOKS": "true",
+		"PAYGATE_SANDBOX_PROVIDERS": "", "PAYGATE_SANDBOX_LATENCY": "0s",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := sb.Stop(); err != nil {
+			t.Errorf("sandbox: %v", err)
+		}
+	})
+	sandboxURL, _ := url.Parse(sb.HTTPURL)
+	proxyTransport := &http.Transport{}
+	t.Cleanup(proxyTransport.CloseIdleConnections)
+	var sandboxHandler http.Handler = &httputil.ReverseProxy{Transport: proxyTransport,
+		Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(sandboxURL) }}
 	if opts.wrapSandbox != nil {
 		sandboxHandler = opts.wrapSandbox(sandboxHandler)
 	}
 	sandbox := httptest.NewServer(sandboxHandler)
 	t.Cleanup(sandbox.Close)
-	tr := &http.Transport{}
-	t.Cleanup(tr.CloseIdleConnections)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- (&sandboxapi.Notifier{Sim: sim, GatewayURL: forward.URL, Secret: payment.DemoWebhookSecret,
-			Client: &http.Client{Transport: tr, Timeout: 5 * time.Second}, Log: slog.New(slog.DiscardHandler), Interval: 20 * time.Millisecond}).Run(ctx)
-	}()
-	t.Cleanup(func() { cancel(); <-done })
 
 	g := newTestGateway(t, map[string]string{"PAYGATE_SANDBOX_URL": sandbox.URL, "PAYGATE_POLL_INTERVAL": "100ms"}, opts.env)
-	u, _ := url.Parse(g.httpURL)
+	u, _ := url.Parse(g.HTTPURL)
 	target.Store(u)
 
 	e := &payEnv{testGateway: g, admin: g.user(t, authz.RoleAdmin)}
@@ -169,7 +185,7 @@ func (e *payEnv) count(t *testing.T) int64 {
 func (e *payEnv) signed(t *testing.T, hash string, secret []byte, ts int64, body map[string]any, sig string) (int, []byte) {
 	t.Helper()
 	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPost, e.httpURL+"/api/v1/transactions/initialize", bytes.NewReader(raw))
+	req, _ := http.NewRequest(http.MethodPost, e.HTTPURL+"/api/v1/transactions/initialize", bytes.NewReader(raw))
 	req.Header.Set("Content-Type", "application/json")
 	if hash != "" {
 		req.Header.Set(httpapi.HeaderMerchant, hash)
@@ -264,7 +280,7 @@ func TestPayments(t *testing.T) {
 	})
 
 	t.Run("webhook with a wrong secret", func(t *testing.T) {
-		req, _ := http.NewRequest(http.MethodPost, e.httpURL+"/api/v1/providers/qrph/webhook", bytes.NewReader([]byte(`{"providerTransactionId":"x","status":"success"}`)))
+		req, _ := http.NewRequest(http.MethodPost, e.HTTPURL+"/api/v1/providers/qrph/webhook", bytes.NewReader([]byte(`{"providerTransactionId":"x","status":"success"}`)))
 		req.Header.Set(httpapi.HeaderWebhookSecret, "nope")
 		resp, err := e.client.Do(req)
 		if err != nil {

@@ -24,6 +24,10 @@ import (
 // CI machine to answer on loopback.
 const validationTimeout = "1s"
 
+// demoRejectReason is the reason the sandbox's demo merchant gives at
+// /merchant/validate/reject (docs/contracts-validation.md).
+const demoRejectReason = "Rejected by the demo merchant."
+
 // sandboxCall is a request the sandbox received.
 type sandboxCall struct {
 	Path string

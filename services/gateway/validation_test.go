@@ -15,7 +15,6 @@ import (
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/stdwebhooks"
-	sandboxapi "github.com/paygate/paygate/services/sandbox/httpapi"
 )
 
 // TestValidation runs the validation endpoints' calls, the payment path
@@ -189,7 +188,7 @@ func testValidationPaymentPath(t *testing.T, e *validationEnv) {
 		}
 		rs := e.results(t, out.ID)
 		if len(rs) != 1 || rs[0].Status != -1 || !rs[0].IsAwaitable || rs[0].ResponseCode != 200 || rs[0].Attempts != 1 ||
-			rs[0].Message != sandboxapi.RejectReason || rs[0].ValidationURL != reject || rs[0].ValidationID != body["validationId"] {
+			rs[0].Message != demoRejectReason || rs[0].ValidationURL != reject || rs[0].ValidationID != body["validationId"] {
 			t.Errorf("results %+v", rs)
 		}
 		got := e.get(t, e.admin, out.ID)

@@ -24,8 +24,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/paygate/paygate/services/internal/config"
-	"github.com/paygate/paygate/services/sandbox/httpapi"
-	"github.com/paygate/paygate/services/sandbox/simulator"
+	"github.com/paygate/paygate/services/sandbox/internal/httpapi"
+	"github.com/paygate/paygate/services/sandbox/internal/simulator"
 )
 
 func main() {

@@ -13,6 +13,7 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -61,6 +62,17 @@ func Connect(ctx context.Context, url string) (*nats.Conn, jetstream.JetStream, 
 		return nil, nil, fmt.Errorf("jetstream on %s: %w", url, err)
 	}
 	return nc, js, nil
+}
+
+// Connected returns a readiness check of nc: an error while the connection
+// is not connected (reconnecting, closed), naming its state.
+func Connected(nc *nats.Conn) func(context.Context) error {
+	return func(context.Context) error {
+		if s := nc.Status(); s != nats.CONNECTED {
+			return errors.New("nats connection is " + s.String())
+		}
+		return nil
+	}
 }
 
 // EnsureStream creates the PAYGATE_EVENTS stream, or updates it to the

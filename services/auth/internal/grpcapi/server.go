@@ -1,0 +1,138 @@
+// Package grpcapi maps the auth service's gRPC (and, through grpc-gateway,
+// REST) API onto the identity domain.
+package grpcapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
+	"github.com/paygate/paygate/services/auth/internal/identity"
+	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/server"
+)
+
+// Server implements authv1.AuthServiceServer.
+type Server struct {
+	authv1.UnimplementedAuthServiceServer
+	svc *identity.Service
+}
+
+var _ authv1.AuthServiceServer = (*Server)(nil)
+
+// NewServer returns the gRPC face of svc.
+func NewServer(svc *identity.Service) *Server { return &Server{svc: svc} }
+
+// Rules is the auth service's access table: every RPC it serves, and who
+// may call it. A method missing here is refused (see authz.UnaryInterceptor).
+var Rules = authz.Rules{
+	authv1.AuthService_Login_FullMethodName:             {Public: true},
+	authv1.AuthService_RefreshToken_FullMethodName:      {Public: true},
+	authv1.AuthService_Logout_FullMethodName:            {Authenticated: true, AllowTemporaryPassword: true},
+	authv1.AuthService_ValidateToken_FullMethodName:     {Authenticated: true, AllowTemporaryPassword: true},
+	authv1.AuthService_ChangeOwnPassword_FullMethodName: {Permissions: []string{authz.PermEditUser}, AllowTemporaryPassword: true},
+}
+
+// DeviceCookie is the cookie that marks a browser that signed in as a
+// username before; it only ever travels to the sign-in route.
+const DeviceCookie = "paygate_device"
+
+// deviceCookieAge matches the device token's lifetime (identity.Config.DeviceTTL).
+const deviceCookieAge = 180 * 24 * time.Hour
+
+// Login implements authv1.AuthServiceServer.
+func (s *Server) Login(ctx context.Context, req *authv1.LoginRequest) (*authv1.LoginResponse, error) {
+	ip, ua := server.ClientInfo(ctx)
+	pair, err := s.svc.Login(ctx, req.GetUsername(), req.GetPassword(),
+		identity.Client{IP: ip, UserAgent: ua, DeviceToken: server.IncomingCookie(ctx, DeviceCookie)})
+	if err != nil {
+		return nil, err
+	}
+	if pair.DeviceToken != "" {
+		server.SetCookie(ctx, &http.Cookie{Name: DeviceCookie, Value: pair.DeviceToken, Path: "/api/v1/login",
+			MaxAge: int(deviceCookieAge.Seconds()), HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode})
+	}
+	return &authv1.LoginResponse{
+		AccessToken: pair.AccessToken, RefreshToken: pair.RefreshToken,
+		ExpiresIn: int32(pair.ExpiresIn.Seconds()), TokenType: "Bearer",
+	}, nil
+}
+
+// RefreshToken implements authv1.AuthServiceServer.
+func (s *Server) RefreshToken(ctx context.Context, req *authv1.RefreshTokenRequest) (*authv1.RefreshTokenResponse, error) {
+	pair, err := s.svc.Refresh(ctx, req.GetRefreshToken())
+	if err != nil {
+		return nil, err
+	}
+	return &authv1.RefreshTokenResponse{
+		AccessToken: pair.AccessToken, RefreshToken: pair.RefreshToken,
+		ExpiresIn: int32(pair.ExpiresIn.Seconds()), TokenType: "Bearer",
+	}, nil
+}
+
+// Logout implements authv1.AuthServiceServer.
+func (s *Server) Logout(ctx context.Context, _ *authv1.LogoutRequest) (*authv1.LogoutResponse, error) {
+	c, err := claims(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.svc.Logout(ctx, c); err != nil {
+		return nil, err
+	}
+	return &authv1.LogoutResponse{}, nil
+}
+
+// ValidateToken implements authv1.AuthServiceServer.
+func (s *Server) ValidateToken(ctx context.Context, _ *authv1.ValidateTokenRequest) (*authv1.ValidateTokenResponse, error) {
+	c, err := claims(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.svc.CurrentUser(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return &authv1.ValidateTokenResponse{Valid: true, User: &authv1.User{
+		Id: u.ID, Username: u.Username, Roles: u.Roles, Permissions: u.Permissions,
+		MerchantIds: u.MerchantIDs, IsTemporaryPassword: u.IsTemporaryPassword,
+	}}, nil
+}
+
+// ChangeOwnPassword implements authv1.AuthServiceServer.
+func (s *Server) ChangeOwnPassword(ctx context.Context, req *authv1.ChangeOwnPasswordRequest) (*authv1.ChangeOwnPasswordResponse, error) {
+	c, err := claims(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pair, err := s.svc.ChangeOwnPassword(ctx, c, req.GetPassword())
+	if err != nil {
+		return nil, err
+	}
+	return &authv1.ChangeOwnPasswordResponse{
+		AccessToken: pair.AccessToken, RefreshToken: pair.RefreshToken,
+		ExpiresIn: int32(pair.ExpiresIn.Seconds()), TokenType: "Bearer",
+	}, nil
+}
+
+func claims(ctx context.Context) (*authz.Claims, error) {
+	c, ok := authz.FromContext(ctx)
+	if !ok {
+		return nil, apperr.Unauthenticated("Sign in first.")
+	}
+	return c, nil
+}
+
+// JWKSHandler serves the public signing keys as a JWK set.
+func JWKSHandler(keys *identity.KeySet) (http.Handler, error) {
+	body, err := authz.MarshalJWKS(keys.PublicKeys())
+	if err != nil {
+		return nil, err
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/jwk-set+json")
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		_, _ = w.Write(body)
+	}), nil
+}

@@ -1,0 +1,305 @@
+// Package postgres stores the auth service's users, sessions, refresh tokens
+// and signing keys in Postgres (schema "auth"), and carries its migrations.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/netip"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/paygate/paygate/services/auth/internal/identity"
+	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/bus"
+	"github.com/paygate/paygate/services/internal/pgdb"
+)
+
+// Migrations are the auth schema's golang-migrate files.
+//
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations returns the migration files rooted at their folder.
+func Migrations() fs.FS { return pgdb.EmbeddedMigrations(migrationFiles, "migrations") }
+
+// Schema is the Postgres schema the auth service owns.
+const Schema = "auth"
+
+// Store implements identity.Store and identity.Seeder.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var (
+	_ identity.Store  = (*Store)(nil)
+	_ identity.Seeder = (*Store)(nil)
+	_ identity.Tx     = (*tx)(nil)
+)
+
+// New returns a Store over pool, whose search_path must select the schema.
+func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+
+// queryer is what both a pool and a transaction offer.
+type queryer interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+const userColumns = `
+	u.id, u.username, u.password_hash, u.is_temporary_password, u.is_ip_restricted,
+	coalesce((SELECT array_agg(r.name ORDER BY r.id)
+	          FROM user_roles ur JOIN roles r ON r.id = ur.role_id
+	          WHERE ur.user_id = u.id), '{}'),
+	coalesce((SELECT array_agg(p.name ORDER BY p.id)
+	          FROM permissions p
+	          WHERE p.id IN (SELECT rp.permission_id
+	                         FROM user_roles ur JOIN role_permissions rp ON rp.role_id = ur.role_id
+	                         WHERE ur.user_id = u.id)), '{}'),
+	coalesce((SELECT array_agg(um.merchant_id ORDER BY um.merchant_id)
+	          FROM user_merchants um WHERE um.user_id = u.id), '{}')`
+
+func scanUser(row pgx.Row) (identity.User, error) {
+	var u identity.User
+	err := row.Scan(&u.ID, &u.Username, &u.PasswordHash, &u.IsTemporaryPassword, &u.IsIPRestricted,
+		&u.Roles, &u.Permissions, &u.MerchantIDs)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return identity.User{}, apperr.NotFound("User not found.")
+	}
+	return u, err
+}
+
+// UserByUsername implements identity.Store.
+func (s *Store) UserByUsername(ctx context.Context, username string) (identity.User, error) {
+	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users u WHERE lower(u.username) = lower($1)`, username))
+	if err != nil && apperr.KindOf(err) != apperr.KindNotFound {
+		return u, fmt.Errorf("select user by username: %w", err)
+	}
+	return u, err
+}
+
+// UserByID implements identity.Store.
+func (s *Store) UserByID(ctx context.Context, id int64) (identity.User, error) {
+	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users u WHERE u.id = $1`, id))
+	if err != nil && apperr.KindOf(err) != apperr.KindNotFound {
+		return u, fmt.Errorf("select user %d: %w", id, err)
+	}
+	return u, err
+}
+
+// Session implements identity.Store.
+func (s *Store) Session(ctx context.Context, id string) (identity.Session, error) {
+	return selectSession(ctx, s.pool, id, "")
+}
+
+const sessionColumns = `id::text, user_id, ip, user_agent, created_at, last_seen_at, refresh_expires_at, revoked_at`
+
+func selectSession(ctx context.Context, q queryer, id, suffix string) (identity.Session, error) {
+	var sess identity.Session
+	err := q.QueryRow(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = $1`+suffix, id).Scan(
+		&sess.ID, &sess.UserID, &sess.IP, &sess.UserAgent, &sess.CreatedAt, &sess.LastSeenAt,
+		&sess.RefreshExpiresAt, &sess.RevokedAt)
+	if errors.Is(err, pgx.ErrNoRows) || isInvalidText(err) {
+		return identity.Session{}, apperr.NotFound("Session not found.")
+	}
+	if err != nil {
+		return identity.Session{}, fmt.Errorf("select session %s: %w", id, err)
+	}
+	return sess, nil
+}
+
+// Tx implements identity.Store.
+func (s *Store) Tx(ctx context.Context, fn func(identity.Tx) error) error {
+	return pgdb.InTx(ctx, s.pool, func(t pgx.Tx) error { return fn(&tx{t: t}) })
+}
+
+// CountUsers implements identity.Seeder.
+func (s *Store) CountUsers(ctx context.Context) (int, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM users`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count users: %w", err)
+	}
+	return n, nil
+}
+
+// CreateUserIfMissing implements identity.Seeder.
+func (s *Store) CreateUserIfMissing(ctx context.Context, u identity.NewUser, passwordHash string) (bool, error) {
+	created := false
+	err := pgdb.InTx(ctx, s.pool, func(t pgx.Tx) error {
+		var id int64
+		err := t.QueryRow(ctx, `
+			INSERT INTO users (username, password_hash, is_temporary_password)
+			VALUES ($1, $2, $3)
+			ON CONFLICT ((lower(username))) DO NOTHING
+			RETURNING id`, u.Username, passwordHash, u.Temporary).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("insert user: %w", err)
+		}
+		tag, err := t.Exec(ctx, `
+			INSERT INTO user_roles (user_id, role_id)
+			SELECT $1, id FROM roles WHERE name = ANY ($2)`, id, u.Roles)
+		if err != nil {
+			return fmt.Errorf("insert user roles: %w", err)
+		}
+		if tag.RowsAffected() != int64(len(u.Roles)) {
+			return fmt.Errorf("user %s: unknown role among %v", u.Username, u.Roles)
+		}
+		if _, err := t.Exec(ctx, `
+			INSERT INTO user_merchants (user_id, merchant_id)
+			SELECT $1, unnest($2::integer[])`, id, u.MerchantIDs); err != nil {
+			return fmt.Errorf("insert user merchants: %w", err)
+		}
+		created = true
+		return nil
+	})
+	return created, err
+}
+
+// tx implements identity.Tx inside one pgx transaction.
+type tx struct {
+	t pgx.Tx
+}
+
+func (x *tx) AllowedRanges(ctx context.Context, userID int64) ([]identity.IPRange, error) {
+	rows, err := x.t.Query(ctx, `SELECT host(from_ip), host(to_ip) FROM user_allowed_ips WHERE user_id = $1`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("select allowed ips of user %d: %w", userID, err)
+	}
+	var out []identity.IPRange
+	for rows.Next() {
+		var from, to string
+		if err := rows.Scan(&from, &to); err != nil {
+			return nil, fmt.Errorf("scan allowed ip: %w", err)
+		}
+		f, err1 := netip.ParseAddr(from)
+		t, err2 := netip.ParseAddr(to)
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, fmt.Errorf("parse allowed ip range: %w", err)
+		}
+		out = append(out, identity.IPRange{From: f, To: t})
+	}
+	return out, rows.Err()
+}
+
+func (x *tx) InsertSession(ctx context.Context, s identity.Session) error {
+	_, err := x.t.Exec(ctx, `
+		INSERT INTO sessions (id, user_id, ip, user_agent, created_at, last_seen_at, refresh_expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		s.ID, s.UserID, s.IP, s.UserAgent, s.CreatedAt, s.LastSeenAt, s.RefreshExpiresAt)
+	if err != nil {
+		return fmt.Errorf("insert session: %w", err)
+	}
+	return nil
+}
+
+func (x *tx) SessionForUpdate(ctx context.Context, id string) (identity.Session, error) {
+	return selectSession(ctx, x.t, id, " FOR UPDATE")
+}
+
+func (x *tx) TouchSession(ctx context.Context, id string, lastSeen, refreshExpires time.Time) error {
+	if _, err := x.t.Exec(ctx, `UPDATE sessions SET last_seen_at = $2, refresh_expires_at = $3 WHERE id = $1`,
+		id, lastSeen, refreshExpires); err != nil {
+		return fmt.Errorf("touch session %s: %w", id, err)
+	}
+	return nil
+}
+
+func (x *tx) RevokeSession(ctx context.Context, id, reason string, at time.Time) error {
+	if _, err := x.t.Exec(ctx, `
+		UPDATE sessions SET revoked_at = $2, revoked_reason = $3
+		WHERE id = $1 AND revoked_at IS NULL`, id, at, reason); err != nil {
+		return fmt.Errorf("revoke session %s: %w", id, err)
+	}
+	return nil
+}
+
+func (x *tx) RevokeOtherSessions(ctx context.Context, userID int64, keep, reason string, at time.Time) ([]string, error) {
+	rows, err := x.t.Query(ctx, `
+		UPDATE sessions SET revoked_at = $3, revoked_reason = $4
+		WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL
+		RETURNING id::text`, userID, keep, at, reason)
+	if err != nil {
+		return nil, fmt.Errorf("revoke other sessions of user %d: %w", userID, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("revoke other sessions of user %d: %w", userID, err)
+	}
+	return ids, nil
+}
+
+func (x *tx) InsertRefreshToken(ctx context.Context, t identity.RefreshToken) error {
+	if _, err := x.t.Exec(ctx, `
+		INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at)
+		VALUES ($1, $2, $3, $4)`, t.Hash, t.SessionID, t.CreatedAt, t.ExpiresAt); err != nil {
+		return fmt.Errorf("insert refresh token: %w", err)
+	}
+	return nil
+}
+
+func (x *tx) RefreshTokenForUpdate(ctx context.Context, hash []byte) (identity.RefreshToken, error) {
+	var t identity.RefreshToken
+	err := x.t.QueryRow(ctx, `
+		SELECT token_hash, session_id::text, created_at, expires_at, used_at
+		FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE`, hash).Scan(
+		&t.Hash, &t.SessionID, &t.CreatedAt, &t.ExpiresAt, &t.UsedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return t, apperr.NotFound("Refresh token not found.")
+	}
+	if err != nil {
+		return t, fmt.Errorf("select refresh token: %w", err)
+	}
+	return t, nil
+}
+
+func (x *tx) MarkRefreshTokenUsed(ctx context.Context, hash []byte, at time.Time) error {
+	if _, err := x.t.Exec(ctx, `UPDATE refresh_tokens SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL`,
+		hash, at); err != nil {
+		return fmt.Errorf("mark refresh token used: %w", err)
+	}
+	return nil
+}
+
+func (x *tx) SpendRefreshTokens(ctx context.Context, sessionID string, at time.Time) error {
+	if _, err := x.t.Exec(ctx, `UPDATE refresh_tokens SET used_at = $2 WHERE session_id = $1 AND used_at IS NULL`,
+		sessionID, at); err != nil {
+		return fmt.Errorf("spend refresh tokens of session %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+func (x *tx) SetPassword(ctx context.Context, userID int64, hash string, temporary bool, at time.Time) error {
+	tag, err := x.t.Exec(ctx, `
+		UPDATE users SET password_hash = $2, is_temporary_password = $3, password_changed_at = $4, updated_at = $4
+		WHERE id = $1`, userID, hash, temporary, at)
+	if err != nil {
+		return fmt.Errorf("set password of user %d: %w", userID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return apperr.NotFound("User not found.")
+	}
+	return nil
+}
+
+func (x *tx) Publish(ctx context.Context, event proto.Message) error {
+	if _, err := bus.Enqueue(ctx, x.t, bus.Subject(event), event); err != nil {
+		return fmt.Errorf("enqueue %s: %w", proto.MessageName(event), err)
+	}
+	return nil
+}
+
+// isInvalidText reports a value Postgres could not parse, such as a session
+// id that is not a UUID: for a lookup that means "no such row".
+func isInvalidText(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "22P02"
+}

@@ -1,0 +1,317 @@
+package callback_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/services/callbacks/internal/callback"
+	"github.com/paygate/paygate/services/internal/stdwebhooks"
+)
+
+// fakeStore is a DeliveryStore and SecretStore with function fields.
+type fakeStore struct {
+	claimDue      func(ctx context.Context, now time.Time, limit int, leaseUntil time.Time) ([]callback.Delivery, error)
+	recordResults func(ctx context.Context, results []callback.Result, at time.Time) error
+	mu            sync.Mutex
+	keys          map[int32][]byte
+}
+
+func (f *fakeStore) ClaimDue(ctx context.Context, now time.Time, limit int, leaseUntil time.Time) ([]callback.Delivery, error) {
+	return f.claimDue(ctx, now, limit, leaseUntil)
+}
+
+func (f *fakeStore) RecordResults(ctx context.Context, results []callback.Result, at time.Time) error {
+	return f.recordResults(ctx, results, at)
+}
+
+func (f *fakeStore) SealedKeys(_ context.Context, ids []int32) (map[int32][]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[int32][]byte{}
+	for _, id := range ids {
+		if k, ok := f.keys[id]; ok {
+			out[id] = k
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeStore) AddSealedKey(_ context.Context, id int32, sealed []byte, _ time.Time) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.keys == nil {
+		f.keys = map[int32][]byte{}
+	}
+	if k, ok := f.keys[id]; ok {
+		return k, nil
+	}
+	f.keys[id] = sealed
+	return sealed, nil
+}
+
+func (f *fakeStore) ReplaceSealedKey(_ context.Context, id int32, sealed []byte, _ time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.keys[id] = sealed
+	return nil
+}
+
+// plainSealer "seals" by prefixing the owner, enough to check it is used.
+type plainSealer struct{}
+
+func (plainSealer) Seal(p []byte, aad string) ([]byte, error) {
+	return append([]byte(aad+"|"), p...), nil
+}
+func (plainSealer) Open(s []byte, aad string) ([]byte, error) {
+	if len(s) < len(aad)+1 || string(s[:len(aad)+1]) != aad+"|" {
+		return nil, errors.New("wrong owner")
+	}
+	return s[len(aad)+1:], nil
+}
+
+// senderFunc is a Sender.
+type senderFunc func(ctx context.Context, r callback.Request) callback.Response
+
+func (f senderFunc) Send(ctx context.Context, r callback.Request) callback.Response { return f(ctx, r) }
+
+// TestDispatcher runs 300 deliveries through a dispatcher of 8 workers: at
+// most 8 requests are in flight, each delivery is sent and recorded once,
+// signed deliveries verify with the merchant's demo key, and stopping lets
+// the requests in flight finish and be recorded.
+func TestDispatcher(t *testing.T) {
+	t.Parallel()
+	const total, workers = 300, 8
+	var mu sync.Mutex
+	next := 0
+	recorded := map[int64]callback.Result{}
+	store := &fakeStore{
+		claimDue: func(_ context.Context, _ time.Time, limit int, _ time.Time) ([]callback.Delivery, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if limit > workers {
+				t.Errorf("claimed %d, more than the %d workers", limit, workers)
+			}
+			var out []callback.Delivery
+			for ; next < total && len(out) < limit; next++ {
+				out = append(out, callback.Delivery{ID: int64(next), WebhookID: "msg_" + string(rune('A'+next%26)),
+					MerchantID: int32(1 + next%3), Body: []byte(`{"n":1}`), Sign: next%2 == 0, MaxAttempts: 3, Lease: "l"})
+			}
+			return out, nil
+		},
+		recordResults: func(_ context.Context, rs []callback.Result, _ time.Time) error {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, r := range rs {
+				if _, dup := recorded[r.Delivery.ID]; dup {
+					t.Errorf("delivery %d recorded twice", r.Delivery.ID)
+				}
+				recorded[r.Delivery.ID] = r
+			}
+			return nil
+		},
+	}
+	var inflight, peak, sent atomic.Int32
+	var badSig atomic.Int32
+	release := make(chan struct{})
+	sender := senderFunc(func(_ context.Context, r callback.Request) callback.Response {
+		n := inflight.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		defer inflight.Add(-1)
+		if sig, ok := r.Headers[stdwebhooks.HeaderSignature]; ok {
+			sec, err := strconv.ParseInt(r.Headers[stdwebhooks.HeaderTimestamp], 10, 64)
+			verified := false
+			for m := int32(1); m <= 3 && err == nil; m++ {
+				verified = verified || stdwebhooks.Verify(callback.DemoKey(m), r.Headers[stdwebhooks.HeaderID], sec, r.Body, sig)
+			}
+			if !verified {
+				badSig.Add(1)
+			}
+		}
+		if sent.Add(1) == total-5 {
+			close(release)
+		}
+		time.Sleep(time.Millisecond)
+		return callback.Response{StatusCode: 204}
+	})
+	secrets := callback.NewSecrets(store, plainSealer{}, true, time.Now)
+	d := callback.NewDispatcher(store, secrets, sender, callback.DispatcherOptions{Workers: workers, BatchSize: 50, PollInterval: 5 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	<-release
+	cancel() // stop while the last few are in flight
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if int(sent.Load()) != len(recorded) {
+		t.Fatalf("sent %d, recorded %d: results in flight at stop were lost", sent.Load(), len(recorded))
+	}
+	if p := peak.Load(); p > workers {
+		t.Fatalf("%d requests in flight, more than %d workers", p, workers)
+	}
+	if badSig.Load() > 0 {
+		t.Fatalf("%d signatures did not verify", badSig.Load())
+	}
+	for id, r := range recorded {
+		if r.Status != callback.DeliveryDelivered || r.Attempt != callback.AttemptSuccess || r.ResponseCode != 204 {
+			t.Fatalf("delivery %d: %+v", id, r)
+		}
+	}
+}
+
+// TestDispatcherRetriesRecording keeps results whose recording failed and
+// stores them once the store is back.
+func TestDispatcherRetriesRecording(t *testing.T) {
+	t.Parallel()
+	var claimed atomic.Bool
+	var fails atomic.Int32
+	stored := make(chan []callback.Result, 1)
+	store := &fakeStore{
+		claimDue: func(context.Context, time.Time, int, time.Time) ([]callback.Delivery, error) {
+			if claimed.Swap(true) {
+				return nil, nil
+			}
+			return []callback.Delivery{{ID: 1, WebhookID: "msg_1", MerchantID: 1, MaxAttempts: 1}}, nil
+		},
+		recordResults: func(_ context.Context, rs []callback.Result, _ time.Time) error {
+			if fails.Add(1) <= 2 {
+				return errors.New("database down")
+			}
+			stored <- rs
+			return nil
+		},
+	}
+	sender := senderFunc(func(context.Context, callback.Request) callback.Response { return callback.Response{StatusCode: 500} })
+	d := callback.NewDispatcher(store, callback.NewSecrets(store, plainSealer{}, true, time.Now), sender,
+		callback.DispatcherOptions{Workers: 2, PollInterval: 5 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	select {
+	case rs := <-stored:
+		if len(rs) != 1 || rs[0].Status != callback.DeliveryFailed || rs[0].Attempt != callback.AttemptFailed {
+			t.Fatalf("stored %+v", rs)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the result was never stored")
+	}
+	cancel()
+	<-done
+}
+
+// TestDispatcherFreshDeliveries submits fresh deliveries: each is sent once
+// and stored with its first attempt's result before its Done is told; one
+// that waited for a slot longer than FreshWait is stored pending without an
+// attempt instead; and jobs submitted after Run stopped are told so.
+func TestDispatcherFreshDeliveries(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var stored []callback.Result
+	store := &fakeStore{
+		claimDue: func(context.Context, time.Time, int, time.Time) ([]callback.Delivery, error) { return nil, nil },
+		recordResults: func(_ context.Context, rs []callback.Result, _ time.Time) error {
+			mu.Lock()
+			defer mu.Unlock()
+			stored = append(stored, rs...)
+			return nil
+		},
+	}
+	storedOf := func(webhookID string) (callback.Result, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, r := range stored {
+			if r.Delivery.WebhookID == webhookID {
+				return r, true
+			}
+		}
+		return callback.Result{}, false
+	}
+	unblock := make(chan struct{})
+	var sends atomic.Int32
+	sender := senderFunc(func(_ context.Context, r callback.Request) callback.Response {
+		sends.Add(1)
+		if r.Headers[stdwebhooks.HeaderID] == "msg_slow" {
+			<-unblock
+		}
+		return callback.Response{StatusCode: 200}
+	})
+	d := callback.NewDispatcher(store, callback.NewSecrets(store, plainSealer{}, true, time.Now), sender,
+		callback.DispatcherOptions{Workers: 1, FreshWait: 50 * time.Millisecond, PollInterval: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- d.Run(ctx) }()
+
+	type outcome struct {
+		id  string
+		err error
+	}
+	dones := make(chan outcome, 10)
+	job := func(id string) callback.Job {
+		return callback.Job{
+			Delivery: callback.Delivery{WebhookID: id, EventID: "ev-" + id, CallbackURLID: 1, TransactionID: 7, MerchantID: 1,
+				URL: "https://example.com/cb", Body: []byte(`{}`), Sign: true, MaxAttempts: 3},
+			Done: func(err error) {
+				if _, ok := storedOf(id); !ok && err == nil {
+					t.Errorf("%s: done before it was stored", id)
+				}
+				dones <- outcome{id, err}
+			},
+		}
+	}
+	// The slow one holds the only slot, so the next waits past FreshWait.
+	d.Submit(ctx, []callback.Job{job("msg_slow")})
+	time.Sleep(20 * time.Millisecond)
+	d.Submit(ctx, []callback.Job{job("msg_waited")})
+	select {
+	case o := <-dones:
+		if o.id != "msg_waited" || o.err != nil {
+			t.Fatalf("first settled: %+v, want msg_waited stored", o)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the job that waited too long was not stored")
+	}
+	if r, _ := storedOf("msg_waited"); r.Attempt != "" || r.Status != callback.DeliveryPending || r.Delivery.ID != 0 {
+		t.Fatalf("waited job stored as %+v, want pending without an attempt", r)
+	}
+	close(unblock)
+	select {
+	case o := <-dones:
+		if o.id != "msg_slow" || o.err != nil {
+			t.Fatalf("settled: %+v, want msg_slow stored", o)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the slow delivery was not stored")
+	}
+	if r, _ := storedOf("msg_slow"); r.Attempt != callback.AttemptSuccess || r.Status != callback.DeliveryDelivered || r.Number() != 1 {
+		t.Fatalf("slow job stored as %+v, want delivered at attempt 1", r)
+	}
+	if n := sends.Load(); n != 1 {
+		t.Fatalf("%d requests sent, want 1 (the waited job is the claim loop's now)", n)
+	}
+
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	d.Submit(context.Background(), []callback.Job{job("msg_late")})
+	if o := <-dones; o.id != "msg_late" || !errors.Is(o.err, callback.ErrStopped) {
+		t.Fatalf("job after stop settled %+v, want ErrStopped", o)
+	}
+}

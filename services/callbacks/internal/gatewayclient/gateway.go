@@ -1,0 +1,63 @@
+// Package gatewayclient is the callbacks service's client of the gateway:
+// it resolves collabs to their merchants over gRPC with the caller's own
+// token, so that the gateway's scope rules decide.
+package gatewayclient
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/callbacks/internal/callback"
+	"github.com/paygate/paygate/services/internal/apperr"
+)
+
+// GatewayCollabs resolves collabs with the gateway's GetCollab, forwarding
+// the caller's own authorization, so that the gateway's scope rules decide
+// (a collab outside the caller's scope is not found).
+type GatewayCollabs struct {
+	client  gatewayv1.CollabServiceClient
+	timeout time.Duration
+}
+
+var _ callback.Collabs = (*GatewayCollabs)(nil)
+
+// NewGatewayCollabs returns a resolver calling client, each call bounded by
+// timeout.
+func NewGatewayCollabs(client gatewayv1.CollabServiceClient, timeout time.Duration) *GatewayCollabs {
+	return &GatewayCollabs{client: client, timeout: timeout}
+}
+
+// MerchantOf implements callback.Collabs.
+func (g *GatewayCollabs) MerchantOf(ctx context.Context, collabID int32) (int32, error) {
+	in, _ := metadata.FromIncomingContext(ctx)
+	auth := in.Get("authorization")
+	if len(auth) == 0 {
+		return 0, apperr.Unauthenticated("Please sign in to continue.")
+	}
+	out := metadata.NewOutgoingContext(ctx, metadata.Pairs("authorization", auth[len(auth)-1]))
+	out, cancel := context.WithTimeout(out, g.timeout)
+	defer cancel()
+	resp, err := g.client.GetCollab(out, &gatewayv1.GetCollabRequest{CollabId: collabID})
+	if err != nil {
+		switch status.Code(err) {
+		case codes.NotFound, codes.PermissionDenied:
+			return 0, apperr.New(apperr.KindNotFound, err, "Collab %d was not found.", collabID)
+		case codes.Unauthenticated:
+			return 0, apperr.New(apperr.KindUnauthenticated, err, "Please sign in to continue.")
+		case codes.InvalidArgument:
+			return 0, apperr.New(apperr.KindInvalid, err, "Collab %d is not valid.", collabID)
+		}
+		return 0, fmt.Errorf("resolve collab %d with the gateway: %w", collabID, err)
+	}
+	m := resp.GetCollab().GetMerchant().GetId()
+	if m == 0 {
+		return 0, fmt.Errorf("gateway answered collab %d without a merchant", collabID)
+	}
+	return m, nil
+}

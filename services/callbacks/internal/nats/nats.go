@@ -1,0 +1,325 @@
+// Package nats feeds the gateway's transaction events to the callbacks
+// service: a durable JetStream consumer on transaction_finalized and one on
+// transaction_updated (one subject each: NATS servers before 2.10 know no
+// lists of filter subjects), each read in batches so that a burst of events
+// costs one Postgres transaction per batch, not per event. The two streams
+// of events may interleave either way; the store orders a transaction's
+// states by their own updated time.
+package nats
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/protobuf/proto"
+
+	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
+	"github.com/paygate/paygate/services/callbacks/internal/callback"
+	"github.com/paygate/paygate/services/internal/bus"
+)
+
+// Consumers returns the durable consumer names of a consumer group: the
+// Postgres schema the events are applied to, so replicas sharing a schema
+// share the work and services on separate schemas (tests) each see every
+// event. The first reads finalized events, the second updated ones.
+func Consumers(group string) []string {
+	return []string{group + "-callbacks-finalized", group + "-callbacks-updated"}
+}
+
+var (
+	finalizedSubject = bus.Subject(&eventsv1.TransactionFinalized{})
+	updatedSubject   = bus.Subject(&eventsv1.TransactionUpdated{})
+)
+
+// From says where a new consumer starts reading.
+type From struct {
+	// New starts with events published from now on.
+	New bool
+	// Time, when not zero, starts with events published since then.
+	Time time.Time
+}
+
+// ParseFrom reads "all", "new" or an RFC 3339 time.
+func ParseFrom(s string) (From, error) {
+	switch s {
+	case "", "all":
+		return From{}, nil
+	case "new":
+		return From{New: true}, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return From{}, fmt.Errorf("want all, new or an RFC 3339 time, got %q", s)
+	}
+	return From{Time: t}, nil
+}
+
+// errSkip marks an event of a subject the service does not use.
+var errSkip = errors.New("not a finalized or updated event")
+
+// Handler applies a batch of events (callback.Service.HandleTransactionEvents):
+// when it returns nil it calls settle once per event id of the batch, maybe
+// later and from another goroutine, and the event's messages are then
+// acknowledged (nil) or handed back to come again (an error); when it
+// returns an error every message of the batch comes again.
+type Handler func(ctx context.Context, events []callback.TransactionEvent, settle func(eventID string, err error)) error
+
+// Options tune Run; zero values take the defaults.
+type Options struct {
+	// BatchSize is the most events applied in one call (256).
+	BatchSize int
+	// AckWait is how long the server waits for an ack before redelivering
+	// (1 min); a batch must be applied within it.
+	AckWait time.Duration
+	// RetryDelay is the first redelivery delay of a batch that failed (1 s),
+	// doubling with each delivery up to 1 min.
+	RetryDelay time.Duration
+	// From is where a consumer that does not exist yet starts: every event
+	// the stream holds (the zero value), only new ones (FromNew), or those
+	// since a time (FromTime). An existing consumer goes on where it was.
+	From From
+	// Logger receives failures.
+	Logger *slog.Logger
+}
+
+// Run applies the transaction events with handle, in batches, until ctx
+// ends. A batch that handle applied is acked; one it failed is nacked with
+// a delay and comes back; a message that does not decode is terminated.
+// handle must be idempotent: an event may come more than once.
+func Run(ctx context.Context, js jetstream.JetStream, group string, handle Handler, o Options) error {
+	if o.BatchSize <= 0 {
+		o.BatchSize = 256
+	}
+	if o.AckWait <= 0 {
+		o.AckWait = time.Minute
+	}
+	if o.RetryDelay <= 0 {
+		o.RetryDelay = time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	names := Consumers(group)
+	g, gctx := errgroup.WithContext(ctx)
+	for i, subject := range []string{finalizedSubject, updatedSubject} {
+		g.Go(func() error { return consume(gctx, js, names[i], subject, handle, o) })
+	}
+	return g.Wait()
+}
+
+func consume(ctx context.Context, js jetstream.JetStream, durable, subject string, handle Handler, o Options) error {
+	log := o.Logger.With("consumer", durable)
+	cfg := jetstream.ConsumerConfig{
+		Durable:       durable,
+		FilterSubject: subject,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       o.AckWait,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		MaxDeliver:    -1,
+		MaxAckPending: 8 * o.BatchSize,
+	}
+	switch {
+	case o.From.New:
+		cfg.DeliverPolicy = jetstream.DeliverNewPolicy
+	case !o.From.Time.IsZero():
+		cfg.DeliverPolicy, cfg.OptStartTime = jetstream.DeliverByStartTimePolicy, &o.From.Time
+	}
+	// A consumer's start cannot change once made: an existing one keeps its
+	// own.
+	if existing, err := js.Consumer(ctx, bus.StreamName, durable); err == nil {
+		if info, err := existing.Info(ctx); err == nil {
+			cfg.DeliverPolicy, cfg.OptStartTime = info.Config.DeliverPolicy, info.Config.OptStartTime
+		}
+	}
+	cons, err := js.CreateOrUpdateConsumer(ctx, bus.StreamName, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("consumer %s: %w", durable, err)
+	}
+
+	msgs := make(chan jetstream.Msg, 2*o.BatchSize)
+	cc, err := cons.Consume(func(m jetstream.Msg) {
+		select {
+		case msgs <- m:
+		case <-ctx.Done():
+		}
+	}, jetstream.PullMaxMessages(2*o.BatchSize), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+		if ctx.Err() == nil {
+			log.WarnContext(ctx, "consume transaction events", "error", err)
+		}
+	}))
+	if err != nil {
+		return fmt.Errorf("consume %s: %w", durable, err)
+	}
+	defer func() {
+		cc.Stop()
+		select {
+		case <-cc.Closed():
+		case <-time.After(10 * time.Second):
+			log.Warn("consumer did not stop within 10s")
+		}
+	}()
+
+	for {
+		var first jetstream.Msg
+		select {
+		case <-ctx.Done():
+			// Unacked messages come back after AckWait, to this or another
+			// replica.
+			return nil
+		case first = <-msgs:
+		}
+		// A few milliseconds of waiting for more make far fewer, larger
+		// database transactions under load.
+		batch := []jetstream.Msg{first}
+		linger := time.NewTimer(5 * time.Millisecond)
+	fill:
+		for len(batch) < o.BatchSize {
+			select {
+			case m := <-msgs:
+				batch = append(batch, m)
+			case <-linger.C:
+				break fill
+			case <-ctx.Done():
+				break fill
+			}
+		}
+		linger.Stop()
+		handleBatch(ctx, log, o, batch, handle)
+	}
+}
+
+func handleBatch(ctx context.Context, log *slog.Logger, o Options, batch []jetstream.Msg, handle Handler) {
+	events := make([]callback.TransactionEvent, 0, len(batch))
+	byID := make(map[string][]jetstream.Msg, len(batch))
+	for _, m := range batch {
+		ev, err := Decode(m)
+		if errors.Is(err, errSkip) {
+			if err := m.Ack(); err != nil && ctx.Err() == nil {
+				log.WarnContext(ctx, "ack skipped event", "error", err)
+			}
+			continue
+		}
+		if err != nil {
+			log.ErrorContext(ctx, "transaction event dropped: it does not decode", "subject", m.Subject(), "error", err)
+			if err := m.Term(); err != nil && ctx.Err() == nil {
+				log.WarnContext(ctx, "terminate event", "error", err)
+			}
+			continue
+		}
+		events = append(events, ev)
+		byID[ev.EventID] = append(byID[ev.EventID], m)
+	}
+	if len(events) == 0 {
+		return
+	}
+	nak := func(msgs []jetstream.Msg, err error) {
+		delivered := uint64(1)
+		if md, mdErr := msgs[0].Metadata(); mdErr == nil {
+			delivered = md.NumDelivered
+		}
+		delay := o.RetryDelay
+		for i := uint64(1); i < delivered && delay < time.Minute; i++ {
+			delay *= 2
+		}
+		delay = min(delay, time.Minute)
+		if ctx.Err() == nil && !errors.Is(err, callback.ErrStopped) {
+			log.WarnContext(ctx, "transaction events not applied; they come back", "events", len(msgs), "retry_in", delay, "error", err)
+		}
+		for _, m := range msgs {
+			_ = m.NakWithDelay(delay)
+		}
+	}
+	err := handle(ctx, events, func(eventID string, err error) {
+		msgs := byID[eventID]
+		if len(msgs) == 0 {
+			return
+		}
+		if err != nil {
+			nak(msgs, err)
+			return
+		}
+		for _, m := range msgs {
+			if err := m.Ack(); err != nil && ctx.Err() == nil {
+				log.WarnContext(ctx, "ack transaction event", "error", err)
+			}
+		}
+	})
+	if err != nil {
+		var all []jetstream.Msg
+		for _, msgs := range byID {
+			all = append(all, msgs...)
+		}
+		nak(all, err)
+	}
+}
+
+// Decode maps a TransactionFinalized or TransactionUpdated message to a
+// domain event whose id is the message's Nats-Msg-Id (the gateway's outbox
+// id), or its stream sequence when it has none. Other subjects give an
+// error wrapping errSkip.
+func Decode(m jetstream.Msg) (callback.TransactionEvent, error) {
+	id := m.Headers().Get(jetstream.MsgIDHeader)
+	if id == "" {
+		md, err := m.Metadata()
+		if err != nil {
+			return callback.TransactionEvent{}, fmt.Errorf("event without id or metadata: %w", err)
+		}
+		id = "seq:" + strconv.FormatUint(md.Sequence.Stream, 10)
+	}
+	var (
+		state    *eventsv1.TransactionState
+		previous int32
+		final    bool
+		off      bool
+	)
+	switch m.Subject() {
+	case finalizedSubject:
+		var ev eventsv1.TransactionFinalized
+		if err := proto.Unmarshal(m.Data(), &ev); err != nil {
+			return callback.TransactionEvent{}, err
+		}
+		state, previous, final, off = ev.GetTransaction(), ev.GetPreviousStatus(), true, ev.GetMerchantCallbacksOff()
+	case updatedSubject:
+		var ev eventsv1.TransactionUpdated
+		if err := proto.Unmarshal(m.Data(), &ev); err != nil {
+			return callback.TransactionEvent{}, err
+		}
+		state, previous = ev.GetTransaction(), ev.GetPreviousStatus()
+	default:
+		return callback.TransactionEvent{}, fmt.Errorf("%w: %s", errSkip, m.Subject())
+	}
+	if state == nil || state.GetTransactionId() == 0 {
+		return callback.TransactionEvent{}, errors.New("event without a transaction")
+	}
+	return callback.TransactionEvent{EventID: id, Finalized: final, PreviousStatus: previous, State: StateOf(state),
+		MerchantCallbacksOff: off}, nil
+}
+
+// StateOf maps an event's TransactionState to the domain's.
+func StateOf(s *eventsv1.TransactionState) callback.TransactionState {
+	st := callback.TransactionState{
+		ID: s.GetTransactionId(), ReferenceID: s.GetReferenceId(), MerchantID: s.GetMerchantId(),
+		CollabID: s.GetCollabId(), Nonce: s.GetNonce(), Type: s.GetTransactionType(),
+		Amount: s.GetAmount(), Currency: s.GetCurrency(), Status: s.GetStatus(),
+		StatusMessage: s.GetStatusMessage(), ProviderTransactionID: s.GetProviderTransactionId(),
+		CallbacksCanceled: s.GetCallbackSendingCanceled(), MerchantClientID: s.GetMerchantClientId(),
+		DestinationAmount: s.GetDestinationAmount(), DestinationCurrency: s.GetDestinationCurrency(),
+		ErrorMessage: s.GetErrorMessage(),
+	}
+	if s.GetUpdatedAt() != nil {
+		st.UpdatedAt = s.GetUpdatedAt().AsTime()
+	}
+	if s.GetCreatedAt() != nil {
+		st.CreatedAt = s.GetCreatedAt().AsTime()
+	}
+	return st
+}

@@ -1,0 +1,128 @@
+// Package receivers is the callbacks service's client of merchants'
+// callback receivers: the Sender that posts deliveries to their URLs through
+// the SSRF-guarded client and reads what they answer.
+package receivers
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/netip"
+	"strings"
+	"syscall"
+
+	"github.com/paygate/paygate/services/callbacks/internal/callback"
+	"github.com/paygate/paygate/services/internal/netguard"
+)
+
+// UserAgent is the User-Agent of every delivery.
+const UserAgent = "Paygate-Webhooks/1"
+
+// snippetLimit bounds the part of a failed answer's body kept in the
+// attempt's error message.
+const snippetLimit = 200
+
+// Sender posts deliveries with an HTTP client (netguard.Policy.Client).
+type Sender struct {
+	client *http.Client
+	limit  int64
+	// public tells whether a receiver's address is public; only a public
+	// receiver's answer is quoted in an attempt (a private one's could be
+	// an internal service's, shown to a merchant user).
+	public func(netip.Addr) bool
+}
+
+var _ callback.Sender = (*Sender)(nil)
+
+// NewSender returns a sender using client that reads at most limit bytes of
+// an answer (netguard.DefaultResponseLimit when limit ≤ 0).
+func NewSender(client *http.Client, limit int64) *Sender {
+	if limit <= 0 {
+		limit = netguard.DefaultResponseLimit
+	}
+	return &Sender{client: client, limit: limit, public: netguard.IsPublic}
+}
+
+// Send implements callback.Sender.
+func (s *Sender) Send(ctx context.Context, r callback.Request) callback.Response {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(r.Body))
+	if err != nil {
+		return callback.Response{Err: fmt.Errorf("request: %w", err)}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", UserAgent)
+	for k, v := range r.Headers {
+		req.Header.Set(k, v)
+	}
+	var remote netip.Addr
+	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		if ap, err := netip.ParseAddrPort(info.Conn.RemoteAddr().String()); err == nil {
+			remote = ap.Addr()
+		}
+	}}))
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return callback.Response{Err: describe(err)}
+	}
+	defer resp.Body.Close()
+	body, err := netguard.ReadLimited(resp.Body, s.limit)
+	out := callback.Response{StatusCode: resp.StatusCode}
+	if err != nil {
+		if errors.Is(err, netguard.ErrTooLarge) {
+			out.Err = fmt.Errorf("answer body larger than %d bytes", s.limit)
+		} else {
+			out.Err = fmt.Errorf("read answer: %w", describe(err))
+		}
+	}
+	if (resp.StatusCode < 200 || resp.StatusCode > 299) && remote.IsValid() && s.public(remote) {
+		out.Snippet = snippet(body)
+	}
+	return out
+}
+
+// describe turns a client error into a short reason of ours: a network
+// error's own text can name internal addresses and is not shown to the
+// merchant users who read attempts.
+func describe(err error) error {
+	var dnsErr *net.DNSError
+	var certErr *tls.CertificateVerificationError
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostnameErr x509.HostnameError
+	var recordErr tls.RecordHeaderError
+	switch {
+	case errors.Is(err, netguard.ErrForbiddenAddress):
+		return errors.New("refused: the URL resolves to a private or reserved address")
+	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+		return errors.New("no answer within the timeout")
+	case errors.As(err, &dnsErr):
+		return errors.New("the URL's host could not be resolved")
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return errors.New("the receiver refused the connection")
+	case errors.As(err, &certErr), errors.As(err, &unknownAuthority), errors.As(err, &hostnameErr), errors.As(err, &recordErr):
+		return errors.New("the TLS handshake with the receiver failed")
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
+		return errors.New("the receiver closed the connection before answering")
+	case strings.Contains(err.Error(), "redirect"):
+		return errors.New("a redirect was refused (at most 3, to public http or https URLs)")
+	}
+	return errors.New("the request could not be sent")
+}
+
+func isTimeout(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
+}
+
+func snippet(b []byte) string {
+	if len(b) > snippetLimit {
+		b = b[:snippetLimit]
+	}
+	return strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "")), " ")
+}

@@ -1,0 +1,280 @@
+package payment
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paygate/paygate/services/gateway/internal/merchant"
+	"github.com/paygate/paygate/services/gateway/internal/money"
+	"github.com/paygate/paygate/services/internal/apperr"
+)
+
+// List paging limits (spec 02 §9: the console's page sizes are 5 to 30).
+const (
+	DefaultTake = 5
+	MaxTake     = 100
+	// MaxSearchLen bounds the free-text search (ids and references are
+	// far shorter).
+	MaxSearchLen = 100
+)
+
+// ListQuery is the transaction list's query as received: strings where the
+// caller sends free text, before validation (ParseListQuery).
+type ListQuery struct {
+	CollabID           int32
+	MerchantID         int32
+	Page, Take         int32
+	Type               int32
+	Statuses           []string
+	ProviderTID        string
+	MerchantCID        string
+	Nonce              string
+	From, To           string
+	MinAmount          string
+	MaxAmount          string
+	Currency           string
+	PaymentMethodValue string
+	PaymentMethodType  int32
+	PaymentIP          string
+	IncludeTotals      bool
+	Search             string
+}
+
+// ListFilter is a validated transaction list query. Zero values mean "any";
+// the Store applies Scope as well.
+type ListFilter struct {
+	CollabID           int32
+	MerchantID         int32
+	Page, Take         int
+	Type               Type
+	Statuses           []Status
+	ProviderTID        string
+	MerchantCID        string
+	Nonce              string
+	From, To           *time.Time
+	MinAmount          *money.Amount
+	MaxAmount          *money.Amount
+	Currency           string
+	PaymentMethodValue string
+	PaymentMethodType  int16
+	PaymentIP          string
+	IncludeTotals      bool
+	// ID or Reference is set by a free-text search; the other filters are
+	// then cleared.
+	ID        int64
+	Reference string
+	// Scope is the caller's merchant scope.
+	Scope merchant.Scope
+}
+
+// ListPage is a page of the list with its counts.
+type ListPage struct {
+	Transactions []Transaction
+	TotalCount   int
+	// Page (1-based) and Take are the paging the query resolved to.
+	Page, Take int
+	// Totals maps currency to the sum of amounts (with IncludeTotals).
+	Totals map[string]money.Amount
+}
+
+// SearchTerm is what a free-text search names: an id (all digits) or a
+// reference id (anything else), spec 02 §5.
+type SearchTerm struct {
+	ID        int64
+	Reference string
+}
+
+// ParseSearch reads the free-text search rule of spec 02 §5: trimmed, all
+// ASCII digits is an id, anything else is a reference id. ok is false for an
+// empty text. A digit string too large for an id is read as a reference
+// (which then matches nothing rather than failing).
+func ParseSearch(text string) (term SearchTerm, ok bool) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return SearchTerm{}, false
+	}
+	if digitsOnly(text) {
+		if id, err := strconv.ParseInt(text, 10, 64); err == nil {
+			return SearchTerm{ID: id}, true
+		}
+	}
+	return SearchTerm{Reference: text}, true
+}
+
+func digitsOnly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// zoneless are the accepted layouts of a time without a zone (read as UTC).
+var zoneless = []string{
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04",
+	"2006-01-02",
+}
+
+// ParseTime reads RFC 3339, or a zone-less date-time read in loc (UTC when
+// nil).
+func ParseTime(s string, loc *time.Location) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	for _, layout := range zoneless {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a time such as 2025-03-01T00:00:00 or 2025-03-01T00:00:00Z", s)
+}
+
+// ParseListQuery validates a list query; every problem is reported at once
+// as one invalid-argument error.
+func ParseListQuery(q ListQuery) (ListFilter, error) {
+	f := ListFilter{CollabID: q.CollabID, MerchantID: q.MerchantID, Page: int(q.Page), Take: int(q.Take),
+		IncludeTotals: q.IncludeTotals}
+	var bad []string
+	if q.CollabID < 0 {
+		bad = append(bad, "collab id must not be negative")
+	}
+	if q.MerchantID < 0 {
+		bad = append(bad, "MerchantId must not be negative")
+	}
+	switch {
+	case q.Page == 0:
+		f.Page = 1
+	case q.Page < 0:
+		bad = append(bad, "page must be 1 or more")
+	}
+	switch {
+	case q.Take == 0:
+		f.Take = DefaultTake
+	case q.Take < 0 || q.Take > MaxTake:
+		bad = append(bad, fmt.Sprintf("take must be between 1 and %d", MaxTake))
+	}
+	if len(q.Search) > MaxSearchLen {
+		bad = append(bad, fmt.Sprintf("search must be at most %d characters", MaxSearchLen))
+	} else if term, ok := ParseSearch(q.Search); ok {
+		f.ID, f.Reference = term.ID, term.Reference
+		if f.ID == 0 && f.Reference == "" {
+			f.ID = -1 // id 0 exists nowhere; keep the search from matching everything
+		}
+		return f, joinBad(bad)
+	}
+	switch q.Type {
+	case 0, int32(TypeDeposit), int32(TypeWithdrawal):
+		f.Type = Type(q.Type)
+	default:
+		bad = append(bad, "type must be 1 (deposit) or 2 (withdrawal)")
+	}
+	for _, item := range q.Statuses {
+		for _, part := range strings.Split(item, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			n, err := strconv.ParseInt(part, 10, 16)
+			if err != nil || !Status(n).Known() {
+				bad = append(bad, fmt.Sprintf("statuses: %q is not a transaction status", part))
+				continue
+			}
+			f.Statuses = appendUnique(f.Statuses, Status(n))
+		}
+	}
+	f.ProviderTID = strings.TrimSpace(q.ProviderTID)
+	f.MerchantCID = strings.TrimSpace(q.MerchantCID)
+	f.Nonce = strings.TrimSpace(q.Nonce)
+	f.PaymentMethodValue = strings.TrimSpace(q.PaymentMethodValue)
+	f.PaymentIP = strings.TrimSpace(q.PaymentIP)
+	f.Currency = strings.ToUpper(strings.TrimSpace(q.Currency))
+	if len(f.Currency) > 10 {
+		bad = append(bad, "currency must be at most 10 characters")
+	}
+	switch q.PaymentMethodType {
+	case 0, 1, 2:
+		f.PaymentMethodType = int16(q.PaymentMethodType)
+	default:
+		bad = append(bad, "paymentMethodType must be 1 (Phone) or 2 (Crypto)")
+	}
+	for _, tm := range []struct {
+		name, text string
+		dst        **time.Time
+	}{{"from", q.From, &f.From}, {"to", q.To, &f.To}} {
+		if strings.TrimSpace(tm.text) == "" {
+			continue
+		}
+		t, err := ParseTime(tm.text, nil)
+		if err != nil {
+			bad = append(bad, tm.name+": "+err.Error())
+			continue
+		}
+		*tm.dst = &t
+	}
+	if f.From != nil && f.To != nil && f.From.After(*f.To) {
+		bad = append(bad, "from must not be after to")
+	}
+	for _, am := range []struct {
+		name, text string
+		dst        **money.Amount
+	}{{"minAmount", q.MinAmount, &f.MinAmount}, {"maxAmount", q.MaxAmount, &f.MaxAmount}} {
+		if strings.TrimSpace(am.text) == "" {
+			continue
+		}
+		a, err := money.Parse(am.name, am.text)
+		if err != nil || a.CentsValue() < 0 {
+			bad = append(bad, am.name+" must be an amount such as 150.00")
+			continue
+		}
+		*am.dst = &a
+	}
+	if f.MinAmount != nil && f.MaxAmount != nil && f.MinAmount.CentsValue() > f.MaxAmount.CentsValue() {
+		bad = append(bad, "minAmount must not be more than maxAmount")
+	}
+	return f, joinBad(bad)
+}
+
+func appendUnique(ss []Status, s Status) []Status {
+	for _, x := range ss {
+		if x == s {
+			return ss
+		}
+	}
+	return append(ss, s)
+}
+
+func joinBad(bad []string) error {
+	if len(bad) == 0 {
+		return nil
+	}
+	return apperr.Invalid("The filters are not valid: %s.", strings.Join(bad, "; "))
+}
+
+// List returns a page of transactions within scope, newest first.
+func (s *Service) List(ctx context.Context, scope merchant.Scope, q ListQuery) (ListPage, error) {
+	f, err := ParseListQuery(q)
+	if err != nil {
+		return ListPage{}, err
+	}
+	f.Scope = scope
+	if !scope.All && len(scope.MerchantIDs) == 0 {
+		return ListPage{Transactions: []Transaction{}, Totals: map[string]money.Amount{}, Page: f.Page, Take: f.Take}, nil
+	}
+	page, err := s.store.List(ctx, f)
+	if err != nil {
+		return ListPage{}, fmt.Errorf("list transactions: %w", err)
+	}
+	page.Page, page.Take = f.Page, f.Take
+	return page, nil
+}

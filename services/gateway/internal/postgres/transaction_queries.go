@@ -1,0 +1,668 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/paygate/paygate/services/gateway/internal/money"
+	"github.com/paygate/paygate/services/gateway/internal/payment"
+	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/pgdb"
+)
+
+// conditions builds a WHERE clause with numbered arguments.
+type conditions struct {
+	parts []string
+	args  []any
+}
+
+// add appends a condition; each "?" in cond is the next argument.
+func (c *conditions) add(cond string, args ...any) {
+	c.parts = append(c.parts, c.fill(cond, args...))
+}
+
+// fill numbers the "?" of cond with args appended to c, without adding
+// cond to c's parts.
+func (c *conditions) fill(cond string, args ...any) string {
+	for _, a := range args {
+		c.args = append(c.args, a)
+		cond = strings.Replace(cond, "?", "$"+strconv.Itoa(len(c.args)), 1)
+	}
+	return cond
+}
+
+func (c *conditions) where() string { return whereOf(c.parts) }
+
+func whereOf(parts []string) string {
+	if len(parts) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(parts, " AND ")
+}
+
+// listConditions is the WHERE clause of a list filter, merchant scope
+// included. Every condition names a column of the range indexes (collab,
+// merchant or created_at) or of an exact-match index (migration 0006).
+func listConditions(f payment.ListFilter) conditions {
+	c := filterConditions(f)
+	if f.ID != 0 || f.Reference != "" {
+		return c
+	}
+	if f.From != nil {
+		c.add("created_at >= ?", *f.From)
+	}
+	if f.To != nil {
+		c.add("created_at <= ?", *f.To)
+	}
+	return c
+}
+
+// filterConditions is listConditions without the created_at range. Its
+// scope, collab, merchant, type, status, currency and payment method type
+// conditions name columns that the rollups of migration 0010 share with
+// transactions.
+func filterConditions(f payment.ListFilter) conditions {
+	var c conditions
+	if !f.Scope.All {
+		c.add("merchant_id = ANY(?::integer[])", f.Scope.MerchantIDs)
+	}
+	if f.CollabID != 0 {
+		c.add("collab_id = ?", f.CollabID)
+	}
+	if f.MerchantID != 0 {
+		c.add("merchant_id = ?", f.MerchantID)
+	}
+	switch {
+	case f.ID != 0:
+		c.add("id = ?", f.ID)
+		return c
+	case f.Reference != "":
+		c.add("reference_id = ?", f.Reference)
+		return c
+	}
+	if f.Type != 0 {
+		c.add("transaction_type = ?", int16(f.Type))
+	}
+	switch len(f.Statuses) {
+	case 0:
+	case 1:
+		// An equality, not = ANY: then the (status, created_at) index
+		// returns the page in order.
+		c.add("status = ?", int16(f.Statuses[0]))
+	default:
+		st := make([]int16, len(f.Statuses))
+		for i, s := range f.Statuses {
+			st[i] = int16(s)
+		}
+		c.add("status = ANY(?::smallint[])", st)
+	}
+	if f.ProviderTID != "" {
+		c.add("provider_transaction_id = ?", f.ProviderTID)
+	}
+	if f.MerchantCID != "" {
+		c.add("merchant_client_id = ?", f.MerchantCID)
+	}
+	if f.Nonce != "" {
+		c.add("nonce = ?", f.Nonce)
+	}
+	if f.MinAmount != nil {
+		c.add("amount >= ?::numeric", f.MinAmount.String())
+	}
+	if f.MaxAmount != nil {
+		c.add("amount <= ?::numeric", f.MaxAmount.String())
+	}
+	if f.Currency != "" {
+		c.add("currency = ?", f.Currency)
+	}
+	if f.PaymentMethodValue != "" {
+		c.add("payment_method_value = ?", f.PaymentMethodValue)
+	}
+	if f.PaymentMethodType != 0 {
+		c.add("payment_method_type = ?", f.PaymentMethodType)
+	}
+	if f.PaymentIP != "" {
+		c.add("payment_ip_address = ?", f.PaymentIP)
+	}
+	return c
+}
+
+// rollupCounts reports whether the rollups can count f: it filters on
+// nothing they do not keep. The exact-match filters have small indexes of
+// their own and are counted from rows; an amount range has to be.
+func rollupCounts(f payment.ListFilter) bool {
+	return f.ID == 0 && f.Reference == "" && f.ProviderTID == "" && f.MerchantCID == "" && f.Nonce == "" &&
+		f.MinAmount == nil && f.MaxAmount == nil && f.PaymentMethodValue == "" && f.PaymentIP == ""
+}
+
+// window is the half-open time range [lo, hi); a nil end is open.
+type window struct{ lo, hi *time.Time }
+
+func (w window) empty() bool { return w.lo != nil && w.hi != nil && !w.lo.Before(*w.hi) }
+
+// conds are the conditions on col that keep it inside w.
+func (w window) conds(c *conditions, col string) []string {
+	var out []string
+	if w.lo != nil {
+		out = append(out, c.fill(col+" >= ?", *w.lo))
+	}
+	if w.hi != nil {
+		out = append(out, c.fill(col+" < ?", *w.hi))
+	}
+	return out
+}
+
+// rangeParts is a created_at range [from, to] (either end open) cut along
+// UTC hours and days. The whole hours of hours are counted from the rollups
+// (whole days from the daily one, the other hours from the hourly one) and
+// the deltas. An end that falls inside an hour is counted from the
+// transactions themselves (edge): either the part of its hour inside the
+// range is added, or hours reaches to the hour's bound and the part outside
+// the range is subtracted, whichever is shorter. The console's ranges are
+// whole days of whole-hour time zones ending at 23:59:59.999, so their
+// edges hold a millisecond of rows at most.
+type rangeParts struct {
+	hours    window
+	days     *window
+	dayHours []window
+	edges    []edge
+}
+
+// edge is a created_at condition whose rows are added (sign 1) or
+// subtracted (sign -1).
+type edge struct {
+	sign int
+	cond func(c *conditions) []string
+}
+
+func ceilTo(t time.Time, d time.Duration) time.Time {
+	if f := t.Truncate(d); !f.Equal(t) {
+		return f.Add(d)
+	}
+	return t
+}
+
+// cutRange cuts [from, to]; ok is false when the range holds no whole hour
+// once its edges are chosen (then the rows are counted). created_at has
+// microsecond precision: to = 10:59:59.999999 ends the hour 10:00.
+func cutRange(from, to *time.Time) (p rangeParts, ok bool) {
+	if from != nil {
+		lo := *from
+		floor, ceil := lo.Truncate(time.Hour), ceilTo(lo, time.Hour)
+		switch {
+		case floor.Equal(lo):
+			p.hours.lo = &floor
+		case ceil.Sub(lo) <= lo.Sub(floor):
+			p.hours.lo = &ceil
+			p.edges = append(p.edges, edge{1, func(c *conditions) []string {
+				return []string{c.fill("created_at >= ?", lo), c.fill("created_at < ?", ceil)}
+			}})
+		default:
+			p.hours.lo = &floor
+			p.edges = append(p.edges, edge{-1, func(c *conditions) []string {
+				return []string{c.fill("created_at >= ?", floor), c.fill("created_at < ?", lo)}
+			}})
+		}
+	}
+	if to != nil {
+		hi := *to
+		end := hi.Add(time.Microsecond)
+		floor, ceil := end.Truncate(time.Hour), ceilTo(end, time.Hour)
+		switch {
+		case floor.Equal(end):
+			p.hours.hi = &floor
+		case end.Sub(floor) <= ceil.Sub(end):
+			p.hours.hi = &floor
+			p.edges = append(p.edges, edge{1, func(c *conditions) []string {
+				return []string{c.fill("created_at >= ?", floor), c.fill("created_at <= ?", hi)}
+			}})
+		default:
+			p.hours.hi = &ceil
+			p.edges = append(p.edges, edge{-1, func(c *conditions) []string {
+				return []string{c.fill("created_at > ?", hi), c.fill("created_at < ?", ceil)}
+			}})
+		}
+	}
+	if p.hours.empty() {
+		return p, false
+	}
+	var days window
+	if p.hours.lo != nil {
+		d := ceilTo(*p.hours.lo, 24*time.Hour)
+		days.lo = &d
+	}
+	if p.hours.hi != nil {
+		d := p.hours.hi.Truncate(24 * time.Hour)
+		days.hi = &d
+	}
+	if days.empty() {
+		p.dayHours = []window{p.hours}
+		return p, true
+	}
+	p.days = &days
+	if days.lo != nil && days.lo.After(*p.hours.lo) {
+		p.dayHours = append(p.dayHours, window{lo: p.hours.lo, hi: days.lo})
+	}
+	if days.hi != nil && days.hi.Before(*p.hours.hi) {
+		p.dayHours = append(p.dayHours, window{lo: days.hi, hi: p.hours.hi})
+	}
+	return p, true
+}
+
+// rollupTotals is the count/totals statement over the rollups for f (which
+// rollupCounts accepts) and the parts of its range. Its rows are the
+// per-currency counts and sums (day NULL) and the count of each UTC day
+// (currency NULL), with which List narrows the page to the days it lies in.
+func rollupTotals(f payment.ListFilter, p rangeParts) Statement {
+	c := filterConditions(f)
+	shared := c.parts
+	var branches []string
+	from := func(what, table string, conds []string, tail string) {
+		branches = append(branches, `SELECT `+what+` FROM `+table+whereOf(append(slices.Clip(shared), conds...))+tail)
+	}
+	const hourly = "date_trunc('day', hour, 'UTC'), currency, n, amount"
+	if p.days != nil {
+		from("day, currency, n, amount", "transaction_totals_daily", p.days.conds(&c, "day"), "")
+	}
+	for _, w := range p.dayHours {
+		from(hourly, "transaction_totals_hourly", w.conds(&c, "hour"), "")
+	}
+	from(hourly, "transaction_totals_delta", p.hours.conds(&c, "hour"), "")
+	for _, e := range p.edges {
+		what := "date_trunc('day', created_at, 'UTC'), currency, count(*), sum(amount)"
+		if e.sign < 0 {
+			what = "date_trunc('day', created_at, 'UTC'), currency, -count(*), -sum(amount)"
+		}
+		from(what, "transactions", e.cond(&c), " GROUP BY 1, 2")
+	}
+	return Statement{`SELECT day, currency, sum(n)::bigint, sum(amount)::text FROM (` + strings.Join(branches, " UNION ALL ") +
+		`) AS t (day, currency, n, amount) GROUP BY GROUPING SETS ((currency), (day)) HAVING sum(n) <> 0`, c.args}
+}
+
+// rowTotals is the count/totals statement over the matching rows, shaped
+// as rollupTotals' but without days.
+func rowTotals(f payment.ListFilter) Statement {
+	c := listConditions(f)
+	return Statement{`SELECT NULL::timestamptz, currency, count(*), sum(amount)::text FROM transactions` + c.where() +
+		` GROUP BY currency`, c.args}
+}
+
+const totalsBuilt = `SELECT EXISTS (SELECT 1 FROM transaction_totals_state WHERE built_at IS NOT NULL)`
+
+// Statement is an SQL statement with its arguments.
+type Statement struct {
+	SQL  string
+	Args []any
+}
+
+// ListQuerier runs the list's statements: a pool, a connection or a
+// transaction.
+type ListQuerier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// ListStatements returns the statements List sends for f: the count and
+// per-currency totals, from the rollups when they are built and can count f
+// (fromRollups), from the matching rows otherwise; and the page. It runs
+// the first on q, because the page depends on its answer (List runs both
+// in one snapshot). services/gateway/cmd/listbench explains them.
+func ListStatements(ctx context.Context, q ListQuerier, f payment.ListFilter) (totals Statement, fromRollups bool, page Statement, err error) {
+	f = microseconds(f)
+	totals, c, err := listCount(ctx, q, f)
+	if err != nil {
+		return totals, false, page, err
+	}
+	return totals, c.days != nil, pageStatement(f, c), nil
+}
+
+// microseconds cuts f's range to microseconds, where Postgres compares.
+func microseconds(f payment.ListFilter) payment.ListFilter {
+	for _, t := range []**time.Time{&f.From, &f.To} {
+		if *t != nil {
+			v := (*t).Truncate(time.Microsecond)
+			*t = &v
+		}
+	}
+	return f
+}
+
+// counted is the answer of the count/totals statement.
+type counted struct {
+	total  int
+	totals map[string]string
+	// days are the UTC days with matching rows and their counts, newest
+	// first; nil when the rows were counted.
+	days []dayCount
+}
+
+type dayCount struct {
+	day time.Time
+	n   int
+}
+
+// listCount runs the count/totals statement for f on q: from the rollups
+// when they can count f and are built (one round trip with that check),
+// else from the matching rows.
+func listCount(ctx context.Context, q ListQuerier, f payment.ListFilter) (Statement, counted, error) {
+	c := counted{totals: map[string]string{}}
+	var st Statement
+	var rows pgx.Rows
+	var err error
+	if parts, ok := cutRange(f.From, f.To); ok && rollupCounts(f) {
+		st = rollupTotals(f, parts)
+		b := &pgx.Batch{}
+		b.Queue(totalsBuilt)
+		b.Queue(st.SQL, st.Args...)
+		res := q.SendBatch(ctx, b)
+		defer res.Close()
+		var built bool
+		if err := res.QueryRow().Scan(&built); err != nil {
+			return st, c, fmt.Errorf("count transactions: %w", err)
+		}
+		if built {
+			rows, err = res.Query()
+			c.days = []dayCount{}
+		} else if err := res.Close(); err != nil {
+			return st, c, fmt.Errorf("count transactions: %w", err)
+		}
+	}
+	if rows == nil && err == nil {
+		st = rowTotals(f)
+		rows, err = q.Query(ctx, st.SQL, st.Args...)
+	}
+	if err != nil {
+		return st, c, fmt.Errorf("count transactions: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var day *time.Time
+		var cur *string
+		var n int
+		var sum string
+		if err := rows.Scan(&day, &cur, &n, &sum); err != nil {
+			return st, c, fmt.Errorf("count transactions: %w", err)
+		}
+		if day != nil {
+			c.days = append(c.days, dayCount{day: *day, n: n})
+			continue
+		}
+		c.total += n
+		c.totals[*cur] = sum
+	}
+	if err := rows.Err(); err != nil {
+		return st, c, fmt.Errorf("count transactions: %w", err)
+	}
+	slices.SortFunc(c.days, func(a, b dayCount) int { return b.day.Compare(a.day) })
+	return st, c, nil
+}
+
+// pageWindow is the UTC days that hold the rows offset to offset+take-1 of
+// the list, newest first, and the number of rows in the days after them;
+// an open window without days.
+func pageWindow(days []dayCount, offset, take int) (w window, before int) {
+	seen := 0
+	for _, d := range days {
+		if w.hi == nil {
+			if seen+d.n <= offset {
+				seen += d.n
+				continue
+			}
+			hi := d.day.Add(24 * time.Hour)
+			w.hi, before = &hi, seen
+		}
+		seen += d.n
+		lo := d.day
+		w.lo = &lo
+		if seen >= offset+take {
+			break
+		}
+	}
+	return w, before
+}
+
+// pageStatement finds the page's ids first, in the index that keeps the
+// list's order and with the filters' columns included where it has them,
+// and reads only those rows: a deep page skips index entries, not rows.
+// With the counts of each day (from the rollups) it looks only in the days
+// that hold the page, so that neither a deep page nor a rare value (of a
+// column no index keeps in order) walks the whole index.
+func pageStatement(f payment.ListFilter, counts counted) Statement {
+	c := listConditions(f)
+	offset := (f.Page - 1) * f.Take
+	w, before := pageWindow(counts.days, offset, f.Take)
+	c.parts = append(c.parts, w.conds(&c, "created_at")...)
+	n := len(c.args)
+	return Statement{`SELECT ` + transactionColumns + ` FROM transactions
+		WHERE id = ANY(ARRAY(SELECT id FROM transactions` + c.where() +
+		fmt.Sprintf(` ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d))`, n+1, n+2) + `
+		ORDER BY created_at DESC, id DESC`, append(c.args, f.Take, offset-before)}
+}
+
+// List implements payment.Store. The count and the per-currency totals
+// come first (listCount); the page is read only when it starts before the
+// count, within the days that hold it when the rollups counted. Both read
+// one snapshot (a read-only repeatable-read transaction), so the page
+// agrees with the count.
+func (p *Payments) List(ctx context.Context, f payment.ListFilter) (payment.ListPage, error) {
+	f = microseconds(f)
+	page := payment.ListPage{Transactions: []payment.Transaction{}, Totals: map[string]money.Amount{}}
+	err := pgx.BeginTxFunc(ctx, p.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		_, c, err := listCount(ctx, tx, f)
+		if err != nil {
+			return err
+		}
+		page.TotalCount = c.total
+		if f.IncludeTotals {
+			for cur, sum := range c.totals {
+				if page.Totals[cur], err = amountOf(&sum); err != nil {
+					return err
+				}
+			}
+		}
+		if (f.Page-1)*f.Take >= c.total {
+			return nil
+		}
+		st := pageStatement(f, c)
+		rows, err := tx.Query(ctx, st.SQL, st.Args...)
+		if err != nil {
+			return fmt.Errorf("select transactions: %w", err)
+		}
+		ts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (payment.Transaction, error) { return scanTransaction(row) })
+		if err != nil {
+			return fmt.Errorf("select transactions: %w", err)
+		}
+		page.Transactions = append(page.Transactions, ts...)
+		return nil
+	})
+	return page, err
+}
+
+// FoldTotals moves the deltas that transactions' triggers appended into the
+// hourly and daily rollups of the list's totals (migration 0010) and
+// returns how many it moved; 0 when another process is folding. Rollups not
+// built yet (a table that had rows before migration 0010) are built first.
+func (p *Payments) FoldTotals(ctx context.Context) (int64, error) {
+	var built bool
+	if err := p.pool.QueryRow(ctx, totalsBuilt).Scan(&built); err != nil {
+		return 0, fmt.Errorf("read transaction totals state: %w", err)
+	}
+	if !built {
+		var n *int64
+		if err := p.pool.QueryRow(ctx, `SELECT build_transaction_totals(true)`).Scan(&n); err != nil {
+			return 0, fmt.Errorf("build transaction totals: %w", err)
+		}
+		if n != nil { // built here, not by another replica
+			if err := p.analyzeTotals(ctx); err != nil {
+				return 0, err
+			}
+		}
+	}
+	var moved int64
+	if err := p.pool.QueryRow(ctx, `SELECT fold_transaction_totals()`).Scan(&moved); err != nil {
+		return 0, fmt.Errorf("fold transaction totals: %w", err)
+	}
+	return moved, nil
+}
+
+// BuildTotals recomputes the list's rollups from the transactions, without
+// blocking writers, and returns the number of transactions it counted: a
+// repair, since FoldTotals builds them when they never were.
+func (p *Payments) BuildTotals(ctx context.Context) (int64, error) {
+	var n int64
+	if err := p.pool.QueryRow(ctx, `SELECT build_transaction_totals()`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("build transaction totals: %w", err)
+	}
+	return n, p.analyzeTotals(ctx)
+}
+
+// analyzeTotals vacuums and analyzes rollups just built: the planner has
+// no statistics of them yet, and the list reads them index-only, which
+// needs their pages marked all-visible.
+func (p *Payments) analyzeTotals(ctx context.Context) error {
+	if _, err := p.pool.Exec(ctx, `VACUUM (ANALYZE) transaction_totals_hourly, transaction_totals_daily`); err != nil {
+		return fmt.Errorf("analyze transaction totals: %w", err)
+	}
+	return nil
+}
+
+// RunTotals folds the list's totals (FoldTotals) every interval until ctx
+// ends. A failed fold is logged and tried again at the next tick: the
+// deltas wait, and the counts stay exact meanwhile. After a fold that moved
+// deltas it vacuums their table, which the list scans: at thousands of
+// changes a second, waiting for autovacuum (a minute apart at least) would
+// leave it hundreds of thousands of dead rows long.
+func (p *Payments) RunTotals(ctx context.Context, every time.Duration, log *slog.Logger) error {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		moved, err := p.FoldTotals(ctx)
+		if err == nil && moved > 0 {
+			_, err = p.pool.Exec(ctx, `VACUUM (SKIP_LOCKED) transaction_totals_delta`)
+		}
+		if err != nil && ctx.Err() == nil {
+			log.WarnContext(ctx, "fold transaction totals", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// extraRow scans the transaction columns and then extra destinations.
+type extraRow struct {
+	pgx.Row
+	extra []any
+}
+
+func (r extraRow) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.extra...)...) }
+
+// likePattern is an ILIKE pattern matching s anywhere, s taken literally.
+func likePattern(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(s) + "%"
+}
+
+// SearchLogs implements payment.Store. The window is read through
+// transaction_logs_at_idx; each entry's JSON payloads are prefiltered with
+// ILIKE on their text (the domain then finds the matching key).
+func (p *Payments) SearchLogs(ctx context.Context, f payment.LogSearch) ([]payment.LogPayload, error) {
+	var c conditions
+	c.add("transaction_type = ?", int16(f.Type))
+	if !f.Scope.All {
+		c.add("merchant_id = ANY(?::integer[])", f.Scope.MerchantIDs)
+	}
+	if f.Amount != nil {
+		c.add("amount = ?::numeric", f.Amount.String())
+	}
+	if f.Currency != "" {
+		c.add("currency = ?", f.Currency)
+	}
+	if f.MerchantClientID != "" {
+		c.add("merchant_client_id = ?", f.MerchantClientID)
+	}
+	n := len(c.args)
+	args := append(append([]any{}, c.args...), f.From, f.To, likePattern(f.Term), f.Limit)
+	q := `SELECT ` + transactionColumns + `, x.stage, x.col, x.val::text
+		FROM (
+			SELECT l.transaction_id, l.id AS log_id, l.stage, v.col, v.val
+			FROM transaction_logs l
+			CROSS JOIN LATERAL (VALUES ('transaction_update', l.transaction_update), ('content', l.content),
+				('headers', l.headers), ('query_params', l.query_params), ('webhook_request', l.webhook_request),
+				('webhook_response', l.webhook_response), ('webhook_headers', l.webhook_headers)) AS v(col, val)
+			WHERE l.at >= $` + strconv.Itoa(n+1) + ` AND l.at <= $` + strconv.Itoa(n+2) + `
+				AND v.val IS NOT NULL AND v.val::text ILIKE $` + strconv.Itoa(n+3) + `
+		) x JOIN transactions ON transactions.id = x.transaction_id` + c.where() + `
+		ORDER BY x.log_id LIMIT $` + strconv.Itoa(n+4)
+	rows, err := p.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search logs: %w", err)
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (payment.LogPayload, error) {
+		var lp payment.LogPayload
+		var raw string
+		t, err := scanTransaction(extraRow{Row: row, extra: []any{&lp.Stage, &lp.Column, &raw}})
+		if err != nil {
+			return lp, err
+		}
+		lp.Transaction = t
+		dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
+		dec.UseNumber()
+		if err := dec.Decode(&lp.Value); err != nil {
+			return lp, fmt.Errorf("log payload of transaction %d: %w", t.ID, err)
+		}
+		return lp, nil
+	})
+}
+
+// casUpdate runs set on a transaction whose status is still seen, then
+// writes logs and events, in one Postgres transaction.
+func (p *Payments) casUpdate(ctx context.Context, id int64, seen payment.Status, set string, setArgs []any, logs []payment.LogEntry, events func(payment.Transaction) []proto.Message) (payment.Transaction, error) {
+	var out payment.Transaction
+	err := pgdb.InTx(ctx, p.pool, func(tx pgx.Tx) error {
+		args := append([]any{id, seen}, setArgs...)
+		var err error
+		out, err = scanTransaction(tx.QueryRow(ctx, `UPDATE transactions SET `+set+`
+			WHERE id = $1 AND status = $2 RETURNING `+transactionColumns, args...))
+		if errors.Is(err, pgx.ErrNoRows) {
+			var cur int16
+			if err := tx.QueryRow(ctx, `SELECT status FROM transactions WHERE id = $1`, id).Scan(&cur); err != nil {
+				return pgdb.Translate(err, entityTransaction)
+			}
+			return apperr.Conflict("Transaction with id %d status changed (it is now %s). Reload and try again.", id, payment.Status(cur))
+		}
+		if err != nil {
+			return fmt.Errorf("update transaction %d: %w", id, err)
+		}
+		if err := insertLogs(ctx, tx, logs); err != nil {
+			return err
+		}
+		if events != nil {
+			return publish(ctx, tx, events(out))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// CancelCallbacks implements payment.Store.
+func (p *Payments) CancelCallbacks(ctx context.Context, id int64, seen payment.Status, at time.Time, logs []payment.LogEntry, events func(payment.Transaction) []proto.Message) (payment.Transaction, error) {
+	return p.casUpdate(ctx, id, seen, `callbacks_canceled = true, updated_at = $3`, []any{at}, logs, events)
+}
+
+// SchedulePoll implements payment.Store.
+func (p *Payments) SchedulePoll(ctx context.Context, id int64, seen payment.Status, at time.Time, logs []payment.LogEntry, events func(payment.Transaction) []proto.Message) (payment.Transaction, error) {
+	return p.casUpdate(ctx, id, seen, `next_poll_at = $3, poll_attempts = 0, updated_at = $3`, []any{at}, logs, events)
+}

@@ -1,0 +1,105 @@
+// Package providers is the gateway's client of the payment providers' APIs
+// (the sandbox speaks them): it creates payments and asks their status over
+// HTTP, and reports each exchange for the transaction's log.
+package providers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/paygate/paygate/services/gateway/internal/payment"
+)
+
+// Client is the HTTP client of the providers' APIs: POST {base}/payments,
+// GET {base}/payments/{id}.
+type Client struct {
+	hc *http.Client
+}
+
+var _ payment.ProviderClient = (*Client)(nil)
+
+// NewClient returns a client using hc (its Timeout bounds a call).
+func NewClient(hc *http.Client) *Client { return &Client{hc: hc} }
+
+// providerAnswer is a provider's answer to both calls.
+type providerAnswer struct {
+	ProviderTransactionID string `json:"providerTransactionId"`
+	Status                string `json:"status"`
+	Message               string `json:"message"`
+}
+
+// CreatePayment implements payment.ProviderClient.
+func (c *Client) CreatePayment(ctx context.Context, conn payment.Connection, req payment.ProviderRequest) payment.Exchange {
+	typ := "deposit"
+	if req.Type == payment.TypeWithdrawal {
+		typ = "withdrawal"
+	}
+	body := map[string]any{
+		"reference": req.Reference, "type": typ, "amount": req.Amount.String(), "currency": req.Currency,
+		"payType": req.PayTypeCode, "tags": req.Tags, "clientId": req.ClientID, "additionalData": req.AdditionalData,
+	}
+	return c.call(ctx, http.MethodPost, strings.TrimRight(conn.BaseURL, "/")+"/payments", body)
+}
+
+// PaymentStatus implements payment.ProviderClient.
+func (c *Client) PaymentStatus(ctx context.Context, conn payment.Connection, providerTID string) payment.Exchange {
+	return c.call(ctx, http.MethodGet, strings.TrimRight(conn.BaseURL, "/")+"/payments/"+url.PathEscape(providerTID), nil)
+}
+
+func (c *Client) call(ctx context.Context, method, u string, body any) payment.Exchange {
+	ex := payment.Exchange{Method: method, URL: u, RequestBody: body, RequestHeaders: map[string]string{"Accept": "application/json"}}
+	var rd io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			ex.Err = fmt.Errorf("encode request: %w", err)
+			return ex
+		}
+		rd = bytes.NewReader(raw)
+		ex.RequestHeaders["Content-Type"] = "application/json"
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	if err != nil {
+		ex.Err = fmt.Errorf("build request: %w", err)
+		return ex
+	}
+	for k, v := range ex.RequestHeaders {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		ex.Err, ex.Network = err, true
+		return ex
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	ex.StatusCode = resp.StatusCode
+	if err != nil {
+		ex.Err, ex.Network = fmt.Errorf("read answer: %w", err), true
+		return ex
+	}
+	var generic any
+	if json.Unmarshal(raw, &generic) == nil {
+		ex.ResponseBody = generic
+	} else {
+		ex.ResponseBody = string(raw)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		ex.Err = fmt.Errorf("the provider answered HTTP %d", resp.StatusCode)
+		return ex
+	}
+	var a providerAnswer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		ex.Err = errors.New("the provider's answer is not JSON")
+		return ex
+	}
+	ex.ProviderTID, ex.Outcome, ex.ProviderMessage = a.ProviderTransactionID, payment.Outcome(strings.ToLower(a.Status)), a.Message
+	return ex
+}
