@@ -21,6 +21,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/server"
 	"github.com/paygate/paygate/services/internal/servicetest"
 )
 
@@ -289,6 +290,31 @@ func TestPayments(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("status %d", resp.StatusCode)
+		}
+	})
+
+	t.Run("webhook secret is checked before the body is read", func(t *testing.T) {
+		post := func(secret string, body []byte) int {
+			req, _ := http.NewRequest(http.MethodPost, e.HTTPURL+"/api/v1/providers/qrph/webhook", bytes.NewReader(body))
+			req.Header.Set(httpapi.HeaderWebhookSecret, secret)
+			resp, err := e.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		if code := post("nope", []byte(`{not json`)); code != http.StatusUnauthorized {
+			t.Errorf("wrong secret, broken body: %d, want 401", code)
+		}
+		if code := post("nope", bytes.Repeat([]byte("x"), server.MaxBodyBytes+1)); code != http.StatusUnauthorized {
+			t.Errorf("wrong secret, oversized body: %d, want 401", code)
+		}
+		if code := post(payment.DemoWebhookSecret, bytes.Repeat([]byte("x"), server.MaxBodyBytes+1)); code != http.StatusRequestEntityTooLarge {
+			t.Errorf("right secret, oversized body: %d, want 413", code)
+		}
+		if code := post(payment.DemoWebhookSecret, []byte(`{not json`)); code != http.StatusBadRequest {
+			t.Errorf("right secret, broken body: %d, want 400", code)
 		}
 	})
 

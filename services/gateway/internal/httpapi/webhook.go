@@ -29,6 +29,16 @@ type webhookBody struct {
 // its shared secret and applies the reported status.
 func WebhookHandler(svc *payment.Service, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The secret first: an unauthenticated caller costs no body read and
+		// no parsing.
+		from, err := svc.AuthenticateWebhook(r.Context(), r.PathValue("segment"), r.Header.Get(HeaderWebhookSecret))
+		if err != nil {
+			if apperr.KindOf(err) == apperr.KindInternal {
+				log.ErrorContext(r.Context(), "provider webhook", "segment", r.PathValue("segment"), "error", err)
+			}
+			writeError(w, err)
+			return
+		}
 		raw, ok := server.ReadBody(w, r)
 		if !ok {
 			return
@@ -43,8 +53,7 @@ func WebhookHandler(svc *payment.Service, log *slog.Logger) http.Handler {
 		for k, v := range r.Header {
 			headers[k] = strings.Join(v, ", ")
 		}
-		t, err := svc.HandleWebhook(r.Context(), payment.Webhook{
-			Segment: r.PathValue("segment"), Secret: r.Header.Get(HeaderWebhookSecret),
+		t, err := svc.HandleWebhook(r.Context(), from, payment.Webhook{
 			ProviderTID: b.ProviderTransactionID, Reference: b.Reference,
 			Outcome: payment.Outcome(strings.ToLower(b.Status)), Message: b.Message,
 			Body: generic, Headers: headers,

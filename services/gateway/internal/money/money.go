@@ -21,22 +21,19 @@ type Amount struct {
 // Cents returns an amount of c cents.
 func Cents(c int64) Amount { return Amount{cents: c, set: true} }
 
-// Parse reads a decimal string with at most two fraction digits, such
-// as "1500", "1500.5" or "1500.00". An empty string (after trimming spaces)
-// is no amount. A negative amount parses; callers that refuse one say so in
-// their own words. Errors are invalid.
+// Parse reads a decimal string: digits with at most two fraction digits,
+// such as "1500", "1500.5" or "1500.00", and nothing else (no spaces, no
+// plus sign, no exponent). An empty string is no amount. A negative amount
+// ("-5.00") parses; callers that refuse one say so in their own words.
+// Errors are invalid.
 func Parse(field, s string) (Amount, error) {
-	s = strings.TrimSpace(s)
 	if s == "" {
 		return Amount{}, nil
 	}
-	bad := apperr.Invalid("%s must be an amount such as 1500.00 (at most two decimal places), not %q.", field, s)
+	bad := apperr.Invalid("%s must be an amount such as 1500.00 (digits, at most two decimal places), not %q.", field, s)
 	neg := false
-	switch s[0] {
-	case '-':
+	if s[0] == '-' {
 		neg, s = true, s[1:]
-	case '+':
-		s = s[1:]
 	}
 	whole, frac, hasDot := strings.Cut(s, ".")
 	if whole == "" || !allDigits(whole) || !allDigits(frac) || len(frac) > 2 || hasDot && frac == "" {

@@ -11,8 +11,6 @@ import (
 
 // Webhook is a provider's status report as the webhook endpoint received it.
 type Webhook struct {
-	Segment     string
-	Secret      string
 	ProviderTID string
 	Reference   string
 	Outcome     Outcome
@@ -21,25 +19,43 @@ type Webhook struct {
 	Headers     map[string]string
 }
 
-// HandleWebhook applies a provider's status report. A wrong or missing
-// secret is unauthenticated; an unknown transaction is not found; a report
-// on a final transaction is journaled and ignored.
-func (s *Service) HandleWebhook(ctx context.Context, w Webhook) (Transaction, error) {
-	conn, err := s.store.ConnectionBySegment(ctx, w.Segment)
+// WebhookSender is a provider that proved its shared secret
+// (AuthenticateWebhook); only such a sender's report is read.
+type WebhookSender struct {
+	conn Connection
+}
+
+// AuthenticateWebhook checks a webhook's provider (by its route segment) and
+// shared secret, before anything of the report is read, so that an
+// unauthenticated caller costs no parsing. An unknown provider is not found;
+// a wrong or missing secret is unauthenticated.
+func (s *Service) AuthenticateWebhook(ctx context.Context, segment, secret string) (WebhookSender, error) {
+	conn, err := s.store.ConnectionBySegment(ctx, segment)
 	if err != nil {
 		if apperr.KindOf(err) == apperr.KindNotFound {
-			return Transaction{}, apperr.New(apperr.KindNotFound, err, "The provider was not found.")
+			return WebhookSender{}, apperr.New(apperr.KindNotFound, err, "The provider was not found.")
 		}
-		return Transaction{}, err
+		return WebhookSender{}, err
 	}
-	secret, err := s.box.Open(conn.WebhookSecretSealed, ProviderSecretOwner(conn.ProviderID))
+	want, err := s.box.Open(conn.WebhookSecretSealed, ProviderSecretOwner(conn.ProviderID))
 	if err != nil {
-		return Transaction{}, fmt.Errorf("open webhook secret of provider %d: %w", conn.ProviderID, err)
+		return WebhookSender{}, fmt.Errorf("open webhook secret of provider %d: %w", conn.ProviderID, err)
 	}
-	if w.Secret == "" || subtle.ConstantTimeCompare(secret, []byte(w.Secret)) != 1 {
-		return Transaction{}, apperr.Unauthenticated("The webhook secret is missing or wrong.")
+	if secret == "" || subtle.ConstantTimeCompare(want, []byte(secret)) != 1 {
+		return WebhookSender{}, apperr.Unauthenticated("The webhook secret is missing or wrong.")
 	}
-	var t Transaction
+	return WebhookSender{conn: conn}, nil
+}
+
+// HandleWebhook applies an authenticated provider's status report. An
+// unknown transaction is not found; a report on a final transaction is
+// journaled and ignored.
+func (s *Service) HandleWebhook(ctx context.Context, from WebhookSender, w Webhook) (Transaction, error) {
+	conn := from.conn
+	var (
+		t   Transaction
+		err error
+	)
 	switch {
 	case w.ProviderTID != "":
 		t, err = s.store.ByProviderTID(ctx, conn.ProviderID, w.ProviderTID)
