@@ -760,3 +760,30 @@ func TestRunRejectsBadConfig(t *testing.T) {
 		t.Fatalf("a bad duration: %v", err)
 	}
 }
+
+// TestNoOpUpdateWritesNothing: a change that changes nothing (an empty body,
+// or the values the URL already has) keeps updatedUtc and emits no event, so
+// no activity entry is written; the next real change is the next event.
+func TestNoOpUpdateWritesNothing(t *testing.T) {
+	t.Parallel()
+	svc := startService(t)
+	ev := connect(t)
+	collab := newCollab(t, newMerchant(t))
+	rec := newReceiver(t)
+	admin := user(t, authz.RoleAdmin)
+	cb := svc.createURL(t, admin, map[string]any{"collabId": collab, "callbackUrl": rec.URL + "/noop"})
+	ev.urlChange(t, cb.ID, admin)
+	path := "/api/v1/callbacks/" + strconv.FormatInt(cb.ID, 10)
+	for _, body := range []map[string]any{{}, {"callbackUrl": cb.CallbackURL, "maxAttempts": cb.MaxAttempts, "isEnabled": cb.IsEnabled}} {
+		var out callbackJSON
+		must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodPost, path, body, &out)
+		if out.UpdatedUtc != cb.UpdatedUtc {
+			t.Errorf("no-op update %v moved updatedUtc from %s to %s", body, cb.UpdatedUtc, out.UpdatedUtc)
+		}
+	}
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodPost, path, map[string]any{"maxAttempts": cb.MaxAttempts + 1}, nil)
+	next := ev.urlChange(t, cb.ID, admin)
+	if next.GetAction() != "Updated" || !strings.Contains(next.GetNewValue(), strconv.Itoa(int(cb.MaxAttempts+1))) {
+		t.Fatalf("the event after two no-op updates is %v, want the real change", next)
+	}
+}

@@ -174,6 +174,11 @@ func (s *Service) Update(ctx context.Context, a Actor, id int64, in Input) (URL,
 			return URL{}, err
 		}
 	}
+	if u == old {
+		// A change that changes nothing writes nothing: no updatedUtc bump,
+		// no event, no activity entry (as collabs do).
+		return old, nil
+	}
 	now := s.now()
 	u.UpdatedAt = now
 	saved, err := s.store.UpdateURL(ctx, u, func(before, after URL) *eventsv1.CallbackUrlChanged {
