@@ -787,3 +787,22 @@ func TestNoOpUpdateWritesNothing(t *testing.T) {
 		t.Fatalf("the event after two no-op updates is %v, want the real change", next)
 	}
 }
+
+// TestAttemptsPagingOutOfRangeIs400: page and take outside their documented
+// ranges are refused, not clamped; absent ones take their defaults.
+func TestAttemptsPagingOutOfRangeIs400(t *testing.T) {
+	t.Parallel()
+	svc := startService(t)
+	admin := user(t, authz.RoleAdmin)
+	path := "/api/v1/transactions/" + strconv.FormatInt(newTxID(), 10) + "/callbacks/attempts"
+	for _, q := range []string{"?take=501", "?take=0", "?take=-1", "?page=0", "?page=-3"} {
+		if status, raw := call(t, admin, svc.HTTPURL, http.MethodGet, path+q, nil); status != http.StatusBadRequest {
+			t.Errorf("%s: %d %s, want 400", q, status, raw)
+		}
+	}
+	for _, q := range []string{"", "?take=500&page=2", "?take=1"} {
+		if status, raw := call(t, admin, svc.HTTPURL, http.MethodGet, path+q, nil); status != http.StatusOK {
+			t.Errorf("%s: %d %s, want 200", q, status, raw)
+		}
+	}
+}

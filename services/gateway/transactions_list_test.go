@@ -169,7 +169,7 @@ func TestTransactionList(t *testing.T) {
 	t.Run("invalid filters are 400 with the details", func(t *testing.T) {
 		t.Parallel()
 		for _, q := range []string{"take=101", "statuses=99", "statuses=x", "from=yesterday", "minAmount=5&maxAmount=1",
-			"type=3", "page=-1", "from=2025-02-03&to=2025-02-01", "minAmount=1.234", "paymentMethodType=7"} {
+			"type=3", "page=-1", "page=0", "take=0", "from=2025-02-03&to=2025-02-01", "minAmount=1.234", "paymentMethodType=7"} {
 			var e struct{ Code, Message string }
 			admin.must(t, http.StatusBadRequest, http.MethodGet, "/api/v1/collabs/0/transactions/advanced?"+q, nil, &e)
 			if e.Code != "invalid" || !strings.Contains(e.Message, "filters") {

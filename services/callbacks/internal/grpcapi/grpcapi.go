@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/services/callbacks/internal/callback"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/paging"
 	"github.com/paygate/paygate/services/internal/server"
 )
 
@@ -114,7 +115,11 @@ func (s *Server) ListCallbackAttempts(ctx context.Context, req *callbacksv1.List
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.svc.Attempts(ctx, scope, req.GetId(), req.GetPage(), req.GetTake())
+	page, take, err := paging.Resolve(req.Page, req.Take, callback.DefaultTake, callback.MaxTake)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.svc.Attempts(ctx, scope, req.GetId(), page, take)
 	if err != nil {
 		return nil, err
 	}

@@ -272,7 +272,7 @@ func filter(c listCase, page int) payment.ListFilter {
 		return int32(n)
 	}
 	f, err := payment.ParseListQuery(payment.ListQuery{
-		CollabID: c.collab, MerchantID: num("MerchantId"), Page: int32(page), Take: int32(*take), Type: num("type"),
+		CollabID: c.collab, MerchantID: num("MerchantId"), Page: ptr(int32(page)), Take: ptr(int32(*take)), Type: num("type"),
 		Statuses: q["statuses"], ProviderTID: q.Get("providerTid"), MerchantCID: q.Get("merchantCid"),
 		Nonce: q.Get("nonce"), From: q.Get("from"), To: q.Get("to"), MinAmount: q.Get("minAmount"),
 		MaxAmount: q.Get("maxAmount"), Currency: q.Get("currency"), PaymentMethodValue: q.Get("paymentMethodValue"),
@@ -489,3 +489,6 @@ func printPlans(ctx context.Context, conn *pgx.Conn, cases []listCase) {
 		}
 	}
 }
+
+// ptr returns a pointer to v (the list query's optional paging).
+func ptr[T any](v T) *T { return &v }

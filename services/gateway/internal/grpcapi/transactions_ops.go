@@ -32,7 +32,7 @@ func (s *transactionServer) ListTransactions(ctx context.Context, req *gatewayv1
 		return nil, err
 	}
 	q := payment.ListQuery{
-		CollabID: req.GetCollabId(), MerchantID: req.GetMerchantId(), Page: req.GetPage(), Take: req.GetTake(),
+		CollabID: req.GetCollabId(), MerchantID: req.GetMerchantId(), Page: req.Page, Take: req.Take,
 		Type: req.GetType(), Statuses: req.GetStatuses(), ProviderTID: req.GetProviderTid(),
 		MerchantCID: req.GetMerchantCid(), Nonce: req.GetNonce(), From: req.GetFrom(), To: req.GetTo(),
 		MinAmount: req.GetMinAmount(), MaxAmount: req.GetMaxAmount(), Currency: req.GetCurrency(),

@@ -24,9 +24,11 @@ const (
 // ListQuery is the transaction list's query as received: strings where the
 // caller sends free text, before validation (ParseListQuery).
 type ListQuery struct {
-	CollabID           int32
-	MerchantID         int32
-	Page, Take         int32
+	CollabID   int32
+	MerchantID int32
+	// Page and Take are nil when the caller gave none (1 and DefaultTake);
+	// a given 0 is refused like any other value out of range.
+	Page, Take         *int32
 	Type               int32
 	Statuses           []string
 	ProviderTID        string
@@ -143,7 +145,7 @@ func ParseTime(s string, loc *time.Location) (time.Time, error) {
 // ParseListQuery validates a list query; every problem is reported at once
 // as one invalid-argument error.
 func ParseListQuery(q ListQuery) (ListFilter, error) {
-	f := ListFilter{CollabID: q.CollabID, MerchantID: q.MerchantID, Page: int(q.Page), Take: int(q.Take),
+	f := ListFilter{CollabID: q.CollabID, MerchantID: q.MerchantID, Page: 1, Take: DefaultTake,
 		IncludeTotals: q.IncludeTotals}
 	var bad []string
 	if q.CollabID < 0 {
@@ -153,15 +155,17 @@ func ParseListQuery(q ListQuery) (ListFilter, error) {
 		bad = append(bad, "MerchantId must not be negative")
 	}
 	switch {
-	case q.Page == 0:
-		f.Page = 1
-	case q.Page < 0:
+	case q.Page == nil:
+	case *q.Page >= 1:
+		f.Page = int(*q.Page)
+	default:
 		bad = append(bad, "page must be 1 or more")
 	}
 	switch {
-	case q.Take == 0:
-		f.Take = DefaultTake
-	case q.Take < 0 || q.Take > MaxTake:
+	case q.Take == nil:
+	case *q.Take >= 1 && *q.Take <= MaxTake:
+		f.Take = int(*q.Take)
+	default:
 		bad = append(bad, fmt.Sprintf("take must be between 1 and %d", MaxTake))
 	}
 	if len(q.Search) > MaxSearchLen {

@@ -83,7 +83,7 @@ func TestParseListQuery(t *testing.T) {
 		f.MinAmount.String() != "1.00" || f.MaxAmount.String() != "2.50" {
 		t.Errorf("filter %+v", f)
 	}
-	_, err = ParseListQuery(ListQuery{Take: 101, Type: 9, Statuses: []string{"7"}, From: "x"})
+	_, err = ParseListQuery(ListQuery{Take: ptrTo(int32(101)), Type: 9, Statuses: []string{"7"}, From: "x"})
 	if apperr.KindOf(err) != apperr.KindInvalid {
 		t.Fatalf("error %v", err)
 	}
@@ -101,7 +101,14 @@ func FuzzParseListQuery(f *testing.F) {
 	f.Add(int32(0), int32(0), int32(0), "", "", "", "", "", "", int32(2), "123")
 	f.Add(int32(-1), int32(101), int32(3), "x", "bad", "2025-13-01", "-1", "1.234", "TOOLONGCURRENCY", int32(9), "PG")
 	f.Fuzz(func(t *testing.T, page, take, typ int32, statuses, from, to, minA, maxA, currency string, pmType int32, search string) {
-		q := ListQuery{Page: page, Take: take, Type: typ, Statuses: []string{statuses}, From: from, To: to,
+		var pp, tp *int32
+		if page != 0 { // the fuzzer's 0 stands for "not given"
+			pp = &page
+		}
+		if take != 0 {
+			tp = &take
+		}
+		q := ListQuery{Page: pp, Take: tp, Type: typ, Statuses: []string{statuses}, From: from, To: to,
 			MinAmount: minA, MaxAmount: maxA, Currency: currency, PaymentMethodType: pmType, Search: search}
 		lf, err := ParseListQuery(q)
 		if err != nil {
@@ -170,5 +177,23 @@ func TestParseLogSearch(t *testing.T) {
 	}
 	if _, err := ParseLogSearch(LogSearchQuery{Type: 1, FromDate: "2025-03-01T08:00:00", ToDate: "2025-03-01T09:00:01", Term: "x"}); apperr.KindOf(err) != apperr.KindInvalid {
 		t.Errorf("61 minutes: %v", err)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// TestExplicitZeroPagingIsRefused: page 0 and take 0 sent on purpose are out
+// of range, not "absent".
+func TestExplicitZeroPagingIsRefused(t *testing.T) {
+	t.Parallel()
+	zero := int32(0)
+	for name, q := range map[string]ListQuery{"page": {Page: &zero}, "take": {Take: &zero}} {
+		if _, err := ParseListQuery(q); apperr.KindOf(err) != apperr.KindInvalid || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s 0: %v, want invalid naming %s", name, err, name)
+		}
+	}
+	f, err := ParseListQuery(ListQuery{})
+	if err != nil || f.Page != 1 || f.Take != DefaultTake {
+		t.Errorf("absent paging: %+v %v, want page 1 take %d", f, err, DefaultTake)
 	}
 }

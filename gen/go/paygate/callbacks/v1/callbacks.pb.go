@@ -835,10 +835,10 @@ type ListCallbackAttemptsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Id of the transaction.
 	Id int64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	// 1-based page (default 1).
-	Page int32 `protobuf:"varint,2,opt,name=page,proto3" json:"page,omitempty"`
-	// Page size (default 100, at most 500).
-	Take          int32 `protobuf:"varint,3,opt,name=take,proto3" json:"take,omitempty"`
+	// 1-based page (default 1 when absent; 0 or less is refused).
+	Page *int32 `protobuf:"varint,2,opt,name=page,proto3,oneof" json:"page,omitempty"`
+	// Page size (default 100 when absent; 1 to 500, anything else is refused).
+	Take          *int32 `protobuf:"varint,3,opt,name=take,proto3,oneof" json:"take,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -881,15 +881,15 @@ func (x *ListCallbackAttemptsRequest) GetId() int64 {
 }
 
 func (x *ListCallbackAttemptsRequest) GetPage() int32 {
-	if x != nil {
-		return x.Page
+	if x != nil && x.Page != nil {
+		return *x.Page
 	}
 	return 0
 }
 
 func (x *ListCallbackAttemptsRequest) GetTake() int32 {
-	if x != nil {
-		return x.Take
+	if x != nil && x.Take != nil {
+		return *x.Take
 	}
 	return 0
 }
@@ -1414,11 +1414,13 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"\x0eattempt_number\x18\b \x01(\x05R\rattemptNumber\x12#\n" +
 	"\rerror_message\x18\t \x01(\tR\ferrorMessage\x12%\n" +
 	"\x0etransaction_id\x18\n" +
-	" \x01(\x03R\rtransactionId\"U\n" +
+	" \x01(\x03R\rtransactionId\"q\n" +
 	"\x1bListCallbackAttemptsRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
-	"\x04page\x18\x02 \x01(\x05R\x04page\x12\x12\n" +
-	"\x04take\x18\x03 \x01(\x05R\x04take\"\xd7\x01\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x17\n" +
+	"\x04page\x18\x02 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x17\n" +
+	"\x04take\x18\x03 \x01(\x05H\x01R\x04take\x88\x01\x01B\a\n" +
+	"\x05_pageB\a\n" +
+	"\x05_take\"\xd7\x01\n" +
 	"\x1cListCallbackAttemptsResponse\x12R\n" +
 	"\x11callback_attempts\x18\x01 \x03(\v2%.paygate.callbacks.v1.CallbackAttemptR\x10callbackAttempts\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +
@@ -1540,6 +1542,7 @@ func file_paygate_callbacks_v1_callbacks_proto_init() {
 	file_paygate_callbacks_v1_callbacks_proto_msgTypes[0].OneofWrappers = []any{}
 	file_paygate_callbacks_v1_callbacks_proto_msgTypes[5].OneofWrappers = []any{}
 	file_paygate_callbacks_v1_callbacks_proto_msgTypes[7].OneofWrappers = []any{}
+	file_paygate_callbacks_v1_callbacks_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

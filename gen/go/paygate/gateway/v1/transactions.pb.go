@@ -1249,10 +1249,10 @@ type ListTransactionsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The collab; 0 means every collab in the caller's scope.
 	CollabId int32 `protobuf:"varint,1,opt,name=collab_id,json=collabId,proto3" json:"collab_id,omitempty"`
-	// 1-based page (default 1).
-	Page int32 `protobuf:"varint,2,opt,name=page,proto3" json:"page,omitempty"`
-	// Page size (default 5, at most 100).
-	Take int32 `protobuf:"varint,3,opt,name=take,proto3" json:"take,omitempty"`
+	// 1-based page (default 1 when absent; 0 or less is refused).
+	Page *int32 `protobuf:"varint,2,opt,name=page,proto3,oneof" json:"page,omitempty"`
+	// Page size (default 5 when absent; 1 to 100, anything else is refused).
+	Take *int32 `protobuf:"varint,3,opt,name=take,proto3,oneof" json:"take,omitempty"`
 	// 1 deposit, 2 withdrawal, 0 any.
 	Type int32 `protobuf:"varint,4,opt,name=type,proto3" json:"type,omitempty"`
 	// Status codes, repeated or comma-separated.
@@ -1328,15 +1328,15 @@ func (x *ListTransactionsRequest) GetCollabId() int32 {
 }
 
 func (x *ListTransactionsRequest) GetPage() int32 {
-	if x != nil {
-		return x.Page
+	if x != nil && x.Page != nil {
+		return *x.Page
 	}
 	return 0
 }
 
 func (x *ListTransactionsRequest) GetTake() int32 {
-	if x != nil {
-		return x.Take
+	if x != nil && x.Take != nil {
+		return *x.Take
 	}
 	return 0
 }
@@ -2382,11 +2382,11 @@ const file_paygate_gateway_v1_transactions_proto_rawDesc = "" +
 	"\x0fwebhook_request\x18\x0e \x01(\v2\x16.google.protobuf.ValueR\x0ewebhookRequest\x12A\n" +
 	"\x10webhook_response\x18\x0f \x01(\v2\x16.google.protobuf.ValueR\x0fwebhookResponse\x12?\n" +
 	"\x0fwebhook_headers\x18\x10 \x01(\v2\x16.google.protobuf.ValueR\x0ewebhookHeaders\x12I\n" +
-	"\texception\x18\x11 \x01(\v2+.paygate.gateway.v1.TransactionLogExceptionR\texception\"\xe5\x04\n" +
+	"\texception\x18\x11 \x01(\v2+.paygate.gateway.v1.TransactionLogExceptionR\texception\"\x81\x05\n" +
 	"\x17ListTransactionsRequest\x12\x1b\n" +
-	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\x12\x12\n" +
-	"\x04page\x18\x02 \x01(\x05R\x04page\x12\x12\n" +
-	"\x04take\x18\x03 \x01(\x05R\x04take\x12\x12\n" +
+	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\x12\x17\n" +
+	"\x04page\x18\x02 \x01(\x05H\x00R\x04page\x88\x01\x01\x12\x17\n" +
+	"\x04take\x18\x03 \x01(\x05H\x01R\x04take\x88\x01\x01\x12\x12\n" +
 	"\x04type\x18\x04 \x01(\x05R\x04type\x12\x1a\n" +
 	"\bstatuses\x18\x05 \x03(\tR\bstatuses\x12!\n" +
 	"\fprovider_tid\x18\x06 \x01(\tR\vproviderTid\x12!\n" +
@@ -2406,7 +2406,9 @@ const file_paygate_gateway_v1_transactions_proto_rawDesc = "" +
 	"\x15include_total_amounts\x18\x11 \x01(\bR\x13includeTotalAmounts\x12\x1f\n" +
 	"\vmerchant_id\x18\x12 \x01(\x05R\n" +
 	"merchantId\x12\x16\n" +
-	"\x06search\x18\x13 \x01(\tR\x06search\"\xea\x02\n" +
+	"\x06search\x18\x13 \x01(\tR\x06searchB\a\n" +
+	"\x05_pageB\a\n" +
+	"\x05_take\"\xea\x02\n" +
 	"\x18ListTransactionsResponse\x12C\n" +
 	"\ftransactions\x18\x01 \x03(\v2\x1f.paygate.gateway.v1.TransactionR\ftransactions\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x05R\n" +
@@ -2594,6 +2596,7 @@ func file_paygate_gateway_v1_transactions_proto_init() {
 		return
 	}
 	file_paygate_gateway_v1_transactions_proto_msgTypes[6].OneofWrappers = []any{}
+	file_paygate_gateway_v1_transactions_proto_msgTypes[13].OneofWrappers = []any{}
 	file_paygate_gateway_v1_transactions_proto_msgTypes[15].OneofWrappers = []any{}
 	file_paygate_gateway_v1_transactions_proto_msgTypes[17].OneofWrappers = []any{}
 	file_paygate_gateway_v1_transactions_proto_msgTypes[23].OneofWrappers = []any{}
