@@ -469,6 +469,32 @@ func TestCollabSettingsAndActiveness(t *testing.T) {
 		}
 	})
 
+	t.Run("settings sent typed, as the console reads them", func(t *testing.T) {
+		t.Parallel()
+		m := g.newMerchant(t)
+		id := g.initialize(t, setup, m, goVip, gcash)
+		editor := g.user(t, authz.RoleMerchantAdmin, m)
+		var s settingsJSON
+		editor.must(t, http.StatusOK, http.MethodPost, "/api/v1/collabs/settings", map[string]any{"collabId": id,
+			"settings": map[string]any{"IsEnabled": false, "Mode": 2, "Position": 7}}, &s)
+		if s.Settings["IsEnabled"] != "false" || s.Settings["Mode"] != "2" || s.Settings["Position"] != "7" {
+			t.Errorf("typed settings stored as %v", s.Settings)
+		}
+		editor.must(t, http.StatusOK, http.MethodPost, "/api/v1/collabs/settings", map[string]any{"collabId": id,
+			"settings": map[string]any{"Position": nil}}, &s)
+		if s.Settings["Position"] != "" {
+			t.Errorf("Position after null = %q, want none", s.Settings["Position"])
+		}
+		editor.expectChanges(t, 2)
+		for _, bad := range []any{map[string]any{"x": 1}, []any{true}} {
+			msg := editor.refused(t, http.StatusBadRequest, id, http.MethodPost, "/api/v1/collabs/settings",
+				map[string]any{"collabId": id, "settings": map[string]any{"IsEnabled": bad}})
+			if !strings.Contains(msg, "settings.IsEnabled must be text, a number, true, false or null") {
+				t.Errorf("%v: message %q", bad, msg)
+			}
+		}
+	})
+
 	t.Run("refused settings change nothing", func(t *testing.T) {
 		t.Parallel()
 		m := g.newMerchant(t)

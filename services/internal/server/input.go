@@ -210,6 +210,12 @@ func checkField(v any, fd protoreflect.FieldDescriptor, path string) error {
 			if err := checkScalarText(fd.MapKey(), k); err != nil {
 				return refuse(err, "The keys of %s must be %s.", path, whatOne(fd.MapKey()))
 			}
+			if fd.MapValue().Kind() == protoreflect.StringKind {
+				if _, ok := item.(string); !ok {
+					return refuse(nil, "%s.%s must be text, a number, true, false or null.", path, k)
+				}
+				continue
+			}
 			if err := checkOne(item, fd.MapValue(), path+"."+k); err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -229,6 +230,9 @@ func canonicalKeys(v any, md protoreflect.MessageDescriptor) any {
 func canonicalValue(v any, fd protoreflect.FieldDescriptor) any {
 	switch {
 	case fd.IsMap():
+		if fd.MapValue().Kind() == protoreflect.StringKind {
+			return textMap(v)
+		}
 		if fd.MapValue().Kind() != protoreflect.MessageKind {
 			return v
 		}
@@ -250,6 +254,28 @@ func canonicalValue(v any, fd protoreflect.FieldDescriptor) any {
 	default:
 		return canonicalKeys(v, fd.Message())
 	}
+}
+
+// textMap lets a map of texts (collab settings) take JSON booleans, numbers
+// and null as well, as their text: true → "true", 1.5 → "1.5", null →
+// "null". The console reads settings as booleans and numbers and may send
+// them back typed. Objects and lists stay, for checkField to refuse.
+func textMap(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	for k, item := range m {
+		switch x := item.(type) {
+		case bool:
+			m[k] = strconv.FormatBool(x)
+		case json.Number:
+			m[k] = string(x)
+		case nil:
+			m[k] = "null"
+		}
+	}
+	return v
 }
 
 // queryParser matches query parameter names case-insensitively, like the JSON
