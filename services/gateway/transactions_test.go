@@ -9,6 +9,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -330,6 +331,22 @@ func TestPayments(t *testing.T) {
 	t.Run("refusals write nothing", func(t *testing.T) {
 		before := e.count(t)
 		e.initialize(t, http.StatusBadRequest, e.payload("", "abc", 1, "GCASH"))
+		many := make([]string, payment.MaxProviderTags+1)
+		for i := range many {
+			many[i] = "t" + strconv.Itoa(i)
+		}
+		e.initialize(t, http.StatusBadRequest, e.payload("r-tags", "10", 1, "GCASH", many...))
+		e.initialize(t, http.StatusBadRequest, e.payload("r-tag-len", "10", 1, "GCASH", strings.Repeat("x", payment.MaxProviderTagLen+1)))
+		deep := map[string]any{"v": 1}
+		for range payment.MaxAdditionalDataDepth {
+			deep = map[string]any{"d": deep}
+		}
+		big := map[string]any{"blob": strings.Repeat("x", payment.MaxAdditionalDataBytes)}
+		for nonce, data := range map[string]map[string]any{"r-deep": deep, "r-big": big} {
+			p := e.payload(nonce, "10", 1, "GCASH")
+			p["merchantData"].(map[string]any)["additionalData"] = data
+			e.initialize(t, http.StatusBadRequest, p)
+		}
 		e.initialize(t, http.StatusUnprocessableEntity, e.payload("r-paytype", "10", 1, "MAYA"))
 		e.exec(t, `UPDATE collabs SET maximal_deposit_amount = 500 WHERE id = $1`, e.govip)
 		e.initialize(t, http.StatusUnprocessableEntity, e.payload("r-limit", "500.01", 1, "GCASH"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -290,6 +291,18 @@ func (s *Service) validate(r InitRequest) (Transaction, error) {
 	if len(r.ClientID) > 120 {
 		problems = append(problems, "merchantData.clientId is at most 120 characters")
 	}
+	if len(r.ProviderTags) > MaxProviderTags {
+		problems = append(problems, fmt.Sprintf("paymentData.providerTags holds at most %d tags", MaxProviderTags))
+	}
+	for _, tag := range r.ProviderTags {
+		if len(tag) > MaxProviderTagLen {
+			problems = append(problems, fmt.Sprintf("each of paymentData.providerTags is at most %d characters", MaxProviderTagLen))
+			break
+		}
+	}
+	if p := additionalDataProblem(r.AdditionalData); p != "" {
+		problems = append(problems, p)
+	}
 	if len(problems) > 0 {
 		return Transaction{}, apperr.Invalid("The payment is not valid: %s.", strings.Join(problems, "; "))
 	}
@@ -314,6 +327,51 @@ func letters(s string) bool {
 		}
 	}
 	return true
+}
+
+// Limits of a payment's free-form parts (docs/contracts-transactions.md).
+const (
+	// MaxProviderTags is how many provider tags a payment may carry.
+	MaxProviderTags = 20
+	// MaxProviderTagLen is the longest provider tag, in bytes.
+	MaxProviderTagLen = 100
+	// MaxAdditionalDataBytes bounds merchantData.additionalData as JSON.
+	MaxAdditionalDataBytes = 16 << 10
+	// MaxAdditionalDataDepth bounds its nesting (the object itself is 1).
+	MaxAdditionalDataDepth = 5
+)
+
+// additionalDataProblem returns why additional data is over its limits, or "".
+func additionalDataProblem(data map[string]any) string {
+	if len(data) == 0 {
+		return ""
+	}
+	if depthOf(data) > MaxAdditionalDataDepth {
+		return fmt.Sprintf("merchantData.additionalData nests at most %d levels deep", MaxAdditionalDataDepth)
+	}
+	if b, err := json.Marshal(data); err != nil || len(b) > MaxAdditionalDataBytes {
+		return fmt.Sprintf("merchantData.additionalData is at most %d KiB as JSON", MaxAdditionalDataBytes>>10)
+	}
+	return ""
+}
+
+// depthOf is how deep a decoded JSON value nests: 1 for an object or list of
+// plain values, 0 for a plain value.
+func depthOf(v any) int {
+	deepest := 0
+	switch x := v.(type) {
+	case map[string]any:
+		for _, item := range x {
+			deepest = max(deepest, depthOf(item))
+		}
+	case []any:
+		for _, item := range x {
+			deepest = max(deepest, depthOf(item))
+		}
+	default:
+		return 0
+	}
+	return deepest + 1
 }
 
 func cleanTags(tags []string) []string {
