@@ -147,6 +147,7 @@ type txJSON struct {
 	ProviderTransactionID  string         `json:"providerTransactionId"`
 	MerchantName           string         `json:"merchantName"`
 	AccountData            map[string]any `json:"accountData"`
+	PollingAttempts        int            `json:"pollingAttempts"`
 }
 
 func (e *payEnv) initialize(t *testing.T, want int, body map[string]any) initJSON {
@@ -279,6 +280,14 @@ func TestPayments(t *testing.T) {
 		e.waitStatus(t, out.ID, -2)
 		out = e.initialize(t, http.StatusOK, e.payload("n-hook-2", "10", 2, "QRPH", "sandbox:outcome=pending-success", "sandbox:pending=200ms"))
 		e.waitStatus(t, out.ID, 4)
+	})
+
+	t.Run("the answer counts polling attempts", func(t *testing.T) {
+		out := e.initialize(t, http.StatusOK, e.payload("n-polls", "10", 1, "GCASH"))
+		e.exec(t, `UPDATE transactions SET poll_attempts = 12 WHERE id = $1`, out.ID)
+		if got := e.get(t, e.admin, out.ID); got.PollingAttempts != 12 {
+			t.Errorf("pollingAttempts = %d, want 12", got.PollingAttempts)
+		}
 	})
 
 	t.Run("webhook with a wrong secret", func(t *testing.T) {

@@ -188,7 +188,7 @@ func transactionToProto(t payment.Transaction) *gatewayv1.Transaction {
 		AppliedFeeAmount: t.Fee.Amount.String(), AppliedFeeCurrency: t.Fee.Currency, AppliedFeePayer: int32(t.Fee.Payer),
 		PayTypeId: t.PayTypeID, IsCallbackSendingCanceled: t.CallbacksCanceled, CollabId: t.CollabID,
 		MerchantId: t.MerchantID, ProviderId: t.ProviderID, ProviderTags: t.ProviderTags,
-		ProviderData: jsonStruct(t.ProviderData),
+		ProviderData: jsonStruct(t.ProviderData), PollingAttempts: t.PollAttempts,
 	}
 }
 

@@ -694,9 +694,12 @@ type Transaction struct {
 	// Tags passed to the provider.
 	ProviderTags []string `protobuf:"bytes,36,rep,name=provider_tags,json=providerTags,proto3" json:"provider_tags,omitempty"`
 	// Data the provider reported, secrets masked.
-	ProviderData  *structpb.Struct `protobuf:"bytes,37,opt,name=provider_data,json=providerData,proto3" json:"provider_data,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ProviderData *structpb.Struct `protobuf:"bytes,37,opt,name=provider_data,json=providerData,proto3" json:"provider_data,omitempty"`
+	// How many times the gateway asked the provider for this transaction's
+	// status since it was last (re)queued for polling; the console warns above 10.
+	PollingAttempts int32 `protobuf:"varint,39,opt,name=polling_attempts,json=pollingAttempts,proto3" json:"polling_attempts,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Transaction) Reset() {
@@ -986,6 +989,13 @@ func (x *Transaction) GetProviderData() *structpb.Struct {
 		return x.ProviderData
 	}
 	return nil
+}
+
+func (x *Transaction) GetPollingAttempts() int32 {
+	if x != nil {
+		return x.PollingAttempts
+	}
+	return 0
 }
 
 // TransactionLogException describes an error of a journal entry.
@@ -2313,7 +2323,7 @@ const file_paygate_gateway_v1_transactions_proto_rawDesc = "" +
 	"\x1aListTransactionLogsRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\"U\n" +
 	"\x1bListTransactionLogsResponse\x126\n" +
-	"\x04logs\x18\x01 \x03(\v2\".paygate.gateway.v1.TransactionLogR\x04logs\"\xff\f\n" +
+	"\x04logs\x18\x01 \x03(\v2\".paygate.gateway.v1.TransactionLogR\x04logs\"\xaa\r\n" +
 	"\vTransaction\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x128\n" +
 	"\x18transaction_reference_id\x18\x02 \x01(\tR\x16transactionReferenceId\x126\n" +
@@ -2357,7 +2367,8 @@ const file_paygate_gateway_v1_transactions_proto_rawDesc = "" +
 	"\vprovider_id\x18# \x01(\x05R\n" +
 	"providerId\x12#\n" +
 	"\rprovider_tags\x18$ \x03(\tR\fproviderTags\x12<\n" +
-	"\rprovider_data\x18% \x01(\v2\x17.google.protobuf.StructR\fproviderDataJ\x04\b\r\x10\x0eR\x18callback_delivery_status\"h\n" +
+	"\rprovider_data\x18% \x01(\v2\x17.google.protobuf.StructR\fproviderData\x12)\n" +
+	"\x10polling_attempts\x18' \x01(\x05R\x0fpollingAttemptsJ\x04\b\r\x10\x0eR\x18callback_delivery_status\"h\n" +
 	"\x17TransactionLogException\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x1f\n" +
