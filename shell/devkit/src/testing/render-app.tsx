@@ -3,12 +3,10 @@ import userEvent from '@testing-library/user-event';
 import { QueryClient } from '@tanstack/react-query';
 import { session, SCREEN_PATHS, type RemoteManifest, type RemoteName } from '@paygate/sdk';
 import { createMemoryRouter, RouterProvider } from 'react-router';
-import { ConsoleProviders } from '../app/providers';
-import { ROUTES } from '../app/route-table';
-import { consoleRoutes } from '../app/routes';
-import { cachedLoader, type RemoteLoader } from '../remotes/remote-loader';
-import { RemoteLoaderProvider } from '../remotes/remote-screen';
+import { cachedLoader, ConsoleProviders, consoleRoutes, RemoteLoaderProvider, ROUTES, type RemoteLoader } from '@paygate/shell/embed';
 import { tokensFor, type TestUser } from './tokens';
+
+export { cachedLoader, type RemoteLoader };
 
 /**
  * stubRemotes provides, for every route-table path, a stub screen reading
@@ -22,6 +20,12 @@ export function stubRemotes(): RemoteLoader {
       Component: () => <p>Screen {path}</p>,
     })),
   }));
+}
+
+/** withRemote serves `manifest` for its own remote (the one under test) and stubs the others. */
+export function withRemote(manifest: RemoteManifest): RemoteLoader {
+  const stubs = stubRemotes();
+  return cachedLoader((name) => (name === manifest.name ? Promise.resolve(manifest) : stubs(name)));
 }
 
 /** RenderAppOptions choose the starting URL, the signed-in user and the remotes. */
