@@ -6,6 +6,7 @@ export * from './api-client';
 export * from './api-error';
 export * from './auth';
 export * from './config';
+export * from './confirm-dialog';
 export * from './console';
 export * from './dialog-frame';
 export * from './jwt';

@@ -15,7 +15,7 @@ import {
   Tabs,
 } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { hasPermission, isAdmin, isMerchant, merchantsQuery, notify, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
+import { ConfirmDialog, hasPermission, isAdmin, isMerchant, merchantsQuery, notify, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useDisableMaintenance } from '../api/disable-maintenance';
@@ -30,7 +30,6 @@ import { ActivityDialog } from './activity-dialog';
 import { CollabCard } from './collab-card';
 import { CollabLimitsDialog } from './collab-limits-dialog';
 import { CollabSettingsDialog } from './collab-settings-dialog';
-import { ConfirmDialog } from './confirm-dialog';
 import { InitializeCollabDialog } from './initialize-collab-dialog';
 import { MerchantFilter } from './merchant-filter';
 

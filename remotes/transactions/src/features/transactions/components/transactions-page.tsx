@@ -2,7 +2,8 @@ import { Alert, Box, Button, Field, Heading, HStack, Input, NativeSelect, Stack,
 import { errorMessage, hasPermission, isAdmin, notify, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
-import { collabLabel, useCollabs } from '../../../api/get-collabs';
+import { useCollabs } from '../../../api/get-collabs';
+import { CollabSelect } from '../../../components/collab-select';
 import { useTransactions, type TransactionsInput } from '../api/get-transactions';
 import type { Transaction } from '../api/types';
 import { useManualAction } from '../hooks/use-manual-action';
@@ -114,24 +115,14 @@ function TransactionsView({ user }: { user: User | null }) {
         )}
       </HStack>
       <HStack gap="3" align="end" wrap="wrap">
-        <Field.Root w="72">
-          <Field.Label>{admin ? 'Collab' : 'Provider'}</Field.Label>
-          <NativeSelect.Root size="sm" disabled={collabs.isPending}>
-            <NativeSelect.Field
-              aria-label={admin ? 'Select Collab' : 'Select Provider'}
-              value={filters.selectedCollabId ?? ''}
-              onChange={(e) => update({ selectedCollabId: e.target.value ? Number(e.target.value) : null })}
-            >
-              <option value="">{admin ? 'Select Collab' : 'Select Provider'}</option>
-              {collabs.data?.map((c) => (
-                <option key={c.id} value={c.id}>
-                  {collabLabel(c, admin)}
-                </option>
-              ))}
-            </NativeSelect.Field>
-            <NativeSelect.Indicator />
-          </NativeSelect.Root>
-        </Field.Root>
+        <CollabSelect
+          admin={admin}
+          collabs={collabs.data}
+          value={filters.selectedCollabId}
+          onChange={(id) => update({ selectedCollabId: id })}
+          loading={collabs.isPending}
+          label={admin ? 'Collab' : 'Provider'}
+        />
         <form onSubmit={submitSearch} role="search" aria-label="Search transactions">
           <HStack align="end">
             <Field.Root w="80">
