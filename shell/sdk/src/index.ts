@@ -12,6 +12,7 @@ export * from './dialog-frame';
 export * from './jwt';
 export * from './merchant-filter';
 export * from './merchants';
+export * from './page-frame';
 export * from './page-title';
 export * from './preferences';
 export * from './remote';

@@ -1,6 +1,6 @@
-import { Button, Heading, HStack, Stack, Text } from '@chakra-ui/react';
+import { Button, HStack, Text } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
-import { hasPermission, isAdmin, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
+import { hasPermission, isAdmin, PageFrame, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
 import { useState } from 'react';
 import { collabLabel, useCollabs } from '../../../api/get-collabs';
 import { CollabSelect } from '../../../components/collab-select';
@@ -78,15 +78,16 @@ function Callbacks({ user }: { user: User }) {
       : `No callback URLs found.${canEdit ? ' Add one with Add Callback URL.' : ''}`;
 
   return (
-    <Stack gap="4">
-      <HStack justify="space-between" wrap="wrap">
-        <Heading size="lg">Callbacks</Heading>
-        {canEdit && (
+    <PageFrame
+      title="Callbacks"
+      actions={
+        canEdit && (
           <Button size="sm" colorPalette="blue" onClick={() => setAdding(true)}>
             Add Callback URL
           </Button>
-        )}
-      </HStack>
+        )
+      }
+    >
       <HStack gap="3" align="end" wrap="wrap">
         <CollabSelect admin={admin} collabs={collabs.data} value={collabId} onChange={choose} loading={collabs.isPending} label={admin ? 'Collab' : 'Provider'} />
         {scope?.kind === 'merchant' && (
@@ -126,6 +127,6 @@ function Callbacks({ user }: { user: User }) {
           onClose={() => setAdding(false)}
         />
       )}
-    </Stack>
+    </PageFrame>
   );
 }

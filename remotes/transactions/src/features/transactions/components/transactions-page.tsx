@@ -1,5 +1,5 @@
-import { Alert, Box, Button, Field, Heading, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
-import { errorMessage, hasPermission, isAdmin, notify, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
+import { Alert, Box, Button, Field, HStack, Input, NativeSelect, Text } from '@chakra-ui/react';
+import { errorMessage, hasPermission, isAdmin, NoPermission, notify, PageFrame, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { useCollabs } from '../../../api/get-collabs';
@@ -26,7 +26,7 @@ export const REFRESH_MS = 10_000;
 /** TransactionsPage is the Transactions screen (route /transactions/:id?, spec 02 §2). */
 export function TransactionsPage() {
   const user = useUser();
-  if (!hasPermission(user, 'Get Transactions')) return <Text>You don&apos;t have permission to view this page.</Text>;
+  if (!hasPermission(user, 'Get Transactions')) return <NoPermission />;
   return <TransactionsView user={user} />;
 }
 
@@ -105,15 +105,16 @@ function TransactionsView({ user }: { user: User | null }) {
   const totalPages = Math.max(data?.totalPages ?? 0, 1);
 
   return (
-    <Stack gap="4">
-      <HStack justify="space-between">
-        <Heading size="lg">Transactions</Heading>
-        {hasPermission(user, 'View Logs') && (
+    <PageFrame
+      title="Transactions"
+      actions={
+        hasPermission(user, 'View Logs') && (
           <Button size="sm" variant="outline" onClick={() => setLogSearch(true)}>
             Search in Logs
           </Button>
-        )}
-      </HStack>
+        )
+      }
+    >
       <HStack gap="3" align="end" wrap="wrap">
         <CollabSelect
           admin={admin}
@@ -224,6 +225,6 @@ function TransactionsView({ user }: { user: User | null }) {
       {dialog?.kind === 'data' && <AdditionalDataDialog transaction={dialog.t} onClose={() => setDialog(null)} />}
       {logSearch && <SearchInLogsDialog onClose={() => setLogSearch(false)} />}
       {dialog?.kind === 'edit' && <EditTransactionDialog transaction={dialog.t} onClose={() => setDialog(null)} />}
-    </Stack>
+    </PageFrame>
   );
 }

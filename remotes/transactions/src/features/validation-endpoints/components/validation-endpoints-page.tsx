@@ -1,6 +1,6 @@
-import { Button, Heading, HStack, Stack, Text } from '@chakra-ui/react';
+import { Button, HStack } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
-import { hasPermission, isAdmin, notify, useUser, type User } from '@paygate/sdk';
+import { hasPermission, isAdmin, NoPermission, notify, PageFrame, useUser, type User } from '@paygate/sdk';
 import { useState } from 'react';
 import { collabLabel, useCollabs } from '../../../api/get-collabs';
 import { CollabSelect } from '../../../components/collab-select';
@@ -32,7 +32,7 @@ const TEXTS: UrlEndpointTexts = {
  */
 export function ValidationEndpointsPage() {
   const user = useUser();
-  if (!hasPermission(user, 'Edit Transactions') || !user) return <Text>You don&apos;t have permission to view this page.</Text>;
+  if (!hasPermission(user, 'Edit Transactions') || !user) return <NoPermission />;
   return <ValidationEndpoints user={user} />;
 }
 
@@ -75,8 +75,7 @@ function ValidationEndpoints({ user }: { user: User }) {
     searched === null ? 'Select a collaboration and press Search to see its validation endpoints.' : 'No validation endpoints found for this collaboration.';
 
   return (
-    <Stack gap="4">
-      <Heading size="lg">Validation Endpoints</Heading>
+    <PageFrame title="Validation Endpoints">
       <HStack gap="3" align="end" wrap="wrap">
         <CollabSelect admin={admin} collabs={collabs.data} value={collabId} onChange={setCollabId} loading={collabs.isPending} label={admin ? 'Collab' : 'Provider'} />
         <Button size="sm" onClick={search} loading={searched !== null && list.isFetching}>
@@ -130,6 +129,6 @@ function ValidationEndpoints({ user }: { user: User }) {
           onClose={() => setAdding(false)}
         />
       )}
-    </Stack>
+    </PageFrame>
   );
 }
