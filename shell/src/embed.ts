@@ -2,7 +2,6 @@
 // needs to run the console around a remote standalone and to render it in
 // tests. Remotes never import the shell; ESLint keeps it so.
 export { ConsoleProviders } from './app/providers';
-export { ROUTES } from './app/route-table';
 export { consoleRoutes } from './app/routes';
 export { mountConsole, type MountOptions } from './console';
 export { cachedLoader, type RemoteLoader } from './remotes/remote-loader';

@@ -16,6 +16,7 @@ export * from './page-frame';
 export * from './page-title';
 export * from './preferences';
 export * from './remote';
+export * from './route-table';
 export * from './session';
 export * from './storage';
 export * from './timezone';

@@ -1,10 +1,9 @@
 import { Center, Spinner } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { auth, NoPermission, notify, session, useSession } from '@paygate/sdk';
+import { auth, NoPermission, notify, session, useSession, type RouteSpec } from '@paygate/sdk';
 import { useEffect, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { decide } from './access-rules';
-import type { RouteSpec } from './route-table';
 
 function FullPageSpinner() {
   return (

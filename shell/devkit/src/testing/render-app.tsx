@@ -1,9 +1,9 @@
 import { render } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { QueryClient } from '@tanstack/react-query';
-import { session, SCREEN_PATHS, type RemoteManifest, type RemoteName } from '@paygate/sdk';
+import { ROUTES, session, type RemoteManifest, type RemoteName } from '@paygate/sdk';
 import { createMemoryRouter, RouterProvider } from 'react-router';
-import { cachedLoader, ConsoleProviders, consoleRoutes, RemoteLoaderProvider, ROUTES, type RemoteLoader } from '@paygate/shell/embed';
+import { cachedLoader, ConsoleProviders, consoleRoutes, RemoteLoaderProvider, type RemoteLoader } from '@paygate/shell/embed';
 import { tokensFor, type TestUser } from './tokens';
 
 export { cachedLoader, type RemoteLoader };
@@ -15,7 +15,7 @@ export { cachedLoader, type RemoteLoader };
 export function stubRemotes(): RemoteLoader {
   return cachedLoader(async (name: RemoteName): Promise<RemoteManifest> => ({
     name,
-    routes: SCREEN_PATHS.filter((p) => ROUTES.find((r) => r.path === p)?.remote === name).map((path) => ({
+    routes: ROUTES.filter((r) => r.remote === name).map(({ path }) => ({
       path,
       Component: () => <p>Screen {path}</p>,
     })),

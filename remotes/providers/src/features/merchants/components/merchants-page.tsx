@@ -1,6 +1,6 @@
 import { Alert, Box, Button, Code, Skeleton, Table, Text } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { isAdmin, merchantsQuery, NoPermission, notify, PageFrame, useUser, type User } from '@paygate/sdk';
+import { isAdmin, merchantsQuery, NoPermission, notify, PageFrame, SCREENS, useUser, type User } from '@paygate/sdk';
 import { useEffect } from 'react';
 
 /** The fetch failure text of spec 01 §8. */
@@ -24,7 +24,7 @@ function Merchants({ user }: { user: User }) {
   }, [merchants.isError, merchants.errorUpdatedAt]);
 
   return (
-    <PageFrame title="Merchants">
+    <PageFrame title={SCREENS.merchants.title}>
       {merchants.isError && (
         <Alert.Root status="error">
           <Alert.Indicator />

@@ -13,7 +13,7 @@ import {
   Tabs,
 } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { ConfirmDialog, hasPermission, isAdmin, isMerchant, merchantsQuery, notify, PageFrame, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
+import { ConfirmDialog, hasPermission, isAdmin, isMerchant, merchantsQuery, notify, PageFrame, SCREENS, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useDisableMaintenance } from '../api/disable-maintenance';
@@ -172,7 +172,7 @@ function Providers({ user }: { user: User }) {
 
   return (
     <PageFrame
-      title="Providers"
+      title={SCREENS.providers.title}
       actions={
         <HStack gap={2} wrap="wrap" role="toolbar" aria-label="Providers actions">
           {(admin || isMerchant(user)) && (

@@ -1,5 +1,5 @@
 import { Alert, Button, Field, Input, Stack } from '@chakra-ui/react';
-import { errorMessage, notify, PageFrame } from '@paygate/sdk';
+import { errorMessage, notify, PageFrame, SCREENS } from '@paygate/sdk';
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useChangePassword } from '../api/change-password';
@@ -30,7 +30,7 @@ export function ChangePasswordPage() {
   }
 
   return (
-    <PageFrame title="Change Password" maxW="md">
+    <PageFrame title={SCREENS.changePassword.title} maxW="md">
       <form onSubmit={submit} noValidate>
         <Stack gap={5}>
           <Alert.Root status="warning">

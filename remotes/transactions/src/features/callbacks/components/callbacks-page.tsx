@@ -1,6 +1,6 @@
 import { Button, HStack, Text } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
-import { hasPermission, isAdmin, PageFrame, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
+import { hasPermission, isAdmin, PageFrame, SCREENS, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
 import { useState } from 'react';
 import { collabLabel, useCollabs } from '../../../api/get-collabs';
 import { CollabSelect } from '../../../components/collab-select';
@@ -79,7 +79,7 @@ function Callbacks({ user }: { user: User }) {
 
   return (
     <PageFrame
-      title="Callbacks"
+      title={SCREENS.callbacks.title}
       actions={
         canEdit && (
           <Button size="sm" colorPalette="blue" onClick={() => setAdding(true)}>

@@ -1,5 +1,5 @@
 import { Alert, Box, Button, Field, HStack, Input, NativeSelect, Text } from '@chakra-ui/react';
-import { errorMessage, hasPermission, isAdmin, NoPermission, notify, PageFrame, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
+import { errorMessage, hasPermission, isAdmin, NoPermission, notify, PageFrame, SCREENS, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { useCollabs } from '../../../api/get-collabs';
@@ -106,7 +106,7 @@ function TransactionsView({ user }: { user: User | null }) {
 
   return (
     <PageFrame
-      title="Transactions"
+      title={SCREENS.transactions.title}
       actions={
         hasPermission(user, 'View Logs') && (
           <Button size="sm" variant="outline" onClick={() => setLogSearch(true)}>

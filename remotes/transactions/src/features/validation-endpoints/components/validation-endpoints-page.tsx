@@ -1,6 +1,6 @@
 import { Button, HStack } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
-import { hasPermission, isAdmin, NoPermission, notify, PageFrame, useUser, type User } from '@paygate/sdk';
+import { hasPermission, isAdmin, NoPermission, notify, PageFrame, SCREENS, useUser, type User } from '@paygate/sdk';
 import { useState } from 'react';
 import { collabLabel, useCollabs } from '../../../api/get-collabs';
 import { CollabSelect } from '../../../components/collab-select';
@@ -75,7 +75,7 @@ function ValidationEndpoints({ user }: { user: User }) {
     searched === null ? 'Select a collaboration and press Search to see its validation endpoints.' : 'No validation endpoints found for this collaboration.';
 
   return (
-    <PageFrame title="Validation Endpoints">
+    <PageFrame title={SCREENS.validationEndpoints.title}>
       <HStack gap="3" align="end" wrap="wrap">
         <CollabSelect admin={admin} collabs={collabs.data} value={collabId} onChange={setCollabId} loading={collabs.isPending} label={admin ? 'Collab' : 'Provider'} />
         <Button size="sm" onClick={search} loading={searched !== null && list.isFetching}>
