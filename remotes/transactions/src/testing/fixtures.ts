@@ -1,7 +1,7 @@
 import '@paygate/devkit/testing/pointer-event';
 import { http, HttpResponse } from 'msw';
 import { withRemote } from '@paygate/devkit/testing';
-import { GATEWAY, TEST_CONFIG } from '@paygate/devkit/testing/msw';
+import { GATEWAY } from '@paygate/devkit/testing/msw';
 import type { TestUser } from '@paygate/devkit/testing/tokens';
 import type { TransactionListWire, TransactionWire } from '../features/transactions/api/types';
 import transactionsRoutes from '../routes';
@@ -10,9 +10,6 @@ import transactionsRoutes from '../routes';
 export function transactionsLoader() {
   return withRemote(transactionsRoutes);
 }
-
-/** CALLBACKS prefixes the callbacks service's URLs. */
-export const CALLBACKS = TEST_CONFIG.callbacksUrl;
 
 /** A merchant admin of merchant 1 (role grants include Edit Transactions). */
 export const MERCHANT_ADMIN: TestUser = { username: 'madmin', roles: ['Merchant Admin'], merchantIds: [1] };
