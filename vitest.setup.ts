@@ -2,7 +2,7 @@ import '@testing-library/jest-dom/vitest';
 import { cleanup, configure } from '@testing-library/react';
 import { session, setConfig, toaster } from '@paygate/sdk';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { server, TEST_CONFIG } from './shell/src/testing/msw';
+import { server, TEST_CONFIG } from '@paygate/devkit/testing/msw';
 
 // findBy*/waitFor give up after 1 s by default; a loaded 2-core CI machine rendering Chakra dialogs
 // can take longer than that, so wait up to 5 s (a passing wait still returns as soon as it passes).

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { consoleConfig } from '@paygate/shell/webpack';
+import { consoleConfig } from '@paygate/devkit/webpack';
 
 export default consoleConfig({
   kind: 'remote',

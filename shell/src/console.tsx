@@ -1,5 +1,5 @@
 import { Alert, Center } from '@chakra-ui/react';
-import { darkMode, loadConfig, session, type RemoteName, type RemoteRoutesModule } from '@paygate/sdk';
+import { darkMode, loadConfig, session, type RemoteManifest, type RemoteName } from '@paygate/sdk';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider } from 'react-router';
@@ -9,10 +9,13 @@ import { loadFederatedManifest } from './remotes/federation-loader';
 import { cachedLoader } from './remotes/remote-loader';
 import { RemoteLoaderProvider } from './remotes/remote-screen';
 
-/** MountOptions let a remote run the console standalone with its own routes built in. */
+/** MountOptions change how the console loads its remotes (the devkit's standalone runs build a remote in). */
 export interface MountOptions {
-  /** Remotes served from this bundle instead of through their remote entry. */
-  localRemotes?: Partial<Record<RemoteName, () => Promise<RemoteRoutesModule>>>;
+  /**
+   * loadRemote returns a remote's manifest; `federated` loads it through its
+   * remote entry from config.json, which is what the console does without it.
+   */
+  loadRemote?: (name: RemoteName, federated: (name: RemoteName) => Promise<RemoteManifest>) => Promise<RemoteManifest>;
 }
 
 /**
@@ -42,10 +45,8 @@ export async function mountConsole(element: HTMLElement, options: MountOptions =
     return;
   }
 
-  const loader = cachedLoader(async (name) => {
-    const local = options.localRemotes?.[name];
-    return local ? (await local()).default : loadFederatedManifest(name, config);
-  });
+  const federated = (name: RemoteName) => loadFederatedManifest(name, config);
+  const loader = cachedLoader((name) => (options.loadRemote ? options.loadRemote(name, federated) : federated(name)));
   const router = createBrowserRouter(consoleRoutes());
   session.bindNavigation({
     current: () => {

@@ -1,13 +1,13 @@
-import type { RemoteManifest } from '@paygate/sdk';
+import { SCREENS, type RemoteManifest } from '@paygate/sdk';
 import { MerchantsPage } from './features/merchants/components/merchants-page';
 import { ProvidersPage } from './features/providers/components/providers-page';
 
 /** The screens of the providers remote, exposed as `./routes`. */
-const manifest: RemoteManifest = {
+const manifest: RemoteManifest<'providers'> = {
   name: 'providers',
   routes: [
-    { path: '/providers', Component: ProvidersPage },
-    { path: '/merchants', Component: MerchantsPage },
+    { path: SCREENS.providers.path, Component: ProvidersPage },
+    { path: SCREENS.merchants.path, Component: MerchantsPage },
   ],
 };
 

@@ -1,10 +1,10 @@
-import type { RemoteManifest } from '@paygate/sdk';
+import { SCREENS, type RemoteManifest } from '@paygate/sdk';
 import { ChangePasswordPage } from './features/change-password/components/change-password-page';
 
 /** The screens of the security remote, exposed as `./routes`. */
-const manifest: RemoteManifest = {
+const manifest: RemoteManifest<'security'> = {
   name: 'security',
-  routes: [{ path: '/change-password', Component: ChangePasswordPage }],
+  routes: [{ path: SCREENS.changePassword.path, Component: ChangePasswordPage }],
 };
 
 export default manifest;

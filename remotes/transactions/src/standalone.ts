@@ -1,4 +1,4 @@
-import { mountConsole } from '@paygate/shell/console';
+import { mountConsole } from '@paygate/devkit/console';
 
 // Standalone development: the whole console, with this remote's screens
 // built in and the other remotes loaded as configured in /config.json.

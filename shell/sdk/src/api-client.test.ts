@@ -1,7 +1,7 @@
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { AUTH, GATEWAY, server, TEST_CONFIG } from '../../src/testing/msw';
-import { makeToken, claimsFor } from '../../src/testing/tokens';
+import { AUTH, GATEWAY, server, TEST_CONFIG } from '@paygate/devkit/testing/msw';
+import { makeToken, claimsFor } from '@paygate/devkit/testing/tokens';
 import { ApiClient, isExemptPath } from './api-client';
 import { ApiError } from './api-error';
 import { SessionStore } from './session';

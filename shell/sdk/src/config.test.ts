@@ -1,6 +1,6 @@
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { server } from '../../src/testing/msw';
+import { server } from '@paygate/devkit/testing/msw';
 import { loadConfig, parseConfig } from './config';
 
 describe('runtime config', () => {

@@ -1,44 +1,33 @@
 import type { ComponentType } from 'react';
 import type { NonIndexRouteObject } from 'react-router';
 import type { RemoteName } from './config';
+import { ROUTES, type ScreenKey, type SCREENS } from './route-table';
 
-/** The screen paths of the route table (spec 01 §2); the shell owns the guards. */
-export const SCREEN_PATHS = [
-  '/',
-  '/providers',
-  '/merchants',
-  '/fees',
-  '/transactions/:id?',
-  '/files',
-  '/callbacks',
-  '/validation-endpoints',
-  '/fraud-management',
-  '/balances',
-  '/credentials',
-  '/account-security',
-  '/jobs',
-  '/settings',
-  '/simulate-payment',
-  '/change-password',
-] as const;
+/** ScreenOf names the screens the route table gives to the remote N. */
+export type ScreenOf<N extends RemoteName> = { [K in ScreenKey]: (typeof SCREENS)[K]['remote'] extends N ? K : never }[ScreenKey];
 
-/** ScreenPath is a path of the route table that a remote may provide a screen for. */
-export type ScreenPath = (typeof SCREEN_PATHS)[number];
+/** The paths of each remote's screens. */
+type PathsOf = { [N in RemoteName]: (typeof SCREENS)[ScreenOf<N>]['path'] };
 
 /**
- * RemoteRoute is a route object a remote provides for one screen of the route
- * table; the shell mounts it under that path's guard, page title, error
- * boundary and suspense.
+ * RemoteRoute is a route object a remote provides for one of its screens of
+ * the route table, its path taken from there (`SCREENS.callbacks.path`); the
+ * shell mounts it under that path's guard, page title, error boundary and
+ * suspense.
  */
-export type RemoteRoute = Pick<NonIndexRouteObject, 'handle'> & {
-  path: ScreenPath;
+export type RemoteRoute<N extends RemoteName = RemoteName> = Pick<NonIndexRouteObject, 'handle'> & {
+  path: PathsOf[N];
   Component: ComponentType;
 };
 
-/** RemoteManifest is what every remote's exposed `./routes` module exports as default. */
-export interface RemoteManifest {
-  name: RemoteName;
-  routes: RemoteRoute[];
+/**
+ * RemoteManifest is what every remote's exposed `./routes` module exports as
+ * default; `RemoteManifest<'transactions'>` admits only the transactions
+ * remote's screens.
+ */
+export interface RemoteManifest<N extends RemoteName = RemoteName> {
+  name: N;
+  routes: RemoteRoute<N>[];
 }
 
 /** RemoteRoutesModule is the shape of a remote's `./routes` module. */
@@ -62,7 +51,7 @@ export function isRemoteManifest(value: unknown, name: RemoteName): value is Rem
       (r: unknown) =>
         !!r &&
         typeof r === 'object' &&
-        (SCREEN_PATHS as readonly unknown[]).includes((r as RemoteRoute).path) &&
+        ROUTES.some((route) => route.remote === name && route.path === (r as RemoteRoute).path) &&
         isComponent((r as RemoteRoute).Component),
     )
   );

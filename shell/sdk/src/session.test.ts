@@ -1,7 +1,7 @@
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { AUTH, server, TEST_CONFIG } from '../../src/testing/msw';
-import { claimsFor, makeToken, tokensFor } from '../../src/testing/tokens';
+import { AUTH, server, TEST_CONFIG } from '@paygate/devkit/testing/msw';
+import { claimsFor, makeToken, tokensFor } from '@paygate/devkit/testing/tokens';
 import { hasPermission, hasRole, isAdmin, isMerchant } from './access';
 import { ApiClient } from './api-client';
 import { createAuth } from './auth';

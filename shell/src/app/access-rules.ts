@@ -1,5 +1,4 @@
-import { hasAnyPermission, hasAnyRole, hasPermission, type User } from '@paygate/sdk';
-import { DASHBOARD_ROLES, DEFAULT_LANDING, ROUTES, type RouteSpec } from './route-table';
+import { DASHBOARD_ROLES, DEFAULT_LANDING, hasAnyPermission, hasAnyRole, hasPermission, ROUTES, SCREENS, type RouteSpec, type User } from '@paygate/sdk';
 
 /** Decision is what a guard does with a signed-in user on a route. */
 export type Decision =
@@ -43,7 +42,7 @@ export function decide(user: User, route: RouteSpec): Decision {
     case 'roles':
       if (hasAnyRole(user, access.roles)) return allow;
       // No role route is "/", so the requested route is never the dashboard here.
-      return redirect(hasAnyRole(user, DASHBOARD_ROLES) ? '/' : DEFAULT_LANDING);
+      return redirect(hasAnyRole(user, DASHBOARD_ROLES) ? SCREENS.dashboard.link : DEFAULT_LANDING);
     case 'change-password':
       if (!user.isTemporaryPassword) return redirect(DEFAULT_LANDING);
       if (!hasPermission(user, 'Edit User')) {

@@ -1,10 +1,9 @@
-import { Center, Spinner, Text } from '@chakra-ui/react';
+import { Center, Spinner } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { auth, notify, session, useSession } from '@paygate/sdk';
+import { auth, NoPermission, notify, session, useSession, type RouteSpec } from '@paygate/sdk';
 import { useEffect, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { decide } from './access-rules';
-import type { RouteSpec } from './route-table';
 
 function FullPageSpinner() {
   return (
@@ -58,11 +57,7 @@ export function RouteGuard({ route, children }: { route: RouteSpec; children: Re
   if (decision.kind === 'allow') return children;
   // A user who may open nothing is already at the fallback: say so instead of looping.
   if (decision.to === pathname) {
-    return (
-      <Center p={10}>
-        <Text>You don't have permission to view this page.</Text>
-      </Center>
-    );
+    return <NoPermission />;
   }
   return <Redirect to={decision.to} toast={decision.toast} />;
 }

@@ -1,10 +1,10 @@
+import { ROUTES } from '@paygate/sdk';
 import type { RouteObject } from 'react-router';
 import { LoginPage } from '../features/auth/login-page';
 import { ConsoleLayout } from '../features/layout/console-layout';
 import { NotFoundPage } from '../features/not-found/not-found-page';
 import { RemoteScreen } from '../remotes/remote-screen';
 import { RequireAuth, RouteGuard } from './guards';
-import { ROUTES } from './route-table';
 
 /**
  * consoleRoutes is the whole route tree: /login, the guarded route table

@@ -2,8 +2,8 @@ import { screen } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import type { RemoteManifest } from '@paygate/sdk';
 import { describe, expect, it, vi } from 'vitest';
-import { GATEWAY, server } from '../testing/msw';
-import { renderApp } from '../testing/render-app';
+import { GATEWAY, server } from '@paygate/devkit/testing/msw';
+import { renderApp } from '@paygate/devkit/testing';
 import { cachedLoader } from './remote-loader';
 
 describe('remote mounting', () => {

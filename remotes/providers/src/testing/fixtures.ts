@@ -1,15 +1,13 @@
-import './pointer-event';
+import '@paygate/devkit/testing/pointer-event';
 import { http, HttpResponse } from 'msw';
-import { GATEWAY } from '@paygate/shell/testing/msw';
-import { cachedLoader } from '@paygate/shell/testing/remote-loader';
-import { stubRemotes } from '@paygate/shell/testing';
+import { withRemote } from '@paygate/devkit/testing';
+import { GATEWAY } from '@paygate/devkit/testing/msw';
 import type { CollabWire, PayTypeWire, ProviderWire } from '../features/providers/api/types';
 import providersRoutes from '../routes';
 
 /** loader serves the real providers remote and stubs the others. */
 export function providersLoader() {
-  const stubs = stubRemotes();
-  return cachedLoader((name) => (name === 'providers' ? Promise.resolve(providersRoutes) : stubs(name)));
+  return withRemote(providersRoutes);
 }
 
 /** The demo merchants of docs/contracts.md. */

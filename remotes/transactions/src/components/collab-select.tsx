@@ -31,14 +31,50 @@ export function CollabSelect({ admin, collabs, value, onChange, loading, label, 
           onChange={(e) => onChange(e.target.value ? Number(e.target.value) : null)}
         >
           <option value="">{placeholder}</option>
-          {collabs?.map((c) => (
-            <option key={c.id} value={c.id}>
-              {collabLabel(c, admin)}
-            </option>
-          ))}
+          <CollabOptions admin={admin} collabs={collabs} />
         </NativeSelect.Field>
         <NativeSelect.Indicator />
       </NativeSelect.Root>
+    </Field.Root>
+  );
+}
+
+/** CollabOptions are the options of a collab select, after its placeholder. */
+function CollabOptions({ admin, collabs }: { admin: boolean; collabs: readonly CollabOption[] | undefined }) {
+  return collabs?.map((c) => (
+    <option key={c.id} value={c.id}>
+      {collabLabel(c, admin)}
+    </option>
+  ));
+}
+
+interface CollabFieldProps {
+  admin: boolean;
+  collabs: readonly CollabOption[];
+  value: number | null;
+  error: string | undefined;
+  onChange: (collabId: number | null) => void;
+  /** In a table row: smaller, named for assistive technology instead of labelled. */
+  inRow?: boolean;
+}
+
+/** CollabField picks the collaboration a callback URL or validation endpoint belongs to, in a form or an edited row. */
+export function CollabField({ admin, collabs, value, error, onChange, inRow }: CollabFieldProps) {
+  return (
+    <Field.Root required={!inRow} invalid={!!error}>
+      {!inRow && <Field.Label>Collaboration</Field.Label>}
+      <NativeSelect.Root size={inRow ? 'xs' : 'sm'}>
+        <NativeSelect.Field
+          aria-label={inRow ? 'Collaboration' : undefined}
+          value={value ?? ''}
+          onChange={(e) => onChange(e.target.value ? Number(e.target.value) : null)}
+        >
+          <option value="">Select a collaboration</option>
+          <CollabOptions admin={admin} collabs={collabs} />
+        </NativeSelect.Field>
+        <NativeSelect.Indicator />
+      </NativeSelect.Root>
+      <Field.ErrorText>{error}</Field.ErrorText>
     </Field.Root>
   );
 }

@@ -1,20 +1,15 @@
-import './pointer-event';
+import '@paygate/devkit/testing/pointer-event';
 import { http, HttpResponse } from 'msw';
-import { GATEWAY, TEST_CONFIG } from '@paygate/shell/testing/msw';
-import type { TestUser } from '@paygate/shell/testing/tokens';
-import { cachedLoader } from '@paygate/shell/testing/remote-loader';
-import { stubRemotes } from '@paygate/shell/testing';
+import { withRemote } from '@paygate/devkit/testing';
+import { GATEWAY } from '@paygate/devkit/testing/msw';
+import type { TestUser } from '@paygate/devkit/testing/tokens';
 import type { TransactionListWire, TransactionWire } from '../features/transactions/api/types';
 import transactionsRoutes from '../routes';
 
 /** transactionsLoader serves the real transactions remote and stubs the others. */
 export function transactionsLoader() {
-  const stubs = stubRemotes();
-  return cachedLoader((name) => (name === 'transactions' ? Promise.resolve(transactionsRoutes) : stubs(name)));
+  return withRemote(transactionsRoutes);
 }
-
-/** CALLBACKS prefixes the callbacks service's URLs. */
-export const CALLBACKS = TEST_CONFIG.callbacksUrl;
 
 /** A merchant admin of merchant 1 (role grants include Edit Transactions). */
 export const MERCHANT_ADMIN: TestUser = { username: 'madmin', roles: ['Merchant Admin'], merchantIds: [1] };

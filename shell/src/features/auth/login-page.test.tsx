@@ -2,9 +2,9 @@ import { screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { session } from '@paygate/sdk';
 import { describe, expect, it } from 'vitest';
-import { AUTH, GATEWAY, server } from '../../testing/msw';
-import { renderApp } from '../../testing/render-app';
-import { tokensFor, type TestUser } from '../../testing/tokens';
+import { AUTH, GATEWAY, server } from '@paygate/devkit/testing/msw';
+import { renderApp } from '@paygate/devkit/testing';
+import { tokensFor, type TestUser } from '@paygate/devkit/testing/tokens';
 
 function answerLogin(user: TestUser) {
   const pair = tokensFor(user);

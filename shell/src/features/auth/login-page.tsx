@@ -1,8 +1,7 @@
 import { Button, Card, Center, Field, Heading, Input, Stack } from '@chakra-ui/react';
-import { auth, errorMessage, isApiError, notify, readStored, session, usePageTitle } from '@paygate/sdk';
+import { auth, DEFAULT_LANDING, errorMessage, isApiError, notify, readStored, SCREENS, session, usePageTitle } from '@paygate/sdk';
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
-import { DEFAULT_LANDING } from '../../app/route-table';
 
 /** LoginPage signs in with username and password (spec 01 §2 "Login page"). */
 export function LoginPage() {
@@ -22,7 +21,7 @@ export function LoginPage() {
     try {
       const user = await auth.login(username, password);
       const redirect = session.takeRedirect();
-      navigate(user.isTemporaryPassword ? '/change-password' : (redirect ?? DEFAULT_LANDING), { replace: true });
+      navigate(user.isTemporaryPassword ? SCREENS.changePassword.link : (redirect ?? DEFAULT_LANDING), { replace: true });
     } catch (err) {
       if (isApiError(err) && err.status === 401) notify.error('Invalid username or password');
       else notify.error(errorMessage(err, 'Failed to login'));

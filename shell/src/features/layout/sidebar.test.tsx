@@ -1,9 +1,9 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { AUTH, GATEWAY, server } from '../../testing/msw';
-import { renderApp } from '../../testing/render-app';
-import type { TestUser } from '../../testing/tokens';
+import { AUTH, GATEWAY, server } from '@paygate/devkit/testing/msw';
+import { renderApp } from '@paygate/devkit/testing';
+import type { TestUser } from '@paygate/devkit/testing/tokens';
 
 const MERCHANTS = [
   { id: 1, name: 'Acme Games', hash: 'h1' },

@@ -2,8 +2,8 @@ import { screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { cachedLoader } from '../../remotes/remote-loader';
 import { describe, expect, it } from 'vitest';
-import { GATEWAY, server } from '../../testing/msw';
-import { renderApp } from '../../testing/render-app';
+import { GATEWAY, server } from '@paygate/devkit/testing/msw';
+import { renderApp } from '@paygate/devkit/testing';
 
 describe('Not Found page', () => {
   it('shows for any path outside the route table, with a way home', async () => {

@@ -1,6 +1,6 @@
-import { Alert, Box, Button, Center, Code, Heading, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
+import { Alert, Box, Button, Code, Skeleton, Table, Text } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { isAdmin, merchantsQuery, notify, useUser, type User } from '@paygate/sdk';
+import { isAdmin, merchantsQuery, NoPermission, notify, PageFrame, SCREENS, useUser, type User } from '@paygate/sdk';
 import { useEffect } from 'react';
 
 /** The fetch failure text of spec 01 §8. */
@@ -11,11 +11,7 @@ export function MerchantsPage() {
   const user = useUser();
   // The route guard already sends non-admins away; the page says so itself too.
   if (!user || !isAdmin(user)) {
-    return (
-      <Center p={10}>
-        <Text>You don't have permission to view this page.</Text>
-      </Center>
-    );
+    return <NoPermission />;
   }
   return <Merchants user={user} />;
 }
@@ -28,10 +24,7 @@ function Merchants({ user }: { user: User }) {
   }, [merchants.isError, merchants.errorUpdatedAt]);
 
   return (
-    <Stack p={6} gap={5}>
-      <Heading as="h2" size="xl">
-        Merchants
-      </Heading>
+    <PageFrame title={SCREENS.merchants.title}>
       {merchants.isError && (
         <Alert.Root status="error">
           <Alert.Indicator />
@@ -80,6 +73,6 @@ function Merchants({ user }: { user: User }) {
           </Table.Body>
         </Table.Root>
       </Box>
-    </Stack>
+    </PageFrame>
   );
 }

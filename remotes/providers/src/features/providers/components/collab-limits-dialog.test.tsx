@@ -1,8 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { renderApp } from '@paygate/shell/testing';
-import { GATEWAY, server } from '@paygate/shell/testing/msw';
-import { ADMIN } from '@paygate/shell/testing/tokens';
+import { renderApp } from '@paygate/devkit/testing';
+import { GATEWAY, server } from '@paygate/devkit/testing/msw';
+import { ADMIN } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
 import type { CollabLimitsWire } from '../api/types';
 import { listHandlers, providersLoader } from '../../../testing/fixtures';

@@ -1,5 +1,5 @@
 import { Alert, Button, Fieldset, HStack, Separator, Skeleton, Stack, Table, Text, VisuallyHidden } from '@chakra-ui/react';
-import { DialogFrame, notify } from '@paygate/sdk';
+import { ConfirmDialog, DialogFrame, notify } from '@paygate/sdk';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useCollabSettings } from '../api/get-collab-settings';
 import { useProviders } from '../api/get-providers';
@@ -10,7 +10,6 @@ import { deniedOr, messageOf } from '../utils/errors';
 import { changedSettings, fromServerSettings, type SettingsValues, type SettingValue } from '../utils/settings';
 import { AddPayTypeForm } from './add-pay-type-form';
 import { CollabSettingsFields } from './collab-settings-fields';
-import { ConfirmDialog } from './confirm-dialog';
 import { SettingSwitch } from './setting-switch';
 
 /** How long the dialog shows a successful save before it closes (spec 01 §9). */

@@ -1,5 +1,5 @@
 import { Alert, Button, Checkbox, Field, Fieldset, NativeSelect, SimpleGrid, Skeleton, Stack, Text } from '@chakra-ui/react';
-import { DialogFrame, isMerchant, notify, type User } from '@paygate/sdk';
+import { ConfirmDialog, DialogFrame, isMerchant, notify, type User } from '@paygate/sdk';
 import { useId, useMemo, useState } from 'react';
 import { useProviders } from '../api/get-providers';
 import { useInitializeCollab } from '../api/initialize-collab';
@@ -7,7 +7,6 @@ import type { Collab, PayType, Provider } from '../api/types';
 import { messageOf } from '../utils/errors';
 import { NEW_COLLAB_DEFAULTS, toServerSettings, withProviderDirections, type SettingsValues } from '../utils/settings';
 import { CollabSettingsFields } from './collab-settings-fields';
-import { ConfirmDialog } from './confirm-dialog';
 import { SettingSwitch } from './setting-switch';
 
 /** The confirmation asked before a collab is created (spec 01 §2). */

@@ -1,8 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { locationOf, renderApp } from '@paygate/shell/testing';
-import { GATEWAY, server } from '@paygate/shell/testing/msw';
-import { ADMIN, MERCHANT_USER, type TestUser } from '@paygate/shell/testing/tokens';
+import { locationOf, renderApp } from '@paygate/devkit/testing';
+import { GATEWAY, server } from '@paygate/devkit/testing/msw';
+import { ADMIN, MERCHANT_USER, type TestUser } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
 import { collab, COLLABS, GCASH, listHandlers, MAYA, providersLoader } from '../../../testing/fixtures';
 

@@ -4,18 +4,16 @@ import {
   Button,
   EmptyState,
   Flex,
-  Heading,
   HStack,
   IconButton,
   Input,
   NativeSelect,
   SimpleGrid,
   Skeleton,
-  Stack,
   Tabs,
 } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { hasPermission, isAdmin, isMerchant, merchantsQuery, notify, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
+import { ConfirmDialog, hasPermission, isAdmin, isMerchant, merchantsQuery, notify, PageFrame, SCREENS, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useDisableMaintenance } from '../api/disable-maintenance';
@@ -30,7 +28,6 @@ import { ActivityDialog } from './activity-dialog';
 import { CollabCard } from './collab-card';
 import { CollabLimitsDialog } from './collab-limits-dialog';
 import { CollabSettingsDialog } from './collab-settings-dialog';
-import { ConfirmDialog } from './confirm-dialog';
 import { InitializeCollabDialog } from './initialize-collab-dialog';
 import { MerchantFilter } from './merchant-filter';
 
@@ -174,11 +171,9 @@ function Providers({ user }: { user: User }) {
   const maintenancePending = enableMaintenance.isPending || disableMaintenance.isPending;
 
   return (
-    <Stack p={6} gap={5}>
-      <Flex justify="space-between" align="center" wrap="wrap" gap={3}>
-        <Heading as="h2" size="xl">
-          Providers
-        </Heading>
+    <PageFrame
+      title={SCREENS.providers.title}
+      actions={
         <HStack gap={2} wrap="wrap" role="toolbar" aria-label="Providers actions">
           {(admin || isMerchant(user)) && (
             <Button size="sm" colorPalette="blue" onClick={() => setDialog({ kind: 'initialize' })}>
@@ -216,8 +211,8 @@ function Providers({ user }: { user: User }) {
             <span aria-hidden>⟳</span>
           </IconButton>
         </HStack>
-      </Flex>
-
+      }
+    >
       {maintenance && (
         <Alert.Root status="warning" role="status">
           <Alert.Indicator />
@@ -317,7 +312,7 @@ function Providers({ user }: { user: User }) {
           onConfirm={() => turnMaintenance(true)}
         />
       )}
-    </Stack>
+    </PageFrame>
   );
 }
 

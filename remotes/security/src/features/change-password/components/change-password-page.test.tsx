@@ -1,16 +1,14 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { session } from '@paygate/sdk';
-import { locationOf, renderApp, stubRemotes } from '@paygate/shell/testing';
-import { AUTH, GATEWAY, server } from '@paygate/shell/testing/msw';
-import { NEWCOMER, tokensFor } from '@paygate/shell/testing/tokens';
-import { cachedLoader } from '@paygate/shell/testing/remote-loader';
+import { locationOf, renderApp, withRemote } from '@paygate/devkit/testing';
+import { AUTH, GATEWAY, server } from '@paygate/devkit/testing/msw';
+import { NEWCOMER, tokensFor } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
 import securityRoutes from '../../../routes';
 
-const stubs = stubRemotes();
 /** The real security remote, the other remotes stubbed. */
-const loader = cachedLoader((name) => (name === 'security' ? Promise.resolve(securityRoutes) : stubs(name)));
+const loader = withRemote(securityRoutes);
 
 function renderPage() {
   server.use(http.get(`${GATEWAY}/api/v1/merchants`, () => HttpResponse.json([{ id: 1, name: 'Acme Games', hash: 'h' }])));

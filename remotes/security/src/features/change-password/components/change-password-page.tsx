@@ -1,5 +1,5 @@
-import { Alert, Box, Button, Field, Heading, Input, Stack } from '@chakra-ui/react';
-import { errorMessage, notify } from '@paygate/sdk';
+import { Alert, Button, Field, Input, Stack } from '@chakra-ui/react';
+import { errorMessage, notify, PageFrame, SCREENS } from '@paygate/sdk';
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useChangePassword } from '../api/change-password';
@@ -30,12 +30,9 @@ export function ChangePasswordPage() {
   }
 
   return (
-    <Box p={6} maxW="md">
+    <PageFrame title={SCREENS.changePassword.title} maxW="md">
       <form onSubmit={submit} noValidate>
         <Stack gap={5}>
-          <Heading as="h2" size="xl">
-            Change Password
-          </Heading>
           <Alert.Root status="warning">
             <Alert.Indicator />
             <Alert.Title>You are required to change your temporary password.</Alert.Title>
@@ -53,6 +50,6 @@ export function ChangePasswordPage() {
           </Button>
         </Stack>
       </form>
-    </Box>
+    </PageFrame>
   );
 }

@@ -1,4 +1,4 @@
-import { isHttpUrl } from '../../../utils/url';
+import { urlError, wholeNumberError, type DraftErrors } from '../../../utils/draft';
 import type { CallbackTransactionType, CallbackUrl } from '../api/types';
 
 /** The limits and defaults of spec 02 §5 and §9 for callback URLs. */
@@ -26,7 +26,7 @@ export interface CallbackDraft {
 }
 
 /** CallbackDraftErrors holds one message per invalid field. */
-export type CallbackDraftErrors = Partial<Record<'collabId' | 'callbackUrl' | 'maxAttempts', string>>;
+export type CallbackDraftErrors = DraftErrors<'collabId' | 'callbackUrl' | 'maxAttempts'>;
 
 /** newCallbackDraft is the add form's start: 3 attempts, enabled, signature on, every type (spec 02 §5). */
 export function newCallbackDraft(collabId: number | null): CallbackDraft {
@@ -45,21 +45,27 @@ export function draftOf(c: CallbackUrl): CallbackDraft {
   };
 }
 
+/** callbackFields are a valid draft's settings as the create and update calls take them. */
+export function callbackFields(d: CallbackDraft) {
+  return {
+    callbackUrl: d.callbackUrl.trim(),
+    maxAttempts: Number(d.maxAttempts),
+    isEnabled: d.isEnabled,
+    addSignature: d.addSignature,
+    transactionTypeId: d.transactionTypeId,
+  };
+}
+
 /** validateCallbackDraft returns the messages of the invalid fields; an empty object means valid. */
 export function validateCallbackDraft(d: CallbackDraft): CallbackDraftErrors {
   const errors: CallbackDraftErrors = {};
-  const url = d.callbackUrl.trim();
-  if (url === '') errors.callbackUrl = CALLBACK_ERRORS.urlRequired;
-  else if (!isHttpUrl(url)) errors.callbackUrl = CALLBACK_ERRORS.urlInvalid;
+  const url = urlError(d.callbackUrl, { required: CALLBACK_ERRORS.urlRequired, invalid: CALLBACK_ERRORS.urlInvalid });
+  if (url) errors.callbackUrl = url;
   if (d.collabId === null) errors.collabId = CALLBACK_ERRORS.collabRequired;
-  const attempts = d.maxAttempts.trim();
-  if (attempts === '') errors.maxAttempts = CALLBACK_ERRORS.maxAttemptsRequired;
-  else {
-    const n = Number(attempts);
-    if (!Number.isInteger(n) || n < MAX_ATTEMPTS_MIN || n > MAX_ATTEMPTS_MAX) errors.maxAttempts = CALLBACK_ERRORS.maxAttemptsRange;
-  }
+  const attempts = wholeNumberError(d.maxAttempts, MAX_ATTEMPTS_MIN, MAX_ATTEMPTS_MAX, {
+    required: CALLBACK_ERRORS.maxAttemptsRequired,
+    range: CALLBACK_ERRORS.maxAttemptsRange,
+  });
+  if (attempts) errors.maxAttempts = attempts;
   return errors;
 }
-
-/** hasErrors tells whether a validation found anything. */
-export const hasErrors = (e: object) => Object.keys(e).length > 0;

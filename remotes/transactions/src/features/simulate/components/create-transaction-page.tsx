@@ -1,6 +1,6 @@
 import { Alert, Box, Button, Field, Heading, HStack, Input, Link, NativeSelect, Stack, Switch, Text, Textarea } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { errorMessage, merchantsQuery, useUser } from '@paygate/sdk';
+import { errorMessage, merchantsQuery, PageFrame, SCREENS, useUser } from '@paygate/sdk';
 import { useState, type FormEvent } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { useInitializeTransaction, type InitializeResult } from '../api/initialize-transaction';
@@ -71,8 +71,7 @@ export function CreateTransactionPage() {
   const processing = flow.state === 'processing';
 
   return (
-    <Stack gap="4" maxW="3xl">
-      <Heading size="lg">Create Transaction</Heading>
+    <PageFrame title={SCREENS.simulatePayment.title} maxW="3xl">
       <form onSubmit={submit} aria-label="Create Transaction" noValidate>
         <Stack gap="5">
           <Box borderWidth="1px" borderRadius="md" p="4">
@@ -254,6 +253,6 @@ export function CreateTransactionPage() {
           </Alert.Content>
         </Alert.Root>
       )}
-    </Stack>
+    </PageFrame>
   );
 }

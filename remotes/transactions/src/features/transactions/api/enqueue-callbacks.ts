@@ -9,12 +9,12 @@ export type EnqueueCallbacksInput = z.infer<typeof enqueueCallbacksInput>;
 
 /**
  * enqueueCallbacks sends a final transaction's outcome to the merchant again
- * (POST {callbacksUrl}/api/v1/transactions/{id}/callbacks/enqueue); the
- * callbacks service answers 202.
+ * (POST {gatewayUrl}/api/v1/transactions/{id}/callbacks/enqueue, which the
+ * gateway host forwards to the callbacks service); the answer is 202.
  */
 export async function enqueueCallbacks(input: EnqueueCallbacksInput): Promise<void> {
   const { id } = enqueueCallbacksInput.parse(input);
-  await api.post<unknown>('callbacks', `/api/v1/transactions/${id}/callbacks/enqueue`);
+  await api.post<unknown>('gateway', `/api/v1/transactions/${id}/callbacks/enqueue`);
 }
 
 /** useEnqueueCallbacks is the mutation of enqueueCallbacks. */

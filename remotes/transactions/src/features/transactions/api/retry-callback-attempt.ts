@@ -9,12 +9,12 @@ export type RetryCallbackAttemptInput = z.infer<typeof retryCallbackAttemptInput
 
 /**
  * retryCallbackAttempt puts a failed attempt's delivery back on the retry
- * queue (POST {callbacksUrl}/api/v1/callbacks/attempts/{id}/retry); the
- * callbacks service answers 202.
+ * queue (POST {gatewayUrl}/api/v1/callbacks/attempts/{id}/retry, which the
+ * gateway host forwards to the callbacks service); the answer is 202.
  */
 export async function retryCallbackAttempt(input: RetryCallbackAttemptInput): Promise<void> {
   const { id } = retryCallbackAttemptInput.parse(input);
-  await api.post<unknown>('callbacks', `/api/v1/callbacks/attempts/${id}/retry`);
+  await api.post<unknown>('gateway', `/api/v1/callbacks/attempts/${id}/retry`);
 }
 
 /** useRetryCallbackAttempt is the mutation of retryCallbackAttempt. */

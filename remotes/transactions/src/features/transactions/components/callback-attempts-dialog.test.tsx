@@ -1,11 +1,11 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { renderApp } from '@paygate/shell/testing';
-import { GATEWAY, server } from '@paygate/shell/testing/msw';
-import { ADMIN, MERCHANT_USER, type TestUser } from '@paygate/shell/testing/tokens';
+import { renderApp } from '@paygate/devkit/testing';
+import { GATEWAY, server } from '@paygate/devkit/testing/msw';
+import { ADMIN, MERCHANT_USER, type TestUser } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
 import type { CallbackAttemptJson } from '@paygate/gen/callbacks/v1/callbacks_pb';
-import { CALLBACKS, listHandlers, transactionsLoader } from '../../../testing/fixtures';
+import { listHandlers, transactionsLoader } from '../../../testing/fixtures';
 
 /** attempt builds attempt n (ids 100 + n), newest first as the service answers. */
 function attempt(n: number, over: Partial<CallbackAttemptJson> = {}): CallbackAttemptJson {
@@ -67,7 +67,7 @@ describe('Callback Attempts dialog (spec 02 §2, §8, §9)', () => {
       http.get(`${GATEWAY}/api/v1/transactions/:id/callbacks/attempts`, () =>
         HttpResponse.json({ callbackAttempts: [attempt(3), attempt(2, { callbackAttemptStatus: 'Retried' }), attempt(1)], totalCount: '3', currentPage: 1, totalPages: 1 }),
       ),
-      http.post(`${CALLBACKS}/api/v1/callbacks/attempts/:id/retry`, ({ request }) => {
+      http.post(`${GATEWAY}/api/v1/callbacks/attempts/:id/retry`, ({ request }) => {
         retried.push(new URL(request.url).pathname);
         if (fail) return HttpResponse.json({ code: 'failed_precondition', message: 'Callback sending is cancelled for this transaction.' }, { status: 422 });
         return HttpResponse.json({ attempt: attempt(3, { callbackAttemptStatus: 'Retried' }) }, { status: 202 });

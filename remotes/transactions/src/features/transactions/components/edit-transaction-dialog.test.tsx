@@ -1,11 +1,11 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { renderApp } from '@paygate/shell/testing';
-import { GATEWAY, server } from '@paygate/shell/testing/msw';
-import { ADMIN } from '@paygate/shell/testing/tokens';
+import { renderApp } from '@paygate/devkit/testing';
+import { GATEWAY, server } from '@paygate/devkit/testing/msw';
+import { ADMIN } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
 import type { ValidationResultJson } from '@paygate/gen/gateway/v1/validation_pb';
-import { CALLBACKS, listHandlers, transactionsLoader } from '../../../testing/fixtures';
+import { listHandlers, transactionsLoader } from '../../../testing/fixtures';
 
 const AWAITABLE: ValidationResultJson = { validationId: '31', validationUrl: 'https://acme.example/validate', status: -1, isAwaitable: true, responseCode: 200, message: 'blocked client', attempts: 1 };
 const BACKGROUND: ValidationResultJson = { validationId: '32', validationUrl: 'https://acme.example/audit', status: 0, attempts: 2 };
@@ -97,7 +97,7 @@ describe('Edit transaction dialog: validation results and the callback queue (sp
     let fail = true;
     server.use(
       ...listHandlers(),
-      http.post(`${CALLBACKS}/api/v1/transactions/:id/callbacks/enqueue`, ({ request }) => {
+      http.post(`${GATEWAY}/api/v1/transactions/:id/callbacks/enqueue`, ({ request }) => {
         sent.push(new URL(request.url).pathname);
         if (fail) return HttpResponse.json({ code: 'failed_precondition', message: 'Transaction 11 is not final.' }, { status: 422 });
         return HttpResponse.json({ queued: 1 }, { status: 202 });

@@ -1,8 +1,9 @@
-import { Alert, Box, Button, Field, Heading, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
-import { errorMessage, hasPermission, isAdmin, notify, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
+import { Alert, Box, Button, Field, HStack, Input, NativeSelect, Text } from '@chakra-ui/react';
+import { errorMessage, hasPermission, isAdmin, NoPermission, notify, PageFrame, SCREENS, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
-import { collabLabel, useCollabs } from '../../../api/get-collabs';
+import { useCollabs } from '../../../api/get-collabs';
+import { CollabSelect } from '../../../components/collab-select';
 import { useTransactions, type TransactionsInput } from '../api/get-transactions';
 import type { Transaction } from '../api/types';
 import { useManualAction } from '../hooks/use-manual-action';
@@ -25,7 +26,7 @@ export const REFRESH_MS = 10_000;
 /** TransactionsPage is the Transactions screen (route /transactions/:id?, spec 02 §2). */
 export function TransactionsPage() {
   const user = useUser();
-  if (!hasPermission(user, 'Get Transactions')) return <Text>You don&apos;t have permission to view this page.</Text>;
+  if (!hasPermission(user, 'Get Transactions')) return <NoPermission />;
   return <TransactionsView user={user} />;
 }
 
@@ -104,34 +105,25 @@ function TransactionsView({ user }: { user: User | null }) {
   const totalPages = Math.max(data?.totalPages ?? 0, 1);
 
   return (
-    <Stack gap="4">
-      <HStack justify="space-between">
-        <Heading size="lg">Transactions</Heading>
-        {hasPermission(user, 'View Logs') && (
+    <PageFrame
+      title={SCREENS.transactions.title}
+      actions={
+        hasPermission(user, 'View Logs') && (
           <Button size="sm" variant="outline" onClick={() => setLogSearch(true)}>
             Search in Logs
           </Button>
-        )}
-      </HStack>
+        )
+      }
+    >
       <HStack gap="3" align="end" wrap="wrap">
-        <Field.Root w="72">
-          <Field.Label>{admin ? 'Collab' : 'Provider'}</Field.Label>
-          <NativeSelect.Root size="sm" disabled={collabs.isPending}>
-            <NativeSelect.Field
-              aria-label={admin ? 'Select Collab' : 'Select Provider'}
-              value={filters.selectedCollabId ?? ''}
-              onChange={(e) => update({ selectedCollabId: e.target.value ? Number(e.target.value) : null })}
-            >
-              <option value="">{admin ? 'Select Collab' : 'Select Provider'}</option>
-              {collabs.data?.map((c) => (
-                <option key={c.id} value={c.id}>
-                  {collabLabel(c, admin)}
-                </option>
-              ))}
-            </NativeSelect.Field>
-            <NativeSelect.Indicator />
-          </NativeSelect.Root>
-        </Field.Root>
+        <CollabSelect
+          admin={admin}
+          collabs={collabs.data}
+          value={filters.selectedCollabId}
+          onChange={(id) => update({ selectedCollabId: id })}
+          loading={collabs.isPending}
+          label={admin ? 'Collab' : 'Provider'}
+        />
         <form onSubmit={submitSearch} role="search" aria-label="Search transactions">
           <HStack align="end">
             <Field.Root w="80">
@@ -233,6 +225,6 @@ function TransactionsView({ user }: { user: User | null }) {
       {dialog?.kind === 'data' && <AdditionalDataDialog transaction={dialog.t} onClose={() => setDialog(null)} />}
       {logSearch && <SearchInLogsDialog onClose={() => setLogSearch(false)} />}
       {dialog?.kind === 'edit' && <EditTransactionDialog transaction={dialog.t} onClose={() => setDialog(null)} />}
-    </Stack>
+    </PageFrame>
   );
 }

@@ -1,4 +1,4 @@
-import { isHttpUrl } from '../../../utils/url';
+import { urlError, wholeNumberError, type DraftErrors } from '../../../utils/draft';
 import type { ValidationEndpoint } from '../api/types';
 
 /** The limits and defaults of spec 02 §5 and §9 for validation endpoints. */
@@ -26,7 +26,7 @@ export interface EndpointDraft {
 }
 
 /** EndpointDraftErrors holds one message per invalid field. */
-export type EndpointDraftErrors = Partial<Record<'collabId' | 'url' | 'priority', string>>;
+export type EndpointDraftErrors = DraftErrors<'collabId' | 'url' | 'priority'>;
 
 /** newEndpointDraft is the add form's start: priority 1, awaitable, cash in and cash out off (spec 02 §5). */
 export function newEndpointDraft(collabId: number | null): EndpointDraft {
@@ -38,21 +38,18 @@ export function endpointDraftOf(e: ValidationEndpoint): EndpointDraft {
   return { collabId: e.collabId, url: e.url, priority: String(e.priority), awaitable: e.awaitable, forCashIn: e.forCashIn, forCashOut: e.forCashOut };
 }
 
+/** endpointFields are a valid draft's settings (all but the collab) as the create and update calls take them. */
+export function endpointFields(d: EndpointDraft) {
+  return { url: d.url.trim(), priority: Number(d.priority), awaitable: d.awaitable, forCashIn: d.forCashIn, forCashOut: d.forCashOut };
+}
+
 /** validateEndpointDraft returns the messages of the invalid fields; an empty object means valid. */
 export function validateEndpointDraft(d: EndpointDraft): EndpointDraftErrors {
   const errors: EndpointDraftErrors = {};
-  const url = d.url.trim();
-  if (url === '') errors.url = ENDPOINT_ERRORS.urlRequired;
-  else if (!isHttpUrl(url)) errors.url = ENDPOINT_ERRORS.urlInvalid;
+  const url = urlError(d.url, { required: ENDPOINT_ERRORS.urlRequired, invalid: ENDPOINT_ERRORS.urlInvalid });
+  if (url) errors.url = url;
   if (d.collabId === null) errors.collabId = ENDPOINT_ERRORS.collabRequired;
-  const priority = d.priority.trim();
-  if (priority === '') errors.priority = ENDPOINT_ERRORS.priorityRequired;
-  else {
-    const n = Number(priority);
-    if (!Number.isInteger(n) || n < PRIORITY_MIN || n > PRIORITY_MAX) errors.priority = ENDPOINT_ERRORS.priorityRange;
-  }
+  const priority = wholeNumberError(d.priority, PRIORITY_MIN, PRIORITY_MAX, { required: ENDPOINT_ERRORS.priorityRequired, range: ENDPOINT_ERRORS.priorityRange });
+  if (priority) errors.priority = priority;
   return errors;
 }
-
-/** hasErrors tells whether a validation found anything. */
-export const hasErrors = (e: object) => Object.keys(e).length > 0;

@@ -1,19 +1,24 @@
 import { Button, Text } from '@chakra-ui/react';
-import { DialogFrame } from '@paygate/sdk';
+import { DialogFrame } from './dialog-frame';
 
-interface Props {
+/** ConfirmDialogProps configure a ConfirmDialog. */
+export interface ConfirmDialogProps {
   title?: string;
   message: string;
   confirmLabel?: string;
-  /** Red confirm button for destructive actions. */
+  /** A red confirm button, for destructive actions such as deletes. */
   destructive?: boolean;
   pending?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
 }
 
-/** ConfirmDialog asks before an action; its owner mounts it only while the question is open. */
-export function ConfirmDialog({ title = 'Confirm', message, confirmLabel = 'Yes', destructive, pending, onConfirm, onCancel }: Props) {
+/**
+ * ConfirmDialog asks before an action (an edit, a delete); its owner mounts
+ * it only while the question is open. It stays open while the action runs, so a
+ * failure leaves the operator where they were.
+ */
+export function ConfirmDialog({ title = 'Confirm', message, confirmLabel = 'Yes', destructive, pending, onConfirm, onCancel }: ConfirmDialogProps) {
   return (
     <DialogFrame
       title={title}

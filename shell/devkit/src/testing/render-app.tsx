@@ -1,14 +1,12 @@
 import { render } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { QueryClient } from '@tanstack/react-query';
-import { session, SCREEN_PATHS, type RemoteManifest, type RemoteName } from '@paygate/sdk';
+import { ROUTES, session, type RemoteManifest, type RemoteName } from '@paygate/sdk';
 import { createMemoryRouter, RouterProvider } from 'react-router';
-import { ConsoleProviders } from '../app/providers';
-import { ROUTES } from '../app/route-table';
-import { consoleRoutes } from '../app/routes';
-import { cachedLoader, type RemoteLoader } from '../remotes/remote-loader';
-import { RemoteLoaderProvider } from '../remotes/remote-screen';
+import { cachedLoader, ConsoleProviders, consoleRoutes, RemoteLoaderProvider, type RemoteLoader } from '@paygate/shell/embed';
 import { tokensFor, type TestUser } from './tokens';
+
+export { cachedLoader, type RemoteLoader };
 
 /**
  * stubRemotes provides, for every route-table path, a stub screen reading
@@ -17,11 +15,17 @@ import { tokensFor, type TestUser } from './tokens';
 export function stubRemotes(): RemoteLoader {
   return cachedLoader(async (name: RemoteName): Promise<RemoteManifest> => ({
     name,
-    routes: SCREEN_PATHS.filter((p) => ROUTES.find((r) => r.path === p)?.remote === name).map((path) => ({
+    routes: ROUTES.filter((r) => r.remote === name).map(({ path }) => ({
       path,
       Component: () => <p>Screen {path}</p>,
     })),
   }));
+}
+
+/** withRemote serves `manifest` for its own remote (the one under test) and stubs the others. */
+export function withRemote(manifest: RemoteManifest): RemoteLoader {
+  const stubs = stubRemotes();
+  return cachedLoader((name) => (name === manifest.name ? Promise.resolve(manifest) : stubs(name)));
 }
 
 /** RenderAppOptions choose the starting URL, the signed-in user and the remotes. */

@@ -1,0 +1,85 @@
+import type { Permission, Role } from './access';
+import type { RemoteName } from './config';
+
+/** Access is the guard of one route (spec 01 §2 "Route table"). */
+export type Access =
+  /** Any signed-in user. */
+  | { kind: 'login' }
+  /** The Financial Dashboard: without Statistics Access the user goes to /transactions. */
+  | { kind: 'dashboard' }
+  /** At least one of the permissions; otherwise the first route the user may open, else /transactions. */
+  | { kind: 'permissions'; permissions: readonly Permission[] }
+  /** At least one of the roles; otherwise / for users with a dashboard role, else /transactions. */
+  | { kind: 'roles'; roles: readonly Role[] }
+  /** Edit User and a temporary password. */
+  | { kind: 'change-password' };
+
+/** RouteSpec is one row of the route table. */
+export interface RouteSpec {
+  /** The route's path pattern. */
+  path: string;
+  /** Where a link to the route points (the path without optional parameters). */
+  link: string;
+  /** Page title after 'Paygate - ', and the page's heading. */
+  title: string;
+  /** The remote that provides the screen. */
+  remote: RemoteName;
+  access: Access;
+}
+
+/**
+ * The route table of spec 01 §2 in its order (the order decides "the first
+ * route the user may access"), keyed by screen: the one place a screen's
+ * path, title, remote and guard are written. /login and the Not Found page
+ * are the shell's. The shell mounts these routes under their guards; the
+ * sidebar links to them; each remote's `./routes` names its screens' paths
+ * from here (`SCREENS.callbacks.path`).
+ *
+ * /simulate-payment: the route needs the role Admin while its sidebar entry
+ * needs Create Transactions; the spec records both and so does the console.
+ */
+export const SCREENS = {
+  dashboard: { path: '/', link: '/', title: 'Financial Dashboard', remote: 'providers', access: { kind: 'dashboard' } },
+  providers: { path: '/providers', link: '/providers', title: 'Providers', remote: 'providers', access: { kind: 'permissions', permissions: ['Get Providers'] } },
+  merchants: { path: '/merchants', link: '/merchants', title: 'Merchants', remote: 'providers', access: { kind: 'roles', roles: ['Admin'] } },
+  fees: { path: '/fees', link: '/fees', title: 'Fees', remote: 'providers', access: { kind: 'permissions', permissions: ['View Fees'] } },
+  transactions: { path: '/transactions/:id?', link: '/transactions', title: 'Transactions', remote: 'transactions', access: { kind: 'permissions', permissions: ['Get Transactions'] } },
+  files: { path: '/files', link: '/files', title: 'Files', remote: 'files', access: { kind: 'permissions', permissions: ['Files Access'] } },
+  callbacks: { path: '/callbacks', link: '/callbacks', title: 'Callbacks', remote: 'transactions', access: { kind: 'roles', roles: ['Admin', 'Merchant Admin'] } },
+  validationEndpoints: { path: '/validation-endpoints', link: '/validation-endpoints', title: 'Validation Endpoints', remote: 'transactions', access: { kind: 'roles', roles: ['Admin', 'Merchant Admin'] } },
+  fraudManagement: { path: '/fraud-management', link: '/fraud-management', title: 'Fraud Management', remote: 'transactions', access: { kind: 'permissions', permissions: ['View Frauds'] } },
+  balances: { path: '/balances', link: '/balances', title: 'Balances', remote: 'providers', access: { kind: 'permissions', permissions: ['Balance Access'] } },
+  credentials: { path: '/credentials', link: '/credentials', title: 'Credentials', remote: 'providers', access: { kind: 'permissions', permissions: ['Credentials Access'] } },
+  accountSecurity: { path: '/account-security', link: '/account-security', title: 'Account Security', remote: 'security', access: { kind: 'login' } },
+  jobs: { path: '/jobs', link: '/jobs', title: 'Jobs', remote: 'files', access: { kind: 'permissions', permissions: ['Jobs Access'] } },
+  settings: { path: '/settings', link: '/settings', title: 'Settings', remote: 'providers', access: { kind: 'permissions', permissions: ['Settings Access'] } },
+  simulatePayment: { path: '/simulate-payment', link: '/simulate-payment', title: 'Create Transaction', remote: 'transactions', access: { kind: 'roles', roles: ['Admin'] } },
+  changePassword: { path: '/change-password', link: '/change-password', title: 'Change Password', remote: 'security', access: { kind: 'change-password' } },
+} as const satisfies Record<string, RouteSpec>;
+
+/** ScreenKey names a screen of the route table. */
+export type ScreenKey = keyof typeof SCREENS;
+
+/** ScreenPath is a path of the route table that a remote may provide a screen for. */
+export type ScreenPath = (typeof SCREENS)[ScreenKey]['path'];
+
+/** Route is a row of the route table with its key. */
+export interface Route extends RouteSpec {
+  key: ScreenKey;
+  path: ScreenPath;
+}
+
+/** ROUTES is the route table as a list, in its order. */
+export const ROUTES: readonly Route[] = (Object.keys(SCREENS) as ScreenKey[]).map((key) => ({ key, ...SCREENS[key] }));
+
+/** SCREEN_PATHS are the route table's paths, in its order. */
+export const SCREEN_PATHS: readonly ScreenPath[] = ROUTES.map((r) => r.path);
+
+/** Where a signed-in user lands by default (spec 01 §9). */
+export const DEFAULT_LANDING = SCREENS.transactions.link;
+
+/**
+ * Roles that may open the dashboard. The spec does not name them; these are
+ * the roles whose grants include Statistics Access (docs/contracts.md).
+ */
+export const DASHBOARD_ROLES: readonly Role[] = ['Admin', 'Support', 'Merchant', 'Merchant Admin', 'Merchant Finance Manager'];
