@@ -57,7 +57,7 @@ function workspaceSources() {
  * or re-exports from it, or null for a library that some file imports whole (default, namespace
  * or `export *`), which then stays shared whole.
  */
-export function importedNames(libs, files = workspaceSources()) {
+function importedNames(libs, files = workspaceSources()) {
   const names = new Map(libs.map((l) => [l, new Set()]));
   for (const file of files) {
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
