@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -27,13 +28,13 @@ func TestConsoleHandler(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
-		"shell/dist/index.html":                "<html>shell</html>",
-		"shell/dist/main.123.js":               "main",
-		"shell/dist/docs/index.html":           "<html>docs</html>",
-		"remotes/security/dist/remoteEntry.js": "entry",
-		"remotes/security/dist/chunk.abc.js":   "chunk",
-		"remotes/providers/src/index.ts":       "not built",
-		"secret.txt":                           "outside",
+		"shell/dist/index.html":                     "<html>shell</html>",
+		"shell/dist/assets/main.123.js":             "main",
+		"shell/dist/docs/index.html":                "<html>docs</html>",
+		"remotes/security/dist/remoteEntry.js":      "entry",
+		"remotes/security/dist/assets/chunk.abc.js": "chunk",
+		"remotes/providers/src/index.ts":            "not built",
+		"secret.txt":                                "outside",
 	})
 	remotes := findRemotes(root)
 	if len(remotes) != 1 || remotes["security"] == "" {
@@ -44,28 +45,31 @@ func TestConsoleHandler(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	const immutable = "public, max-age=31536000, immutable"
 	tests := []struct {
 		method, path string
 		status       int
 		body         string // a substring
-		noCache      bool
+		cache        string // Cache-Control of a 200
 	}{
-		{"GET", "/", 200, "shell", true},
-		{"GET", "/main.123.js", 200, "main", false},
-		{"GET", "/transactions", 200, "shell", true},
-		{"GET", "/transactions/42/logs", 200, "shell", true},
-		{"GET", "/login?redirect=%2Fproviders", 200, "shell", true},
-		{"GET", "/docs/", 200, "docs", true},
-		{"GET", "/missing.js", 404, "", false},
-		{"GET", "/remotes/security/remoteEntry.js", 200, "entry", true},
-		{"GET", "/remotes/security/chunk.abc.js", 200, "chunk", false},
-		{"GET", "/remotes/security/nope.js", 404, "", false},
-		{"GET", "/remotes/security/some/route", 404, "", false},
-		{"GET", "/remotes/providers/remoteEntry.js", 404, "", false},
-		{"GET", "/../secret.txt", 404, "", false},
-		{"GET", "/remotes/security/../../../secret.txt", 404, "", false},
-		{"HEAD", "/", 200, "", true},
-		{"POST", "/", 405, "", false},
+		{"GET", "/", 200, "shell", "no-cache"},
+		{"GET", "/assets/main.123.js", 200, "main", immutable},
+		{"GET", "/transactions", 200, "shell", "no-cache"},
+		{"GET", "/transactions/42/logs", 200, "shell", "no-cache"},
+		{"GET", "/login?redirect=%2Fproviders", 200, "shell", "no-cache"},
+		{"GET", "/docs/", 200, "docs", "no-cache"},
+		{"GET", "/config.json", 200, "gatewayUrl", "no-cache"},
+		{"GET", "/missing.js", 404, "", ""},
+		{"GET", "/assets/missing.js", 404, "", ""},
+		{"GET", "/remotes/security/remoteEntry.js", 200, "entry", "no-cache"},
+		{"GET", "/remotes/security/assets/chunk.abc.js", 200, "chunk", immutable},
+		{"GET", "/remotes/security/nope.js", 404, "", ""},
+		{"GET", "/remotes/security/some/route", 404, "", ""},
+		{"GET", "/remotes/providers/remoteEntry.js", 404, "", ""},
+		{"GET", "/../secret.txt", 404, "", ""},
+		{"GET", "/remotes/security/../../../secret.txt", 404, "", ""},
+		{"HEAD", "/", 200, "", "no-cache"},
+		{"POST", "/", 405, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
@@ -80,10 +84,172 @@ func TestConsoleHandler(t *testing.T) {
 			if !strings.Contains(rec.Body.String(), tt.body) {
 				t.Errorf("body = %q, want it to contain %q", rec.Body.String(), tt.body)
 			}
-			if got := rec.Header().Get("Cache-Control") == "no-cache"; tt.status == 200 && got != tt.noCache {
-				t.Errorf("Cache-Control no-cache = %v, want %v", got, tt.noCache)
+			if got := rec.Header().Get("Cache-Control"); tt.status == 200 && got != tt.cache {
+				t.Errorf("Cache-Control = %q, want %q", got, tt.cache)
+			}
+			// Every response, errors included, carries the security headers.
+			checkSecurityHeaders(t, rec.Header())
+		})
+	}
+}
+
+// checkSecurityHeaders fails unless hdr has the console's security headers with the local
+// services as the only origins the page may connect to.
+func checkSecurityHeaders(t *testing.T, hdr http.Header) {
+	t.Helper()
+	want := map[string]string{
+		"X-Content-Type-Options": "nosniff",
+		"Referrer-Policy":        "no-referrer",
+		"X-Frame-Options":        "DENY",
+	}
+	for k, v := range want {
+		if got := hdr.Get(k); got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
+		}
+	}
+	csp := parseCSP(hdr.Get("Content-Security-Policy"))
+	wantCSP := map[string]string{
+		"default-src":     "'self'",
+		"script-src":      "'self'",
+		"connect-src":     "'self' http://localhost:8081 http://localhost:8082 http://localhost:8083 http://localhost:8084",
+		"frame-ancestors": "'none'",
+		"object-src":      "'none'",
+	}
+	for k, v := range wantCSP {
+		if csp[k] != v {
+			t.Errorf("CSP %s = %q, want %q (policy %q)", k, csp[k], v, hdr.Get("Content-Security-Policy"))
+		}
+	}
+}
+
+// parseCSP splits a policy into directive → value.
+func parseCSP(policy string) map[string]string {
+	out := map[string]string{}
+	for _, d := range strings.Split(policy, ";") {
+		name, value, _ := strings.Cut(strings.TrimSpace(d), " ")
+		if name != "" {
+			out[name] = strings.TrimSpace(value)
+		}
+	}
+	return out
+}
+
+func TestConsoleCSPFollowsConfig(t *testing.T) {
+	t.Parallel()
+	cfg := consoleConfig{
+		AuthURL:       "https://auth.pay.example",
+		GatewayURL:    "https://api.pay.example/gateway/",
+		CallbacksURL:  "https://api.pay.example/callbacks/", // the same origin once
+		AggregatorURL: "",                                   // not configured: nothing added
+		Remotes: map[string]string{
+			"transactions": "/remotes/transactions/remoteEntry.js",
+			"files":        "https://cdn.pay.example:8443/files/remoteEntry.js",
+		},
+	}
+	csp := parseCSP(consoleCSP(cfg))
+	if got, want := csp["connect-src"], "'self' https://auth.pay.example https://api.pay.example"; got != want {
+		t.Errorf("connect-src = %q, want %q", got, want)
+	}
+	if got, want := csp["script-src"], "'self' https://cdn.pay.example:8443"; got != want {
+		t.Errorf("script-src = %q, want %q", got, want)
+	}
+	if strings.Contains(csp["script-src"], "unsafe") {
+		t.Errorf("script-src allows unsafe sources: %q", csp["script-src"])
+	}
+}
+
+func TestConsoleEncodingNegotiation(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"index.html":            "<html>plain</html>",
+		"index.html.br":         "BROTLI-HTML",
+		"index.html.gz":         "GZIP-HTML",
+		"assets/app.1a2b.js":    "plain js",
+		"assets/app.1a2b.js.br": "BROTLI-JS",
+		"assets/app.1a2b.js.gz": "GZIP-JS",
+		"assets/only-gz.js":     "plain only-gz",
+		"assets/only-gz.js.gz":  "GZIP-ONLY",
+		"assets/style.css":      "body{}",
+	})
+	h, err := newConsoleHandler(root, nil, newConsoleConfig(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path, accept string
+		encoding     string // Content-Encoding, "" for none
+		body         string
+		contentType  string
+	}{
+		{"/assets/app.1a2b.js", "", "", "plain js", "text/javascript; charset=utf-8"},
+		{"/assets/app.1a2b.js", "gzip", "gzip", "GZIP-JS", "text/javascript; charset=utf-8"},
+		{"/assets/app.1a2b.js", "br", "br", "BROTLI-JS", "text/javascript; charset=utf-8"},
+		{"/assets/app.1a2b.js", "gzip, deflate, br, zstd", "br", "BROTLI-JS", "text/javascript; charset=utf-8"},
+		{"/assets/app.1a2b.js", "br;q=0.5, gzip", "gzip", "GZIP-JS", "text/javascript; charset=utf-8"},
+		{"/assets/app.1a2b.js", "BR;Q=0.9, GZIP;q=0.8", "br", "BROTLI-JS", "text/javascript; charset=utf-8"},
+		{"/assets/app.1a2b.js", "br;q=0, gzip;q=0", "", "plain js", "text/javascript; charset=utf-8"},
+		{"/assets/app.1a2b.js", "deflate, identity", "", "plain js", "text/javascript; charset=utf-8"},
+		{"/assets/app.1a2b.js", "*", "br", "BROTLI-JS", "text/javascript; charset=utf-8"},
+		{"/assets/app.1a2b.js", "*;q=0, gzip", "gzip", "GZIP-JS", "text/javascript; charset=utf-8"},
+		{"/assets/app.1a2b.js", "x-gzip", "gzip", "GZIP-JS", "text/javascript; charset=utf-8"},
+		{"/assets/only-gz.js", "br, gzip", "gzip", "GZIP-ONLY", "text/javascript; charset=utf-8"},
+		{"/assets/only-gz.js", "br", "", "plain only-gz", "text/javascript; charset=utf-8"},
+		{"/assets/style.css", "br, gzip", "", "body{}", "text/css; charset=utf-8"},
+		// The shell's routes get the compressed index.html too.
+		{"/transactions", "br, gzip", "br", "BROTLI-HTML", "text/html; charset=utf-8"},
+		{"/", "gzip", "gzip", "GZIP-HTML", "text/html; charset=utf-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path+" "+tt.accept, func(t *testing.T) {
+			t.Parallel()
+			req := httptest.NewRequest("GET", tt.path, nil)
+			if tt.accept != "" {
+				req.Header.Set("Accept-Encoding", tt.accept)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status %d", rec.Code)
+			}
+			hdr := rec.Header()
+			if got := hdr.Get("Content-Encoding"); got != tt.encoding {
+				t.Errorf("Content-Encoding = %q, want %q", got, tt.encoding)
+			}
+			if rec.Body.String() != tt.body {
+				t.Errorf("body = %q, want %q", rec.Body.String(), tt.body)
+			}
+			if got := hdr.Get("Content-Type"); got != tt.contentType {
+				t.Errorf("Content-Type = %q, want %q", got, tt.contentType)
+			}
+			// net/http leaves out Content-Length of an encoded body (the response is chunked).
+			if got := hdr.Get("Content-Length"); tt.encoding == "" && got != strconv.Itoa(len(tt.body)) {
+				t.Errorf("Content-Length = %q, want %d", got, len(tt.body))
+			}
+			if got := hdr.Values("Vary"); len(got) != 1 || got[0] != "Accept-Encoding" {
+				t.Errorf("Vary = %q, want Accept-Encoding", got)
 			}
 		})
+	}
+}
+
+func TestAcceptedEncodings(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"":                         "",
+		"identity":                 "",
+		"gzip":                     "gzip",
+		"gzip, deflate, br":        "br,gzip",
+		"gzip;q=1.0, br;q=0.4":     "gzip,br",
+		"br;q=0":                   "",
+		"*;q=0.1, br;q=0":          "gzip",
+		"gzip;q=bogus, br":         "br",
+		" GZip ; q=0.5 , Br;q=0.5": "br,gzip",
+	}
+	for header, want := range tests {
+		if got := strings.Join(acceptedEncodings(header), ","); got != want {
+			t.Errorf("acceptedEncodings(%q) = %q, want %q", header, got, want)
+		}
 	}
 }
 
@@ -124,6 +290,7 @@ func TestConsoleConfigJSON(t *testing.T) {
 	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "npm run build") {
 		t.Errorf("unbuilt console: status %d body %q", rec.Code, rec.Body.String())
 	}
+	checkSecurityHeaders(t, rec.Header())
 }
 
 func TestSelectServices(t *testing.T) {

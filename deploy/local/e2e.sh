@@ -3,7 +3,9 @@
 #   1. installs Debian's chromium when /usr/bin/chromium is missing;
 #   2. starts bin/devstack on the normal ports (console 8080, services 8081…) with a new, empty data
 #      folder under .data/ (its own Postgres, Redis and embedded NATS, so no earlier data leaks in);
-#   3. waits for its ready file, runs `npm run e2e` with PAYGATE_E2E_URL=http://localhost:8080;
+#   3. waits for its ready file, runs `npm run e2e` (or the command given as arguments, e.g. the
+#      console benchmark: deploy/local/e2e.sh node bench/console/bench.mjs) with
+#      PAYGATE_E2E_URL=http://localhost:8080;
 #   4. always stops the stack and removes the data folder; the stack's log stays in
 #      .data/e2e-devstack.log, and its end is printed when something failed.
 # Needs bin/devstack and the service binaries (make build-go) and the console build (npm run build).
@@ -95,6 +97,8 @@ for ((i = 0; i < READY_TIMEOUT * 2; i++)); do
   sleep 0.5
 done
 [[ -f "$READY" ]] || die "the stack was not ready within ${READY_TIMEOUT}s"
-log "the stack is ready after $((i / 2))s; running npm run e2e"
+cmd=("$@")
+(( ${#cmd[@]} )) || cmd=(npm run e2e)
+log "the stack is ready after $((i / 2))s; running ${cmd[*]}"
 
-PAYGATE_E2E_URL=http://localhost:8080 npm run e2e
+PAYGATE_E2E_URL=http://localhost:8080 "${cmd[@]}"

@@ -1,3 +1,4 @@
+import './zod-config';
 import { SCREENS, type RemoteManifest } from '@paygate/sdk';
 import { MerchantsPage } from './features/merchants/components/merchants-page';
 import { ProvidersPage } from './features/providers/components/providers-page';

@@ -1,3 +1,4 @@
+import './zod-config';
 import { SCREENS, type RemoteManifest } from '@paygate/sdk';
 import { ChangePasswordPage } from './features/change-password/components/change-password-page';
 

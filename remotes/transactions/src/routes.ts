@@ -1,3 +1,4 @@
+import './zod-config';
 import { SCREENS, type RemoteManifest } from '@paygate/sdk';
 import { CallbacksPage } from './features/callbacks/components/callbacks-page';
 import { CreateTransactionPage } from './features/simulate/components/create-transaction-page';
