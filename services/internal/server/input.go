@@ -54,18 +54,8 @@ const (
 // TooLargeMessage is the sentence of a 413: a body over MaxBodyBytes.
 var TooLargeMessage = fmt.Sprintf("The request body is larger than the limit of %d MiB.", MaxBodyBytes>>20)
 
-// what returns the phrase a value of fd's kind must be, e.g. "a whole number".
-func what(fd protoreflect.FieldDescriptor) string {
-	if fd.IsMap() {
-		return "an object"
-	}
-	if fd.IsList() {
-		return "a list"
-	}
-	return whatOne(fd)
-}
-
-// whatOne is what for one element of fd (a list's item, a map's value).
+// whatOne returns the phrase a value of fd's kind must be, e.g. "a whole
+// number" (for a list or map field: what one item or value must be).
 func whatOne(fd protoreflect.FieldDescriptor) string {
 	switch fd.Kind() {
 	case protoreflect.BoolKind:
