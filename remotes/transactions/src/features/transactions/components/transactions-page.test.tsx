@@ -212,4 +212,15 @@ describe('Transactions page (spec 02 §2)', () => {
     // A transaction whose tally is left out of the JSON reads 0/0.
     expect(within(row(15)).getByRole('img', { name: 'No callbacks sent' })).toHaveTextContent('0/0');
   });
+  it('highlights the polling-attempts figure as a warning above 10 attempts', async () => {
+    server.use(...listHandlers(() => page([tx(11, { pollingAttempts: 11 }), tx(12, { pollingAttempts: 10 }), tx(13)])));
+    renderPage();
+    await screen.findByTestId('transaction-11');
+    const warn = within(row(11)).getByLabelText('Polling attempts: 11, more than 10');
+    expect(warn).toHaveAttribute('data-polling-warning', 'true');
+    expect(warn).toHaveTextContent('11 polls');
+    const calm = within(row(12)).getByLabelText('Polling attempts: 10');
+    expect(calm).toHaveAttribute('data-polling-warning', 'false');
+    expect(within(row(13)).queryByLabelText(/Polling attempts/)).toBeNull();
+  });
 });

@@ -4,7 +4,7 @@ import { Fragment, useState } from 'react';
 import type { Transaction } from '../api/types';
 import type { ManualKind } from '../hooks/use-manual-action';
 import { rowActions } from '../utils/row-actions';
-import { callbackDelivery, DELIVERY_PALETTE, STATUS_PALETTE, statusClass, statusLabel } from '../utils/status';
+import { callbackDelivery, DELIVERY_PALETTE, pollingWarning, STATUS_PALETTE, statusClass, statusLabel } from '../utils/status';
 
 /** RowDialog names the dialog a row button opens. */
 export type RowDialog = 'edit' | 'logs' | 'data' | 'callbacks';
@@ -32,6 +32,29 @@ export function CallbackDeliveryMark({ tally }: { tally: string }) {
         {d.mark} {d.figures}
       </span>
     </Text>
+  );
+}
+
+/**
+ * PollingMark shows how often the gateway polled the provider for the
+ * status; above 10 attempts it is highlighted as a warning (spec 02 §2).
+ */
+export function PollingMark({ attempts }: { attempts: number }) {
+  if (attempts <= 0) return null;
+  const warn = pollingWarning(attempts);
+  return (
+    <Badge
+      size="sm"
+      variant={warn ? 'solid' : 'outline'}
+      colorPalette={warn ? 'orange' : 'gray'}
+      whiteSpace="nowrap"
+      data-polling-warning={warn}
+      aria-label={`Polling attempts: ${attempts}${warn ? ', more than 10' : ''}`}
+      title={warn ? 'More than 10 status polls: check the provider' : 'Status polls'}
+    >
+      {warn ? '⚠ ' : ''}
+      {attempts} polls
+    </Badge>
   );
 }
 
@@ -117,9 +140,12 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
                     {t.amount} {t.currency}
                   </Table.Cell>
                   <Table.Cell>
-                    <Badge colorPalette={STATUS_PALETTE[cls]} data-status-class={cls} aria-label={`Status ${statusLabel(t.transactionStatus)}`}>
-                      {statusLabel(t.transactionStatus)}
-                    </Badge>
+                    <HStack gap="1">
+                      <Badge colorPalette={STATUS_PALETTE[cls]} data-status-class={cls} aria-label={`Status ${statusLabel(t.transactionStatus)}`}>
+                        {statusLabel(t.transactionStatus)}
+                      </Badge>
+                      <PollingMark attempts={t.pollingAttempts} />
+                    </HStack>
                   </Table.Cell>
                   <Table.Cell>
                     <HStack gap="1">
@@ -181,6 +207,7 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
                           value={t.appliedFeeType ? `${FEE_TYPES[t.appliedFeeType] ?? ''} ${t.appliedFeeValue} → ${t.appliedFeeAmount} ${t.appliedFeeCurrency} (${t.appliedFeePayer === 1 ? 'client fee' : 'merchant fee'})` : ''}
                         />
                         <Detail label="Callbacks" value={`${callbackDelivery(t.callbackDeliveryStatus).figures} delivered${t.isCallbackSendingCanceled ? ', sending cancelled' : ''}`} />
+                        <Detail label="Polling Attempts" value={String(t.pollingAttempts)} />
                         <Detail label="Updated" value={t.updatedUtc ? formatDateTime(t.updatedUtc, zone) : ''} />
                       </SimpleGrid>
                     </Table.Cell>
