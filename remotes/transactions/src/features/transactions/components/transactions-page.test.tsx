@@ -1,4 +1,5 @@
 import { screen, waitFor, within } from '@testing-library/react';
+import type { UserEvent } from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { renderApp } from '@paygate/devkit/testing';
 import { GATEWAY, server } from '@paygate/devkit/testing/msw';
@@ -11,6 +12,11 @@ function renderPage(path = '/transactions', user: TestUser = ADMIN) {
 }
 
 const row = (id: number) => screen.getByTestId(`transaction-${id}`);
+
+/** openRowAction runs one of a row's actions by its visible name. */
+async function openRowAction(user: UserEvent, id: number, name: string) {
+  await user.click(within(row(id)).getByRole('button', { name: `${name} for transaction ${id}` }));
+}
 
 describe('Transactions page (spec 02 §2)', () => {
   it('lists the page of transactions for an admin with collab labels merchant - provider', async () => {
@@ -222,5 +228,29 @@ describe('Transactions page (spec 02 §2)', () => {
     const calm = within(row(12)).getByLabelText('Polling attempts: 10');
     expect(calm).toHaveAttribute('data-polling-warning', 'false');
     expect(within(row(13)).queryByLabelText(/Polling attempts/)).toBeNull();
+  });
+  it('opens Search in Logs from a row, prefilled from that transaction', async () => {
+    let body: Record<string, unknown> | undefined;
+    server.use(
+      ...listHandlers(() => page([tx(11, { transactionType: 2, createdUtc: '2026-11-21T10:03:00Z', amount: '150.00', merchantClientId: 'client-7' })])),
+      http.post(`${GATEWAY}/api/v1/transactions/search-in-logs`, async ({ request }) => {
+        body = (await request.json()) as Record<string, unknown>;
+        return HttpResponse.json({ totalCount: 0, transactions: [] });
+      }),
+    );
+    const { user } = renderPage();
+    await screen.findByTestId('transaction-11');
+    await openRowAction(user, 11, 'Search in Logs');
+    const dialog = await screen.findByRole('dialog', { name: 'Search Transactions in Logs' });
+    expect(within(dialog).getByRole('combobox', { name: 'Transaction Type' })).toHaveDisplayValue('Withdrawal');
+    expect(within(dialog).getByRole('textbox', { name: 'Search Term' })).toHaveValue('ref-11');
+    expect(within(dialog).getByLabelText('Start')).toHaveValue('2026-11-21T09:58');
+    expect(within(dialog).getByRole('textbox', { name: 'Amount' })).toHaveValue('150.00');
+    expect(within(dialog).getByRole('textbox', { name: 'Currency' })).toHaveValue('PHP');
+    expect(within(dialog).getByRole('textbox', { name: 'Merchant Client ID' })).toHaveValue('client-7');
+    await user.click(within(dialog).getByRole('button', { name: 'Search' }));
+    await waitFor(() =>
+      expect(body).toMatchObject({ transactionType: 2, searchTerm: 'ref-11', fromDate: '2026-11-21T09:58:00', toDate: '2026-11-21T10:13:00', amount: '150.00', currency: 'PHP', merchantClientId: 'client-7' }),
+    );
   });
 });

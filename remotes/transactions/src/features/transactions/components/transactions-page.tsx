@@ -9,6 +9,7 @@ import type { Transaction } from '../api/types';
 import { useManualAction } from '../hooks/use-manual-action';
 import { useTransactionStream } from '../hooks/use-transaction-stream';
 import { defaultRange } from '../utils/date-range';
+import { logSearchFromTransaction } from '../utils/log-search';
 import { PAGE_SIZES, parseFilters, serializeFilters, type Filters } from '../utils/query-state';
 import { paymentMethodType, searchTarget } from '../utils/search';
 import { formatMoney, needsTotals, TOTAL_CURRENCIES, totalFor, type TotalCurrency } from '../utils/totals';
@@ -224,6 +225,7 @@ function TransactionsView({ user }: { user: User | null }) {
       {dialog?.kind === 'callbacks' && <CallbackAttemptsDialog id={dialog.t.id} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'data' && <AdditionalDataDialog transaction={dialog.t} onClose={() => setDialog(null)} />}
       {logSearch && <SearchInLogsDialog onClose={() => setLogSearch(false)} />}
+      {dialog?.kind === 'searchInLogs' && <SearchInLogsDialog initial={logSearchFromTransaction(dialog.t, zone, new Date())} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'edit' && <EditTransactionDialog transaction={dialog.t} onClose={() => setDialog(null)} />}
     </PageFrame>
   );

@@ -7,7 +7,7 @@ import { rowActions } from '../utils/row-actions';
 import { callbackDelivery, DELIVERY_PALETTE, pollingWarning, STATUS_PALETTE, statusClass, statusLabel } from '../utils/status';
 
 /** RowDialog names the dialog a row button opens. */
-export type RowDialog = 'edit' | 'logs' | 'data' | 'callbacks';
+export type RowDialog = 'edit' | 'logs' | 'data' | 'callbacks' | 'searchInLogs';
 
 interface Props {
   transactions: Transaction[];
@@ -176,6 +176,11 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
                       <Button size="xs" variant="outline" onClick={() => onDialog('data', t)}>
                         Data
                       </Button>
+                      {actions.searchInLogs && (
+                        <Button size="xs" variant="outline" aria-label={`Search in Logs for transaction ${t.id}`} onClick={() => onDialog('searchInLogs', t)}>
+                          Search in Logs
+                        </Button>
+                      )}
                       {actions.markFailed && (
                         <Button size="xs" colorPalette="red" disabled={busyId === t.id} onClick={() => onManual('cancel', t)}>
                           Mark Failed
