@@ -1,4 +1,6 @@
 import '@paygate/devkit/testing/pointer-event';
+import { screen, within } from '@testing-library/react';
+import type { UserEvent } from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { withRemote } from '@paygate/devkit/testing';
 import { GATEWAY } from '@paygate/devkit/testing/msw';
@@ -93,4 +95,35 @@ export function listHandlers(list: (url: URL) => TransactionListWire = () => pag
       return HttpResponse.json(list(url));
     }),
   ];
+}
+
+/**
+ * runRowAction takes one of a row's actions by its name: a button of the row
+ * when it is one, otherwise the item of the row's "More actions" menu.
+ */
+export async function runRowAction(user: UserEvent, id: number | string, name: string) {
+  const row = screen.getByTestId(`transaction-${id}`);
+  const button = within(row).queryByRole('button', { name });
+  if (button) {
+    await user.click(button);
+    return;
+  }
+  await user.click(within(row).getByRole('button', { name: `More actions for transaction ${id}` }));
+  const menu = await screen.findByRole('menu', { name: `More actions for transaction ${id}` });
+  const item = within(menu).getByRole('menuitem', { name });
+  // Press and release as two steps, as a hand does: the menu highlights the
+  // item on press and selects the highlighted item on click; one synthetic
+  // click can reach it before the highlight is applied.
+  await user.pointer({ keys: '[MouseLeft>]', target: item });
+  await user.pointer({ keys: '[/MouseLeft]', target: item });
+}
+
+/** rowMenuItems opens a row's "More actions" menu and names its items. */
+export async function rowMenuItems(user: UserEvent, id: number | string): Promise<string[]> {
+  const row = screen.getByTestId(`transaction-${id}`);
+  await user.click(within(row).getByRole('button', { name: `More actions for transaction ${id}` }));
+  const menu = await screen.findByRole('menu', { name: `More actions for transaction ${id}` });
+  const names = within(menu).getAllByRole('menuitem').map((m) => m.textContent ?? '');
+  await user.keyboard('{Escape}');
+  return names;
 }

@@ -1,11 +1,10 @@
 import { screen, waitFor, within } from '@testing-library/react';
-import type { UserEvent } from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { renderApp } from '@paygate/devkit/testing';
 import { GATEWAY, server } from '@paygate/devkit/testing/msw';
 import { ADMIN, MERCHANT_USER, type TestUser } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
-import { listHandlers, page, transactionsLoader, tx, type Seen } from '../../../testing/fixtures';
+import { listHandlers, page, rowMenuItems, runRowAction, transactionsLoader, tx, type Seen } from '../../../testing/fixtures';
 
 function renderPage(path = '/transactions', user: TestUser = ADMIN) {
   return renderApp(path, { user, loader: transactionsLoader() });
@@ -13,16 +12,12 @@ function renderPage(path = '/transactions', user: TestUser = ADMIN) {
 
 const row = (id: number) => screen.getByTestId(`transaction-${id}`);
 
-/** openRowAction runs one of a row's actions by its visible name. */
-async function openRowAction(user: UserEvent, id: number, name: string) {
-  await user.click(within(row(id)).getByRole('button', { name: `${name} for transaction ${id}` }));
-}
 
 describe('Transactions page (spec 02 §2)', () => {
   it('lists the page of transactions for an admin with collab labels merchant - provider', async () => {
     const seen: Seen = { lists: [] };
     server.use(...listHandlers(undefined, seen));
-    renderPage();
+    const { user } = renderPage();
     expect(await screen.findByTestId('transaction-11')).toBeInTheDocument();
     await waitFor(() => expect(document.title).toBe('Paygate - Transactions'));
     const collab = screen.getByRole('combobox', { name: 'Select Collab' });
@@ -36,10 +31,11 @@ describe('Transactions page (spec 02 §2)', () => {
     expect(q.searchParams.get('includeTotalAmounts')).toBeNull();
     expect(within(row(11)).getByText('Pending').closest('[data-status-class]')).toHaveAttribute('data-status-class', 'pending');
     expect(within(row(12)).getByText('Success').closest('[data-status-class]')).toHaveAttribute('data-status-class', 'success');
-    expect(within(row(11)).getByRole('button', { name: 'Manual Load' })).toBeInTheDocument();
-    expect(within(row(12)).getByRole('button', { name: 'Mark Success' })).toBeInTheDocument();
     expect(within(row(11)).getByRole('button', { name: 'Edit' })).toBeInTheDocument();
     expect(within(row(11)).getByRole('button', { name: 'Logs' })).toBeInTheDocument();
+    // The other actions are in the row's menu, each under its name.
+    expect(await rowMenuItems(user, 11)).toEqual(['Callbacks', 'Data', 'Search in Logs', 'Mark Failed', 'Manual Load']);
+    expect(await rowMenuItems(user, 12)).toEqual(['Callbacks', 'Data', 'Search in Logs', 'Mark Failed', 'Mark Success']);
   });
 
   it('shows Select Provider with provider labels, and no edit, logs or manual buttons, to a merchant user', async () => {
@@ -49,6 +45,8 @@ describe('Transactions page (spec 02 §2)', () => {
     const collab = screen.getByRole('combobox', { name: 'Select Provider' });
     await waitFor(() => expect(within(collab).getByRole('option', { name: 'GoVip' })).toBeInTheDocument());
     for (const name of ['Edit', 'Logs', 'Mark Failed', 'Manual Load']) expect(within(row(11)).queryByRole('button', { name })).toBeNull();
+    // Without Edit Transactions and View Logs the row keeps Callbacks and Data only, and no menu.
+    expect(within(row(11)).getAllByRole('button').map((b) => b.getAttribute('aria-label') ?? b.textContent)).toEqual(['Expand transaction 11', 'Callbacks', 'Data']);
   });
 
   it('searches by the route id, leaving the filters out and disabled', async () => {
@@ -93,7 +91,7 @@ describe('Transactions page (spec 02 §2)', () => {
     const { user } = renderPage();
     await screen.findByTestId('transaction-11');
     const before = seen.lists.length;
-    await user.click(within(row(11)).getByRole('button', { name: 'Manual Load' }));
+    await runRowAction(user, 11, 'Manual Load');
     expect(await screen.findByText('Setting Manual Mode Failed - Conflict')).toBeInTheDocument();
     expect(screen.getByText('Transaction with id 11 status changed. Reloading transactions...')).toBeInTheDocument();
     expect(sent?.pathname).toBe('/api/v1/transactions/11/status/4');
@@ -112,7 +110,7 @@ describe('Transactions page (spec 02 §2)', () => {
     );
     const { user } = renderPage();
     await screen.findByTestId('transaction-11');
-    await user.click(within(row(11)).getByRole('button', { name: 'Mark Failed' }));
+    await runRowAction(user, 11, 'Mark Failed');
     await waitFor(() => expect(sent?.pathname).toBe('/api/v1/transactions/11/cancel'));
     expect(sent?.searchParams.get('transactionStatus')).toBe('3');
   });
@@ -145,7 +143,7 @@ describe('Transactions page (spec 02 §2)', () => {
     server.use(...listHandlers());
     const { user } = renderPage();
     await screen.findByTestId('transaction-11');
-    await user.click(within(row(11)).getAllByRole('button', { name: 'Data' })[0]!);
+    await runRowAction(user, 11, 'Data');
     const dialog = await screen.findByRole('dialog', { name: 'Additional Transaction Data' });
     expect(within(dialog).getByText('No merchant data available')).toBeInTheDocument();
     expect(within(dialog).getByText('No Paygate data available')).toBeInTheDocument();
@@ -240,7 +238,7 @@ describe('Transactions page (spec 02 §2)', () => {
     );
     const { user } = renderPage();
     await screen.findByTestId('transaction-11');
-    await openRowAction(user, 11, 'Search in Logs');
+    await runRowAction(user, 11, 'Search in Logs');
     const dialog = await screen.findByRole('dialog', { name: 'Search Transactions in Logs' });
     expect(within(dialog).getByRole('combobox', { name: 'Transaction Type' })).toHaveDisplayValue('Withdrawal');
     expect(within(dialog).getByRole('textbox', { name: 'Search Term' })).toHaveValue('ref-11');

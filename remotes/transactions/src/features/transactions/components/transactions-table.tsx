@@ -1,9 +1,9 @@
-import { Badge, Box, Button, HStack, IconButton, SimpleGrid, Skeleton, Table, Text } from '@chakra-ui/react';
+import { Badge, Box, Button, HStack, IconButton, Menu, Portal, SimpleGrid, Skeleton, Table, Text } from '@chakra-ui/react';
 import { formatDateTime, type User } from '@paygate/sdk';
 import { Fragment, useState } from 'react';
 import type { Transaction } from '../api/types';
 import type { ManualKind } from '../hooks/use-manual-action';
-import { rowActions } from '../utils/row-actions';
+import { rowActionLayout, rowActions, type RowActionKey, type RowActions } from '../utils/row-actions';
 import { callbackDelivery, DELIVERY_PALETTE, pollingWarning, STATUS_PALETTE, statusClass, statusLabel } from '../utils/status';
 
 /** RowDialog names the dialog a row button opens. */
@@ -58,6 +58,63 @@ export function PollingMark({ attempts }: { attempts: number }) {
   );
 }
 
+interface RowActionsCellProps {
+  t: Transaction;
+  actions: RowActions;
+  busy: boolean;
+  onDialog: (dialog: RowDialog, t: Transaction) => void;
+  onManual: (kind: ManualKind, t: Transaction) => void;
+}
+
+/**
+ * RowActionsCell keeps a row one line high: the first two actions are
+ * buttons, every other action the user may take is in the row's menu.
+ */
+function RowActionsCell({ t, actions, busy, onDialog, onManual }: RowActionsCellProps) {
+  const { inline, menu } = rowActionLayout(actions);
+  const run = (key: RowActionKey) => {
+    if (key === 'markFailed') onManual('cancel', t);
+    else if (key === 'markSuccess') onManual('load', t);
+    else onDialog(key, t);
+  };
+  const manual = (key: RowActionKey) => key === 'markFailed' || key === 'markSuccess';
+  return (
+    <HStack gap="1" wrap="nowrap">
+      {inline.map((a) => (
+        <Button key={a.key} size="2xs" variant="outline" onClick={() => run(a.key)}>
+          {a.label}
+        </Button>
+      ))}
+      {menu.length > 0 && (
+        <Menu.Root>
+          <Menu.Trigger asChild>
+            <IconButton size="2xs" variant="ghost" aria-label={`More actions for transaction ${t.id}`}>
+              ⋯
+            </IconButton>
+          </Menu.Trigger>
+          <Portal>
+            <Menu.Positioner>
+              <Menu.Content>
+                {menu.map((a) => (
+                  <Menu.Item
+                    key={a.key}
+                    value={a.key}
+                    onSelect={() => run(a.key)}
+                    disabled={manual(a.key) && busy}
+                    color={a.key === 'markFailed' ? 'fg.error' : a.key === 'markSuccess' ? 'green.600' : undefined}
+                  >
+                    {a.label}
+                  </Menu.Item>
+                ))}
+              </Menu.Content>
+            </Menu.Positioner>
+          </Portal>
+        </Menu.Root>
+      )}
+    </HStack>
+  );
+}
+
 function Detail({ label, value }: { label: string; value: string }) {
   return (
     <Box>
@@ -83,7 +140,7 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
 
   return (
     <Table.ScrollArea borderWidth="1px" borderRadius="md">
-      <Table.Root size="sm" aria-label="Transactions" aria-busy={loading}>
+      <Table.Root size="sm" aria-label="Transactions" aria-busy={loading} whiteSpace="nowrap">
         <Table.Header>
           <Table.Row>
             <Table.ColumnHeader w="8" />
@@ -124,7 +181,7 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
               <Fragment key={t.id}>
                 <Table.Row data-testid={`transaction-${t.id}`}>
                   <Table.Cell>
-                    <IconButton size="xs" variant="ghost" aria-label={`${expanded ? 'Collapse' : 'Expand'} transaction ${t.id}`} aria-expanded={expanded} onClick={() => toggle(t.id)}>
+                    <IconButton size="2xs" variant="ghost" aria-label={`${expanded ? 'Collapse' : 'Expand'} transaction ${t.id}`} aria-expanded={expanded} onClick={() => toggle(t.id)}>
                       {expanded ? '▾' : '▸'}
                     </IconButton>
                   </Table.Cell>
@@ -159,44 +216,12 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
                   </Table.Cell>
                   <Table.Cell whiteSpace="nowrap">{formatDateTime(t.createdUtc, zone)}</Table.Cell>
                   <Table.Cell>
-                    <HStack gap="1" wrap="wrap">
-                      {actions.edit && (
-                        <Button size="xs" variant="outline" onClick={() => onDialog('edit', t)}>
-                          Edit
-                        </Button>
-                      )}
-                      {actions.logs && (
-                        <Button size="xs" variant="outline" onClick={() => onDialog('logs', t)}>
-                          Logs
-                        </Button>
-                      )}
-                      <Button size="xs" variant="outline" onClick={() => onDialog('callbacks', t)}>
-                        Callbacks
-                      </Button>
-                      <Button size="xs" variant="outline" onClick={() => onDialog('data', t)}>
-                        Data
-                      </Button>
-                      {actions.searchInLogs && (
-                        <Button size="xs" variant="outline" aria-label={`Search in Logs for transaction ${t.id}`} onClick={() => onDialog('searchInLogs', t)}>
-                          Search in Logs
-                        </Button>
-                      )}
-                      {actions.markFailed && (
-                        <Button size="xs" colorPalette="red" disabled={busyId === t.id} onClick={() => onManual('cancel', t)}>
-                          Mark Failed
-                        </Button>
-                      )}
-                      {actions.markSuccess && (
-                        <Button size="xs" colorPalette="green" disabled={busyId === t.id} onClick={() => onManual('load', t)}>
-                          {actions.markSuccess}
-                        </Button>
-                      )}
-                    </HStack>
+                    <RowActionsCell t={t} actions={actions} busy={busyId === t.id} onDialog={onDialog} onManual={onManual} />
                   </Table.Cell>
                 </Table.Row>
                 {expanded && (
                   <Table.Row>
-                    <Table.Cell colSpan={COLUMNS} bg="bg.muted">
+                    <Table.Cell colSpan={COLUMNS} bg="bg.muted" whiteSpace="normal">
                       <SimpleGrid columns={{ base: 2, md: 4 }} gap="3" p="2" aria-label={`Details of transaction ${t.id}`}>
                         <Detail label="Nonce" value={t.nonce} />
                         <Detail label="Merchant Client ID" value={t.merchantClientId} />
