@@ -28,7 +28,8 @@ describe('Transactions page (spec 02 §2)', () => {
     expect(q.searchParams.get('take')).toBe('5');
     expect(q.searchParams.get('from')).toMatch(/T00:00:00\.000Z$/);
     expect(q.searchParams.get('to')).toMatch(/T23:59:59\.999Z$/);
-    expect(q.searchParams.get('includeTotalAmounts')).toBeNull();
+    // The default date range is a date set, so totals are requested (spec 02 §5).
+    expect(q.searchParams.get('includeTotalAmounts')).toBe('true');
     expect(within(row(11)).getByText('Pending').closest('[data-status-class]')).toHaveAttribute('data-status-class', 'pending');
     expect(within(row(12)).getByText('Success').closest('[data-status-class]')).toHaveAttribute('data-status-class', 'success');
     expect(within(row(11)).getByRole('button', { name: 'Edit' })).toBeInTheDocument();
@@ -250,5 +251,39 @@ describe('Transactions page (spec 02 §2)', () => {
     await waitFor(() =>
       expect(body).toMatchObject({ transactionType: 2, searchTerm: 'ref-11', fromDate: '2026-11-21T09:58:00', toDate: '2026-11-21T10:13:00', amount: '150.00', currency: 'PHP', merchantClientId: 'client-7' }),
     );
+  });
+  it('requests totals with the default date range and shows them, with no warning when the server has the currency', async () => {
+    const seen: Seen = { lists: [] };
+    server.use(...listHandlers((url) => page([tx(11), tx(12)], { totalAmounts: url.searchParams.get('includeTotalAmounts') === 'true' ? { PHP: '200.00' } : {} }), seen));
+    renderPage();
+    await screen.findByTestId('transaction-11');
+    const totals = screen.getByRole('group', { name: 'Totals' });
+    await waitFor(() => expect(totals).toHaveTextContent('Total: 200.00 PHP'));
+    expect(totals).toHaveTextContent('Average: 100.00 PHP');
+    expect(seen.lists[0]!.searchParams.get('includeTotalAmounts')).toBe('true');
+    expect(screen.queryByText('Total amount for PHP is not available')).toBeNull();
+  });
+
+  it('asks no totals for a free-text search without a collab, and warns of none while the next page is still loading', async () => {
+    const seen: Seen = { lists: [] };
+    server.use(
+      // Before listHandlers: the first handler that matches answers.
+      http.get(`${GATEWAY}/api/v1/collabs/:id/transactions/advanced`, async ({ request }) => {
+        const url = new URL(request.url);
+        seen.lists.push(url);
+        if (url.searchParams.get('search')) return HttpResponse.json(page([tx(11)]));
+        await new Promise((r) => setTimeout(r, 400));
+        return HttpResponse.json(page([tx(11), tx(12)], { totalAmounts: { PHP: '200.00' } }));
+      }),
+      ...listHandlers(),
+    );
+    const { user } = renderPage('/transactions/11');
+    await screen.findByTestId('transaction-11');
+    expect(seen.lists[0]!.searchParams.get('includeTotalAmounts')).toBeNull();
+    expect(screen.getByRole('group', { name: 'Totals' })).toHaveTextContent('Total: -');
+    await user.click(screen.getByRole('button', { name: 'Clear Search' }));
+    await waitFor(() => expect(screen.getByRole('group', { name: 'Totals' })).toHaveTextContent('Total: 200.00 PHP'));
+    expect(seen.lists.at(-1)!.searchParams.get('includeTotalAmounts')).toBe('true');
+    expect(screen.queryByText('Total amount for PHP is not available')).toBeNull();
   });
 });
