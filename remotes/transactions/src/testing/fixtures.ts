@@ -82,13 +82,18 @@ export function baseHandlers() {
 
 /**
  * listHandlers answers the Transactions page's reads; `list` decides each
- * list answer. A transaction has no validation results unless a test says
- * otherwise.
+ * list answer, and one transaction is read from it. A transaction has no
+ * validation results unless a test says otherwise.
  */
 export function listHandlers(list: (url: URL) => TransactionListWire = () => page([tx(11), tx(12, { transactionType: 2, transactionStatus: 4 })]), seen?: Seen) {
   return [
     ...baseHandlers(),
     http.get(`${GATEWAY}/api/v1/transactions/:id/validation`, () => HttpResponse.json([])),
+    // One transaction as the list has it (the Edit dialog reads it afresh).
+    http.get(`${GATEWAY}/api/v1/transactions/:id`, ({ params }) => {
+      const found = list(new URL(`${GATEWAY}/api/v1/collabs/0/transactions/advanced`)).transactions?.find((t) => t.id === params.id);
+      return found ? HttpResponse.json(found) : HttpResponse.json({ code: 'not_found', message: `Transaction ${String(params.id)} was not found.` }, { status: 404 });
+    }),
     http.get(`${GATEWAY}/api/v1/collabs/:id/transactions/advanced`, ({ request }) => {
       const url = new URL(request.url);
       seen?.lists.push(url);

@@ -286,4 +286,46 @@ describe('Transactions page (spec 02 §2)', () => {
     expect(seen.lists.at(-1)!.searchParams.get('includeTotalAmounts')).toBe('true');
     expect(screen.queryByText('Total amount for PHP is not available')).toBeNull();
   });
+  it('reads the transaction afresh in the Edit dialog, and says "Failed to find transaction: {msg}" when it cannot', async () => {
+    let fail = false;
+    server.use(
+      http.get(`${GATEWAY}/api/v1/transactions/:id`, ({ params }) =>
+        fail
+          ? HttpResponse.json({ code: 'not_found', message: `Transaction ${String(params.id)} was not found.` }, { status: 404 })
+          : HttpResponse.json(tx(Number(params.id), { transactionStatus: 4, pollingAttempts: 12 })),
+      ),
+      ...listHandlers(),
+    );
+    const { user } = renderPage();
+    await screen.findByTestId('transaction-11');
+    await user.click(within(row(11)).getByRole('button', { name: 'Edit' }));
+    let dialog = await screen.findByRole('dialog', { name: 'Edit transaction' });
+    // The row said Pending; the transaction is Success now.
+    await waitFor(() => expect(dialog).toHaveTextContent('current status: Success'));
+    expect(within(dialog).getByText(/Polling attempts: 12/)).toHaveAttribute('data-polling-warning', 'true');
+    await user.click(within(dialog).getAllByRole('button', { name: 'Close' })[0]!);
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Edit transaction' })).toBeNull());
+
+    fail = true;
+    await user.click(within(row(12)).getByRole('button', { name: 'Edit' }));
+    dialog = await screen.findByRole('dialog', { name: 'Edit transaction' });
+    expect(await screen.findByText('Failed to find transaction: Transaction 12 was not found.')).toBeInTheDocument();
+    // The row's copy stays on screen.
+    expect(dialog).toHaveTextContent('current status: Success');
+  });
+
+  it('reports a conflict on Mark Failed and reloads the list', async () => {
+    const seen: Seen = { lists: [] };
+    server.use(
+      ...listHandlers(undefined, seen),
+      http.post(`${GATEWAY}/api/v1/transactions/:id/cancel`, () => HttpResponse.json({ code: 'conflict', message: 'Transaction with id 11 status changed' }, { status: 409 })),
+    );
+    const { user } = renderPage();
+    await screen.findByTestId('transaction-11');
+    const before = seen.lists.length;
+    await runRowAction(user, 11, 'Mark Failed');
+    expect(await screen.findByText('Setting Cancelled Status Failed - Conflict')).toBeInTheDocument();
+    expect(screen.getByText('Transaction with id 11 status changed. Reloading transactions...')).toBeInTheDocument();
+    await waitFor(() => expect(seen.lists.length).toBeGreaterThan(before));
+  });
 });
