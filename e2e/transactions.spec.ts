@@ -83,12 +83,19 @@ test('admin creates a transaction, finds it, filters, reads its logs and marks i
   await expect(row(page, id)).toHaveCount(0);
   await pickStatuses(page, ['Success', 'Pending']);
   await expect(row(page, id)).toBeVisible();
-  await page.getByLabel('From', { exact: true }).fill(yesterday());
-  await page.getByLabel('To', { exact: true }).fill(yesterday());
+  // The date range takes typed days (Enter applies them).
+  await page.getByRole('textbox', { name: 'Start date' }).fill(yesterday());
+  await page.getByRole('textbox', { name: 'End date' }).fill(yesterday());
+  await page.getByRole('textbox', { name: 'End date' }).press('Enter');
   await expect(page).toHaveURL(/dateRange=/);
   await expect(row(page, id)).toHaveCount(0);
-  await page.getByLabel('To', { exact: true }).fill(today());
+  await page.getByRole('textbox', { name: 'End date' }).fill(today());
+  await page.getByRole('textbox', { name: 'End date' }).press('Enter');
   await expect(row(page, id)).toBeVisible();
+  // The calendar shows two months.
+  await page.getByRole('button', { name: 'Open calendar' }).click();
+  await expect(page.getByRole('grid')).toHaveCount(2);
+  await page.keyboard.press('Escape');
 
   // Its logs.
   await row(page, id).getByRole('button', { name: 'Logs' }).click();
