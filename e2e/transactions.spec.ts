@@ -135,7 +135,7 @@ test('admin creates a transaction, finds it, filters, reads its logs and marks i
   await other.close();
 });
 
-/** createTransactions makes n PHP deposits of Acme Games through GoVip with the signed-in admin's token. */
+/** createTransactions makes n PHP deposits of Acme Games through GoVip (within the demo collab's limits) with the signed-in admin's token. */
 async function createTransactions(page: Page, n: number) {
   const config = (await (await page.request.get('/config.json')).json()) as { gatewayUrl: string };
   const token = await page.evaluate(() => localStorage.getItem('accessToken'));
@@ -149,7 +149,7 @@ async function createTransactions(page: Page, n: number) {
     const res = await page.request.post(`${config.gatewayUrl}/api/v1/transactions/initialize`, {
       headers,
       data: {
-        paymentData: { nonce: `e2e-rows-${Date.now()}-${i}`, amount: '10.00', currency: 'PHP', providerId: govip!.id, payType: 'GCASH', providerTags: [] },
+        paymentData: { nonce: `e2e-rows-${Date.now()}-${i}`, amount: '201.99', currency: 'PHP', providerId: govip!.id, payType: 'GCASH', providerTags: [] },
         merchantData: { merchantHash: acme!.hash, clientId: `e2e-rows-${i}`, additionalData: {} },
         cashIn: true,
       },

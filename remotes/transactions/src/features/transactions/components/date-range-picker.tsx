@@ -30,6 +30,15 @@ export function parseDay(text: string): DateValue | undefined {
 
 const MIN = parseDate(MIN_DATE);
 
+function CalendarIcon() {
+  return (
+    <svg width="16" height="16" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden="true">
+      <rect x="3" y="5" width="18" height="16" rx="2" />
+      <path d="M16 3v4M8 3v4M3 10h18" />
+    </svg>
+  );
+}
+
 /**
  * DateRangePicker is the date range of spec 02 §5: typed or picked days in
  * two months, none before 1 Jan 2025; the start snaps to 00:00:00 and the end
@@ -151,7 +160,9 @@ export function DateRangePicker({ range, chosen, zone, disabled, onChange }: Pro
               </IconButton>
             </DatePicker.ClearTrigger>
           )}
-          <DatePicker.Trigger aria-label="Open calendar">📅</DatePicker.Trigger>
+          <DatePicker.Trigger aria-label="Open calendar">
+            <CalendarIcon />
+          </DatePicker.Trigger>
         </DatePicker.IndicatorGroup>
       </DatePicker.Control>
       <HStack gap="1" fontSize="xs" color={invalid ? 'fg.error' : 'fg.muted'} aria-live="polite">

@@ -21,6 +21,9 @@ interface Props {
 }
 
 const COLUMNS = 10;
+
+/** The Actions column stays in view at the right edge while a narrow screen scrolls the table sideways. */
+const STICKY_END = { position: 'sticky', insetInlineEnd: 0, bg: 'bg', zIndex: 1, boxShadow: 'inset 1px 0 0 var(--chakra-colors-border)' } as const;
 const FEE_TYPES = ['None', 'Percent', 'Fixed'];
 
 /** CallbackDeliveryMark shows the callback tally as "x a/b" (spec 02 §2) with a sentence for assistive technology. */
@@ -140,7 +143,7 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
 
   return (
     <Table.ScrollArea borderWidth="1px" borderRadius="md">
-      <Table.Root size="sm" aria-label="Transactions" aria-busy={loading} whiteSpace="nowrap">
+      <Table.Root size="sm" aria-label="Transactions" aria-busy={loading} whiteSpace="nowrap" css={{ '& tbody > tr > td': { py: '1' } }}>
         <Table.Header>
           <Table.Row>
             <Table.ColumnHeader w="8" />
@@ -152,7 +155,7 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
             <Table.ColumnHeader>Status</Table.ColumnHeader>
             <Table.ColumnHeader>Callbacks</Table.ColumnHeader>
             <Table.ColumnHeader>Created</Table.ColumnHeader>
-            <Table.ColumnHeader>Actions</Table.ColumnHeader>
+            <Table.ColumnHeader {...STICKY_END}>Actions</Table.ColumnHeader>
           </Table.Row>
         </Table.Header>
         <Table.Body>
@@ -215,7 +218,7 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
                     </HStack>
                   </Table.Cell>
                   <Table.Cell whiteSpace="nowrap">{formatDateTime(t.createdUtc, zone)}</Table.Cell>
-                  <Table.Cell>
+                  <Table.Cell {...STICKY_END}>
                     <RowActionsCell t={t} actions={actions} busy={busyId === t.id} onDialog={onDialog} onManual={onManual} />
                   </Table.Cell>
                 </Table.Row>
