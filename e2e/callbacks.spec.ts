@@ -80,7 +80,9 @@ test('a callback URL on the demo merchant receives a signed callback, listed as 
     await page.reload();
     await expect(row(page, id).getByRole('img', { name: 'Callbacks delivered: 1 of 1' })).toBeVisible({ timeout: 2_000 });
   }).toPass({ timeout: 30_000 });
-  await row(page, id).getByRole('button', { name: 'Callbacks' }).click();
+  // Callbacks is in the row's "More actions" menu for an admin (Edit and Logs are its buttons).
+  await row(page, id).getByRole('button', { name: `More actions for transaction ${id}` }).click();
+  await page.getByRole('menuitem', { name: 'Callbacks' }).click();
   const attempts = page.getByRole('dialog', { name: `Callback Attempts - ${id}` });
   const attempt = attempts.getByTestId(/^attempt-/);
   await expect(attempt).toHaveCount(1);

@@ -83,12 +83,19 @@ test('admin creates a transaction, finds it, filters, reads its logs and marks i
   await expect(row(page, id)).toHaveCount(0);
   await pickStatuses(page, ['Success', 'Pending']);
   await expect(row(page, id)).toBeVisible();
-  await page.getByLabel('From', { exact: true }).fill(yesterday());
-  await page.getByLabel('To', { exact: true }).fill(yesterday());
+  // The date range takes typed days (Enter applies them).
+  await page.getByRole('textbox', { name: 'Start date' }).fill(yesterday());
+  await page.getByRole('textbox', { name: 'End date' }).fill(yesterday());
+  await page.getByRole('textbox', { name: 'End date' }).press('Enter');
   await expect(page).toHaveURL(/dateRange=/);
   await expect(row(page, id)).toHaveCount(0);
-  await page.getByLabel('To', { exact: true }).fill(today());
+  await page.getByRole('textbox', { name: 'End date' }).fill(today());
+  await page.getByRole('textbox', { name: 'End date' }).press('Enter');
   await expect(row(page, id)).toBeVisible();
+  // The calendar shows two months.
+  await page.getByRole('button', { name: 'Open calendar' }).click();
+  await expect(page.getByRole('grid')).toHaveCount(2);
+  await page.keyboard.press('Escape');
 
   // Its logs.
   await row(page, id).getByRole('button', { name: 'Logs' }).click();
@@ -116,9 +123,79 @@ test('admin creates a transaction, finds it, filters, reads its logs and marks i
   await expect(page.getByLabel('Live updates')).toHaveText('● Live');
   const other = await context.newPage();
   await other.goto(`/transactions/${id}`);
-  await other.getByTestId(`transaction-${id}`).getByRole('button', { name: 'Mark Failed' }).click();
+  await other.getByTestId(`transaction-${id}`).getByRole('button', { name: `More actions for transaction ${id}` }).click();
+  await other.getByRole('menuitem', { name: 'Mark Failed' }).click();
   await expect(other.getByTestId(`transaction-${id}`).getByLabel('Status Cancelled')).toBeVisible();
   await expect(row(page, id).getByLabel('Status Cancelled')).toBeVisible({ timeout: 8_000 });
   await expect(row(page, id).getByRole('button', { name: 'Mark Failed' })).toHaveCount(0);
+  await row(page, id).getByRole('button', { name: `More actions for transaction ${id}` }).click();
+  await expect(page.getByRole('menuitem', { name: 'Callbacks' })).toBeVisible();
+  await expect(page.getByRole('menuitem', { name: 'Mark Failed' })).toHaveCount(0);
+  await page.keyboard.press('Escape');
   await other.close();
+});
+
+/** createTransactions makes n PHP deposits of Acme Games through GoVip (within the demo collab's limits) with the signed-in admin's token. */
+async function createTransactions(page: Page, n: number) {
+  const config = (await (await page.request.get('/config.json')).json()) as { gatewayUrl: string };
+  const token = await page.evaluate(() => localStorage.getItem('accessToken'));
+  const headers = { Authorization: `Bearer ${token}` };
+  const merchants = (await (await page.request.get(`${config.gatewayUrl}/api/v1/merchants`, { headers })).json()) as { name: string; hash: string }[];
+  const providers = (await (await page.request.get(`${config.gatewayUrl}/api/v1/providers`, { headers })).json()) as { id: number; name: string }[];
+  const acme = merchants.find((m) => m.name === 'Acme Games');
+  const govip = providers.find((p) => p.name === 'GoVip');
+  expect(acme && govip).toBeTruthy();
+  for (let i = 0; i < n; i++) {
+    const res = await page.request.post(`${config.gatewayUrl}/api/v1/transactions/initialize`, {
+      headers,
+      data: {
+        paymentData: { nonce: `e2e-rows-${Date.now()}-${i}`, amount: '201.99', currency: 'PHP', providerId: govip!.id, payType: 'GCASH', providerTags: [] },
+        merchantData: { merchantHash: acme!.hash, clientId: `e2e-rows-${i}`, additionalData: {} },
+        cashIn: true,
+      },
+    });
+    expect(res.ok(), await res.text()).toBe(true);
+  }
+}
+
+test('20 transaction rows fit a 1440×900 screen; the rest of a row\'s actions are in its menu', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signIn(page);
+  await createTransactions(page, 20);
+  await page.goto('/transactions?pageSize=20');
+  const rows = page.getByTestId(/^transaction-\d+$/);
+  await expect(rows).toHaveCount(20);
+
+  // One line per row: 20 rows take at most 800 px, so they fit a 900 px high screen with the table's header.
+  const heights = await rows.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height));
+  for (const h of heights) expect(h).toBeLessThanOrEqual(40);
+  const first = await rows.first().boundingBox();
+  const last = await rows.last().boundingBox();
+  expect(last!.y + last!.height - first!.y).toBeLessThanOrEqual(800);
+
+  // Every action stays reachable: two buttons, the rest in a menu with accessible names.
+  const top = rows.first();
+  const id = ((await top.getAttribute('data-testid')) ?? '').replace('transaction-', '');
+  await expect(top.getByRole('button', { name: 'Edit', exact: true })).toBeVisible();
+  await expect(top.getByRole('button', { name: 'Logs', exact: true })).toBeVisible();
+  await top.getByRole('button', { name: `More actions for transaction ${id}` }).click();
+  const menu = page.getByRole('menu', { name: `More actions for transaction ${id}` });
+  await expect(menu).toBeVisible();
+  await expect(menu.getByRole('menuitem')).toHaveText(['Callbacks', 'Data', 'Search in Logs', 'Mark Failed', /^(Manual Load|Mark Success)$/]);
+  await menu.getByRole('menuitem', { name: 'Callbacks' }).click();
+  await expect(page.getByRole('dialog', { name: `Callback Attempts - ${id}` })).toBeVisible();
+  await page.keyboard.press('Escape');
+
+  // A narrow screen scrolls the table sideways instead of wrapping its rows.
+  await page.setViewportSize({ width: 700, height: 900 });
+  const narrow = await rows.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height));
+  for (const h of narrow) expect(h).toBeLessThanOrEqual(40);
+  const table = page.getByRole('table', { name: 'Transactions' });
+  const scroll = await table.evaluate((t) => {
+    const area = t.parentElement!;
+    return { scrollWidth: area.scrollWidth, clientWidth: area.clientWidth, overflowX: getComputedStyle(area).overflowX };
+  });
+  expect(scroll.scrollWidth).toBeGreaterThan(scroll.clientWidth);
+  expect(['auto', 'scroll']).toContain(scroll.overflowX);
 });

@@ -1,4 +1,6 @@
 import '@paygate/devkit/testing/pointer-event';
+import { screen, within } from '@testing-library/react';
+import type { UserEvent } from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { withRemote } from '@paygate/devkit/testing';
 import { GATEWAY } from '@paygate/devkit/testing/msw';
@@ -80,17 +82,53 @@ export function baseHandlers() {
 
 /**
  * listHandlers answers the Transactions page's reads; `list` decides each
- * list answer. A transaction has no validation results unless a test says
- * otherwise.
+ * list answer, and one transaction is read from it. A transaction has no
+ * validation results unless a test says otherwise.
  */
 export function listHandlers(list: (url: URL) => TransactionListWire = () => page([tx(11), tx(12, { transactionType: 2, transactionStatus: 4 })]), seen?: Seen) {
   return [
     ...baseHandlers(),
     http.get(`${GATEWAY}/api/v1/transactions/:id/validation`, () => HttpResponse.json([])),
+    // One transaction as the list has it (the Edit dialog reads it afresh).
+    http.get(`${GATEWAY}/api/v1/transactions/:id`, ({ params }) => {
+      const found = list(new URL(`${GATEWAY}/api/v1/collabs/0/transactions/advanced`)).transactions?.find((t) => t.id === params.id);
+      return found ? HttpResponse.json(found) : HttpResponse.json({ code: 'not_found', message: `Transaction ${String(params.id)} was not found.` }, { status: 404 });
+    }),
     http.get(`${GATEWAY}/api/v1/collabs/:id/transactions/advanced`, ({ request }) => {
       const url = new URL(request.url);
       seen?.lists.push(url);
       return HttpResponse.json(list(url));
     }),
   ];
+}
+
+/**
+ * runRowAction takes one of a row's actions by its name: a button of the row
+ * when it is one, otherwise the item of the row's "More actions" menu.
+ */
+export async function runRowAction(user: UserEvent, id: number | string, name: string) {
+  const row = screen.getByTestId(`transaction-${id}`);
+  const button = within(row).queryByRole('button', { name });
+  if (button) {
+    await user.click(button);
+    return;
+  }
+  await user.click(within(row).getByRole('button', { name: `More actions for transaction ${id}` }));
+  const menu = await screen.findByRole('menu', { name: `More actions for transaction ${id}` });
+  const item = within(menu).getByRole('menuitem', { name });
+  // Press and release as two steps, as a hand does: the menu highlights the
+  // item on press and selects the highlighted item on click; one synthetic
+  // click can reach it before the highlight is applied.
+  await user.pointer({ keys: '[MouseLeft>]', target: item });
+  await user.pointer({ keys: '[/MouseLeft]', target: item });
+}
+
+/** rowMenuItems opens a row's "More actions" menu and names its items. */
+export async function rowMenuItems(user: UserEvent, id: number | string): Promise<string[]> {
+  const row = screen.getByTestId(`transaction-${id}`);
+  await user.click(within(row).getByRole('button', { name: `More actions for transaction ${id}` }));
+  const menu = await screen.findByRole('menu', { name: `More actions for transaction ${id}` });
+  const names = within(menu).getAllByRole('menuitem').map((m) => m.textContent ?? '');
+  await user.keyboard('{Escape}');
+  return names;
 }

@@ -61,6 +61,8 @@ export interface Transaction {
   isCallbackSendingCanceled: boolean;
   collabId: number;
   providerData: Record<string, unknown>;
+  /** Status polls since the transaction was last queued for polling; the row warns above 10 (spec 02 §2). */
+  pollingAttempts: number;
 }
 
 /** TransactionList is one page of the list. */
@@ -110,6 +112,7 @@ export function toTransaction(t: TransactionWire & { isCallbacksSendingCanceled?
     isCallbackSendingCanceled: t.isCallbackSendingCanceled ?? t.isCallbacksSendingCanceled ?? false,
     collabId: t.collabId ?? 0,
     providerData: obj(t.providerData),
+    pollingAttempts: t.pollingAttempts ?? 0,
   };
 }
 

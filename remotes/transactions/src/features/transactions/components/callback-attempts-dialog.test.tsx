@@ -5,7 +5,7 @@ import { GATEWAY, server } from '@paygate/devkit/testing/msw';
 import { ADMIN, MERCHANT_USER, type TestUser } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
 import type { CallbackAttemptJson } from '@paygate/gen/callbacks/v1/callbacks_pb';
-import { listHandlers, transactionsLoader } from '../../../testing/fixtures';
+import { listHandlers, runRowAction, transactionsLoader } from '../../../testing/fixtures';
 
 /** attempt builds attempt n (ids 100 + n), newest first as the service answers. */
 function attempt(n: number, over: Partial<CallbackAttemptJson> = {}): CallbackAttemptJson {
@@ -26,8 +26,8 @@ function attempt(n: number, over: Partial<CallbackAttemptJson> = {}): CallbackAt
 async function openAttempts(user: TestUser = ADMIN) {
   const view = renderApp('/transactions', { user, loader: transactionsLoader() });
   // The first render of a file loads the page's chunks: slow on a busy machine.
-  const row = await screen.findByTestId('transaction-11', {}, { timeout: 15_000 });
-  await view.user.click(within(row).getByRole('button', { name: 'Callbacks' }));
+  await screen.findByTestId('transaction-11', {}, { timeout: 15_000 });
+  await runRowAction(view.user, 11, 'Callbacks');
   const dialog = await screen.findByRole('dialog', { name: 'Callback Attempts - 11' });
   return { ...view, dialog };
 }

@@ -1,13 +1,14 @@
 import { Button, Field, HStack, NativeSelect, Stack, Text } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
 import { DialogFrame, errorMessage, hasPermission, notify, useUser } from '@paygate/sdk';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useCancelCallbacks } from '../api/cancel-callbacks';
 import { useEnqueueCallbacks } from '../api/enqueue-callbacks';
 import { useEnqueueTransaction } from '../api/enqueue-transaction';
 import { useSetTransactionStatus } from '../api/set-transaction-status';
+import { useTransaction } from '../api/get-transaction';
 import type { Transaction } from '../api/types';
-import { statusLabel, TRANSACTION_STATUSES } from '../utils/status';
+import { pollingWarning, statusLabel, TRANSACTION_STATUSES } from '../utils/status';
 import { ValidationResults } from './validation-results';
 
 /** The queues of the Edit dialog (spec 02 §4); the callback queue is on the callbacks service. */
@@ -22,10 +23,19 @@ export function canCommit(chosen: string, current: number): boolean {
  * EditTransactionDialog overrides the status (any status; the UI restricts
  * nothing), shows the validation results with their settable status, puts
  * the transaction on the transaction, polling or callback queue, and cancels
- * callback sending (spec 02 §2).
+ * callback sending (spec 02 §2). It reads the transaction afresh, so the
+ * status it shows and sends as the one the operator saw is the current one;
+ * when that read fails it says "Failed to find transaction: {msg}" (spec 02
+ * §8) and keeps the row's copy.
  */
-export function EditTransactionDialog({ transaction: t, onClose }: { transaction: Transaction; onClose: () => void }) {
+export function EditTransactionDialog({ transaction: row, onClose }: { transaction: Transaction; onClose: () => void }) {
   const user = useUser();
+  const current = useTransaction(row.id);
+  const t = current.data ?? row;
+  const findFailure = current.isError ? errorMessage(current.error, 'Unknown error') : null;
+  useEffect(() => {
+    if (findFailure) notify.error(`Failed to find transaction: ${findFailure}`);
+  }, [findFailure]);
   const queryClient = useQueryClient();
   const [status, setStatus] = useState('');
   const setTransactionStatus = useSetTransactionStatus();
@@ -74,6 +84,12 @@ export function EditTransactionDialog({ transaction: t, onClose }: { transaction
         <Text>
           Transaction {t.id} — current status: <strong>{statusLabel(t.transactionStatus)}</strong>
         </Text>
+        {t.pollingAttempts > 0 && (
+          <Text fontSize="sm" color={pollingWarning(t.pollingAttempts) ? 'orange.600' : 'fg.muted'} data-polling-warning={pollingWarning(t.pollingAttempts)}>
+            Polling attempts: {t.pollingAttempts}
+            {pollingWarning(t.pollingAttempts) ? ' (more than 10: check the provider)' : ''}
+          </Text>
+        )}
         <HStack align="end">
           <Field.Root>
             <Field.Label>New status</Field.Label>

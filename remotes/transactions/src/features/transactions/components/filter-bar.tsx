@@ -1,10 +1,10 @@
 import { Button, Field, HStack, Input, NativeSelect, Stack, Wrap } from '@chakra-ui/react';
-import { notify } from '@paygate/sdk';
 import { useState, type FormEvent } from 'react';
-import { dayInZone, MIN_DATE, normalizeRange, type DateRange } from '../utils/date-range';
+import type { DateRange } from '../utils/date-range';
 import { EMPTY_FILTERS, type Filters } from '../utils/query-state';
 import { amountFilter } from '../utils/search';
 import { TRANSACTION_TYPES } from '../utils/status';
+import { DateRangePicker } from './date-range-picker';
 import { StatusFilter } from './status-filter';
 
 type TextKey =
@@ -52,19 +52,6 @@ export function FilterBar({ filters, range, zone, disabled, onChange }: Props) {
     onChange({ ...draft, currencyFilter: draft.currencyFilter.trim().toUpperCase() });
   };
 
-  const pickDays = (fromDay: string, toDay: string) => {
-    const { range: next, endFilled } = normalizeRange(fromDay, toDay, zone, new Date());
-    if (!fromDay) {
-      onChange({ dateRange: null });
-      return;
-    }
-    if (endFilled) notify.info('End date not selected', 'Using the end of the start day');
-    onChange({ dateRange: next });
-  };
-
-  const fromDay = dayInZone(range.from, zone);
-  const toDay = dayInZone(range.to, zone);
-
   return (
     <form onSubmit={apply} aria-label="Transaction filters">
       <Stack gap="3">
@@ -84,17 +71,7 @@ export function FilterBar({ filters, range, zone, disabled, onChange }: Props) {
             </NativeSelect.Root>
           </Field.Root>
           <StatusFilter value={filters.transactionStatusesFilter} onChange={(v) => onChange({ transactionStatusesFilter: v })} disabled={disabled} />
-          <Field.Root w="44" disabled={disabled}>
-            <Field.Label>From</Field.Label>
-            <Input size="sm" type="date" min={MIN_DATE} value={fromDay} onChange={(e) => pickDays(e.target.value, toDay)} />
-          </Field.Root>
-          <Field.Root w="44" disabled={disabled}>
-            <Field.Label>To</Field.Label>
-            <Input size="sm" type="date" min={MIN_DATE} value={toDay} onChange={(e) => pickDays(fromDay, e.target.value)} />
-          </Field.Root>
-          <Button size="sm" variant="ghost" disabled={disabled || !filters.dateRange} onClick={() => onChange({ dateRange: null })}>
-            Reset dates
-          </Button>
+          <DateRangePicker range={range} chosen={filters.dateRange !== null} zone={zone} disabled={disabled} onChange={(dateRange) => onChange({ dateRange })} />
         </Wrap>
         <Wrap gap="3" align="end">
           {TEXT_FIELDS.map(({ key, label }) => (

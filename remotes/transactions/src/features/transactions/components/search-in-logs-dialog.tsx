@@ -7,10 +7,13 @@ import { statusLabel, TRANSACTION_TYPES } from '../utils/status';
 
 const PAGE = 20;
 
-/** SearchInLogsDialog is the full-screen "Search Transactions in Logs" dialog (spec 02 §2, §5). */
-export function SearchInLogsDialog({ onClose }: { onClose: () => void }) {
+/**
+ * SearchInLogsDialog is the full-screen "Search Transactions in Logs" dialog
+ * (spec 02 §2, §5); a row's button opens it with `initial` filled from the row.
+ */
+export function SearchInLogsDialog({ onClose, initial }: { onClose: () => void; initial?: LogSearchForm }) {
   const [zone] = useTimezone();
-  const [form, setForm] = useState<LogSearchForm>(() => defaultLogSearch(new Date(), zone));
+  const [form, setForm] = useState<LogSearchForm>(() => initial ?? defaultLogSearch(new Date(), zone));
   const [hits, setHits] = useState<LogSearchHit[] | null>(null);
   const [pageIndex, setPageIndex] = useState(0);
   const search = useSearchInLogs();

@@ -4,7 +4,7 @@ import { renderApp } from '@paygate/devkit/testing';
 import { GATEWAY, server } from '@paygate/devkit/testing/msw';
 import { ADMIN, MERCHANT_USER, type TestUser } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
-import { listHandlers, page, transactionsLoader, tx, type Seen } from '../../../testing/fixtures';
+import { listHandlers, page, rowMenuItems, runRowAction, transactionsLoader, tx, type Seen } from '../../../testing/fixtures';
 
 function renderPage(path = '/transactions', user: TestUser = ADMIN) {
   return renderApp(path, { user, loader: transactionsLoader() });
@@ -12,11 +12,12 @@ function renderPage(path = '/transactions', user: TestUser = ADMIN) {
 
 const row = (id: number) => screen.getByTestId(`transaction-${id}`);
 
+
 describe('Transactions page (spec 02 §2)', () => {
   it('lists the page of transactions for an admin with collab labels merchant - provider', async () => {
     const seen: Seen = { lists: [] };
     server.use(...listHandlers(undefined, seen));
-    renderPage();
+    const { user } = renderPage();
     expect(await screen.findByTestId('transaction-11')).toBeInTheDocument();
     await waitFor(() => expect(document.title).toBe('Paygate - Transactions'));
     const collab = screen.getByRole('combobox', { name: 'Select Collab' });
@@ -27,13 +28,15 @@ describe('Transactions page (spec 02 §2)', () => {
     expect(q.searchParams.get('take')).toBe('5');
     expect(q.searchParams.get('from')).toMatch(/T00:00:00\.000Z$/);
     expect(q.searchParams.get('to')).toMatch(/T23:59:59\.999Z$/);
-    expect(q.searchParams.get('includeTotalAmounts')).toBeNull();
+    // The default date range is a date set, so totals are requested (spec 02 §5).
+    expect(q.searchParams.get('includeTotalAmounts')).toBe('true');
     expect(within(row(11)).getByText('Pending').closest('[data-status-class]')).toHaveAttribute('data-status-class', 'pending');
     expect(within(row(12)).getByText('Success').closest('[data-status-class]')).toHaveAttribute('data-status-class', 'success');
-    expect(within(row(11)).getByRole('button', { name: 'Manual Load' })).toBeInTheDocument();
-    expect(within(row(12)).getByRole('button', { name: 'Mark Success' })).toBeInTheDocument();
     expect(within(row(11)).getByRole('button', { name: 'Edit' })).toBeInTheDocument();
     expect(within(row(11)).getByRole('button', { name: 'Logs' })).toBeInTheDocument();
+    // The other actions are in the row's menu, each under its name.
+    expect(await rowMenuItems(user, 11)).toEqual(['Callbacks', 'Data', 'Search in Logs', 'Mark Failed', 'Manual Load']);
+    expect(await rowMenuItems(user, 12)).toEqual(['Callbacks', 'Data', 'Search in Logs', 'Mark Failed', 'Mark Success']);
   });
 
   it('shows Select Provider with provider labels, and no edit, logs or manual buttons, to a merchant user', async () => {
@@ -43,6 +46,8 @@ describe('Transactions page (spec 02 §2)', () => {
     const collab = screen.getByRole('combobox', { name: 'Select Provider' });
     await waitFor(() => expect(within(collab).getByRole('option', { name: 'GoVip' })).toBeInTheDocument());
     for (const name of ['Edit', 'Logs', 'Mark Failed', 'Manual Load']) expect(within(row(11)).queryByRole('button', { name })).toBeNull();
+    // Without Edit Transactions and View Logs the row keeps Callbacks and Data only, and no menu.
+    expect(within(row(11)).getAllByRole('button').map((b) => b.getAttribute('aria-label') ?? b.textContent)).toEqual(['Expand transaction 11', 'Callbacks', 'Data']);
   });
 
   it('searches by the route id, leaving the filters out and disabled', async () => {
@@ -87,7 +92,7 @@ describe('Transactions page (spec 02 §2)', () => {
     const { user } = renderPage();
     await screen.findByTestId('transaction-11');
     const before = seen.lists.length;
-    await user.click(within(row(11)).getByRole('button', { name: 'Manual Load' }));
+    await runRowAction(user, 11, 'Manual Load');
     expect(await screen.findByText('Setting Manual Mode Failed - Conflict')).toBeInTheDocument();
     expect(screen.getByText('Transaction with id 11 status changed. Reloading transactions...')).toBeInTheDocument();
     expect(sent?.pathname).toBe('/api/v1/transactions/11/status/4');
@@ -106,7 +111,7 @@ describe('Transactions page (spec 02 §2)', () => {
     );
     const { user } = renderPage();
     await screen.findByTestId('transaction-11');
-    await user.click(within(row(11)).getByRole('button', { name: 'Mark Failed' }));
+    await runRowAction(user, 11, 'Mark Failed');
     await waitFor(() => expect(sent?.pathname).toBe('/api/v1/transactions/11/cancel'));
     expect(sent?.searchParams.get('transactionStatus')).toBe('3');
   });
@@ -139,7 +144,7 @@ describe('Transactions page (spec 02 §2)', () => {
     server.use(...listHandlers());
     const { user } = renderPage();
     await screen.findByTestId('transaction-11');
-    await user.click(within(row(11)).getAllByRole('button', { name: 'Data' })[0]!);
+    await runRowAction(user, 11, 'Data');
     const dialog = await screen.findByRole('dialog', { name: 'Additional Transaction Data' });
     expect(within(dialog).getByText('No merchant data available')).toBeInTheDocument();
     expect(within(dialog).getByText('No Paygate data available')).toBeInTheDocument();
@@ -211,5 +216,116 @@ describe('Transactions page (spec 02 §2)', () => {
     expect(mark(14)).toHaveAttribute('data-delivery', 'none');
     // A transaction whose tally is left out of the JSON reads 0/0.
     expect(within(row(15)).getByRole('img', { name: 'No callbacks sent' })).toHaveTextContent('0/0');
+  });
+  it('highlights the polling-attempts figure as a warning above 10 attempts', async () => {
+    server.use(...listHandlers(() => page([tx(11, { pollingAttempts: 11 }), tx(12, { pollingAttempts: 10 }), tx(13)])));
+    renderPage();
+    await screen.findByTestId('transaction-11');
+    const warn = within(row(11)).getByLabelText('Polling attempts: 11, more than 10');
+    expect(warn).toHaveAttribute('data-polling-warning', 'true');
+    expect(warn).toHaveTextContent('11 polls');
+    const calm = within(row(12)).getByLabelText('Polling attempts: 10');
+    expect(calm).toHaveAttribute('data-polling-warning', 'false');
+    expect(within(row(13)).queryByLabelText(/Polling attempts/)).toBeNull();
+  });
+  it('opens Search in Logs from a row, prefilled from that transaction', async () => {
+    let body: Record<string, unknown> | undefined;
+    server.use(
+      ...listHandlers(() => page([tx(11, { transactionType: 2, createdUtc: '2026-11-21T10:03:00Z', amount: '150.00', merchantClientId: 'client-7' })])),
+      http.post(`${GATEWAY}/api/v1/transactions/search-in-logs`, async ({ request }) => {
+        body = (await request.json()) as Record<string, unknown>;
+        return HttpResponse.json({ totalCount: 0, transactions: [] });
+      }),
+    );
+    const { user } = renderPage();
+    await screen.findByTestId('transaction-11');
+    await runRowAction(user, 11, 'Search in Logs');
+    const dialog = await screen.findByRole('dialog', { name: 'Search Transactions in Logs' });
+    expect(within(dialog).getByRole('combobox', { name: 'Transaction Type' })).toHaveDisplayValue('Withdrawal');
+    expect(within(dialog).getByRole('textbox', { name: 'Search Term' })).toHaveValue('ref-11');
+    expect(within(dialog).getByLabelText('Start')).toHaveValue('2026-11-21T09:58');
+    expect(within(dialog).getByRole('textbox', { name: 'Amount' })).toHaveValue('150.00');
+    expect(within(dialog).getByRole('textbox', { name: 'Currency' })).toHaveValue('PHP');
+    expect(within(dialog).getByRole('textbox', { name: 'Merchant Client ID' })).toHaveValue('client-7');
+    await user.click(within(dialog).getByRole('button', { name: 'Search' }));
+    await waitFor(() =>
+      expect(body).toMatchObject({ transactionType: 2, searchTerm: 'ref-11', fromDate: '2026-11-21T09:58:00', toDate: '2026-11-21T10:13:00', amount: '150.00', currency: 'PHP', merchantClientId: 'client-7' }),
+    );
+  });
+  it('requests totals with the default date range and shows them, with no warning when the server has the currency', async () => {
+    const seen: Seen = { lists: [] };
+    server.use(...listHandlers((url) => page([tx(11), tx(12)], { totalAmounts: url.searchParams.get('includeTotalAmounts') === 'true' ? { PHP: '200.00' } : {} }), seen));
+    renderPage();
+    await screen.findByTestId('transaction-11');
+    const totals = screen.getByRole('group', { name: 'Totals' });
+    await waitFor(() => expect(totals).toHaveTextContent('Total: 200.00 PHP'));
+    expect(totals).toHaveTextContent('Average: 100.00 PHP');
+    expect(seen.lists[0]!.searchParams.get('includeTotalAmounts')).toBe('true');
+    expect(screen.queryByText('Total amount for PHP is not available')).toBeNull();
+  });
+
+  it('asks no totals for a free-text search without a collab, and warns of none while the next page is still loading', async () => {
+    const seen: Seen = { lists: [] };
+    server.use(
+      // Before listHandlers: the first handler that matches answers.
+      http.get(`${GATEWAY}/api/v1/collabs/:id/transactions/advanced`, async ({ request }) => {
+        const url = new URL(request.url);
+        seen.lists.push(url);
+        if (url.searchParams.get('search')) return HttpResponse.json(page([tx(11)]));
+        await new Promise((r) => setTimeout(r, 400));
+        return HttpResponse.json(page([tx(11), tx(12)], { totalAmounts: { PHP: '200.00' } }));
+      }),
+      ...listHandlers(),
+    );
+    const { user } = renderPage('/transactions/11');
+    await screen.findByTestId('transaction-11');
+    expect(seen.lists[0]!.searchParams.get('includeTotalAmounts')).toBeNull();
+    expect(screen.getByRole('group', { name: 'Totals' })).toHaveTextContent('Total: -');
+    await user.click(screen.getByRole('button', { name: 'Clear Search' }));
+    await waitFor(() => expect(screen.getByRole('group', { name: 'Totals' })).toHaveTextContent('Total: 200.00 PHP'));
+    expect(seen.lists.at(-1)!.searchParams.get('includeTotalAmounts')).toBe('true');
+    expect(screen.queryByText('Total amount for PHP is not available')).toBeNull();
+  });
+  it('reads the transaction afresh in the Edit dialog, and says "Failed to find transaction: {msg}" when it cannot', async () => {
+    let fail = false;
+    server.use(
+      http.get(`${GATEWAY}/api/v1/transactions/:id`, ({ params }) =>
+        fail
+          ? HttpResponse.json({ code: 'not_found', message: `Transaction ${String(params.id)} was not found.` }, { status: 404 })
+          : HttpResponse.json(tx(Number(params.id), { transactionStatus: 4, pollingAttempts: 12 })),
+      ),
+      ...listHandlers(),
+    );
+    const { user } = renderPage();
+    await screen.findByTestId('transaction-11');
+    await user.click(within(row(11)).getByRole('button', { name: 'Edit' }));
+    let dialog = await screen.findByRole('dialog', { name: 'Edit transaction' });
+    // The row said Pending; the transaction is Success now.
+    await waitFor(() => expect(dialog).toHaveTextContent('current status: Success'));
+    expect(within(dialog).getByText(/Polling attempts: 12/)).toHaveAttribute('data-polling-warning', 'true');
+    await user.click(within(dialog).getAllByRole('button', { name: 'Close' })[0]!);
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Edit transaction' })).toBeNull());
+
+    fail = true;
+    await user.click(within(row(12)).getByRole('button', { name: 'Edit' }));
+    dialog = await screen.findByRole('dialog', { name: 'Edit transaction' });
+    expect(await screen.findByText('Failed to find transaction: Transaction 12 was not found.')).toBeInTheDocument();
+    // The row's copy stays on screen.
+    expect(dialog).toHaveTextContent('current status: Success');
+  });
+
+  it('reports a conflict on Mark Failed and reloads the list', async () => {
+    const seen: Seen = { lists: [] };
+    server.use(
+      ...listHandlers(undefined, seen),
+      http.post(`${GATEWAY}/api/v1/transactions/:id/cancel`, () => HttpResponse.json({ code: 'conflict', message: 'Transaction with id 11 status changed' }, { status: 409 })),
+    );
+    const { user } = renderPage();
+    await screen.findByTestId('transaction-11');
+    const before = seen.lists.length;
+    await runRowAction(user, 11, 'Mark Failed');
+    expect(await screen.findByText('Setting Cancelled Status Failed - Conflict')).toBeInTheDocument();
+    expect(screen.getByText('Transaction with id 11 status changed. Reloading transactions...')).toBeInTheDocument();
+    await waitFor(() => expect(seen.lists.length).toBeGreaterThan(before));
   });
 });

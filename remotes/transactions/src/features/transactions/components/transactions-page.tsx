@@ -9,6 +9,7 @@ import type { Transaction } from '../api/types';
 import { useManualAction } from '../hooks/use-manual-action';
 import { useTransactionStream } from '../hooks/use-transaction-stream';
 import { defaultRange } from '../utils/date-range';
+import { logSearchFromTransaction } from '../utils/log-search';
 import { PAGE_SIZES, parseFilters, serializeFilters, type Filters } from '../utils/query-state';
 import { paymentMethodType, searchTarget } from '../utils/search';
 import { formatMoney, needsTotals, TOTAL_CURRENCIES, totalFor, type TotalCurrency } from '../utils/totals';
@@ -33,8 +34,13 @@ export function TransactionsPage() {
 /** toListInput builds the list call from the page state (exported for tests). */
 export function toListInput(f: Filters, search: string, range: { from: string; to: string }, merchantId: number | null): TransactionsInput {
   const target = searchTarget(search);
-  const base = { collabId: f.selectedCollabId ?? 0, page: f.currentPage, take: f.pageSize, includeTotalAmounts: needsTotals(f), merchantId: merchantId ?? undefined };
-  if (target.kind !== 'none') return { ...base, search: target.kind === 'id' ? target.id : target.reference };
+  const base = { collabId: f.selectedCollabId ?? 0, page: f.currentPage, take: f.pageSize, merchantId: merchantId ?? undefined };
+  // A free-text search leaves every filter out, the date range included; otherwise a range (the chosen or the default one) is always sent.
+  if (target.kind !== 'none') return { ...base, includeTotalAmounts: f.selectedCollabId !== null, search: target.kind === 'id' ? target.id : target.reference };
+  return withFilters({ ...base, includeTotalAmounts: needsTotals(f, { dateSet: true }) }, f, range);
+}
+
+function withFilters(base: TransactionsInput, f: Filters, range: { from: string; to: string }): TransactionsInput {
   return {
     ...base,
     type: f.transactionTypeFilter,
@@ -96,8 +102,10 @@ function TransactionsView({ user }: { user: User | null }) {
 
   const data = list.data;
   const totalsRequested = input.includeTotalAmounts === true;
+  // While a new page loads, the previous answer stays on screen: it may have been asked without totals, so it says nothing about them.
+  const fresh = !!data && !list.isPlaceholderData;
   const summary = data && totalsRequested ? totalFor(data.totalAmounts, currency, data.totalCount) : null;
-  const totalsMissing = !!data && totalsRequested && data.totalCount > 0 && summary === null;
+  const totalsMissing = fresh && totalsRequested && data.totalCount > 0 && summary === null;
   useEffect(() => {
     if (totalsMissing) notify.warning(`Total amount for ${currency} is not available`);
   }, [totalsMissing, currency]);
@@ -224,6 +232,7 @@ function TransactionsView({ user }: { user: User | null }) {
       {dialog?.kind === 'callbacks' && <CallbackAttemptsDialog id={dialog.t.id} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'data' && <AdditionalDataDialog transaction={dialog.t} onClose={() => setDialog(null)} />}
       {logSearch && <SearchInLogsDialog onClose={() => setLogSearch(false)} />}
+      {dialog?.kind === 'searchInLogs' && <SearchInLogsDialog initial={logSearchFromTransaction(dialog.t, zone, new Date())} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'edit' && <EditTransactionDialog transaction={dialog.t} onClose={() => setDialog(null)} />}
     </PageFrame>
   );

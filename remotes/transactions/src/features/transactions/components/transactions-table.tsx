@@ -1,13 +1,13 @@
-import { Badge, Box, Button, HStack, IconButton, SimpleGrid, Skeleton, Table, Text } from '@chakra-ui/react';
+import { Badge, Box, Button, HStack, IconButton, Menu, Portal, SimpleGrid, Skeleton, Table, Text } from '@chakra-ui/react';
 import { formatDateTime, type User } from '@paygate/sdk';
 import { Fragment, useState } from 'react';
 import type { Transaction } from '../api/types';
 import type { ManualKind } from '../hooks/use-manual-action';
-import { rowActions } from '../utils/row-actions';
-import { callbackDelivery, DELIVERY_PALETTE, STATUS_PALETTE, statusClass, statusLabel } from '../utils/status';
+import { rowActionLayout, rowActions, type RowActionKey, type RowActions } from '../utils/row-actions';
+import { callbackDelivery, DELIVERY_PALETTE, pollingWarning, STATUS_PALETTE, statusClass, statusLabel } from '../utils/status';
 
 /** RowDialog names the dialog a row button opens. */
-export type RowDialog = 'edit' | 'logs' | 'data' | 'callbacks';
+export type RowDialog = 'edit' | 'logs' | 'data' | 'callbacks' | 'searchInLogs';
 
 interface Props {
   transactions: Transaction[];
@@ -21,6 +21,9 @@ interface Props {
 }
 
 const COLUMNS = 10;
+
+/** The Actions column stays in view at the right edge while a narrow screen scrolls the table sideways. */
+const STICKY_END = { position: 'sticky', insetInlineEnd: 0, bg: 'bg', zIndex: 1, boxShadow: 'inset 1px 0 0 var(--chakra-colors-border)' } as const;
 const FEE_TYPES = ['None', 'Percent', 'Fixed'];
 
 /** CallbackDeliveryMark shows the callback tally as "x a/b" (spec 02 §2) with a sentence for assistive technology. */
@@ -32,6 +35,86 @@ export function CallbackDeliveryMark({ tally }: { tally: string }) {
         {d.mark} {d.figures}
       </span>
     </Text>
+  );
+}
+
+/**
+ * PollingMark shows how often the gateway polled the provider for the
+ * status; above 10 attempts it is highlighted as a warning (spec 02 §2).
+ */
+export function PollingMark({ attempts }: { attempts: number }) {
+  if (attempts <= 0) return null;
+  const warn = pollingWarning(attempts);
+  return (
+    <Badge
+      size="sm"
+      variant={warn ? 'solid' : 'outline'}
+      colorPalette={warn ? 'orange' : 'gray'}
+      whiteSpace="nowrap"
+      data-polling-warning={warn}
+      aria-label={`Polling attempts: ${attempts}${warn ? ', more than 10' : ''}`}
+      title={warn ? 'More than 10 status polls: check the provider' : 'Status polls'}
+    >
+      {warn ? '⚠ ' : ''}
+      {attempts} polls
+    </Badge>
+  );
+}
+
+interface RowActionsCellProps {
+  t: Transaction;
+  actions: RowActions;
+  busy: boolean;
+  onDialog: (dialog: RowDialog, t: Transaction) => void;
+  onManual: (kind: ManualKind, t: Transaction) => void;
+}
+
+/**
+ * RowActionsCell keeps a row one line high: the first two actions are
+ * buttons, every other action the user may take is in the row's menu.
+ */
+function RowActionsCell({ t, actions, busy, onDialog, onManual }: RowActionsCellProps) {
+  const { inline, menu } = rowActionLayout(actions);
+  const run = (key: RowActionKey) => {
+    if (key === 'markFailed') onManual('cancel', t);
+    else if (key === 'markSuccess') onManual('load', t);
+    else onDialog(key, t);
+  };
+  const manual = (key: RowActionKey) => key === 'markFailed' || key === 'markSuccess';
+  return (
+    <HStack gap="1" wrap="nowrap">
+      {inline.map((a) => (
+        <Button key={a.key} size="2xs" variant="outline" onClick={() => run(a.key)}>
+          {a.label}
+        </Button>
+      ))}
+      {menu.length > 0 && (
+        <Menu.Root>
+          <Menu.Trigger asChild>
+            <IconButton size="2xs" variant="ghost" aria-label={`More actions for transaction ${t.id}`}>
+              ⋯
+            </IconButton>
+          </Menu.Trigger>
+          <Portal>
+            <Menu.Positioner>
+              <Menu.Content>
+                {menu.map((a) => (
+                  <Menu.Item
+                    key={a.key}
+                    value={a.key}
+                    onSelect={() => run(a.key)}
+                    disabled={manual(a.key) && busy}
+                    color={a.key === 'markFailed' ? 'fg.error' : a.key === 'markSuccess' ? 'green.600' : undefined}
+                  >
+                    {a.label}
+                  </Menu.Item>
+                ))}
+              </Menu.Content>
+            </Menu.Positioner>
+          </Portal>
+        </Menu.Root>
+      )}
+    </HStack>
   );
 }
 
@@ -60,7 +143,7 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
 
   return (
     <Table.ScrollArea borderWidth="1px" borderRadius="md">
-      <Table.Root size="sm" aria-label="Transactions" aria-busy={loading}>
+      <Table.Root size="sm" aria-label="Transactions" aria-busy={loading} whiteSpace="nowrap" css={{ '& tbody > tr > td': { py: '1' } }}>
         <Table.Header>
           <Table.Row>
             <Table.ColumnHeader w="8" />
@@ -72,7 +155,7 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
             <Table.ColumnHeader>Status</Table.ColumnHeader>
             <Table.ColumnHeader>Callbacks</Table.ColumnHeader>
             <Table.ColumnHeader>Created</Table.ColumnHeader>
-            <Table.ColumnHeader>Actions</Table.ColumnHeader>
+            <Table.ColumnHeader {...STICKY_END}>Actions</Table.ColumnHeader>
           </Table.Row>
         </Table.Header>
         <Table.Body>
@@ -101,7 +184,7 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
               <Fragment key={t.id}>
                 <Table.Row data-testid={`transaction-${t.id}`}>
                   <Table.Cell>
-                    <IconButton size="xs" variant="ghost" aria-label={`${expanded ? 'Collapse' : 'Expand'} transaction ${t.id}`} aria-expanded={expanded} onClick={() => toggle(t.id)}>
+                    <IconButton size="2xs" variant="ghost" aria-label={`${expanded ? 'Collapse' : 'Expand'} transaction ${t.id}`} aria-expanded={expanded} onClick={() => toggle(t.id)}>
                       {expanded ? '▾' : '▸'}
                     </IconButton>
                   </Table.Cell>
@@ -117,9 +200,12 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
                     {t.amount} {t.currency}
                   </Table.Cell>
                   <Table.Cell>
-                    <Badge colorPalette={STATUS_PALETTE[cls]} data-status-class={cls} aria-label={`Status ${statusLabel(t.transactionStatus)}`}>
-                      {statusLabel(t.transactionStatus)}
-                    </Badge>
+                    <HStack gap="1">
+                      <Badge colorPalette={STATUS_PALETTE[cls]} data-status-class={cls} aria-label={`Status ${statusLabel(t.transactionStatus)}`}>
+                        {statusLabel(t.transactionStatus)}
+                      </Badge>
+                      <PollingMark attempts={t.pollingAttempts} />
+                    </HStack>
                   </Table.Cell>
                   <Table.Cell>
                     <HStack gap="1">
@@ -132,40 +218,13 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
                     </HStack>
                   </Table.Cell>
                   <Table.Cell whiteSpace="nowrap">{formatDateTime(t.createdUtc, zone)}</Table.Cell>
-                  <Table.Cell>
-                    <HStack gap="1" wrap="wrap">
-                      {actions.edit && (
-                        <Button size="xs" variant="outline" onClick={() => onDialog('edit', t)}>
-                          Edit
-                        </Button>
-                      )}
-                      {actions.logs && (
-                        <Button size="xs" variant="outline" onClick={() => onDialog('logs', t)}>
-                          Logs
-                        </Button>
-                      )}
-                      <Button size="xs" variant="outline" onClick={() => onDialog('callbacks', t)}>
-                        Callbacks
-                      </Button>
-                      <Button size="xs" variant="outline" onClick={() => onDialog('data', t)}>
-                        Data
-                      </Button>
-                      {actions.markFailed && (
-                        <Button size="xs" colorPalette="red" disabled={busyId === t.id} onClick={() => onManual('cancel', t)}>
-                          Mark Failed
-                        </Button>
-                      )}
-                      {actions.markSuccess && (
-                        <Button size="xs" colorPalette="green" disabled={busyId === t.id} onClick={() => onManual('load', t)}>
-                          {actions.markSuccess}
-                        </Button>
-                      )}
-                    </HStack>
+                  <Table.Cell {...STICKY_END}>
+                    <RowActionsCell t={t} actions={actions} busy={busyId === t.id} onDialog={onDialog} onManual={onManual} />
                   </Table.Cell>
                 </Table.Row>
                 {expanded && (
                   <Table.Row>
-                    <Table.Cell colSpan={COLUMNS} bg="bg.muted">
+                    <Table.Cell colSpan={COLUMNS} bg="bg.muted" whiteSpace="normal">
                       <SimpleGrid columns={{ base: 2, md: 4 }} gap="3" p="2" aria-label={`Details of transaction ${t.id}`}>
                         <Detail label="Nonce" value={t.nonce} />
                         <Detail label="Merchant Client ID" value={t.merchantClientId} />
@@ -181,6 +240,7 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
                           value={t.appliedFeeType ? `${FEE_TYPES[t.appliedFeeType] ?? ''} ${t.appliedFeeValue} → ${t.appliedFeeAmount} ${t.appliedFeeCurrency} (${t.appliedFeePayer === 1 ? 'client fee' : 'merchant fee'})` : ''}
                         />
                         <Detail label="Callbacks" value={`${callbackDelivery(t.callbackDeliveryStatus).figures} delivered${t.isCallbackSendingCanceled ? ', sending cancelled' : ''}`} />
+                        <Detail label="Polling Attempts" value={String(t.pollingAttempts)} />
                         <Detail label="Updated" value={t.updatedUtc ? formatDateTime(t.updatedUtc, zone) : ''} />
                       </SimpleGrid>
                     </Table.Cell>

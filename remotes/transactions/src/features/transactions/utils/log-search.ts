@@ -1,4 +1,4 @@
-import { timezoneByValue } from '@paygate/sdk';
+import { parseTimestamp, timezoneByValue } from '@paygate/sdk';
 
 /** The durations of the log search window in minutes (spec 02 §9); 15 is the default. */
 export const DURATIONS = [15, 30, 60] as const;
@@ -81,5 +81,33 @@ export function logSearchRequest(f: LogSearchForm, zone: string, now: Date): { o
       merchantClientId: cid || undefined,
       timezoneOffsetMinutes: offset * 60,
     },
+  };
+}
+
+/** How long before a transaction's receipt a prefilled log search starts (spec 02 §5 hint). */
+const LEAD_MS = 5 * 60_000;
+
+/**
+ * logSearchFromTransaction prefills the Search in Logs form from a row
+ * (spec 02 §2, §5): its type, its reference id as the term, a start 5 minutes
+ * before it was received (in the zone), 15 minutes, and its amount, currency
+ * and merchant client id. Values the form would refuse are left empty.
+ */
+export function logSearchFromTransaction(
+  t: { transactionType: number; transactionReferenceId: string; createdUtc: string; amount: string; currency: string; merchantClientId: string },
+  zone: string,
+  now: Date,
+): LogSearchForm {
+  const base = defaultLogSearch(now, zone);
+  const created = parseTimestamp(t.createdUtc);
+  const amount = /^\d+(\.\d{1,2})?$/.test(t.amount) && Number(t.amount) >= 0.01 ? t.amount : '';
+  return {
+    ...base,
+    transactionType: t.transactionType === 1 || t.transactionType === 2 ? String(t.transactionType) : '',
+    searchTerm: t.transactionReferenceId.slice(0, 300),
+    start: Number.isNaN(created.getTime()) ? base.start : localStamp(new Date(created.getTime() - LEAD_MS), zone).slice(0, 16),
+    amount,
+    currency: t.currency.trim().toUpperCase().slice(0, 10),
+    merchantClientId: t.merchantClientId.slice(0, 120),
   };
 }

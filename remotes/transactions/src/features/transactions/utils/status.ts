@@ -118,3 +118,11 @@ export function validationPalette(status: number): string {
 export function validationResultName(id: string, awaitable: boolean): string {
   return `${awaitable ? 'AVR' : 'VR'}-${id}`;
 }
+
+/** Above this many status polls the row highlights the figure as a warning (spec 02 §2). */
+export const POLLING_WARNING_ABOVE = 10;
+
+/** pollingWarning: the polling-attempts figure is a warning above 10. */
+export function pollingWarning(attempts: number): boolean {
+  return attempts > POLLING_WARNING_ABOVE;
+}

@@ -12,6 +12,8 @@ describe('totals rule (spec 02 §5)', () => {
     expect(needsTotals({ ...EMPTY_FILTERS, transactionStatusesFilter: [3, -1] })).toBe(false);
     expect(needsTotals({ ...EMPTY_FILTERS, merchantCidFilter: 'c1' })).toBe(true);
     expect(needsTotals({ ...EMPTY_FILTERS, nonceFilter: 'n1' })).toBe(false);
+    // The default range the page sends is a date set too.
+    expect(needsTotals(EMPTY_FILTERS, { dateSet: true })).toBe(true);
   });
 
   it('averages the total over the count and has no summary for a missing currency', () => {

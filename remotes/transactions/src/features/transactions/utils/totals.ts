@@ -8,12 +8,15 @@ export type TotalCurrency = (typeof TOTAL_CURRENCIES)[number];
 /**
  * needsTotals: totals are requested when a collab, a date, a type, a status
  * filter including Success, or a merchant CID filter is set (spec 02 §5).
- * The date counts when the user chose one (the default range does not).
+ * `dateSet` says whether the list call carries a date range: the page sends
+ * the chosen range or the default one (yesterday … today) whenever no free
+ * text search is filled, so a date is then set. Without it, only a range the
+ * user chose counts.
  */
-export function needsTotals(f: Filters): boolean {
+export function needsTotals(f: Filters, { dateSet = f.dateRange !== null }: { dateSet?: boolean } = {}): boolean {
   return (
     f.selectedCollabId !== null ||
-    f.dateRange !== null ||
+    dateSet ||
     f.transactionTypeFilter !== 0 ||
     f.transactionStatusesFilter.includes(STATUS_SUCCESS) ||
     f.merchantCidFilter.trim() !== ''
