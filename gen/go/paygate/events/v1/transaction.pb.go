@@ -62,7 +62,15 @@ type TransactionState struct {
 	// The error, for failures.
 	ErrorMessage string `protobuf:"bytes,18,opt,name=error_message,json=errorMessage,proto3" json:"error_message,omitempty"`
 	// When the transaction was made.
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,19,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,19,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// The transaction's version: 1 when made, one more at every status
+	// change. A consumer keeps the state of the highest version it has seen
+	// (compare-and-set), so that a redelivered or late event changes nothing.
+	Version int64 `protobuf:"varint,20,opt,name=version,proto3" json:"version,omitempty"`
+	// Name of the merchant when the transaction was made.
+	MerchantName string `protobuf:"bytes,21,opt,name=merchant_name,json=merchantName,proto3" json:"merchant_name,omitempty"`
+	// Name of the provider when the transaction was made.
+	ProviderName  string `protobuf:"bytes,22,opt,name=provider_name,json=providerName,proto3" json:"provider_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -228,6 +236,27 @@ func (x *TransactionState) GetCreatedAt() *timestamppb.Timestamp {
 		return x.CreatedAt
 	}
 	return nil
+}
+
+func (x *TransactionState) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *TransactionState) GetMerchantName() string {
+	if x != nil {
+		return x.MerchantName
+	}
+	return ""
+}
+
+func (x *TransactionState) GetProviderName() string {
+	if x != nil {
+		return x.ProviderName
+	}
+	return ""
 }
 
 // TransactionCreated is published when a transaction is made.
@@ -425,7 +454,7 @@ var File_paygate_events_v1_transaction_proto protoreflect.FileDescriptor
 
 const file_paygate_events_v1_transaction_proto_rawDesc = "" +
 	"\n" +
-	"#paygate/events/v1/transaction.proto\x12\x11paygate.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8e\x06\n" +
+	"#paygate/events/v1/transaction.proto\x12\x11paygate.events.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf2\x06\n" +
 	"\x10TransactionState\x12%\n" +
 	"\x0etransaction_id\x18\x01 \x01(\x03R\rtransactionId\x12!\n" +
 	"\freference_id\x18\x02 \x01(\tR\vreferenceId\x12\x1f\n" +
@@ -450,7 +479,10 @@ const file_paygate_events_v1_transaction_proto_rawDesc = "" +
 	"\x14destination_currency\x18\x11 \x01(\tR\x13destinationCurrency\x12#\n" +
 	"\rerror_message\x18\x12 \x01(\tR\ferrorMessage\x129\n" +
 	"\n" +
-	"created_at\x18\x13 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"[\n" +
+	"created_at\x18\x13 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x18\n" +
+	"\aversion\x18\x14 \x01(\x03R\aversion\x12#\n" +
+	"\rmerchant_name\x18\x15 \x01(\tR\fmerchantName\x12#\n" +
+	"\rprovider_name\x18\x16 \x01(\tR\fproviderName\"[\n" +
 	"\x12TransactionCreated\x12E\n" +
 	"\vtransaction\x18\x01 \x01(\v2#.paygate.events.v1.TransactionStateR\vtransaction\"\x9c\x01\n" +
 	"\x12TransactionUpdated\x12E\n" +

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file paygate/events/v1/transaction.proto.
  */
 export const file_paygate_events_v1_transaction: GenFile = /*@__PURE__*/
-  fileDesc("CiNwYXlnYXRlL2V2ZW50cy92MS90cmFuc2FjdGlvbi5wcm90bxIRcGF5Z2F0ZS5ldmVudHMudjEigQQKEFRyYW5zYWN0aW9uU3RhdGUSFgoOdHJhbnNhY3Rpb25faWQYASABKAMSFAoMcmVmZXJlbmNlX2lkGAIgASgJEhMKC21lcmNoYW50X2lkGAMgASgFEhEKCWNvbGxhYl9pZBgEIAEoBRITCgtwcm92aWRlcl9pZBgFIAEoBRINCgVub25jZRgGIAEoCRIYChB0cmFuc2FjdGlvbl90eXBlGAcgASgFEg4KBmFtb3VudBgIIAEoCRIQCghjdXJyZW5jeRgJIAEoCRIOCgZzdGF0dXMYCiABKAUSFgoOc3RhdHVzX21lc3NhZ2UYCyABKAkSHwoXcHJvdmlkZXJfdHJhbnNhY3Rpb25faWQYDCABKAkSLgoKdXBkYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIQoZY2FsbGJhY2tfc2VuZGluZ19jYW5jZWxlZBgOIAEoCBIaChJtZXJjaGFudF9jbGllbnRfaWQYDyABKAkSGgoSZGVzdGluYXRpb25fYW1vdW50GBAgASgJEhwKFGRlc3RpbmF0aW9uX2N1cnJlbmN5GBEgASgJEhUKDWVycm9yX21lc3NhZ2UYEiABKAkSLgoKY3JlYXRlZF9hdBgTIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiTgoSVHJhbnNhY3Rpb25DcmVhdGVkEjgKC3RyYW5zYWN0aW9uGAEgASgLMiMucGF5Z2F0ZS5ldmVudHMudjEuVHJhbnNhY3Rpb25TdGF0ZSJ3ChJUcmFuc2FjdGlvblVwZGF0ZWQSOAoLdHJhbnNhY3Rpb24YASABKAsyIy5wYXlnYXRlLmV2ZW50cy52MS5UcmFuc2FjdGlvblN0YXRlEhcKD3ByZXZpb3VzX3N0YXR1cxgCIAEoBRIOCgZzb3VyY2UYAyABKAkimQEKFFRyYW5zYWN0aW9uRmluYWxpemVkEjgKC3RyYW5zYWN0aW9uGAEgASgLMiMucGF5Z2F0ZS5ldmVudHMudjEuVHJhbnNhY3Rpb25TdGF0ZRIXCg9wcmV2aW91c19zdGF0dXMYAiABKAUSDgoGc291cmNlGAMgASgJEh4KFm1lcmNoYW50X2NhbGxiYWNrc19vZmYYBCABKAhCzQEKFWNvbS5wYXlnYXRlLmV2ZW50cy52MUIQVHJhbnNhY3Rpb25Qcm90b1ABWjxnaXRodWIuY29tL3BheWdhdGUvcGF5Z2F0ZS9nZW4vZ28vcGF5Z2F0ZS9ldmVudHMvdjE7ZXZlbnRzdjGiAgNQRViqAhFQYXlnYXRlLkV2ZW50cy5WMcoCEVBheWdhdGVcRXZlbnRzXFYx4gIdUGF5Z2F0ZVxFdmVudHNcVjFcR1BCTWV0YWRhdGHqAhNQYXlnYXRlOjpFdmVudHM6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CiNwYXlnYXRlL2V2ZW50cy92MS90cmFuc2FjdGlvbi5wcm90bxIRcGF5Z2F0ZS5ldmVudHMudjEiwAQKEFRyYW5zYWN0aW9uU3RhdGUSFgoOdHJhbnNhY3Rpb25faWQYASABKAMSFAoMcmVmZXJlbmNlX2lkGAIgASgJEhMKC21lcmNoYW50X2lkGAMgASgFEhEKCWNvbGxhYl9pZBgEIAEoBRITCgtwcm92aWRlcl9pZBgFIAEoBRINCgVub25jZRgGIAEoCRIYChB0cmFuc2FjdGlvbl90eXBlGAcgASgFEg4KBmFtb3VudBgIIAEoCRIQCghjdXJyZW5jeRgJIAEoCRIOCgZzdGF0dXMYCiABKAUSFgoOc3RhdHVzX21lc3NhZ2UYCyABKAkSHwoXcHJvdmlkZXJfdHJhbnNhY3Rpb25faWQYDCABKAkSLgoKdXBkYXRlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASIQoZY2FsbGJhY2tfc2VuZGluZ19jYW5jZWxlZBgOIAEoCBIaChJtZXJjaGFudF9jbGllbnRfaWQYDyABKAkSGgoSZGVzdGluYXRpb25fYW1vdW50GBAgASgJEhwKFGRlc3RpbmF0aW9uX2N1cnJlbmN5GBEgASgJEhUKDWVycm9yX21lc3NhZ2UYEiABKAkSLgoKY3JlYXRlZF9hdBgTIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdmVyc2lvbhgUIAEoAxIVCg1tZXJjaGFudF9uYW1lGBUgASgJEhUKDXByb3ZpZGVyX25hbWUYFiABKAkiTgoSVHJhbnNhY3Rpb25DcmVhdGVkEjgKC3RyYW5zYWN0aW9uGAEgASgLMiMucGF5Z2F0ZS5ldmVudHMudjEuVHJhbnNhY3Rpb25TdGF0ZSJ3ChJUcmFuc2FjdGlvblVwZGF0ZWQSOAoLdHJhbnNhY3Rpb24YASABKAsyIy5wYXlnYXRlLmV2ZW50cy52MS5UcmFuc2FjdGlvblN0YXRlEhcKD3ByZXZpb3VzX3N0YXR1cxgCIAEoBRIOCgZzb3VyY2UYAyABKAkimQEKFFRyYW5zYWN0aW9uRmluYWxpemVkEjgKC3RyYW5zYWN0aW9uGAEgASgLMiMucGF5Z2F0ZS5ldmVudHMudjEuVHJhbnNhY3Rpb25TdGF0ZRIXCg9wcmV2aW91c19zdGF0dXMYAiABKAUSDgoGc291cmNlGAMgASgJEh4KFm1lcmNoYW50X2NhbGxiYWNrc19vZmYYBCABKAhCzQEKFWNvbS5wYXlnYXRlLmV2ZW50cy52MUIQVHJhbnNhY3Rpb25Qcm90b1ABWjxnaXRodWIuY29tL3BheWdhdGUvcGF5Z2F0ZS9nZW4vZ28vcGF5Z2F0ZS9ldmVudHMvdjE7ZXZlbnRzdjGiAgNQRViqAhFQYXlnYXRlLkV2ZW50cy5WMcoCEVBheWdhdGVcRXZlbnRzXFYx4gIdUGF5Z2F0ZVxFdmVudHNcVjFcR1BCTWV0YWRhdGHqAhNQYXlnYXRlOjpFdmVudHM6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * TransactionState is a transaction as its events carry it.
@@ -152,6 +152,29 @@ export type TransactionState = Message<"paygate.events.v1.TransactionState"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 19;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * The transaction's version: 1 when made, one more at every status
+   * change. A consumer keeps the state of the highest version it has seen
+   * (compare-and-set), so that a redelivered or late event changes nothing.
+   *
+   * @generated from field: int64 version = 20;
+   */
+  version: bigint;
+
+  /**
+   * Name of the merchant when the transaction was made.
+   *
+   * @generated from field: string merchant_name = 21;
+   */
+  merchantName: string;
+
+  /**
+   * Name of the provider when the transaction was made.
+   *
+   * @generated from field: string provider_name = 22;
+   */
+  providerName: string;
 };
 
 /**
@@ -292,6 +315,29 @@ export type TransactionStateJson = {
    * @generated from field: google.protobuf.Timestamp created_at = 19;
    */
   createdAt?: TimestampJson;
+
+  /**
+   * The transaction's version: 1 when made, one more at every status
+   * change. A consumer keeps the state of the highest version it has seen
+   * (compare-and-set), so that a redelivered or late event changes nothing.
+   *
+   * @generated from field: int64 version = 20;
+   */
+  version?: string;
+
+  /**
+   * Name of the merchant when the transaction was made.
+   *
+   * @generated from field: string merchant_name = 21;
+   */
+  merchantName?: string;
+
+  /**
+   * Name of the provider when the transaction was made.
+   *
+   * @generated from field: string provider_name = 22;
+   */
+  providerName?: string;
 };
 
 /**
