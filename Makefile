@@ -9,9 +9,9 @@ PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 GRPC_GATEWAY_VERSION       := v2.32.0
 
-# The services `make build` compiles into bin/ and `make run` starts (callbacks and aggregator join
-# when they exist). The ports of each are in docs/contracts.md and deploy/devstack.
-SERVICES := auth gateway callbacks sandbox
+# The services `make build` compiles into bin/ and `make run` starts. The ports of each are in
+# docs/contracts.md and deploy/devstack.
+SERVICES := auth gateway callbacks aggregator sandbox
 
 # The servers the Go tests use (docs/contracts.md); deploy/local/deps.sh starts them when they are
 # not answering.

@@ -210,6 +210,9 @@ func serviceEnv(s service, host, databaseURL, redisURL, natsURL, origins string)
 		// the callbacks service resolves collabs on the gateway.
 		"PAYGATE_CALLBACKS_GRPC_ADDR=" + net.JoinHostPort("127.0.0.1", "9083"),
 		"PAYGATE_GATEWAY_GRPC_ADDR=" + net.JoinHostPort("127.0.0.1", "9082"),
+		// The gateway forwards the statistics (and job stats) calls to the
+		// aggregator, which replays the gateway's transactions to rebuild.
+		"PAYGATE_AGGREGATOR_GRPC_ADDR=" + net.JoinHostPort("127.0.0.1", "9084"),
 		// The demo merchant (callback receiver, validation endpoints) lives
 		// in the sandbox on 127.0.0.1: merchant URLs may reach loopback here,
 		// never in production.

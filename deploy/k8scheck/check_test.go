@@ -180,7 +180,7 @@ func TestPaygateServices(t *testing.T) {
 					t.Errorf("%s: PAYGATE_HTTP_ADDR/PAYGATE_GRPC_ADDR disagree with the container ports", id)
 				}
 			}
-			for _, want := range []string{"auth", "gateway", "callbacks"} {
+			for _, want := range []string{"auth", "gateway", "callbacks", "aggregator"} {
 				if !seen[want] {
 					t.Errorf("no Deployment %s", want)
 				}
