@@ -126,6 +126,9 @@ func (s *Service) change(ctx context.Context, t Transaction, source string, ch S
 	return s.store.ChangeStatus(ctx, ch)
 }
 
+// state is t as its events carry it, with its version (1 when made, one
+// more at every status change) and the merchant's and provider's names as
+// the transaction recorded them.
 func state(t Transaction) *eventsv1.TransactionState {
 	return &eventsv1.TransactionState{
 		TransactionId: t.ID, ReferenceId: t.ReferenceID, MerchantId: t.MerchantID, CollabId: t.CollabID,
@@ -135,6 +138,7 @@ func state(t Transaction) *eventsv1.TransactionState {
 		CallbackSendingCanceled: t.CallbacksCanceled, MerchantClientId: t.MerchantClientID,
 		DestinationAmount: t.DestinationAmount.String(), DestinationCurrency: t.DestinationCurrency,
 		ErrorMessage: t.ErrorMessage, CreatedAt: timestamppb.New(t.CreatedAt),
+		Version: t.Version, MerchantName: t.MerchantName, ProviderName: t.ProviderName,
 	}
 }
 
