@@ -508,8 +508,9 @@ func (p *Payments) ClaimPolls(ctx context.Context, now time.Time, limit int, bac
 // SeedPaymentsDemo gives the demo merchants their API secrets
 // (payment.DemoMerchantSecret), points every demo provider at the sandbox
 // (sandboxURL + "/" + path segment, webhook secret
-// payment.DemoWebhookSecret), and adds the demo fees when there are no fees
-// yet. Running it again refreshes the secrets and addresses.
+// payment.DemoWebhookSecret), adds the demo fees when there are no fees
+// yet, and the demo currency rates (SeedRatesDemo). Running it again
+// refreshes the secrets and addresses.
 func (p *Payments) SeedPaymentsDemo(ctx context.Context, box *aesgcm.Box, sandboxURL string) error {
 	for _, m := range merchant.Demo() {
 		sealed, err := box.Seal([]byte(payment.DemoMerchantSecret(m.ID)), payment.MerchantSecretOwner(m.ID))
@@ -540,5 +541,5 @@ func (p *Payments) SeedPaymentsDemo(ctx context.Context, box *aesgcm.Box, sandbo
 	if err != nil {
 		return fmt.Errorf("seed demo fees: %w", err)
 	}
-	return nil
+	return NewCurrencies(p.pool).SeedRatesDemo(ctx)
 }
