@@ -189,3 +189,7 @@ func (s *Service) SetStatus(ctx context.Context, op Operator, id int64, to, seen
 func staleConflict(id int64, now Status) error {
 	return apperr.Conflict("Transaction with id %d status changed (it is now %s). Reload and try again.", id, now)
 }
+
+// State is t as its events carry it (the replay of transactions streams
+// it).
+func State(t Transaction) *eventsv1.TransactionState { return state(t) }
