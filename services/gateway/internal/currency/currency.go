@@ -183,4 +183,3 @@ func (s *Service) validate(req SetRequest) (Rate, error) {
 	r.EffectiveFrom = day
 	return r, nil
 }
-
