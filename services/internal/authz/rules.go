@@ -23,6 +23,12 @@ import (
 // a mistake and refuses every call, so that forgetting to fill in a rule
 // never opens a method: write Authenticated: true for "any signed-in user".
 //
+// Internal rules are for the other services of the deployment, not for
+// users: the caller presents "authorization: Internal <token>" with the
+// deployment's internal token (WithInternalToken; InternalCredentials on the
+// client side), and the other fields are ignored. Internal methods have no
+// REST route.
+//
 // A user who still holds a temporary password may call only the methods whose
 // rule sets AllowTemporaryPassword (signing out, describing themselves,
 // replacing the password): the console sends them to Change Password, and the
@@ -39,10 +45,13 @@ type Rule struct {
 	Roles []string
 	// AllowTemporaryPassword lets a caller whose password is temporary in.
 	AllowTemporaryPassword bool
+	// Internal lets in only callers presenting the internal token (another
+	// service), never a user's token.
+	Internal bool
 }
 
 func (r Rule) empty() bool {
-	return !r.Public && !r.Authenticated && len(r.Permissions) == 0 && len(r.Roles) == 0
+	return !r.Public && !r.Authenticated && len(r.Permissions) == 0 && len(r.Roles) == 0 && !r.Internal
 }
 
 // Rules maps full gRPC method names ("/paygate.auth.v1.AuthService/Login") to
@@ -116,9 +125,13 @@ const (
 // missing permission or role as forbidden, and otherwise calls the handler
 // with the claims in the context (see FromContext). Health and reflection
 // methods pass without a rule.
-func UnaryInterceptor(v Verifier, rules Rules, rev Revocations) grpc.UnaryServerInterceptor {
+//
+// Options add to that: WithInternalToken admits the callers of Internal
+// rules.
+func UnaryInterceptor(v Verifier, rules Rules, rev Revocations, opts ...Option) grpc.UnaryServerInterceptor {
+	o := optionsOf(opts)
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		ctx, err := authorize(ctx, v, rules, rev, info.FullMethod)
+		ctx, err := authorize(ctx, v, rules, rev, o, info.FullMethod)
 		if err != nil {
 			return nil, err
 		}
@@ -127,9 +140,10 @@ func UnaryInterceptor(v Verifier, rules Rules, rev Revocations) grpc.UnaryServer
 }
 
 // StreamInterceptor is UnaryInterceptor for streaming calls.
-func StreamInterceptor(v Verifier, rules Rules, rev Revocations) grpc.StreamServerInterceptor {
+func StreamInterceptor(v Verifier, rules Rules, rev Revocations, opts ...Option) grpc.StreamServerInterceptor {
+	o := optionsOf(opts)
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-		ctx, err := authorize(ss.Context(), v, rules, rev, info.FullMethod)
+		ctx, err := authorize(ss.Context(), v, rules, rev, o, info.FullMethod)
 		if err != nil {
 			return err
 		}
@@ -144,7 +158,7 @@ type contextStream struct {
 
 func (s *contextStream) Context() context.Context { return s.ctx }
 
-func authorize(ctx context.Context, v Verifier, rules Rules, rev Revocations, method string) (context.Context, error) {
+func authorize(ctx context.Context, v Verifier, rules Rules, rev Revocations, o options, method string) (context.Context, error) {
 	rule, ok := rules[method]
 	if !ok {
 		if alwaysAllowed(method) {
@@ -156,6 +170,9 @@ func authorize(ctx context.Context, v Verifier, rules Rules, rev Revocations, me
 	if rule.empty() {
 		slog.Default().ErrorContext(ctx, "empty authorization rule for method; call refused", "method", method)
 		return ctx, apperr.Forbidden(msgNoRule)
+	}
+	if rule.Internal {
+		return ctx, o.checkInternal(ctx, method)
 	}
 
 	token := bearerToken(ctx)

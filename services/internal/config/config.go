@@ -45,7 +45,13 @@ const (
 	KeyDemo             = "PAYGATE_DEMO"
 	KeyLogLevel         = "PAYGATE_LOG_LEVEL"
 	KeyTrustedProxyHops = "PAYGATE_TRUSTED_PROXY_HOPS"
+	KeyInternalToken    = "PAYGATE_INTERNAL_TOKEN"
 )
+
+// DemoInternalToken is the internal token of demo mode (PAYGATE_DEMO=true
+// without PAYGATE_INTERNAL_TOKEN). It is public: never use it outside a
+// local demo.
+const DemoInternalToken = "paygate-demo-internal-token"
 
 // Common holds the settings every service shares. Services embed it in their
 // own Config and give their HTTP and gRPC address defaults to Load with
@@ -82,6 +88,25 @@ type Common struct {
 	// validation endpoints) reach loopback, private and link-local
 	// addresses. Only for local demos and tests; never in production.
 	AllowPrivateURLs bool `env:"PAYGATE_ALLOW_PRIVATE_URLS" default:"false"`
+	// InternalToken is the secret the deployment's services present to
+	// each other's internal methods ("authorization: Internal <token>");
+	// read it with Internal, which requires it outside demo mode.
+	InternalToken string `env:"PAYGATE_INTERNAL_TOKEN"`
+}
+
+// Internal returns the internal token: InternalToken, or in demo mode
+// without one the public DemoInternalToken. Outside demo mode it is required
+// (at least 16 characters), so that internal methods are never open.
+func (c Common) Internal() (string, error) {
+	switch {
+	case c.InternalToken == "" && c.Demo:
+		return DemoInternalToken, nil
+	case c.InternalToken == "":
+		return "", errors.New(KeyInternalToken + " is required outside demo mode (a random secret shared by the services)")
+	case len(c.InternalToken) < 16:
+		return "", errors.New(KeyInternalToken + " is too short: use at least 16 random characters")
+	}
+	return c.InternalToken, nil
 }
 
 // SlogLevel returns LogLevel as a slog level (info when unset).

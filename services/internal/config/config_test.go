@@ -148,3 +148,38 @@ func TestLoadRejectsBadTargets(t *testing.T) {
 		})
 	}
 }
+
+func TestInternalToken(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    string
+		wantErr string
+	}{
+		{"demo default", map[string]string{"PAYGATE_DEMO": "true"}, config.DemoInternalToken, ""},
+		{"demo with a token", map[string]string{"PAYGATE_DEMO": "true", "PAYGATE_INTERNAL_TOKEN": "0123456789abcdef-x"}, "0123456789abcdef-x", ""},
+		{"production without a token", nil, "", "PAYGATE_INTERNAL_TOKEN is required"},
+		{"production with a short token", map[string]string{"PAYGATE_INTERNAL_TOKEN": "short"}, "", "too short"},
+		{"production with a token", map[string]string{"PAYGATE_INTERNAL_TOKEN": "0123456789abcdef"}, "0123456789abcdef", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var c config.Common
+			if err := config.Load(func(k string) string { return tt.env[k] }, &c, config.Ports(":1", ":2")); err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.Internal()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("Internal() error = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("Internal() = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}

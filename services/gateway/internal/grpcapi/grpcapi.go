@@ -1,6 +1,8 @@
 // Package grpcapi serves the gateway's gRPC services, one server type per
 // area of paygate.gateway.v1 (merchantServer, collabServer,
-// transactionServer, validationServer; docs/contracts.md lists them): it maps
+// transactionServer, validationServer, currencyServer, and the internal
+// replayServer; docs/contracts.md lists them), and forwards the
+// aggregator's REST calls made on the gateway's host (AggregatorRoutes): it maps
 // protos to the domain, and the caller's verified claims and client address
 // to the actor of a change and its merchant scope. Rules says who may call
 // each method.

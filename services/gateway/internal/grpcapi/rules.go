@@ -87,6 +87,22 @@ var Rules = authz.Rules{
 	gatewayv1.ValidationService_ListValidationResults_FullMethodName: {Permissions: []string{authz.PermGetTransactions}},
 	gatewayv1.ValidationService_SetValidationStatus_FullMethodName:   editTransactions,
 	gatewayv1.ValidationService_RetryValidation_FullMethodName:       editTransactions,
+
+	// CurrencyService (docs/contracts-currencies.md).
+	//
+	// Every signed-in user may read the currencies and their rates (the
+	// dashboard converts amounts with them); only admins set a rate, which
+	// changes the figures of every merchant.
+	gatewayv1.CurrencyService_ListCurrencies_FullMethodName:    {Authenticated: true},
+	gatewayv1.CurrencyService_ListCurrencyRates_FullMethodName: {Authenticated: true},
+	gatewayv1.CurrencyService_SetCurrencyRate_FullMethodName:   {Roles: []string{authz.RoleAdmin}},
+
+	// ReplayService (docs/contracts-replay.md): the deployment's own
+	// services (the aggregator's rebuild) with the internal token; no user,
+	// and no REST route.
+	gatewayv1.ReplayService_GetTransactionIdRange_FullMethodName: {Internal: true},
+	gatewayv1.ReplayService_StreamTransactions_FullMethodName:    {Internal: true},
+	gatewayv1.ReplayService_StreamCurrencyRates_FullMethodName:   {Internal: true},
 }
 
 var (

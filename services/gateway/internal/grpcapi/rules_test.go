@@ -19,5 +19,7 @@ func TestRulesCoverEveryMethod(t *testing.T) {
 	gatewayv1.RegisterCollabServiceServer(srv, grpcapi.NewCollabServer(collab.NewService(nil, nil)))
 	gatewayv1.RegisterTransactionServiceServer(srv, grpcapi.NewTransactionServer(nil, nil))
 	gatewayv1.RegisterValidationServiceServer(srv, grpcapi.NewValidationServer(nil, nil))
+	gatewayv1.RegisterCurrencyServiceServer(srv, grpcapi.NewCurrencyServer(nil))
+	gatewayv1.RegisterReplayServiceServer(srv, grpcapi.NewReplayServer(nil, nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
 }

@@ -126,6 +126,9 @@ func (s *Service) change(ctx context.Context, t Transaction, source string, ch S
 	return s.store.ChangeStatus(ctx, ch)
 }
 
+// state is t as its events carry it, with its version (1 when made, one
+// more at every status change) and the merchant's and provider's names as
+// the transaction recorded them.
 func state(t Transaction) *eventsv1.TransactionState {
 	return &eventsv1.TransactionState{
 		TransactionId: t.ID, ReferenceId: t.ReferenceID, MerchantId: t.MerchantID, CollabId: t.CollabID,
@@ -135,6 +138,7 @@ func state(t Transaction) *eventsv1.TransactionState {
 		CallbackSendingCanceled: t.CallbacksCanceled, MerchantClientId: t.MerchantClientID,
 		DestinationAmount: t.DestinationAmount.String(), DestinationCurrency: t.DestinationCurrency,
 		ErrorMessage: t.ErrorMessage, CreatedAt: timestamppb.New(t.CreatedAt),
+		Version: t.Version, MerchantName: t.MerchantName, ProviderName: t.ProviderName,
 	}
 }
 
@@ -185,3 +189,7 @@ func (s *Service) SetStatus(ctx context.Context, op Operator, id int64, to, seen
 func staleConflict(id int64, now Status) error {
 	return apperr.Conflict("Transaction with id %d status changed (it is now %s). Reload and try again.", id, now)
 }
+
+// State is t as its events carry it (the replay of transactions streams
+// it).
+func State(t Transaction) *eventsv1.TransactionState { return state(t) }

@@ -50,8 +50,9 @@ type StatusChange struct {
 	// Seen, when set, is the transaction as the change was decided on. The
 	// store may then write the change without reading the row back: it
 	// applies it only while the row still holds Seen's status, error
-	// message, provider id and callbacks flag, and derives the transaction
-	// after it from Seen. The counters Seen carries (polls, callback tally)
+	// message, provider id, callbacks flag and version, and derives the
+	// transaction after it from Seen (its version one more when the status
+	// changes). The counters Seen carries (polls, callback tally)
 	// may be older than the row's.
 	Seen *Transaction
 }

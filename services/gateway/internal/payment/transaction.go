@@ -116,6 +116,9 @@ type Transaction struct {
 	NextPollAt         *time.Time
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
+	// Version is 1 when the transaction is made and one more at every
+	// status change (the events' TransactionState.version).
+	Version int64
 }
 
 // AppliedFee is the fee recorded on a transaction; ID 0 means none.

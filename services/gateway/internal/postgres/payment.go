@@ -197,7 +197,7 @@ const transactionColumns = `id, reference_id, merchant_id, collab_id, provider_i
 	provider_tags, provider_data, account_data, payment_ip_address, user_agent, payment_method_type,
 	payment_method_value, COALESCE(applied_fee_id, 0), applied_fee_type, applied_fee_value::text,
 	applied_fee_amount::text, applied_fee_currency, applied_fee_payer, callbacks_delivered, callbacks_total, callbacks_canceled,
-	poll_attempts, next_poll_at, created_at, updated_at`
+	poll_attempts, next_poll_at, created_at, updated_at, status_version`
 
 func scanTransaction(row pgx.Row) (payment.Transaction, error) {
 	var t payment.Transaction
@@ -209,7 +209,7 @@ func scanTransaction(row pgx.Row) (payment.Transaction, error) {
 		&t.ErrorMessage, &amount, &t.Currency, &dest, &t.DestinationCurrency, &t.ProviderTID, &t.ProviderTags,
 		&providerData, &accountData, &t.PaymentIP, &t.UserAgent, &t.PaymentMethodType, &t.PaymentMethodValue,
 		&t.Fee.ID, &t.Fee.Type, &feeValue, &feeAmount, &t.Fee.Currency, &t.Fee.Payer, &t.CallbacksDelivered, &t.CallbacksTotal,
-		&t.CallbacksCanceled, &t.PollAttempts, &t.NextPollAt, &t.CreatedAt, &t.UpdatedAt)
+		&t.CallbacksCanceled, &t.PollAttempts, &t.NextPollAt, &t.CreatedAt, &t.UpdatedAt, &t.Version)
 	if err != nil {
 		return t, err
 	}
@@ -365,7 +365,8 @@ func (p *Payments) changeOne(ctx context.Context, c payment.StatusChange) (payme
 				provider_transaction_id = COALESCE(NULLIF($6, ''), provider_transaction_id),
 				provider_data = COALESCE($7::jsonb, provider_data), next_poll_at = $8, updated_at = $9,
 				callbacks_canceled = callbacks_canceled OR $10,
-				recovery_attempts = CASE WHEN $3::smallint = 1 THEN 0 ELSE recovery_attempts END
+				recovery_attempts = CASE WHEN $3::smallint = 1 THEN 0 ELSE recovery_attempts END,
+				status_version = status_version + CASE WHEN status <> $3::smallint THEN 1 ELSE 0 END
 			WHERE id = $1 AND status = $2
 			RETURNING `+transactionColumns,
 			c.ID, c.From, c.To, c.Message, c.ErrorMessage, c.ProviderTID, providerData, c.NextPollAt, c.At, c.CancelCallbacks))
@@ -507,8 +508,9 @@ func (p *Payments) ClaimPolls(ctx context.Context, now time.Time, limit int, bac
 // SeedPaymentsDemo gives the demo merchants their API secrets
 // (payment.DemoMerchantSecret), points every demo provider at the sandbox
 // (sandboxURL + "/" + path segment, webhook secret
-// payment.DemoWebhookSecret), and adds the demo fees when there are no fees
-// yet. Running it again refreshes the secrets and addresses.
+// payment.DemoWebhookSecret), adds the demo fees when there are no fees
+// yet, and the demo currency rates (SeedRatesDemo). Running it again
+// refreshes the secrets and addresses.
 func (p *Payments) SeedPaymentsDemo(ctx context.Context, box *aesgcm.Box, sandboxURL string) error {
 	for _, m := range merchant.Demo() {
 		sealed, err := box.Seal([]byte(payment.DemoMerchantSecret(m.ID)), payment.MerchantSecretOwner(m.ID))
@@ -539,5 +541,5 @@ func (p *Payments) SeedPaymentsDemo(ctx context.Context, box *aesgcm.Box, sandbo
 	if err != nil {
 		return fmt.Errorf("seed demo fees: %w", err)
 	}
-	return nil
+	return NewCurrencies(p.pool).SeedRatesDemo(ctx)
 }

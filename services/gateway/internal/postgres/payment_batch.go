@@ -164,7 +164,7 @@ func (p *Payments) tryCreateBatch(ctx context.Context, items []*groupItem[create
 	)
 	for i, it := range items {
 		t := it.in.t
-		t.ID, t.UpdatedAt = ids[i], t.CreatedAt
+		t.ID, t.UpdatedAt, t.Version = ids[i], t.CreatedAt, 1
 		if t.ProviderTags == nil {
 			t.ProviderTags = []string{}
 		}
@@ -286,16 +286,17 @@ const changeBatchSQL = `
 			provider_transaction_id = COALESCE(NULLIF(x_provider_tid, ''), provider_transaction_id),
 			provider_data = COALESCE(x_provider_data, provider_data), next_poll_at = x_next_poll_at, updated_at = x_at,
 			callbacks_canceled = callbacks_canceled OR x_cancel_callbacks,
-			recovery_attempts = CASE WHEN x_to = 1 THEN 0 ELSE recovery_attempts END
+			recovery_attempts = CASE WHEN x_to = 1 THEN 0 ELSE recovery_attempts END,
+			status_version = status_version + CASE WHEN status <> x_to THEN 1 ELSE 0 END
 		FROM unnest($1::bigint[], $2::smallint[], $3::smallint[], $4::text[], $5::text[], $6::text[], $7::jsonb[],
-			$8::timestamptz[], $9::timestamptz[], $10::boolean[], $11::boolean[], $12::text[], $13::text[])
+			$8::timestamptz[], $9::timestamptz[], $10::boolean[], $11::boolean[], $12::text[], $13::text[], $14::bigint[])
 			AS r(x_id, x_from, x_to, x_message, x_error_message, x_provider_tid, x_provider_data, x_next_poll_at,
-			x_at, x_cancel_callbacks, x_seen_canceled, x_seen_error, x_seen_tid)
+			x_at, x_cancel_callbacks, x_seen_canceled, x_seen_error, x_seen_tid, x_seen_version)
 		-- id = ANY($1) makes the plan look the rows up by primary key (the
 		-- planner guesses 100 rows from unnest, and its generic plan would
 		-- otherwise scan the table to hash-join them).
 		WHERE id = ANY($1) AND id = x_id AND status = x_from AND callbacks_canceled = x_seen_canceled AND error_message = x_seen_error
-			AND COALESCE(provider_transaction_id, '') = x_seen_tid
+			AND COALESCE(provider_transaction_id, '') = x_seen_tid AND status_version = x_seen_version
 		RETURNING id)
 	SELECT batch_assert(count(*) = cardinality($1), 'a transaction changed since its status change was decided') FROM changed`
 
@@ -311,11 +312,13 @@ func changeArgs(changes []payment.StatusChange) ([]any, error) {
 		ats                   = make([]time.Time, n)
 		cancels, seenCanceled = make([]bool, n), make([]bool, n)
 		seenErrors, seenTIDs  = make([]string, n), make([]string, n)
+		seenVersions          = make([]int64, n)
 	)
 	for i, c := range changes {
 		ids[i], froms[i], tos[i], messages[i], errs[i], tids[i] = c.ID, int16(c.From), int16(c.To), c.Message, c.ErrorMessage, c.ProviderTID
 		polls[i], ats[i], cancels[i] = c.NextPollAt, c.At, c.CancelCallbacks
 		seenCanceled[i], seenErrors[i], seenTIDs[i] = c.Seen.CallbacksCanceled, c.Seen.ErrorMessage, c.Seen.ProviderTID
+		seenVersions[i] = c.Seen.Version
 		if c.ProviderData != nil {
 			var err error
 			if data[i], err = jsonDoc(c.ProviderData); err != nil {
@@ -323,7 +326,7 @@ func changeArgs(changes []payment.StatusChange) ([]any, error) {
 			}
 		}
 	}
-	return []any{ids, froms, tos, messages, errs, tids, data, polls, ats, cancels, seenCanceled, seenErrors, seenTIDs}, nil
+	return []any{ids, froms, tos, messages, errs, tids, data, polls, ats, cancels, seenCanceled, seenErrors, seenTIDs, seenVersions}, nil
 }
 
 // changeBatch writes the status changes of items (each with Seen) in one
@@ -380,6 +383,11 @@ func applied(seen payment.Transaction, c payment.StatusChange) payment.Transacti
 	}
 	t.NextPollAt, t.UpdatedAt = c.NextPollAt, c.At
 	t.CallbacksCanceled = t.CallbacksCanceled || c.CancelCallbacks
+	if c.To != seen.Status {
+		// changeBatchSQL applies the change only while the row still holds
+		// seen's version, so the row's version after it is this one.
+		t.Version = seen.Version + 1
+	}
 	return t
 }
 

@@ -164,7 +164,7 @@ func TestBatchedWrites(t *testing.T) {
 		}
 		got := changed[i]
 		if db.Status != payment.StatusSuccess || got.Status != db.Status || got.ProviderTID != db.ProviderTID ||
-			got.StatusMessage != db.StatusMessage || !got.UpdatedAt.Equal(db.UpdatedAt) {
+			got.StatusMessage != db.StatusMessage || !got.UpdatedAt.Equal(db.UpdatedAt) || got.Version != db.Version || db.Version != 2 {
 			t.Errorf("change %d returned %+v, the row is %+v", i, got, db)
 		}
 	}
@@ -317,6 +317,9 @@ func TestBatchedWritesRoundTrip(t *testing.T) {
 		{"status", db.Status, payment.StatusPending},
 		{"next poll", db.NextPollAt.UTC(), poll},
 		{"updated at", db.UpdatedAt.UTC(), at},
+		{"version as created", out.Version, int64(1)},
+		{"version after the change", db.Version, int64(2)},
+		{"version derived from Seen", changed.Version, db.Version},
 	} {
 		if !reflect.DeepEqual(c.got, c.want) {
 			t.Errorf("%s: read %#v, wrote %#v", c.name, c.got, c.want)
@@ -421,5 +424,38 @@ func TestBatchedAppendLogs(t *testing.T) {
 	}
 	if err := store.AppendLogs(ctx); err != nil {
 		t.Errorf("no entries: %v", err)
+	}
+}
+
+// A change whose Seen holds the row's status but an older version (the
+// status moved away and back since) is not applied by the batch, which
+// derives the version from Seen; the single path writes it and reads the
+// version back.
+func TestBatchedChangeComparesVersion(t *testing.T) {
+	t.Parallel()
+	pool, tx := paymentFixture(t)
+	store := postgres.NewPayments(pool)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tx.ReferenceID, tx.Nonce = "REF-V", "nonce-v"
+	out, err := store.Create(ctx, tx, nil, created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE transactions SET status_version = 5 WHERE id = $1`, out.ID); err != nil {
+		t.Fatal(err)
+	}
+	before := store.BatchFallbacks()
+	at := out.CreatedAt.Add(time.Second)
+	changed, err := store.ChangeStatus(ctx, payment.StatusChange{ID: out.ID, From: out.Status, To: payment.StatusPending,
+		Message: "Pending", At: at, Seen: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if store.BatchFallbacks() != before+1 {
+		t.Errorf("the batch applied a change decided on version %d of a row at version 5", out.Version)
+	}
+	if changed.Version != 6 {
+		t.Errorf("version after the change = %d, want 6", changed.Version)
 	}
 }

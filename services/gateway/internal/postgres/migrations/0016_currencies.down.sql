@@ -1,0 +1,2 @@
+DROP TABLE currency_rates;
+DROP TABLE currencies;
