@@ -268,23 +268,6 @@ func callbacksJobs(dispatcher *callback.Dispatcher, relay *bus.Relay) []jobs.Job
 				return nil
 			},
 		},
-		{
-			Name:        "callbacks.outbox-relay",
-			Description: "Publishes the callbacks service's events from its outbox to the event stream as soon as they are committed, and prunes published ones after a day.",
-			Continuous:  true,
-			Run: func(ctx context.Context, run *jobs.Run) error {
-				rep, err := relay.RunUntil(ctx, run.Stopping())
-				if err != nil {
-					return err
-				}
-				if rep.Published > 0 {
-					run.Notifyf(jobs.LevelInformation, "Published %d events.", rep.Published)
-				}
-				if rep.Failures > 0 {
-					run.Notifyf(jobs.LevelError, "%d publish passes failed and are tried again; the last error: %v.", rep.Failures, rep.LastError)
-				}
-				return nil
-			},
-		},
+		jobs.OutboxRelay("callbacks", relay),
 	}
 }

@@ -308,14 +308,7 @@ func gatewayJobs(cfg Config, payments *payment.Service, payStore *postgres.Payme
 				return nil
 			},
 		},
-		{
-			Name:        "gateway.outbox-relay",
-			Description: "Publishes the gateway's events from its outbox to the event stream as soon as they are committed, and prunes published ones after a day.",
-			Continuous:  true,
-			Run: func(ctx context.Context, run *jobs.Run) error {
-				return relayRun(ctx, run, relay)
-			},
-		},
+		jobs.OutboxRelay("gateway", relay),
 	}
 	// 0 turns folding off: the list stays exact, reading the deltas.
 	if cfg.TotalsFoldInterval > 0 {
@@ -366,20 +359,4 @@ func sweepLoop(ctx context.Context, run *jobs.Run, interval time.Duration,
 			return total
 		}
 	}
-}
-
-// relayRun is one run of an outbox relay job: it publishes until the run
-// ends and says how many events went out.
-func relayRun(ctx context.Context, run *jobs.Run, relay *bus.Relay) error {
-	rep, err := relay.RunUntil(ctx, run.Stopping())
-	if err != nil {
-		return err
-	}
-	if rep.Published > 0 {
-		run.Notifyf(jobs.LevelInformation, "Published %d events.", rep.Published)
-	}
-	if rep.Failures > 0 {
-		run.Notifyf(jobs.LevelError, "%d publish passes failed and are tried again; the last error: %v.", rep.Failures, rep.LastError)
-	}
-	return nil
 }
