@@ -27,6 +27,7 @@ import (
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
+	"github.com/paygate/paygate/services/internal/jobs"
 	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/server"
 	"github.com/paygate/paygate/services/internal/telemetry"
@@ -52,7 +53,17 @@ type Config struct {
 	// one address within 15 minutes before the address is locked (a browser
 	// with a device cookie for its username still passes).
 	LoginIPLimit int `env:"PAYGATE_LOGIN_IP_LIMIT" default:"20"`
+	// SessionCleanupInterval is how often the job auth.session-cleanup
+	// deletes expired refresh tokens and ended sessions.
+	SessionCleanupInterval time.Duration `env:"PAYGATE_SESSION_CLEANUP_INTERVAL" default:"10m"`
+	// SessionRetention is how long an ended session (expired or revoked) is
+	// kept before the cleanup deletes it.
+	SessionRetention time.Duration `env:"PAYGATE_SESSION_RETENTION" default:"24h"`
 }
+
+// cleanupBatch is how many rows one statement of the session cleanup
+// deletes at most.
+const cleanupBatch = 1000
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -76,6 +87,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	if cfg.RefreshGrace > 10*time.Second {
 		return errors.New("PAYGATE_REFRESH_GRACE: at most 10s")
+	}
+	if cfg.SessionCleanupInterval <= 0 || cfg.SessionRetention < 0 {
+		return errors.New("PAYGATE_SESSION_CLEANUP_INTERVAL must be positive and PAYGATE_SESSION_RETENTION not negative")
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()})).With("service", "auth")
 
@@ -157,8 +171,32 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err := srv.Listen(); err != nil {
 		return err
 	}
+	// The background jobs (docs/jobs.md): one replica runs each, and every
+	// run is reported through the outbox.
+	runner := jobs.NewRunner("auth", pool, js, jobs.Options{Logger: log})
+	if err := runner.Add(authJobs(cfg, store, bus.NewRelay(pool, js, log))...); err != nil {
+		return err
+	}
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return bus.NewRelay(pool, js, log).Run(gctx) })
+	g.Go(func() error { return runner.Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })
 	return g.Wait()
+}
+
+// authJobs are the auth service's background jobs.
+func authJobs(cfg Config, store *postgres.Store, relay *bus.Relay) []jobs.Job {
+	return []jobs.Job{
+		{
+			Name: "auth.session-cleanup",
+			Description: "Deletes expired refresh tokens, and sessions that ended (expired or revoked) more than PAYGATE_SESSION_RETENTION ago, " +
+				"every PAYGATE_SESSION_CLEANUP_INTERVAL.",
+			Every: cfg.SessionCleanupInterval,
+			Run: func(ctx context.Context, run *jobs.Run) error {
+				tokens, sessions, err := store.CleanUp(ctx, time.Now(), cfg.SessionRetention, cleanupBatch, run.Stopping())
+				run.Notifyf(jobs.LevelInformation, "Deleted %d expired refresh tokens and %d ended sessions.", tokens, sessions)
+				return err
+			},
+		},
+		jobs.OutboxRelay("auth", relay),
+	}
 }

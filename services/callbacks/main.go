@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -33,6 +34,7 @@ import (
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
+	"github.com/paygate/paygate/services/internal/jobs"
 	"github.com/paygate/paygate/services/internal/netguard"
 	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/server"
@@ -203,7 +205,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	dispatcher := callback.NewDispatcher(store, secrets, receivers.NewSender(client, netguard.DefaultResponseLimit), callback.DispatcherOptions{
 		Workers: cfg.Workers, BatchSize: cfg.BatchSize, Lease: cfg.Lease, PollInterval: cfg.PollInterval, FreshWait: freshWait,
 		Backoff: callback.Backoff{Base: cfg.BackoffBase, Cap: cfg.BackoffCap},
-		Logger:  log.With("component", "dispatcher"),
+		// The claim loop is the job callbacks.delivery-claim.
+		ExternalClaims: true,
+		Logger:         log.With("component", "dispatcher"),
 	})
 	svc := callback.NewService(store, gatewayclient.NewGatewayCollabs(gatewayv1.NewCollabServiceClient(gatewayConn), 5*time.Second),
 		guard, secrets, time.Now, dispatcher)
@@ -219,10 +223,16 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
 	srv.AddReadyCheck("nats", bus.Connected(nc))
 
-	relay := bus.NewRelay(pool, js, log)
+	// The background jobs (docs/jobs.md): one replica runs each, and every
+	// run is reported through the outbox. Fresh deliveries are sent by every
+	// replica's dispatcher, outside the jobs.
+	runner := jobs.NewRunner("callbacks", pool, js, jobs.Options{Logger: log})
+	if err := runner.Add(callbacksJobs(dispatcher, bus.NewRelay(pool, js, log))...); err != nil {
+		return err
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(gctx) })
-	g.Go(func() error { return relay.Run(gctx) })
+	g.Go(func() error { return runner.Run(gctx) })
 	g.Go(func() error { return dispatcher.Run(gctx) })
 	from, _ := cbnats.ParseFrom(cfg.EventsFrom) // checked by cfg.check
 	g.Go(func() error {
@@ -231,4 +241,33 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		})
 	})
 	return g.Wait()
+}
+
+// callbacksJobs are the callbacks service's background jobs.
+func callbacksJobs(dispatcher *callback.Dispatcher, relay *bus.Relay) []jobs.Job {
+	return []jobs.Job{
+		{
+			Name: "callbacks.delivery-claim",
+			Description: "Sends the stored deliveries that are due (retries after their backoff, deliveries enqueued again, fresh ones that waited too long for a request slot), " +
+				"looking every PAYGATE_CALLBACK_POLL_INTERVAL or when woken.",
+			Continuous: true,
+			Run: func(ctx context.Context, run *jobs.Run) error {
+				rep, err := dispatcher.Claim(ctx, run.Stopping())
+				if errors.Is(err, callback.ErrStopped) {
+					return nil // the process is stopping
+				}
+				if err != nil {
+					return err
+				}
+				if rep.Sent > 0 {
+					run.Notifyf(jobs.LevelInformation, "Sent %d due deliveries.", rep.Sent)
+				}
+				if rep.Failures > 0 {
+					run.Notifyf(jobs.LevelError, "%d claims of due deliveries failed; the last error: %v.", rep.Failures, rep.LastError)
+				}
+				return nil
+			},
+		},
+		jobs.OutboxRelay("callbacks", relay),
+	}
 }

@@ -40,6 +40,7 @@ import (
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
+	"github.com/paygate/paygate/services/internal/jobs"
 	"github.com/paygate/paygate/services/internal/netguard"
 	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/server"
@@ -253,19 +254,15 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
 	srv.AddReadyCheck("nats", bus.Connected(nc))
 
-	relay := bus.NewRelay(pool, js, log)
+	// The background jobs (docs/jobs.md): one replica runs each, and every
+	// run is reported through the outbox.
+	runner := jobs.NewRunner("gateway", pool, js, jobs.Options{Logger: log})
+	if err := runner.Add(gatewayJobs(cfg, payments, payStore, bus.NewRelay(pool, js, log))...); err != nil {
+		return err
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(gctx) })
-	g.Go(func() error { return relay.Run(gctx) })
-	g.Go(func() error { return payments.RunPoller(gctx, cfg.PollInterval) })
-	// Folds the transaction list's count/totals deltas into their rollups
-	// (migration 0010), building them first on a table that predates them.
-	g.Go(func() error {
-		if cfg.TotalsFoldInterval <= 0 {
-			return nil
-		}
-		return payStore.RunTotals(gctx, cfg.TotalsFoldInterval, log.With("component", "list-totals"))
-	})
+	g.Go(func() error { return runner.Run(gctx) })
 	g.Go(func() error { return hub.Run(gctx, nc) })
 	g.Go(func() error {
 		if !cfg.ConsumeCallbackEvents {
@@ -274,4 +271,92 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return gwnats.RunCallbackEvents(gctx, js, cfg.Schema, payStore, collabs, log.With("component", "callback-events"))
 	})
 	return g.Wait()
+}
+
+// gatewayJobs are the gateway's background jobs. The recovery sweep ran in
+// the poller's loop before it was a job; they are separate jobs now, both
+// continuous and checking every PAYGATE_POLL_INTERVAL.
+func gatewayJobs(cfg Config, payments *payment.Service, payStore *postgres.Payments, relay *bus.Relay) []jobs.Job {
+	js := []jobs.Job{
+		{
+			Name:        "gateway.provider-polling",
+			Description: "Asks providers for the status of pending transactions due for a poll (each waits longer after every attempt), looking every PAYGATE_POLL_INTERVAL.",
+			Continuous:  true,
+			Run: func(ctx context.Context, run *jobs.Run) error {
+				total := sweepLoop(ctx, run, cfg.PollInterval, payments.PollDue, "Polling could not claim the transactions due")
+				if total.Claimed > 0 {
+					run.Notifyf(jobs.LevelInformation, "Polled %d pending transactions; %d became final.", total.Claimed, total.Final)
+				}
+				if total.Failed > 0 {
+					run.Notifyf(jobs.LevelError, "%d polls could not be recorded and are tried again later; the last error: %v.", total.Failed, total.LastError)
+				}
+				return nil
+			},
+		},
+		{
+			Name:        "gateway.recovery-sweep",
+			Description: "Resolves transactions left Not Confirmed longer than PAYGATE_RECOVERY_AFTER (a process died mid-call) by polling or resubmitting them, looking every PAYGATE_POLL_INTERVAL.",
+			Continuous:  true,
+			Run: func(ctx context.Context, run *jobs.Run) error {
+				total := sweepLoop(ctx, run, cfg.PollInterval, payments.RecoverDue, "The recovery sweep could not claim the stranded transactions")
+				if total.Claimed > 0 {
+					run.Notifyf(jobs.LevelWarning, "Took %d transactions stranded at Not Confirmed for recovery.", total.Claimed)
+				}
+				if total.Failed > 0 {
+					run.Notifyf(jobs.LevelError, "%d recoveries failed; the last error: %v.", total.Failed, total.LastError)
+				}
+				return nil
+			},
+		},
+		jobs.OutboxRelay("gateway", relay),
+	}
+	// 0 turns folding off: the list stays exact, reading the deltas.
+	if cfg.TotalsFoldInterval > 0 {
+		js = append(js, jobs.Job{
+			Name:        "gateway.totals-fold",
+			Description: "Folds the transaction list's count and totals deltas into their hourly and daily rollups every PAYGATE_TOTALS_FOLD_INTERVAL, building the rollups first on a table that predates them.",
+			Continuous:  true,
+			Run: func(ctx context.Context, run *jobs.Run) error {
+				var moved, failed int64
+				var lastErr error
+				for {
+					n, err := payStore.FoldTotalsOnce(ctx)
+					moved += n
+					if err != nil && ctx.Err() == nil {
+						failed++
+						lastErr = err
+					}
+					if !run.Wait(cfg.TotalsFoldInterval) {
+						break
+					}
+				}
+				if moved > 0 {
+					run.Notifyf(jobs.LevelInformation, "Folded %d deltas into the transaction list's totals.", moved)
+				}
+				if failed > 0 {
+					run.Notifyf(jobs.LevelError, "%d folds failed; the deltas wait and the list stays exact. The last error: %v.", failed, lastErr)
+				}
+				return nil
+			},
+		})
+	}
+	return js
+}
+
+// sweepLoop runs sweep every interval until the run ends and returns the
+// sum of its reports; a pass that could not claim its transactions is
+// notified at once.
+func sweepLoop(ctx context.Context, run *jobs.Run, interval time.Duration,
+	sweep func(context.Context) (payment.SweepReport, error), failure string) payment.SweepReport {
+	var total payment.SweepReport
+	for {
+		rep, err := sweep(ctx)
+		total.Add(rep)
+		if err != nil && ctx.Err() == nil {
+			run.Notifyf(jobs.LevelError, "%s: %v.", failure, err)
+		}
+		if !run.Wait(interval) {
+			return total
+		}
+	}
 }

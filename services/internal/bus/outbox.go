@@ -139,6 +139,8 @@ type Relay struct {
 	PruneEvery time.Duration
 	// PublishTimeout bounds one publish.
 	PublishTimeout time.Duration
+
+	lastPrune time.Time // kept across RunUntil calls, so a job's short runs still prune only every PruneEvery
 }
 
 // NewRelay returns a relay for the outbox of pool's schema with the default
@@ -161,39 +163,65 @@ func NewRelay(pool *pgxpool.Pool, js jetstream.JetStream, log *slog.Logger) *Rel
 // down) are logged and retried on the next tick; Run returns an error only
 // when it cannot start.
 func (r *Relay) Run(ctx context.Context) error {
+	_, err := r.RunUntil(ctx, nil)
+	return err
+}
+
+// RelayReport is what a relay did in one RunUntil.
+type RelayReport struct {
+	// Published is the number of events published.
+	Published int64
+	// Failures is the number of failed publish or prune passes, and
+	// LastError the last one's error.
+	Failures  int
+	LastError error
+}
+
+// RunUntil is Run until ctx ends or stop is closed (a job's run ending;
+// batches already claimed are published first), and reports what it did.
+func (r *Relay) RunUntil(ctx context.Context, stop <-chan struct{}) (RelayReport, error) {
+	var rep RelayReport
 	var schema string
 	if err := r.pool.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
 		if ctx.Err() != nil {
-			return nil
+			return rep, nil
 		}
-		return fmt.Errorf("outbox relay: current schema: %w", err)
+		return rep, fmt.Errorf("outbox relay: current schema: %w", err)
 	}
 	channel := notifyChannelPrefix + schema
 
+	lctx, stopListen := context.WithCancel(ctx)
 	wake := make(chan struct{}, 1)
 	listenDone := make(chan struct{})
 	go func() {
 		defer close(listenDone)
-		r.listen(ctx, channel, wake)
+		r.listen(lctx, channel, wake)
 	}()
 	defer func() { <-listenDone }()
+	defer stopListen()
 
 	ticker := time.NewTicker(r.Interval)
 	defer ticker.Stop()
-	var lastPrune time.Time
-	for {
-		if err := r.drain(ctx); err != nil && ctx.Err() == nil {
-			r.log.WarnContext(ctx, "publish outbox", "error", err)
+	failed := func(what string, err error) {
+		if err != nil && ctx.Err() == nil {
+			r.log.WarnContext(ctx, what, "error", err)
+			rep.Failures++
+			rep.LastError = err
 		}
-		if time.Since(lastPrune) >= r.PruneEvery {
-			if err := r.prune(ctx); err != nil && ctx.Err() == nil {
-				r.log.WarnContext(ctx, "prune outbox", "error", err)
-			}
-			lastPrune = time.Now()
+	}
+	for {
+		n, err := r.drain(ctx)
+		rep.Published += int64(n)
+		failed("publish outbox", err)
+		if time.Since(r.lastPrune) >= r.PruneEvery {
+			failed("prune outbox", r.prune(ctx))
+			r.lastPrune = time.Now()
 		}
 		select {
 		case <-ctx.Done():
-			return nil
+			return rep, nil
+		case <-stop:
+			return rep, nil
 		case <-ticker.C:
 		case <-wake:
 		}
@@ -243,18 +271,21 @@ func (r *Relay) listenOnce(ctx context.Context, channel string, wake chan<- stru
 	}
 }
 
-// drain publishes batches until a batch comes back short.
-func (r *Relay) drain(ctx context.Context) error {
+// drain publishes batches until a batch comes back short, and returns how
+// many events it published.
+func (r *Relay) drain(ctx context.Context) (int, error) {
+	total := 0
 	for ctx.Err() == nil {
 		n, err := r.publishBatch(ctx)
+		total += n
 		if err != nil {
-			return err
+			return total, err
 		}
 		if n < r.BatchSize {
-			return nil
+			return total, nil
 		}
 	}
-	return nil
+	return total, nil
 }
 
 type outboxRow struct {

@@ -62,6 +62,9 @@ type DispatcherOptions struct {
 	FreshWait time.Duration
 	// Backoff spaces the attempts of a delivery.
 	Backoff Backoff
+	// ExternalClaims leaves the claim loop to calls of Claim (a job that
+	// one replica runs at a time) instead of Run.
+	ExternalClaims bool
 	// Now is the clock (time.Now).
 	Now func() time.Time
 	// Logger receives failures (slog.Default).
@@ -85,8 +88,17 @@ type Dispatcher struct {
 	wake    chan struct{}
 	fresh   chan Job
 	stopped chan struct{}
-	mu      sync.RWMutex // held by Submit while it queues; closed is set under it
+	mu      sync.RWMutex // held by Submit and Claim while they start; closed is set under it
 	closed  bool
+
+	// Set up by Run before ready is closed: the request slots, the results
+	// waiting to be recorded and the requests in flight, shared by the
+	// fresh loop and the claim loop (Run's or Claim's).
+	ready    chan struct{}
+	slots    chan struct{}
+	results  chan Result
+	inflight sync.WaitGroup
+	claimers sync.WaitGroup
 }
 
 // Job is a fresh delivery handed to Submit, and what to call once its
@@ -126,7 +138,7 @@ func NewDispatcher(store DeliveryStore, secrets *Secrets, sender Sender, o Dispa
 		o.Logger = slog.Default()
 	}
 	return &Dispatcher{store: store, secrets: secrets, sender: sender, o: o, wake: make(chan struct{}, 1),
-		fresh: make(chan Job, 4*o.BatchSize), stopped: make(chan struct{})}
+		fresh: make(chan Job, 4*o.BatchSize), stopped: make(chan struct{}), ready: make(chan struct{})}
 }
 
 // Submit queues fresh deliveries for their first attempt, waiting while the
@@ -173,30 +185,37 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	// is handed to the recorder.
 	slots := make(chan struct{}, d.o.Workers)
 	results := make(chan Result, d.o.BatchSize)
+	inflight := &d.inflight
+	d.slots, d.results = slots, results
+	close(d.ready)
 	recorded := make(chan struct{})
 	go func() {
 		defer close(recorded)
 		d.record(ctx, results, slots)
 	}()
 
-	var inflight sync.WaitGroup
 	var loops sync.WaitGroup
-	loops.Add(2)
+	if !d.o.ExternalClaims {
+		loops.Add(1)
+		go func() {
+			defer loops.Done()
+			d.claimLoop(ctx, ctx, slots, results, inflight)
+		}()
+	}
+	loops.Add(1)
 	go func() {
 		defer loops.Done()
-		d.claimLoop(ctx, slots, results, &inflight)
-	}()
-	go func() {
-		defer loops.Done()
-		d.freshLoop(ctx, slots, results, &inflight)
+		d.freshLoop(ctx, slots, results, inflight)
 	}()
 	loops.Wait()
 	// Submitters waiting for room give up; later ones find it closed, so
-	// every job queued is in the channel when it is drained below.
+	// every job queued is in the channel when it is drained below. Claim
+	// loops end too.
 	close(d.stopped)
 	d.mu.Lock()
 	d.closed = true
 	d.mu.Unlock()
+	d.claimers.Wait()
 	// Jobs still queued never started: their events come again.
 	for {
 		select {
@@ -213,11 +232,59 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	return nil
 }
 
-// claimLoop sends stored due deliveries, claimed in batches.
-func (d *Dispatcher) claimLoop(ctx context.Context, slots chan struct{}, results chan<- Result, inflight *sync.WaitGroup) {
+// ClaimReport is what a Claim did.
+type ClaimReport struct {
+	// Sent is the number of stored due deliveries claimed and sent.
+	Sent int
+	// Failures is the number of claims that failed, LastError the last
+	// one's error.
+	Failures  int
+	LastError error
+}
+
+// Claim runs the claim loop (stored due deliveries: retries, enqueued ones,
+// fresh ones that waited too long) until ctx ends, stop is closed or Run
+// stops, for a dispatcher with ExternalClaims; requests it started finish
+// under Run. It waits for Run to start, and returns ErrStopped once Run
+// has stopped.
+func (d *Dispatcher) Claim(ctx context.Context, stop <-chan struct{}) (ClaimReport, error) {
+	select {
+	case <-d.ready:
+	case <-ctx.Done():
+		return ClaimReport{}, nil
+	case <-stop:
+		return ClaimReport{}, nil
+	}
+	d.mu.RLock()
+	if d.closed {
+		d.mu.RUnlock()
+		return ClaimReport{}, ErrStopped
+	}
+	d.claimers.Add(1)
+	d.mu.RUnlock()
+	defer d.claimers.Done()
+
+	// The loop's waits end at stop; a claim made is still sent.
+	waitCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-stop:
+		case <-d.stopped:
+		case <-waitCtx.Done():
+		}
+		cancel()
+	}()
+	return d.claimLoop(waitCtx, ctx, d.slots, d.results, &d.inflight), nil
+}
+
+// claimLoop sends stored due deliveries, claimed in batches, until waitCtx
+// ends; claims are made under ctx.
+func (d *Dispatcher) claimLoop(waitCtx, ctx context.Context, slots chan struct{}, results chan<- Result, inflight *sync.WaitGroup) ClaimReport {
+	var rep ClaimReport
 	sendCtx := context.WithoutCancel(ctx)
-	for ctx.Err() == nil {
-		n := d.acquire(ctx, slots)
+	for waitCtx.Err() == nil {
+		n := d.acquire(waitCtx, slots)
 		if n == 0 {
 			break
 		}
@@ -225,8 +292,11 @@ func (d *Dispatcher) claimLoop(ctx context.Context, slots chan struct{}, results
 		for range n - batch.len() {
 			<-slots
 		}
+		rep.Sent += batch.len()
 		if err != nil && ctx.Err() == nil {
 			d.o.Logger.WarnContext(ctx, "claim due deliveries", "error", err)
+			rep.Failures++
+			rep.LastError = err
 		}
 		for _, dl := range batch.deliveries {
 			inflight.Add(1)
@@ -238,12 +308,13 @@ func (d *Dispatcher) claimLoop(ctx context.Context, slots chan struct{}, results
 		}
 		if len(batch.deliveries) == 0 || err != nil {
 			select {
-			case <-ctx.Done():
+			case <-waitCtx.Done():
 			case <-d.wake:
 			case <-time.After(d.o.PollInterval):
 			}
 		}
 	}
+	return rep
 }
 
 // freshLoop sends submitted fresh deliveries, a batch at a time (one read

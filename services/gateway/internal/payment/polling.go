@@ -17,24 +17,81 @@ func (s *Service) backoff(n int32) time.Duration {
 	return min(d, s.opts.MaxPollInterval)
 }
 
-// PollOnce polls the transactions due now and returns how many it polled.
-func (s *Service) PollOnce(ctx context.Context) (int, error) {
-	ts, err := s.store.ClaimPolls(ctx, s.stamp(), 50, s.backoff, s.opts.MaxPollAttempts)
-	if err != nil {
-		return 0, fmt.Errorf("claim polls: %w", err)
-	}
-	for _, t := range ts {
-		if err := s.poll(ctx, t); err != nil && ctx.Err() == nil {
-			s.opts.Logger.WarnContext(ctx, "poll transaction", "transaction_id", t.ID, "error", err)
-		}
-	}
-	return len(ts), nil
+// SweepReport counts what a pass of the poller or of the recovery sweep
+// did.
+type SweepReport struct {
+	// Claimed is the number of transactions taken.
+	Claimed int
+	// Final is how many of them reached a final status.
+	Final int
+	// Failed is how many could not be handled (each is logged, and tried
+	// again later); LastError is the last such error.
+	Failed    int
+	LastError error
 }
 
-func (s *Service) poll(ctx context.Context, t Transaction) error {
+// Add adds o's counts to r.
+func (r *SweepReport) Add(o SweepReport) {
+	r.Claimed += o.Claimed
+	r.Final += o.Final
+	r.Failed += o.Failed
+	if o.LastError != nil {
+		r.LastError = o.LastError
+	}
+}
+
+// PollOnce polls up to 50 transactions due now.
+func (s *Service) PollOnce(ctx context.Context) (SweepReport, error) {
+	ts, err := s.store.ClaimPolls(ctx, s.stamp(), 50, s.backoff, s.opts.MaxPollAttempts)
+	if err != nil {
+		return SweepReport{}, fmt.Errorf("claim polls: %w", err)
+	}
+	rep := SweepReport{Claimed: len(ts)}
+	for _, t := range ts {
+		final, err := s.poll(ctx, t)
+		if err != nil && ctx.Err() == nil {
+			s.opts.Logger.WarnContext(ctx, "poll transaction", "transaction_id", t.ID, "error", err)
+			rep.Failed++
+			rep.LastError = err
+		}
+		if final {
+			rep.Final++
+		}
+	}
+	return rep, nil
+}
+
+// PollDue polls every transaction due now, 50 at a time, and reports what
+// it did; it stops at the first error claiming them.
+func (s *Service) PollDue(ctx context.Context) (SweepReport, error) {
+	return sweep(ctx, s.PollOnce)
+}
+
+// RecoverDue resolves every transaction stranded at Not Confirmed
+// (RecoverOnce), 50 at a time, and reports what it did; it stops at the
+// first error claiming them.
+func (s *Service) RecoverDue(ctx context.Context) (SweepReport, error) {
+	return sweep(ctx, s.RecoverOnce)
+}
+
+func sweep(ctx context.Context, once func(context.Context) (SweepReport, error)) (SweepReport, error) {
+	var total SweepReport
+	for ctx.Err() == nil {
+		rep, err := once(ctx)
+		total.Add(rep)
+		if err != nil || rep.Claimed == 0 {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// poll asks the provider for the status of t and records the answer; it
+// reports whether t reached a final status.
+func (s *Service) poll(ctx context.Context, t Transaction) (bool, error) {
 	conn, err := s.store.Connection(ctx, t.ProviderID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	ex := s.providers.PaymentStatus(ctx, conn, t.ProviderTID)
 	entry := responseLog(StagePolling, ex, "payment.poll")
@@ -44,46 +101,14 @@ func (s *Service) poll(ctx context.Context, t Transaction) error {
 		if ex.Err != nil {
 			entry.Level = LevelWarning
 		}
-		return s.store.AppendLogs(ctx, withTx(entry, t.ID, s.stamp()))
+		return false, s.store.AppendLogs(ctx, withTx(entry, t.ID, s.stamp()))
 	}
 	ch := s.outcomeChange(t, conn, ex, "payment.poll")
 	ch.ProviderTID = ""
 	ch.Logs = []LogEntry{entry}
-	_, err = s.change(ctx, t, SourcePolling, ch)
+	changed, err := s.change(ctx, t, SourcePolling, ch)
 	if apperr.KindOf(err) == apperr.KindConflict {
-		return nil // a webhook or an operator got there first
+		return false, nil // a webhook or an operator got there first
 	}
-	return err
-}
-
-// RunPoller polls due transactions and recovers stranded ones (RecoverOnce)
-// every interval until ctx ends.
-func (s *Service) RunPoller(ctx context.Context, interval time.Duration) error {
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		for {
-			n, err := s.RecoverOnce(ctx)
-			if err != nil && ctx.Err() == nil {
-				s.opts.Logger.WarnContext(ctx, "recover", "error", err)
-			}
-			if n == 0 || err != nil {
-				break
-			}
-		}
-		for {
-			n, err := s.PollOnce(ctx)
-			if err != nil && ctx.Err() == nil {
-				s.opts.Logger.WarnContext(ctx, "poll", "error", err)
-			}
-			if n == 0 || err != nil {
-				break
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
+	return err == nil && changed.Status.Final(), err
 }

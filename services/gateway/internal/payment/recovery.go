@@ -25,7 +25,7 @@ type Recovery struct {
 // under the same reference, which the provider treats idempotently, after
 // its validation is finished (results not yet asked are asked; a recorded
 // veto makes it Validation Failed).
-func (s *Service) RecoverOnce(ctx context.Context) (int, error) {
+func (s *Service) RecoverOnce(ctx context.Context) (SweepReport, error) {
 	rs, err := s.store.ClaimRecoveries(ctx, s.stamp().Add(-s.opts.RecoverAfter), 50, s.opts.MaxRecoveryAttempts,
 		func(t Transaction, attempt int32) LogEntry {
 			return LogEntry{At: s.stamp(), Stage: StageInitialization, Level: LevelWarning, SourceContext: "payment.recover",
@@ -35,14 +35,17 @@ func (s *Service) RecoverOnce(ctx context.Context) (int, error) {
 					"providerTransactionId": t.ProviderTID}}
 		})
 	if err != nil {
-		return 0, fmt.Errorf("claim recoveries: %w", err)
+		return SweepReport{}, fmt.Errorf("claim recoveries: %w", err)
 	}
+	rep := SweepReport{Claimed: len(rs)}
 	for _, r := range rs {
 		if err := s.recover(ctx, r); err != nil && ctx.Err() == nil {
 			s.opts.Logger.WarnContext(ctx, "recover transaction", "transaction_id", r.Transaction.ID, "error", err)
+			rep.Failed++
+			rep.LastError = err
 		}
 	}
-	return len(rs), nil
+	return rep, nil
 }
 
 func recoveryPlan(t Transaction) string {

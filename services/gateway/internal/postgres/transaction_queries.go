@@ -546,11 +546,7 @@ func (p *Payments) RunTotals(ctx context.Context, every time.Duration, log *slog
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
-		moved, err := p.FoldTotals(ctx)
-		if err == nil && moved > 0 {
-			_, err = p.pool.Exec(ctx, `VACUUM (SKIP_LOCKED) transaction_totals_delta`)
-		}
-		if err != nil && ctx.Err() == nil {
+		if _, err := p.FoldTotalsOnce(ctx); err != nil && ctx.Err() == nil {
 			log.WarnContext(ctx, "fold transaction totals", "error", err)
 		}
 		select {
@@ -559,6 +555,20 @@ func (p *Payments) RunTotals(ctx context.Context, every time.Duration, log *slog
 		case <-tick.C:
 		}
 	}
+}
+
+// FoldTotalsOnce is one pass of RunTotals (the job gateway.totals-fold
+// runs it every PAYGATE_TOTALS_FOLD_INTERVAL): FoldTotals, then a vacuum of
+// the deltas' table when deltas moved. It returns how many moved.
+func (p *Payments) FoldTotalsOnce(ctx context.Context) (int64, error) {
+	moved, err := p.FoldTotals(ctx)
+	if err != nil || moved == 0 {
+		return moved, err
+	}
+	if _, err := p.pool.Exec(ctx, `VACUUM (SKIP_LOCKED) transaction_totals_delta`); err != nil {
+		return moved, fmt.Errorf("vacuum transaction totals deltas: %w", err)
+	}
+	return moved, nil
 }
 
 // extraRow scans the transaction columns and then extra destinations.
