@@ -27,6 +27,7 @@ import (
 	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	"github.com/paygate/paygate/services/gateway/internal/collab"
+	"github.com/paygate/paygate/services/gateway/internal/currency"
 	"github.com/paygate/paygate/services/gateway/internal/grpcapi"
 	"github.com/paygate/paygate/services/gateway/internal/httpapi"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
@@ -94,6 +95,9 @@ type Config struct {
 	// ValidationTimeout bounds one call to a merchant's validation
 	// endpoint; keep it below RecoverAfter.
 	ValidationTimeout time.Duration `env:"PAYGATE_VALIDATION_TIMEOUT" default:"5s"`
+	// AggregatorGRPCAddr is the aggregator's gRPC address: the gateway host
+	// forwards the statistics and job calls there.
+	AggregatorGRPCAddr string `env:"PAYGATE_AGGREGATOR_GRPC_ADDR" default:"127.0.0.1:9084"`
 }
 
 // box returns the secrets box of the configured key (the demo key in demo
@@ -166,9 +170,18 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	defer tracing.Close()
 
+	internalToken, err := cfg.Internal()
+	if err != nil {
+		return err
+	}
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
-	srv := server.New(server.OptionsFrom("gateway", cfg.Common, log, tracing,
-		authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb))))
+	revocations := authz.NewRedisRevocations(rdb)
+	srvOpts := server.OptionsFrom("gateway", cfg.Common, log, tracing,
+		authz.UnaryInterceptor(verifier, grpcapi.Rules, revocations, authz.WithInternalToken(internalToken)))
+	// ReplayService streams; its calls pass the same rules (all Internal).
+	srvOpts.StreamInterceptors = []grpc.StreamServerInterceptor{
+		authz.StreamInterceptor(verifier, grpcapi.Rules, revocations, authz.WithInternalToken(internalToken))}
+	srv := server.New(srvOpts)
 	collabs := collab.NewService(store, time.Now)
 	providerTransport := &http.Transport{MaxIdleConnsPerHost: 64}
 	defer providerTransport.CloseIdleConnections()
@@ -222,6 +235,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	srv.Register(&gatewayv1.TransactionService_ServiceDesc, grpcapi.NewTransactionServer(payments, merchantAuth.VerifiedMerchant))
 	srv.Register(&gatewayv1.ValidationService_ServiceDesc, grpcapi.NewValidationServer(
 		validation.NewService(validations, urlPolicy, time.Now), payments))
+	currencies := currency.NewService(postgres.NewCurrencies(pool), time.Now)
+	srv.Register(&gatewayv1.CurrencyService_ServiceDesc, grpcapi.NewCurrencyServer(currencies))
+	// Internal: gRPC only, no REST route (docs/contracts-replay.md).
+	srv.Register(&gatewayv1.ReplayService_ServiceDesc, grpcapi.NewReplayServer(payStore, currencies))
 	// The signature check must see the raw body, so it runs in front of the
 	// REST mux on the initialize route, then hands the call to that mux.
 	var restMux atomic.Pointer[runtime.ServeMux]
@@ -232,6 +249,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 			gatewayv1.RegisterCollabServiceHandlerClient(ctx, mux, gatewayv1.NewCollabServiceClient(cc)),
 			gatewayv1.RegisterTransactionServiceHandlerClient(ctx, mux, gatewayv1.NewTransactionServiceClient(cc)),
 			gatewayv1.RegisterValidationServiceHandlerClient(ctx, mux, gatewayv1.NewValidationServiceClient(cc)),
+			gatewayv1.RegisterCurrencyServiceHandlerClient(ctx, mux, gatewayv1.NewCurrencyServiceClient(cc)),
 		)
 	})
 	srv.Handle("POST /api/v1/transactions/initialize", merchantAuth.Wrap(http.MaxBytesHandler(
@@ -247,9 +265,17 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, _ grpc.ClientConnInterface) error {
 		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(callbacksConn))
 	})
+	// Statistics and job stats belong to the aggregator; the gateway host
+	// forwards their REST calls to it over gRPC with the caller's token.
+	aggregatorRoutes, err := grpcapi.NewAggregatorRoutes(cfg.AggregatorGRPCAddr)
+	if err != nil {
+		return fmt.Errorf("PAYGATE_AGGREGATOR_GRPC_ADDR: %w", err)
+	}
+	defer aggregatorRoutes.Close()
+	srv.RegisterGateway(aggregatorRoutes.Register)
 	hub := httpapi.NewHub(log.With("component", "stream"))
 	srv.Handle(httpapi.StreamPattern, hub.Handler(httpapi.StreamOptions{
-		Verifier: verifier, Revocations: authz.NewRedisRevocations(rdb), Heartbeat: cfg.StreamHeartbeat}))
+		Verifier: verifier, Revocations: revocations, Heartbeat: cfg.StreamHeartbeat}))
 	srv.AddReadyCheck("postgres", pool.Ping)
 	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
 	srv.AddReadyCheck("nats", bus.Connected(nc))

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	_ "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/gateway/internal/grpcapi"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 )
 
@@ -79,6 +80,11 @@ func TestEveryGatewayRPCIsServed(t *testing.T) {
 				case *annotations.HttpRule_Patch:
 					method, path = http.MethodPatch, p.Patch
 				default:
+					if grpcapi.Rules[name].Internal {
+						// Internal methods have no REST route
+						// (docs/contracts-replay.md).
+						return
+					}
 					t.Fatalf("%s has no REST mapping", name)
 				}
 				req, err := http.NewRequestWithContext(ctx, method, gw.HTTPURL+param.ReplaceAllString(path, "1"), nil)
