@@ -1,8 +1,10 @@
 // Package nats feeds the aggregator from the PAYGATE_EVENTS stream: the
-// gateway's transaction events (one durable consumer on the three
-// subjects, read in batches so that a burst costs one Postgres transaction
-// per batch), its currency rates, and every service's job run events (one
-// consumer on the four subjects, applied in stream order). It also keeps
+// gateway's transaction events (read in batches so that a burst costs one
+// Postgres transaction per batch), its currency rates, and every service's
+// job run events. There is one durable consumer per subject (NATS servers
+// before 2.10 know no lists of filter subjects), so events of different
+// subjects may interleave either way: the statistics compare versions and
+// the job stats compare times, so the order does not matter. It also keeps
 // the jobs' on/off flags in the KV bucket paygate_jobs.
 package nats
 
@@ -11,9 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"golang.org/x/sync/errgroup"
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
@@ -36,10 +40,23 @@ var (
 
 // Consumers returns the durable consumer names of a group (the Postgres
 // schema the events go to, so that replicas sharing a schema share the work
-// and tests on their own schemas each see every event): transactions,
-// rates, jobs.
+// and tests on their own schemas each see every event), one per subject.
 func Consumers(group string) []string {
-	return []string{group + "-aggregator-transactions", group + "-aggregator-rates", group + "-aggregator-jobs"}
+	var out []string
+	for _, s := range allSubjects() {
+		out = append(out, durableName(group, s))
+	}
+	return out
+}
+
+func allSubjects() []string {
+	return []string{createdSubject, updatedSubject, finalizedSubject, rateSubject, registeredSubj, startedSubj, completedSubj, failedSubj}
+}
+
+// durableName is "<group>-aggregator-<event>", e.g.
+// aggregator-aggregator-transaction_created.
+func durableName(group, subject string) string {
+	return group + "-aggregator-" + strings.TrimPrefix(subject, bus.SubjectPrefix)
 }
 
 // From says where a new consumer starts reading.
@@ -95,17 +112,17 @@ func (o *Options) defaults() {
 	}
 }
 
-// consumer creates or updates the durable consumer of subjects. An existing
+// consumer creates or updates the durable consumer of subject. An existing
 // consumer keeps its start.
-func consumer(ctx context.Context, js jetstream.JetStream, durable string, subjects []string, maxPending int, o Options) (jetstream.Consumer, error) {
+func consumer(ctx context.Context, js jetstream.JetStream, durable, subject string, maxPending int, o Options) (jetstream.Consumer, error) {
 	cfg := jetstream.ConsumerConfig{
-		Durable:        durable,
-		FilterSubjects: subjects,
-		AckPolicy:      jetstream.AckExplicitPolicy,
-		AckWait:        o.AckWait,
-		DeliverPolicy:  jetstream.DeliverAllPolicy,
-		MaxDeliver:     -1,
-		MaxAckPending:  maxPending,
+		Durable:       durable,
+		FilterSubject: subject,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       o.AckWait,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		MaxDeliver:    -1,
+		MaxAckPending: maxPending,
 	}
 	switch {
 	case o.From.New:
@@ -143,9 +160,16 @@ func retryDelay(m jetstream.Msg) time.Duration {
 // compares versions).
 func RunTransactions(ctx context.Context, js jetstream.JetStream, group string, apply func(context.Context, []statistics.State) (int, error), o Options) error {
 	o.defaults()
-	durable := Consumers(group)[0]
+	g, gctx := errgroup.WithContext(ctx)
+	for _, subject := range []string{createdSubject, updatedSubject, finalizedSubject} {
+		g.Go(func() error { return consumeTransactions(gctx, js, durableName(group, subject), subject, apply, o) })
+	}
+	return g.Wait()
+}
+
+func consumeTransactions(ctx context.Context, js jetstream.JetStream, durable, subject string, apply func(context.Context, []statistics.State) (int, error), o Options) error {
 	log := o.Logger.With("consumer", durable)
-	cons, err := consumer(ctx, js, durable, []string{createdSubject, updatedSubject, finalizedSubject}, 4*o.BatchSize, o)
+	cons, err := consumer(ctx, js, durable, subject, 4*o.BatchSize, o)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -303,13 +327,21 @@ func RateOf(ev *eventsv1.CurrencyRateSet) (statistics.Rate, error) {
 // errPermanent marks an event that will never apply (it does not decode).
 var errPermanent = errors.New("permanent")
 
-// runEach hands the messages of subjects to handle one at a time, in stream
-// order, until ctx ends: acked after nil, terminated after errPermanent,
-// back after a delay otherwise.
-func runEach(ctx context.Context, js jetstream.JetStream, durable string, subjects []string, handle func(context.Context, jetstream.Msg) error, o Options) error {
+// runEach hands the messages of each subject to handle one at a time, in
+// stream order, until ctx ends: acked after nil, terminated after
+// errPermanent, back after a delay otherwise.
+func runEach(ctx context.Context, js jetstream.JetStream, group string, subjects []string, handle func(context.Context, jetstream.Msg) error, o Options) error {
 	o.defaults()
+	g, gctx := errgroup.WithContext(ctx)
+	for _, subject := range subjects {
+		g.Go(func() error { return consumeEach(gctx, js, durableName(group, subject), subject, handle, o) })
+	}
+	return g.Wait()
+}
+
+func consumeEach(ctx context.Context, js jetstream.JetStream, durable, subject string, handle func(context.Context, jetstream.Msg) error, o Options) error {
 	log := o.Logger.With("consumer", durable)
-	cons, err := consumer(ctx, js, durable, subjects, 1, o)
+	cons, err := consumer(ctx, js, durable, subject, 1, o)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -345,7 +377,7 @@ func runEach(ctx context.Context, js jetstream.JetStream, durable string, subjec
 
 // RunRates applies the currency rate events with apply until ctx ends.
 func RunRates(ctx context.Context, js jetstream.JetStream, group string, apply func(context.Context, []statistics.Rate) error, o Options) error {
-	return runEach(ctx, js, Consumers(group)[1], []string{rateSubject}, func(ctx context.Context, m jetstream.Msg) error {
+	return runEach(ctx, js, group, []string{rateSubject}, func(ctx context.Context, m jetstream.Msg) error {
 		var ev eventsv1.CurrencyRateSet
 		if err := proto.Unmarshal(m.Data(), &ev); err != nil {
 			return fmt.Errorf("%w: %v", errPermanent, err)
@@ -358,12 +390,10 @@ func RunRates(ctx context.Context, js jetstream.JetStream, group string, apply f
 	}, o)
 }
 
-// RunJobs applies every service's job run events to svc, in stream order
-// (one consumer on the four subjects, so that a process's registration
-// comes before its runs), until ctx ends.
+// RunJobs applies every service's job run events to svc until ctx ends.
 func RunJobs(ctx context.Context, js jetstream.JetStream, group string, svc *jobstats.Service, o Options) error {
 	subjects := []string{registeredSubj, startedSubj, completedSubj, failedSubj}
-	return runEach(ctx, js, Consumers(group)[2], subjects, func(ctx context.Context, m jetstream.Msg) error {
+	return runEach(ctx, js, group, subjects, func(ctx context.Context, m jetstream.Msg) error {
 		return HandleJobEvent(ctx, svc, m.Subject(), m.Data())
 	}, o)
 }
