@@ -258,7 +258,8 @@ func num(v any) int64 {
 func ratEq(t *testing.T, what, got string, want *big.Rat) {
 	t.Helper()
 	var g big.Rat
-	if _, ok := g.SetString(got); !ok || g.Cmp(want) != 0 {
+	// Converted amounts are rounded to cents, once per figure.
+	if _, ok := g.SetString(got); !ok || g.FloatString(2) != want.FloatString(2) {
 		t.Errorf("%s = %s, want %s", what, got, want.FloatString(2))
 	}
 }
