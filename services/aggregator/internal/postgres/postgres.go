@@ -1,11 +1,12 @@
 // Package postgres stores the aggregator's data in Postgres (schema
 // "aggregator" by default) and embeds its migrations: transaction states,
-// the hour, day and month rollups, names, rates, and the jobs' stats.
+// the hour, day and month rollups, the cash rollup by local day, names,
+// rates, and the jobs' stats.
 //
 // Lock order, kept by every writer so that concurrent batches (the live
 // consumer and a rebuild) never deadlock on each other: tx_state rows in id
-// order, then rollup rows in key order, hours before days before months,
-// then names, then the progress row.
+// order, then rollup rows in key order (hours, days, months, then the cash
+// rollup), then names, then the progress row.
 package postgres
 
 import (

@@ -72,6 +72,7 @@ func (s *Store) Apply(ctx context.Context, states []statistics.State) (int, erro
 		for _, g := range statistics.Grains {
 			deltas[g] = statistics.NewDeltas(g)
 		}
+		cash := statistics.NewCashDeltas()
 		var (
 			newer  []statistics.State
 			asOf   time.Time
@@ -90,6 +91,7 @@ func (s *Store) Apply(ctx context.Context, states []statistics.State) (int, erro
 			for _, g := range statistics.Grains {
 				deltas[g].Move(prev, st)
 			}
+			cash.Move(prev, st)
 			newer = append(newer, st)
 			if st.UpdatedAt.After(asOf) {
 				asOf = st.UpdatedAt
@@ -111,6 +113,9 @@ func (s *Store) Apply(ctx context.Context, states []statistics.State) (int, erro
 			if err := upsertRollup(ctx, tx, rollupTables[g], deltas[g].Rows()); err != nil {
 				return err
 			}
+		}
+		if err := upsertCash(ctx, tx, cash.Rows()); err != nil {
+			return err
 		}
 		if err := upsertNames(ctx, tx, "merchants", mNames); err != nil {
 			return err
@@ -185,6 +190,37 @@ func upsertRollup(ctx context.Context, tx pgx.Tx, table string, rows []statistic
 		buckets, merchants, collabs, providers, stat, types, currencies, counts, amounts)
 	if err != nil {
 		return fmt.Errorf("upsert %s: %w", table, err)
+	}
+	return nil
+}
+
+// upsertCash adds a batch's merged changes to the cash rollup in one
+// statement.
+func upsertCash(ctx context.Context, tx pgx.Tx, rows []statistics.CashRowDelta) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	n := len(rows)
+	var (
+		offsets, merchants, types = make([]int32, n), make([]int32, n), make([]int32, n)
+		localDays, utcDays        = make([]time.Time, n), make([]time.Time, n)
+		currencies, amounts       = make([]string, n), make([]string, n)
+		counts                    = make([]int64, n)
+	)
+	for i, r := range rows {
+		offsets[i], localDays[i], utcDays[i], merchants[i] = int32(r.Offset), r.LocalDay, r.UTCDay, r.MerchantID
+		types[i], currencies[i], counts[i], amounts[i] = r.Type, r.Currency, r.N, r.Amount
+	}
+	_, err := tx.Exec(ctx, `
+		INSERT INTO stats_cash AS t (utc_offset, local_day, utc_day, merchant_id, transaction_type, currency, n, amount)
+		SELECT o::smallint, l, u, m, ty::smallint, cur, n, a::numeric
+		FROM unnest($1::int[], $2::date[], $3::date[], $4::int[], $5::int[], $6::text[], $7::bigint[], $8::text[])
+			AS x (o, l, u, m, ty, cur, n, a)
+		ON CONFLICT (utc_offset, local_day, utc_day, merchant_id, transaction_type, currency)
+		DO UPDATE SET n = t.n + excluded.n, amount = t.amount + excluded.amount`,
+		offsets, localDays, utcDays, merchants, types, currencies, counts, amounts)
+	if err != nil {
+		return fmt.Errorf("upsert stats_cash: %w", err)
 	}
 	return nil
 }
@@ -265,7 +301,7 @@ func (s *Store) HasRate(ctx context.Context, currency string) (bool, error) {
 // Reset implements statistics.RebuildStore.
 func (s *Store) Reset(ctx context.Context) error {
 	return pgdb.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `TRUNCATE tx_state, stats_hour, stats_day, stats_month`); err != nil {
+		if _, err := tx.Exec(ctx, `TRUNCATE tx_state, stats_hour, stats_day, stats_month, stats_cash`); err != nil {
 			return fmt.Errorf("truncate statistics: %w", err)
 		}
 		if _, err := tx.Exec(ctx, `UPDATE progress SET rebuild_started_at = clock_timestamp()`); err != nil {
@@ -327,8 +363,9 @@ func segmentsSQL(segs []statistics.Segment, cols, where string, args *[]any, mer
 }
 
 // Figures implements statistics.Store: one query for the counts (months,
-// days and edge hours) and one for the successful amounts converted at the
-// rate in force on each row's UTC day.
+// days and edge hours) and one for the successful amounts (whole local days
+// from the cash rollup, a partial last day from the hour rollup) converted
+// at the rate in force on each row's UTC day.
 func (s *Store) Figures(ctx context.Context, q statistics.Query) (statistics.Figures, error) {
 	f := statistics.Figures{MerchantNames: map[int32]string{}, ProviderNames: map[int32]string{}}
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
@@ -360,37 +397,7 @@ func (s *Store) Figures(ctx context.Context, q statistics.Query) (statistics.Fig
 		return f, fmt.Errorf("read counts: %w", err)
 	}
 
-	args = merchantArgs(q.Merchants)
-	union := segmentsSQL(q.Cash, "bucket, merchant_id, transaction_type, currency, n, amount", "status = 4", &args, q.Merchants)
-	args = append(args, q.Range.From, q.Currency)
-	from, cur := "$"+strconv.Itoa(len(args)-1), "$"+strconv.Itoa(len(args))
-	cashSQL := `
-		WITH g AS (
-			SELECT floor(extract(epoch FROM (bucket - ` + from + `::timestamptz)) / 86400)::int AS day,
-				(bucket AT TIME ZONE 'UTC')::date AS utc_day, merchant_id, transaction_type, currency,
-				sum(n) AS n, sum(amount) AS amount
-			FROM (` + union + `) b GROUP BY 1, 2, 3, 4, 5
-		), c AS (
-			SELECT g.day, g.merchant_id, g.transaction_type, g.n,
-				CASE WHEN g.currency = ` + cur + `::text THEN g.amount ELSE g.amount * src.r / dst.r END AS converted,
-				g.currency, g.amount
-			FROM g
-			CROSS JOIN LATERAL (SELECT CASE WHEN g.currency = 'USD' THEN 1::numeric ELSE (
-				SELECT usd_rate FROM rates WHERE currency = g.currency AND effective_from <= g.utc_day
-				ORDER BY effective_from DESC LIMIT 1) END AS r) src
-			CROSS JOIN LATERAL (SELECT CASE WHEN ` + cur + `::text = 'USD' THEN 1::numeric ELSE (
-				SELECT usd_rate FROM rates WHERE currency = ` + cur + `::text AND effective_from <= g.utc_day
-				ORDER BY effective_from DESC LIMIT 1) END AS r) dst
-		), d AS (
-			SELECT day, merchant_id, transaction_type, n,
-				CASE WHEN converted IS NULL THEN currency ELSE '' END AS uc, coalesce(converted, amount) AS amount
-			FROM c
-		)
-		SELECT transaction_type, CASE WHEN GROUPING(day) = 0 THEN day ELSE -1 END,
-			CASE WHEN GROUPING(merchant_id) = 0 THEN merchant_id ELSE 0 END, uc, sum(n)::bigint,
-			(CASE WHEN uc = '' THEN round(sum(amount), 2) ELSE sum(amount) END)::text
-		FROM d
-		GROUP BY GROUPING SETS ((transaction_type, uc), (transaction_type, uc, day), (transaction_type, uc, merchant_id))`
+	cashSQL, args := cashQuery(q)
 	rows, err = tx.Query(ctx, cashSQL, args...)
 	if err != nil {
 		return f, fmt.Errorf("query cash: %w", err)
@@ -427,6 +434,63 @@ func (s *Store) Figures(ctx context.Context, q statistics.Query) (statistics.Fig
 		f.AsOf = *asOf
 	}
 	return f, nil
+}
+
+// cashQuery writes the query of q's successful amounts. Rows are read as
+// (series day, UTC day, merchant, type, currency); the conversion factor is
+// looked up once per currency and UTC day, and an amount is converted
+// exactly (amount × factor, rounded to cents once per figure). A currency
+// with no rate on a day gets no factor: its amounts come back unconverted,
+// in their own currency, marked by uc. One pass groups the total, the
+// series days and the merchants.
+func cashQuery(q statistics.Query) (string, []any) {
+	args := merchantArgs(q.Merchants)
+	merchantFilter := ""
+	if q.Merchants != nil {
+		merchantFilter = " AND merchant_id = ANY($1)"
+	}
+	p := q.Cash
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	lastDay := p.FirstDay.AddDate(0, 0, p.Days)
+	first := arg(p.FirstDay)
+	base := `SELECT local_day - ` + first + `::date AS day, utc_day, merchant_id, transaction_type, currency, n, amount
+			FROM stats_cash WHERE utc_offset = ` + arg(int16(p.Offset)) + `::smallint AND local_day >= ` + first +
+		`::date AND local_day < ` + arg(lastDay) + `::date` + merchantFilter
+	for _, sg := range p.Tail {
+		// The hours of the partial last day, all in series day p.Days.
+		base += `
+			UNION ALL
+			SELECT ` + arg(p.Days) + `::int, (bucket AT TIME ZONE 'UTC')::date, merchant_id, transaction_type, currency, n, amount
+			FROM stats_hour WHERE status = 4 AND bucket >= ` + arg(sg.From) + ` AND bucket < ` + arg(sg.To) + merchantFilter
+	}
+	cur := arg(q.Currency)
+	return `
+		WITH b AS (` + base + `
+		), r AS (
+			SELECT k.currency, k.utc_day,
+				CASE WHEN k.currency = ` + cur + `::text THEN 1::numeric ELSE src.r / dst.r END AS f
+			FROM (SELECT DISTINCT currency, utc_day FROM b) k
+			CROSS JOIN LATERAL (SELECT CASE WHEN k.currency = 'USD' THEN 1::numeric ELSE (
+				SELECT usd_rate FROM rates WHERE currency = k.currency AND effective_from <= k.utc_day
+				ORDER BY effective_from DESC LIMIT 1) END AS r) src
+			CROSS JOIN LATERAL (SELECT CASE WHEN ` + cur + `::text = 'USD' THEN 1::numeric ELSE (
+				SELECT usd_rate FROM rates WHERE currency = ` + cur + `::text AND effective_from <= k.utc_day
+				ORDER BY effective_from DESC LIMIT 1) END AS r) dst
+		), d AS (
+			SELECT b.day, b.merchant_id, b.transaction_type, b.n,
+				CASE WHEN r.f IS NULL THEN b.currency ELSE '' END AS uc,
+				CASE WHEN r.f IS NULL THEN b.amount ELSE b.amount * r.f END AS amount
+			FROM b JOIN r ON r.currency = b.currency AND r.utc_day = b.utc_day
+		)
+		SELECT transaction_type, CASE WHEN GROUPING(day) = 0 THEN day ELSE -1 END,
+			CASE WHEN GROUPING(merchant_id) = 0 THEN merchant_id ELSE 0 END, uc, sum(n)::bigint,
+			(CASE WHEN uc = '' THEN round(sum(amount), 2) ELSE sum(amount) END)::text
+		FROM d
+		GROUP BY GROUPING SETS ((transaction_type, uc), (transaction_type, uc, day), (transaction_type, uc, merchant_id))
+		HAVING sum(n) <> 0 OR sum(amount) <> 0`, args
 }
 
 func readNames(ctx context.Context, tx pgx.Tx, table string, ids map[int32]bool, into map[int32]string) error {

@@ -110,9 +110,38 @@ type Query struct {
 	Merchants []int32
 	// Counts are read from these segments (months allowed).
 	Counts []Segment
-	// Cash is read from these segments (hours and days only: each row must
-	// fall in one day of the series and one day's rate).
-	Cash []Segment
+	// Cash says where the successful amounts are read from.
+	Cash CashPlan
+}
+
+// CashPlan reads a range's successful amounts: its whole local days from
+// the cash rollup in the zone where From is local midnight, and the hours
+// of a last, partial day (a To that is not a local midnight) from the hour
+// rollup. Every row read then falls in one day of the series and one UTC
+// day's rate.
+type CashPlan struct {
+	// Offset is the zone of the cash rollup rows read, in hours.
+	Offset int
+	// FirstDay is the local day From starts; day i of the series is
+	// FirstDay + i days.
+	FirstDay time.Time
+	// Days is how many whole local days are read from the cash rollup.
+	Days int
+	// Tail is the partial last day, read from the hour rollup; empty when
+	// the range is whole days.
+	Tail []Segment
+}
+
+// PlanCash returns the cash plan of r: whole 24-hour days from r.From, then
+// the hours left.
+func PlanCash(r Range) CashPlan {
+	off := OffsetOf(r.From)
+	days := int(r.To.Sub(r.From) / (24 * time.Hour))
+	p := CashPlan{Offset: off, FirstDay: LocalDay(r.From, off), Days: days}
+	if end := r.From.Add(time.Duration(days) * 24 * time.Hour); end.Before(r.To) {
+		p.Tail = []Segment{{Grain: Hour, From: end, To: r.To}}
+	}
+	return p
 }
 
 // CountRow is how many transactions of one merchant, provider and status

@@ -145,13 +145,7 @@ func (s *Service) Get(ctx context.Context, scope Scope, req Request) (Statistics
 		}
 	}
 	q.Counts = Decompose(r.From, r.To, true)
-	if r.From.Equal(Day.Bucket(r.From)) {
-		// The series' days are UTC days: day rows fit them.
-		q.Cash = Decompose(r.From, r.To, false)
-	} else {
-		// Local days straddle UTC days: only hours fit them.
-		q.Cash = []Segment{{Grain: Hour, From: r.From, To: r.To}}
-	}
+	q.Cash = PlanCash(r)
 	f, err := s.store.Figures(ctx, q)
 	if err != nil {
 		return Statistics{}, fmt.Errorf("statistics figures: %w", err)
