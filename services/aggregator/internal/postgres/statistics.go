@@ -1,0 +1,518 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/paygate/paygate/services/aggregator/internal/statistics"
+	"github.com/paygate/paygate/services/internal/pgdb"
+)
+
+var (
+	_ statistics.Store        = (*Store)(nil)
+	_ statistics.RebuildStore = (*Store)(nil)
+)
+
+// rollupTables are the rollups by grain.
+var rollupTables = map[statistics.Grain]string{
+	statistics.Hour:  "stats_hour",
+	statistics.Day:   "stats_day",
+	statistics.Month: "stats_month",
+}
+
+// Apply implements statistics.Store. Placeholder rows (version 0) are
+// inserted first for transactions not seen yet, so that two writers of the
+// same new transaction queue on its row instead of both counting it; then
+// the batch's rows are locked in id order, compared by version, and every
+// rollup is written with one statement.
+func (s *Store) Apply(ctx context.Context, states []statistics.State) (int, error) {
+	states = statistics.Newest(states)
+	if len(states) == 0 {
+		return 0, nil
+	}
+	ids := make([]int64, len(states))
+	for i, st := range states {
+		ids[i] = st.ID
+	}
+	applied := 0
+	err := pgdb.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		applied = 0
+		if _, err := tx.Exec(ctx, `INSERT INTO tx_state (id) SELECT unnest($1::bigint[]) ON CONFLICT (id) DO NOTHING`, ids); err != nil {
+			return fmt.Errorf("insert placeholder states: %w", err)
+		}
+		rows, err := tx.Query(ctx, `
+			SELECT id, version, created_hour, merchant_id, collab_id, provider_id, status, transaction_type, currency, amount::text
+			FROM tx_state WHERE id = ANY($1) ORDER BY id FOR UPDATE`, ids)
+		if err != nil {
+			return fmt.Errorf("lock states: %w", err)
+		}
+		old := make(map[int64]statistics.State, len(ids))
+		for rows.Next() {
+			var st statistics.State
+			var typ int16
+			if err := rows.Scan(&st.ID, &st.Version, &st.CreatedAt, &st.MerchantID, &st.CollabID, &st.ProviderID,
+				&st.Status, &typ, &st.Currency, &st.Amount); err != nil {
+				rows.Close()
+				return fmt.Errorf("scan state: %w", err)
+			}
+			st.Type = int32(typ)
+			old[st.ID] = st
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read states: %w", err)
+		}
+
+		deltas := map[statistics.Grain]*statistics.Deltas{}
+		for _, g := range statistics.Grains {
+			deltas[g] = statistics.NewDeltas(g)
+		}
+		cash := statistics.NewCashDeltas()
+		var (
+			newer  []statistics.State
+			asOf   time.Time
+			mNames = map[int32]string{}
+			pNames = map[int32]string{}
+		)
+		for _, st := range states {
+			o := old[st.ID]
+			if o.Version >= st.Version {
+				continue
+			}
+			var prev *statistics.State
+			if o.Version > 0 {
+				prev = &o
+			}
+			for _, g := range statistics.Grains {
+				deltas[g].Move(prev, st)
+			}
+			cash.Move(prev, st)
+			newer = append(newer, st)
+			if st.UpdatedAt.After(asOf) {
+				asOf = st.UpdatedAt
+			}
+			if st.MerchantName != "" {
+				mNames[st.MerchantID] = st.MerchantName
+			}
+			if st.ProviderName != "" {
+				pNames[st.ProviderID] = st.ProviderName
+			}
+		}
+		if len(newer) == 0 {
+			return nil
+		}
+		if err := updateStates(ctx, tx, newer); err != nil {
+			return err
+		}
+		for _, g := range statistics.Grains {
+			if err := upsertRollup(ctx, tx, rollupTables[g], deltas[g].Rows()); err != nil {
+				return err
+			}
+		}
+		if err := upsertCash(ctx, tx, cash.Rows()); err != nil {
+			return err
+		}
+		if err := upsertNames(ctx, tx, "merchants", mNames); err != nil {
+			return err
+		}
+		if err := upsertNames(ctx, tx, "providers", pNames); err != nil {
+			return err
+		}
+		if !asOf.IsZero() {
+			if _, err := tx.Exec(ctx, `UPDATE progress SET as_of = greatest(as_of, $1)`, asOf); err != nil {
+				return fmt.Errorf("update as_of: %w", err)
+			}
+		}
+		applied = len(newer)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return applied, nil
+}
+
+func updateStates(ctx context.Context, tx pgx.Tx, states []statistics.State) error {
+	n := len(states)
+	var (
+		ids, versions                       = make([]int64, n), make([]int64, n)
+		hours                               = make([]time.Time, n)
+		merchants, collabs, providers, stat = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
+		types                               = make([]int32, n)
+		currencies, amounts                 = make([]string, n), make([]string, n)
+	)
+	for i, st := range states {
+		ids[i], versions[i], hours[i] = st.ID, st.Version, statistics.Hour.Bucket(st.CreatedAt)
+		merchants[i], collabs[i], providers[i], stat[i], types[i] = st.MerchantID, st.CollabID, st.ProviderID, st.Status, st.Type
+		currencies[i], amounts[i] = st.Currency, st.Amount
+	}
+	_, err := tx.Exec(ctx, `
+		UPDATE tx_state t SET version = u.version, created_hour = u.created_hour, merchant_id = u.merchant_id,
+			collab_id = u.collab_id, provider_id = u.provider_id, status = u.status,
+			transaction_type = u.transaction_type::smallint, currency = u.currency, amount = u.amount::numeric
+		FROM unnest($1::bigint[], $2::bigint[], $3::timestamptz[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[])
+			AS u (id, version, created_hour, merchant_id, collab_id, provider_id, status, transaction_type, currency, amount)
+		WHERE t.id = u.id`,
+		ids, versions, hours, merchants, collabs, providers, stat, types, currencies, amounts)
+	if err != nil {
+		return fmt.Errorf("update states: %w", err)
+	}
+	return nil
+}
+
+func upsertRollup(ctx context.Context, tx pgx.Tx, table string, rows []statistics.Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	n := len(rows)
+	var (
+		buckets                                    = make([]time.Time, n)
+		merchants, collabs, providers, stat, types = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
+		currencies, amounts                        = make([]string, n), make([]string, n)
+		counts                                     = make([]int64, n)
+	)
+	for i, r := range rows {
+		buckets[i], merchants[i], collabs[i], providers[i] = r.Bucket, r.MerchantID, r.CollabID, r.ProviderID
+		stat[i], types[i], currencies[i], counts[i], amounts[i] = r.Status, r.Type, r.Currency, r.N, r.Amount
+	}
+	_, err := tx.Exec(ctx, `
+		INSERT INTO `+table+` AS t (bucket, merchant_id, collab_id, provider_id, status, transaction_type, currency, n, amount)
+		SELECT b, m, c, p, s, ty::smallint, cur, n, a::numeric
+		FROM unnest($1::timestamptz[], $2::int[], $3::int[], $4::int[], $5::int[], $6::int[], $7::text[], $8::bigint[], $9::text[])
+			AS u (b, m, c, p, s, ty, cur, n, a)
+		ON CONFLICT (bucket, merchant_id, collab_id, provider_id, status, transaction_type, currency)
+		DO UPDATE SET n = t.n + excluded.n, amount = t.amount + excluded.amount`,
+		buckets, merchants, collabs, providers, stat, types, currencies, counts, amounts)
+	if err != nil {
+		return fmt.Errorf("upsert %s: %w", table, err)
+	}
+	return nil
+}
+
+// upsertCash adds a batch's merged changes to the cash rollup in one
+// statement.
+func upsertCash(ctx context.Context, tx pgx.Tx, rows []statistics.CashRowDelta) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	n := len(rows)
+	var (
+		offsets, merchants, types = make([]int32, n), make([]int32, n), make([]int32, n)
+		localDays, utcDays        = make([]time.Time, n), make([]time.Time, n)
+		currencies, amounts       = make([]string, n), make([]string, n)
+		counts                    = make([]int64, n)
+	)
+	for i, r := range rows {
+		offsets[i], localDays[i], utcDays[i], merchants[i] = int32(r.Offset), r.LocalDay, r.UTCDay, r.MerchantID
+		types[i], currencies[i], counts[i], amounts[i] = r.Type, r.Currency, r.N, r.Amount
+	}
+	_, err := tx.Exec(ctx, `
+		INSERT INTO stats_cash AS t (utc_offset, local_day, utc_day, merchant_id, transaction_type, currency, n, amount)
+		SELECT o::smallint, l, u, m, ty::smallint, cur, n, a::numeric
+		FROM unnest($1::int[], $2::date[], $3::date[], $4::int[], $5::int[], $6::text[], $7::bigint[], $8::text[])
+			AS x (o, l, u, m, ty, cur, n, a)
+		ON CONFLICT (utc_offset, local_day, utc_day, merchant_id, transaction_type, currency)
+		DO UPDATE SET n = t.n + excluded.n, amount = t.amount + excluded.amount`,
+		offsets, localDays, utcDays, merchants, types, currencies, counts, amounts)
+	if err != nil {
+		return fmt.Errorf("upsert stats_cash: %w", err)
+	}
+	return nil
+}
+
+func upsertNames(ctx context.Context, tx pgx.Tx, table string, names map[int32]string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	ids := make([]int32, 0, len(names))
+	for id := range names {
+		ids = append(ids, id)
+	}
+	sortInt32(ids)
+	vals := make([]string, len(ids))
+	for i, id := range ids {
+		vals[i] = names[id]
+	}
+	_, err := tx.Exec(ctx, `
+		INSERT INTO `+table+` AS t (id, name) SELECT * FROM unnest($1::int[], $2::text[])
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name WHERE t.name <> excluded.name`, ids, vals)
+	if err != nil {
+		return fmt.Errorf("upsert %s: %w", table, err)
+	}
+	return nil
+}
+
+func sortInt32(v []int32) {
+	for i := 1; i < len(v); i++ {
+		for j := i; j > 0 && v[j] < v[j-1]; j-- {
+			v[j], v[j-1] = v[j-1], v[j]
+		}
+	}
+}
+
+// ApplyRates implements statistics.Store.
+func (s *Store) ApplyRates(ctx context.Context, rates []statistics.Rate) error {
+	newest := map[string]statistics.Rate{}
+	for _, r := range rates {
+		k := r.Currency + " " + r.EffectiveFrom.Format(time.DateOnly)
+		if cur, ok := newest[k]; !ok || r.ID > cur.ID {
+			newest[k] = r
+		}
+	}
+	if len(newest) == 0 {
+		return nil
+	}
+	var (
+		currencies, days, values []string
+		ids                      []int64
+	)
+	for _, r := range newest {
+		currencies = append(currencies, r.Currency)
+		days = append(days, r.EffectiveFrom.Format(time.DateOnly))
+		values = append(values, r.USDRate)
+		ids = append(ids, r.ID)
+	}
+	_, err := s.pool.Exec(ctx, `
+		INSERT INTO rates AS t (currency, effective_from, usd_rate, rate_id)
+		SELECT c, d::date, v::numeric, i FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS u (c, d, v, i)
+		ON CONFLICT (currency, effective_from)
+		DO UPDATE SET usd_rate = excluded.usd_rate, rate_id = excluded.rate_id WHERE t.rate_id < excluded.rate_id`,
+		currencies, days, values, ids)
+	if err != nil {
+		return fmt.Errorf("upsert rates: %w", err)
+	}
+	return nil
+}
+
+// HasRate implements statistics.Store.
+func (s *Store) HasRate(ctx context.Context, currency string) (bool, error) {
+	var ok bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM rates WHERE currency = $1)`, currency).Scan(&ok); err != nil {
+		return false, fmt.Errorf("look up rates of %s: %w", currency, err)
+	}
+	return ok, nil
+}
+
+// Reset implements statistics.RebuildStore.
+func (s *Store) Reset(ctx context.Context) error {
+	return pgdb.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `TRUNCATE tx_state, stats_hour, stats_day, stats_month, stats_cash`); err != nil {
+			return fmt.Errorf("truncate statistics: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE progress SET rebuild_started_at = clock_timestamp()`); err != nil {
+			return fmt.Errorf("mark rebuild started: %w", err)
+		}
+		return nil
+	})
+}
+
+// FinishRebuild implements statistics.RebuildStore.
+func (s *Store) FinishRebuild(ctx context.Context) error {
+	if _, err := s.pool.Exec(ctx, `UPDATE progress SET rebuild_finished_at = clock_timestamp()`); err != nil {
+		return fmt.Errorf("mark rebuild finished: %w", err)
+	}
+	return nil
+}
+
+// NeedsRebuild implements statistics.RebuildStore.
+func (s *Store) NeedsRebuild(ctx context.Context) (bool, error) {
+	var need bool
+	err := s.pool.QueryRow(ctx, `
+		SELECT rebuild_finished_at IS NULL OR rebuild_started_at > rebuild_finished_at FROM progress`).Scan(&need)
+	if err != nil {
+		return false, fmt.Errorf("read rebuild progress: %w", err)
+	}
+	return need, nil
+}
+
+// merchantArgs starts a query's arguments: $1 is the merchants when the
+// query is limited to some.
+func merchantArgs(merchants []int32) []any {
+	if merchants == nil {
+		return nil
+	}
+	return []any{merchants}
+}
+
+// segmentsSQL writes one SELECT of cols per segment, each reading its
+// rollup over its range and the query's merchants, joined by UNION ALL.
+func segmentsSQL(segs []statistics.Segment, cols, where string, args *[]any, merchants []int32) string {
+	var b strings.Builder
+	for i, sg := range segs {
+		if i > 0 {
+			b.WriteString(" UNION ALL ")
+		}
+		*args = append(*args, sg.From, sg.To)
+		fmt.Fprintf(&b, "SELECT %s FROM %s WHERE bucket >= $%d AND bucket < $%d", cols, rollupTables[sg.Grain], len(*args)-1, len(*args))
+		if where != "" {
+			b.WriteString(" AND " + where)
+		}
+		if merchants != nil {
+			b.WriteString(" AND merchant_id = ANY($1)")
+		}
+	}
+	if len(segs) == 0 {
+		fmt.Fprintf(&b, "SELECT %s FROM stats_hour WHERE false", cols)
+	}
+	return b.String()
+}
+
+// Figures implements statistics.Store: one query for the counts (months,
+// days and edge hours) and one for the successful amounts (whole local days
+// from the cash rollup, a partial last day from the hour rollup) converted
+// at the rate in force on each row's UTC day.
+func (s *Store) Figures(ctx context.Context, q statistics.Query) (statistics.Figures, error) {
+	f := statistics.Figures{MerchantNames: map[int32]string{}, ProviderNames: map[int32]string{}}
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return f, fmt.Errorf("begin statistics read: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+
+	args := merchantArgs(q.Merchants)
+	countSQL := `SELECT merchant_id, provider_id, status, sum(n)::bigint FROM (` +
+		segmentsSQL(q.Counts, "merchant_id, provider_id, status, n", "", &args, q.Merchants) +
+		`) x GROUP BY 1, 2, 3 HAVING sum(n) <> 0`
+	rows, err := tx.Query(ctx, countSQL, args...)
+	if err != nil {
+		return f, fmt.Errorf("query counts: %w", err)
+	}
+	merchantIDs, providerIDs := map[int32]bool{}, map[int32]bool{}
+	for rows.Next() {
+		var c statistics.CountRow
+		if err := rows.Scan(&c.MerchantID, &c.ProviderID, &c.Status, &c.N); err != nil {
+			rows.Close()
+			return f, fmt.Errorf("scan counts: %w", err)
+		}
+		f.Counts = append(f.Counts, c)
+		merchantIDs[c.MerchantID], providerIDs[c.ProviderID] = true, true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return f, fmt.Errorf("read counts: %w", err)
+	}
+
+	cashSQL, args := cashQuery(q)
+	rows, err = tx.Query(ctx, cashSQL, args...)
+	if err != nil {
+		return f, fmt.Errorf("query cash: %w", err)
+	}
+	for rows.Next() {
+		var c statistics.CashRow
+		var typ int16
+		if err := rows.Scan(&typ, &c.Day, &c.MerchantID, &c.Unconverted, &c.N, &c.Amount); err != nil {
+			rows.Close()
+			return f, fmt.Errorf("scan cash: %w", err)
+		}
+		c.Type = int32(typ)
+		f.Cash = append(f.Cash, c)
+		if c.MerchantID != 0 {
+			merchantIDs[c.MerchantID] = true
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return f, fmt.Errorf("read cash: %w", err)
+	}
+
+	if err := readNames(ctx, tx, "merchants", merchantIDs, f.MerchantNames); err != nil {
+		return f, err
+	}
+	if err := readNames(ctx, tx, "providers", providerIDs, f.ProviderNames); err != nil {
+		return f, err
+	}
+	var asOf *time.Time
+	if err := tx.QueryRow(ctx, `SELECT as_of FROM progress`).Scan(&asOf); err != nil {
+		return f, fmt.Errorf("read as_of: %w", err)
+	}
+	if asOf != nil {
+		f.AsOf = *asOf
+	}
+	return f, nil
+}
+
+// cashQuery writes the query of q's successful amounts. Rows are read as
+// (series day, UTC day, merchant, type, currency); the conversion factor is
+// looked up once per currency and UTC day, and an amount is converted
+// exactly (amount × factor, rounded to cents once per figure). A currency
+// with no rate on a day gets no factor: its amounts come back unconverted,
+// in their own currency, marked by uc. One pass groups the total, the
+// series days and the merchants.
+func cashQuery(q statistics.Query) (string, []any) {
+	args := merchantArgs(q.Merchants)
+	merchantFilter := ""
+	if q.Merchants != nil {
+		merchantFilter = " AND merchant_id = ANY($1)"
+	}
+	p := q.Cash
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	lastDay := p.FirstDay.AddDate(0, 0, p.Days)
+	first := arg(p.FirstDay)
+	base := `SELECT local_day - ` + first + `::date AS day, utc_day, merchant_id, transaction_type, currency, n, amount
+			FROM stats_cash WHERE utc_offset = ` + arg(int16(p.Offset)) + `::smallint AND local_day >= ` + first +
+		`::date AND local_day < ` + arg(lastDay) + `::date` + merchantFilter
+	for _, sg := range p.Tail {
+		// The hours of the partial last day, all in series day p.Days.
+		base += `
+			UNION ALL
+			SELECT ` + arg(p.Days) + `::int, (bucket AT TIME ZONE 'UTC')::date, merchant_id, transaction_type, currency, n, amount
+			FROM stats_hour WHERE status = 4 AND bucket >= ` + arg(sg.From) + ` AND bucket < ` + arg(sg.To) + merchantFilter
+	}
+	cur := arg(q.Currency)
+	return `
+		WITH b AS (` + base + `
+		), r AS (
+			SELECT k.currency, k.utc_day,
+				CASE WHEN k.currency = ` + cur + `::text THEN 1::numeric ELSE src.r / dst.r END AS f
+			FROM (SELECT DISTINCT currency, utc_day FROM b) k
+			CROSS JOIN LATERAL (SELECT CASE WHEN k.currency = 'USD' THEN 1::numeric ELSE (
+				SELECT usd_rate FROM rates WHERE currency = k.currency AND effective_from <= k.utc_day
+				ORDER BY effective_from DESC LIMIT 1) END AS r) src
+			CROSS JOIN LATERAL (SELECT CASE WHEN ` + cur + `::text = 'USD' THEN 1::numeric ELSE (
+				SELECT usd_rate FROM rates WHERE currency = ` + cur + `::text AND effective_from <= k.utc_day
+				ORDER BY effective_from DESC LIMIT 1) END AS r) dst
+		), d AS (
+			SELECT b.day, b.merchant_id, b.transaction_type, b.n,
+				CASE WHEN r.f IS NULL THEN b.currency ELSE '' END AS uc,
+				CASE WHEN r.f IS NULL THEN b.amount ELSE b.amount * r.f END AS amount
+			FROM b JOIN r ON r.currency = b.currency AND r.utc_day = b.utc_day
+		)
+		SELECT transaction_type, CASE WHEN GROUPING(day) = 0 THEN day ELSE -1 END,
+			CASE WHEN GROUPING(merchant_id) = 0 THEN merchant_id ELSE 0 END, uc, sum(n)::bigint,
+			(CASE WHEN uc = '' THEN round(sum(amount), 2) ELSE sum(amount) END)::text
+		FROM d
+		GROUP BY GROUPING SETS ((transaction_type, uc), (transaction_type, uc, day), (transaction_type, uc, merchant_id))
+		HAVING sum(n) <> 0 OR sum(amount) <> 0`, args
+}
+
+func readNames(ctx context.Context, tx pgx.Tx, table string, ids map[int32]bool, into map[int32]string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	list := make([]int32, 0, len(ids))
+	for id := range ids {
+		list = append(list, id)
+	}
+	rows, err := tx.Query(ctx, `SELECT id, name FROM `+table+` WHERE id = ANY($1)`, list)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", table, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int32
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return fmt.Errorf("scan %s: %w", table, err)
+		}
+		into[id] = name
+	}
+	return rows.Err()
+}

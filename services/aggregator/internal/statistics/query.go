@@ -1,0 +1,178 @@
+package statistics
+
+import (
+	"regexp"
+	"time"
+
+	"github.com/paygate/paygate/services/internal/apperr"
+)
+
+// MaxRange is the longest range asked for: 366 days.
+const MaxRange = 366 * 24 * time.Hour
+
+// Range is [From, To) of a request: From on a whole hour, To one millisecond
+// after the request's inclusive end, also on a whole hour.
+type Range struct {
+	From time.Time
+	To   time.Time
+}
+
+// Days returns how many 24-hour days from From the range covers (the last
+// one may be short).
+func (r Range) Days() int {
+	d := r.To.Sub(r.From)
+	n := int(d / (24 * time.Hour))
+	if d%(24*time.Hour) != 0 {
+		n++
+	}
+	return n
+}
+
+// ParseRange reads a request's from and to (RFC 3339 with a zone, to
+// inclusive) and checks them, naming the field at fault.
+func ParseRange(from, to string) (Range, error) {
+	f, err := time.Parse(time.RFC3339Nano, from)
+	if err != nil {
+		return Range{}, apperr.Invalid("from must be a date and time with a zone, such as 2026-11-25T00:00:00+08:00.")
+	}
+	t, err := time.Parse(time.RFC3339Nano, to)
+	if err != nil {
+		return Range{}, apperr.Invalid("to must be a date and time with a zone, such as 2026-11-25T23:59:59.999+08:00.")
+	}
+	if !f.Truncate(time.Hour).Equal(f) {
+		return Range{}, apperr.Invalid("from must fall on a whole hour, such as 2026-11-25T00:00:00+08:00.")
+	}
+	end := t.Add(time.Millisecond)
+	if !end.Truncate(time.Hour).Equal(end) {
+		return Range{}, apperr.Invalid("to must end one millisecond before a whole hour, such as 2026-11-25T23:59:59.999+08:00.")
+	}
+	if !end.After(f) {
+		return Range{}, apperr.Invalid("to must not be before from.")
+	}
+	if end.Sub(f) > MaxRange {
+		return Range{}, apperr.Invalid("The range from from to to must be at most 366 days.")
+	}
+	return Range{From: f.UTC(), To: end.UTC()}, nil
+}
+
+var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// Segment is a part of a range answered from one rollup: [From, To).
+type Segment struct {
+	Grain Grain
+	From  time.Time
+	To    time.Time
+}
+
+// Decompose splits [from, to) (whole UTC hours) into whole UTC months, then
+// whole UTC days, then the hours at either edge, so that a year is read as
+// about 12 month rows, 2×30 day rows and 2×23 hour rows per key. With
+// useMonths false, months are read as days. Empty segments are left out.
+func Decompose(from, to time.Time, useMonths bool) []Segment {
+	var out []Segment
+	add := func(g Grain, a, b time.Time) {
+		if a.Before(b) {
+			out = append(out, Segment{Grain: g, From: a, To: b})
+		}
+	}
+	d0 := Day.Bucket(from)
+	if d0.Before(from) {
+		d0 = d0.AddDate(0, 0, 1)
+	}
+	d1 := Day.Bucket(to)
+	if !d0.Before(d1) {
+		add(Hour, from, to)
+		return out
+	}
+	add(Hour, from, d0)
+	add(Hour, d1, to)
+	m0 := Month.Bucket(d0)
+	if m0.Before(d0) {
+		m0 = m0.AddDate(0, 1, 0)
+	}
+	m1 := Month.Bucket(d1)
+	if !useMonths || !m0.Before(m1) {
+		add(Day, d0, d1)
+		return out
+	}
+	add(Day, d0, m0)
+	add(Day, m1, d1)
+	add(Month, m0, m1)
+	return out
+}
+
+// Query is what Store.Figures answers.
+type Query struct {
+	Range Range
+	// Currency is the reporting currency (USD or one with a rate).
+	Currency string
+	// Merchants limits the figures to these merchants; nil means every one.
+	Merchants []int32
+	// Counts are read from these segments (months allowed).
+	Counts []Segment
+	// Cash says where the successful amounts are read from.
+	Cash CashPlan
+}
+
+// CashPlan reads a range's successful amounts: its whole local days from
+// the cash rollup in the zone where From is local midnight, and the hours
+// of a last, partial day (a To that is not a local midnight) from the hour
+// rollup. Every row read then falls in one day of the series and one UTC
+// day's rate.
+type CashPlan struct {
+	// Offset is the zone of the cash rollup rows read, in hours.
+	Offset int
+	// FirstDay is the local day From starts; day i of the series is
+	// FirstDay + i days.
+	FirstDay time.Time
+	// Days is how many whole local days are read from the cash rollup.
+	Days int
+	// Tail is the partial last day, read from the hour rollup; empty when
+	// the range is whole days.
+	Tail []Segment
+}
+
+// PlanCash returns the cash plan of r: whole 24-hour days from r.From, then
+// the hours left.
+func PlanCash(r Range) CashPlan {
+	off := OffsetOf(r.From)
+	days := int(r.To.Sub(r.From) / (24 * time.Hour))
+	p := CashPlan{Offset: off, FirstDay: LocalDay(r.From, off), Days: days}
+	if end := r.From.Add(time.Duration(days) * 24 * time.Hour); end.Before(r.To) {
+		p.Tail = []Segment{{Grain: Hour, From: end, To: r.To}}
+	}
+	return p
+}
+
+// CountRow is how many transactions of one merchant, provider and status
+// the range holds.
+type CountRow struct {
+	MerchantID int32
+	ProviderID int32
+	Status     int32
+	N          int64
+}
+
+// CashRow is a sum of successful transactions of one type. Exactly one of
+// its groupings is set: the whole range (Day -1, Merchant 0), one day of
+// the series (Day >= 0) or one merchant (MerchantID != 0).
+type CashRow struct {
+	Type       int32
+	Day        int
+	MerchantID int32
+	// Unconverted is the currency of amounts that had no rate on their
+	// day, in that currency; empty for converted amounts.
+	Unconverted string
+	N           int64
+	Amount      string
+}
+
+// Figures are the raw answer of a query.
+type Figures struct {
+	Counts        []CountRow
+	Cash          []CashRow
+	MerchantNames map[int32]string
+	ProviderNames map[int32]string
+	// AsOf is the newest event time applied; zero before any.
+	AsOf time.Time
+}
