@@ -39,6 +39,7 @@ import (
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
+	"github.com/paygate/paygate/services/internal/jobs"
 	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/server"
 	"github.com/paygate/paygate/services/internal/telemetry"
@@ -221,12 +222,12 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	defer tracing.Close()
 
-	jobs := jobstats.NewService(postgres.NewStore(d.pool), flags, time.Now)
+	jobStats := jobstats.NewService(postgres.NewStore(d.pool), flags, time.Now)
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
 	srv := server.New(server.OptionsFrom("aggregator", cfg.Common, log, tracing,
 		authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb))))
 	srv.Register(&aggregatorv1.StatisticsService_ServiceDesc, grpcapi.NewStatistics(d.stats))
-	srv.Register(&aggregatorv1.JobService_ServiceDesc, grpcapi.NewJobs(jobs))
+	srv.Register(&aggregatorv1.JobService_ServiceDesc, grpcapi.NewJobs(jobStats))
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		if err := aggregatorv1.RegisterStatisticsServiceHandlerClient(ctx, mux, aggregatorv1.NewStatisticsServiceClient(cc)); err != nil {
 			return err
@@ -239,16 +240,77 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 
 	from, _ := aggnats.ParseFrom(cfg.EventsFrom) // checked by cfg.check
 	opts := aggnats.Options{BatchSize: cfg.BatchSize, Linger: cfg.BatchLinger, From: from}
-	loops := loops{js: js, group: cfg.Schema, stats: d.stats, jobs: jobs, rebuilder: d.rebuilder, opts: opts, log: log}
+	loops := loops{js: js, group: cfg.Schema, stats: d.stats, jobStats: jobStats, rebuilder: d.rebuilder, opts: opts, log: log}
 
+	// The background jobs (docs/jobs.md): one replica runs each, and every
+	// run is reported through the outbox, like every other service's.
+	runner := jobs.NewRunner("aggregator", d.pool, js, jobs.Options{Logger: log})
+	if err := runner.Add(loops.backgroundJobs(cfg, bus.NewRelay(d.pool, js, log))...); err != nil {
+		return err
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(gctx) })
-	g.Go(func() error { return loops.statisticsConsumer(gctx) })
-	g.Go(func() error { return loops.jobEventsConsumer(gctx) })
-	if cfg.AutoRebuild {
-		g.Go(func() error { return loops.rebuildIfNeeded(gctx) })
-	}
+	g.Go(func() error { return runner.Run(gctx) })
 	return g.Wait()
+}
+
+// backgroundJobs are the aggregator's background jobs: the two consumers run
+// continuously (one replica at a time, so one writer of the rollups), the
+// rebuild check every minute when automatic rebuilds are on.
+func (l loops) backgroundJobs(cfg Config, relay *bus.Relay) []jobs.Job {
+	list := []jobs.Job{
+		{
+			Name:        "aggregator.statistics-consumer",
+			Description: "Applies the gateway's transaction events and currency rates to the statistics rollups.",
+			Continuous:  true,
+			Run: func(ctx context.Context, run *jobs.Run) error {
+				return untilStopping(ctx, run, l.statisticsConsumer)
+			},
+		},
+		{
+			Name:        "aggregator.job-events-consumer",
+			Description: "Applies every service's job run events to the job stats the Jobs page shows.",
+			Continuous:  true,
+			Run: func(ctx context.Context, run *jobs.Run) error {
+				return untilStopping(ctx, run, l.jobEventsConsumer)
+			},
+		},
+		jobs.OutboxRelay("aggregator", relay),
+	}
+	if cfg.AutoRebuild {
+		list = append(list, jobs.Job{
+			Name:        "aggregator.rebuild",
+			Description: "Rebuilds the statistics from the gateway's transactions when the schema is new or a rebuild was interrupted.",
+			Every:       time.Minute,
+			Run: func(ctx context.Context, run *jobs.Run) error {
+				if err := l.rebuilder.RebuildIfNeeded(ctx); err != nil {
+					return fmt.Errorf("the rebuild did not finish and is tried again at the next run: %w", err)
+				}
+				return nil
+			},
+		})
+	}
+	return list
+}
+
+// untilStopping runs loop until the job's run is asked to stop (its lease
+// ended, it was disabled, or the process stops). Events in flight are not
+// acknowledged when it stops, so JetStream delivers them again.
+func untilStopping(ctx context.Context, run *jobs.Run, loop func(context.Context) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-run.Stopping():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	err := loop(ctx)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 // loops are the service's background work, each a function that runs until
@@ -259,7 +321,7 @@ type loops struct {
 	js        jetstream.JetStream
 	group     string
 	stats     *statistics.Service
-	jobs      *jobstats.Service
+	jobStats  *jobstats.Service
 	rebuilder *statistics.Rebuilder
 	opts      aggnats.Options
 	log       *slog.Logger
@@ -279,22 +341,5 @@ func (l loops) statisticsConsumer(ctx context.Context) error {
 func (l loops) jobEventsConsumer(ctx context.Context) error {
 	o := l.opts
 	o.Logger = l.log.With("component", "job-events-consumer")
-	return aggnats.RunJobs(ctx, l.js, l.group, l.jobs, o)
-}
-
-// rebuildIfNeeded rebuilds a new schema from the gateway, retrying while
-// the gateway cannot be reached; the service serves meanwhile.
-func (l loops) rebuildIfNeeded(ctx context.Context) error {
-	for {
-		err := l.rebuilder.RebuildIfNeeded(ctx)
-		if err == nil || ctx.Err() != nil {
-			return nil
-		}
-		l.log.WarnContext(ctx, "rebuild did not finish; it is tried again in 10s", "error", err)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(10 * time.Second):
-		}
-	}
+	return aggnats.RunJobs(ctx, l.js, l.group, l.jobStats, o)
 }
