@@ -14,6 +14,7 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 
+	aggregatorv1 "github.com/paygate/paygate/gen/go/paygate/aggregator/v1"
 	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
 	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
@@ -36,7 +37,10 @@ func startAllREST(t *testing.T) string {
 	srv.Register(&gatewayv1.CollabService_ServiceDesc, gatewayv1.UnimplementedCollabServiceServer{})
 	srv.Register(&gatewayv1.TransactionService_ServiceDesc, gatewayv1.UnimplementedTransactionServiceServer{})
 	srv.Register(&gatewayv1.ValidationService_ServiceDesc, gatewayv1.UnimplementedValidationServiceServer{})
+	srv.Register(&gatewayv1.CurrencyService_ServiceDesc, gatewayv1.UnimplementedCurrencyServiceServer{})
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, callbacksv1.UnimplementedCallbacksServiceServer{})
+	srv.Register(&aggregatorv1.StatisticsService_ServiceDesc, aggregatorv1.UnimplementedStatisticsServiceServer{})
+	srv.Register(&aggregatorv1.JobService_ServiceDesc, aggregatorv1.UnimplementedJobServiceServer{})
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		if err := authv1.RegisterAuthServiceHandlerClient(ctx, mux, authv1.NewAuthServiceClient(cc)); err != nil {
 			return err
@@ -53,6 +57,15 @@ func startAllREST(t *testing.T) string {
 			},
 			func() error {
 				return gatewayv1.RegisterValidationServiceHandlerClient(ctx, mux, gatewayv1.NewValidationServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterCurrencyServiceHandlerClient(ctx, mux, gatewayv1.NewCurrencyServiceClient(cc))
+			},
+			func() error {
+				return aggregatorv1.RegisterStatisticsServiceHandlerClient(ctx, mux, aggregatorv1.NewStatisticsServiceClient(cc))
+			},
+			func() error {
+				return aggregatorv1.RegisterJobServiceHandlerClient(ctx, mux, aggregatorv1.NewJobServiceClient(cc))
 			},
 		} {
 			if err := register(); err != nil {
