@@ -1,4 +1,4 @@
-import { Alert, Button, Card, Field, Flex, Heading, HStack, NativeSelect, SimpleGrid, Skeleton, Stack, Switch, Text } from '@chakra-ui/react';
+import { Alert, Button, Card, Field, Flex, Heading, HStack, NativeSelect, SimpleGrid, Skeleton, Switch, Text } from '@chakra-ui/react';
 import { formatDateTime, isAdmin, notify, PageFrame, SCREENS, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useStatistics, type Statistics, type StatisticsInput, type Unconverted } from '../api/get-statistics';

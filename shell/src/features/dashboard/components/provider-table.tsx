@@ -5,7 +5,7 @@ import { providerRows } from '../utils/figures';
 /** ProviderTable is the transactions-by-provider table: Provider, Count, Percentage, most first. */
 export function ProviderTable({ stats }: { stats: Statistics }) {
   const rows = providerRows(stats.byProvider, stats.total);
-  if (rows.length === 0) return <Text color="fg.muted">No transactions in this range.</Text>;
+  if (rows.length === 0) return <Text color="fg.muted">No provider has transactions in this range.</Text>;
   return (
     <Table.Root size="sm" aria-label="Transactions by provider">
       <Table.Header>
