@@ -21,3 +21,4 @@ export * from './session';
 export * from './storage';
 export * from './timezone';
 export * from './toast';
+export * from './transaction-stream';

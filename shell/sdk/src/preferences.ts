@@ -62,6 +62,13 @@ export const selectedMerchant = preference<number | null>(
   (v) => (v === null ? null : String(v)),
 );
 
+/** The Financial Dashboard's auto-refresh switch, stored as a flag; off by default. */
+export const dashboardAutoRefresh = preference<boolean>(
+  'dashboardAutoRefresh',
+  (raw) => raw === 'true',
+  (v) => (v ? 'true' : null),
+);
+
 /** useTimezone returns the selected zone id and its setter. */
 export const useTimezone = () => usePreference(selectedTimezone);
 
@@ -70,3 +77,6 @@ export const useDarkMode = () => usePreference(darkMode);
 
 /** useSelectedMerchant returns the merchant filter and its setter. */
 export const useSelectedMerchant = () => usePreference(selectedMerchant);
+
+/** useDashboardAutoRefresh returns the dashboard's auto-refresh flag and its setter. */
+export const useDashboardAutoRefresh = () => usePreference(dashboardAutoRefresh);

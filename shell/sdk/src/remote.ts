@@ -1,13 +1,21 @@
 import type { ComponentType } from 'react';
 import type { NonIndexRouteObject } from 'react-router';
 import type { RemoteName } from './config';
-import { ROUTES, type ScreenKey, type SCREENS } from './route-table';
+import { ROUTES, type ScreenKey, type ScreenOwner, type SCREENS } from './route-table';
 
-/** ScreenOf names the screens the route table gives to the remote N. */
-export type ScreenOf<N extends RemoteName> = { [K in ScreenKey]: (typeof SCREENS)[K]['remote'] extends N ? K : never }[ScreenKey];
+/** ScreenOf names the screens the route table gives to N (a remote, or the shell). */
+export type ScreenOf<N extends ScreenOwner> = { [K in ScreenKey]: (typeof SCREENS)[K]['remote'] extends N ? K : never }[ScreenKey];
 
-/** The paths of each remote's screens. */
-type PathsOf = { [N in RemoteName]: (typeof SCREENS)[ScreenOf<N>]['path'] };
+/** The paths of the shell's own screens (the dashboard). */
+type ShellPath = (typeof SCREENS)[ScreenOf<'shell'>]['path'];
+
+/**
+ * The paths of each remote's screens. The shell's own paths type-check too,
+ * so that code going over the whole route table (the devkit's stub remotes)
+ * compiles; isRemoteManifest refuses them at run time, and the shell never
+ * asks a remote for them.
+ */
+type PathsOf = { [N in RemoteName]: (typeof SCREENS)[ScreenOf<N>]['path'] | ShellPath };
 
 /**
  * RemoteRoute is a route object a remote provides for one of its screens of

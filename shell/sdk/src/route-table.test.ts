@@ -26,6 +26,18 @@ describe('route table', () => {
     expect(ROUTES.find((r) => r.key === 'validationEndpoints')).toMatchObject({ path: '/validation-endpoints', title: 'Validation Endpoints', remote: 'transactions' });
   });
 
+  it('gives / to the shell itself and /jobs to the providers remote (ARCHITECTURE)', () => {
+    expect(SCREENS.dashboard.remote).toBe('shell');
+    expect(SCREENS.jobs.remote).toBe('providers');
+    const Component = () => null;
+    // No remote may provide the shell's own screen.
+    for (const name of ['transactions', 'providers', 'files', 'security'] as const) {
+      expect(isRemoteManifest({ name, routes: [{ path: SCREENS.dashboard.path, Component }] }, name)).toBe(false);
+    }
+    expect(isRemoteManifest({ name: 'providers', routes: [{ path: SCREENS.jobs.path, Component }] }, 'providers')).toBe(true);
+    expect(isRemoteManifest({ name: 'files', routes: [{ path: SCREENS.jobs.path, Component }] }, 'files')).toBe(false);
+  });
+
   it('accepts a remote manifest only with screens the table gives that remote', () => {
     const Component = () => null;
     expect(isRemoteManifest({ name: 'transactions', routes: [{ path: SCREENS.callbacks.path, Component }] }, 'transactions')).toBe(true);

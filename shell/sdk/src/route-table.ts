@@ -14,6 +14,12 @@ export type Access =
   /** Edit User and a temporary password. */
   | { kind: 'change-password' };
 
+/**
+ * ScreenOwner is who renders a screen: the shell itself (`/`, the Financial
+ * Dashboard, ARCHITECTURE "Screens and the remote that owns them") or a remote.
+ */
+export type ScreenOwner = RemoteName | 'shell';
+
 /** RouteSpec is one row of the route table. */
 export interface RouteSpec {
   /** The route's path pattern. */
@@ -22,16 +28,16 @@ export interface RouteSpec {
   link: string;
   /** Page title after 'Paygate - ', and the page's heading. */
   title: string;
-  /** The remote that provides the screen. */
-  remote: RemoteName;
+  /** The remote that provides the screen, or 'shell' for the shell's own. */
+  remote: ScreenOwner;
   access: Access;
 }
 
 /**
  * The route table of spec 01 §2 in its order (the order decides "the first
  * route the user may access"), keyed by screen: the one place a screen's
- * path, title, remote and guard are written. /login and the Not Found page
- * are the shell's. The shell mounts these routes under their guards; the
+ * path, title, owner and guard are written. /login and the Not Found page
+ * are the shell's, and so is / (remote 'shell'). The shell mounts these routes under their guards; the
  * sidebar links to them; each remote's `./routes` names its screens' paths
  * from here (`SCREENS.callbacks.path`).
  *
@@ -39,7 +45,7 @@ export interface RouteSpec {
  * needs Create Transactions; the spec records both and so does the console.
  */
 export const SCREENS = {
-  dashboard: { path: '/', link: '/', title: 'Financial Dashboard', remote: 'providers', access: { kind: 'dashboard' } },
+  dashboard: { path: '/', link: '/', title: 'Financial Dashboard', remote: 'shell', access: { kind: 'dashboard' } },
   providers: { path: '/providers', link: '/providers', title: 'Providers', remote: 'providers', access: { kind: 'permissions', permissions: ['Get Providers'] } },
   merchants: { path: '/merchants', link: '/merchants', title: 'Merchants', remote: 'providers', access: { kind: 'roles', roles: ['Admin'] } },
   fees: { path: '/fees', link: '/fees', title: 'Fees', remote: 'providers', access: { kind: 'permissions', permissions: ['View Fees'] } },
@@ -51,7 +57,7 @@ export const SCREENS = {
   balances: { path: '/balances', link: '/balances', title: 'Balances', remote: 'providers', access: { kind: 'permissions', permissions: ['Balance Access'] } },
   credentials: { path: '/credentials', link: '/credentials', title: 'Credentials', remote: 'providers', access: { kind: 'permissions', permissions: ['Credentials Access'] } },
   accountSecurity: { path: '/account-security', link: '/account-security', title: 'Account Security', remote: 'security', access: { kind: 'login' } },
-  jobs: { path: '/jobs', link: '/jobs', title: 'Jobs', remote: 'files', access: { kind: 'permissions', permissions: ['Jobs Access'] } },
+  jobs: { path: '/jobs', link: '/jobs', title: 'Jobs', remote: 'providers', access: { kind: 'permissions', permissions: ['Jobs Access'] } },
   settings: { path: '/settings', link: '/settings', title: 'Settings', remote: 'providers', access: { kind: 'permissions', permissions: ['Settings Access'] } },
   simulatePayment: { path: '/simulate-payment', link: '/simulate-payment', title: 'Create Transaction', remote: 'transactions', access: { kind: 'roles', roles: ['Admin'] } },
   changePassword: { path: '/change-password', link: '/change-password', title: 'Change Password', remote: 'security', access: { kind: 'change-password' } },

@@ -1,5 +1,7 @@
 /**
- * The browser-stored data of the console (spec 01 §3), and nothing else.
+ * The browser-stored data of the console (spec 01 §3), plus the dashboard's
+ * auto-refresh switch (issue 14: an operator's wall screen keeps it on), and
+ * nothing else.
  *
  * This module is the only place that touches localStorage; every key the
  * console persists is listed here, so the list is reviewable in one glance.
@@ -15,6 +17,7 @@ export const STORAGE_KEYS = {
   hasPasskey: 'hasPasskey',
   passkeyUsers: 'passkeyUsers',
   skipPasskeySetup: 'skipPasskeySetup',
+  dashboardAutoRefresh: 'dashboardAutoRefresh',
 } as const;
 
 /** StorageKey names one of the values the console keeps in the browser. */

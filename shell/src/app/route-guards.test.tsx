@@ -7,7 +7,11 @@ import { locationOf, renderApp } from '@paygate/devkit/testing';
 import { tokensFor, type TestUser } from '@paygate/devkit/testing/tokens';
 
 function quietSidebar() {
-  server.use(http.get(`${GATEWAY}/api/v1/merchants`, () => HttpResponse.json([])));
+  server.use(
+    http.get(`${GATEWAY}/api/v1/merchants`, () => HttpResponse.json([])),
+    // The dashboard at / is the shell's own screen and asks for its figures.
+    http.get(`${GATEWAY}/api/v1/statistics`, () => HttpResponse.json({ total: '0', currency: 'USD' })),
+  );
 }
 
 async function expectScreen(path: string, screenPath: string, user: TestUser) {
@@ -60,8 +64,13 @@ describe('route table guards (spec 01 §2)', () => {
   });
 
   describe('the dashboard', () => {
-    it('shows with Statistics Access', async () => {
-      await expectScreen('/', '/', only('Statistics Access'));
+    it('shows with Statistics Access, rendered by the shell itself', async () => {
+      quietSidebar();
+      const { router } = renderApp('/', { user: only('Statistics Access') });
+      expect(await screen.findByRole('heading', { name: 'Financial Dashboard' })).toBeInTheDocument();
+      expect(screen.queryByText('Screen /')).toBeNull();
+      expect(locationOf(router)).toBe('/');
+      await waitFor(() => expect(document.title).toBe('Paygate - Financial Dashboard'));
     });
     it('sends a user without Statistics Access to /transactions', async () => {
       await expectRedirect('/', '/transactions', only('Get Transactions', 'Get Providers'));

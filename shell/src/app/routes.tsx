@@ -5,10 +5,12 @@ import { ConsoleLayout } from '../features/layout/console-layout';
 import { NotFoundPage } from '../features/not-found/not-found-page';
 import { RemoteScreen } from '../remotes/remote-screen';
 import { RequireAuth, RouteGuard } from './guards';
+import { ShellScreen } from './shell-screen';
 
 /**
  * consoleRoutes is the whole route tree: /login, the guarded route table
- * inside the console layout, and the Not Found page for any other path.
+ * inside the console layout (the shell's own screens and the remotes'), and
+ * the Not Found page for any other path.
  */
 export function consoleRoutes(): RouteObject[] {
   return [
@@ -23,7 +25,11 @@ export function consoleRoutes(): RouteObject[] {
         path: route.path,
         element: (
           <RouteGuard route={route}>
-            <RemoteScreen remote={route.remote} path={route.path} title={route.title} />
+            {route.remote === 'shell' ? (
+              <ShellScreen screen={route.key} title={route.title} />
+            ) : (
+              <RemoteScreen remote={route.remote} path={route.path} title={route.title} />
+            )}
           </RouteGuard>
         ),
       })),

@@ -34,7 +34,7 @@ describe('remote mounting', () => {
     };
     const loader = cachedLoader(async (name) => ({ name, routes: [{ path: '/jobs', Component: Broken }] }));
     renderApp('/jobs', { user: { roles: ['Admin'] }, loader });
-    expect(await screen.findByText(/Something went wrong in the files module: render failed/)).toBeInTheDocument();
+    expect(await screen.findByText(/Something went wrong in the providers module: render failed/)).toBeInTheDocument();
     expect(screen.getByText('Logged in as')).toBeInTheDocument();
   });
 });
