@@ -1,11 +1,12 @@
 import { ChakraProvider, defaultSystem } from '@chakra-ui/react';
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { selectedTimezone, session } from '@paygate/sdk';
 import { locationOf, renderApp } from '@paygate/devkit/testing';
-import { server } from '@paygate/devkit/testing/msw';
+import { GATEWAY, server } from '@paygate/devkit/testing/msw';
 import { ADMIN, MERCHANT_USER, tokensFor, type TestUser } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
+import { MERCHANTS } from '../../../testing/fixtures';
 import { AGGREGATOR, job, JOB_STATS, jobsLoader, jobStatsHandler } from '../../../testing/jobs';
 import { JobsPage } from './jobs-page';
 
@@ -14,6 +15,9 @@ const SUPPORT: TestUser = { username: 'support', roles: ['Support'], merchantIds
 function renderPage(user: TestUser = ADMIN) {
   return renderApp('/jobs', { user, loader: jobsLoader() });
 }
+
+/** The shell's merchant filter reads the merchants for non-admins. */
+const merchantsHandler = () => http.get(`${GATEWAY}/api/v1/merchants`, () => HttpResponse.json(MERCHANTS));
 
 const card = (name: string) => screen.getByRole('article', { name });
 const cardNames = async () => (await screen.findAllByRole('article')).map((c) => within(c).getByRole('heading', { level: 4 }).textContent);
@@ -92,7 +96,8 @@ describe('Jobs page (spec 02 §2 "Jobs", §4, §8)', () => {
     expect(detail('gateway.provider-polling', 'Next run expected')).toBe('Mar 10, 2026, 17:59:52 (UTC+8)');
     // A disabled job is not scheduled; a job that never ran says so.
     expect(detail('auth.session-cleanup', 'Next run expected')).toBe('Not scheduled (disabled)');
-    selectedTimezone.set('Etc/GMT+5');
+    // The sidebar's Timezone dropdown sets the preference; every time follows.
+    act(() => selectedTimezone.set('Etc/GMT+5'));
     await waitFor(() => expect(detail('gateway.provider-polling', 'Last run started')).toBe('Mar 10, 2026, 04:59:50 (UTC-5)'));
   });
 
@@ -287,7 +292,7 @@ describe('Jobs page (spec 02 §2 "Jobs", §4, §8)', () => {
   });
 
   it('gives users with Jobs Access but not the role Admin no switches', async () => {
-    server.use(jobStatsHandler());
+    server.use(jobStatsHandler(), merchantsHandler());
     renderPage(SUPPORT);
     await screen.findAllByRole('article');
     expect(screen.queryByRole('button', { name: /^(Enable|Disable)/ })).not.toBeInTheDocument();
@@ -305,6 +310,7 @@ describe('Jobs page (spec 02 §2 "Jobs", §4, §8)', () => {
   });
 
   it('is not reachable without Jobs Access through the route guard', async () => {
+    server.use(merchantsHandler());
     const { router } = renderApp('/jobs', { user: MERCHANT_USER, loader: jobsLoader() });
     await waitFor(() => expect(locationOf(router)).not.toBe('/jobs'));
   });
