@@ -112,8 +112,10 @@ export const JOB_STATS: JobStatsMapWire = {
 };
 
 /** job returns a copy of a fixture job with changes. */
-export function job(name: keyof typeof JOB_STATS & string, changes: Partial<JobStatsWire> = {}): JobStatsWire {
-  return { ...JOB_STATS[name], ...changes };
+export function job(name: string, changes: Partial<JobStatsWire> = {}): JobStatsWire {
+  const base = JOB_STATS[name];
+  if (!base) throw new Error(`no fixture job ${name}`);
+  return { ...base, ...changes };
 }
 
 /** jobStatsHandler answers GET /api/v1/jobs/stats with `body` (default JOB_STATS). */

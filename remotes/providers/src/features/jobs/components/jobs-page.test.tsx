@@ -244,8 +244,7 @@ describe('Jobs page (spec 02 §2 "Jobs", §4, §8)', () => {
       http.post(`${AGGREGATOR}/api/v1/jobs/:name/enabled`, async ({ request, params }) => {
         const body = (await request.json()) as { enabled: boolean };
         calls.push({ name: String(params.name), body });
-        const name = String(params.name) as keyof typeof JOB_STATS;
-        return HttpResponse.json(job(name, { enabled: body.enabled, running: false }));
+        return HttpResponse.json(job(String(params.name), { enabled: body.enabled, running: false }));
       }),
     );
     const { user } = renderPage();
