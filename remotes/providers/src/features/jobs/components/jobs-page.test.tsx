@@ -1,11 +1,12 @@
 import { ChakraProvider, defaultSystem } from '@chakra-ui/react';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { selectedTimezone, session } from '@paygate/sdk';
+import { SCREENS, selectedTimezone, session } from '@paygate/sdk';
 import { locationOf, renderApp } from '@paygate/devkit/testing';
 import { GATEWAY, server } from '@paygate/devkit/testing/msw';
 import { ADMIN, MERCHANT_USER, tokensFor, type TestUser } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
+import providersRoutes from '../../../routes';
 import { MERCHANTS } from '../../../testing/fixtures';
 import { AGGREGATOR, job, JOB_STATS, jobsLoader, jobStatsHandler } from '../../../testing/jobs';
 import { JobsPage } from './jobs-page';
@@ -306,6 +307,10 @@ describe('Jobs page (spec 02 §2 "Jobs", §4, §8)', () => {
       </ChakraProvider>,
     );
     expect(screen.getByText("You don't have permission to view this page.")).toBeInTheDocument();
+  });
+
+  it('is a screen of the providers remote', () => {
+    expect(providersRoutes.routes.find((r) => r.path === SCREENS.jobs.path)?.Component).toBe(JobsPage);
   });
 
   it('is not reachable without Jobs Access through the route guard', async () => {
