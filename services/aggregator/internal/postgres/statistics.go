@@ -442,7 +442,9 @@ func (s *Store) Figures(ctx context.Context, q statistics.Query) (statistics.Fig
 // exactly (amount × factor, rounded to cents once per figure). A currency
 // with no rate on a day gets no factor: its amounts come back unconverted,
 // in their own currency, marked by uc. One pass groups the total, the
-// series days and the merchants.
+// series days and the merchants. The factors are MATERIALIZED: inlined,
+// Postgres evaluates their rate look-ups once per row instead of once per
+// currency and day (3.6 s instead of 0.4 s for a year of 20 merchants).
 func cashQuery(q statistics.Query) (string, []any) {
 	args := merchantArgs(q.Merchants)
 	merchantFilter := ""
@@ -469,7 +471,7 @@ func cashQuery(q statistics.Query) (string, []any) {
 	cur := arg(q.Currency)
 	return `
 		WITH b AS (` + base + `
-		), r AS (
+		), r AS MATERIALIZED (
 			SELECT k.currency, k.utc_day,
 				CASE WHEN k.currency = ` + cur + `::text THEN 1::numeric ELSE src.r / dst.r END AS f
 			FROM (SELECT DISTINCT currency, utc_day FROM b) k
