@@ -72,7 +72,7 @@ export function JobCard({ job, zone, canToggle, toggling, onToggle }: Props) {
               <Alert.Indicator />
               <Alert.Content>
                 <Alert.Title>Last run failed</Alert.Title>
-                <Alert.Description whiteSpace="pre-wrap" wordBreak="break-word" data-testid="last-run-error">
+                <Alert.Description whiteSpace="pre-wrap" wordBreak="break-word">
                   {job.lastRunError}
                 </Alert.Description>
               </Alert.Content>

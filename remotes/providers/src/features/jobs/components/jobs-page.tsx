@@ -155,7 +155,7 @@ function Summary({ summary }: { summary: JobSummary }) {
             <Heading as="h4" size="xs" color="fg.muted" fontWeight="medium">
               {label}
             </Heading>
-            <Text fontSize="2xl" fontWeight="semibold" data-testid={`summary-${label.toLowerCase().replace(' ', '-')}`}>
+            <Text fontSize="2xl" fontWeight="semibold">
               {value}
             </Text>
           </Box>
