@@ -387,8 +387,8 @@ func percentiles(lat []time.Duration) pct {
 // truth is the statistics computed from the gateway's rows.
 type truth struct {
 	total, successful, failed, pending, validationFailed, pspError, cancelled, notConfirmed int64
-	cashInN, cashOutN                                                                      int64
-	cashIn, cashOut                                                                        string
+	cashInN, cashOutN                                                                       int64
+	cashIn, cashOut                                                                         string
 }
 
 // truthSQL counts the gateway's transactions made in [$1, $2) by status

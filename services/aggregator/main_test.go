@@ -175,7 +175,8 @@ func (s *service) send(t *testing.T, x tx) {
 // expected versions.
 func (s *service) waitApplied(t *testing.T, want map[int64]int64) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	// Long enough for events a killed process held to come back (AckWait).
+	deadline := time.Now().Add(45 * time.Second)
 	for {
 		ids := make([]int64, 0, len(want))
 		for id := range want {

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -41,6 +42,7 @@ type Service struct {
 
 	logs *Logs
 	stop func() error
+	kill func()
 }
 
 // Logs returns every log line the service wrote so far.
@@ -50,6 +52,15 @@ func (s *Service) Logs() string { return s.logs.String() }
 // killed) and returns the error it ended with. Stopping again returns the
 // same error; tests stop a service early to start another one on its data.
 func (s *Service) Stop() error { return s.stop() }
+
+// Kill ends a service started from a binary (Start) with SIGKILL, as a
+// crash would, and waits for it; Stop then returns at once. It does nothing
+// for a service run in this process (Go, Run).
+func (s *Service) Kill() {
+	if s.kill != nil {
+		s.kill()
+	}
+}
 
 // startTimeout bounds how long a service may take to serve.
 const startTimeout = 60 * time.Second
@@ -155,7 +166,17 @@ func Start(bin string, env map[string]string) (*Service, error) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	s := &Service{logs: logs}
+	var killed atomic.Bool
+	s.kill = func() {
+		if killed.CompareAndSwap(false, true) {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	}
 	s.stop = sync.OnceValue(func() error {
+		if !killed.CompareAndSwap(false, true) {
+			return nil
+		}
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case err := <-exited:

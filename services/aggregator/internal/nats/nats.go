@@ -89,7 +89,8 @@ type Options struct {
 	// Linger is how long a batch waits to fill (50 ms).
 	Linger time.Duration
 	// AckWait is how long the server waits for an ack before redelivering
-	// (1 min).
+	// (20 s): after a crash, the events the dead process held come back
+	// then.
 	AckWait time.Duration
 	// From is where a consumer that does not exist yet starts.
 	From From
@@ -105,7 +106,7 @@ func (o *Options) defaults() {
 		o.Linger = 50 * time.Millisecond
 	}
 	if o.AckWait <= 0 {
-		o.AckWait = time.Minute
+		o.AckWait = 20 * time.Second
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -181,6 +182,8 @@ func consumeTransactions(ctx context.Context, js jetstream.JetStream, durable, s
 		select {
 		case msgs <- m:
 		case <-ctx.Done():
+			// Stopping: hand it back for the next run (or replica) at once.
+			_ = m.Nak()
 		}
 	}, jetstream.PullMaxMessages(2*o.BatchSize), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 		if ctx.Err() == nil {
@@ -190,7 +193,7 @@ func consumeTransactions(ctx context.Context, js jetstream.JetStream, durable, s
 	if err != nil {
 		return fmt.Errorf("consume %s: %w", durable, err)
 	}
-	defer stop(cc, log)
+	defer stopAndReturn(cc, msgs, log)
 	for {
 		var first jetstream.Msg
 		select {
@@ -244,6 +247,21 @@ func applyBatch(ctx context.Context, log *slog.Logger, batch []jetstream.Msg, ap
 	for _, m := range keep {
 		if err := m.Ack(); err != nil && ctx.Err() == nil {
 			log.WarnContext(ctx, "ack transaction event", "error", err)
+		}
+	}
+}
+
+// stopAndReturn stops the consumer and hands back the messages received but
+// not applied, so that they are delivered again at once rather than after
+// AckWait (a run of a continuous job ends every lease).
+func stopAndReturn(cc jetstream.ConsumeContext, msgs <-chan jetstream.Msg, log *slog.Logger) {
+	stop(cc, log)
+	for {
+		select {
+		case m := <-msgs:
+			_ = m.Nak()
+		default:
+			return
 		}
 	}
 }
