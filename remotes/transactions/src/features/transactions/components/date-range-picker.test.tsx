@@ -1,11 +1,13 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { ChakraProvider, defaultSystem } from '@chakra-ui/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { renderApp } from '@paygate/devkit/testing';
 import { server } from '@paygate/devkit/testing/msw';
 import { ADMIN } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
 import { listHandlers, transactionsLoader, type Seen } from '../../../testing/fixtures';
 import { defaultRange } from '../utils/date-range';
-import { parseDay } from './date-range-picker';
+import { DateRangePicker, parseDay } from './date-range-picker';
 
 const CHOSEN = 'dateRange=2026-03-10T00:00:00.000Z,2026-03-12T23:59:59.999Z';
 
@@ -19,6 +21,27 @@ async function renderPage(path: string) {
 }
 
 describe('Transactions date range picker (spec 02 §5)', () => {
+  it('keeps days being typed when the page renders the same range again (a live update)', async () => {
+    const now = new Date('2026-11-25T03:00:00Z');
+    const picker = (onChange: (r: unknown) => void) => (
+      <ChakraProvider value={defaultSystem}>
+        {/* defaultRange makes a new object each time, as the page does on every render. */}
+        <DateRangePicker range={defaultRange(now, 'UTC')} chosen={false} zone="UTC" disabled={false} onChange={onChange} />
+      </ChakraProvider>
+    );
+    const changes: unknown[] = [];
+    const onChange = (r: unknown) => changes.push(r);
+    const view = render(picker(onChange));
+    const user = userEvent.setup();
+    const end = screen.getByRole('textbox', { name: 'End date' });
+    await user.clear(end);
+    await user.type(end, '2026-11-24');
+    view.rerender(picker(onChange));
+    expect(screen.getByRole('textbox', { name: 'End date' })).toHaveValue('2026-11-24');
+    await user.type(screen.getByRole('textbox', { name: 'End date' }), '{Enter}');
+    expect(changes).toEqual([{ from: '2026-11-24T00:00:00.000Z', to: '2026-11-24T23:59:59.999Z' }]);
+  });
+
   it('reads typed days, snapping the start to 00:00:00 and the end to 23:59:59.999, shown in 24-hour time', async () => {
     const { user, last } = await renderPage('/transactions');
     const start = screen.getByRole('textbox', { name: 'Start date' });

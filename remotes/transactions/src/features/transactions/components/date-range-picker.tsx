@@ -56,9 +56,12 @@ export function DateRangePicker({ range, chosen, zone, disabled, onChange }: Pro
   // The typed days: applied on Enter or when the field is left; the range on screen wins when it changes.
   const [typed, setTyped] = useState({ start: shown[0]!.toString(), end: shown[1]!.toString() });
   const [invalid, setInvalid] = useState(false);
-  const [seen, setSeen] = useState(shown);
-  if (seen !== shown) {
-    setSeen(shown);
+  // Compared by day, not by identity: the parent derives a new default range object on
+  // every render (a live update), which must not wipe days being typed.
+  const shownDays = `${shown[0]!.toString()}/${shown[1]!.toString()}`;
+  const [seen, setSeen] = useState(shownDays);
+  if (seen !== shownDays) {
+    setSeen(shownDays);
     setTyped({ start: shown[0]!.toString(), end: shown[1]!.toString() });
     setInvalid(false);
   }
