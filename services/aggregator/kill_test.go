@@ -33,14 +33,8 @@ func TestKilledMidStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	schema := "aggkill_" + randomHex(6)
-	env := map[string]string{
-		"PAYGATE_DATABASE_URL": pgtest.URL(), "PAYGATE_DATABASE_SCHEMA": schema,
-		"PAYGATE_REDIS_URL": redisURL, "PAYGATE_NATS_URL": natsURL,
-		"PAYGATE_HTTP_ADDR": "127.0.0.1:0", "PAYGATE_GRPC_ADDR": "127.0.0.1:0",
-		"PAYGATE_JWKS_URL": jwksURL, "PAYGATE_DEMO": "true",
-		"PAYGATE_GATEWAY_GRPC_ADDR": "127.0.0.1:1", "PAYGATE_AGGREGATOR_AUTO_REBUILD": "false",
-		"PAYGATE_AGGREGATOR_EVENTS_FROM": "new", "PAYGATE_AGGREGATOR_BATCH_SIZE": "100",
-	}
+	env := serviceEnv(schema)
+	env["PAYGATE_AGGREGATOR_BATCH_SIZE"] = "100"
 	ctx := context.Background()
 	nc, js, err := bus.Connect(ctx, natsURL)
 	if err != nil {

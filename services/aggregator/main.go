@@ -63,9 +63,6 @@ func main() {
 	}
 }
 
-// demoInternalToken is the internal token of demo mode.
-const demoInternalToken = "paygate-demo-internal-token"
-
 // Config is the aggregator's configuration: the shared keys, with its
 // ports as defaults, and its own.
 type Config struct {
@@ -75,9 +72,6 @@ type Config struct {
 	// GatewayGRPCAddr is the gateway's gRPC address, where a rebuild reads
 	// its transactions and rates (ReplayService).
 	GatewayGRPCAddr string `env:"PAYGATE_GATEWAY_GRPC_ADDR" default:"127.0.0.1:9082"`
-	// InternalToken is the token services present to each other's internal
-	// calls; required unless demo mode, which falls back to a public one.
-	InternalToken string `env:"PAYGATE_INTERNAL_TOKEN"`
 	// EventsFrom is where the event consumers start when they are first
 	// made: "all" events the stream holds, "new" ones, or those since an
 	// RFC 3339 time.
@@ -111,20 +105,13 @@ func (c Config) check() error {
 	if _, err := aggnats.ParseFrom(c.EventsFrom); err != nil {
 		problems = append(problems, "PAYGATE_AGGREGATOR_EVENTS_FROM: "+err.Error())
 	}
-	if c.InternalToken == "" && !c.Demo {
-		problems = append(problems, "PAYGATE_INTERNAL_TOKEN is required outside demo mode")
+	if _, err := c.Internal(); err != nil {
+		problems = append(problems, err.Error())
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("config: %s", strings.Join(problems, "; "))
 	}
 	return nil
-}
-
-func (c Config) internalToken() string {
-	if c.InternalToken == "" {
-		return demoInternalToken
-	}
-	return c.InternalToken
 }
 
 func loadConfig(getenv func(string) string) (Config, error) {
@@ -159,8 +146,9 @@ func open(ctx context.Context, getenv func(string) string, stdout io.Writer) (*d
 	if err != nil {
 		return nil, err
 	}
+	internalToken, _ := cfg.Internal() // checked by cfg.check
 	gatewayConn, err := grpc.NewClient(cfg.GatewayGRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithPerRPCCredentials(gatewayclient.InternalToken(cfg.internalToken())))
+		grpc.WithPerRPCCredentials(authz.InternalCredentials(internalToken)))
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("PAYGATE_GATEWAY_GRPC_ADDR: %w", err)

@@ -90,14 +90,7 @@ type service struct {
 func start(t *testing.T) *service {
 	t.Helper()
 	schema := "aggtest_" + randomHex(6)
-	env := map[string]string{
-		"PAYGATE_DATABASE_URL": pgtest.URL(), "PAYGATE_DATABASE_SCHEMA": schema,
-		"PAYGATE_REDIS_URL": redisURL, "PAYGATE_NATS_URL": natsURL,
-		"PAYGATE_HTTP_ADDR": "127.0.0.1:0", "PAYGATE_GRPC_ADDR": "127.0.0.1:0",
-		"PAYGATE_JWKS_URL": jwksURL, "PAYGATE_DEMO": "true",
-		"PAYGATE_GATEWAY_GRPC_ADDR": "127.0.0.1:1", "PAYGATE_AGGREGATOR_AUTO_REBUILD": "false",
-		"PAYGATE_AGGREGATOR_EVENTS_FROM": "new",
-	}
+	env := serviceEnv(schema)
 	ctx := context.Background()
 	nc, js, err := bus.Connect(ctx, natsURL)
 	if err != nil {
@@ -116,20 +109,21 @@ func start(t *testing.T) *service {
 		nc.Close()
 	})
 	s := servicetest.Run(t, run, env)
-	// The consumers start with new events: wait until they exist.
-	for _, n := range aggnats.Consumers(schema) {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			if _, err := js.Consumer(ctx, bus.StreamName, n); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("consumer %s not made", n)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+	waitConsumers(t, js, schema)
 	return &service{Service: s, schema: schema, js: js, db: conn}
+}
+
+// serviceEnv is the environment of an aggregator on its own schema whose
+// consumers start with new events (the stream is shared with other tests).
+func serviceEnv(schema string) map[string]string {
+	return map[string]string{
+		"PAYGATE_DATABASE_URL": pgtest.URL(), "PAYGATE_DATABASE_SCHEMA": schema,
+		"PAYGATE_REDIS_URL": redisURL, "PAYGATE_NATS_URL": natsURL,
+		"PAYGATE_HTTP_ADDR": "127.0.0.1:0", "PAYGATE_GRPC_ADDR": "127.0.0.1:0",
+		"PAYGATE_JWKS_URL": jwksURL, "PAYGATE_DEMO": "true",
+		"PAYGATE_GATEWAY_GRPC_ADDR": "127.0.0.1:1", "PAYGATE_AGGREGATOR_AUTO_REBUILD": "false",
+		"PAYGATE_AGGREGATOR_EVENTS_FROM": "new",
+	}
 }
 
 func (s *service) publish(t *testing.T, msg proto.Message) {

@@ -9,27 +9,11 @@ import (
 	"fmt"
 	"io"
 
-	"google.golang.org/grpc/credentials"
-
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	aggnats "github.com/paygate/paygate/services/aggregator/internal/nats"
 	"github.com/paygate/paygate/services/aggregator/internal/statistics"
 )
-
-// InternalToken sends "authorization: Internal <token>" with every call.
-type InternalToken string
-
-var _ credentials.PerRPCCredentials = InternalToken("")
-
-// GetRequestMetadata implements credentials.PerRPCCredentials.
-func (t InternalToken) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
-	return map[string]string{"authorization": "Internal " + string(t)}, nil
-}
-
-// RequireTransportSecurity implements credentials.PerRPCCredentials: the
-// services talk over the cluster's network without TLS.
-func (InternalToken) RequireTransportSecurity() bool { return false }
 
 // Replay is statistics.Source on the gateway's ReplayService.
 type Replay struct {
