@@ -30,7 +30,14 @@ async function search(page: Page, text: string) {
 
 async function pickStatuses(page: Page, names: string[]) {
   await page.getByRole('button', { name: /^Statuses:/ }).click();
-  for (const name of names) await page.getByRole('menuitemcheckbox', { name, exact: true }).click();
+  for (const name of names) {
+    // Wait for each toggle to take before the next: a live update re-rendering
+    // the menu between two quick clicks must not swallow one.
+    const item = page.getByRole('menuitemcheckbox', { name, exact: true });
+    const was = await item.getAttribute('aria-checked');
+    await item.click();
+    await expect(item).toHaveAttribute('aria-checked', was === 'true' ? 'false' : 'true');
+  }
   await page.keyboard.press('Escape');
 }
 

@@ -192,7 +192,17 @@ func (st *stack) startService(s service) (*child, error) {
 // serviceEnv is the environment of docs/contracts.md for one service of the local stack.
 func serviceEnv(s service, host, databaseURL, redisURL, natsURL, origins string) []string {
 	authHTTP, authGRPC := knownServices[0].httpPort, knownServices[0].grpcPort
-	return []string{
+	var passkeys []string
+	if s.name == "auth" {
+		// Passkeys are bound to the console's host and origin: the browser
+		// reports http://localhost:8080 (an address such as 127.0.0.1 cannot
+		// use an RP id of localhost).
+		passkeys = []string{
+			"PAYGATE_WEBAUTHN_RP_ID=localhost",
+			fmt.Sprintf("PAYGATE_WEBAUTHN_ORIGINS=http://localhost:%d", consolePort),
+		}
+	}
+	return append(passkeys, []string{
 		"PAYGATE_HTTP_ADDR=" + net.JoinHostPort(host, strconv.Itoa(s.httpPort)),
 		"PAYGATE_GRPC_ADDR=" + net.JoinHostPort(host, strconv.Itoa(s.grpcPort)),
 		"PAYGATE_DATABASE_URL=" + databaseURL,
@@ -217,7 +227,7 @@ func serviceEnv(s service, host, databaseURL, redisURL, natsURL, origins string)
 		// in the sandbox on 127.0.0.1: merchant URLs may reach loopback here,
 		// never in production.
 		"PAYGATE_ALLOW_PRIVATE_URLS=true",
-	}
+	}...)
 }
 
 // minimalEnv is the part of devstack's own environment a child inherits: none of the PAYGATE_*

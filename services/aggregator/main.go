@@ -213,7 +213,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	jobStats := jobstats.NewService(postgres.NewStore(d.pool), flags, time.Now)
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
 	srv := server.New(server.OptionsFrom("aggregator", cfg.Common, log, tracing,
-		authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb))))
+		authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb),
+			authz.WithAllowLists(authz.NewRedisAllowLists(rdb), server.ClientIP))))
 	srv.Register(&aggregatorv1.StatisticsService_ServiceDesc, grpcapi.NewStatistics(d.stats))
 	srv.Register(&aggregatorv1.JobService_ServiceDesc, grpcapi.NewJobs(jobStats))
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {

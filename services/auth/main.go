@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
 	"syscall"
@@ -22,6 +23,7 @@ import (
 	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
 	"github.com/paygate/paygate/services/auth/internal/grpcapi"
 	"github.com/paygate/paygate/services/auth/internal/identity"
+	"github.com/paygate/paygate/services/auth/internal/passkey"
 	"github.com/paygate/paygate/services/auth/internal/postgres"
 	authredis "github.com/paygate/paygate/services/auth/internal/redis"
 	"github.com/paygate/paygate/services/internal/authz"
@@ -56,9 +58,18 @@ type Config struct {
 	// SessionCleanupInterval is how often the job auth.session-cleanup
 	// deletes expired refresh tokens and ended sessions.
 	SessionCleanupInterval time.Duration `env:"PAYGATE_SESSION_CLEANUP_INTERVAL" default:"10m"`
+	// PasswordMinLen is the shortest new password a user may choose (at
+	// least 8).
+	PasswordMinLen int `env:"PAYGATE_PASSWORD_MIN_LENGTH" default:"12"`
 	// SessionRetention is how long an ended session (expired or revoked) is
 	// kept before the cleanup deletes it.
 	SessionRetention time.Duration `env:"PAYGATE_SESSION_RETENTION" default:"24h"`
+	// WebAuthnRPID is the passkeys' relying party id: the host name of the
+	// console (no scheme, no port).
+	WebAuthnRPID string `env:"PAYGATE_WEBAUTHN_RP_ID" default:"localhost"`
+	// WebAuthnOrigins are the origins passkey ceremonies may come from (the
+	// console's), comma separated.
+	WebAuthnOrigins []string `env:"PAYGATE_WEBAUTHN_ORIGINS" default:"http://localhost:8080"`
 }
 
 // cleanupBatch is how many rows one statement of the session cleanup
@@ -84,6 +95,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	if cfg.LoginIPLimit < 1 {
 		return errors.New("PAYGATE_LOGIN_IP_LIMIT: at least 1")
+	}
+	if cfg.PasswordMinLen < identity.MinPasswordLen || cfg.PasswordMinLen > identity.MaxPasswordLen {
+		return fmt.Errorf("PAYGATE_PASSWORD_MIN_LENGTH: between %d and %d", identity.MinPasswordLen, identity.MaxPasswordLen)
 	}
 	if cfg.RefreshGrace > 10*time.Second {
 		return errors.New("PAYGATE_REFRESH_GRACE: at most 10s")
@@ -128,9 +142,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	revocations := authz.NewRedisRevocations(rdb)
+	allowLists := authz.NewRedisAllowLists(rdb)
 	svc, err := identity.NewService(store, keys, authredis.NewThrottle(rdb, cfg.RedisKeyPrefix+"throttle:"), revocations, log, nil,
 		identity.Config{AccessTTL: cfg.AccessTTL, RefreshTTL: cfg.RefreshTTL, RefreshGrace: cfg.RefreshGrace,
-			MaxFailuresPerIP: cfg.LoginIPLimit})
+			MaxFailuresPerIP: cfg.LoginIPLimit, AllowLists: allowLists, PasswordMinLen: cfg.PasswordMinLen})
 	if err != nil {
 		return err
 	}
@@ -153,12 +168,38 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	defer tracing.Close()
 
+	// --- Passkeys (WebAuthnService): the relying party, its rules merged
+	// into the interceptor's, the gRPC service and its REST routes.
+	passkeys, err := passkey.New(passkey.Config{RPID: cfg.WebAuthnRPID, RPDisplayName: "Paygate", Origins: cfg.WebAuthnOrigins},
+		postgres.NewPasskeys(pool), svc, log, nil)
+	if err != nil {
+		return fmt.Errorf("PAYGATE_WEBAUTHN_RP_ID / PAYGATE_WEBAUTHN_ORIGINS: %w", err)
+	}
+	rules := maps.Clone(grpcapi.Rules)
+	maps.Copy(rules, grpcapi.WebAuthnRules)
+	// --- end passkeys (the rest of the wiring is in the registrations below)
+
 	srv := server.New(server.OptionsFrom("auth", cfg.Common, log, tracing,
-		authz.UnaryInterceptor(authz.NewKeyVerifier(keys.PublicKey), grpcapi.Rules, revocations)))
+		authz.UnaryInterceptor(authz.NewKeyVerifier(keys.PublicKey), rules, revocations,
+			authz.WithAllowLists(allowLists, server.ClientIP))))
 	srv.Register(&authv1.AuthService_ServiceDesc, grpcapi.NewServer(svc))
+	srv.Register(&authv1.UserService_ServiceDesc, grpcapi.NewUserServer(svc))
+	srv.Register(&authv1.SessionService_ServiceDesc, grpcapi.NewSessionServer(svc))
+	srv.Register(&authv1.AllowedIpService_ServiceDesc, grpcapi.NewAllowedIPServer(svc))
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
-		return authv1.RegisterAuthServiceHandlerClient(ctx, mux, authv1.NewAuthServiceClient(cc))
+		return errors.Join(
+			authv1.RegisterAuthServiceHandlerClient(ctx, mux, authv1.NewAuthServiceClient(cc)),
+			authv1.RegisterUserServiceHandlerClient(ctx, mux, authv1.NewUserServiceClient(cc)),
+			authv1.RegisterSessionServiceHandlerClient(ctx, mux, authv1.NewSessionServiceClient(cc)),
+			authv1.RegisterAllowedIpServiceHandlerClient(ctx, mux, authv1.NewAllowedIpServiceClient(cc)),
+		)
 	})
+	// --- Passkeys: WebAuthnService and its REST routes.
+	srv.Register(&authv1.WebAuthnService_ServiceDesc, grpcapi.NewWebAuthnServer(passkeys))
+	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		return authv1.RegisterWebAuthnServiceHandlerClient(ctx, mux, authv1.NewWebAuthnServiceClient(cc))
+	})
+	// --- end passkeys
 	jwks, err := grpcapi.JWKSHandler(keys)
 	if err != nil {
 		return err

@@ -681,5 +681,61 @@ func TestEveryRPCHasARule(t *testing.T) {
 	t.Parallel()
 	srv := grpc.NewServer()
 	authv1.RegisterAuthServiceServer(srv, grpcapi.NewServer(nil))
+	authv1.RegisterUserServiceServer(srv, grpcapi.NewUserServer(nil))
+	authv1.RegisterSessionServiceServer(srv, grpcapi.NewSessionServer(nil))
+	authv1.RegisterAllowedIpServiceServer(srv, grpcapi.NewAllowedIPServer(nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
+}
+
+// TestRefreshUnderAFullPool: concurrent refreshes never wait for a second
+// pool connection while holding one (a pool of two connections and eight
+// refreshes at once used to lock the service up).
+func TestRefreshUnderAFullPool(t *testing.T) {
+	t.Parallel()
+	sep := "?"
+	if strings.Contains(databaseURL, "?") {
+		sep = "&"
+	}
+	in := start(t, "small-pool", map[string]string{"PAYGATE_DATABASE_URL": databaseURL + sep + "pool_max_conns=2"})
+	const n = 8
+	refresh := make([]string, n)
+	for i := range refresh {
+		_, refresh[i] = in.mustLogin(t, "merchant", "paygate-demo", fmt.Sprintf("10.170.0.%d", i+1))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, n*5)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tok := refresh[i]
+			for range 5 {
+				body, _ := json.Marshal(map[string]string{"refreshToken": tok})
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, in.rest+"/api/v1/refresh-token", bytes.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					errs <- err
+					return
+				}
+				var out struct {
+					RefreshToken string `json:"refreshToken"`
+				}
+				err = json.NewDecoder(resp.Body).Decode(&out)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK || out.RefreshToken == "" {
+					errs <- fmt.Errorf("refresh: status %d, %v", resp.StatusCode, err)
+					return
+				}
+				tok = out.RefreshToken
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }

@@ -214,7 +214,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
 	srv := server.New(server.OptionsFrom("callbacks", cfg.Common, log, tracing,
-		authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb))))
+		authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb),
+			authz.WithAllowLists(authz.NewRedisAllowLists(rdb), server.ClientIP))))
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, grpcapi.NewServer(svc))
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(cc))

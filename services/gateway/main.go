@@ -98,6 +98,9 @@ type Config struct {
 	// AggregatorGRPCAddr is the aggregator's gRPC address: the gateway host
 	// forwards the statistics and job calls there.
 	AggregatorGRPCAddr string `env:"PAYGATE_AGGREGATOR_GRPC_ADDR" default:"127.0.0.1:9084"`
+	// AuthGRPCAddr is the auth service's gRPC address: the gateway host
+	// forwards the user, session and allowed-IP calls there.
+	AuthGRPCAddr string `env:"PAYGATE_AUTH_GRPC_URL" default:"127.0.0.1:9081"`
 }
 
 // box returns the secrets box of the configured key (the demo key in demo
@@ -176,11 +179,13 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
 	revocations := authz.NewRedisRevocations(rdb)
+	allowLists := authz.NewRedisAllowLists(rdb)
+	authzOpts := []authz.Option{authz.WithInternalToken(internalToken), authz.WithAllowLists(allowLists, server.ClientIP)}
 	srvOpts := server.OptionsFrom("gateway", cfg.Common, log, tracing,
-		authz.UnaryInterceptor(verifier, grpcapi.Rules, revocations, authz.WithInternalToken(internalToken)))
+		authz.UnaryInterceptor(verifier, grpcapi.Rules, revocations, authzOpts...))
 	// ReplayService streams; its calls pass the same rules (all Internal).
 	srvOpts.StreamInterceptors = []grpc.StreamServerInterceptor{
-		authz.StreamInterceptor(verifier, grpcapi.Rules, revocations, authz.WithInternalToken(internalToken))}
+		authz.StreamInterceptor(verifier, grpcapi.Rules, revocations, authzOpts...)}
 	srv := server.New(srvOpts)
 	collabs := collab.NewService(store, time.Now)
 	providerTransport := &http.Transport{MaxIdleConnsPerHost: 64}
@@ -257,7 +262,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	srv.Handle(httpapi.WebhookPattern, httpapi.WebhookHandler(payments, log))
 	// Callback URLs and attempts belong to the callbacks service; the gateway
 	// host forwards their REST calls to it over gRPC with the caller's token.
-	callbacksConn, err := grpc.NewClient(cfg.CallbacksGRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	callbacksConn, err := grpc.NewClient(cfg.CallbacksGRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithUnaryInterceptor(server.ForwardClientIP(cfg.TrustedProxyHops, internalToken)))
 	if err != nil {
 		return fmt.Errorf("PAYGATE_CALLBACKS_GRPC_ADDR: %w", err)
 	}
@@ -267,15 +273,23 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	})
 	// Statistics and job stats belong to the aggregator; the gateway host
 	// forwards their REST calls to it over gRPC with the caller's token.
-	aggregatorRoutes, err := grpcapi.NewAggregatorRoutes(cfg.AggregatorGRPCAddr)
+	aggregatorRoutes, err := grpcapi.NewAggregatorRoutes(cfg.AggregatorGRPCAddr, cfg.TrustedProxyHops, internalToken)
 	if err != nil {
 		return fmt.Errorf("PAYGATE_AGGREGATOR_GRPC_ADDR: %w", err)
 	}
 	defer aggregatorRoutes.Close()
 	srv.RegisterGateway(aggregatorRoutes.Register)
+	// Users, sessions and allowed IPs belong to the auth service.
+	authRoutes, err := grpcapi.NewAuthRoutes(cfg.AuthGRPCAddr, cfg.TrustedProxyHops, internalToken)
+	if err != nil {
+		return fmt.Errorf("PAYGATE_AUTH_GRPC_URL: %w", err)
+	}
+	defer authRoutes.Close()
+	srv.RegisterGateway(authRoutes.Register)
 	hub := httpapi.NewHub(log.With("component", "stream"))
 	srv.Handle(httpapi.StreamPattern, hub.Handler(httpapi.StreamOptions{
-		Verifier: verifier, Revocations: revocations, Heartbeat: cfg.StreamHeartbeat}))
+		Verifier: verifier, Revocations: revocations, AllowLists: allowLists, Heartbeat: cfg.StreamHeartbeat,
+		ClientIP: func(r *http.Request) string { return server.RequestClientIP(r, cfg.TrustedProxyHops) }}))
 	srv.AddReadyCheck("postgres", pool.Ping)
 	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
 	srv.AddReadyCheck("nats", bus.Connected(nc))

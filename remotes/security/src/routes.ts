@@ -1,11 +1,15 @@
 import './zod-config';
 import { SCREENS, type RemoteManifest } from '@paygate/sdk';
+import { AccountSecurityPage } from './features/account-security/components/account-security-page';
 import { ChangePasswordPage } from './features/change-password/components/change-password-page';
 
 /** The screens of the security remote, exposed as `./routes`. */
 const manifest: RemoteManifest<'security'> = {
   name: 'security',
-  routes: [{ path: SCREENS.changePassword.path, Component: ChangePasswordPage }],
+  routes: [
+    { path: SCREENS.accountSecurity.path, Component: AccountSecurityPage },
+    { path: SCREENS.changePassword.path, Component: ChangePasswordPage },
+  ],
 };
 
 export default manifest;

@@ -103,6 +103,9 @@ type Claims struct {
 	IsTemporaryPassword bool `json:"isTemporaryPassword"`
 	// SessionID identifies the session; revoking it invalidates the token.
 	SessionID string `json:"sid"`
+	// IPRestricted is true when the user may call only from its allowed IP
+	// ranges (checked on every call, see WithAllowLists).
+	IPRestricted bool `json:"ipr,omitempty"`
 }
 
 // HasRole reports whether the caller has any of roles.

@@ -30,6 +30,9 @@ type options struct {
 	// internal is the SHA-256 of the internal token; nil when none is
 	// configured (every Internal method is then refused).
 	internal []byte
+	// allowLists and clientIP check IP-restricted callers (WithAllowLists).
+	allowLists AllowLists
+	clientIP   func(ctx context.Context) string
 }
 
 func optionsOf(opts []Option) options {

@@ -127,7 +127,7 @@ const (
 // methods pass without a rule.
 //
 // Options add to that: WithInternalToken admits the callers of Internal
-// rules.
+// rules; WithAllowLists holds IP-restricted users to their allowed ranges.
 func UnaryInterceptor(v Verifier, rules Rules, rev Revocations, opts ...Option) grpc.UnaryServerInterceptor {
 	o := optionsOf(opts)
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
@@ -189,6 +189,9 @@ func authorize(ctx context.Context, v Verifier, rules Rules, rev Revocations, o 
 	}
 	claims, err := verify(ctx, v, rev, token)
 	if err != nil {
+		return ctx, err
+	}
+	if err := o.checkAllowList(ctx, claims); err != nil {
 		return ctx, err
 	}
 	if claims.IsTemporaryPassword && !rule.AllowTemporaryPassword {

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -79,7 +80,7 @@ func Connected(nc *nats.Conn) func(context.Context) error {
 // current settings: subjects paygate.events.>, file storage, a two-minute
 // duplicate window, events kept for MaxAge.
 func EnsureStream(ctx context.Context, js jetstream.JetStream) error {
-	_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	want := jetstream.StreamConfig{
 		Name:        StreamName,
 		Description: "Paygate domain events, published from each service's outbox.",
 		Subjects:    []string{SubjectPrefix + ">"},
@@ -87,11 +88,27 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream) error {
 		Retention:   jetstream.LimitsPolicy,
 		Duplicates:  DuplicateWindow,
 		MaxAge:      MaxAge,
-	})
+	}
+	// A stream already as wanted is left alone: every service ensures it at
+	// start, and an update that changes nothing still rewrites the stream's
+	// store while other services create their consumers on it (nats-server
+	// 2.15 races there, as `go test -race` showed).
+	if s, err := js.Stream(ctx, StreamName); err == nil && sameStream(s.CachedInfo().Config, want) {
+		return nil
+	}
+	_, err := js.CreateOrUpdateStream(ctx, want)
 	if err != nil {
 		return fmt.Errorf("ensure stream %s: %w", StreamName, err)
 	}
 	return nil
+}
+
+// sameStream reports whether have already is the configuration EnsureStream
+// wants (the fields it sets).
+func sameStream(have, want jetstream.StreamConfig) bool {
+	return have.Description == want.Description && slices.Equal(have.Subjects, want.Subjects) &&
+		have.Storage == want.Storage && have.Retention == want.Retention &&
+		have.Duplicates == want.Duplicates && have.MaxAge == want.MaxAge
 }
 
 // Subject returns the subject of an event message:

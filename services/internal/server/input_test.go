@@ -33,6 +33,10 @@ func startAllREST(t *testing.T) string {
 	t.Helper()
 	srv := server.New(server.Options{Name: "edge", GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", Logger: quietLogger()})
 	srv.Register(&authv1.AuthService_ServiceDesc, authv1.UnimplementedAuthServiceServer{})
+	srv.Register(&authv1.UserService_ServiceDesc, authv1.UnimplementedUserServiceServer{})
+	srv.Register(&authv1.SessionService_ServiceDesc, authv1.UnimplementedSessionServiceServer{})
+	srv.Register(&authv1.AllowedIpService_ServiceDesc, authv1.UnimplementedAllowedIpServiceServer{})
+	srv.Register(&authv1.WebAuthnService_ServiceDesc, authv1.UnimplementedWebAuthnServiceServer{})
 	srv.Register(&gatewayv1.MerchantService_ServiceDesc, gatewayv1.UnimplementedMerchantServiceServer{})
 	srv.Register(&gatewayv1.CollabService_ServiceDesc, gatewayv1.UnimplementedCollabServiceServer{})
 	srv.Register(&gatewayv1.TransactionService_ServiceDesc, gatewayv1.UnimplementedTransactionServiceServer{})
@@ -46,6 +50,18 @@ func startAllREST(t *testing.T) string {
 			return err
 		}
 		for _, register := range []func() error{
+			func() error {
+				return authv1.RegisterUserServiceHandlerClient(ctx, mux, authv1.NewUserServiceClient(cc))
+			},
+			func() error {
+				return authv1.RegisterSessionServiceHandlerClient(ctx, mux, authv1.NewSessionServiceClient(cc))
+			},
+			func() error {
+				return authv1.RegisterAllowedIpServiceHandlerClient(ctx, mux, authv1.NewAllowedIpServiceClient(cc))
+			},
+			func() error {
+				return authv1.RegisterWebAuthnServiceHandlerClient(ctx, mux, authv1.NewWebAuthnServiceClient(cc))
+			},
 			func() error {
 				return gatewayv1.RegisterMerchantServiceHandlerClient(ctx, mux, gatewayv1.NewMerchantServiceClient(cc))
 			},

@@ -158,10 +158,10 @@ func (m *rpcMetrics) unary(ctx context.Context, req any, info *grpc.UnaryServerI
 // at Error with their cause, successes at Info (health checks at Debug). It
 // logs no request or response bodies and no metadata besides the client IP.
 // It also resolves the caller's address for ClientInfo.
-func logging(log *slog.Logger, trustedHops int) grpc.UnaryServerInterceptor {
+func logging(log *slog.Logger, clients clientResolver) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		start := time.Now()
-		ip, ua := resolveClient(ctx, trustedHops)
+		ip, ua := clients.resolve(ctx)
 		ctx = context.WithValue(ctx, clientInfoKey{}, clientInfo{ip: ip, userAgent: ua})
 		resp, err := handler(ctx, req)
 		logCall(ctx, log, info.FullMethod, transportOf(ctx), ip, start, err)
@@ -169,10 +169,10 @@ func logging(log *slog.Logger, trustedHops int) grpc.UnaryServerInterceptor {
 	}
 }
 
-func streamLogging(log *slog.Logger, trustedHops int) grpc.StreamServerInterceptor {
+func streamLogging(log *slog.Logger, clients clientResolver) grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		start := time.Now()
-		ip, ua := resolveClient(ss.Context(), trustedHops)
+		ip, ua := clients.resolve(ss.Context())
 		ctx := context.WithValue(ss.Context(), clientInfoKey{}, clientInfo{ip: ip, userAgent: ua})
 		err := handler(srv, &contextStream{ServerStream: ss, ctx: ctx})
 		logCall(ctx, log, info.FullMethod, transportOf(ctx), ip, start, err)
@@ -285,11 +285,7 @@ func resolveClient(ctx context.Context, trustedHops int) (ip, userAgent string) 
 	var chain []string
 	if xff := md.Get("x-forwarded-for"); len(xff) > 0 {
 		// grpc-gateway sets one joined value, after any a client smuggled in.
-		for part := range strings.SplitSeq(xff[len(xff)-1], ",") {
-			if part = strings.TrimSpace(part); part != "" {
-				chain = append(chain, part)
-			}
-		}
+		chain = splitChain(chain, xff[len(xff)-1])
 	}
 	if transportOf(ctx) == transportREST {
 		userAgent = last(md.Get("grpcgateway-user-agent"))
@@ -305,11 +301,7 @@ func resolveClient(ctx context.Context, trustedHops int) (ip, userAgent string) 
 		}
 		chain = append(chain, peerIP)
 	}
-	if len(chain) == 0 {
-		return "", userAgent
-	}
-	i := max(len(chain)-1-max(trustedHops, 0), 0)
-	return hostOf(chain[i]), userAgent
+	return fromRight(chain, trustedHops), userAgent
 }
 
 func last(vals []string) string {

@@ -14,7 +14,11 @@ import (
 // trusted proxy hops, profiling address), with its logger, tracing and the
 // unary interceptors that check its callers (authz.UnaryInterceptor).
 func OptionsFrom(name string, c config.Common, log *slog.Logger, tracing *telemetry.Tracing, interceptors ...grpc.UnaryServerInterceptor) Options {
+	// Without an internal token (outside demo mode) no forwarded address is
+	// trusted; Internal's error is for the services that need the token.
+	internal, _ := c.Internal()
 	return Options{
+		InternalToken:    internal,
 		Name:             name,
 		Tracing:          tracing,
 		GRPCAddr:         c.GRPCAddr,

@@ -79,6 +79,9 @@ type Options struct {
 	// Without any, streaming methods other than health are refused, since no
 	// authorization would run for them.
 	StreamInterceptors []grpc.StreamServerInterceptor
+	// InternalToken, when set, makes the server trust the client address a
+	// forwarding service of the deployment names (ForwardClientIP).
+	InternalToken string
 	// PprofAddr, when set, is the listen address of Go's runtime profiles
 	// (net/http/pprof), apart from the public HTTP port.
 	PprofAddr string
@@ -133,14 +136,15 @@ func New(o Options) *Server {
 	if o.Tracing != nil {
 		builtin = append(builtin, o.Tracing.UnaryInterceptor())
 	}
-	builtin = append(builtin, metrics.unary, logging(log, o.TrustedProxyHops), mapErrors)
+	clients := newClientResolver(o.TrustedProxyHops, o.InternalToken)
+	builtin = append(builtin, metrics.unary, logging(log, clients), mapErrors)
 	unary := chainUnary(slices.Concat(builtin, o.Interceptors, []grpc.UnaryServerInterceptor{checkText})...)
 	streamInner := o.StreamInterceptors
 	if len(streamInner) == 0 {
 		streamInner = []grpc.StreamServerInterceptor{denyStreams}
 	}
 	stream := chainStream(slices.Concat(
-		[]grpc.StreamServerInterceptor{streamRecovery(log), streamLogging(log, o.TrustedProxyHops), mapStreamErrors},
+		[]grpc.StreamServerInterceptor{streamRecovery(log), streamLogging(log, clients), mapStreamErrors},
 		streamInner,
 		[]grpc.StreamServerInterceptor{streamCheckText},
 	)...)

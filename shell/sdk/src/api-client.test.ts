@@ -170,6 +170,17 @@ describe('ApiClient token refresh (spec 01 §4)', () => {
     expect(visited).toEqual([]);
   });
 
+  it("refreshes before a signed-in user's passkey calls (list, register, remove)", async () => {
+    const { api } = setup(5);
+    const refreshes = { n: 0 };
+    server.use(
+      refreshHandler(refreshes),
+      http.get(`${AUTH}/api/v1/webauthn/credentials`, () => HttpResponse.json([])),
+    );
+    await expect(api.get('auth', '/api/v1/webauthn/credentials')).resolves.toEqual([]);
+    expect(refreshes.n).toBe(1);
+  });
+
   it('sends cookies with the sign-in only (the device cookie), never with other calls', async () => {
     const { api } = setup(300);
     const seen: Record<string, RequestCredentials> = {};
@@ -191,8 +202,11 @@ describe('ApiClient token refresh (spec 01 §4)', () => {
   it('classifies exempt paths', () => {
     expect(isExemptPath('/api/v1/login')).toBe(true);
     expect(isExemptPath('/api/v1/refresh-token')).toBe(true);
-    expect(isExemptPath('/api/v1/webauthn/register/options')).toBe(true);
-    expect(isExemptPath('/api/v1/webauthn/credentials/5')).toBe(true);
+    expect(isExemptPath('/api/v1/webauthn/authenticate/options')).toBe(true);
+    expect(isExemptPath('/api/v1/webauthn/authenticate/complete')).toBe(true);
+    // A signed-in user's passkey calls refresh like any other call.
+    expect(isExemptPath('/api/v1/webauthn/register/options')).toBe(false);
+    expect(isExemptPath('/api/v1/webauthn/credentials/5')).toBe(false);
     expect(isExemptPath('/api/v1/logout')).toBe(false);
     expect(isExemptPath('/api/v1/validate-token')).toBe(false);
   });

@@ -9,10 +9,15 @@ export const TOKEN_EXPIRY_MARGIN_MS = 30_000;
 
 const REFRESH_PATH = '/api/v1/refresh-token';
 
-/** isExemptPath: login, refresh-token and passkey calls get no refresh handling. */
+/**
+ * isExemptPath: login, refresh-token and passkey sign-in calls get no refresh
+ * handling (spec 01 §4). The passkey calls of a signed-in user (register,
+ * list, remove) are ordinary authenticated calls: they refresh like any other,
+ * or the Passkeys tab would fail once the access token is five minutes old.
+ */
 export function isExemptPath(path: string): boolean {
   const p = path.split('?', 1)[0] ?? '';
-  return p === '/api/v1/login' || p === REFRESH_PATH || p.includes('/webauthn/');
+  return p === '/api/v1/login' || p === REFRESH_PATH || p.startsWith('/api/v1/webauthn/authenticate/');
 }
 
 /** RequestOptions describe one call. */

@@ -14,6 +14,7 @@ export * from './merchant-filter';
 export * from './merchants';
 export * from './page-frame';
 export * from './page-title';
+export * from './passkeys';
 export * from './preferences';
 export * from './remote';
 export * from './route-table';

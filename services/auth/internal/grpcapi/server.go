@@ -33,6 +33,22 @@ var Rules = authz.Rules{
 	authv1.AuthService_Logout_FullMethodName:            {Authenticated: true, AllowTemporaryPassword: true},
 	authv1.AuthService_ValidateToken_FullMethodName:     {Authenticated: true, AllowTemporaryPassword: true},
 	authv1.AuthService_ChangeOwnPassword_FullMethodName: {Permissions: []string{authz.PermEditUser}, AllowTemporaryPassword: true},
+
+	// User administration (docs/contracts-security.md); the service checks
+	// the caller's scope on top.
+	authv1.UserService_ListRoles_FullMethodName:          {Permissions: []string{authz.PermAddUsers}},
+	authv1.UserService_ListUsers_FullMethodName:          {Permissions: []string{authz.PermAddUsers}},
+	authv1.UserService_AddUser_FullMethodName:            {Permissions: []string{authz.PermAddUsers}},
+	authv1.UserService_UpdateUser_FullMethodName:         {Permissions: []string{authz.PermEditUser, authz.PermAddUsers}},
+	authv1.UserService_ChangeUserPassword_FullMethodName: {Permissions: []string{authz.PermEditUser}},
+
+	authv1.SessionService_ListActiveSessions_FullMethodName: {Authenticated: true},
+	authv1.SessionService_TerminateSession_FullMethodName:   {Authenticated: true},
+
+	authv1.AllowedIpService_ListUserAllowedIps_FullMethodName: {Permissions: []string{authz.PermAllowIP}},
+	authv1.AllowedIpService_CreateAllowedIp_FullMethodName:    {Permissions: []string{authz.PermAllowIP}},
+	authv1.AllowedIpService_UpdateAllowedIp_FullMethodName:    {Permissions: []string{authz.PermAllowIP}},
+	authv1.AllowedIpService_DeleteAllowedIp_FullMethodName:    {Permissions: []string{authz.PermAllowIP}},
 }
 
 // DeviceCookie is the cookie that marks a browser that signed in as a
@@ -62,7 +78,8 @@ func (s *Server) Login(ctx context.Context, req *authv1.LoginRequest) (*authv1.L
 
 // RefreshToken implements authv1.AuthServiceServer.
 func (s *Server) RefreshToken(ctx context.Context, req *authv1.RefreshTokenRequest) (*authv1.RefreshTokenResponse, error) {
-	pair, err := s.svc.Refresh(ctx, req.GetRefreshToken())
+	ip, ua := server.ClientInfo(ctx)
+	pair, err := s.svc.Refresh(ctx, req.GetRefreshToken(), identity.Client{IP: ip, UserAgent: ua})
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +123,8 @@ func (s *Server) ChangeOwnPassword(ctx context.Context, req *authv1.ChangeOwnPas
 	if err != nil {
 		return nil, err
 	}
-	pair, err := s.svc.ChangeOwnPassword(ctx, c, req.GetPassword())
+	ip, _ := server.ClientInfo(ctx)
+	pair, err := s.svc.ChangeOwnPassword(ctx, c, req.GetPassword(), ip)
 	if err != nil {
 		return nil, err
 	}

@@ -6,10 +6,11 @@ package identity
 
 import (
 	"context"
-	"net/netip"
 	"time"
 
 	"google.golang.org/protobuf/proto"
+
+	"github.com/paygate/paygate/services/internal/authz"
 )
 
 // User is an account that can sign in to the console.
@@ -19,28 +20,16 @@ type User struct {
 	PasswordHash        string
 	IsTemporaryPassword bool
 	IsIPRestricted      bool
-	Roles               []string
-	Permissions         []string
-	MerchantIDs         []int32
+	// IsDisabled users cannot sign in; disabling ends their sessions.
+	IsDisabled  bool
+	Roles       []string
+	Permissions []string
+	MerchantIDs []int32
 }
 
 // IPRange is an inclusive range of addresses an IP-restricted user may sign
-// in from.
-type IPRange struct {
-	From netip.Addr
-	To   netip.Addr
-}
-
-// Contains reports whether ip lies within the range. Addresses of another
-// family never match; IPv4-mapped IPv6 addresses count as IPv4.
-func (r IPRange) Contains(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	from, to := r.From.Unmap(), r.To.Unmap()
-	if ip.BitLen() != from.BitLen() || ip.BitLen() != to.BitLen() {
-		return false
-	}
-	return from.Compare(ip) <= 0 && ip.Compare(to) <= 0
-}
+// in from (the type every verifier checks calls against).
+type IPRange = authz.IPRange
 
 // Client describes where a request came from.
 type Client struct {
@@ -92,6 +81,7 @@ const (
 
 // Store reads users and runs the writes of one operation in a transaction.
 type Store interface {
+	AdminStore
 	// UserByUsername returns the user with that username, compared without
 	// regard to case. Returns a not-found error when there is none.
 	UserByUsername(ctx context.Context, username string) (User, error)
@@ -107,6 +97,11 @@ type Store interface {
 
 // Tx is the set of writes (and locking reads) available inside Store.Tx.
 type Tx interface {
+	// UserByID returns a user on the transaction's own connection (never a
+	// second one: under a full pool that would wait for itself). Returns a
+	// not-found error when there is none.
+	UserByID(ctx context.Context, id int64) (User, error)
+	AdminTx
 	// AllowedRanges lists the address ranges of an IP-restricted user.
 	AllowedRanges(ctx context.Context, userID int64) ([]IPRange, error)
 	// InsertSession stores a new session.

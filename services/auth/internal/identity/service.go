@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"net/netip"
+	"runtime"
 	"strings"
 	"time"
 
@@ -30,7 +30,8 @@ const (
 	MsgSessionEnded       = "The session has ended. Please sign in again."
 )
 
-// Password rules for a new password.
+// Password length bounds: MinPasswordLen is the lowest minimum a deployment
+// may configure (Config.PasswordMinLen), MaxPasswordLen the longest password.
 const (
 	MinPasswordLen = 8
 	MaxPasswordLen = 128
@@ -56,6 +57,19 @@ type Config struct {
 	// DeviceTTL is how long a device cookie stays valid (180 days).
 	DeviceTTL time.Duration
 	Argon2    Argon2Params
+	// AllowLists, when set, receives the allowed ranges of IP-restricted
+	// users at every sign-in, refresh and change, for the verifiers of every
+	// service (authz.WithAllowLists).
+	AllowLists AllowListMirror
+	// PasswordMinLen is the shortest new password allowed (CheckPassword);
+	// DefaultPasswordMinLen when zero, never below MinPasswordLen.
+	PasswordMinLen int
+}
+
+// AllowListMirror hands IP-restricted users' ranges to the verifiers.
+type AllowListMirror interface {
+	// Store replaces userID's mirrored ranges.
+	Store(ctx context.Context, userID int64, ranges []IPRange) error
 }
 
 // Service implements sign-in, refresh, logout and password changes.
@@ -64,12 +78,18 @@ type Service struct {
 	keys     *KeySet
 	throttle Throttle
 	revoker  Revoker
+	allow    AllowListMirror
 	log      *slog.Logger
 	now      func() time.Time
 	cfg      Config
 	// dummyHash is verified against when the username is unknown, so that
 	// the answer takes as long as for a wrong password.
 	dummyHash string
+	// hashSlots bounds the password checks running at once to the cores:
+	// argon2id takes ~20 ms of a core and 19 MiB, so more at once only
+	// makes every sign-in slower; the others wait their turn, and one whose
+	// caller gave up never hashes.
+	hashSlots chan struct{}
 }
 
 // NewService builds a Service. now may be nil for time.Now.
@@ -98,6 +118,10 @@ func NewService(store Store, keys *KeySet, throttle Throttle, revoker Revoker, l
 	if cfg.Argon2 == (Argon2Params{}) {
 		cfg.Argon2 = DefaultArgon2
 	}
+	if cfg.PasswordMinLen <= 0 {
+		cfg.PasswordMinLen = DefaultPasswordMinLen
+	}
+	cfg.PasswordMinLen = max(cfg.PasswordMinLen, MinPasswordLen)
 	if now == nil {
 		now = time.Now
 	}
@@ -105,7 +129,7 @@ func NewService(store Store, keys *KeySet, throttle Throttle, revoker Revoker, l
 	if err != nil {
 		return nil, err
 	}
-	return &Service{store: store, keys: keys, throttle: throttle, revoker: revoker, log: log, now: now, cfg: cfg, dummyHash: dummy}, nil
+	return &Service{hashSlots: make(chan struct{}, runtime.GOMAXPROCS(0)), store: store, keys: keys, throttle: throttle, revoker: revoker, allow: cfg.AllowLists, log: log, now: now, cfg: cfg, dummyHash: dummy}, nil
 }
 
 // AccessTTL is the lifetime of the access tokens the service issues.
@@ -142,7 +166,7 @@ func (s *Service) Login(ctx context.Context, username, password string, c Client
 	if found {
 		hash = u.PasswordHash
 	}
-	ok, err := VerifyPassword(hash, password)
+	ok, err := s.verifyPassword(ctx, hash, password)
 	if err != nil {
 		return TokenPair{}, fmt.Errorf("verify password of user %d: %w", u.ID, err)
 	}
@@ -151,16 +175,66 @@ func (s *Service) Login(ctx context.Context, username, password string, c Client
 		return TokenPair{}, apperr.Unauthenticated(MsgInvalidCredentials)
 	}
 
+	pair, err := s.startSession(ctx, u, c, "password")
+	if err != nil {
+		if apperr.KindOf(err) == apperr.KindForbidden {
+			s.recordFailure(ctx, username, c.IP, device)
+		}
+		return TokenPair{}, err
+	}
+	if err := s.throttle.Reset(ctx, userThrottleKey(username)); err != nil {
+		s.log.WarnContext(ctx, "reset sign-in throttle", "err", err)
+	}
+	if pair.DeviceToken, err = s.keys.signDevice(u.Username, s.now(), s.cfg.DeviceTTL); err != nil {
+		s.log.WarnContext(ctx, "issue device cookie", "err", err)
+	}
+	return pair, nil
+}
+
+// verifyPassword checks password against hash once a hashing slot is free,
+// or gives up when ctx ends first.
+func (s *Service) verifyPassword(ctx context.Context, hash, password string) (bool, error) {
+	select {
+	case s.hashSlots <- struct{}{}:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	defer func() { <-s.hashSlots }()
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	return VerifyPassword(hash, password)
+}
+
+// MsgUserDisabled is the refusal of a sign-in by a disabled user (given only
+// after the credentials were right).
+const MsgUserDisabled = "This account is disabled. Ask an administrator to enable it."
+
+// startSession starts a session for u, whose credentials (password or
+// passkey) the caller verified: a disabled user is refused, an IP-restricted
+// one must come from an allowed range (and its list is mirrored for the
+// verifiers), and the new session is announced through the outbox. method
+// names the credential in logs ("password", "passkey").
+//
+// Errors: Forbidden (disabled, or IP not allowed).
+func (s *Service) startSession(ctx context.Context, u User, c Client, method string) (TokenPair, error) {
+	if u.IsDisabled {
+		return TokenPair{}, apperr.Forbidden(MsgUserDisabled)
+	}
 	now := s.now()
 	sid := uuid.NewString()
-	var pair TokenPair
-	err = s.store.Tx(ctx, func(tx Tx) error {
+	var (
+		pair   TokenPair
+		ranges []IPRange
+	)
+	err := s.store.Tx(ctx, func(tx Tx) error {
 		if u.IsIPRestricted {
-			ranges, err := tx.AllowedRanges(ctx, u.ID)
+			var err error
+			ranges, err = tx.AllowedRanges(ctx, u.ID)
 			if err != nil {
 				return err
 			}
-			if !ipAllowed(c.IP, ranges) {
+			if !authz.IPAllowed(c.IP, ranges) {
 				return apperr.Forbidden(MsgIPNotAllowed)
 			}
 		}
@@ -170,6 +244,7 @@ func (s *Service) Login(ctx context.Context, username, password string, c Client
 		}); err != nil {
 			return err
 		}
+		var err error
 		pair, err = s.issue(ctx, tx, u, sid, now)
 		if err != nil {
 			return err
@@ -180,18 +255,41 @@ func (s *Service) Login(ctx context.Context, username, password string, c Client
 		})
 	})
 	if err != nil {
-		if apperr.KindOf(err) == apperr.KindForbidden {
-			s.recordFailure(ctx, username, c.IP, device)
-		}
 		return TokenPair{}, err
 	}
-	if err := s.throttle.Reset(ctx, userThrottleKey(username)); err != nil {
-		s.log.WarnContext(ctx, "reset sign-in throttle", "err", err)
+	if u.IsIPRestricted {
+		s.mirrorAllowList(ctx, u.ID, ranges)
 	}
-	if pair.DeviceToken, err = s.keys.signDevice(u.Username, now, s.cfg.DeviceTTL); err != nil {
-		s.log.WarnContext(ctx, "issue device cookie", "err", err)
-	}
+	s.log.InfoContext(ctx, "session started", "user_id", u.ID, "session_id", sid, "method", method)
 	return pair, nil
+}
+
+// SignInVerified starts a session for the user whose credential another
+// part of the service verified (a passkey), with the same checks and the
+// same token pair as a password sign-in.
+//
+// Errors: Unauthenticated (user gone), Forbidden (disabled, IP not allowed).
+func (s *Service) SignInVerified(ctx context.Context, userID int64, c Client, method string) (TokenPair, error) {
+	u, err := s.store.UserByID(ctx, userID)
+	if apperr.KindOf(err) == apperr.KindNotFound {
+		return TokenPair{}, apperr.Unauthenticated(MsgInvalidCredentials)
+	}
+	if err != nil {
+		return TokenPair{}, err
+	}
+	return s.startSession(ctx, u, c, method)
+}
+
+// mirrorAllowList hands an IP-restricted user's ranges to the verifiers of
+// every service (see authz.WithAllowLists). A failure is logged: the
+// verifiers then answer 401 and the next refresh mirrors the list again.
+func (s *Service) mirrorAllowList(ctx context.Context, userID int64, ranges []IPRange) {
+	if s.allow == nil {
+		return
+	}
+	if err := s.allow.Store(ctx, userID, ranges); err != nil {
+		s.log.ErrorContext(ctx, "mirror allowed IPs", "user_id", userID, "err", err)
+	}
 }
 
 // checkThrottle refuses a sign-in while its username is locked, or while its
@@ -245,19 +343,6 @@ func (s *Service) recordFailure(ctx context.Context, username, ip, device string
 	}
 }
 
-func ipAllowed(ip string, ranges []IPRange) bool {
-	addr, err := netip.ParseAddr(ip)
-	if err != nil {
-		return false
-	}
-	for _, r := range ranges {
-		if r.Contains(addr) {
-			return true
-		}
-	}
-	return false
-}
-
 // issue signs an access token and stores a new refresh token for session sid.
 func (s *Service) issue(ctx context.Context, tx Tx, u User, sid string, now time.Time) (TokenPair, error) {
 	access, err := s.keys.sign(u, sid, now, s.cfg.AccessTTL)
@@ -280,9 +365,13 @@ func (s *Service) issue(ctx context.Context, tx Tx, u User, sid string, now time
 // token spent more than RefreshGrace ago is a sign of theft: its session is
 // revoked.
 //
+// The user's state is read again: a disabled user's refresh is refused, and
+// an IP-restricted user's must come from an allowed address (its list is
+// mirrored again for the verifiers).
+//
 // Errors: Invalid (empty token), Unauthenticated (unknown, expired, revoked or
-// reused token).
-func (s *Service) Refresh(ctx context.Context, token string) (TokenPair, error) {
+// reused token), Forbidden (disabled user, IP not allowed).
+func (s *Service) Refresh(ctx context.Context, token string, c Client) (TokenPair, error) {
 	if token == "" {
 		return TokenPair{}, apperr.Invalid("refreshToken is required.")
 	}
@@ -291,6 +380,8 @@ func (s *Service) Refresh(ctx context.Context, token string) (TokenPair, error) 
 		pair    TokenPair
 		reused  bool
 		revoked Session
+		user    User
+		ranges  []IPRange
 	)
 	err := s.store.Tx(ctx, func(tx Tx) error {
 		rt, err := tx.RefreshTokenForUpdate(ctx, hashRefreshToken(token))
@@ -325,10 +416,22 @@ func (s *Service) Refresh(ctx context.Context, token string) (TokenPair, error) 
 				return err
 			}
 		}
-		u, err := s.store.UserByID(ctx, sess.UserID)
+		u, err := tx.UserByID(ctx, sess.UserID)
 		if err != nil {
 			return err
 		}
+		if u.IsDisabled {
+			return apperr.Forbidden(MsgUserDisabled)
+		}
+		if u.IsIPRestricted {
+			if ranges, err = tx.AllowedRanges(ctx, u.ID); err != nil {
+				return err
+			}
+			if !authz.IPAllowed(c.IP, ranges) {
+				return apperr.Forbidden(MsgIPNotAllowed)
+			}
+		}
+		user = u
 		if err := tx.TouchSession(ctx, sess.ID, now, now.Add(s.cfg.RefreshTTL)); err != nil {
 			return err
 		}
@@ -344,6 +447,9 @@ func (s *Service) Refresh(ctx context.Context, token string) (TokenPair, error) 
 			s.log.ErrorContext(ctx, "revoke session in cache", "err", err)
 		}
 		return TokenPair{}, apperr.Unauthenticated(MsgRefreshReused)
+	}
+	if user.IsIPRestricted {
+		s.mirrorAllowList(ctx, user.ID, ranges)
 	}
 	return pair, nil
 }
@@ -400,20 +506,21 @@ func (s *Service) CurrentUser(ctx context.Context, c *authz.Claims) (User, error
 	return u, err
 }
 
-// ChangeOwnPassword replaces the caller's password, clears the temporary
-// flag, ends the user's other sessions and returns a new pair for this one.
+// ChangeOwnPassword replaces the caller's password (the password rules of
+// CheckPassword apply), clears the temporary flag, ends the user's other
+// sessions and returns a new pair for this one. ip is the caller's address,
+// for the audit.
 //
-// Errors: Invalid (password too short or too long), Unauthenticated (session
-// ended).
-func (s *Service) ChangeOwnPassword(ctx context.Context, c *authz.Claims, password string) (TokenPair, error) {
-	if len(password) < MinPasswordLen {
-		return TokenPair{}, apperr.Invalid("The password must be at least %d characters long.", MinPasswordLen)
-	}
-	if len(password) > MaxPasswordLen {
-		return TokenPair{}, apperr.Invalid("The password must be at most %d characters long.", MaxPasswordLen)
+// Errors: Invalid (password rules), Unauthenticated (session ended).
+func (s *Service) ChangeOwnPassword(ctx context.Context, c *authz.Claims, password, ip string) (TokenPair, error) {
+	if password == "" {
+		return TokenPair{}, apperr.Invalid("password is required.")
 	}
 	u, err := s.CurrentUser(ctx, c)
 	if err != nil {
+		return TokenPair{}, err
+	}
+	if err := s.checkPassword("password", u.Username, password); err != nil {
 		return TokenPair{}, err
 	}
 	hash, err := HashPassword(password, s.cfg.Argon2)
@@ -447,22 +554,23 @@ func (s *Service) ChangeOwnPassword(ctx context.Context, c *authz.Claims, passwo
 		if err := tx.SpendRefreshTokens(ctx, c.SessionID, now); err != nil {
 			return err
 		}
+		wasTemporary := u.IsTemporaryPassword
 		u.IsTemporaryPassword = false
 		pair, err = s.issue(ctx, tx, u, c.SessionID, now)
 		if err != nil {
 			return err
 		}
-		return tx.Publish(ctx, &eventsv1.PasswordChanged{
+		if err := tx.Publish(ctx, &eventsv1.PasswordChanged{
 			UserId: u.ID, Username: u.Username, IsTemporary: false, ChangedAt: timestamppb.New(now),
-		})
+		}); err != nil {
+			return err
+		}
+		b, af := diffFields(map[string]any{"isTemporaryPassword": wasTemporary}, map[string]any{"isTemporaryPassword": false})
+		return s.audit(ctx, tx, Actor{User: u, SessionID: c.SessionID, IP: ip}, "user.password_changed", u.ID, u.Username, b, af, now)
 	})
 	if err != nil {
 		return TokenPair{}, err
 	}
-	for _, sid := range ended {
-		if err := s.revoker.Revoke(ctx, sid, s.cfg.AccessTTL); err != nil {
-			s.log.ErrorContext(ctx, "revoke session in cache", "session_id", sid, "err", err)
-		}
-	}
+	s.revokeInCache(ctx, ended)
 	return pair, nil
 }

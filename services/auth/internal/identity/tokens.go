@@ -90,6 +90,7 @@ func (ks *KeySet) sign(u User, sid string, now time.Time, ttl time.Duration) (st
 		MerchantIDs:         nonNil(u.MerchantIDs),
 		IsTemporaryPassword: u.IsTemporaryPassword,
 		SessionID:           sid,
+		IPRestricted:        u.IsIPRestricted,
 	}
 	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, claims)
 	tok.Header["kid"] = ks.current.ID

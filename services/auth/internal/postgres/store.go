@@ -35,7 +35,8 @@ const Schema = "auth"
 
 // Store implements identity.Store and identity.Seeder.
 type Store struct {
-	pool *pgxpool.Pool
+	pool   *pgxpool.Pool
+	counts countCache
 }
 
 var (
@@ -53,7 +54,7 @@ type queryer interface {
 }
 
 const userColumns = `
-	u.id, u.username, u.password_hash, u.is_temporary_password, u.is_ip_restricted,
+	u.id, u.username, u.password_hash, u.is_temporary_password, u.is_ip_restricted, u.is_disabled,
 	coalesce((SELECT array_agg(r.name ORDER BY r.id)
 	          FROM user_roles ur JOIN roles r ON r.id = ur.role_id
 	          WHERE ur.user_id = u.id), '{}'),
@@ -67,7 +68,7 @@ const userColumns = `
 
 func scanUser(row pgx.Row) (identity.User, error) {
 	var u identity.User
-	err := row.Scan(&u.ID, &u.Username, &u.PasswordHash, &u.IsTemporaryPassword, &u.IsIPRestricted,
+	err := row.Scan(&u.ID, &u.Username, &u.PasswordHash, &u.IsTemporaryPassword, &u.IsIPRestricted, &u.IsDisabled,
 		&u.Roles, &u.Permissions, &u.MerchantIDs)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return identity.User{}, apperr.NotFound("User not found.")
@@ -167,6 +168,15 @@ func (s *Store) CreateUserIfMissing(ctx context.Context, u identity.NewUser, pas
 // tx implements identity.Tx inside one pgx transaction.
 type tx struct {
 	t pgx.Tx
+}
+
+// UserByID implements identity.Tx.
+func (x *tx) UserByID(ctx context.Context, id int64) (identity.User, error) {
+	u, err := scanUser(x.t.QueryRow(ctx, `SELECT `+userColumns+` FROM users u WHERE u.id = $1`, id))
+	if err != nil && apperr.KindOf(err) != apperr.KindNotFound {
+		return u, fmt.Errorf("select user %d: %w", id, err)
+	}
+	return u, err
 }
 
 func (x *tx) AllowedRanges(ctx context.Context, userID int64) ([]identity.IPRange, error) {

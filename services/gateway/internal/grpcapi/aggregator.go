@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	aggregatorv1 "github.com/paygate/paygate/gen/go/paygate/aggregator/v1"
+	"github.com/paygate/paygate/services/internal/server"
 )
 
 // AggregatorRoutes is the REST of the aggregator's StatisticsService and
@@ -22,8 +23,10 @@ type AggregatorRoutes struct {
 }
 
 // NewAggregatorRoutes connects (lazily) to the aggregator's gRPC address.
-func NewAggregatorRoutes(addr string) (*AggregatorRoutes, error) {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+// The caller's address travels with the internal token (server.ForwardClientIP).
+func NewAggregatorRoutes(addr string, trustedHops int, internalToken string) (*AggregatorRoutes, error) {
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithUnaryInterceptor(server.ForwardClientIP(trustedHops, internalToken)))
 	if err != nil {
 		return nil, fmt.Errorf("aggregator address %q: %w", addr, err)
 	}

@@ -217,6 +217,10 @@ type StreamOptions struct {
 	// sessions.
 	Verifier    authz.Verifier
 	Revocations authz.Revocations
+	// AllowLists, when set, holds IP-restricted users to their allowed
+	// ranges, with ClientIP giving a request's address.
+	AllowLists authz.AllowLists
+	ClientIP   func(r *http.Request) string
 	// Heartbeat is the interval of keep-alive comments (15 s when zero).
 	Heartbeat time.Duration
 	// Now is the clock (time.Now when nil).
@@ -265,6 +269,16 @@ func (h *Hub) Handler(o StreamOptions) http.Handler {
 			}
 			if revoked {
 				writeError(w, apperr.Unauthenticated("Your session has ended. Please sign in again."))
+				return
+			}
+		}
+		if claims.IPRestricted && o.AllowLists != nil {
+			ip := ""
+			if o.ClientIP != nil {
+				ip = o.ClientIP(r)
+			}
+			if err := authz.CheckAllowList(ctx, o.AllowLists, claims, ip); err != nil {
+				writeError(w, err)
 				return
 			}
 		}

@@ -53,6 +53,8 @@ type User struct {
 	SessionID   string
 	// TemporaryPassword marks the user as still holding a temporary password.
 	TemporaryPassword bool
+	// IPRestricted marks the user as held to its allowed IP ranges.
+	IPRestricted bool
 }
 
 // Claims returns valid claims for u: our issuer and audience, issued now,
@@ -81,6 +83,7 @@ func Claims(u User) *authz.Claims {
 		SessionID:   sid,
 
 		IsTemporaryPassword: u.TemporaryPassword,
+		IPRestricted:        u.IPRestricted,
 	}
 }
 

@@ -1,15 +1,105 @@
 import { Button, Card, Center, Field, Heading, Input, Stack } from '@chakra-ui/react';
-import { auth, DEFAULT_LANDING, errorMessage, isApiError, notify, readStored, SCREENS, session, usePageTitle } from '@paygate/sdk';
-import { useState, type FormEvent } from 'react';
+import {
+  auth,
+  DEFAULT_LANDING,
+  errorMessage,
+  hasPasskeyHint,
+  isApiError,
+  loginErrorMessage,
+  notePasswordSignIn,
+  notify,
+  passkeysSupported,
+  readStored,
+  SCREENS,
+  session,
+  signInWithPasskey,
+  usePageTitle,
+  type User,
+} from '@paygate/sdk';
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 
-/** LoginPage signs in with username and password (spec 01 §2 "Login page"). */
+/** landingOf is where a user goes after signing in: /change-password first, else the stored redirect, else /transactions. */
+function landingOf(user: User): string {
+  const redirect = session.takeRedirect();
+  return user.isTemporaryPassword ? SCREENS.changePassword.link : (redirect ?? DEFAULT_LANDING);
+}
+
+/**
+ * usePasskeyAttempt runs one passkey sign-in at a time: run cancels the
+ * attempt under way (its calls and the browser's prompt) and starts a new
+ * one, resolving to the user or to null when it was cancelled in turn; cancel
+ * ends the attempt under way; busy is true while one runs.
+ */
+function usePasskeyAttempt() {
+  const [busy, setBusy] = useState(false);
+  const current = useRef<AbortController | null>(null);
+
+  const cancel = useCallback(() => {
+    current.current?.abort();
+    current.current = null;
+    setBusy(false);
+  }, []);
+
+  const run = useCallback(async (username: string): Promise<User | null> => {
+    current.current?.abort();
+    const controller = new AbortController();
+    current.current = controller;
+    setBusy(true);
+    try {
+      return await signInWithPasskey(username, controller.signal);
+    } catch (err) {
+      if (controller.signal.aborted) return null;
+      throw err;
+    } finally {
+      if (current.current === controller) {
+        current.current = null;
+        setBusy(false);
+      }
+    }
+  }, []);
+
+  return { busy, run, cancel };
+}
+
+/**
+ * LoginPage signs in with username and password, or with a passkey (spec 01
+ * §2 "Login page"). The 'Sign in with Passkey' button shows while the entered
+ * username is known to have a passkey on this device; for a prefilled username
+ * with one, a passkey sign-in starts by itself on arrival. That attempt fails
+ * silently, and the password form stays usable meanwhile: signing in with the
+ * password cancels it.
+ */
 export function LoginPage() {
   usePageTitle('Login');
   const navigate = useNavigate();
-  const [username, setUsername] = useState(() => readStored('lastUsername') ?? '');
+  const [lastUsername] = useState(() => readStored('lastUsername') ?? '');
+  const [username, setUsername] = useState(lastUsername);
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
+  const [supported] = useState(passkeysSupported);
+  const { busy: passkeyBusy, run: runPasskey, cancel: cancelPasskey } = usePasskeyAttempt();
+
+  useEffect(() => {
+    if (supported && hasPasskeyHint(lastUsername)) {
+      runPasskey(lastUsername).then(
+        (user) => user && navigate(landingOf(user), { replace: true }),
+        () => {
+          // A failed automatic attempt is silent (spec 01 §8); the form is there.
+        },
+      );
+    }
+    return cancelPasskey;
+  }, [supported, lastUsername, navigate, runPasskey, cancelPasskey]);
+
+  async function signInWithPasskeyButton() {
+    try {
+      const user = await runPasskey(username);
+      if (user) navigate(landingOf(user), { replace: true });
+    } catch (err) {
+      notify.error(loginErrorMessage(err));
+    }
+  }
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -17,17 +107,21 @@ export function LoginPage() {
       notify.error('Please enter username and password');
       return;
     }
+    // The password wins: a passkey attempt under way is cancelled, calls included.
+    cancelPasskey();
     setBusy(true);
     try {
       const user = await auth.login(username, password);
-      const redirect = session.takeRedirect();
-      navigate(user.isTemporaryPassword ? SCREENS.changePassword.link : (redirect ?? DEFAULT_LANDING), { replace: true });
+      notePasswordSignIn(user.username);
+      navigate(landingOf(user), { replace: true });
     } catch (err) {
       if (isApiError(err) && err.status === 401) notify.error('Invalid username or password');
       else notify.error(errorMessage(err, 'Failed to login'));
       setBusy(false);
     }
   }
+
+  const showPasskey = supported && hasPasskeyHint(username);
 
   return (
     <Center minH="100vh" bg="bg.subtle" p={4}>
@@ -62,6 +156,11 @@ export function LoginPage() {
               <Button type="submit" colorPalette="blue" loading={busy} w="full">
                 Login
               </Button>
+              {showPasskey && (
+                <Button type="button" variant="outline" w="full" loading={passkeyBusy} disabled={busy} onClick={signInWithPasskeyButton}>
+                  Sign in with Passkey
+                </Button>
+              )}
             </Stack>
           </form>
         </Card.Body>

@@ -1,9 +1,10 @@
 import { Box, Flex } from '@chakra-ui/react';
 import { useSession } from '@paygate/sdk';
 import { Outlet } from 'react-router';
+import { PasskeySetupPrompt } from '../passkey-setup/passkey-setup-prompt';
 import { Sidebar } from './sidebar';
 
-/** ConsoleLayout puts the sidebar beside the current screen. */
+/** ConsoleLayout puts the sidebar beside the current screen, and offers a passkey after a password sign-in. */
 export function ConsoleLayout() {
   const { user } = useSession();
   if (!user) return null;
@@ -13,6 +14,7 @@ export function ConsoleLayout() {
       <Box as="main" flex="1" minW={0}>
         <Outlet />
       </Box>
+      <PasskeySetupPrompt user={user} />
     </Flex>
   );
 }

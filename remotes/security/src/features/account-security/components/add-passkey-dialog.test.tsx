@@ -1,0 +1,64 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import { http, HttpResponse } from 'msw';
+import { AUTH, server } from '@paygate/devkit/testing/msw';
+import type { TestUser } from '@paygate/devkit/testing/tokens';
+import type * as Sdk from '@paygate/sdk';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { renderSecurity } from '../../../testing/fixtures';
+
+// jsdom has no authenticator: the SDK's ceremony is replaced, the rest of the SDK is real.
+const ceremony = vi.hoisted(() => ({ register: vi.fn<(name: string) => Promise<unknown>>() }));
+vi.mock('@paygate/sdk', async (importOriginal) => {
+  const sdk = await importOriginal<typeof Sdk>();
+  return { ...sdk, passkeysSupported: () => true, registerPasskey: (name: string) => ceremony.register(name) };
+});
+
+const ME: TestUser = { username: 'tester', roles: ['Merchant Support'] };
+const CREDENTIALS = `${AUTH}/api/v1/webauthn/credentials`;
+
+beforeEach(() => {
+  ceremony.register.mockReset();
+});
+
+async function openDialog() {
+  let registered = false;
+  server.use(http.get(CREDENTIALS, () => HttpResponse.json(registered ? [{ id: 'n', description: 'MacBook Pro', createdAt: new Date().toISOString() }] : [])));
+  const view = renderSecurity(ME, 'passkeys');
+  await view.user.click(await screen.findByRole('button', { name: 'Add Your First Passkey' }));
+  const dialog = await screen.findByRole('dialog', { name: 'Add New Passkey' });
+  return { ...view, dialog, markRegistered: () => (registered = true) };
+}
+
+describe('Add New Passkey dialog (spec 02 "Account Security", spec 01 §8)', () => {
+  it('registers with the typed name, toasts Passkey Created and shows the new passkey', async () => {
+    const { user, dialog, markRegistered } = await openDialog();
+    ceremony.register.mockImplementation(async () => {
+      markRegistered();
+      return {};
+    });
+    const name = within(dialog).getByLabelText(/Passkey Name/);
+    expect(name).toHaveAttribute('placeholder', 'e.g., MacBook Pro');
+    await user.type(name, 'MacBook Pro');
+    await user.click(within(dialog).getByRole('button', { name: 'Create Passkey' }));
+    expect(await screen.findByText('Passkey Created')).toBeInTheDocument();
+    expect(screen.getByText('Your passkey has been set up successfully!')).toBeInTheDocument();
+    expect(ceremony.register).toHaveBeenCalledWith('MacBook Pro');
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Add New Passkey' })).not.toBeInTheDocument());
+    expect(await screen.findByRole('table', { name: 'Passkeys' })).toBeInTheDocument();
+  });
+
+  it('registers without a name, the name being optional', async () => {
+    const { user, dialog } = await openDialog();
+    ceremony.register.mockResolvedValue({});
+    await user.click(within(dialog).getByRole('button', { name: 'Create Passkey' }));
+    await waitFor(() => expect(ceremony.register).toHaveBeenCalledWith(''));
+  });
+
+  it('shows the registration error text and keeps the dialog open', async () => {
+    const { user, dialog } = await openDialog();
+    ceremony.register.mockRejectedValue(Object.assign(new Error('denied'), { name: 'NotAllowedError' }));
+    await user.click(within(dialog).getByRole('button', { name: 'Create Passkey' }));
+    expect(await screen.findByText('Passkey registration was cancelled or not allowed')).toBeInTheDocument();
+    expect(screen.getByRole('dialog', { name: 'Add New Passkey' })).toBeInTheDocument();
+  });
+});

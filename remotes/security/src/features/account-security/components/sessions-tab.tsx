@@ -1,0 +1,221 @@
+import { Alert, Badge, Button, EmptyState, HStack, Input, NativeSelect, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
+import type { ActiveSessionJson } from '@paygate/gen/auth/v1/sessions_pb';
+import { auth, ConfirmDialog, errorMessage, formatDateTime, isAdmin, isMerchant, notify, useTimezone, useUser } from '@paygate/sdk';
+import { useState } from 'react';
+import { useNavigate } from 'react-router';
+import { Pager } from '../../../components/pager';
+import { useDebouncedValue } from '../../../hooks/use-debounced-value';
+import { useMerchants } from '../../../hooks/use-merchants';
+import { useActiveSessions } from '../api/get-active-sessions';
+import { useTerminateSession } from '../api/terminate-session';
+import { SessionDevice } from './session-device';
+import { SessionExpiry } from './session-expiry';
+
+/** Sessions table page sizes and the default (spec 02 §9). */
+export const SESSION_PAGE_SIZES = [5, 10, 20, 50] as const;
+const DEFAULT_PAGE_SIZE = 10;
+/** Admins and merchants see the list refreshed every 30 s (spec 02 §4). */
+export const SESSIONS_REFRESH_MS = 30_000;
+
+const COLUMNS = ['User', 'IP', 'Device', 'Login Time', 'Expires', 'Actions'];
+
+/** SessionsTab lists the active sessions the user may see and terminates them (spec 02 "Account Security"). */
+export function SessionsTab() {
+  const user = useUser();
+  const admin = isAdmin(user);
+  const navigate = useNavigate();
+  const [zone] = useTimezone();
+  const { merchants } = useMerchants();
+  const [merchantId, setMerchantId] = useState<number | undefined>(undefined);
+  const [searchText, setSearchText] = useState('');
+  const search = useDebouncedValue(searchText.trim(), 400);
+  const [page, setPage] = useState(1);
+  const [take, setTake] = useState(DEFAULT_PAGE_SIZE);
+  const [confirming, setConfirming] = useState<ActiveSessionJson | null>(null);
+
+  const list = useActiveSessions(
+    { merchantId: admin ? merchantId : undefined, page, take, search: search || undefined },
+    admin || isMerchant(user) ? SESSIONS_REFRESH_MS : false,
+  );
+  const terminate = useTerminateSession();
+  const data = list.data;
+  const rows = data?.sessions ?? [];
+  // Rendered with the answer, so that "Nh left" moves on with every refresh.
+  const now = list.dataUpdatedAt || Date.now();
+
+  async function refresh() {
+    const result = await list.refetch();
+    if (result.isError) notify.error('Failed to fetch sessions', errorMessage(result.error, ''));
+  }
+
+  function confirmTerminate(s: ActiveSessionJson) {
+    terminate.mutate(
+      { id: s.id ?? '' },
+      {
+        onSuccess: async () => {
+          setConfirming(null);
+          if (s.isCurrent) {
+            // Ending one's own session ends the console's session too.
+            await auth.logout();
+            navigate('/login', { replace: true });
+            return;
+          }
+          notify.success('Session terminated');
+        },
+        onError: (err) => {
+          setConfirming(null);
+          notify.error('Failed to terminate session', errorMessage(err, ''));
+        },
+      },
+    );
+  }
+
+  return (
+    <Stack gap={4}>
+      <HStack wrap="wrap" gap={3}>
+        {admin && (
+          <NativeSelect.Root size="sm" w="64">
+            <NativeSelect.Field
+              aria-label="Merchant"
+              value={merchantId ?? ''}
+              onChange={(e) => {
+                setMerchantId(e.target.value ? Number(e.target.value) : undefined);
+                setPage(1);
+              }}
+            >
+              <option value="">All Merchants</option>
+              {merchants.map((m) => (
+                <option key={m.id} value={m.id}>
+                  {m.name}
+                </option>
+              ))}
+            </NativeSelect.Field>
+            <NativeSelect.Indicator />
+          </NativeSelect.Root>
+        )}
+        <Input
+          size="sm"
+          w="64"
+          type="search"
+          aria-label="Search sessions"
+          placeholder="Search sessions"
+          value={searchText}
+          onChange={(e) => {
+            setSearchText(e.target.value);
+            setPage(1);
+          }}
+        />
+        <Button size="sm" variant="outline" loading={list.isFetching} loadingText="Refreshing" onClick={() => void refresh()}>
+          Refresh
+        </Button>
+      </HStack>
+
+      {list.isError && (
+        <Alert.Root status="error" role="alert">
+          <Alert.Indicator />
+          <Alert.Content>
+            <Alert.Title>Failed to load sessions</Alert.Title>
+            {errorMessage(list.error, '') && <Alert.Description>{errorMessage(list.error, '')}</Alert.Description>}
+          </Alert.Content>
+        </Alert.Root>
+      )}
+
+      <Table.ScrollArea borderWidth="1px" borderRadius="md">
+        <Table.Root size="sm" aria-label="Active sessions" aria-busy={list.isPending}>
+          <Table.Header>
+            <Table.Row>
+              {COLUMNS.map((c) => (
+                <Table.ColumnHeader key={c}>{c}</Table.ColumnHeader>
+              ))}
+            </Table.Row>
+          </Table.Header>
+          <Table.Body>
+            {list.isPending &&
+              [0, 1, 2].map((i) => (
+                <Table.Row key={`s${i}`}>
+                  <Table.Cell colSpan={COLUMNS.length}>
+                    <Skeleton height="5" />
+                  </Table.Cell>
+                </Table.Row>
+              ))}
+            {!list.isPending && rows.length === 0 && (
+              <Table.Row>
+                <Table.Cell colSpan={COLUMNS.length}>
+                  <EmptyState.Root size="sm">
+                    <EmptyState.Content>
+                      <EmptyState.Description>{list.isError ? 'Sessions could not be loaded.' : 'No active sessions.'}</EmptyState.Description>
+                    </EmptyState.Content>
+                  </EmptyState.Root>
+                </Table.Cell>
+              </Table.Row>
+            )}
+            {rows.map((s) => (
+              <Table.Row key={s.id}>
+                <Table.Cell>
+                  <HStack gap={2}>
+                    <Text as="span">{s.username}</Text>
+                    {s.isCurrent && (
+                      <Badge colorPalette="blue" variant="solid">
+                        Current
+                      </Badge>
+                    )}
+                  </HStack>
+                </Table.Cell>
+                <Table.Cell fontFamily="mono">{s.userIp}</Table.Cell>
+                <Table.Cell>
+                  <SessionDevice userAgent={s.userAgent} />
+                </Table.Cell>
+                <Table.Cell>{s.lastLoginUtc ? formatDateTime(s.lastLoginUtc, zone) : ''}</Table.Cell>
+                <Table.Cell>
+                  <SessionExpiry expiresAt={s.refreshTokenExpiryUtc} now={now} />
+                </Table.Cell>
+                <Table.Cell>
+                  <Button
+                    size="xs"
+                    variant="outline"
+                    colorPalette="red"
+                    aria-label={`Terminate session of ${s.username ?? ''} from ${s.userIp ?? ''}`}
+                    disabled={terminate.isPending}
+                    onClick={() => setConfirming(s)}
+                  >
+                    Terminate
+                  </Button>
+                </Table.Cell>
+              </Table.Row>
+            ))}
+          </Table.Body>
+        </Table.Root>
+      </Table.ScrollArea>
+
+      <Pager
+        label="Sessions pages"
+        page={page}
+        totalPages={data?.totalPages ?? 0}
+        totalCount={data?.totalCount ?? 0}
+        pageSize={take}
+        pageSizes={SESSION_PAGE_SIZES}
+        onPage={setPage}
+        onPageSize={(size) => {
+          setTake(size);
+          setPage(1);
+        }}
+      />
+
+      {confirming && (
+        <ConfirmDialog
+          title="Terminate Session"
+          message={
+            confirming.isCurrent
+              ? 'This is your current session. Terminating it will log you out. Continue?'
+              : `Terminate the session of ${confirming.username ?? ''} from ${confirming.userIp ?? ''}?`
+          }
+          confirmLabel="Terminate"
+          destructive
+          pending={terminate.isPending}
+          onCancel={() => setConfirming(null)}
+          onConfirm={() => confirmTerminate(confirming)}
+        />
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,301 @@
+import { Badge, Button, EmptyState, Field, HStack, IconButton, Input, NativeSelect, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
+import { errorMessage, notify, useUser } from '@paygate/sdk';
+import { useState } from 'react';
+import { Pager } from '../../../components/pager';
+import { useDebouncedValue } from '../../../hooks/use-debounced-value';
+import { useMerchants } from '../../../hooks/use-merchants';
+import { useRoles, type RoleOption } from '../api/get-roles';
+import { useUsers, type ManagedUser } from '../api/get-users';
+import { useUpdateUser, type UpdateUserInput } from '../api/update-user';
+import { AddUserDialog } from './add-user-dialog';
+import { ChangeUserPasswordDialog } from './change-user-password-dialog';
+import { FlagSwitch } from './flag-switch';
+import { MerchantPicker } from './merchant-picker';
+import { MerchantTags } from './merchant-tags';
+
+const PAGE_SIZES = [5, 10, 20, 50] as const;
+const COLUMNS = ['Id', 'Username', 'Merchants', 'Roles', 'Paygate Admin', 'Merchant Admin', 'IP Restricted', 'Disabled', 'Actions'];
+
+/** UserDraft is a user row being edited: one role at most (spec 02 §5). */
+export interface UserDraft {
+  username: string;
+  merchantIds: number[];
+  roleId: number | null;
+  isIpRestricted: boolean;
+  isDisabled: boolean;
+}
+
+/** roleIdsOf reads a user's role ids, from their names when the server sent none. */
+function roleIdsOf(user: ManagedUser, roles: readonly RoleOption[]): number[] {
+  if (user.roleIds.length > 0) return user.roleIds;
+  return roles.filter((r) => user.roles.includes(r.name)).map((r) => r.id);
+}
+
+/** draftOf starts the edit of a user row. */
+export function draftOf(user: ManagedUser, roles: readonly RoleOption[]): UserDraft {
+  return {
+    username: user.username,
+    merchantIds: [...user.merchantIds],
+    roleId: roleIdsOf(user, roles)[0] ?? null,
+    isIpRestricted: user.isIpRestricted,
+    isDisabled: user.isDisabled,
+  };
+}
+
+const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x) => b.includes(x));
+
+/**
+ * userChanges is the update of a user row: only the changed fields, merchants
+ * and roles only when non-empty and changed (spec 02 §5). Null when nothing changed.
+ */
+export function userChanges(user: ManagedUser, draft: UserDraft, roles: readonly RoleOption[]): UpdateUserInput | null {
+  const changes: UpdateUserInput = { userId: user.id };
+  const username = draft.username.trim();
+  if (username !== user.username) changes.username = username;
+  if (draft.merchantIds.length > 0 && !sameSet(draft.merchantIds, user.merchantIds)) changes.merchantIds = draft.merchantIds;
+  if (draft.roleId !== null && !sameSet([draft.roleId], roleIdsOf(user, roles))) changes.roleIds = [draft.roleId];
+  if (draft.isIpRestricted !== user.isIpRestricted) changes.isIpRestricted = draft.isIpRestricted;
+  if (draft.isDisabled !== user.isDisabled) changes.isDisabled = draft.isDisabled;
+  return Object.keys(changes).length > 1 ? changes : null;
+}
+
+function YesNo({ on, yes = 'Yes' }: { on: boolean; yes?: string }) {
+  return (
+    <Badge colorPalette={on ? 'green' : 'gray'} variant="subtle">
+      {on ? yes : 'No'}
+    </Badge>
+  );
+}
+
+/** UsersTab lists, adds and edits users and sets their passwords (spec 02 "Account Security", Add Users). */
+export function UsersTab() {
+  const me = useUser();
+  const { merchants, nameOf } = useMerchants();
+  const roles = useRoles();
+  const roleList = roles.data ?? [];
+  const [searchText, setSearchText] = useState('');
+  const search = useDebouncedValue(searchText.trim(), 400);
+  const [page, setPage] = useState(1);
+  const [take, setTake] = useState(10);
+  const list = useUsers({ page, take, search: search || undefined });
+  const update = useUpdateUser();
+  const [adding, setAdding] = useState(false);
+  const [passwordFor, setPasswordFor] = useState<ManagedUser | null>(null);
+  const [editing, setEditing] = useState<{ id: string; draft: UserDraft; error?: string } | null>(null);
+  const rows = list.data?.users ?? [];
+
+  const setDraft = (patch: Partial<UserDraft>) => setEditing((e) => (e ? { ...e, draft: { ...e.draft, ...patch }, error: undefined } : e));
+
+  function save(user: ManagedUser) {
+    if (!editing) return;
+    if (!editing.draft.username.trim()) {
+      setEditing({ ...editing, error: 'Username is required.' });
+      return;
+    }
+    const changes = userChanges(user, editing.draft, roleList);
+    if (!changes) {
+      notify.info('Nothing to update');
+      return;
+    }
+    update.mutate(changes, {
+      onSuccess: () => {
+        notify.success('User updated');
+        setEditing(null);
+      },
+      onError: (err) => notify.error(errorMessage(err, 'Failed to update user')),
+    });
+  }
+
+  return (
+    <Stack gap={4}>
+      <HStack justify="space-between" wrap="wrap" gap={3}>
+        <Input
+          size="sm"
+          w="64"
+          type="search"
+          aria-label="Search users"
+          placeholder="Search users"
+          value={searchText}
+          onChange={(e) => {
+            setSearchText(e.target.value);
+            setPage(1);
+          }}
+        />
+        <Button size="sm" colorPalette="blue" onClick={() => setAdding(true)}>
+          Add User
+        </Button>
+      </HStack>
+
+      {list.isError && (
+        <Text role="alert" color="fg.error">
+          Failed to load users: {errorMessage(list.error, 'Unknown error')}
+        </Text>
+      )}
+
+      <Table.ScrollArea borderWidth="1px" borderRadius="md">
+        <Table.Root size="sm" aria-label="Users" aria-busy={list.isPending}>
+          <Table.Header>
+            <Table.Row>
+              {COLUMNS.map((c) => (
+                <Table.ColumnHeader key={c}>{c}</Table.ColumnHeader>
+              ))}
+            </Table.Row>
+          </Table.Header>
+          <Table.Body>
+            {list.isPending &&
+              [0, 1, 2].map((i) => (
+                <Table.Row key={`s${i}`}>
+                  <Table.Cell colSpan={COLUMNS.length}>
+                    <Skeleton height="5" />
+                  </Table.Cell>
+                </Table.Row>
+              ))}
+            {!list.isPending && rows.length === 0 && (
+              <Table.Row>
+                <Table.Cell colSpan={COLUMNS.length}>
+                  <EmptyState.Root size="sm">
+                    <EmptyState.Content>
+                      <EmptyState.Description>No users found.</EmptyState.Description>
+                    </EmptyState.Content>
+                  </EmptyState.Root>
+                </Table.Cell>
+              </Table.Row>
+            )}
+            {rows.map((u) => {
+              const current = !!me && me.id === u.id;
+              const edit = editing?.id === u.id ? editing : null;
+              const roleNames = u.roles.length > 0 ? u.roles : u.roleIds.map((id) => roleList.find((r) => r.id === id)?.name ?? `Role ${id}`);
+              if (edit) {
+                return (
+                  <Table.Row key={u.id} bg="bg.muted">
+                    <Table.Cell>{u.id}</Table.Cell>
+                    <Table.Cell>
+                      <Field.Root invalid={!!edit.error}>
+                        <Input size="xs" aria-label="Username" value={edit.draft.username} onChange={(e) => setDraft({ username: e.target.value })} />
+                        <Field.ErrorText>{edit.error}</Field.ErrorText>
+                      </Field.Root>
+                    </Table.Cell>
+                    <Table.Cell>
+                      <MerchantPicker ariaLabel="Merchants" size="xs" merchants={merchants} value={edit.draft.merchantIds} onChange={(ids) => setDraft({ merchantIds: ids })} />
+                    </Table.Cell>
+                    <Table.Cell>
+                      <NativeSelect.Root size="xs" minW="32">
+                        <NativeSelect.Field
+                          aria-label="Role"
+                          value={edit.draft.roleId ?? ''}
+                          onChange={(e) => setDraft({ roleId: e.target.value ? Number(e.target.value) : null })}
+                        >
+                          <option value="">Select a role</option>
+                          {roleList.map((r) => (
+                            <option key={r.id} value={r.id}>
+                              {r.name}
+                            </option>
+                          ))}
+                        </NativeSelect.Field>
+                        <NativeSelect.Indicator />
+                      </NativeSelect.Root>
+                    </Table.Cell>
+                    <Table.Cell>
+                      <YesNo on={u.isPaygateAdmin} />
+                    </Table.Cell>
+                    <Table.Cell>
+                      <YesNo on={u.isMerchantAdmin} />
+                    </Table.Cell>
+                    <Table.Cell>
+                      <FlagSwitch hideLabel label="IP Restricted" checked={edit.draft.isIpRestricted} onChange={(on) => setDraft({ isIpRestricted: on })} />
+                    </Table.Cell>
+                    <Table.Cell>
+                      <FlagSwitch hideLabel label="Disabled" checked={edit.draft.isDisabled} onChange={(on) => setDraft({ isDisabled: on })} />
+                    </Table.Cell>
+                    <Table.Cell>
+                      <HStack gap={1}>
+                        <Button size="xs" colorPalette="blue" loading={update.isPending} onClick={() => save(u)}>
+                          Save
+                        </Button>
+                        <Button size="xs" variant="outline" disabled={update.isPending} onClick={() => setEditing(null)}>
+                          Cancel
+                        </Button>
+                      </HStack>
+                    </Table.Cell>
+                  </Table.Row>
+                );
+              }
+              return (
+                <Table.Row key={u.id}>
+                  <Table.Cell>{u.id}</Table.Cell>
+                  <Table.Cell>
+                    <HStack gap={2}>
+                      <Text as="span">{u.username}</Text>
+                      {current && (
+                        <Badge colorPalette="blue" variant="solid">
+                          Current
+                        </Badge>
+                      )}
+                    </HStack>
+                  </Table.Cell>
+                  <Table.Cell>
+                    <MerchantTags ids={u.merchantIds} nameOf={nameOf} />
+                  </Table.Cell>
+                  <Table.Cell>
+                    <HStack gap={1} wrap="wrap">
+                      {roleNames.map((r) => (
+                        <Badge key={r} colorPalette="purple" variant="subtle">
+                          {r}
+                        </Badge>
+                      ))}
+                    </HStack>
+                  </Table.Cell>
+                  <Table.Cell>
+                    <YesNo on={u.isPaygateAdmin} />
+                  </Table.Cell>
+                  <Table.Cell>
+                    <YesNo on={u.isMerchantAdmin} />
+                  </Table.Cell>
+                  <Table.Cell>
+                    <YesNo on={u.isIpRestricted} />
+                  </Table.Cell>
+                  <Table.Cell>
+                    <YesNo on={u.isDisabled} />
+                  </Table.Cell>
+                  <Table.Cell>
+                    <HStack gap={1}>
+                      <Button
+                        size="xs"
+                        variant="outline"
+                        aria-label={`Edit ${u.username}`}
+                        disabled={editing !== null}
+                        onClick={() => setEditing({ id: u.id, draft: draftOf(u, roleList) })}
+                      >
+                        Edit
+                      </Button>
+                      <IconButton size="xs" variant="outline" aria-label={`Change password for ${u.username}`} title="Change password" onClick={() => setPasswordFor(u)}>
+                        <span aria-hidden>🔑</span>
+                      </IconButton>
+                    </HStack>
+                  </Table.Cell>
+                </Table.Row>
+              );
+            })}
+          </Table.Body>
+        </Table.Root>
+      </Table.ScrollArea>
+
+      <Pager
+        label="Users pages"
+        page={page}
+        totalPages={list.data?.totalPages ?? 0}
+        totalCount={list.data?.totalCount ?? 0}
+        pageSize={take}
+        pageSizes={PAGE_SIZES}
+        onPage={setPage}
+        onPageSize={(size) => {
+          setTake(size);
+          setPage(1);
+        }}
+      />
+
+      {adding && <AddUserDialog roles={roleList} merchants={merchants} onClose={() => setAdding(false)} />}
+      {passwordFor && <ChangeUserPasswordDialog user={passwordFor} onClose={() => setPasswordFor(null)} />}
+    </Stack>
+  );
+}

@@ -1,0 +1,144 @@
+package identity
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/paygate/paygate/services/internal/apperr"
+)
+
+func TestCheckPassword(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, username, password string
+		ok                       bool
+	}{
+		{"strong", "alice", "Tangerine-Orbit-42", true},
+		{"empty", "alice", "", false},
+		{"too short", "alice", "Short-pass1", false},
+		{"too long", "alice", strings.Repeat("ab", 65), false},
+		{"the username", "alice.long.name", "ALICE.LONG.NAME", false},
+		{"common", "alice", "Password12345", false},
+		{"keyboard walk", "alice", "QWERTYUIOP123", false},
+		{"repeated word", "alice", "monkeymonkey", false},
+		{"iloveyou", "alice", "ILoveYou1234", false},
+	} {
+		err := CheckPassword("newPassword", tc.username, tc.password, DefaultPasswordMinLen)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		if err != nil && (apperr.KindOf(err) != apperr.KindInvalid || !strings.HasPrefix(err.Error(), "newPassword ")) {
+			t.Errorf("%s: %v is not a 400 naming newPassword", tc.name, err)
+		}
+	}
+}
+
+// The demo users' passwords, and the ones the end-to-end tests choose, pass.
+func TestDemoPasswordsAreNotCommon(t *testing.T) {
+	t.Parallel()
+	for _, u := range DemoUsers {
+		if err := CheckPassword("password", u.Username, u.Password, DefaultPasswordMinLen); err != nil {
+			t.Errorf("demo user %s: %v", u.Username, err)
+		}
+	}
+	if err := CheckPassword("password", "newcomer", "paygate-e2e-1764000000000", DefaultPasswordMinLen); err != nil {
+		t.Errorf("end-to-end password: %v", err)
+	}
+	if len(commonPasswords) < 300 {
+		t.Errorf("only %d common passwords", len(commonPasswords))
+	}
+	for p := range commonPasswords {
+		if len(p) < DefaultPasswordMinLen || p != strings.ToLower(p) {
+			t.Errorf("common password %q: shorter than the minimum or not lowercase", p)
+		}
+	}
+}
+
+func TestCheckUsername(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"  alice  ":             "alice",
+		"a.b_c-d@e":             "a.b_c-d@e",
+		"ab":                    "",
+		"a b c":                 "",
+		"ålice":                 "",
+		strings.Repeat("a", 64): strings.Repeat("a", 64),
+		strings.Repeat("a", 65): "",
+	} {
+		got, err := CheckUsername(in)
+		if got != want || (err == nil) != (want != "") {
+			t.Errorf("CheckUsername(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
+func TestCheckAllowedIP(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in    AllowedIPInput
+		field string // "" for valid
+	}{
+		{AllowedIPInput{"Office", "10.0.0.1", "10.0.0.9"}, ""},
+		{AllowedIPInput{"Office", "10.0.0.1", "10.0.0.1"}, ""},
+		{AllowedIPInput{"VPN", "2001:db8::1", "2001:db8::ff"}, ""},
+		{AllowedIPInput{"Mapped", "::ffff:10.0.0.1", "10.0.0.2"}, ""},
+		{AllowedIPInput{" ", "10.0.0.1", "10.0.0.9"}, "name"},
+		{AllowedIPInput{strings.Repeat("n", 101), "10.0.0.1", "10.0.0.9"}, "name"},
+		{AllowedIPInput{"Office", "10.0.0", "10.0.0.9"}, "fromIP"},
+		{AllowedIPInput{"Office", "fe80::1%eth0", "fe80::2"}, "fromIP"},
+		{AllowedIPInput{"Office", "10.0.0.1", ""}, "toIP"},
+		{AllowedIPInput{"Office", "10.0.0.1", "2001:db8::1"}, "toIP"},
+		{AllowedIPInput{"Office", "10.0.0.9", "10.0.0.1"}, "toIP"},
+	} {
+		_, _, _, err := CheckAllowedIP(tc.in)
+		switch {
+		case tc.field == "" && err != nil:
+			t.Errorf("%v: %v", tc.in, err)
+		case tc.field != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.field+" ")):
+			t.Errorf("%v: %v, want a refusal naming %s", tc.in, err, tc.field)
+		}
+	}
+}
+
+func TestScopeContains(t *testing.T) {
+	t.Parallel()
+	merchant := func(id int64, roles []string, merchants ...int32) ManagedUser {
+		return ManagedUser{ID: id, Roles: roles, MerchantIDs: merchants}
+	}
+	m := []string{"Merchant"}
+	byMerchants := Scope{ByMerchants: true, MerchantIDs: []int32{1, 2}}
+	for _, tc := range []struct {
+		scope Scope
+		user  ManagedUser
+		want  bool
+	}{
+		{Scope{All: true}, merchant(1, []string{"Admin"}), true},
+		{byMerchants, merchant(2, m, 1), true},
+		{byMerchants, merchant(3, m, 1, 2), true},
+		{byMerchants, merchant(4, m, 1, 3), false},
+		{byMerchants, merchant(5, m), false},
+		{byMerchants, merchant(6, []string{"Support"}, 1), false},
+		{byMerchants, merchant(7, []string{"Admin"}), false},
+		{Scope{UserID: 8}, merchant(8, m, 9), true},
+		{Scope{UserID: 8}, merchant(9, m, 1), false},
+		{Scope{ByMerchants: true}, merchant(10, m, 1), false},
+	} {
+		if got := tc.scope.Contains(tc.user); got != tc.want {
+			t.Errorf("%+v contains %+v = %v, want %v", tc.scope, tc.user, got, tc.want)
+		}
+	}
+}
+
+func TestDiffFieldsKeepsChangesOnly(t *testing.T) {
+	t.Parallel()
+	before := userFields(ManagedUser{Username: "a", MerchantIDs: []int32{1}, RoleIDs: []int32{3}, Roles: []string{"Merchant"}})
+	after := userFields(ManagedUser{Username: "a", MerchantIDs: []int32{1, 2}, RoleIDs: []int32{3}, Roles: []string{"Merchant"}, IsDisabled: true})
+	b, a := diffFields(before, after)
+	if fmt.Sprint(b) != "map[isDisabled:false merchantIds:[1]]" || fmt.Sprint(a) != "map[isDisabled:true merchantIds:[1 2]]" {
+		t.Fatalf("diff %v → %v", b, a)
+	}
+	if b, a := diffFields(before, before); len(b)+len(a) != 0 {
+		t.Fatalf("no change gave %v → %v", b, a)
+	}
+}

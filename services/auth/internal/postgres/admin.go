@@ -1,0 +1,446 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/paygate/paygate/services/auth/internal/identity"
+	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/authz"
+)
+
+var (
+	_ identity.AdminStore = (*Store)(nil)
+	_ identity.AdminTx    = (*tx)(nil)
+)
+
+// managedColumns select a identity.ManagedUser from users u; roles and
+// merchants are aggregated per row, in the same query.
+const managedColumns = `
+	u.id, u.username, u.is_ip_restricted, u.is_disabled, u.is_temporary_password,
+	coalesce((SELECT array_agg(um.merchant_id ORDER BY um.merchant_id)
+	          FROM user_merchants um WHERE um.user_id = u.id), '{}'),
+	coalesce((SELECT array_agg(ur.role_id::integer ORDER BY ur.role_id)
+	          FROM user_roles ur WHERE ur.user_id = u.id), '{}'),
+	coalesce((SELECT array_agg(r.name ORDER BY r.id)
+	          FROM user_roles ur JOIN roles r ON r.id = ur.role_id
+	          WHERE ur.user_id = u.id), '{}'),
+	EXISTS (SELECT 1 FROM webauthn_credentials wc WHERE wc.user_id = u.id)`
+
+func scanManaged(row pgx.Row) (identity.ManagedUser, error) {
+	var u identity.ManagedUser
+	err := row.Scan(&u.ID, &u.Username, &u.IsIPRestricted, &u.IsDisabled, &u.IsTemporaryPassword,
+		&u.MerchantIDs, &u.RoleIDs, &u.Roles, &u.HasPasskey)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return identity.ManagedUser{}, apperr.NotFound(identity.MsgUserNotFound)
+	}
+	return u, err
+}
+
+// Roles implements identity.AdminStore.
+func (s *Store) Roles(ctx context.Context) ([]identity.Role, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id::integer, name FROM roles ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("select roles: %w", err)
+	}
+	roles, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (identity.Role, error) {
+		var role identity.Role
+		err := r.Scan(&role.ID, &role.Name)
+		return role, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("select roles: %w", err)
+	}
+	return roles, nil
+}
+
+// ManagedUserByID implements identity.AdminStore.
+func (s *Store) ManagedUserByID(ctx context.Context, id int64) (identity.ManagedUser, error) {
+	u, err := scanManaged(s.pool.QueryRow(ctx, `SELECT `+managedColumns+` FROM users u WHERE u.id = $1`, id))
+	if err != nil && apperr.KindOf(err) != apperr.KindNotFound {
+		return u, fmt.Errorf("select user %d: %w", id, err)
+	}
+	return u, err
+}
+
+// args collects the positional arguments of a statement being built.
+type args []any
+
+func (a *args) add(v any) string {
+	*a = append(*a, v)
+	return "$" + strconv.Itoa(len(*a))
+}
+
+// scopeSQL is the condition that the user id col lies in scope sc. The
+// users in a merchant scope are found from the scope's merchants first (a
+// few), so that a long list filtered by them never tests its rows one by
+// one.
+func scopeSQL(sc identity.Scope, col string, a *args) string {
+	if sc.All {
+		return "true"
+	}
+	var sets []string
+	if sc.ByMerchants {
+		merchants := sc.MerchantIDs
+		if merchants == nil {
+			merchants = []int32{}
+		}
+		m := a.add(merchants)
+		sets = append(sets, `SELECT c.user_id FROM user_merchants c
+			WHERE c.merchant_id = ANY (`+m+`::integer[])
+			  AND NOT EXISTS (SELECT 1 FROM user_merchants o WHERE o.user_id = c.user_id AND o.merchant_id <> ALL (`+m+`::integer[]))
+			  AND NOT EXISTS (SELECT 1 FROM user_roles r JOIN roles ro ON ro.id = r.role_id
+			                  WHERE r.user_id = c.user_id AND ro.name = ANY (`+a.add(authz.GlobalRoles)+`::text[]))`)
+	}
+	if sc.UserID != 0 {
+		if len(sets) == 0 {
+			return col + " = " + a.add(sc.UserID)
+		}
+		sets = append(sets, "SELECT "+a.add(sc.UserID)+"::bigint")
+	}
+	if len(sets) == 0 {
+		return "false"
+	}
+	return col + " IN (" + strings.Join(sets, " UNION ALL ") + ")"
+}
+
+// likePattern is a "contains" ILIKE pattern for text, its wildcards escaped.
+func likePattern(text string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(text) + "%"
+}
+
+// merchantSQL is the condition that the user id col belongs to merchant id.
+func merchantSQL(id int32, col string, a *args) string {
+	return col + ` IN (SELECT fm.user_id FROM user_merchants fm WHERE fm.merchant_id = ` + a.add(id) + `)`
+}
+
+// ListUsers implements identity.AdminStore.
+func (s *Store) ListUsers(ctx context.Context, q identity.UserQuery) (identity.UserPage, error) {
+	var a args
+	conds := []string{scopeSQL(q.Scope, "u.id", &a)}
+	if q.Search != "" {
+		conds = append(conds, "u.username ILIKE "+a.add(likePattern(q.Search)))
+	}
+	if q.MerchantID != 0 {
+		conds = append(conds, merchantSQL(q.MerchantID, "u.id", &a))
+	}
+	where := strings.Join(conds, " AND ")
+	var page identity.UserPage
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM users u WHERE `+where, a...).Scan(&page.Total); err != nil {
+		return page, fmt.Errorf("count users: %w", err)
+	}
+	limit, offset := a.add(q.Limit), a.add(q.Offset)
+	rows, err := s.pool.Query(ctx, `SELECT `+managedColumns+` FROM users u WHERE `+where+
+		` ORDER BY u.id LIMIT `+limit+` OFFSET `+offset, a...)
+	if err != nil {
+		return page, fmt.Errorf("select users: %w", err)
+	}
+	page.Users, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (identity.ManagedUser, error) { return scanManaged(r) })
+	if err != nil {
+		return page, fmt.Errorf("select users: %w", err)
+	}
+	return page, nil
+}
+
+// ListSessions implements identity.AdminStore. The page's session ids are
+// picked from the live-session indexes first and only those rows are read;
+// the count runs beside it and joins users only to search usernames.
+// Counts of bigCount or more are kept for countTTL (countCache).
+func (s *Store) ListSessions(ctx context.Context, q identity.SessionQuery) (identity.SessionPage, error) {
+	var a args
+	conds := []string{"s.revoked_at IS NULL", "s.refresh_expires_at > " + a.add(q.Now)}
+	if !q.Scope.All {
+		conds = append(conds, scopeSQL(q.Scope, "s.user_id", &a))
+	}
+	if q.MerchantID != 0 {
+		conds = append(conds, merchantSQL(q.MerchantID, "s.user_id", &a))
+	}
+	from := "sessions s"
+	if q.Search != "" {
+		p := a.add(likePattern(q.Search))
+		conds = append(conds, "(u.username ILIKE "+p+" OR s.ip ILIKE "+p+" OR s.user_agent ILIKE "+p+")")
+		from = "sessions s JOIN users u ON u.id = s.user_id"
+	}
+	where := strings.Join(conds, " AND ")
+	countArgs := a
+	pageArgs := append(args{}, a...)
+	limit, offset := pageArgs.add(q.Limit), pageArgs.add(q.Offset)
+	// The count's key leaves out the time ($1), which every call moves.
+	countKey := where + fmt.Sprintf("%#v", []any(countArgs[1:]))
+
+	var page identity.SessionPage
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if n, ok := s.counts.get(countKey, q.Now); ok {
+			page.Total = n
+			return nil
+		}
+		if err := s.pool.QueryRow(gctx, `SELECT count(*) FROM `+from+` WHERE `+where, countArgs...).Scan(&page.Total); err != nil {
+			return fmt.Errorf("count sessions: %w", err)
+		}
+		s.counts.put(countKey, page.Total, q.Now)
+		return nil
+	})
+	g.Go(func() error {
+		rows, err := s.pool.Query(gctx, `
+			WITH page AS (
+				SELECT s.id, s.created_at FROM `+from+` WHERE `+where+`
+				ORDER BY s.created_at DESC, s.id DESC
+				LIMIT `+limit+` OFFSET `+offset+`
+			)
+			SELECT s.id::text, s.user_id, u.username, s.ip, s.user_agent, s.created_at, s.last_seen_at, s.refresh_expires_at
+			FROM page p JOIN sessions s ON s.id = p.id JOIN users u ON u.id = s.user_id
+			ORDER BY p.created_at DESC, p.id DESC`, pageArgs...)
+		if err != nil {
+			return fmt.Errorf("select sessions: %w", err)
+		}
+		page.Sessions, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (identity.ActiveSession, error) {
+			var x identity.ActiveSession
+			err := r.Scan(&x.ID, &x.UserID, &x.Username, &x.IP, &x.UserAgent, &x.CreatedAt, &x.LastSeenAt, &x.RefreshExpiresAt)
+			return x, err
+		})
+		if err != nil {
+			return fmt.Errorf("select sessions: %w", err)
+		}
+		return nil
+	})
+	return page, g.Wait()
+}
+
+// Counts of the session list: below bigCount a count is always exact;
+// from bigCount up a count (tens of milliseconds over 100,000 sessions) is
+// reused for countTTL, when paging through more than 100 pages cannot tell.
+const (
+	bigCount = 10_000
+	countTTL = 5 * time.Second
+	maxCount = 1_000
+)
+
+// countCache keeps the large counts of recent session lists by filter.
+type countCache struct {
+	mu      sync.Mutex
+	entries map[string]countEntry
+}
+
+type countEntry struct {
+	n  int64
+	at time.Time
+}
+
+func (c *countCache) get(key string, now time.Time) (int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok || now.Sub(e.at) >= countTTL || now.Before(e.at) {
+		return 0, false
+	}
+	return e.n, true
+}
+
+func (c *countCache) put(key string, n int64, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n < bigCount {
+		delete(c.entries, key)
+		return
+	}
+	if c.entries == nil || len(c.entries) >= maxCount {
+		c.entries = map[string]countEntry{}
+	}
+	c.entries[key] = countEntry{n: n, at: now}
+}
+
+const allowedIPColumns = `id, user_id, name, host(from_ip), host(to_ip)`
+
+func scanAllowedIP(row pgx.Row) (identity.AllowedIP, error) {
+	var (
+		ip       identity.AllowedIP
+		from, to string
+	)
+	if err := row.Scan(&ip.ID, &ip.UserID, &ip.Name, &from, &to); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ip, apperr.NotFound(identity.MsgAllowedIPNotFound)
+		}
+		return ip, err
+	}
+	var err1, err2 error
+	ip.From, err1 = netip.ParseAddr(from)
+	ip.To, err2 = netip.ParseAddr(to)
+	if err := errors.Join(err1, err2); err != nil {
+		return ip, fmt.Errorf("parse allowed ip %d: %w", ip.ID, err)
+	}
+	return ip, nil
+}
+
+// AllowedIPs implements identity.AdminStore.
+func (s *Store) AllowedIPs(ctx context.Context, userID int64) ([]identity.AllowedIP, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+allowedIPColumns+` FROM user_allowed_ips WHERE user_id = $1 ORDER BY created_at, id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("select allowed ips of user %d: %w", userID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (identity.AllowedIP, error) { return scanAllowedIP(r) })
+	if err != nil {
+		return nil, fmt.Errorf("select allowed ips of user %d: %w", userID, err)
+	}
+	return out, nil
+}
+
+func (x *tx) LockUserAdministration(ctx context.Context) error {
+	if _, err := x.t.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.user-administration'))`); err != nil {
+		return fmt.Errorf("lock user administration: %w", err)
+	}
+	return nil
+}
+
+// ManagedUser implements identity.AdminTx.
+func (x *tx) ManagedUser(ctx context.Context, id int64) (identity.ManagedUser, error) {
+	u, err := scanManaged(x.t.QueryRow(ctx, `SELECT `+managedColumns+` FROM users u WHERE u.id = $1`, id))
+	if err != nil && apperr.KindOf(err) != apperr.KindNotFound {
+		return u, fmt.Errorf("select user %d: %w", id, err)
+	}
+	return u, err
+}
+
+// ManagedUserForUpdate implements identity.AdminTx.
+func (x *tx) ManagedUserForUpdate(ctx context.Context, id int64) (identity.ManagedUser, error) {
+	u, err := scanManaged(x.t.QueryRow(ctx, `SELECT `+managedColumns+` FROM users u WHERE u.id = $1 FOR UPDATE OF u`, id))
+	if err != nil && apperr.KindOf(err) != apperr.KindNotFound {
+		return u, fmt.Errorf("select user %d for update: %w", id, err)
+	}
+	return u, err
+}
+
+// isUniqueViolation reports a duplicate key.
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
+
+func (x *tx) InsertUser(ctx context.Context, u identity.ManagedUser, passwordHash string, at time.Time) (int64, error) {
+	var id int64
+	err := x.t.QueryRow(ctx, `
+		INSERT INTO users (username, password_hash, is_temporary_password, is_ip_restricted, is_disabled,
+		                   created_at, updated_at, password_changed_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $6, $6)
+		RETURNING id`, u.Username, passwordHash, u.IsTemporaryPassword, u.IsIPRestricted, u.IsDisabled, at).Scan(&id)
+	if isUniqueViolation(err) {
+		return 0, apperr.Conflict("A user named %s already exists.", u.Username)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("insert user: %w", err)
+	}
+	if err := x.replaceRolesAndMerchants(ctx, id, u); err != nil {
+		return 0, err
+	}
+	return id, nil
+}
+
+func (x *tx) replaceRolesAndMerchants(ctx context.Context, id int64, u identity.ManagedUser) error {
+	if _, err := x.t.Exec(ctx, `DELETE FROM user_roles WHERE user_id = $1`, id); err != nil {
+		return fmt.Errorf("clear roles of user %d: %w", id, err)
+	}
+	if _, err := x.t.Exec(ctx, `INSERT INTO user_roles (user_id, role_id) SELECT $1, unnest($2::smallint[])`, id, u.RoleIDs); err != nil {
+		return fmt.Errorf("insert roles of user %d: %w", id, err)
+	}
+	if _, err := x.t.Exec(ctx, `DELETE FROM user_merchants WHERE user_id = $1`, id); err != nil {
+		return fmt.Errorf("clear merchants of user %d: %w", id, err)
+	}
+	if _, err := x.t.Exec(ctx, `INSERT INTO user_merchants (user_id, merchant_id) SELECT $1, unnest($2::integer[])`, id, u.MerchantIDs); err != nil {
+		return fmt.Errorf("insert merchants of user %d: %w", id, err)
+	}
+	return nil
+}
+
+func (x *tx) UpdateUser(ctx context.Context, u identity.ManagedUser, at time.Time) error {
+	tag, err := x.t.Exec(ctx, `
+		UPDATE users SET username = $2, is_ip_restricted = $3, is_disabled = $4, updated_at = $5
+		WHERE id = $1`, u.ID, u.Username, u.IsIPRestricted, u.IsDisabled, at)
+	if isUniqueViolation(err) {
+		return apperr.Conflict("A user named %s already exists.", u.Username)
+	}
+	if err != nil {
+		return fmt.Errorf("update user %d: %w", u.ID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return apperr.NotFound(identity.MsgUserNotFound)
+	}
+	return x.replaceRolesAndMerchants(ctx, u.ID, u)
+}
+
+func (x *tx) EnabledAdmins(ctx context.Context) ([]int64, error) {
+	rows, err := x.t.Query(ctx, `
+		SELECT u.id FROM users u
+		JOIN user_roles ur ON ur.user_id = u.id
+		JOIN roles r ON r.id = ur.role_id
+		WHERE r.name = $1 AND NOT u.is_disabled
+		ORDER BY u.id`, authz.RoleAdmin)
+	if err != nil {
+		return nil, fmt.Errorf("select enabled admins: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("select enabled admins: %w", err)
+	}
+	return ids, nil
+}
+
+func (x *tx) RevokeUserSessions(ctx context.Context, userID int64, reason string, at time.Time) ([]string, error) {
+	rows, err := x.t.Query(ctx, `
+		UPDATE sessions SET revoked_at = $2, revoked_reason = $3
+		WHERE user_id = $1 AND revoked_at IS NULL
+		RETURNING id::text`, userID, at, reason)
+	if err != nil {
+		return nil, fmt.Errorf("revoke sessions of user %d: %w", userID, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("revoke sessions of user %d: %w", userID, err)
+	}
+	return ids, nil
+}
+
+func (x *tx) AllowedIPForUpdate(ctx context.Context, id int64) (identity.AllowedIP, error) {
+	ip, err := scanAllowedIP(x.t.QueryRow(ctx, `SELECT `+allowedIPColumns+` FROM user_allowed_ips WHERE id = $1 FOR UPDATE`, id))
+	if err != nil && apperr.KindOf(err) != apperr.KindNotFound {
+		return ip, fmt.Errorf("select allowed ip %d: %w", id, err)
+	}
+	return ip, err
+}
+
+func (x *tx) InsertAllowedIP(ctx context.Context, ip identity.AllowedIP, at time.Time) (int64, error) {
+	var id int64
+	if err := x.t.QueryRow(ctx, `
+		INSERT INTO user_allowed_ips (user_id, name, from_ip, to_ip, created_at)
+		VALUES ($1, $2, $3::inet, $4::inet, $5) RETURNING id`,
+		ip.UserID, ip.Name, ip.From.String(), ip.To.String(), at).Scan(&id); err != nil {
+		return 0, fmt.Errorf("insert allowed ip: %w", err)
+	}
+	return id, nil
+}
+
+func (x *tx) UpdateAllowedIP(ctx context.Context, ip identity.AllowedIP) error {
+	if _, err := x.t.Exec(ctx, `
+		UPDATE user_allowed_ips SET name = $2, from_ip = $3::inet, to_ip = $4::inet WHERE id = $1`,
+		ip.ID, ip.Name, ip.From.String(), ip.To.String()); err != nil {
+		return fmt.Errorf("update allowed ip %d: %w", ip.ID, err)
+	}
+	return nil
+}
+
+func (x *tx) DeleteAllowedIP(ctx context.Context, id int64) error {
+	if _, err := x.t.Exec(ctx, `DELETE FROM user_allowed_ips WHERE id = $1`, id); err != nil {
+		return fmt.Errorf("delete allowed ip %d: %w", id, err)
+	}
+	return nil
+}

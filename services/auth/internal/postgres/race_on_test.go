@@ -1,0 +1,6 @@
+//go:build race
+
+package postgres_test
+
+// raceEnabled is true when the race detector slows every call down.
+const raceEnabled = true
