@@ -49,7 +49,7 @@ tools: ## install the pinned protoc plugins into bin/
 .PHONY: proto-deps
 proto-deps: node_modules ## copy google/api annotations from google-proto-files (git-ignored)
 	@mkdir -p third_party/proto/google/api
-	@cp node_modules/google-proto-files/google/api/annotations.proto node_modules/google-proto-files/google/api/http.proto third_party/proto/google/api/
+	@cp node_modules/google-proto-files/google/api/annotations.proto node_modules/google-proto-files/google/api/http.proto node_modules/google-proto-files/google/api/httpbody.proto third_party/proto/google/api/
 
 .PHONY: generate
 generate: tools proto-deps ## regenerate gen/ from proto/

@@ -7,7 +7,9 @@
 #      console benchmark: deploy/local/e2e.sh node bench/console/bench.mjs) with
 #      PAYGATE_E2E_URL=http://localhost:8080;
 #   4. always stops the stack and removes the data folder; the stack's log stays in
-#      .data/e2e-devstack.log, and its end is printed when something failed.
+#      .data/e2e-devstack.log, and its end is printed when something failed, followed by the end of
+#      the test run's own output (.data/e2e-output.log), so the failing test is the last thing a
+#      CI log shows.
 # Needs bin/devstack and the service binaries (make build-go) and the console build (npm run build).
 #
 # Environment: PAYGATE_SERVICES (space- or comma-separated, default: every built service),
@@ -18,6 +20,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 READY_TIMEOUT="${PAYGATE_E2E_READY_TIMEOUT:-180}"
 LOG="$ROOT/.data/e2e-devstack.log"
+OUT="$ROOT/.data/e2e-output.log"
 
 log() { printf 'e2e: %s\n' "$*"; }
 die() { printf 'e2e: error: %s\n' "$*" >&2; exit 1; }
@@ -83,6 +86,10 @@ cleanup() {
   if [[ $status -ne 0 ]]; then
     printf '\ne2e: the last 150 lines of %s:\n' "$LOG" >&2
     tail -n 150 "$LOG" >&2 || true
+    if [[ -s "$OUT" ]]; then
+      printf '\ne2e: the last 200 lines of the test run (%s):\n' "$OUT" >&2
+      tail -n 200 "$OUT" >&2 || true
+    fi
   fi
   rm -rf "$DATA"
   exit "$status"
@@ -101,4 +108,5 @@ cmd=("$@")
 (( ${#cmd[@]} )) || cmd=(npm run e2e)
 log "the stack is ready after $((i / 2))s; running ${cmd[*]}"
 
-PAYGATE_E2E_URL=http://localhost:8080 "${cmd[@]}"
+: >"$OUT"
+PAYGATE_E2E_URL=http://localhost:8080 "${cmd[@]}" 2>&1 | tee "$OUT"

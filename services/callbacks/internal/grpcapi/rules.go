@@ -34,4 +34,6 @@ var Rules = authz.Rules{
 	// A merchant's signing secret belongs with its callback URLs.
 	callbacksv1.CallbacksService_GetSigningSecret_FullMethodName:    callbacksPage,
 	callbacksv1.CallbacksService_RotateSigningSecret_FullMethodName: callbacksPage,
+	// The gateway's export worker reads attempts in batches.
+	callbacksv1.CallbacksService_ListAttemptsOfTransactions_FullMethodName: {Internal: true},
 }

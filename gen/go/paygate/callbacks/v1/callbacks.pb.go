@@ -1335,6 +1335,98 @@ func (x *RotateSigningSecretResponse) GetSecret() string {
 	return ""
 }
 
+// ListAttemptsOfTransactionsRequest names the transactions.
+type ListAttemptsOfTransactionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Ids of the transactions, 1 to 1,000.
+	TransactionIds []int64 `protobuf:"varint,1,rep,packed,name=transaction_ids,json=transactionIds,proto3" json:"transaction_ids,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *ListAttemptsOfTransactionsRequest) Reset() {
+	*x = ListAttemptsOfTransactionsRequest{}
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAttemptsOfTransactionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAttemptsOfTransactionsRequest) ProtoMessage() {}
+
+func (x *ListAttemptsOfTransactionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAttemptsOfTransactionsRequest.ProtoReflect.Descriptor instead.
+func (*ListAttemptsOfTransactionsRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *ListAttemptsOfTransactionsRequest) GetTransactionIds() []int64 {
+	if x != nil {
+		return x.TransactionIds
+	}
+	return nil
+}
+
+// ListAttemptsOfTransactionsResponse carries their attempts.
+type ListAttemptsOfTransactionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The attempts, by transaction id, then oldest first.
+	Attempts      []*CallbackAttempt `protobuf:"bytes,1,rep,name=attempts,proto3" json:"attempts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListAttemptsOfTransactionsResponse) Reset() {
+	*x = ListAttemptsOfTransactionsResponse{}
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListAttemptsOfTransactionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListAttemptsOfTransactionsResponse) ProtoMessage() {}
+
+func (x *ListAttemptsOfTransactionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListAttemptsOfTransactionsResponse.ProtoReflect.Descriptor instead.
+func (*ListAttemptsOfTransactionsResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *ListAttemptsOfTransactionsResponse) GetAttempts() []*CallbackAttempt {
+	if x != nil {
+		return x.Attempts
+	}
+	return nil
+}
+
 var File_paygate_callbacks_v1_callbacks_proto protoreflect.FileDescriptor
 
 const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
@@ -1445,14 +1537,19 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"\vmerchant_id\x18\x01 \x01(\x05R\n" +
 	"merchantId\"5\n" +
 	"\x1bRotateSigningSecretResponse\x12\x16\n" +
-	"\x06secret\x18\x01 \x01(\tR\x06secret2\xe4\r\n" +
+	"\x06secret\x18\x01 \x01(\tR\x06secret\"L\n" +
+	"!ListAttemptsOfTransactionsRequest\x12'\n" +
+	"\x0ftransaction_ids\x18\x01 \x03(\x03R\x0etransactionIds\"g\n" +
+	"\"ListAttemptsOfTransactionsResponse\x12A\n" +
+	"\battempts\x18\x01 \x03(\v2%.paygate.callbacks.v1.CallbackAttemptR\battempts2\xf6\x0e\n" +
 	"\x10CallbacksService\x12\xb4\x01\n" +
 	"\x13ListCollabCallbacks\x120.paygate.callbacks.v1.ListCollabCallbacksRequest\x1a1.paygate.callbacks.v1.ListCollabCallbacksResponse\"8\x82\xd3\xe4\x93\x022b\tcallbacks\x12%/api/v1/collabs/{collab_id}/callbacks\x12\xbe\x01\n" +
 	"\x15ListMerchantCallbacks\x122.paygate.callbacks.v1.ListMerchantCallbacksRequest\x1a3.paygate.callbacks.v1.ListMerchantCallbacksResponse\"<\x82\xd3\xe4\x93\x026b\tcallbacks\x12)/api/v1/merchants/{merchant_id}/callbacks\x12\x93\x01\n" +
 	"\x0eCreateCallback\x12+.paygate.callbacks.v1.CreateCallbackRequest\x1a,.paygate.callbacks.v1.CreateCallbackResponse\"&\x82\xd3\xe4\x93\x02 :\x01*b\bcallback\"\x11/api/v1/callbacks\x12\x98\x01\n" +
 	"\x0eUpdateCallback\x12+.paygate.callbacks.v1.UpdateCallbackRequest\x1a,.paygate.callbacks.v1.UpdateCallbackResponse\"+\x82\xd3\xe4\x93\x02%:\x01*b\bcallback\"\x16/api/v1/callbacks/{id}\x12\x8b\x01\n" +
 	"\x0eDeleteCallback\x12+.paygate.callbacks.v1.DeleteCallbackRequest\x1a,.paygate.callbacks.v1.DeleteCallbackResponse\"\x1e\x82\xd3\xe4\x93\x02\x18*\x16/api/v1/callbacks/{id}\x12\xb3\x01\n" +
-	"\x14ListCallbackAttempts\x121.paygate.callbacks.v1.ListCallbackAttemptsRequest\x1a2.paygate.callbacks.v1.ListCallbackAttemptsResponse\"4\x82\xd3\xe4\x93\x02.\x12,/api/v1/transactions/{id}/callbacks/attempts\x12\xac\x01\n" +
+	"\x14ListCallbackAttempts\x121.paygate.callbacks.v1.ListCallbackAttemptsRequest\x1a2.paygate.callbacks.v1.ListCallbackAttemptsResponse\"4\x82\xd3\xe4\x93\x02.\x12,/api/v1/transactions/{id}/callbacks/attempts\x12\x8f\x01\n" +
+	"\x1aListAttemptsOfTransactions\x127.paygate.callbacks.v1.ListAttemptsOfTransactionsRequest\x1a8.paygate.callbacks.v1.ListAttemptsOfTransactionsResponse\x12\xac\x01\n" +
 	"\x14RetryCallbackAttempt\x121.paygate.callbacks.v1.RetryCallbackAttemptRequest\x1a2.paygate.callbacks.v1.RetryCallbackAttemptResponse\"-\x82\xd3\xe4\x93\x02'\"%/api/v1/callbacks/attempts/{id}/retry\x12\xc7\x01\n" +
 	"\x1bEnqueueTransactionCallbacks\x128.paygate.callbacks.v1.EnqueueTransactionCallbacksRequest\x1a9.paygate.callbacks.v1.EnqueueTransactionCallbacksResponse\"3\x82\xd3\xe4\x93\x02-\"+/api/v1/transactions/{id}/callbacks/enqueue\x12\xab\x01\n" +
 	"\x10GetSigningSecret\x12-.paygate.callbacks.v1.GetSigningSecretRequest\x1a..paygate.callbacks.v1.GetSigningSecretResponse\"8\x82\xd3\xe4\x93\x022\x120/api/v1/merchants/{merchant_id}/callbacks/secret\x12\xbb\x01\n" +
@@ -1471,7 +1568,7 @@ func file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP() []byte {
 	return file_paygate_callbacks_v1_callbacks_proto_rawDescData
 }
 
-var file_paygate_callbacks_v1_callbacks_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_paygate_callbacks_v1_callbacks_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_paygate_callbacks_v1_callbacks_proto_goTypes = []any{
 	(*Callback)(nil),                            // 0: paygate.callbacks.v1.Callback
 	(*ListCollabCallbacksRequest)(nil),          // 1: paygate.callbacks.v1.ListCollabCallbacksRequest
@@ -1495,43 +1592,48 @@ var file_paygate_callbacks_v1_callbacks_proto_goTypes = []any{
 	(*GetSigningSecretResponse)(nil),            // 19: paygate.callbacks.v1.GetSigningSecretResponse
 	(*RotateSigningSecretRequest)(nil),          // 20: paygate.callbacks.v1.RotateSigningSecretRequest
 	(*RotateSigningSecretResponse)(nil),         // 21: paygate.callbacks.v1.RotateSigningSecretResponse
-	(*timestamppb.Timestamp)(nil),               // 22: google.protobuf.Timestamp
+	(*ListAttemptsOfTransactionsRequest)(nil),   // 22: paygate.callbacks.v1.ListAttemptsOfTransactionsRequest
+	(*ListAttemptsOfTransactionsResponse)(nil),  // 23: paygate.callbacks.v1.ListAttemptsOfTransactionsResponse
+	(*timestamppb.Timestamp)(nil),               // 24: google.protobuf.Timestamp
 }
 var file_paygate_callbacks_v1_callbacks_proto_depIdxs = []int32{
-	22, // 0: paygate.callbacks.v1.Callback.created_utc:type_name -> google.protobuf.Timestamp
-	22, // 1: paygate.callbacks.v1.Callback.updated_utc:type_name -> google.protobuf.Timestamp
+	24, // 0: paygate.callbacks.v1.Callback.created_utc:type_name -> google.protobuf.Timestamp
+	24, // 1: paygate.callbacks.v1.Callback.updated_utc:type_name -> google.protobuf.Timestamp
 	0,  // 2: paygate.callbacks.v1.ListCollabCallbacksResponse.callbacks:type_name -> paygate.callbacks.v1.Callback
 	0,  // 3: paygate.callbacks.v1.ListMerchantCallbacksResponse.callbacks:type_name -> paygate.callbacks.v1.Callback
 	0,  // 4: paygate.callbacks.v1.CreateCallbackResponse.callback:type_name -> paygate.callbacks.v1.Callback
 	0,  // 5: paygate.callbacks.v1.UpdateCallbackResponse.callback:type_name -> paygate.callbacks.v1.Callback
-	22, // 6: paygate.callbacks.v1.CallbackAttempt.created_utc:type_name -> google.protobuf.Timestamp
+	24, // 6: paygate.callbacks.v1.CallbackAttempt.created_utc:type_name -> google.protobuf.Timestamp
 	11, // 7: paygate.callbacks.v1.ListCallbackAttemptsResponse.callback_attempts:type_name -> paygate.callbacks.v1.CallbackAttempt
 	11, // 8: paygate.callbacks.v1.RetryCallbackAttemptResponse.attempt:type_name -> paygate.callbacks.v1.CallbackAttempt
-	1,  // 9: paygate.callbacks.v1.CallbacksService.ListCollabCallbacks:input_type -> paygate.callbacks.v1.ListCollabCallbacksRequest
-	3,  // 10: paygate.callbacks.v1.CallbacksService.ListMerchantCallbacks:input_type -> paygate.callbacks.v1.ListMerchantCallbacksRequest
-	5,  // 11: paygate.callbacks.v1.CallbacksService.CreateCallback:input_type -> paygate.callbacks.v1.CreateCallbackRequest
-	7,  // 12: paygate.callbacks.v1.CallbacksService.UpdateCallback:input_type -> paygate.callbacks.v1.UpdateCallbackRequest
-	9,  // 13: paygate.callbacks.v1.CallbacksService.DeleteCallback:input_type -> paygate.callbacks.v1.DeleteCallbackRequest
-	12, // 14: paygate.callbacks.v1.CallbacksService.ListCallbackAttempts:input_type -> paygate.callbacks.v1.ListCallbackAttemptsRequest
-	14, // 15: paygate.callbacks.v1.CallbacksService.RetryCallbackAttempt:input_type -> paygate.callbacks.v1.RetryCallbackAttemptRequest
-	16, // 16: paygate.callbacks.v1.CallbacksService.EnqueueTransactionCallbacks:input_type -> paygate.callbacks.v1.EnqueueTransactionCallbacksRequest
-	18, // 17: paygate.callbacks.v1.CallbacksService.GetSigningSecret:input_type -> paygate.callbacks.v1.GetSigningSecretRequest
-	20, // 18: paygate.callbacks.v1.CallbacksService.RotateSigningSecret:input_type -> paygate.callbacks.v1.RotateSigningSecretRequest
-	2,  // 19: paygate.callbacks.v1.CallbacksService.ListCollabCallbacks:output_type -> paygate.callbacks.v1.ListCollabCallbacksResponse
-	4,  // 20: paygate.callbacks.v1.CallbacksService.ListMerchantCallbacks:output_type -> paygate.callbacks.v1.ListMerchantCallbacksResponse
-	6,  // 21: paygate.callbacks.v1.CallbacksService.CreateCallback:output_type -> paygate.callbacks.v1.CreateCallbackResponse
-	8,  // 22: paygate.callbacks.v1.CallbacksService.UpdateCallback:output_type -> paygate.callbacks.v1.UpdateCallbackResponse
-	10, // 23: paygate.callbacks.v1.CallbacksService.DeleteCallback:output_type -> paygate.callbacks.v1.DeleteCallbackResponse
-	13, // 24: paygate.callbacks.v1.CallbacksService.ListCallbackAttempts:output_type -> paygate.callbacks.v1.ListCallbackAttemptsResponse
-	15, // 25: paygate.callbacks.v1.CallbacksService.RetryCallbackAttempt:output_type -> paygate.callbacks.v1.RetryCallbackAttemptResponse
-	17, // 26: paygate.callbacks.v1.CallbacksService.EnqueueTransactionCallbacks:output_type -> paygate.callbacks.v1.EnqueueTransactionCallbacksResponse
-	19, // 27: paygate.callbacks.v1.CallbacksService.GetSigningSecret:output_type -> paygate.callbacks.v1.GetSigningSecretResponse
-	21, // 28: paygate.callbacks.v1.CallbacksService.RotateSigningSecret:output_type -> paygate.callbacks.v1.RotateSigningSecretResponse
-	19, // [19:29] is the sub-list for method output_type
-	9,  // [9:19] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	11, // 9: paygate.callbacks.v1.ListAttemptsOfTransactionsResponse.attempts:type_name -> paygate.callbacks.v1.CallbackAttempt
+	1,  // 10: paygate.callbacks.v1.CallbacksService.ListCollabCallbacks:input_type -> paygate.callbacks.v1.ListCollabCallbacksRequest
+	3,  // 11: paygate.callbacks.v1.CallbacksService.ListMerchantCallbacks:input_type -> paygate.callbacks.v1.ListMerchantCallbacksRequest
+	5,  // 12: paygate.callbacks.v1.CallbacksService.CreateCallback:input_type -> paygate.callbacks.v1.CreateCallbackRequest
+	7,  // 13: paygate.callbacks.v1.CallbacksService.UpdateCallback:input_type -> paygate.callbacks.v1.UpdateCallbackRequest
+	9,  // 14: paygate.callbacks.v1.CallbacksService.DeleteCallback:input_type -> paygate.callbacks.v1.DeleteCallbackRequest
+	12, // 15: paygate.callbacks.v1.CallbacksService.ListCallbackAttempts:input_type -> paygate.callbacks.v1.ListCallbackAttemptsRequest
+	22, // 16: paygate.callbacks.v1.CallbacksService.ListAttemptsOfTransactions:input_type -> paygate.callbacks.v1.ListAttemptsOfTransactionsRequest
+	14, // 17: paygate.callbacks.v1.CallbacksService.RetryCallbackAttempt:input_type -> paygate.callbacks.v1.RetryCallbackAttemptRequest
+	16, // 18: paygate.callbacks.v1.CallbacksService.EnqueueTransactionCallbacks:input_type -> paygate.callbacks.v1.EnqueueTransactionCallbacksRequest
+	18, // 19: paygate.callbacks.v1.CallbacksService.GetSigningSecret:input_type -> paygate.callbacks.v1.GetSigningSecretRequest
+	20, // 20: paygate.callbacks.v1.CallbacksService.RotateSigningSecret:input_type -> paygate.callbacks.v1.RotateSigningSecretRequest
+	2,  // 21: paygate.callbacks.v1.CallbacksService.ListCollabCallbacks:output_type -> paygate.callbacks.v1.ListCollabCallbacksResponse
+	4,  // 22: paygate.callbacks.v1.CallbacksService.ListMerchantCallbacks:output_type -> paygate.callbacks.v1.ListMerchantCallbacksResponse
+	6,  // 23: paygate.callbacks.v1.CallbacksService.CreateCallback:output_type -> paygate.callbacks.v1.CreateCallbackResponse
+	8,  // 24: paygate.callbacks.v1.CallbacksService.UpdateCallback:output_type -> paygate.callbacks.v1.UpdateCallbackResponse
+	10, // 25: paygate.callbacks.v1.CallbacksService.DeleteCallback:output_type -> paygate.callbacks.v1.DeleteCallbackResponse
+	13, // 26: paygate.callbacks.v1.CallbacksService.ListCallbackAttempts:output_type -> paygate.callbacks.v1.ListCallbackAttemptsResponse
+	23, // 27: paygate.callbacks.v1.CallbacksService.ListAttemptsOfTransactions:output_type -> paygate.callbacks.v1.ListAttemptsOfTransactionsResponse
+	15, // 28: paygate.callbacks.v1.CallbacksService.RetryCallbackAttempt:output_type -> paygate.callbacks.v1.RetryCallbackAttemptResponse
+	17, // 29: paygate.callbacks.v1.CallbacksService.EnqueueTransactionCallbacks:output_type -> paygate.callbacks.v1.EnqueueTransactionCallbacksResponse
+	19, // 30: paygate.callbacks.v1.CallbacksService.GetSigningSecret:output_type -> paygate.callbacks.v1.GetSigningSecretResponse
+	21, // 31: paygate.callbacks.v1.CallbacksService.RotateSigningSecret:output_type -> paygate.callbacks.v1.RotateSigningSecretResponse
+	21, // [21:32] is the sub-list for method output_type
+	10, // [10:21] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_paygate_callbacks_v1_callbacks_proto_init() }
@@ -1549,7 +1651,7 @@ func file_paygate_callbacks_v1_callbacks_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_paygate_callbacks_v1_callbacks_proto_rawDesc), len(file_paygate_callbacks_v1_callbacks_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -25,6 +25,7 @@ const (
 	CallbacksService_UpdateCallback_FullMethodName              = "/paygate.callbacks.v1.CallbacksService/UpdateCallback"
 	CallbacksService_DeleteCallback_FullMethodName              = "/paygate.callbacks.v1.CallbacksService/DeleteCallback"
 	CallbacksService_ListCallbackAttempts_FullMethodName        = "/paygate.callbacks.v1.CallbacksService/ListCallbackAttempts"
+	CallbacksService_ListAttemptsOfTransactions_FullMethodName  = "/paygate.callbacks.v1.CallbacksService/ListAttemptsOfTransactions"
 	CallbacksService_RetryCallbackAttempt_FullMethodName        = "/paygate.callbacks.v1.CallbacksService/RetryCallbackAttempt"
 	CallbacksService_EnqueueTransactionCallbacks_FullMethodName = "/paygate.callbacks.v1.CallbacksService/EnqueueTransactionCallbacks"
 	CallbacksService_GetSigningSecret_FullMethodName            = "/paygate.callbacks.v1.CallbacksService/GetSigningSecret"
@@ -59,6 +60,11 @@ type CallbacksServiceClient interface {
 	// ListCallbackAttempts pages a transaction's delivery attempts, newest
 	// first.
 	ListCallbackAttempts(ctx context.Context, in *ListCallbackAttemptsRequest, opts ...grpc.CallOption) (*ListCallbackAttemptsResponse, error)
+	// ListAttemptsOfTransactions answers the attempts of up to 1,000
+	// transactions at once, for the gateway's exports; only the deployment's
+	// own services may call it (the internal token), and it has no REST
+	// mapping.
+	ListAttemptsOfTransactions(ctx context.Context, in *ListAttemptsOfTransactionsRequest, opts ...grpc.CallOption) (*ListAttemptsOfTransactionsResponse, error)
 	// RetryCallbackAttempt queues one more attempt of a failed attempt's
 	// delivery (REST answers 202); the failed attempt then reads Retried.
 	RetryCallbackAttempt(ctx context.Context, in *RetryCallbackAttemptRequest, opts ...grpc.CallOption) (*RetryCallbackAttemptResponse, error)
@@ -141,6 +147,16 @@ func (c *callbacksServiceClient) ListCallbackAttempts(ctx context.Context, in *L
 	return out, nil
 }
 
+func (c *callbacksServiceClient) ListAttemptsOfTransactions(ctx context.Context, in *ListAttemptsOfTransactionsRequest, opts ...grpc.CallOption) (*ListAttemptsOfTransactionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListAttemptsOfTransactionsResponse)
+	err := c.cc.Invoke(ctx, CallbacksService_ListAttemptsOfTransactions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *callbacksServiceClient) RetryCallbackAttempt(ctx context.Context, in *RetryCallbackAttemptRequest, opts ...grpc.CallOption) (*RetryCallbackAttemptResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(RetryCallbackAttemptResponse)
@@ -209,6 +225,11 @@ type CallbacksServiceServer interface {
 	// ListCallbackAttempts pages a transaction's delivery attempts, newest
 	// first.
 	ListCallbackAttempts(context.Context, *ListCallbackAttemptsRequest) (*ListCallbackAttemptsResponse, error)
+	// ListAttemptsOfTransactions answers the attempts of up to 1,000
+	// transactions at once, for the gateway's exports; only the deployment's
+	// own services may call it (the internal token), and it has no REST
+	// mapping.
+	ListAttemptsOfTransactions(context.Context, *ListAttemptsOfTransactionsRequest) (*ListAttemptsOfTransactionsResponse, error)
 	// RetryCallbackAttempt queues one more attempt of a failed attempt's
 	// delivery (REST answers 202); the failed attempt then reads Retried.
 	RetryCallbackAttempt(context.Context, *RetryCallbackAttemptRequest) (*RetryCallbackAttemptResponse, error)
@@ -248,6 +269,9 @@ func (UnimplementedCallbacksServiceServer) DeleteCallback(context.Context, *Dele
 }
 func (UnimplementedCallbacksServiceServer) ListCallbackAttempts(context.Context, *ListCallbackAttemptsRequest) (*ListCallbackAttemptsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListCallbackAttempts not implemented")
+}
+func (UnimplementedCallbacksServiceServer) ListAttemptsOfTransactions(context.Context, *ListAttemptsOfTransactionsRequest) (*ListAttemptsOfTransactionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListAttemptsOfTransactions not implemented")
 }
 func (UnimplementedCallbacksServiceServer) RetryCallbackAttempt(context.Context, *RetryCallbackAttemptRequest) (*RetryCallbackAttemptResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RetryCallbackAttempt not implemented")
@@ -390,6 +414,24 @@ func _CallbacksService_ListCallbackAttempts_Handler(srv interface{}, ctx context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CallbacksService_ListAttemptsOfTransactions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListAttemptsOfTransactionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CallbacksServiceServer).ListAttemptsOfTransactions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CallbacksService_ListAttemptsOfTransactions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CallbacksServiceServer).ListAttemptsOfTransactions(ctx, req.(*ListAttemptsOfTransactionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _CallbacksService_RetryCallbackAttempt_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(RetryCallbackAttemptRequest)
 	if err := dec(in); err != nil {
@@ -492,6 +534,10 @@ var CallbacksService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListCallbackAttempts",
 			Handler:    _CallbacksService_ListCallbackAttempts_Handler,
+		},
+		{
+			MethodName: "ListAttemptsOfTransactions",
+			Handler:    _CallbacksService_ListAttemptsOfTransactions_Handler,
 		},
 		{
 			MethodName: "RetryCallbackAttempt",
