@@ -6,19 +6,28 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
+	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
+	"github.com/paygate/paygate/services/callbacks/internal/callback"
 	cbnats "github.com/paygate/paygate/services/callbacks/internal/nats"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
+	"github.com/paygate/paygate/services/internal/config"
 )
 
 // verifyStandardWebhook checks a delivery the way a merchant's receiver
@@ -806,3 +815,96 @@ func TestAttemptsPagingOutOfRangeIs400(t *testing.T) {
 		}
 	}
 }
+
+// TestListAttemptsOfTransactions reads the attempts of several transactions
+// in one internal call, as the gateway's export worker does: by transaction
+// id, then oldest first; only the internal token is admitted, and a batch
+// must name 1 to 1,000 transactions.
+func TestListAttemptsOfTransactions(t *testing.T) {
+	t.Parallel()
+	svc := startService(t)
+	ev := connect(t)
+	merchant := newMerchant(t)
+	collab := newCollab(t, merchant)
+	rec := newReceiver(t)
+	rec.status.Store(http.StatusInternalServerError)
+	admin := user(t, authz.RoleAdmin)
+	svc.createURL(t, admin, map[string]any{"collabId": collab, "callbackUrl": rec.URL + "/hook", "maxAttempts": 2})
+
+	// Each transaction gets two failed attempts; a third has none.
+	txs := []tx{
+		{id: newTxID(), merchant: merchant, collab: collab, typ: 1, prev: 3, status: 4},
+		{id: newTxID(), merchant: merchant, collab: collab, typ: 2, prev: 3, status: -2},
+	}
+	for _, x := range txs {
+		ev.finalize(t, x)
+	}
+	for _, x := range txs {
+		waitFor(t, 15*time.Second, "two attempts", func() bool {
+			return svc.queryInt(t, `SELECT count(*) FROM attempts WHERE transaction_id = $1`, x.id) == 2
+		})
+	}
+
+	cc, err := grpc.NewClient(svc.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	client := callbacksv1.NewCallbacksServiceClient(cc)
+	internal := grpc.PerRPCCredentials(authz.InternalCredentials(config.DemoInternalToken))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	ids := []int64{txs[1].id, newTxID(), txs[0].id}
+	resp, err := client.ListAttemptsOfTransactions(ctx, &callbacksv1.ListAttemptsOfTransactionsRequest{TransactionIds: ids}, internal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range resp.GetAttempts() {
+		got = append(got, fmt.Sprintf("%d#%d", a.GetTransactionId(), a.GetAttemptNumber()))
+		if a.GetCallbackAttemptStatus() == "" || a.GetCallbackUrl() != rec.URL+"/hook" || a.GetResponseCode() != 500 || a.GetRequestBody() == "" {
+			t.Errorf("attempt %v", a)
+		}
+	}
+	want := []string{fmt.Sprintf("%d#1", txs[0].id), fmt.Sprintf("%d#2", txs[0].id), fmt.Sprintf("%d#1", txs[1].id), fmt.Sprintf("%d#2", txs[1].id)}
+	if !slices.Equal(got, want) {
+		t.Errorf("attempts %v, want %v", got, want)
+	}
+
+	tooMany := make([]int64, callback.MaxBatchTransactions+1)
+	for i := range tooMany {
+		tooMany[i] = int64(i + 1)
+	}
+	refusals := []struct {
+		name string
+		req  *callbacksv1.ListAttemptsOfTransactionsRequest
+		opts []grpc.CallOption
+		want codes.Code
+	}{
+		{"no token", &callbacksv1.ListAttemptsOfTransactionsRequest{TransactionIds: ids}, nil, codes.Unauthenticated},
+		{"a user's token", &callbacksv1.ListAttemptsOfTransactionsRequest{TransactionIds: ids},
+			[]grpc.CallOption{grpc.PerRPCCredentials(bearer(admin.token))}, codes.PermissionDenied},
+		{"a wrong internal token", &callbacksv1.ListAttemptsOfTransactionsRequest{TransactionIds: ids},
+			[]grpc.CallOption{grpc.PerRPCCredentials(authz.InternalCredentials("not-the-internal-token"))}, codes.PermissionDenied},
+		{"no id", &callbacksv1.ListAttemptsOfTransactionsRequest{}, []grpc.CallOption{internal}, codes.InvalidArgument},
+		{"1,001 ids", &callbacksv1.ListAttemptsOfTransactionsRequest{TransactionIds: tooMany}, []grpc.CallOption{internal}, codes.InvalidArgument},
+	}
+	for _, r := range refusals {
+		if _, err := client.ListAttemptsOfTransactions(ctx, r.req, r.opts...); status.Code(err) != r.want {
+			t.Errorf("%s: %v, want %v", r.name, err, r.want)
+		}
+	}
+	if _, err := client.ListAttemptsOfTransactions(ctx, &callbacksv1.ListAttemptsOfTransactionsRequest{TransactionIds: tooMany[:callback.MaxBatchTransactions]}, internal); err != nil {
+		t.Errorf("1,000 ids: %v", err)
+	}
+}
+
+// bearer is per-call credentials carrying a user's access token.
+type bearer string
+
+func (b bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + string(b)}, nil
+}
+
+func (b bearer) RequireTransportSecurity() bool { return false }

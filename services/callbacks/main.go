@@ -213,9 +213,13 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		guard, secrets, time.Now, dispatcher)
 
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
+	// The internal methods (the export worker's batch read of attempts)
+	// admit the deployment's internal token; without one configured they
+	// refuse every caller.
+	internalToken, _ := cfg.Internal()
 	srv := server.New(server.OptionsFrom("callbacks", cfg.Common, log, tracing,
 		authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb),
-			authz.WithAllowLists(authz.NewRedisAllowLists(rdb), server.ClientIP))))
+			authz.WithAllowLists(authz.NewRedisAllowLists(rdb), server.ClientIP), authz.WithInternalToken(internalToken))))
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, grpcapi.NewServer(svc))
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(cc))

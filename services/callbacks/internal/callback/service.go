@@ -241,6 +241,29 @@ func (s *Service) Attempts(ctx context.Context, scope Scope, transactionID int64
 	return Page{Attempts: attempts, TotalCount: total, Page: page, TotalPages: pages}, nil
 }
 
+// MaxBatchTransactions is the most transactions AttemptsOfTransactions
+// answers at once.
+const MaxBatchTransactions = 1000
+
+// AttemptsOfTransactions returns every attempt of up to
+// MaxBatchTransactions transactions, by transaction id, then oldest first.
+// It has no merchant scope: only the deployment's own services call it (the
+// gateway's export worker, which chose the transactions within its caller's
+// scope). Errors are invalid for no id or too many.
+func (s *Service) AttemptsOfTransactions(ctx context.Context, ids []int64) ([]Attempt, error) {
+	switch {
+	case len(ids) == 0:
+		return nil, apperr.Invalid("transactionIds must name at least one transaction.")
+	case len(ids) > MaxBatchTransactions:
+		return nil, apperr.Invalid("transactionIds must name at most %d transactions.", MaxBatchTransactions)
+	}
+	attempts, err := s.store.AttemptsOfTransactions(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("attempts of %d transactions: %w", len(ids), err)
+	}
+	return attempts, nil
+}
+
 // Retry queues one more attempt of a Failed attempt's delivery (past its
 // max attempts if need be) and marks the attempt Retried. Other attempts,
 // and attempts of transactions whose callbacks are cancelled, are refused.

@@ -54,6 +54,9 @@ type Store interface {
 	Attempts(ctx context.Context, transactionID int64, page, take int32) ([]Attempt, int64, error)
 	// Attempt returns an attempt (not found).
 	Attempt(ctx context.Context, id int64) (Attempt, error)
+	// AttemptsOfTransactions returns every attempt of the transactions ids
+	// names, by transaction id, then oldest first.
+	AttemptsOfTransactions(ctx context.Context, ids []int64) ([]Attempt, error)
 	// RetryAttempt queues one more attempt of a failed attempt's delivery,
 	// even past its max attempts, and marks the attempt Retried, after
 	// check approved the attempt and its transaction locked (not found;

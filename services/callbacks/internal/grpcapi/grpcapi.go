@@ -133,6 +133,20 @@ func (s *Server) ListCallbackAttempts(ctx context.Context, req *callbacksv1.List
 	return resp, nil
 }
 
+// ListAttemptsOfTransactions implements callbacksv1.CallbacksServiceServer:
+// an internal call (its rule), so no user scope applies.
+func (s *Server) ListAttemptsOfTransactions(ctx context.Context, req *callbacksv1.ListAttemptsOfTransactionsRequest) (*callbacksv1.ListAttemptsOfTransactionsResponse, error) {
+	attempts, err := s.svc.AttemptsOfTransactions(ctx, req.GetTransactionIds())
+	if err != nil {
+		return nil, err
+	}
+	resp := &callbacksv1.ListAttemptsOfTransactionsResponse{Attempts: make([]*callbacksv1.CallbackAttempt, 0, len(attempts))}
+	for _, a := range attempts {
+		resp.Attempts = append(resp.Attempts, attemptToProto(a))
+	}
+	return resp, nil
+}
+
 // RetryCallbackAttempt implements callbacksv1.CallbacksServiceServer; REST
 // answers 202.
 func (s *Server) RetryCallbackAttempt(ctx context.Context, req *callbacksv1.RetryCallbackAttemptRequest) (*callbacksv1.RetryCallbackAttemptResponse, error) {

@@ -173,6 +173,24 @@ func (s *Store) Attempts(ctx context.Context, transactionID int64, page, take in
 	return attempts, total, nil
 }
 
+// AttemptsOfTransactions implements callback.Store: one statement over
+// attempts_transaction_idx for the whole batch.
+func (s *Store) AttemptsOfTransactions(ctx context.Context, ids []int64) ([]callback.Attempt, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT `+attemptColumns+`
+		FROM attempts a JOIN deliveries d ON d.id = a.delivery_id JOIN delivery_bodies b ON b.event_id = d.event_id
+		WHERE a.transaction_id = ANY($1::bigint[])
+		ORDER BY a.transaction_id, a.id`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("select attempts of %d transactions: %w", len(ids), err)
+	}
+	attempts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (callback.Attempt, error) { return scanAttempt(row) })
+	if err != nil {
+		return nil, fmt.Errorf("read attempts of %d transactions: %w", len(ids), err)
+	}
+	return attempts, nil
+}
+
 // Attempt implements callback.Store.
 func (s *Store) Attempt(ctx context.Context, id int64) (callback.Attempt, error) {
 	a, err := scanAttempt(s.pool.QueryRow(ctx, `
