@@ -17,6 +17,9 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	// Time zone names of exports resolve without the host's zoneinfo
+	// (distroless images have none).
+	_ "time/tzdata"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/redis/go-redis/v9"
@@ -26,8 +29,10 @@ import (
 
 	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/gateway/internal/callbacksclient"
 	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/currency"
+	"github.com/paygate/paygate/services/gateway/internal/export"
 	"github.com/paygate/paygate/services/gateway/internal/grpcapi"
 	"github.com/paygate/paygate/services/gateway/internal/httpapi"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
@@ -101,6 +106,47 @@ type Config struct {
 	// AuthGRPCAddr is the auth service's gRPC address: the gateway host
 	// forwards the user, session and allowed-IP calls there.
 	AuthGRPCAddr string `env:"PAYGATE_AUTH_GRPC_URL" default:"127.0.0.1:9081"`
+	// FilesDir is the directory export files are kept in
+	// (docs/contracts-files.md).
+	FilesDir string `env:"PAYGATE_FILES_DIR" default:".data/files"`
+	// FilesWorkers is how many export files this process writes at once;
+	// 0 runs no export worker here (another replica writes them).
+	FilesWorkers int `env:"PAYGATE_FILES_WORKERS" default:"1"`
+	// FilesLease is how long an export worker's claim on a file lasts
+	// unless renewed (every third of it): a worker that died leaves its file
+	// to another after about this long.
+	FilesLease time.Duration `env:"PAYGATE_FILES_LEASE" default:"30s"`
+	// FilesRowsPerSecond throttles each export worker (0: no limit), to
+	// spare a busy database.
+	FilesRowsPerSecond int `env:"PAYGATE_FILES_ROWS_PER_SECOND" default:"0"`
+	// FilesRetention is how long export files are kept (spec 02 §4: 3 days).
+	FilesRetention time.Duration `env:"PAYGATE_FILES_RETENTION" default:"72h"`
+	// FilesRetentionInterval is how often the retention job looks.
+	FilesRetentionInterval time.Duration `env:"PAYGATE_FILES_RETENTION_INTERVAL" default:"1h"`
+}
+
+// check reports every bad value of the gateway's own keys at once.
+func (c Config) check() error {
+	var bad []string
+	if c.FilesWorkers < 0 {
+		bad = append(bad, "PAYGATE_FILES_WORKERS must be 0 or more")
+	}
+	if c.FilesLease < 3*time.Second {
+		bad = append(bad, "PAYGATE_FILES_LEASE must be at least 3s")
+	}
+	if c.FilesRowsPerSecond < 0 {
+		bad = append(bad, "PAYGATE_FILES_ROWS_PER_SECOND must be 0 or more")
+	}
+	if c.FilesRetention <= 0 || c.FilesRetentionInterval <= 0 {
+		bad = append(bad, "PAYGATE_FILES_RETENTION and PAYGATE_FILES_RETENTION_INTERVAL must be positive")
+	}
+	if strings.TrimSpace(c.FilesDir) == "" {
+		bad = append(bad, "PAYGATE_FILES_DIR must name a directory")
+	}
+	if len(bad) > 0 {
+		return errors.New(strings.Join(bad, "; "))
+	}
+	return nil
 }
 
 // box returns the secrets box of the configured key (the demo key in demo
@@ -123,6 +169,9 @@ func (c Config) box() (*aesgcm.Box, error) {
 func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 	var cfg Config
 	if err := config.Load(getenv, &cfg, config.Ports(":8082", ":9082"), config.Default("PAYGATE_DATABASE_SCHEMA", postgres.Schema)); err != nil {
+		return err
+	}
+	if err := cfg.check(); err != nil {
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
@@ -244,19 +293,32 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	srv.Register(&gatewayv1.CurrencyService_ServiceDesc, grpcapi.NewCurrencyServer(currencies))
 	// Internal: gRPC only, no REST route (docs/contracts-replay.md).
 	srv.Register(&gatewayv1.ReplayService_ServiceDesc, grpcapi.NewReplayServer(payStore, currencies))
+	fileStore, err := newDirStore(cfg.FilesDir)
+	if err != nil {
+		return fmt.Errorf("PAYGATE_FILES_DIR: %w", err)
+	}
+	fileRows := postgres.NewFiles(pool)
+	files := export.NewService(fileRows, fileStore, time.Now)
+	srv.Register(&gatewayv1.FileService_ServiceDesc, grpcapi.NewFileServer(files))
 	// The signature check must see the raw body, so it runs in front of the
 	// REST mux on the initialize route, then hands the call to that mux.
+	// The download route writes a file's bytes itself (httpapi.Download).
 	var restMux atomic.Pointer[runtime.ServeMux]
+	var restConn atomic.Value // grpc.ClientConnInterface
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		restMux.Store(mux)
+		restConn.Store(cc)
 		return errors.Join(
 			gatewayv1.RegisterMerchantServiceHandlerClient(ctx, mux, gatewayv1.NewMerchantServiceClient(cc)),
 			gatewayv1.RegisterCollabServiceHandlerClient(ctx, mux, gatewayv1.NewCollabServiceClient(cc)),
 			gatewayv1.RegisterTransactionServiceHandlerClient(ctx, mux, gatewayv1.NewTransactionServiceClient(cc)),
 			gatewayv1.RegisterValidationServiceHandlerClient(ctx, mux, gatewayv1.NewValidationServiceClient(cc)),
 			gatewayv1.RegisterCurrencyServiceHandlerClient(ctx, mux, gatewayv1.NewCurrencyServiceClient(cc)),
+			gatewayv1.RegisterFileServiceHandlerClient(ctx, mux, gatewayv1.NewFileServiceClient(cc)),
 		)
 	})
+	srv.Handle(httpapi.DownloadPattern, httpapi.Download(restMux.Load,
+		func() grpc.ClientConnInterface { return restConn.Load().(grpc.ClientConnInterface) }))
 	srv.Handle("POST /api/v1/transactions/initialize", merchantAuth.Wrap(http.MaxBytesHandler(
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { restMux.Load().ServeHTTP(w, r) }), server.MaxBodyBytes)))
 	srv.Handle(httpapi.WebhookPattern, httpapi.WebhookHandler(payments, log))
@@ -300,10 +362,27 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err := runner.Add(gatewayJobs(cfg, payments, payStore, bus.NewRelay(pool, js, log))...); err != nil {
 		return err
 	}
+	if err := runner.Add(retentionJob(cfg, files)); err != nil {
+		return err
+	}
+	// The export workers consume the export requests outside the jobs
+	// runner, on every replica (docs/contracts-files.md): the runner runs a
+	// job on one replica at a time, and files are written in parallel.
+	host, _ := os.Hostname()
+	worker := export.NewWorker(fileRows, fileStore, callbacksclient.NewAttempts(callbacksConn, internalToken, 30*time.Second), time.Now,
+		export.WorkerOptions{Name: fmt.Sprintf("%s:%d", host, os.Getpid()), Lease: cfg.FilesLease,
+			RowsPerSecond: cfg.FilesRowsPerSecond, Logger: log.With("component", "export-worker")})
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return srv.Run(gctx) })
 	g.Go(func() error { return runner.Run(gctx) })
 	g.Go(func() error { return hub.Run(gctx, nc) })
+	g.Go(func() error {
+		if cfg.FilesWorkers == 0 {
+			return nil
+		}
+		return gwnats.RunFileExports(gctx, js, cfg.Schema, worker, gwnats.ExportOptions{Workers: cfg.FilesWorkers,
+			Logger: log.With("component", "export-worker")})
+	})
 	g.Go(func() error {
 		if !cfg.ConsumeCallbackEvents {
 			return nil
@@ -381,6 +460,35 @@ func gatewayJobs(cfg Config, payments *payment.Service, payStore *postgres.Payme
 		})
 	}
 	return js
+}
+
+// retentionJob deletes export files older than PAYGATE_FILES_RETENTION:
+// their bytes go, their rows stay as Deleted.
+func retentionJob(cfg Config, files *export.Service) jobs.Job {
+	return jobs.Job{
+		Name:        "gateway.files-retention",
+		Description: "Deletes export files older than PAYGATE_FILES_RETENTION (3 days): their bytes are removed and they stay listed as Deleted, looking every PAYGATE_FILES_RETENTION_INTERVAL.",
+		Every:       cfg.FilesRetentionInterval,
+		Run: func(ctx context.Context, run *jobs.Run) error {
+			const batch = 500
+			total := 0
+			for {
+				n, err := files.DeleteExpired(ctx, time.Now().Add(-cfg.FilesRetention), batch)
+				total += n
+				if err != nil {
+					run.Notifyf(jobs.LevelError, "Deleted %d export files, then stopped: %v.", total, err)
+					return errors.New("the expired export files could not all be deleted; the next run tries again")
+				}
+				if n < batch {
+					break
+				}
+			}
+			if total > 0 {
+				run.Notifyf(jobs.LevelInformation, "Deleted %d export files older than %s.", total, cfg.FilesRetention)
+			}
+			return nil
+		},
+	}
 }
 
 // sweepLoop runs sweep every interval until the run ends and returns the

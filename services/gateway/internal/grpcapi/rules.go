@@ -97,6 +97,17 @@ var Rules = authz.Rules{
 	gatewayv1.CurrencyService_ListCurrencyRates_FullMethodName: {Authenticated: true},
 	gatewayv1.CurrencyService_SetCurrencyRate_FullMethodName:   {Roles: []string{authz.RoleAdmin}},
 
+	// FileService (docs/contracts-files.md): the Files page and the
+	// transactions page's Export button need Files Access (spec 02 §6); the
+	// handlers keep merchant users to their merchants' files.
+	gatewayv1.FileService_ListExportTypes_FullMethodName:  filesAccess,
+	gatewayv1.FileService_GetExportColumns_FullMethodName: filesAccess,
+	gatewayv1.FileService_ExportFile_FullMethodName:       filesAccess,
+	gatewayv1.FileService_ListFiles_FullMethodName:        filesAccess,
+	gatewayv1.FileService_GetFileInfo_FullMethodName:      filesAccess,
+	gatewayv1.FileService_DownloadFile_FullMethodName:     filesAccess,
+	gatewayv1.FileService_DeleteFile_FullMethodName:       filesAccess,
+
 	// ReplayService (docs/contracts-replay.md): the deployment's own
 	// services (the aggregator's rebuild) with the internal token; no user,
 	// and no REST route.
@@ -111,6 +122,7 @@ var (
 	editMaintenance   = authz.Rule{Permissions: []string{authz.PermEditMaintenanceMode}}
 	viewRecentActions = authz.Rule{Permissions: []string{authz.PermViewRecentActions}}
 	editTransactions  = authz.Rule{Permissions: []string{authz.PermEditTransactions}}
+	filesAccess       = authz.Rule{Permissions: []string{authz.PermFilesAccess}}
 
 	validationEndpoints     = authz.Rule{Roles: []string{authz.RoleAdmin, authz.RoleMerchantAdmin}}
 	editValidationEndpoints = authz.Rule{Roles: []string{authz.RoleAdmin, authz.RoleMerchantAdmin},

@@ -21,5 +21,6 @@ func TestRulesCoverEveryMethod(t *testing.T) {
 	gatewayv1.RegisterValidationServiceServer(srv, grpcapi.NewValidationServer(nil, nil))
 	gatewayv1.RegisterCurrencyServiceServer(srv, grpcapi.NewCurrencyServer(nil))
 	gatewayv1.RegisterReplayServiceServer(srv, grpcapi.NewReplayServer(nil, nil))
+	gatewayv1.RegisterFileServiceServer(srv, grpcapi.NewFileServer(nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
 }

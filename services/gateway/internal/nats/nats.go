@@ -1,6 +1,7 @@
-// Package nats holds the gateway's consumers of other services' events: the
-// callbacks service's delivery tallies (kept on the transactions) and its
-// callback-URL changes (written to the activity log).
+// Package nats holds the gateway's consumers of events: the callbacks
+// service's delivery tallies (kept on the transactions) and its callback-URL
+// changes (written to the activity log), and the gateway's own export
+// requests, which its export workers share as a work queue.
 package nats
 
 import (
