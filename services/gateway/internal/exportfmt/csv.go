@@ -78,7 +78,7 @@ func (e *csvEncoder) Row(cells []Cell) error {
 			b = strconv.AppendInt(b, c.Int, 10)
 		case Time:
 			if !c.Time.IsZero() {
-				b = c.Time.In(e.loc).AppendFormat(b, timeLayout)
+				b = appendTime(b, c.Time.In(e.loc))
 			}
 		default:
 			return fmt.Errorf("exportfmt: row %d cell %d: unknown kind %d", e.rows+1, i+1, c.Kind)
@@ -124,7 +124,7 @@ func formulaStart(b byte) bool {
 // starts like a formula, then quoted if it needs to be.
 func appendCSVText(b []byte, s string) []byte {
 	guard := s != "" && formulaStart(s[0])
-	if !strings.ContainsAny(s, ",\"\r\n") {
+	if !needsQuotes(s) {
 		if guard {
 			b = append(b, '\'')
 		}
@@ -145,4 +145,36 @@ func appendCSVText(b []byte, s string) []byte {
 	}
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// needsQuotes reports whether a field holds a comma, a quote, CR or LF.
+func needsQuotes(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ',', '"', '\r', '\n':
+			return true
+		}
+	}
+	return false
+}
+
+// appendTime appends t as timeLayout does ("2006-01-02 15:04:05"), without
+// parsing the layout on every cell. Years outside 0–9999 fall back to
+// AppendFormat.
+func appendTime(b []byte, t time.Time) []byte {
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.AppendFormat(b, timeLayout)
+	}
+	hour, minute, sec := t.Clock()
+	b = append(b, byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-')
+	b = append2(b, int(month), '-')
+	b = append2(b, day, ' ')
+	b = append2(b, hour, ':')
+	b = append2(b, minute, ':')
+	return append(b, byte('0'+sec/10), byte('0'+sec%10))
+}
+
+func append2(b []byte, n int, sep byte) []byte {
+	return append(b, byte('0'+n/10), byte('0'+n%10), sep)
 }

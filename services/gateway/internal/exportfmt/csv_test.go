@@ -261,3 +261,19 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 type failingWriter struct{ err error }
 
 func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
+
+func TestAppendTime(t *testing.T) {
+	t.Parallel()
+	for _, at := range []time.Time{
+		time.Date(2025, 3, 1, 20, 30, 5, 999_999_999, time.UTC),
+		time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-5, 6, 7, 8, 9, 10, 0, time.UTC),
+		time.Date(2024, 2, 29, 9, 8, 7, 0, manila),
+	} {
+		if got, want := string(appendTime(nil, at)), at.Format(timeLayout); got != want {
+			t.Errorf("appendTime(%v) = %q, want %q", at, got, want)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/xuri/excelize/v2"
 )
 
 // timeLayout is how every format writes a Time cell.
@@ -21,6 +23,8 @@ func newEncoder(f Format, w io.Writer, opts Options) (Encoder, error) {
 	switch f {
 	case CSV:
 		return newCSV(w, opts), nil
+	case Excel:
+		return newXLSX(w, opts, excelize.TotalRows)
 	default:
 		return nil, fmt.Errorf("exportfmt: unknown format %d", f)
 	}
