@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -46,9 +47,10 @@ func benchSample() [][]Cell {
 	return rows
 }
 
-func benchEncoder(b *testing.B, f Format) {
+func benchEncoder(b *testing.B, f Format, rows int) {
 	sample := benchSample()
 	var w countingWriter
+	var heap uint64
 	for b.Loop() {
 		w.n = 0
 		enc, err := New(f, &w, Options{Title: "Transactions", Location: manila})
@@ -58,28 +60,36 @@ func benchEncoder(b *testing.B, f Format) {
 		if err := enc.Header(benchHeader); err != nil {
 			b.Fatal(err)
 		}
-		for i := range benchRows {
+		for i := range rows {
 			if err := enc.Row(sample[i%len(sample)]); err != nil {
 				b.Fatal(err)
 			}
 		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		heap = max(heap, ms.HeapInuse)
 		if err := enc.Close(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	reportRows(b, w.n)
+	reportRows(b, rows, w.n)
+	b.ReportMetric(float64(heap)/(1<<20), "heap-MiB-before-close")
 }
 
-func reportRows(b *testing.B, size int) {
-	b.ReportMetric(float64(benchRows*b.N)/b.Elapsed().Seconds(), "rows/s")
+func reportRows(b *testing.B, rows, size int) {
+	b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(float64(size), "file-bytes")
 }
 
 // BenchmarkCSV writes 100k rows of 12 transaction columns.
-func BenchmarkCSV(b *testing.B) { benchEncoder(b, CSV) }
+func BenchmarkCSV(b *testing.B) { benchEncoder(b, CSV, benchRows) }
 
 // BenchmarkXLSX writes 100k rows of 12 transaction columns.
-func BenchmarkXLSX(b *testing.B) { benchEncoder(b, Excel) }
+func BenchmarkXLSX(b *testing.B) { benchEncoder(b, Excel, benchRows) }
+
+// BenchmarkPDF writes the largest PDF allowed, MaxPDFRows rows of the same
+// columns; its heap figure is what holding the document costs.
+func BenchmarkPDF(b *testing.B) { benchEncoder(b, PDF, MaxPDFRows) }
 
 // BenchmarkBareCSV is the ceiling for BenchmarkCSV: encoding/csv writing
 // the same rows already turned into strings.
@@ -116,7 +126,7 @@ func BenchmarkBareCSV(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	reportRows(b, w.n)
+	reportRows(b, benchRows, w.n)
 }
 
 // BenchmarkBareExcelizeStreamWriter is the ceiling for BenchmarkXLSX:
@@ -173,7 +183,7 @@ func BenchmarkBareExcelizeStreamWriter(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	reportRows(b, w.n)
+	reportRows(b, benchRows, w.n)
 }
 
 var _ io.Writer = (*countingWriter)(nil)

@@ -25,6 +25,8 @@ func newEncoder(f Format, w io.Writer, opts Options) (Encoder, error) {
 		return newCSV(w, opts), nil
 	case Excel:
 		return newXLSX(w, opts, excelize.TotalRows)
+	case PDF:
+		return newPDF(w, opts, MaxPDFRows)
 	default:
 		return nil, fmt.Errorf("exportfmt: unknown format %d", f)
 	}
