@@ -33,6 +33,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/currency"
 	"github.com/paygate/paygate/services/gateway/internal/export"
+	"github.com/paygate/paygate/services/gateway/internal/filestore"
 	"github.com/paygate/paygate/services/gateway/internal/grpcapi"
 	"github.com/paygate/paygate/services/gateway/internal/httpapi"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
@@ -293,7 +294,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	srv.Register(&gatewayv1.CurrencyService_ServiceDesc, grpcapi.NewCurrencyServer(currencies))
 	// Internal: gRPC only, no REST route (docs/contracts-replay.md).
 	srv.Register(&gatewayv1.ReplayService_ServiceDesc, grpcapi.NewReplayServer(payStore, currencies))
-	fileStore, err := newDirStore(cfg.FilesDir)
+	fileStore, err := filestore.NewLocal(cfg.FilesDir)
 	if err != nil {
 		return fmt.Errorf("PAYGATE_FILES_DIR: %w", err)
 	}
@@ -362,7 +363,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err := runner.Add(gatewayJobs(cfg, payments, payStore, bus.NewRelay(pool, js, log))...); err != nil {
 		return err
 	}
-	if err := runner.Add(retentionJob(cfg, files)); err != nil {
+	if err := runner.Add(retentionJob(cfg, files, fileStore)); err != nil {
 		return err
 	}
 	// The export workers consume the export requests outside the jobs
@@ -463,8 +464,10 @@ func gatewayJobs(cfg Config, payments *payment.Service, payStore *postgres.Payme
 }
 
 // retentionJob deletes export files older than PAYGATE_FILES_RETENTION:
-// their bytes go, their rows stay as Deleted.
-func retentionJob(cfg Config, files *export.Service) jobs.Job {
+// their bytes go, their rows stay as Deleted. It also sweeps the temporary
+// files of workers that died mid-file (older than a day: no export takes
+// that long).
+func retentionJob(cfg Config, files *export.Service, store *filestore.Local) jobs.Job {
 	return jobs.Job{
 		Name:        "gateway.files-retention",
 		Description: "Deletes export files older than PAYGATE_FILES_RETENTION (3 days): their bytes are removed and they stay listed as Deleted, looking every PAYGATE_FILES_RETENTION_INTERVAL.",
@@ -485,6 +488,12 @@ func retentionJob(cfg Config, files *export.Service) jobs.Job {
 			}
 			if total > 0 {
 				run.Notifyf(jobs.LevelInformation, "Deleted %d export files older than %s.", total, cfg.FilesRetention)
+			}
+			swept, err := store.SweepTemp(ctx, 24*time.Hour)
+			if err != nil {
+				run.Notifyf(jobs.LevelError, "The temporary files of interrupted exports could not be swept: %v.", err)
+			} else if swept > 0 {
+				run.Notifyf(jobs.LevelWarning, "Removed %d temporary files left by export workers that stopped mid-file.", swept)
 			}
 			return nil
 		},
