@@ -185,6 +185,10 @@ func (st *stack) startService(s service) (*child, error) {
 	cmd.Dir = o.root
 	cmd.Env = append(minimalEnv(), o.passThrough...)
 	cmd.Env = append(cmd.Env, serviceEnv(s, o.host, st.databaseURL, st.redisURL, st.natsURL, o.origins)...)
+	if s.name == "gateway" {
+		// Export files live with the stack's other data.
+		cmd.Env = append(cmd.Env, "PAYGATE_FILES_DIR="+filepath.Join(o.dataDir, "files"))
+	}
 	fmt.Fprintf(st.say, "starting %s (http %d, grpc %d)\n", s.name, s.httpPort, s.grpcPort)
 	return st.startChild(s.name, cmd, syscall.SIGTERM, "")
 }

@@ -318,6 +318,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 			gatewayv1.RegisterFileServiceHandlerClient(ctx, mux, gatewayv1.NewFileServiceClient(cc)),
 		)
 	})
+	srv.Handle(httpapi.ExportPattern, httpapi.ExportQuery(
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { restMux.Load().ServeHTTP(w, r) })))
 	srv.Handle(httpapi.DownloadPattern, httpapi.Download(restMux.Load,
 		func() grpc.ClientConnInterface { return restConn.Load().(grpc.ClientConnInterface) }))
 	srv.Handle("POST /api/v1/transactions/initialize", merchantAuth.Wrap(http.MaxBytesHandler(

@@ -9,11 +9,14 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
@@ -24,8 +27,10 @@ import (
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
+	gwnats "github.com/paygate/paygate/services/gateway/internal/nats"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
+	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/pgdb/pgtest"
 	"github.com/paygate/paygate/services/internal/servicetest"
 )
@@ -78,7 +83,36 @@ func startGatewayIn(t *testing.T, schema, jwksURL string, extraEnv ...map[string
 	for _, extra := range extraEnv {
 		maps.Copy(env, extra)
 	}
+	if env["PAYGATE_FILES_DIR"] == "" {
+		env["PAYGATE_FILES_DIR"] = filesDir(t, schema)
+	}
+	t.Cleanup(func() { deleteConsumer(gwnats.ExportConsumer(schema)) })
 	return &gatewayRun{Service: servicetest.Run(t, run, env), schema: schema}
+}
+
+// filesDir is the export files directory of a schema's gateways (shared by
+// the gateways of one schema), removed when the test ends.
+func filesDir(t *testing.T, schema string) string {
+	dir := filepath.Join(os.TempDir(), "paygate-files-"+schema)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
+// deleteConsumer removes a test schema's durable consumer from the shared
+// stream once its gateways stopped.
+func deleteConsumer(name string) {
+	nc, err := nats.Connect(testEnv("PAYGATE_TEST_NATS_URL", "nats://127.0.0.1:4222"))
+	if err != nil {
+		return
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = js.DeleteConsumer(ctx, bus.StreamName, name)
 }
 
 func randomHex(t *testing.T, n int) string {

@@ -146,6 +146,9 @@ type txJSON struct {
 	AppliedFeeAmount       string         `json:"appliedFeeAmount"`
 	ProviderTransactionID  string         `json:"providerTransactionId"`
 	MerchantName           string         `json:"merchantName"`
+	MerchantClientID       string         `json:"merchantClientId"`
+	Currency               string         `json:"currency"`
+	CreatedUtc             string         `json:"createdUtc"`
 	AccountData            map[string]any `json:"accountData"`
 	PollingAttempts        int            `json:"pollingAttempts"`
 }

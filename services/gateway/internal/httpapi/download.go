@@ -1,10 +1,13 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
@@ -91,5 +94,66 @@ func Download(mux func() *runtime.ServeMux, cc func() grpc.ClientConnInterface) 
 				return
 			}
 		}
+	})
+}
+
+// ExportPattern is the route of export requests (FileService.ExportFile).
+const ExportPattern = "POST /api/v1/files/export"
+
+// ExportQuery serves ExportPattern with next (the REST mux) after moving
+// the query's collabId into the JSON body: the console sends the collab in
+// the query (spec 02 §7, POST /api/v1/files/export?collabId) and the filter
+// and settings in the body, which grpc-gateway reads whole (body "*"),
+// ignoring the query. A collabId that is not a whole number, or one that
+// the body contradicts, is a 400.
+func ExportQuery(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		var text string
+		for k, v := range q {
+			if strings.EqualFold(k, "collabId") || k == "collab_id" {
+				text = v[len(v)-1]
+			}
+		}
+		if text == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		id, err := strconv.ParseInt(strings.TrimSpace(text), 10, 32)
+		if err != nil {
+			server.WriteError(w, apperr.Invalid("collabId must be a whole number."))
+			return
+		}
+		raw, ok := server.ReadBody(w, r)
+		if !ok {
+			return
+		}
+		body := map[string]json.RawMessage{}
+		if len(bytes.TrimSpace(raw)) > 0 {
+			if err := json.Unmarshal(raw, &body); err != nil {
+				server.WriteError(w, apperr.Invalid("The request body must be a JSON object."))
+				return
+			}
+		}
+		for k, v := range body {
+			if strings.EqualFold(k, "collabId") || k == "collab_id" {
+				var given int64
+				if json.Unmarshal(v, &given) != nil || given != id {
+					server.WriteError(w, apperr.Invalid("collabId is given in the query and in the body with different values."))
+					return
+				}
+				delete(body, k)
+			}
+		}
+		body["collabId"] = json.RawMessage(strconv.FormatInt(id, 10))
+		out, err := json.Marshal(body)
+		if err != nil {
+			server.WriteError(w, err)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(out))
+		r.ContentLength = int64(len(out))
+		r.Header.Del("Content-Length")
+		next.ServeHTTP(w, r)
 	})
 }
