@@ -177,7 +177,7 @@ func TestExportEqualsTheList(t *testing.T) {
 	for i := range 30 {
 		s := seedTx{merchant: e.merchant, collab: e.collab, provider: 1, typ: 1 + i%2, status: []int{4, -2, 3}[i%3],
 			amount: fmt.Sprintf("%d.%02d", 10+i*7, i*3%100), currency: []string{"PHP", "USD"}[i%2],
-			at: time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * 90 * time.Minute).Format(time.RFC3339),
+			at:   time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * 90 * time.Minute).Format(time.RFC3339),
 			mcid: "client-" + strconv.Itoa(i)}
 		if i == 4 {
 			s.mcid = formula
