@@ -20,7 +20,12 @@ import (
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/xuri/excelize/v2"
 
+	gwnats "github.com/paygate/paygate/services/gateway/internal/nats"
 	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/authz/authztest"
+	"github.com/paygate/paygate/services/internal/pgdb"
+	"github.com/paygate/paygate/services/internal/pgdb/pgtest"
+	"github.com/paygate/paygate/services/internal/servicetest"
 )
 
 // fileJSON is a File of docs/contracts-files.md.
@@ -427,5 +432,101 @@ func TestRetentionDeletesOldFiles(t *testing.T) {
 	e.admin.must(t, http.StatusConflict, http.MethodGet, "/api/v1/files/"+old, nil, &e409)
 	if !strings.Contains(e409.Message, "not ready") {
 		t.Errorf("download of a deleted file: %q", e409.Message)
+	}
+}
+
+// TestExportWorkerKilledMidFile kills (SIGKILL) the gateway binary while
+// its worker writes a file, then starts another gateway on the same schema
+// and files directory: the file is never Success with part of its rows; the
+// second worker claims it once the first one's lease lapsed and writes it
+// again from the start, with every row and the SHA-256 of its bytes.
+func TestExportWorkerKilledMidFile(t *testing.T) {
+	t.Parallel()
+	const n = 3000
+	bin, err := servicetest.Build("github.com/paygate/paygate/services/gateway")
+	if err != nil {
+		t.Fatal(err)
+	}
+	issuer := authztest.NewIssuer(t)
+	jwks := authztest.ServeJWKS(t, issuer)
+	schema := "gateway_test_" + randomHex(t, 6)
+	dir := t.TempDir()
+	t.Cleanup(func() { dropSchema(t, schema) })
+	t.Cleanup(func() { deleteConsumer(gwnats.ExportConsumer(schema)) })
+	env := map[string]string{
+		"PAYGATE_DATABASE_URL": pgtest.URL(), "PAYGATE_DATABASE_SCHEMA": schema,
+		"PAYGATE_REDIS_URL": testEnv("PAYGATE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15"),
+		"PAYGATE_NATS_URL":  testEnv("PAYGATE_TEST_NATS_URL", "nats://127.0.0.1:4222"),
+		"PAYGATE_HTTP_ADDR": "127.0.0.1:0", "PAYGATE_GRPC_ADDR": "127.0.0.1:0", "PAYGATE_JWKS_URL": jwks.URL,
+		"PAYGATE_DEMO": "true", "PAYGATE_CONSUME_CALLBACK_EVENTS": "false",
+		"PAYGATE_FILES_DIR": dir, "PAYGATE_FILES_LEASE": "3s", "PAYGATE_FILES_ROWS_PER_SECOND": "600",
+	}
+	first, err := servicetest.Start(bin, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(first.Kill)
+	pool, err := pgdb.Open(t.Context(), pgtest.URL(), schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	g := &testGateway{gatewayRun: &gatewayRun{Service: first, schema: schema}, issuer: issuer, pool: pool,
+		client: &http.Client{Transport: tr, Timeout: 20 * time.Second}}
+	admin := &caller{g: g, name: "admin-kill", ua: "gateway-test/kill",
+		token: issuer.Token(t, authztest.User{ID: userSeq.Add(1), Username: "admin-kill", Roles: []string{authz.RoleAdmin}, Permissions: grants[authz.RoleAdmin]})}
+	e := &filesEnv{testGateway: g, dir: dir, admin: admin}
+	e.merchant = 1 // a demo merchant
+	e.collab = int32(e.queryInt(t, `SELECT id FROM collabs WHERE merchant_id = 1 ORDER BY id LIMIT 1`))
+	e.exec(t, `
+		INSERT INTO transactions (reference_id, merchant_id, collab_id, provider_id, pay_type_id, merchant_name,
+			provider_name, pay_type_name, nonce, merchant_client_id, transaction_type, status, amount, currency,
+			destination_amount, destination_currency, created_at, updated_at)
+		SELECT 'KILL-' || i, 1, $1, c.provider_id, 1, 'Acme Games', 'Seed provider', 'GCash', 'kill-' || i, 'client-' || i,
+			1, 4, (i * 1.25)::numeric, 'PHP', (i * 1.25)::numeric, 'PHP',
+			timestamptz '2025-04-01 00:00:00Z' + i * interval '1 second', timestamptz '2025-04-01 00:00:00Z' + i * interval '1 second'
+		FROM generate_series(1, $2) AS i, collabs c WHERE c.id = $1`, e.collab, n)
+
+	id := e.export(t, admin, e.collab, exportBody(map[string]any{"from": "2025-04-01", "to": "2025-04-02"}, 1, 0, "UTC",
+		"id=", "transactionReferenceId=", "amount="))
+	deadline := time.Now().Add(30 * time.Second)
+	for e.queryInt(t, `SELECT count(*) FROM files WHERE id = $1 AND status = 1 AND status_message LIKE 'Writing: % rows so far.'
+		AND status_message <> 'Writing: 0 rows so far.'`, id) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first worker did not start writing:\n%s", first.Logs())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	first.Kill()
+	if s := e.queryInt(t, `SELECT status FROM files WHERE id = $1`, id); s != 1 {
+		t.Fatalf("after the kill the file is %d, want 1 (In Progress)", s)
+	}
+	if committed, _ := filepath.Glob(filepath.Join(dir, "exports", id, "*", "*.csv")); len(committed) != 0 {
+		t.Fatalf("the killed worker left committed files %v", committed)
+	}
+
+	second := startGatewayIn(t, schema, jwks.URL, map[string]string{"PAYGATE_FILES_DIR": dir, "PAYGATE_FILES_LEASE": "3s"})
+	g.gatewayRun = second
+	f := e.waitFile(t, admin, id)
+	if f.Status != 2 {
+		t.Fatalf("file %+v", f)
+	}
+	if a := e.queryInt(t, `SELECT attempt FROM files WHERE id = $1`, id); a != 2 {
+		t.Errorf("attempt %d, want 2", a)
+	}
+	b := e.download(t, admin, f, "text/csv; charset=utf-8")
+	e.checkManifest(t, f, b, n)
+	rows, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(b, []byte("\ufeff")))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != n+1 || rows[1][1] != "KILL-"+strconv.Itoa(n) || rows[n][1] != "KILL-1" {
+		t.Fatalf("%d rows; first %q, last %q", len(rows), rows[1], rows[len(rows)-1])
+	}
+	if committed, _ := filepath.Glob(filepath.Join(dir, "exports", id, "*", "*.csv")); len(committed) != 1 ||
+		!strings.Contains(committed[0], filepath.Join("exports", id, "2")) {
+		t.Errorf("committed files %v, want the second attempt's only", committed)
 	}
 }
