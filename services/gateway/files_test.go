@@ -262,6 +262,31 @@ func TestExportEqualsTheList(t *testing.T) {
 		}
 	})
 
+	t.Run("transaction logs", func(t *testing.T) {
+		// Two journal entries of the newest transaction, one of the next.
+		for i, tx := range []string{list.Transactions[0].ID, list.Transactions[0].ID, list.Transactions[1].ID} {
+			e.exec(t, `INSERT INTO transaction_logs (transaction_id, at, stage, level, message, content)
+				VALUES ($1, now(), 'Polling', 'Information', $2, '{"k": "v"}')`, tx, "entry "+strconv.Itoa(i))
+		}
+		id := e.export(t, m, e.collab, exportBody(filter, 3, 0, "UTC", "transactionId=", "message=", "content="))
+		f := e.waitFile(t, m, id)
+		if f.Status != 2 {
+			t.Fatalf("file %+v", f)
+		}
+		b := e.download(t, m, f, "text/csv; charset=utf-8")
+		e.checkManifest(t, f, b, 3)
+		rows, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(b, []byte("\ufeff")))).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := [][]string{{"Transaction ID", "Message", "Content"},
+			{list.Transactions[0].ID, "entry 0", `{"k": "v"}`}, {list.Transactions[0].ID, "entry 1", `{"k": "v"}`},
+			{list.Transactions[1].ID, "entry 2", `{"k": "v"}`}}
+		if !slices.EqualFunc(rows, want, slices.Equal) {
+			t.Errorf("rows %q, want %q", rows, want)
+		}
+	})
+
 	t.Run("excel", func(t *testing.T) {
 		id := e.export(t, m, e.collab, exportBody(filter, 1, 1, "Asia/Manila", cols...))
 		f := e.waitFile(t, m, id)
