@@ -291,6 +291,8 @@ func (w *s3Writer) start() {
 	}()
 }
 
+// Write hands p to the upload, starting it on the first bytes; once the
+// upload has failed it returns that failure.
 func (w *s3Writer) Write(p []byte) (int, error) {
 	if w.finished {
 		return 0, fmt.Errorf("filestore: write %s: writer is finished", w.key)
