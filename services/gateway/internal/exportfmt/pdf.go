@@ -120,14 +120,13 @@ func (e *pdfEncoder) Row(cells []Cell) error {
 			return fmt.Errorf("exportfmt: row %d cell %d: unknown kind %d", e.rows+1, i+1, c.Kind)
 		}
 	}
-	if e.aligns == nil {
-		e.aligns = make([]int, len(cells))
-		for i, c := range cells {
-			e.aligns[i] = gopdf.Left
-			if c.Kind == Decimal || c.Kind == Integer {
-				e.aligns[i] = gopdf.Right
-			}
+	// Numbers align right, by the first row that reaches the column.
+	for i := len(e.aligns); i < len(cells); i++ {
+		align := gopdf.Left
+		if cells[i].Kind == Decimal || cells[i].Kind == Integer {
+			align = gopdf.Right
 		}
+		e.aligns = append(e.aligns, align)
 	}
 	e.rows++
 	if e.laidOut {
@@ -161,9 +160,11 @@ func (e *pdfEncoder) flushPending() error {
 // widened in proportion; when they do not, the narrow ones keep their
 // natural width and the wide ones split what is left equally.
 func (e *pdfEncoder) layout() {
+	// Without a header rows may differ in width; the widest held back
+	// sets the columns, and cells past them in later rows are not shown.
 	cols := len(e.header)
-	if len(e.pending) > 0 {
-		cols = max(cols, len(e.pending[0]))
+	for _, row := range e.pending {
+		cols = max(cols, len(row))
 	}
 	natural := make([]float64, cols)
 	for i := range natural {
@@ -172,7 +173,9 @@ func (e *pdfEncoder) layout() {
 			w = e.bold.width(e.header[i], pdfFontSize)
 		}
 		for _, row := range e.pending {
-			w = max(w, e.regular.width(row[i], pdfFontSize))
+			if i < len(row) {
+				w = max(w, e.regular.width(row[i], pdfFontSize))
+			}
 		}
 		natural[i] = max(w+2*pdfPad, pdfMinColumn)
 	}
@@ -332,6 +335,7 @@ type stickyWriter struct {
 	err error
 }
 
+// Write passes p on until the first error.
 func (s *stickyWriter) Write(p []byte) (int, error) {
 	if s.err != nil {
 		return 0, s.err

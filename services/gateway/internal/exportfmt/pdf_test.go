@@ -353,3 +353,19 @@ func pdfLines(t *testing.T, content []byte, fonts map[string]map[string]string) 
 	}
 	return lines
 }
+
+func TestPDFRaggedRowsWithoutHeader(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	enc, err := New(PDF, &buf, Options{})
+	mustDo(t, err)
+	mustDo(t, enc.Row([]Cell{{Kind: Text, Text: "a"}}))
+	mustDo(t, enc.Row([]Cell{{Kind: Text, Text: "b"}, {Kind: Integer, Int: 2}, {Kind: Text, Text: "c"}}))
+	mustDo(t, enc.Row(nil))
+	mustDo(t, enc.Close())
+	lines := extractPDF(t, buf.Bytes())[0]
+	want := [][]string{{"a"}, {"b", "2", "c"}, {"Page 1"}}
+	if !equalRecords(lines, want) {
+		t.Fatalf("page reads %q, want %q", lines, want)
+	}
+}

@@ -280,3 +280,30 @@ func openXLSX(t *testing.T, b []byte) *excelize.File {
 	t.Cleanup(func() { _ = f.Close() })
 	return f
 }
+
+func TestXLSXWriteError(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("disk full")
+	enc, err := New(Excel, failingWriter{boom}, Options{})
+	mustDo(t, err)
+	mustDo(t, enc.Header([]string{"a"}))
+	mustDo(t, enc.Row([]Cell{{Kind: Text, Text: "x"}}))
+	if err := enc.Close(); !errors.Is(err, boom) {
+		t.Fatalf("Close error %v, want %v", err, boom)
+	}
+}
+
+func TestXLSXRaggedRowsWithoutHeader(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	enc, err := New(Excel, &buf, Options{})
+	mustDo(t, err)
+	mustDo(t, enc.Row([]Cell{{Kind: Text, Text: "a"}}))
+	mustDo(t, enc.Row([]Cell{{Kind: Text, Text: "b"}, {Kind: Integer, Int: 2}}))
+	mustDo(t, enc.Close())
+	rows, err := openXLSX(t, buf.Bytes()).GetRows("Export")
+	mustDo(t, err)
+	if want := [][]string{{"a"}, {"b", "2"}}; !equalRecords(rows, want) {
+		t.Fatalf("read back %q, want %q", rows, want)
+	}
+}

@@ -221,6 +221,8 @@ type localWriter struct {
 	err   error // the first write error, which Commit reports
 }
 
+// Write appends to the temporary file; after a failed write every later
+// one and Commit return that error.
 func (w *localWriter) Write(p []byte) (int, error) {
 	if w.f == nil {
 		return 0, fmt.Errorf("filestore: write %s: writer is finished", w.key)
