@@ -110,6 +110,27 @@ type Config struct {
 	// FilesDir is the directory export files are kept in
 	// (docs/contracts-files.md).
 	FilesDir string `env:"PAYGATE_FILES_DIR" default:".data/files"`
+	// FilesS3Endpoint selects an S3-compatible bucket for the export files
+	// instead of FilesDir (host[:port], or an http(s) URL); the other
+	// PAYGATE_FILES_S3_* keys configure it (docs/contracts-files.md).
+	FilesS3Endpoint string `env:"PAYGATE_FILES_S3_ENDPOINT"`
+	// FilesS3Bucket is the bucket that holds the files.
+	FilesS3Bucket string `env:"PAYGATE_FILES_S3_BUCKET" default:"paygate-files"`
+	// FilesS3Region is the bucket's region (empty: asked of the server).
+	FilesS3Region string `env:"PAYGATE_FILES_S3_REGION"`
+	// FilesS3AccessKey and FilesS3SecretKey are the static credentials.
+	FilesS3AccessKey string `env:"PAYGATE_FILES_S3_ACCESS_KEY"`
+	FilesS3SecretKey string `env:"PAYGATE_FILES_S3_SECRET_KEY"`
+	// FilesS3UseSSL selects https.
+	FilesS3UseSSL bool `env:"PAYGATE_FILES_S3_USE_SSL" default:"true"`
+	// FilesS3Insecure skips TLS certificate checks (a development endpoint
+	// with a self-signed certificate only).
+	FilesS3Insecure bool `env:"PAYGATE_FILES_S3_INSECURE"`
+	// FilesS3Prefix is put before every key, so deployments can share a
+	// bucket.
+	FilesS3Prefix string `env:"PAYGATE_FILES_S3_PREFIX"`
+	// FilesS3CreateBucket makes the bucket at start when it is missing.
+	FilesS3CreateBucket bool `env:"PAYGATE_FILES_S3_CREATE_BUCKET"`
 	// FilesWorkers is how many export files this process writes at once;
 	// 0 runs no export worker here (another replica writes them).
 	FilesWorkers int `env:"PAYGATE_FILES_WORKERS" default:"1"`
@@ -141,8 +162,11 @@ func (c Config) check() error {
 	if c.FilesRetention <= 0 || c.FilesRetentionInterval <= 0 {
 		bad = append(bad, "PAYGATE_FILES_RETENTION and PAYGATE_FILES_RETENTION_INTERVAL must be positive")
 	}
-	if strings.TrimSpace(c.FilesDir) == "" {
-		bad = append(bad, "PAYGATE_FILES_DIR must name a directory")
+	if strings.TrimSpace(c.FilesDir) == "" && c.FilesS3Endpoint == "" {
+		bad = append(bad, "PAYGATE_FILES_DIR must name a directory (or set PAYGATE_FILES_S3_ENDPOINT)")
+	}
+	if c.FilesS3Endpoint != "" && strings.TrimSpace(c.FilesS3Bucket) == "" {
+		bad = append(bad, "PAYGATE_FILES_S3_BUCKET must name a bucket when PAYGATE_FILES_S3_ENDPOINT is set")
 	}
 	if len(bad) > 0 {
 		return errors.New(strings.Join(bad, "; "))
@@ -294,9 +318,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	srv.Register(&gatewayv1.CurrencyService_ServiceDesc, grpcapi.NewCurrencyServer(currencies))
 	// Internal: gRPC only, no REST route (docs/contracts-replay.md).
 	srv.Register(&gatewayv1.ReplayService_ServiceDesc, grpcapi.NewReplayServer(payStore, currencies))
-	fileStore, err := filestore.NewLocal(cfg.FilesDir)
+	fileStore, err := filestore.FromConfig(ctx, cfg.fileStore())
 	if err != nil {
-		return fmt.Errorf("PAYGATE_FILES_DIR: %w", err)
+		return fmt.Errorf("export file store: %w", err)
 	}
 	fileRows := postgres.NewFiles(pool)
 	files := export.NewService(fileRows, fileStore, time.Now)
@@ -365,7 +389,11 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err := runner.Add(gatewayJobs(cfg, payments, payStore, bus.NewRelay(pool, js, log))...); err != nil {
 		return err
 	}
-	if err := runner.Add(retentionJob(cfg, files, fileStore)); err != nil {
+	sweeper, ok := fileStore.(tempSweeper)
+	if !ok {
+		return fmt.Errorf("export file store %T cannot sweep its temporary files", fileStore)
+	}
+	if err := runner.Add(retentionJob(cfg, files, sweeper)); err != nil {
 		return err
 	}
 	// The export workers consume the export requests outside the jobs
@@ -465,11 +493,26 @@ func gatewayJobs(cfg Config, payments *payment.Service, payStore *postgres.Payme
 	return js
 }
 
+// tempSweeper removes what workers that died mid-file left behind: a local
+// directory's temporary files, an S3 bucket's abandoned uploads.
+type tempSweeper interface {
+	SweepTemp(ctx context.Context, olderThan time.Duration) (int, error)
+}
+
+// fileStore is the export file store's configuration: S3 when an endpoint
+// is set, the local directory otherwise.
+func (c Config) fileStore() filestore.Config {
+	return filestore.Config{Dir: c.FilesDir, S3: filestore.S3Config{
+		Endpoint: c.FilesS3Endpoint, Bucket: c.FilesS3Bucket, Region: c.FilesS3Region,
+		AccessKey: c.FilesS3AccessKey, SecretKey: c.FilesS3SecretKey, UseSSL: c.FilesS3UseSSL,
+		Insecure: c.FilesS3Insecure, Prefix: c.FilesS3Prefix, CreateBucket: c.FilesS3CreateBucket}}
+}
+
 // retentionJob deletes export files older than PAYGATE_FILES_RETENTION:
 // their bytes go, their rows stay as Deleted. It also sweeps the temporary
 // files of workers that died mid-file (older than a day: no export takes
 // that long).
-func retentionJob(cfg Config, files *export.Service, store *filestore.Local) jobs.Job {
+func retentionJob(cfg Config, files *export.Service, store tempSweeper) jobs.Job {
 	return jobs.Job{
 		Name:        "gateway.files-retention",
 		Description: "Deletes export files older than PAYGATE_FILES_RETENTION (3 days): their bytes are removed and they stay listed as Deleted, looking every PAYGATE_FILES_RETENTION_INTERVAL.",
