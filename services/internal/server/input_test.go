@@ -42,6 +42,7 @@ func startAllREST(t *testing.T) string {
 	srv.Register(&gatewayv1.TransactionService_ServiceDesc, gatewayv1.UnimplementedTransactionServiceServer{})
 	srv.Register(&gatewayv1.ValidationService_ServiceDesc, gatewayv1.UnimplementedValidationServiceServer{})
 	srv.Register(&gatewayv1.CurrencyService_ServiceDesc, gatewayv1.UnimplementedCurrencyServiceServer{})
+	srv.Register(&gatewayv1.FileService_ServiceDesc, gatewayv1.UnimplementedFileServiceServer{})
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, callbacksv1.UnimplementedCallbacksServiceServer{})
 	srv.Register(&aggregatorv1.StatisticsService_ServiceDesc, aggregatorv1.UnimplementedStatisticsServiceServer{})
 	srv.Register(&aggregatorv1.JobService_ServiceDesc, aggregatorv1.UnimplementedJobServiceServer{})
@@ -76,6 +77,9 @@ func startAllREST(t *testing.T) string {
 			},
 			func() error {
 				return gatewayv1.RegisterCurrencyServiceHandlerClient(ctx, mux, gatewayv1.NewCurrencyServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterFileServiceHandlerClient(ctx, mux, gatewayv1.NewFileServiceClient(cc))
 			},
 			func() error {
 				return aggregatorv1.RegisterStatisticsServiceHandlerClient(ctx, mux, aggregatorv1.NewStatisticsServiceClient(cc))
