@@ -72,4 +72,20 @@ describe('useRemoteModule', () => {
     act(() => state.retry());
     await waitFor(() => expect(result.current.status).toBe('ready'));
   });
+
+  it('loads afresh when enabled again after a failure', async () => {
+    let fail = true;
+    setRemoteModuleLoader(async () => {
+      if (fail) throw new Error('offline');
+      return { default: Wizard };
+    });
+    const { result, rerender } = renderHook(({ on }) => useRemoteModule('files', './export-wizard', on), { initialProps: { on: true } });
+    await waitFor(() => expect(result.current.status).toBe('error'));
+    rerender({ on: false });
+    expect(result.current.status).toBe('idle');
+    fail = false;
+    rerender({ on: true });
+    expect(result.current.status).toBe('loading');
+    await waitFor(() => expect(result.current.status).toBe('ready'));
+  });
 });

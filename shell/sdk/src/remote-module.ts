@@ -137,6 +137,8 @@ export function useRemoteModule<R extends ExposingRemote, P extends ExposedPath<
     );
     return () => {
       live = false;
+      // Closed (or retried): the next opening loads afresh, so a failure is not shown again.
+      setResult(null);
     };
   }, [enabled, remote, path, key]);
 
