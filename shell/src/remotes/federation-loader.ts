@@ -43,15 +43,17 @@ const entries = new Map<RemoteName, Promise<void>>();
 
 /**
  * loadEntry adds a remote's entry script once, however many of its modules are
- * asked for at the same time (its routes and a module another remote uses); a
- * failed load is forgotten so a retry adds it again.
+ * asked for while it loads (its routes and a module another remote uses).
+ * Once settled it is forgotten: the container is then on window, or a retry
+ * adds the script again.
  */
 function loadEntry(remote: RemoteName, url: string): Promise<void> {
   let p = entries.get(remote);
   if (!p) {
     p = loadScript(url, CHUNK_LOAD_TIMEOUT_MS);
     entries.set(remote, p);
-    p.catch(() => entries.delete(remote));
+    const forget = () => void entries.delete(remote);
+    p.then(forget, forget);
   }
   return p;
 }
