@@ -144,6 +144,7 @@ describe('Export Transactions wizard (spec 02 §2 "Export dialog", §5, §8)', (
     await within(select).findByRole('option', { name: 'Callback attempts' });
     expect(within(select).getAllByRole('option').map((o) => o.textContent)).toEqual(['Select export type', 'Transactions', 'Transaction logs', 'Callback attempts']);
     expect(button('Next')).toBeDisabled();
+    expect(screen.getByRole('radiogroup', { name: 'File format' })).toBeInTheDocument();
     expect(screen.getAllByRole('radio').map((r) => r.closest('label')?.textContent)).toEqual(['CSV', 'Excel', 'PDF']);
     expect(screen.getByRole('radio', { name: 'CSV' })).toBeChecked();
     await user.selectOptions(select, '3');

@@ -52,9 +52,12 @@ function FilesView() {
   const reloadTimer = useRef<number | undefined>(undefined);
   useEffect(() => () => window.clearTimeout(reloadTimer.current), []);
 
+  // Only a refresh the user asked for shows on the button, so that the auto-refresh never takes it away.
+  const [refreshing, setRefreshing] = useState(false);
   function refresh() {
     notify.info('Refreshing', 'Updating file list...', REFRESH_TOAST_MS);
-    void list.refetch();
+    setRefreshing(true);
+    void list.refetch().finally(() => setRefreshing(false));
   }
 
   function startDownload(file: ExportFile) {
@@ -103,7 +106,7 @@ function FilesView() {
       title={SCREENS.files.title}
       actions={
         <HStack gap={2}>
-          <Button size="sm" variant="outline" loading={list.isFetching && !list.isPending} loadingText="Refreshing" onClick={refresh}>
+          <Button size="sm" variant="outline" loading={refreshing} onClick={refresh}>
             Refresh
           </Button>
           <Button size="sm" onClick={() => void navigate(SCREENS.transactions.link)}>
