@@ -190,9 +190,11 @@ class Precompress {
 /**
  * consoleConfig builds the webpack configuration of one console package.
  * kind 'host': the shell; kind 'remote': a remote exposing ./routes
- * (and, in development, the standalone console around it).
+ * (and, in development, the standalone console around it). `exposes` adds
+ * the modules a remote exposes to other remotes, as the SDK's ExposedModules
+ * contract lists them (e.g. `{ './export-wizard': './src/export-wizard.ts' }`).
  */
-export function consoleConfig({ kind, name, dir, port }) {
+export function consoleConfig({ kind, name, dir, port, exposes = {} }) {
   return (_env, argv) => {
     const dev = argv.mode !== 'production';
     const pkg = readJson(path.join(dir, 'package.json'));
@@ -245,7 +247,7 @@ export function consoleConfig({ kind, name, dir, port }) {
                 filename: 'remoteEntry.js',
                 // window, not var: the minifier wraps the file, and the host looks the container up on window.
                 library: { type: 'window', name: `paygate_${name}` },
-                exposes: { './routes': './src/routes.ts' },
+                exposes: { './routes': './src/routes.ts', ...exposes },
               }
             : {}),
           shared: shared(pkg, trimmed),

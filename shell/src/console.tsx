@@ -1,11 +1,11 @@
 import { Alert, Center } from '@chakra-ui/react';
-import { darkMode, loadConfig, session, type RemoteManifest, type RemoteName } from '@paygate/sdk';
+import { darkMode, loadConfig, session, setRemoteModuleLoader, type RemoteManifest, type RemoteName } from '@paygate/sdk';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { applyTheme, ConsoleProviders } from './app/providers';
 import { consoleRoutes } from './app/routes';
-import { loadFederatedManifest } from './remotes/federation-loader';
+import { loadFederatedManifest, loadFederatedModule } from './remotes/federation-loader';
 import { cachedLoader } from './remotes/remote-loader';
 import { RemoteLoaderProvider } from './remotes/remote-screen';
 
@@ -16,6 +16,12 @@ export interface MountOptions {
    * remote entry from config.json, which is what the console does without it.
    */
   loadRemote?: (name: RemoteName, federated: (name: RemoteName) => Promise<RemoteManifest>) => Promise<RemoteManifest>;
+  /**
+   * loadModule returns a module one remote exposes to the others (the SDK's
+   * ExposedModules, e.g. the files remote's export wizard); `federated` loads
+   * it through the remote's entry, which is what the console does without it.
+   */
+  loadModule?: (name: RemoteName, path: string, federated: (name: RemoteName, path: string) => Promise<unknown>) => Promise<unknown>;
 }
 
 /**
@@ -47,6 +53,9 @@ export async function mountConsole(element: HTMLElement, options: MountOptions =
 
   const federated = (name: RemoteName) => loadFederatedManifest(name, config);
   const loader = cachedLoader((name) => (options.loadRemote ? options.loadRemote(name, federated) : federated(name)));
+  // Remotes load each other's exposed modules through the SDK (loadRemoteModule).
+  const federatedModule = (name: RemoteName, path: string) => loadFederatedModule(name, path, config);
+  setRemoteModuleLoader((name, path) => (options.loadModule ? options.loadModule(name, path, federatedModule) : federatedModule(name, path)));
   const router = createBrowserRouter(consoleRoutes());
   session.bindNavigation({
     current: () => {

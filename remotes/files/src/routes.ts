@@ -1,9 +1,11 @@
-import type { RemoteManifest } from '@paygate/sdk';
+import './zod-config';
+import { SCREENS, type RemoteManifest } from '@paygate/sdk';
+import { FilesPage } from './features/files/components/files-page';
 
-/** The screens of the files remote, exposed as `./routes`; none is built yet. */
+/** The screens of the files remote, exposed as `./routes`. */
 const manifest: RemoteManifest<'files'> = {
   name: 'files',
-  routes: [],
+  routes: [{ path: SCREENS.files.path, Component: FilesPage }],
 };
 
 export default manifest;

@@ -4,4 +4,7 @@ import { mountConsole } from '@paygate/devkit/console';
 // built in and the other remotes loaded as configured in /config.json.
 const element = document.getElementById('root');
 if (!element) throw new Error('index.html has no #root element');
-void mountConsole(element, { localRemotes: { files: () => import('./routes') } });
+void mountConsole(element, {
+  localRemotes: { files: () => import('./routes') },
+  localModules: { files: { './export-wizard': () => import('./export-wizard') } },
+});

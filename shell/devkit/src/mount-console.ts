@@ -5,6 +5,11 @@ import { mountConsole as mountShell } from '@paygate/shell/embed';
 export interface StandaloneOptions {
   /** Remotes served from this bundle instead of through their remote entry. */
   localRemotes: Partial<Record<RemoteName, () => Promise<RemoteRoutesModule>>>;
+  /**
+   * Modules this bundle exposes to other remotes (the SDK's ExposedModules),
+   * served from this bundle instead of through the remote entry.
+   */
+  localModules?: Partial<Record<RemoteName, Record<string, () => Promise<unknown>>>>;
 }
 
 /**
@@ -12,11 +17,15 @@ export interface StandaloneOptions {
  * remotes in `localRemotes` come from this bundle, the others load from their
  * remote entries as /config.json says.
  */
-export function mountConsole(element: HTMLElement, { localRemotes }: StandaloneOptions): Promise<void> {
+export function mountConsole(element: HTMLElement, { localRemotes, localModules = {} }: StandaloneOptions): Promise<void> {
   return mountShell(element, {
     loadRemote: async (name, federated) => {
       const local = localRemotes[name];
       return local ? (await local()).default : federated(name);
+    },
+    loadModule: (name, path, federated) => {
+      const local = localModules[name]?.[path];
+      return local ? local() : federated(name, path);
     },
   });
 }

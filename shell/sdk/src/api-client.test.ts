@@ -2,7 +2,7 @@ import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { AUTH, GATEWAY, server, TEST_CONFIG } from '@paygate/devkit/testing/msw';
 import { makeToken, claimsFor } from '@paygate/devkit/testing/tokens';
-import { ApiClient, isExemptPath } from './api-client';
+import { ApiClient, filenameFromDisposition, isExemptPath } from './api-client';
 import { ApiError } from './api-error';
 import { SessionStore } from './session';
 import { readStored, writeStored } from './storage';
@@ -229,5 +229,48 @@ describe('ApiError', () => {
     const { api } = setup(300);
     server.use(http.get(`${GATEWAY}/api/v1/merchants`, () => HttpResponse.error()));
     await expect(api.get('gateway', '/api/v1/merchants')).rejects.toMatchObject({ status: 0, code: 'network' });
+  });
+});
+
+describe('ApiClient.download', () => {
+  it('sends the bearer token, refreshes on a 401 like any call, and answers the bytes with their type and file name', async () => {
+    const { api, session } = setup(300);
+    const refreshes = { n: 0 };
+    const seen: string[] = [];
+    server.use(
+      refreshHandler(refreshes),
+      http.get(`${GATEWAY}/api/v1/files/42`, ({ request }) => {
+        const auth = request.headers.get('Authorization') ?? '';
+        seen.push(auth);
+        if (seen.length === 1) return new HttpResponse(null, { status: 401 });
+        return new HttpResponse('id,amount\n1,10.00\n', {
+          headers: { 'Content-Type': 'text/csv', 'Content-Disposition': 'attachment; filename="transactions-20261125.csv"' },
+        });
+      }),
+    );
+    const file = await api.download('gateway', '/api/v1/files/42');
+    expect(refreshes.n).toBe(1);
+    expect(seen[1]).toBe(`Bearer ${session.getState().accessToken}`);
+    expect(file.filename).toBe('transactions-20261125.csv');
+    expect(file.contentType).toBe('text/csv');
+    expect(await file.blob.text()).toBe('id,amount\n1,10.00\n');
+  });
+
+  it('surfaces a refused download as an ApiError with the server message', async () => {
+    const { api } = setup(300);
+    server.use(http.get(`${GATEWAY}/api/v1/files/7`, () => HttpResponse.json({ code: 'conflict', message: 'File 7 is not ready yet' }, { status: 409 })));
+    await expect(api.download('gateway', '/api/v1/files/7')).rejects.toMatchObject({ status: 409, message: 'File 7 is not ready yet' });
+  });
+
+  it.each([
+    [null, null],
+    ['attachment', null],
+    ['attachment; filename="a b.csv"', 'a b.csv'],
+    ['attachment; filename=plain.xlsx', 'plain.xlsx'],
+    ["attachment; filename=\"fallback.pdf\"; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf", 'résumé.pdf'],
+    ['attachment; filename="../../etc/passwd"', '.._.._etc_passwd'],
+    ['attachment; filename="q\\"uote.csv"', 'q"uote.csv'],
+  ])('reads the file name of Content-Disposition %s', (header, name) => {
+    expect(filenameFromDisposition(header)).toBe(name);
   });
 });

@@ -30,6 +30,37 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
+/** Download is a file a call answered. */
+export interface Download {
+  blob: Blob;
+  /** The Content-Type header (or the blob's type). */
+  contentType: string;
+  /** The file name of Content-Disposition, or null when the server sent none. */
+  filename: string | null;
+}
+
+/**
+ * filenameFromDisposition reads the file name of a Content-Disposition
+ * header: the RFC 5987 `filename*=UTF-8''…` form first, then `filename=…`
+ * (quoted or not). Path separators are dropped, so a name can never point
+ * outside the downloads folder.
+ */
+export function filenameFromDisposition(header: string | null): string | null {
+  if (!header) return null;
+  const clean = (name: string) => name.replace(/[/\\]/g, '_').trim() || null;
+  const extended = /filename\*\s*=\s*([^']*)'[^']*'([^;]+)/i.exec(header);
+  if (extended?.[2]) {
+    try {
+      return clean(decodeURIComponent(extended[2].trim().replace(/^"|"$/g, '')));
+    } catch {
+      // A malformed escape: fall back to the plain form.
+    }
+  }
+  const plain = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]+))/i.exec(header);
+  const name = plain?.[1]?.replace(/\\(.)/g, '$1') ?? plain?.[2];
+  return name ? clean(name) : null;
+}
+
 /** ApiClientOptions wire a client; tests pass their own clock and config. */
 export interface ApiClientOptions {
   session: SessionStore;
@@ -93,8 +124,11 @@ export class ApiClient {
     }
   }
 
-  /** request performs a call and returns its JSON answer (undefined for an empty body). */
-  async request<T>(service: Service, path: string, opts: RequestOptions = {}): Promise<T> {
+  /**
+   * respond performs a call with the token refresh handling and returns its
+   * successful response; a failed one throws an ApiError.
+   */
+  private async respond(service: Service, path: string, opts: RequestOptions): Promise<Response> {
     const exempt = isExemptPath(path);
     if (!exempt) await this.ensureFresh();
 
@@ -108,8 +142,29 @@ export class ApiClient {
       res = await this.send(service, path, opts, token);
     }
     if (!res.ok) throw await ApiError.fromResponse(res);
+    return res;
+  }
+
+  /** request performs a call and returns its JSON answer (undefined for an empty body). */
+  async request<T>(service: Service, path: string, opts: RequestOptions = {}): Promise<T> {
+    const res = await this.respond(service, path, opts);
     const text = await res.text();
     return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  /**
+   * download performs a GET whose answer is a file (an export's bytes): the
+   * bearer token is sent as with any call, so a plain link cannot do this.
+   * The file name comes from Content-Disposition when the server sends one.
+   */
+  async download(service: Service, path: string, opts: Omit<RequestOptions, 'method' | 'body'> = {}): Promise<Download> {
+    const res = await this.respond(service, path, { ...opts, method: 'GET' });
+    const blob = await res.blob();
+    return {
+      blob,
+      contentType: res.headers.get('Content-Type') ?? blob.type,
+      filename: filenameFromDisposition(res.headers.get('Content-Disposition')),
+    };
   }
 
   get<T>(service: Service, path: string, opts: Omit<RequestOptions, 'method' | 'body'> = {}): Promise<T> {

@@ -9,6 +9,12 @@ export interface DialogFrameProps {
   footer?: ReactNode;
   size?: Dialog.RootProps['size'];
   role?: 'dialog' | 'alertdialog';
+  /**
+   * False while the dialog must stay open (an export being started): Escape,
+   * a click outside and the close button then do nothing, and the close
+   * button is disabled. True by default.
+   */
+  dismissible?: boolean;
 }
 
 /**
@@ -17,14 +23,16 @@ export interface DialogFrameProps {
  * every opening starts from fresh state; Escape, the close button and a click
  * outside (but not on a toast) call onClose.
  */
-export function DialogFrame({ title, onClose, children, footer, size = 'lg', role = 'dialog' }: DialogFrameProps) {
+export function DialogFrame({ title, onClose, children, footer, size = 'lg', role = 'dialog', dismissible = true }: DialogFrameProps) {
   return (
     <Dialog.Root
       open
       role={role}
       size={size}
       scrollBehavior="inside"
-      onOpenChange={(e) => !e.open && onClose()}
+      closeOnEscape={dismissible}
+      closeOnInteractOutside={dismissible}
+      onOpenChange={(e) => !e.open && dismissible && onClose()}
       // Dismissing a toast is not leaving the dialog: the form stays as it is.
       onInteractOutside={(e) => {
         const target = e.detail.originalEvent.target;
@@ -41,7 +49,7 @@ export function DialogFrame({ title, onClose, children, footer, size = 'lg', rol
             <Dialog.Body>{children}</Dialog.Body>
             {footer && <Dialog.Footer>{footer}</Dialog.Footer>}
             <Dialog.CloseTrigger asChild>
-              <CloseButton size="sm" aria-label="Close" />
+              <CloseButton size="sm" aria-label="Close" disabled={!dismissible} />
             </Dialog.CloseTrigger>
           </Dialog.Content>
         </Dialog.Positioner>

@@ -17,6 +17,7 @@ export * from './page-title';
 export * from './passkeys';
 export * from './preferences';
 export * from './remote';
+export * from './remote-module';
 export * from './route-table';
 export * from './session';
 export * from './storage';

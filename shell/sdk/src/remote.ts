@@ -43,7 +43,8 @@ export interface RemoteRoutesModule {
   default: RemoteManifest;
 }
 
-function isComponent(c: unknown): boolean {
+/** isComponentLike tells whether a value can be rendered as a component. */
+export function isComponentLike(c: unknown): boolean {
   // Plain function components, or the objects React.lazy / memo / forwardRef return.
   return typeof c === 'function' || (typeof c === 'object' && c !== null && '$$typeof' in c);
 }
@@ -60,7 +61,7 @@ export function isRemoteManifest(value: unknown, name: RemoteName): value is Rem
         !!r &&
         typeof r === 'object' &&
         ROUTES.some((route) => route.remote === name && route.path === (r as RemoteRoute).path) &&
-        isComponent((r as RemoteRoute).Component),
+        isComponentLike((r as RemoteRoute).Component),
     )
   );
 }

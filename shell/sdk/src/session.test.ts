@@ -94,9 +94,9 @@ describe('session and auth', () => {
 });
 
 describe('browser-stored data (spec 01 §3)', () => {
-  it('uses exactly the listed keys (and the dashboard auto-refresh flag of issue 14)', () => {
+  it('uses exactly the listed keys (and the dashboard auto-refresh flag of issue 14, the export columns of issue 16)', () => {
     expect(Object.values(STORAGE_KEYS).sort()).toEqual(
-      ['accessToken', 'hasPasskey', 'darkMode', 'lastUsername', 'passkeyUsers', 'refreshToken', 'selectedMerchant', 'selectedTimezone', 'skipPasskeySetup', 'dashboardAutoRefresh'].sort(),
+      ['accessToken', 'hasPasskey', 'darkMode', 'lastUsername', 'passkeyUsers', 'refreshToken', 'selectedMerchant', 'selectedTimezone', 'skipPasskeySetup', 'dashboardAutoRefresh', 'exportColumns'].sort(),
     );
   });
 

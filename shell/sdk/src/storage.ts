@@ -1,7 +1,8 @@
 /**
  * The browser-stored data of the console (spec 01 §3), plus the dashboard's
- * auto-refresh switch (issue 14: an operator's wall screen keeps it on), and
- * nothing else.
+ * auto-refresh switch (issue 14: an operator's wall screen keeps it on) and
+ * the export wizard's column choices per export type (spec 02 §2 "Export
+ * dialog", issue 16), and nothing else.
  *
  * This module is the only place that touches localStorage; every key the
  * console persists is listed here, so the list is reviewable in one glance.
@@ -18,6 +19,7 @@ export const STORAGE_KEYS = {
   passkeyUsers: 'passkeyUsers',
   skipPasskeySetup: 'skipPasskeySetup',
   dashboardAutoRefresh: 'dashboardAutoRefresh',
+  exportColumns: 'exportColumns',
 } as const;
 
 /** StorageKey names one of the values the console keeps in the browser. */

@@ -39,19 +39,43 @@ function loadScript(url: string, timeoutMs: number): Promise<void> {
   });
 }
 
+const entries = new Map<RemoteName, Promise<void>>();
+
 /**
- * loadFederatedManifest loads a remote's entry from the URL in config.json,
- * joins the shared scope (so react, chakra, the query client and the sdk stay
- * singletons) and returns the manifest its `./routes` module exports.
+ * loadEntry adds a remote's entry script once, however many of its modules are
+ * asked for while it loads (its routes and a module another remote uses).
+ * Once settled it is forgotten: the container is then on window, or a retry
+ * adds the script again.
  */
-export async function loadFederatedManifest(remote: RemoteName, config: RuntimeConfig): Promise<RemoteManifest> {
-  if (!container(remote)) await loadScript(config.remotes[remote], CHUNK_LOAD_TIMEOUT_MS);
+function loadEntry(remote: RemoteName, url: string): Promise<void> {
+  let p = entries.get(remote);
+  if (!p) {
+    p = loadScript(url, CHUNK_LOAD_TIMEOUT_MS);
+    entries.set(remote, p);
+    const forget = () => void entries.delete(remote);
+    p.then(forget, forget);
+  }
+  return p;
+}
+
+/**
+ * loadFederatedModule loads a remote's entry from the URL in config.json
+ * (once), joins the shared scope (so react, chakra, the query client and the
+ * sdk stay singletons) and returns the module the remote exposes at `path`.
+ */
+export async function loadFederatedModule(remote: RemoteName, path: string, config: RuntimeConfig): Promise<unknown> {
+  if (!container(remote)) await loadEntry(remote, config.remotes[remote]);
   const c = container(remote);
   if (!c) throw new Error(`The ${remote} remote entry did not define ${containerName(remote)}`);
   await __webpack_init_sharing__('default');
   await c.init(__webpack_share_scopes__.default);
-  const factory = await c.get('./routes');
-  const mod = factory() as { default?: unknown };
+  const factory = await c.get(path);
+  return factory();
+}
+
+/** loadFederatedManifest returns the manifest a remote's `./routes` module exports. */
+export async function loadFederatedManifest(remote: RemoteName, config: RuntimeConfig): Promise<RemoteManifest> {
+  const mod = (await loadFederatedModule(remote, './routes', config)) as { default?: unknown };
   if (!isRemoteManifest(mod.default, remote)) throw new Error(`The ${remote} remote exposes no valid ./routes manifest`);
   return mod.default;
 }

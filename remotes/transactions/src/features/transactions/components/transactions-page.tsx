@@ -16,6 +16,7 @@ import { formatMoney, needsTotals, TOTAL_CURRENCIES, totalFor, type TotalCurrenc
 import { AdditionalDataDialog } from './additional-data-dialog';
 import { CallbackAttemptsDialog } from './callback-attempts-dialog';
 import { EditTransactionDialog } from './edit-transaction-dialog';
+import { ExportTransactionsButton } from './export-transactions-button';
 import { FilterBar } from './filter-bar';
 import { SearchInLogsDialog } from './search-in-logs-dialog';
 import { TransactionLogsDialog } from './transaction-logs-dialog';
@@ -116,11 +117,14 @@ function TransactionsView({ user }: { user: User | null }) {
     <PageFrame
       title={SCREENS.transactions.title}
       actions={
-        hasPermission(user, 'View Logs') && (
-          <Button size="sm" variant="outline" onClick={() => setLogSearch(true)}>
-            Search in Logs
-          </Button>
-        )
+        <HStack gap="2">
+          {hasPermission(user, 'View Logs') && (
+            <Button size="sm" variant="outline" onClick={() => setLogSearch(true)}>
+              Search in Logs
+            </Button>
+          )}
+          <ExportTransactionsButton user={user} input={input} collabs={collabs.data} admin={admin} zone={zone} />
+        </HStack>
       }
     >
       <HStack gap="3" align="end" wrap="wrap">
