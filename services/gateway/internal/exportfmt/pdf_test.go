@@ -5,16 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/pdfcpu/pdfcpu/pkg/api"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
-	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
+	"github.com/paygate/paygate/services/gateway/internal/exportfmt/pdftext"
 	"golang.org/x/image/font/gofont/goregular"
 )
 
@@ -248,110 +245,12 @@ func TestMetricsFit(t *testing.T) {
 	}
 }
 
-// extractPDF checks the document with pdfcpu and returns each page's text
-// as lines (runs at one height, left to right), top to bottom.
+// extractPDF checks the document and returns each page's text as lines.
 func extractPDF(t *testing.T, b []byte) [][][]string {
 	t.Helper()
-	conf := model.NewDefaultConfiguration()
-	ctx, err := api.ReadContext(bytes.NewReader(b), conf)
-	if err != nil {
-		t.Fatalf("read pdf: %v", err)
-	}
-	if err := api.ValidateContext(ctx); err != nil {
-		t.Fatalf("validate pdf: %v", err)
-	}
-	pages := make([][][]string, ctx.PageCount)
-	for n := 1; n <= ctx.PageCount; n++ {
-		d, _, inherited, err := ctx.PageDict(n, true)
-		mustDo(t, err)
-		fonts := pdfFonts(t, ctx, inherited.Resources)
-		content, err := ctx.PageContent(d, n)
-		mustDo(t, err)
-		pages[n-1] = pdfLines(t, content, fonts)
-	}
-	return pages
-}
-
-// pdfFonts maps each font resource name to its glyph → text table, read
-// from the font's ToUnicode CMap.
-func pdfFonts(t *testing.T, ctx *model.Context, res types.Dict) map[string]map[string]string {
-	t.Helper()
-	fontDict, err := ctx.DereferenceDict(res["Font"])
+	pages, err := pdftext.Pages(b)
 	mustDo(t, err)
-	fonts := map[string]map[string]string{}
-	bfrange := regexp.MustCompile(`<([0-9A-F]{4})><([0-9A-F]{4})><([0-9A-F]{4,})>`)
-	for name, ref := range fontDict {
-		fd, err := ctx.DereferenceDict(ref)
-		mustDo(t, err)
-		sd, _, err := ctx.DereferenceStreamDict(*fd.IndirectRefEntry("ToUnicode"))
-		mustDo(t, err)
-		mustDo(t, sd.Decode())
-		glyphs := map[string]string{}
-		for _, m := range bfrange.FindAllStringSubmatch(string(sd.Content), -1) {
-			if m[1] != m[2] {
-				t.Fatalf("font %s: ranges of more than one glyph are not read here", name)
-			}
-			r, err := strconv.ParseUint(m[3], 16, 32)
-			mustDo(t, err)
-			glyphs[m[1]] = string(rune(r))
-		}
-		fonts[name] = glyphs
-	}
-	return fonts
-}
-
-// pdfLines reads gopdf's text runs ("x y TD", "/F1 7 Tf", "[<…>] TJ") and
-// groups them into lines by height.
-func pdfLines(t *testing.T, content []byte, fonts map[string]map[string]string) [][]string {
-	t.Helper()
-	type run struct {
-		x, y float64
-		text string
-	}
-	var runs []run
-	var x, y float64
-	font := ""
-	for line := range strings.SplitSeq(string(content), "\n") {
-		f := strings.Fields(line)
-		switch {
-		case len(f) == 3 && f[2] == "TD":
-			x, _ = strconv.ParseFloat(f[0], 64)
-			y, _ = strconv.ParseFloat(f[1], 64)
-		case len(f) >= 3 && f[2] == "Tf":
-			font = strings.TrimPrefix(f[0], "/")
-		case strings.HasSuffix(line, "] TJ"):
-			hex := strings.TrimSuffix(strings.TrimPrefix(line, "[<"), ">] TJ")
-			glyphs, ok := fonts[font]
-			if !ok {
-				t.Fatalf("text in unknown font %q", font)
-			}
-			var s strings.Builder
-			for i := 0; i+4 <= len(hex); i += 4 {
-				r, ok := glyphs[hex[i:i+4]]
-				if !ok {
-					t.Fatalf("glyph %s has no text in font %s", hex[i:i+4], font)
-				}
-				s.WriteString(r)
-			}
-			runs = append(runs, run{x, y, s.String()})
-		}
-	}
-	slices.SortStableFunc(runs, func(a, b run) int {
-		if d := math.Round(b.y) - math.Round(a.y); d != 0 {
-			return int(d)
-		}
-		return int(math.Round(a.x - b.x))
-	})
-	var lines [][]string
-	last := math.NaN()
-	for _, r := range runs {
-		if math.Round(r.y) != last {
-			lines = append(lines, nil)
-			last = math.Round(r.y)
-		}
-		lines[len(lines)-1] = append(lines[len(lines)-1], r.text)
-	}
-	return lines
+	return pages
 }
 
 func TestPDFRaggedRowsWithoutHeader(t *testing.T) {
