@@ -169,6 +169,8 @@ test("terminating another session sends that browser's next call to /login", asy
   const admin = await browser.newPage();
   await admin.goto('/login');
   await signIn(admin, 'admin', DEMO_PASSWORD);
+  // Signed in before leaving the page: a navigation that overtakes the sign-in lands on /login.
+  await expect(admin).toHaveURL(/\/transactions$/);
   await admin.goto('/account-security');
   await admin.getByLabel('Search sessions').fill('merchant');
   const table = admin.getByRole('table', { name: 'Active sessions' });
