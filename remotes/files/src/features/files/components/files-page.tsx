@@ -1,9 +1,8 @@
 import { Alert, Button, HStack, Stack } from '@chakra-ui/react';
-import { ConfirmDialog, errorMessage, hasPermission, NoPermission, notify, PageFrame, SCREENS, useTimezone, useUser } from '@paygate/sdk';
+import { ConfirmDialog, errorMessage, hasPermission, NoPermission, notify, PageFrame, Pager, SCREENS, useTimezone, useUser } from '@paygate/sdk';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useExportTypes } from '../../../api/get-export-types';
-import { Pager } from '../../../components/pager';
 import { useDeleteFile } from '../api/delete-file';
 import { saveBlob, useDownloadFile } from '../api/download-file';
 import { useFiles } from '../api/get-files';

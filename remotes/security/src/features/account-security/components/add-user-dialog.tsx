@@ -1,9 +1,8 @@
 import { Button, Field, Input, NativeSelect, Stack } from '@chakra-ui/react';
-import { DialogFrame, errorMessage, notify, type Merchant } from '@paygate/sdk';
+import { DialogFrame, errorMessage, FlagSwitch, type Merchant, notify } from '@paygate/sdk';
 import { useId, useState, type FormEvent } from 'react';
 import { addUserInput, useAddUser } from '../api/add-user';
 import type { RoleOption } from '../api/get-roles';
-import { FlagSwitch } from './flag-switch';
 import { MerchantPicker } from './merchant-picker';
 
 interface Props {

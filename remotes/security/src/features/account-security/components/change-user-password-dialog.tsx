@@ -1,9 +1,8 @@
 import { Button, Field, Input, Stack, Text } from '@chakra-ui/react';
-import { ConfirmDialog, DialogFrame, errorMessage, notify } from '@paygate/sdk';
+import { ConfirmDialog, DialogFrame, errorMessage, FlagSwitch, notify } from '@paygate/sdk';
 import { useState, type FormEvent } from 'react';
 import { useChangeUserPassword } from '../api/change-user-password';
 import type { ManagedUser } from '../api/get-users';
-import { FlagSwitch } from './flag-switch';
 
 /** ChangeUserPasswordDialog sets another user's password, after a confirmation (spec 02 §5 "Change user password"). */
 export function ChangeUserPasswordDialog({ user, onClose }: { user: ManagedUser; onClose: () => void }) {

@@ -1,9 +1,8 @@
 import { Alert, Badge, Button, EmptyState, HStack, Input, NativeSelect, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
 import type { ActiveSessionJson } from '@paygate/gen/auth/v1/sessions_pb';
-import { auth, ConfirmDialog, errorMessage, formatDateTime, isAdmin, isMerchant, notify, useTimezone, useUser } from '@paygate/sdk';
+import { auth, ConfirmDialog, errorMessage, formatDateTime, isAdmin, isMerchant, notify, Pager, useTimezone, useUser } from '@paygate/sdk';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
-import { Pager } from '../../../components/pager';
 import { useDebouncedValue } from '../../../hooks/use-debounced-value';
 import { useMerchants } from '../../../hooks/use-merchants';
 import { useActiveSessions } from '../api/get-active-sessions';

@@ -1,7 +1,6 @@
 import { Badge, Button, EmptyState, Field, HStack, IconButton, Input, NativeSelect, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
-import { errorMessage, notify, useUser } from '@paygate/sdk';
+import { errorMessage, FlagSwitch, notify, Pager, useUser } from '@paygate/sdk';
 import { useState } from 'react';
-import { Pager } from '../../../components/pager';
 import { useDebouncedValue } from '../../../hooks/use-debounced-value';
 import { useMerchants } from '../../../hooks/use-merchants';
 import { useRoles, type RoleOption } from '../api/get-roles';
@@ -9,7 +8,6 @@ import { useUsers, type ManagedUser } from '../api/get-users';
 import { useUpdateUser, type UpdateUserInput } from '../api/update-user';
 import { AddUserDialog } from './add-user-dialog';
 import { ChangeUserPasswordDialog } from './change-user-password-dialog';
-import { FlagSwitch } from './flag-switch';
 import { MerchantPicker } from './merchant-picker';
 import { MerchantTags } from './merchant-tags';
 

@@ -1,9 +1,9 @@
 import { SimpleGrid } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
+import { FlagSwitch } from '@paygate/sdk';
 import type { CollabOption } from '../../../api/get-collabs';
 import { AddUrlEndpointDialog } from '../../../components/add-url-endpoint-dialog';
 import { DraftInput } from '../../../components/draft-input';
-import { FlagSwitch } from '../../../components/flag-switch';
 import { useCreateCallback } from '../api/create-callback';
 import { callbackFields, MAX_ATTEMPTS_MAX, MAX_ATTEMPTS_MIN, newCallbackDraft, validateCallbackDraft } from '../utils/form';
 import { CALLBACK_URL_INPUT, MAX_ATTEMPTS_INPUT } from './callback-columns';

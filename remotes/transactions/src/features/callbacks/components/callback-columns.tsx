@@ -1,5 +1,5 @@
+import { FlagSwitch } from '@paygate/sdk';
 import { DraftInput, type DraftInputSpec } from '../../../components/draft-input';
-import { FlagSwitch } from '../../../components/flag-switch';
 import { OnOff, URL_CELL, type UrlEndpointColumn } from '../../../components/url-endpoints-table';
 import { callbackTypeLabel, type CallbackUrl } from '../api/types';
 import { MAX_ATTEMPTS_MAX, MAX_ATTEMPTS_MIN, type CallbackDraft, type CallbackDraftErrors } from '../utils/form';

@@ -1,9 +1,9 @@
 import { SimpleGrid } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
+import { FlagSwitch } from '@paygate/sdk';
 import type { CollabOption } from '../../../api/get-collabs';
 import { AddUrlEndpointDialog } from '../../../components/add-url-endpoint-dialog';
 import { DraftInput } from '../../../components/draft-input';
-import { FlagSwitch } from '../../../components/flag-switch';
 import { useCreateValidationEndpoint } from '../api/create-validation-endpoint';
 import { endpointFields, newEndpointDraft, PRIORITY_MAX, PRIORITY_MIN, validateEndpointDraft } from '../utils/form';
 import { ENDPOINT_URL_INPUT, PRIORITY_INPUT } from './endpoint-columns';

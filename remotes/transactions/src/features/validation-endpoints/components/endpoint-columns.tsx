@@ -1,7 +1,7 @@
+import { FlagSwitch } from '@paygate/sdk';
 import { collabLabel, type CollabOption } from '../../../api/get-collabs';
 import { CollabField } from '../../../components/collab-select';
 import { DraftInput, type DraftInputSpec } from '../../../components/draft-input';
-import { FlagSwitch } from '../../../components/flag-switch';
 import { OnOff, URL_CELL, type UrlEndpointColumn } from '../../../components/url-endpoints-table';
 import type { ValidationEndpoint } from '../api/types';
 import { PRIORITY_MAX, PRIORITY_MIN, type EndpointDraft, type EndpointDraftErrors } from '../utils/form';

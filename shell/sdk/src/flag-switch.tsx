@@ -1,15 +1,15 @@
 import { Switch } from '@chakra-ui/react';
 
-interface Props {
+export interface FlagSwitchProps {
   label: string;
   checked: boolean;
   onChange: (on: boolean) => void;
-  /** In a table row the column header shows what it is; the label then only names it for assistive technology. */
+  /** In a table row the column header says what it is; the label then only names it for assistive technology. */
   hideLabel?: boolean;
 }
 
 /** FlagSwitch is a labelled on/off switch (a checkbox to assistive technology and keyboards). */
-export function FlagSwitch({ label, checked, onChange, hideLabel }: Props) {
+export function FlagSwitch({ label, checked, onChange, hideLabel }: FlagSwitchProps) {
   return (
     <Switch.Root size="sm" checked={checked} onCheckedChange={(e) => onChange(e.checked)}>
       <Switch.HiddenInput aria-label={hideLabel ? label : undefined} />

@@ -1,7 +1,7 @@
 import { Button, HStack, NativeSelect, Text } from '@chakra-ui/react';
 
-interface Props {
-  /** What is paged, for assistive technology ('Files pages'). */
+export interface PagerProps {
+  /** What is paged, for assistive technology ('Files pages', 'Sessions pages'). */
   label: string;
   /** The current page, from 1. */
   page: number;
@@ -14,7 +14,7 @@ interface Props {
 }
 
 /** Pager moves through a server-side paged list and picks its page size. */
-export function Pager({ label, page, totalPages, totalCount, pageSize, pageSizes, onPage, onPageSize }: Props) {
+export function Pager({ label, page, totalPages, totalCount, pageSize, pageSizes, onPage, onPageSize }: PagerProps) {
   const last = Math.max(1, totalPages);
   return (
     <HStack as="nav" aria-label={label} justify="space-between" wrap="wrap" gap={3}>
