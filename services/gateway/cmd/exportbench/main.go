@@ -24,6 +24,8 @@
 //     with excelize's StreamWriter (the same cell types and number formats,
 //     the same zip compression level as the encoder) into a file, fsynced:
 //     the fastest the library can write them.
+//   - direct-xlsx: a prototype of another design, the same cells written
+//     as SpreadsheetML by hand (direct.go), to measure what it would gain.
 //
 // The children inherit GOGC=400 unless GOGC is set, as the gateway's
 // server package sets it (server.DefaultGCPercent).
@@ -99,7 +101,7 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.only, "only", "", "run only these cases (comma-separated: copy-csv, worker-csv, bare-xlsx, worker-xlsx, direct-xlsx)")
 	fs.Int64Var(&c.rows, "rows", 1_000_000, "about how many rows the headline export holds")
 	fs.Int64Var(&c.small, "small", 100_000, "about how many rows the small export holds (peak RSS against size; 0: none)")
-	fs.IntVar(&c.runs, "runs", 3, "rounds of the headline cases (the table shows medians)")
+	fs.IntVar(&c.runs, "runs", 3, "rounds of the headline cases (the table shows medians; of an even number, the slower middle one)")
 	fs.IntVar(&c.collab, "collab", 0, "collab to export (0: the one with the most rows)")
 	fs.StringVar(&c.child, "child", "", "internal: run one measurement (a case name) and print its result as JSON")
 	fs.StringVar(&c.from, "from", "", "internal: the filter's from (RFC 3339)")
