@@ -43,7 +43,9 @@ type WorkerStore interface {
 	// database snapshot, newest first, in pages of up to pageSize, and
 	// calls fn with each page and, withLogs, the journal entries of the
 	// page's transactions (by transaction in page order, then oldest
-	// first). Nothing but the page is held in memory.
+	// first). Each page and its entries are fn's to keep (the store reuses
+	// neither), and fn may hold them while the next page is read: nothing
+	// but the pages fn holds and the one being read is in memory.
 	Snapshot(ctx context.Context, f payment.ListFilter, withLogs bool, pageSize int,
 		fn func(ctx context.Context, page []payment.Transaction, logs []LogRecord) error) error
 }
@@ -347,9 +349,9 @@ func (w *Worker) write(ctx context.Context, f File, rows *atomic.Int64) (Outcome
 	}
 	start := time.Now()
 	cells := make([]exportfmt.Cell, len(cols))
-	emit := func(ctx context.Context, r Row) error {
+	emit := func(ctx context.Context, r *Row) error {
 		for i, c := range cols {
-			cells[i] = c.Cell(r)
+			cells[i] = c.cellOf(r)
 		}
 		if err := enc.Row(cells); err != nil {
 			return encodeFailure(err)
@@ -367,48 +369,40 @@ func (w *Worker) write(ctx context.Context, f File, rows *atomic.Int64) (Outcome
 		}
 		return nil
 	}
-	err = w.store.Snapshot(ctx, filter, ti.Type == TypeTransactionLogs, w.o.PageSize,
-		func(ctx context.Context, page []payment.Transaction, logs []LogRecord) error {
-			switch ti.Type {
-			case TypeTransactionLogs:
-				byID := make(map[int64]int, len(page))
-				for i, t := range page {
-					byID[t.ID] = i
-				}
-				for i := range logs {
-					if err := emit(ctx, Row{Transaction: page[byID[logs[i].TransactionID]], Log: &logs[i]}); err != nil {
-						return err
-					}
-				}
-			case TypeCallbackAttempts:
-				ids := make([]int64, len(page))
-				for i, t := range page {
-					ids[i] = t.ID
-				}
-				attempts, err := w.attempts.AttemptsOf(ctx, ids)
-				if err != nil {
-					return transient(msgAttempts, err)
-				}
-				of := make(map[int64][]int, len(page))
-				for i, a := range attempts {
-					of[a.TransactionID] = append(of[a.TransactionID], i)
-				}
-				for _, t := range page {
-					for _, i := range of[t.ID] {
-						if err := emit(ctx, Row{Transaction: t, Attempt: &attempts[i]}); err != nil {
-							return err
-						}
-					}
-				}
-			default:
-				for _, t := range page {
-					if err := emit(ctx, Row{Transaction: t}); err != nil {
-						return err
-					}
-				}
+	// The snapshot is read and the file encoded at the same time: the
+	// store reads the next page (Postgres working on it) while this page is
+	// encoded, instead of the two taking turns. At most three pages are in
+	// memory: the one being encoded, one waiting, one being read.
+	pages := make(chan snapshotPage, 1)
+	readCtx, stopReading := context.WithCancelCause(ctx)
+	defer stopReading(nil)
+	encoded := make(chan error, 1)
+	go func() {
+		var err error
+		for p := range pages {
+			if err != nil {
+				continue // drain: the reader stops at its next page
 			}
-			return nil
+			if err = w.emitPage(ctx, ti.Type, p, emit); err != nil {
+				stopReading(err)
+			}
+		}
+		encoded <- err
+	}()
+	err = w.store.Snapshot(readCtx, filter, ti.Type == TypeTransactionLogs, w.o.PageSize,
+		func(ctx context.Context, page []payment.Transaction, logs []LogRecord) error {
+			select {
+			case pages <- snapshotPage{page: page, logs: logs}:
+				return nil
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
 		})
+	close(pages)
+	if eerr := <-encoded; eerr != nil {
+		// The encoder's failure stopped the reading; it is the cause.
+		err = eerr
+	}
 	if err != nil {
 		var fl *failure
 		if errors.As(err, &fl) || ctx.Err() != nil {
@@ -430,6 +424,61 @@ func (w *Worker) write(ctx context.Context, f File, rows *atomic.Int64) (Outcome
 		return Outcome{}, transient(msgStore, err)
 	}
 	return out, nil
+}
+
+// snapshotPage is a page of the snapshot on its way to the encoder.
+type snapshotPage struct {
+	page []payment.Transaction
+	logs []LogRecord
+}
+
+// emitPage writes the rows of one page of an export of type t: a row per
+// transaction, per journal entry of the page, or per callback attempt of
+// the page's transactions (read from the callbacks service now).
+func (w *Worker) emitPage(ctx context.Context, t Type, p snapshotPage, emit func(context.Context, *Row) error) error {
+	var r Row // one row, reused: emit does not keep it
+	switch t {
+	case TypeTransactionLogs:
+		byID := make(map[int64]int, len(p.page))
+		for i, tx := range p.page {
+			byID[tx.ID] = i
+		}
+		for i := range p.logs {
+			r.Transaction, r.Log = p.page[byID[p.logs[i].TransactionID]], &p.logs[i]
+			if err := emit(ctx, &r); err != nil {
+				return err
+			}
+		}
+	case TypeCallbackAttempts:
+		ids := make([]int64, len(p.page))
+		for i, tx := range p.page {
+			ids[i] = tx.ID
+		}
+		attempts, err := w.attempts.AttemptsOf(ctx, ids)
+		if err != nil {
+			return transient(msgAttempts, err)
+		}
+		of := make(map[int64][]int, len(p.page))
+		for i, a := range attempts {
+			of[a.TransactionID] = append(of[a.TransactionID], i)
+		}
+		for j := range p.page {
+			for _, i := range of[p.page[j].ID] {
+				r.Transaction, r.Attempt = p.page[j], &attempts[i]
+				if err := emit(ctx, &r); err != nil {
+					return err
+				}
+			}
+		}
+	default:
+		for i := range p.page {
+			r.Transaction = p.page[i]
+			if err := emit(ctx, &r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // encodeFailure words an encoder's error; a PDF past its row cap is the
