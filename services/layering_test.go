@@ -6,7 +6,7 @@
 //
 //   - a service's domain packages import no transport or storage code (that
 //     belongs in its inbound adapters grpcapi and httpapi, its storage
-//     adapters postgres and redis, its nats package, and its outbound
+//     adapters postgres, redis and filestore, its nats package, and its outbound
 //     clients, each named for what it calls);
 //   - nothing imports bench/: benchmarks drive the services, never the
 //     other way round.
@@ -31,10 +31,10 @@ const module = "github.com/paygate/paygate/"
 var adapters = map[string]bool{
 	// inbound
 	"grpcapi": true, "httpapi": true,
-	// storage and events
-	"postgres": true, "redis": true, "nats": true,
+	// storage and events (filestore: the export files' directory or bucket)
+	"postgres": true, "redis": true, "nats": true, "filestore": true,
 	// outbound clients, named for what they call
-	"gatewayclient": true, "receivers": true, "providers": true, "validationclient": true,
+	"gatewayclient": true, "callbacksclient": true, "receivers": true, "providers": true, "validationclient": true,
 }
 
 // forbiddenInDomain are import prefixes a domain package must not use.
