@@ -28,6 +28,7 @@ import (
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
+	"github.com/paygate/paygate/services/internal/servicetest"
 )
 
 // verifyStandardWebhook checks a delivery the way a merchant's receiver
@@ -708,7 +709,7 @@ func TestRedeliveredEventMakesNoSecondDelivery(t *testing.T) {
 	t.Parallel()
 	schema := "cbtest_" + randomHex(6)
 	t.Cleanup(func() {
-		deleteConsumers(cbnats.Consumers(schema)...)
+		servicetest.DeleteConsumers(natsURL, cbnats.Consumers(schema)...)
 		dropSchema(schema)
 	})
 	started := time.Now()
@@ -724,7 +725,7 @@ func TestRedeliveredEventMakesNoSecondDelivery(t *testing.T) {
 	waitFor(t, 15*time.Second, "the callback", func() bool { return len(rec.of(x.id)) == 1 })
 
 	_ = svc.Stop() // run's error, if any, fails the test at its end
-	deleteConsumers(cbnats.Consumers(schema)...)
+	servicetest.DeleteConsumers(natsURL, cbnats.Consumers(schema)...)
 	again := startServiceIn(t, schema, map[string]string{"PAYGATE_CALLBACK_EVENTS_FROM": started.Add(-time.Second).Format(time.RFC3339)})
 	js, err := jetstream.New(ev.nc)
 	if err != nil {

@@ -139,7 +139,7 @@ func withGateway(tests func() int) (int, error) {
 	}
 	defer func() {
 		_ = gw.Stop()
-		deleteConsumers(schema+"-callback-tally", schema+"-callback-activity")
+		servicetest.DeleteConsumers(natsURL, schema+"-callback-tally", schema+"-callback-activity")
 	}()
 	suite.gwHTTP, suite.gwGRPC = gw.HTTPURL, gw.GRPCAddr
 
@@ -172,23 +172,6 @@ func dropSchema(schema string) {
 	}
 	defer conn.Close(ctx)
 	_, _ = conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
-}
-
-func deleteConsumers(names ...string) {
-	nc, err := nats.Connect(natsURL)
-	if err != nil {
-		return
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	for _, n := range names {
-		_ = js.DeleteConsumer(ctx, bus.StreamName, n)
-	}
 }
 
 // grants are the permissions each role holds (docs/contracts.md).
@@ -348,7 +331,7 @@ func startService(t *testing.T, extra ...map[string]string) *service {
 	t.Helper()
 	schema := "cbtest_" + randomHex(6)
 	t.Cleanup(func() {
-		deleteConsumers(cbnats.Consumers(schema)...)
+		servicetest.DeleteConsumers(natsURL, cbnats.Consumers(schema)...)
 		dropSchema(schema)
 	})
 	return startServiceIn(t, schema, extra...)

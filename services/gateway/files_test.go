@@ -487,7 +487,9 @@ func TestExportWorkerKilledMidFile(t *testing.T) {
 	schema := "gateway_test_" + randomHex(t, 6)
 	dir := t.TempDir()
 	t.Cleanup(func() { dropSchema(t, schema) })
-	t.Cleanup(func() { deleteConsumer(gwnats.ExportConsumer(schema)) })
+	t.Cleanup(func() {
+		servicetest.DeleteConsumers(testEnv("PAYGATE_TEST_NATS_URL", "nats://127.0.0.1:4222"), gwnats.ExportConsumer(schema))
+	})
 	env := map[string]string{
 		"PAYGATE_DATABASE_URL": pgtest.URL(), "PAYGATE_DATABASE_SCHEMA": schema,
 		"PAYGATE_REDIS_URL": testEnv("PAYGATE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15"),

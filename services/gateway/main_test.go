@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
@@ -30,7 +28,6 @@ import (
 	gwnats "github.com/paygate/paygate/services/gateway/internal/nats"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
-	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/pgdb/pgtest"
 	"github.com/paygate/paygate/services/internal/servicetest"
 )
@@ -86,7 +83,9 @@ func startGatewayIn(t *testing.T, schema, jwksURL string, extraEnv ...map[string
 	if env["PAYGATE_FILES_DIR"] == "" {
 		env["PAYGATE_FILES_DIR"] = filesDir(t, schema)
 	}
-	t.Cleanup(func() { deleteConsumer(gwnats.ExportConsumer(schema)) })
+	t.Cleanup(func() {
+		servicetest.DeleteConsumers(testEnv("PAYGATE_TEST_NATS_URL", "nats://127.0.0.1:4222"), gwnats.ExportConsumer(schema))
+	})
 	return &gatewayRun{Service: servicetest.Run(t, run, env), schema: schema}
 }
 
@@ -96,23 +95,6 @@ func filesDir(t *testing.T, schema string) string {
 	dir := filepath.Join(os.TempDir(), "paygate-files-"+schema)
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	return dir
-}
-
-// deleteConsumer removes a test schema's durable consumer from the shared
-// stream once its gateways stopped.
-func deleteConsumer(name string) {
-	nc, err := nats.Connect(testEnv("PAYGATE_TEST_NATS_URL", "nats://127.0.0.1:4222"))
-	if err != nil {
-		return
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = js.DeleteConsumer(ctx, bus.StreamName, name)
 }
 
 func randomHex(t *testing.T, n int) string {

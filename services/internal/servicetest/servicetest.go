@@ -25,6 +25,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/paygate/paygate/services/internal/bus"
 )
 
 // RunFunc is a service's run: it reads its configuration through getenv,
@@ -264,4 +269,24 @@ func (l *Logs) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.buf.String()
+}
+
+// DeleteConsumers removes durable consumers a test's services made on the
+// shared event stream, once those services stopped (each test schema names
+// its own); a server that cannot be reached is left alone.
+func DeleteConsumers(natsURL string, names ...string) {
+	nc, err := nats.Connect(natsURL)
+	if err != nil {
+		return
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, n := range names {
+		_ = js.DeleteConsumer(ctx, bus.StreamName, n)
+	}
 }
