@@ -9,6 +9,7 @@
  * (merchant 1, Acme Games) sees its merchant's figures only, and no per-merchant tabs.
  */
 import { expect, test, type Page } from '@playwright/test';
+import { createDeposits, gateway } from './support';
 
 const DEMO_PASSWORD = 'paygate-demo';
 
@@ -41,33 +42,6 @@ async function openDashboard(page: Page, merchantId?: string) {
   return res;
 }
 
-async function gateway(page: Page) {
-  const config = (await (await page.request.get('/config.json')).json()) as { gatewayUrl: string };
-  const token = await page.evaluate(() => localStorage.getItem('accessToken'));
-  return { url: config.gatewayUrl, headers: { Authorization: `Bearer ${token}` } };
-}
-
-/** createDeposits makes n PHP deposits of Acme Games through GoVip with the signed-in admin's token. */
-async function createDeposits(page: Page, n: number) {
-  const { url, headers } = await gateway(page);
-  const merchants = (await (await page.request.get(`${url}/api/v1/merchants`, { headers })).json()) as { name: string; hash: string }[];
-  const providers = (await (await page.request.get(`${url}/api/v1/providers`, { headers })).json()) as { id: number; name: string }[];
-  const acme = merchants.find((m) => m.name === 'Acme Games');
-  const govip = providers.find((p) => p.name === 'GoVip');
-  expect(acme && govip).toBeTruthy();
-  for (let i = 0; i < n; i++) {
-    const res = await page.request.post(`${url}/api/v1/transactions/initialize`, {
-      headers,
-      data: {
-        paymentData: { nonce: `e2e-dashboard-${Date.now()}-${i}`, amount: '250.00', currency: 'PHP', providerId: govip!.id, payType: 'GCASH', providerTags: [] },
-        merchantData: { merchantHash: acme!.hash, clientId: `e2e-dashboard-${i}`, additionalData: {} },
-        cashIn: true,
-      },
-    });
-    expect(res.ok(), await res.text()).toBe(true);
-  }
-}
-
 test('admin sees Total grow after creating transactions and refreshing', async ({ page }) => {
   test.setTimeout(120_000);
   await signIn(page, 'admin');
@@ -79,7 +53,8 @@ test('admin sees Total grow after creating transactions and refreshing', async (
   const before = await figure(page, 'Total');
   expect(Number.isInteger(before)).toBe(true);
 
-  await createDeposits(page, 2);
+  const run = Date.now();
+  await createDeposits(page, [0, 1].map((i) => ({ clientId: `e2e-dashboard-${i}`, nonce: `e2e-dashboard-${run}-${i}`, amount: '250.00' })));
 
   // The figures follow the events within seconds: refresh until they do.
   await expect(async () => {

@@ -11,6 +11,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Page } from '@playwright/test';
+import { createDeposits } from './support';
 
 const DEMO_PASSWORD = 'paygate-demo';
 
@@ -20,33 +21,6 @@ async function signIn(page: Page) {
   await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD);
   await page.getByRole('button', { name: 'Login' }).click();
   await expect(page).toHaveURL(/\/transactions$/);
-}
-
-/** createDeposits makes PHP deposits of Acme Games through GoVip for one client id, with the admin's token. */
-async function createDeposits(page: Page, clientId: string, amounts: string[]) {
-  const config = (await (await page.request.get('/config.json')).json()) as { gatewayUrl: string };
-  const token = await page.evaluate(() => localStorage.getItem('accessToken'));
-  const headers = { Authorization: `Bearer ${token}` };
-  const url = config.gatewayUrl;
-  const merchants = (await (await page.request.get(`${url}/api/v1/merchants`, { headers })).json()) as { name: string; hash: string }[];
-  const providers = (await (await page.request.get(`${url}/api/v1/providers`, { headers })).json()) as { id: number; name: string }[];
-  const acme = merchants.find((m) => m.name === 'Acme Games');
-  const govip = providers.find((p) => p.name === 'GoVip');
-  expect(acme && govip).toBeTruthy();
-  const references: string[] = [];
-  for (const [i, amount] of amounts.entries()) {
-    const res = await page.request.post(`${url}/api/v1/transactions/initialize`, {
-      headers,
-      data: {
-        paymentData: { nonce: `${clientId}-${i}`, amount, currency: 'PHP', providerId: govip!.id, payType: 'GCASH', providerTags: [] },
-        merchantData: { merchantHash: acme!.hash, clientId, additionalData: {} },
-        cashIn: true,
-      },
-    });
-    expect(res.ok(), await res.text()).toBe(true);
-    references.push(((await res.json()) as { transactionReferenceId: string }).transactionReferenceId);
-  }
-  return references;
 }
 
 /** parseCSV reads RFC 4180 text (quoted fields, CRLF) into rows of cells. */
@@ -86,7 +60,7 @@ test('the filtered transactions exported as CSV from the wizard are the rows of 
   test.setTimeout(120_000);
   await signIn(page);
   const clientId = `e2e-files-${Date.now()}`;
-  const references = await createDeposits(page, clientId, ['101.50', '202.25', '303.00']);
+  const references = await createDeposits(page, ['101.50', '202.25', '303.00'].map((amount, i) => ({ clientId, nonce: `${clientId}-${i}`, amount })));
 
   // The list, filtered by this run's client id.
   await page.goto(`/transactions?merchantCidFilter=${clientId}`);
