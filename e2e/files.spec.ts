@@ -107,5 +107,6 @@ test('the filtered transactions exported as CSV from the wizard are the rows of 
   const refColumn = header!.indexOf('Reference ID');
   expect(data.map((r) => r[refColumn]).sort()).toEqual([...references].sort());
   const amountColumn = header!.indexOf('Amount');
-  if (amountColumn >= 0) expect(data.map((r) => r[amountColumn]).sort()).toEqual(['101.50', '202.25', '303.00']);
+  expect(amountColumn).toBeGreaterThanOrEqual(0);
+  expect(data.map((r) => r[amountColumn]).sort()).toEqual(['101.50', '202.25', '303.00']);
 });
