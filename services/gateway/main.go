@@ -41,6 +41,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/gateway/internal/postgres"
 	"github.com/paygate/paygate/services/gateway/internal/providers"
+	"github.com/paygate/paygate/services/gateway/internal/settings"
 	"github.com/paygate/paygate/services/gateway/internal/validation"
 	"github.com/paygate/paygate/services/gateway/internal/validationclient"
 	"github.com/paygate/paygate/services/internal/aesgcm"
@@ -325,6 +326,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	fileRows := postgres.NewFiles(pool)
 	files := export.NewService(fileRows, fileStore, time.Now)
 	srv.Register(&gatewayv1.FileService_ServiceDesc, grpcapi.NewFileServer(files))
+	// Live tunables (docs/contracts-settings.md); the jobs below read them.
+	tunables := settings.NewService(postgres.NewSettings(pool),
+		settings.Defaults{PollInterval: cfg.PollInterval, ExportRetention: cfg.FilesRetention}, time.Now, log.With("component", "settings"))
+	srv.Register(&gatewayv1.SettingService_ServiceDesc, grpcapi.NewSettingServer(tunables))
 	// The signature check must see the raw body, so it runs in front of the
 	// REST mux on the initialize route, then hands the call to that mux.
 	// The download route writes a file's bytes itself (httpapi.Download).
@@ -340,6 +345,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 			gatewayv1.RegisterValidationServiceHandlerClient(ctx, mux, gatewayv1.NewValidationServiceClient(cc)),
 			gatewayv1.RegisterCurrencyServiceHandlerClient(ctx, mux, gatewayv1.NewCurrencyServiceClient(cc)),
 			gatewayv1.RegisterFileServiceHandlerClient(ctx, mux, gatewayv1.NewFileServiceClient(cc)),
+			gatewayv1.RegisterSettingServiceHandlerClient(ctx, mux, gatewayv1.NewSettingServiceClient(cc)),
 		)
 	})
 	srv.Handle(httpapi.ExportPattern, httpapi.ExportQuery(
@@ -386,14 +392,14 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	// The background jobs (docs/jobs.md): one replica runs each, and every
 	// run is reported through the outbox.
 	runner := jobs.NewRunner("gateway", pool, js, jobs.Options{Logger: log})
-	if err := runner.Add(gatewayJobs(cfg, payments, payStore, bus.NewRelay(pool, js, log))...); err != nil {
+	if err := runner.Add(gatewayJobs(cfg, payments, payStore, bus.NewRelay(pool, js, log), tunables.PollingInterval)...); err != nil {
 		return err
 	}
 	sweeper, ok := fileStore.(tempSweeper)
 	if !ok {
 		return fmt.Errorf("export file store %T cannot sweep its temporary files", fileStore)
 	}
-	if err := runner.Add(retentionJob(cfg, files, sweeper)); err != nil {
+	if err := runner.Add(retentionJob(cfg, files, sweeper, tunables.ExportRetention)); err != nil {
 		return err
 	}
 	// The export workers consume the export requests outside the jobs
@@ -425,15 +431,17 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 
 // gatewayJobs are the gateway's background jobs. The recovery sweep ran in
 // the poller's loop before it was a job; they are separate jobs now, both
-// continuous and checking every PAYGATE_POLL_INTERVAL.
-func gatewayJobs(cfg Config, payments *payment.Service, payStore *postgres.Payments, relay *bus.Relay) []jobs.Job {
+// continuous and checking every pollEvery (the PollingIntervalSeconds
+// setting, read on every tick; PAYGATE_POLL_INTERVAL by default).
+func gatewayJobs(cfg Config, payments *payment.Service, payStore *postgres.Payments, relay *bus.Relay,
+	pollEvery func(context.Context) time.Duration) []jobs.Job {
 	js := []jobs.Job{
 		{
 			Name:        "gateway.provider-polling",
-			Description: "Asks providers for the status of pending transactions due for a poll (each waits longer after every attempt), looking every PAYGATE_POLL_INTERVAL.",
+			Description: "Asks providers for the status of pending transactions due for a poll (each waits longer after every attempt), looking every PollingIntervalSeconds (setting; PAYGATE_POLL_INTERVAL by default).",
 			Continuous:  true,
 			Run: func(ctx context.Context, run *jobs.Run) error {
-				total := sweepLoop(ctx, run, cfg.PollInterval, payments.PollDue, "Polling could not claim the transactions due")
+				total := sweepLoop(ctx, run, pollEvery, payments.PollDue, "Polling could not claim the transactions due")
 				if total.Claimed > 0 {
 					run.Notifyf(jobs.LevelInformation, "Polled %d pending transactions; %d became final.", total.Claimed, total.Final)
 				}
@@ -445,10 +453,10 @@ func gatewayJobs(cfg Config, payments *payment.Service, payStore *postgres.Payme
 		},
 		{
 			Name:        "gateway.recovery-sweep",
-			Description: "Resolves transactions left Not Confirmed longer than PAYGATE_RECOVERY_AFTER (a process died mid-call) by polling or resubmitting them, looking every PAYGATE_POLL_INTERVAL.",
+			Description: "Resolves transactions left Not Confirmed longer than PAYGATE_RECOVERY_AFTER (a process died mid-call) by polling or resubmitting them, looking every PollingIntervalSeconds (setting; PAYGATE_POLL_INTERVAL by default).",
 			Continuous:  true,
 			Run: func(ctx context.Context, run *jobs.Run) error {
-				total := sweepLoop(ctx, run, cfg.PollInterval, payments.RecoverDue, "The recovery sweep could not claim the stranded transactions")
+				total := sweepLoop(ctx, run, pollEvery, payments.RecoverDue, "The recovery sweep could not claim the stranded transactions")
 				if total.Claimed > 0 {
 					run.Notifyf(jobs.LevelWarning, "Took %d transactions stranded at Not Confirmed for recovery.", total.Claimed)
 				}
@@ -508,20 +516,22 @@ func (c Config) fileStore() filestore.Config {
 		Insecure: c.FilesS3Insecure, Prefix: c.FilesS3Prefix, CreateBucket: c.FilesS3CreateBucket}}
 }
 
-// retentionJob deletes export files older than PAYGATE_FILES_RETENTION:
-// their bytes go, their rows stay as Deleted. It also sweeps the temporary
-// files of workers that died mid-file (older than a day: no export takes
-// that long).
-func retentionJob(cfg Config, files *export.Service, store tempSweeper) jobs.Job {
+// retentionJob deletes export files older than retention (the
+// ExportRetentionHours setting, read on every run; PAYGATE_FILES_RETENTION by
+// default): their bytes go, their rows stay as Deleted. It also sweeps the
+// temporary files of workers that died mid-file (older than a day: no export
+// takes that long).
+func retentionJob(cfg Config, files *export.Service, store tempSweeper, retention func(context.Context) time.Duration) jobs.Job {
 	return jobs.Job{
 		Name:        "gateway.files-retention",
-		Description: "Deletes export files older than PAYGATE_FILES_RETENTION (3 days): their bytes are removed and they stay listed as Deleted, looking every PAYGATE_FILES_RETENTION_INTERVAL.",
+		Description: "Deletes export files older than ExportRetentionHours (setting; PAYGATE_FILES_RETENTION, 3 days, by default): their bytes are removed and they stay listed as Deleted, looking every PAYGATE_FILES_RETENTION_INTERVAL.",
 		Every:       cfg.FilesRetentionInterval,
 		Run: func(ctx context.Context, run *jobs.Run) error {
 			const batch = 500
 			total := 0
+			keep := retention(ctx)
 			for {
-				n, err := files.DeleteExpired(ctx, time.Now().Add(-cfg.FilesRetention), batch)
+				n, err := files.DeleteExpired(ctx, time.Now().Add(-keep), batch)
 				total += n
 				if err != nil {
 					run.Notifyf(jobs.LevelError, "Deleted %d export files, then stopped: %v.", total, err)
@@ -532,7 +542,7 @@ func retentionJob(cfg Config, files *export.Service, store tempSweeper) jobs.Job
 				}
 			}
 			if total > 0 {
-				run.Notifyf(jobs.LevelInformation, "Deleted %d export files older than %s.", total, cfg.FilesRetention)
+				run.Notifyf(jobs.LevelInformation, "Deleted %d export files older than %s.", total, keep)
 			}
 			swept, err := store.SweepTemp(ctx, 24*time.Hour)
 			if err != nil {
@@ -545,10 +555,10 @@ func retentionJob(cfg Config, files *export.Service, store tempSweeper) jobs.Job
 	}
 }
 
-// sweepLoop runs sweep every interval until the run ends and returns the
-// sum of its reports; a pass that could not claim its transactions is
-// notified at once.
-func sweepLoop(ctx context.Context, run *jobs.Run, interval time.Duration,
+// sweepLoop runs sweep every interval (asked again after every pass) until
+// the run ends and returns the sum of its reports; a pass that could not
+// claim its transactions is notified at once.
+func sweepLoop(ctx context.Context, run *jobs.Run, interval func(context.Context) time.Duration,
 	sweep func(context.Context) (payment.SweepReport, error), failure string) payment.SweepReport {
 	var total payment.SweepReport
 	for {
@@ -557,7 +567,7 @@ func sweepLoop(ctx context.Context, run *jobs.Run, interval time.Duration,
 		if err != nil && ctx.Err() == nil {
 			run.Notifyf(jobs.LevelError, "%s: %v.", failure, err)
 		}
-		if !run.Wait(interval) {
+		if !run.Wait(interval(ctx)) {
 			return total
 		}
 	}

@@ -43,6 +43,7 @@ func startAllREST(t *testing.T) string {
 	srv.Register(&gatewayv1.ValidationService_ServiceDesc, gatewayv1.UnimplementedValidationServiceServer{})
 	srv.Register(&gatewayv1.CurrencyService_ServiceDesc, gatewayv1.UnimplementedCurrencyServiceServer{})
 	srv.Register(&gatewayv1.FileService_ServiceDesc, gatewayv1.UnimplementedFileServiceServer{})
+	srv.Register(&gatewayv1.SettingService_ServiceDesc, gatewayv1.UnimplementedSettingServiceServer{})
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, callbacksv1.UnimplementedCallbacksServiceServer{})
 	srv.Register(&aggregatorv1.StatisticsService_ServiceDesc, aggregatorv1.UnimplementedStatisticsServiceServer{})
 	srv.Register(&aggregatorv1.JobService_ServiceDesc, aggregatorv1.UnimplementedJobServiceServer{})
@@ -80,6 +81,9 @@ func startAllREST(t *testing.T) string {
 			},
 			func() error {
 				return gatewayv1.RegisterFileServiceHandlerClient(ctx, mux, gatewayv1.NewFileServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterSettingServiceHandlerClient(ctx, mux, gatewayv1.NewSettingServiceClient(cc))
 			},
 			func() error {
 				return aggregatorv1.RegisterStatisticsServiceHandlerClient(ctx, mux, aggregatorv1.NewStatisticsServiceClient(cc))
@@ -275,6 +279,9 @@ func TestEveryRouteRefusesBadInputInSentences(t *testing.T) {
 				case "body":
 					check("broken JSON", method, base+good, `{"a": [1, 2`, "JSON")
 					s := doc.resolve(*prm.Schema)
+					if s.Type == "" && len(s.Properties) == 0 {
+						continue // a free-form JSON value (google.protobuf.Value, a setting) takes any JSON
+					}
 					if s.Type == "array" {
 						check("not a list", method, base+good, `{"a":1}`, "list")
 						if w := wrongValue(doc.resolve(*s.Items)); w != nil {

@@ -108,6 +108,15 @@ var Rules = authz.Rules{
 	gatewayv1.FileService_DownloadFile_FullMethodName:     filesAccess,
 	gatewayv1.FileService_DeleteFile_FullMethodName:       filesAccess,
 
+	// SettingService (docs/contracts-settings.md): the Settings page needs
+	// Settings Access (spec 02 §6); settings are platform-wide, so changing
+	// one also needs the Admin role.
+	gatewayv1.SettingService_ListSettingKeys_FullMethodName: settingsAccess,
+	gatewayv1.SettingService_GetSetting_FullMethodName:      settingsAccess,
+	gatewayv1.SettingService_SetSetting_FullMethodName: {
+		Permissions: []string{authz.PermSettingsAccess}, Roles: []string{authz.RoleAdmin},
+	},
+
 	// ReplayService (docs/contracts-replay.md): the deployment's own
 	// services (the aggregator's rebuild) with the internal token; no user,
 	// and no REST route.
@@ -123,6 +132,7 @@ var (
 	viewRecentActions = authz.Rule{Permissions: []string{authz.PermViewRecentActions}}
 	editTransactions  = authz.Rule{Permissions: []string{authz.PermEditTransactions}}
 	filesAccess       = authz.Rule{Permissions: []string{authz.PermFilesAccess}}
+	settingsAccess    = authz.Rule{Permissions: []string{authz.PermSettingsAccess}}
 
 	validationEndpoints     = authz.Rule{Roles: []string{authz.RoleAdmin, authz.RoleMerchantAdmin}}
 	editValidationEndpoints = authz.Rule{Roles: []string{authz.RoleAdmin, authz.RoleMerchantAdmin},

@@ -1,0 +1,124 @@
+package settings
+
+import (
+	"math"
+	"time"
+)
+
+// The keys of the registry. Other packages rely on these names.
+const (
+	// KeyFraudDetection tunes the fraud rules (FraudDetection).
+	KeyFraudDetection = "FraudDetection"
+	// KeyExportRetentionHours is how long export files are kept.
+	KeyExportRetentionHours = "ExportRetentionHours"
+	// KeyPollingIntervalSeconds is the tick of the provider polling and
+	// recovery loops.
+	KeyPollingIntervalSeconds = "PollingIntervalSeconds"
+	// KeyBalanceCacheSeconds is how long a provider balance is cached.
+	KeyBalanceCacheSeconds = "BalanceCacheSeconds"
+)
+
+// FraudDetection is the value of KeyFraudDetection: the thresholds of the
+// fraud rules.
+type FraudDetection struct {
+	// VelocityMaxPayments is how many payments of one client within
+	// VelocityWindowMinutes raise a velocity fraud.
+	VelocityMaxPayments int `json:"velocityMaxPayments"`
+	// VelocityWindowMinutes is the velocity rule's window.
+	VelocityWindowMinutes int `json:"velocityWindowMinutes"`
+	// AmountSpikeFactor is how many times a client's average amount a
+	// payment must reach to be an amount spike.
+	AmountSpikeFactor float64 `json:"amountSpikeFactor"`
+	// AmountSpikeMinHistory is how many earlier payments a client needs
+	// before the spike rule applies.
+	AmountSpikeMinHistory int `json:"amountSpikeMinHistory"`
+	// FailuresBeforeSuccess is how many failed payments before a success,
+	// within FailuresWindowMinutes, raise a fraud.
+	FailuresBeforeSuccess int `json:"failuresBeforeSuccess"`
+	// FailuresWindowMinutes is that rule's window.
+	FailuresWindowMinutes int `json:"failuresWindowMinutes"`
+	// SharedIdentityMinClients is how many clients sharing one payment
+	// identity within SharedIdentityWindowMinutes raise a fraud.
+	SharedIdentityMinClients int `json:"sharedIdentityMinClients"`
+	// SharedIdentityWindowMinutes is that rule's window.
+	SharedIdentityWindowMinutes int `json:"sharedIdentityWindowMinutes"`
+}
+
+// DefaultFraudDetection is FraudDetection's default.
+var DefaultFraudDetection = FraudDetection{
+	VelocityMaxPayments: 10, VelocityWindowMinutes: 60, AmountSpikeFactor: 5, AmountSpikeMinHistory: 3,
+	FailuresBeforeSuccess: 3, FailuresWindowMinutes: 60, SharedIdentityMinClients: 4, SharedIdentityWindowMinutes: 1440,
+}
+
+// Defaults are the defaults of the keys that come from the configuration.
+type Defaults struct {
+	// PollInterval is PollingIntervalSeconds' default (PAYGATE_POLL_INTERVAL).
+	PollInterval time.Duration
+	// ExportRetention is ExportRetentionHours' default
+	// (PAYGATE_FILES_RETENTION).
+	ExportRetention time.Duration
+}
+
+// Key is one setting of the registry.
+type Key struct {
+	// Name is the key, e.g. "FraudDetection".
+	Name string
+	// Description says what it tunes.
+	Description string
+	// Schema says what values it takes.
+	Schema Schema
+	// Default is the value in force while none is stored: a value that
+	// marshals to JSON.
+	Default any
+}
+
+// Registry returns the keys of the gateway, by name, with the configured
+// defaults. A default from the configuration is not held to the key's
+// schema (a test may poll every 100ms); a value set through the API is.
+func Registry(d Defaults) []Key {
+	retentionHours := math.Ceil(d.ExportRetention.Hours())
+	return []Key{
+		{
+			Name: KeyBalanceCacheSeconds,
+			Description: "How long, in seconds, a provider balance read from the provider is reused before it is asked again " +
+				"(0 asks every time).",
+			Schema:  Integer(0, 3600),
+			Default: 15,
+		},
+		{
+			Name: KeyExportRetentionHours,
+			Description: "How long, in hours, export files are kept before the files-retention job deletes their bytes " +
+				"(they stay listed as Deleted). Read on every run of the job; the default is PAYGATE_FILES_RETENTION.",
+			Schema:  Integer(1, 720),
+			Default: retentionHours,
+		},
+		{
+			Name:        KeyFraudDetection,
+			Description: "Thresholds of the fraud rules: payment velocity, amount spikes, failures before a success and identities shared between clients.",
+			Schema: Object(
+				Field{Name: "velocityMaxPayments", Description: "Payments of one client within the velocity window that raise a fraud.",
+					Schema: Schema{Type: TypeInteger, Min: Bound(2)}},
+				Field{Name: "velocityWindowMinutes", Description: "The velocity rule's window, in minutes.", Schema: Integer(1, 1440)},
+				Field{Name: "amountSpikeFactor", Description: "How many times the client's average amount a payment must reach to be a spike.",
+					Schema: Number(1.5, 1000)},
+				Field{Name: "amountSpikeMinHistory", Description: "Earlier payments a client needs before the spike rule applies.",
+					Schema: Integer(1, 1000)},
+				Field{Name: "failuresBeforeSuccess", Description: "Failed payments before a success, within the failures window, that raise a fraud.",
+					Schema: Integer(1, 100)},
+				Field{Name: "failuresWindowMinutes", Description: "The failures rule's window, in minutes.", Schema: Integer(1, 1440)},
+				Field{Name: "sharedIdentityMinClients", Description: "Clients sharing one payment identity, within its window, that raise a fraud.",
+					Schema: Integer(2, 1000)},
+				Field{Name: "sharedIdentityWindowMinutes", Description: "The shared-identity rule's window, in minutes.",
+					Schema: Integer(1, 10080)},
+			),
+			Default: DefaultFraudDetection,
+		},
+		{
+			Name: KeyPollingIntervalSeconds,
+			Description: "How often, in seconds, the provider-polling and recovery jobs look for transactions due. " +
+				"Read on every tick; the default is PAYGATE_POLL_INTERVAL.",
+			Schema:  Number(0.5, 300),
+			Default: d.PollInterval.Seconds(),
+		},
+	}
+}
