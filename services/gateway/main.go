@@ -567,8 +567,31 @@ func sweepLoop(ctx context.Context, run *jobs.Run, interval func(context.Context
 		if err != nil && ctx.Err() == nil {
 			run.Notifyf(jobs.LevelError, "%s: %v.", failure, err)
 		}
-		if !run.Wait(interval(ctx)) {
+		if !nextTick(ctx, time.Now(), interval, run.Wait) {
 			return total
+		}
+	}
+}
+
+// maxTickWait is the longest nextTick waits before asking the interval
+// again.
+const maxTickWait = time.Second
+
+// nextTick waits until interval has passed since began (the end of a
+// pass), asking interval
+// again at least every maxTickWait, so that a shorter interval set
+// meanwhile (PollingIntervalSeconds down from 300 to 1, say) takes effect
+// within a second rather than after the old one. It reports false as soon
+// as wait does (the run ends).
+func nextTick(ctx context.Context, began time.Time, interval func(context.Context) time.Duration,
+	wait func(time.Duration) bool) bool {
+	for {
+		left := time.Until(began.Add(interval(ctx)))
+		if left <= 0 {
+			return true
+		}
+		if !wait(min(left, maxTickWait)) {
+			return false
 		}
 	}
 }
