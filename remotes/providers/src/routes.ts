@@ -3,6 +3,7 @@ import { SCREENS, type RemoteManifest } from '@paygate/sdk';
 import { JobsPage } from './features/jobs/components/jobs-page';
 import { MerchantsPage } from './features/merchants/components/merchants-page';
 import { ProvidersPage } from './features/providers/components/providers-page';
+import { SettingsPage } from './features/settings/components/settings-page';
 
 /** The screens of the providers remote, exposed as `./routes`. */
 const manifest: RemoteManifest<'providers'> = {
@@ -11,6 +12,7 @@ const manifest: RemoteManifest<'providers'> = {
     { path: SCREENS.providers.path, Component: ProvidersPage },
     { path: SCREENS.merchants.path, Component: MerchantsPage },
     { path: SCREENS.jobs.path, Component: JobsPage },
+    { path: SCREENS.settings.path, Component: SettingsPage },
   ],
 };
 
