@@ -493,7 +493,7 @@ func (s *Service) save(ctx context.Context, actor activity.Actor, admin bool, id
 			e.OldValue = activity.Value(Values(*old))
 			e.Message = fmt.Sprintf("Fee %d updated: %s.", stored.ID, Describe(stored))
 		}
-		return activity.Record(ctx, j, actor, e, s.now())
+		return activity.Record(ctx, j, actor, e, s.now().UTC().Truncate(time.Microsecond))
 	})
 }
 
@@ -519,7 +519,7 @@ func (s *Service) Delete(ctx context.Context, actor activity.Actor, admin bool, 
 		return activity.Record(ctx, j, actor, activity.Entry{ActionType: activity.ActionConfiguration,
 			CollabID: c.ID, MerchantID: c.MerchantID, MerchantName: c.MerchantName, ProviderID: c.ProviderID,
 			ProviderName: c.ProviderName, PayTypeID: old.PayTypeID, OldValue: activity.Value(Values(old)), Count: 1,
-			Message: fmt.Sprintf("Fee %d deleted: %s.", old.ID, Describe(old))}, s.now())
+			Message: fmt.Sprintf("Fee %d deleted: %s.", old.ID, Describe(old))}, s.now().UTC().Truncate(time.Microsecond))
 	})
 }
 
