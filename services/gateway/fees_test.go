@@ -574,7 +574,6 @@ func bruteForcePreview(t *testing.T, g *testGateway, id int64, body map[string]a
 	return out.String()
 }
 
-
 // TestFeeChangeReachesTheNextPayment changes a fee through one gateway and
 // pays through another on the same schema: the second applies the change
 // to its next payment (the fees table moves the configuration version).
