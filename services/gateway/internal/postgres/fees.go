@@ -308,14 +308,14 @@ func (s *Fees) Delete(ctx context.Context, id int64, check func(old fee.Fee) err
 	})
 }
 
-// PreviewSQL returns the statement Preview runs for q and its arguments:
+// previewSQL returns the statement Preview runs for q and its arguments:
 // one pass over the window's transactions (transactions_fee_preview_idx,
 // index only), each joined to the fee that wins its kind (q.Winners, by its
 // collab or, for a collab without fees of its own, by collab 0) and charged
 // as payment.Fee.Charge does (a percentage or a fixed value rounded half up
 // to the cent; Postgres rounds numeric halves away from zero, the same for
-// fees, which are never negative). Exported for the benchmark.
-func PreviewSQL(q fee.PreviewQuery) (string, []any) {
+// fees, which are never negative).
+func previewSQL(q fee.PreviewQuery) (string, []any) {
 	n := len(q.Winners)
 	collabs, types, payTypes, regions := make([]int32, n), make([]int16, n), make([]int32, n), make([]int32, n)
 	currencies, feeTypes, values := make([]string, n), make([]int16, n), make([]string, n)
@@ -387,7 +387,7 @@ func PreviewSQL(q fee.PreviewQuery) (string, []any) {
 
 // Preview implements fee.Store.
 func (s *Fees) Preview(ctx context.Context, q fee.PreviewQuery) ([]fee.PreviewCurrency, error) {
-	sql, args := PreviewSQL(q)
+	sql, args := previewSQL(q)
 	rows, err := s.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("preview fee: %w", err)
