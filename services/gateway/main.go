@@ -33,6 +33,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/currency"
 	"github.com/paygate/paygate/services/gateway/internal/export"
+	"github.com/paygate/paygate/services/gateway/internal/fee"
 	"github.com/paygate/paygate/services/gateway/internal/filestore"
 	"github.com/paygate/paygate/services/gateway/internal/grpcapi"
 	"github.com/paygate/paygate/services/gateway/internal/httpapi"
@@ -330,6 +331,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	tunables := settings.NewService(postgres.NewSettings(pool),
 		settings.Defaults{PollInterval: cfg.PollInterval, ExportRetention: cfg.FilesRetention}, time.Now, log.With("component", "settings"))
 	srv.Register(&gatewayv1.SettingService_ServiceDesc, grpcapi.NewSettingServer(tunables))
+	fees := fee.NewService(postgres.NewFees(pool), time.Now)
+	srv.Register(&gatewayv1.FeeService_ServiceDesc, grpcapi.NewFeeServer(fees))
+	srv.Register(&gatewayv1.PayTypeService_ServiceDesc, grpcapi.NewPayTypeServer(fees))
 	// The signature check must see the raw body, so it runs in front of the
 	// REST mux on the initialize route, then hands the call to that mux.
 	// The download route writes a file's bytes itself (httpapi.Download).
@@ -346,6 +350,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 			gatewayv1.RegisterCurrencyServiceHandlerClient(ctx, mux, gatewayv1.NewCurrencyServiceClient(cc)),
 			gatewayv1.RegisterFileServiceHandlerClient(ctx, mux, gatewayv1.NewFileServiceClient(cc)),
 			gatewayv1.RegisterSettingServiceHandlerClient(ctx, mux, gatewayv1.NewSettingServiceClient(cc)),
+			gatewayv1.RegisterFeeServiceHandlerClient(ctx, mux, gatewayv1.NewFeeServiceClient(cc)),
+			gatewayv1.RegisterPayTypeServiceHandlerClient(ctx, mux, gatewayv1.NewPayTypeServiceClient(cc)),
 		)
 	})
 	srv.Handle(httpapi.ExportPattern, httpapi.ExportQuery(

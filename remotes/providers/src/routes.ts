@@ -1,5 +1,6 @@
 import './zod-config';
 import { SCREENS, type RemoteManifest } from '@paygate/sdk';
+import { FeesPage } from './features/fees/components/fees-page';
 import { JobsPage } from './features/jobs/components/jobs-page';
 import { MerchantsPage } from './features/merchants/components/merchants-page';
 import { ProvidersPage } from './features/providers/components/providers-page';
@@ -13,6 +14,7 @@ const manifest: RemoteManifest<'providers'> = {
     { path: SCREENS.merchants.path, Component: MerchantsPage },
     { path: SCREENS.jobs.path, Component: JobsPage },
     { path: SCREENS.settings.path, Component: SettingsPage },
+    { path: SCREENS.fees.path, Component: FeesPage },
   ],
 };
 

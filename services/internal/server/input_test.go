@@ -44,6 +44,8 @@ func startAllREST(t *testing.T) string {
 	srv.Register(&gatewayv1.CurrencyService_ServiceDesc, gatewayv1.UnimplementedCurrencyServiceServer{})
 	srv.Register(&gatewayv1.FileService_ServiceDesc, gatewayv1.UnimplementedFileServiceServer{})
 	srv.Register(&gatewayv1.SettingService_ServiceDesc, gatewayv1.UnimplementedSettingServiceServer{})
+	srv.Register(&gatewayv1.FeeService_ServiceDesc, gatewayv1.UnimplementedFeeServiceServer{})
+	srv.Register(&gatewayv1.PayTypeService_ServiceDesc, gatewayv1.UnimplementedPayTypeServiceServer{})
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, callbacksv1.UnimplementedCallbacksServiceServer{})
 	srv.Register(&aggregatorv1.StatisticsService_ServiceDesc, aggregatorv1.UnimplementedStatisticsServiceServer{})
 	srv.Register(&aggregatorv1.JobService_ServiceDesc, aggregatorv1.UnimplementedJobServiceServer{})
@@ -84,6 +86,12 @@ func startAllREST(t *testing.T) string {
 			},
 			func() error {
 				return gatewayv1.RegisterSettingServiceHandlerClient(ctx, mux, gatewayv1.NewSettingServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterFeeServiceHandlerClient(ctx, mux, gatewayv1.NewFeeServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterPayTypeServiceHandlerClient(ctx, mux, gatewayv1.NewPayTypeServiceClient(cc))
 			},
 			func() error {
 				return aggregatorv1.RegisterStatisticsServiceHandlerClient(ctx, mux, aggregatorv1.NewStatisticsServiceClient(cc))

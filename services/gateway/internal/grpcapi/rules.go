@@ -123,6 +123,21 @@ var Rules = authz.Rules{
 	gatewayv1.ReplayService_GetTransactionIdRange_FullMethodName: {Internal: true},
 	gatewayv1.ReplayService_StreamTransactions_FullMethodName:    {Internal: true},
 	gatewayv1.ReplayService_StreamCurrencyRates_FullMethodName:   {Internal: true},
+
+	// FeeService (docs/contracts-fees.md): reading needs View Fees,
+	// changing Edit Fees (spec 02 §6); the conflict check and the preview
+	// belong to saving. The handlers keep merchant users to their collabs'
+	// fees and the global ones, which only admins change.
+	gatewayv1.FeeService_ListFees_FullMethodName:          viewFees,
+	gatewayv1.FeeService_GetFee_FullMethodName:            viewFees,
+	gatewayv1.FeeService_ListFeeWinners_FullMethodName:    viewFees,
+	gatewayv1.FeeService_CreateFee_FullMethodName:         editFees,
+	gatewayv1.FeeService_UpdateFee_FullMethodName:         editFees,
+	gatewayv1.FeeService_DeleteFee_FullMethodName:         editFees,
+	gatewayv1.FeeService_CheckFeeConflicts_FullMethodName: editFees,
+	gatewayv1.FeeService_PreviewFee_FullMethodName:        editFees,
+	// PayTypeService: names for filters and dialogs, any signed-in user.
+	gatewayv1.PayTypeService_ListPayTypes_FullMethodName: {Authenticated: true},
 }
 
 var (
@@ -133,6 +148,8 @@ var (
 	editTransactions  = authz.Rule{Permissions: []string{authz.PermEditTransactions}}
 	filesAccess       = authz.Rule{Permissions: []string{authz.PermFilesAccess}}
 	settingsAccess    = authz.Rule{Permissions: []string{authz.PermSettingsAccess}}
+	viewFees          = authz.Rule{Permissions: []string{authz.PermViewFees}}
+	editFees          = authz.Rule{Permissions: []string{authz.PermEditFees}}
 
 	validationEndpoints     = authz.Rule{Roles: []string{authz.RoleAdmin, authz.RoleMerchantAdmin}}
 	editValidationEndpoints = authz.Rule{Roles: []string{authz.RoleAdmin, authz.RoleMerchantAdmin},

@@ -23,5 +23,7 @@ func TestRulesCoverEveryMethod(t *testing.T) {
 	gatewayv1.RegisterReplayServiceServer(srv, grpcapi.NewReplayServer(nil, nil))
 	gatewayv1.RegisterFileServiceServer(srv, grpcapi.NewFileServer(nil))
 	gatewayv1.RegisterSettingServiceServer(srv, grpcapi.NewSettingServer(nil))
+	gatewayv1.RegisterFeeServiceServer(srv, grpcapi.NewFeeServer(nil))
+	gatewayv1.RegisterPayTypeServiceServer(srv, grpcapi.NewPayTypeServer(nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
 }

@@ -3,6 +3,7 @@ package payment
 import (
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -99,6 +100,12 @@ func SelectFee(fees []Fee, collabID int32, t Type, payTypeID int32, currency str
 	return best, found
 }
 
+// Wins reports whether a wins over b where both apply (spec 02 §5): the
+// more specific one, then the higher priority, then the lower id. It is the
+// order SelectFee picks by; an id of 0 (a fee not saved yet) counts as
+// newer than every saved fee.
+func Wins(a, b Fee) bool { return better(a, b) }
+
 func better(a, b Fee) bool {
 	if sa, sb := a.specificity(), b.specificity(); sa != sb {
 		return sa < sb
@@ -106,12 +113,52 @@ func better(a, b Fee) bool {
 	if a.Priority != b.Priority {
 		return a.Priority > b.Priority
 	}
+	if a.ID == 0 || b.ID == 0 {
+		return b.ID == 0 && a.ID != 0
+	}
 	return a.ID < b.ID
 }
 
+// Conflicts reports whether fees a and b conflict (spec 02 §5): they share
+// currencies, their amount ranges overlap (an unset end is open), and each
+// of collab, type and pay type is empty on one of them or equal on both.
+// Whether they are enabled is the caller's question: only enabled fees
+// apply, so only they conflict.
+func Conflicts(a, b Fee) bool {
+	return strings.EqualFold(a.CurrencyFrom, b.CurrencyFrom) && strings.EqualFold(a.CurrencyTo, b.CurrencyTo) &&
+		(!a.AmountMin.IsSet() || !b.AmountMax.IsSet() || a.AmountMin.CentsValue() <= b.AmountMax.CentsValue()) &&
+		(!b.AmountMin.IsSet() || !a.AmountMax.IsSet() || b.AmountMin.CentsValue() <= a.AmountMax.CentsValue()) &&
+		(a.CollabID == 0 || b.CollabID == 0 || a.CollabID == b.CollabID) &&
+		(a.Type == 0 || b.Type == 0 || a.Type == b.Type) &&
+		(a.PayTypeID == 0 || b.PayTypeID == 0 || a.PayTypeID == b.PayTypeID)
+}
+
+// AmountBounds returns the points, in cents, where the set of fees among
+// fees that match an amount can change: 0, every AmountMin and every
+// AmountMax plus one cent, sorted and distinct. Between two neighbouring
+// points (and after the last) SelectFee answers the same fee for every
+// amount, so the point itself stands for its range.
+func AmountBounds(fees []Fee) []int64 {
+	points := []int64{0}
+	for _, f := range fees {
+		if f.AmountMin.IsSet() && f.AmountMin.CentsValue() > 0 {
+			points = append(points, f.AmountMin.CentsValue())
+		}
+		if f.AmountMax.IsSet() {
+			points = append(points, f.AmountMax.CentsValue()+1)
+		}
+	}
+	slices.Sort(points)
+	return slices.Compact(points)
+}
+
 // Charge returns the fee on amount: a percentage rounded half up to the
-// cent, or the fixed value (rounded half up to the cent).
+// cent, the fixed value (rounded half up to the cent), or zero for a fee of
+// type None.
 func (f Fee) Charge(amount money.Amount) money.Amount {
+	if f.FeeType != FeePercent && f.FeeType != FeeFixed {
+		return money.Cents(0)
+	}
 	// value is in ten-thousandths; a percentage divides by 100 more.
 	num := new(big.Int).SetInt64(int64(f.Value))
 	den := big.NewInt(100)

@@ -1,0 +1,177 @@
+import { Alert, Button, Stack } from '@chakra-ui/react';
+import { ConfirmDialog, errorMessage, hasPermission, isAdmin, NoPermission, notify, PageFrame, Pager, SCREENS, useUser, type User } from '@paygate/sdk';
+import { useEffect, useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { useDeleteFee } from '../api/delete-fee';
+import { useFees, type FeesInput } from '../api/get-fees';
+import { useFeeLookups, type CollabOption } from '../api/get-lookups';
+import type { Fee } from '../api/types';
+import { DEFAULT_FEE_PAGE_SIZE, FEE_PAGE_SIZES, feeValueText } from '../utils/fee-form';
+import { FeeDialog } from './fee-dialog';
+import { FeeFiltersBar, NO_FILTERS, type FeeFilterValues } from './fee-filters';
+import { FeeWinners } from './fee-winners';
+import { FeesTable } from './fees-table';
+
+/** FeesPage is the Fees screen (route /fees, spec 02 "Fees"): View Fees to read, Edit Fees to change. */
+export function FeesPage() {
+  const user = useUser();
+  if (!user || !hasPermission(user, 'View Fees')) return <NoPermission />;
+  return <FeesView user={user} />;
+}
+
+const num = (v: string) => (v === '' ? undefined : Number(v));
+
+/** filterInput turns the selects' values into the list call's filters. */
+export function filterInput(f: FeeFilterValues, page: number, take: number): FeesInput {
+  return {
+    page,
+    take,
+    collabId: num(f.collabId),
+    transactionType: num(f.transactionType),
+    payTypeId: num(f.payTypeId),
+    currencyFromId: num(f.currencyId),
+    enabled: f.enabled === '' ? undefined : f.enabled === 'true',
+  };
+}
+
+function FeesView({ user }: { user: User }) {
+  const admin = isAdmin(user);
+  const canEdit = hasPermission(user, 'Edit Fees');
+  const [params, setParams] = useSearchParams();
+  const collabParam = params.get('collabId') ?? '';
+  const [filters, setFilters] = useState<FeeFilterValues>({ ...NO_FILTERS, collabId: /^\d+$/.test(collabParam) ? collabParam : '' });
+  const [page, setPage] = useState(1);
+  const [take, setTake] = useState(DEFAULT_FEE_PAGE_SIZE);
+  const [open, setOpen] = useState<{ kind: 'edit'; fee: Fee | null } | { kind: 'delete'; fee: Fee } | null>(null);
+  const list = useFees(filterInput(filters, page, take));
+  const lookups = useFeeLookups();
+  const remove = useDeleteFee();
+
+  const collabLabel = (c: CollabOption) => (admin ? `${c.merchantName} - ${c.providerName}` : c.providerName);
+  const collabName = (id: number) => {
+    const c = lookups.collabs.find((x) => x.id === id);
+    return c ? collabLabel(c) : `Collab ${id}`;
+  };
+  const payTypeName = (id: number) => lookups.payTypes.find((p) => p.id === id)?.label ?? `Pay type ${id}`;
+  const selectedCollab = Number(filters.collabId) > 0 ? Number(filters.collabId) : 0;
+
+  const failure = list.isError ? errorMessage(list.error, 'Unknown error') : null;
+  useEffect(() => {
+    if (failure) notify.error(`Failed to load fees: ${failure}`);
+  }, [failure]);
+
+  function changeFilters(next: FeeFilterValues) {
+    setFilters(next);
+    setPage(1);
+    // The collab filter stays in the address, so that a link or a reload keeps it.
+    setParams(
+      (p) => {
+        const q = new URLSearchParams(p);
+        if (Number(next.collabId) > 0) q.set('collabId', next.collabId);
+        else q.delete('collabId');
+        return q;
+      },
+      { replace: true },
+    );
+  }
+
+  function confirmDelete(fee: Fee) {
+    remove.mutate(
+      { id: fee.id },
+      {
+        onSuccess: () => {
+          setOpen(null);
+          notify.success('Fee deleted', `Fee ${fee.id} (${feeValueText(fee)}) has been deleted.`);
+        },
+        onError: (err) => {
+          setOpen(null);
+          notify.error('Failed to delete fee', errorMessage(err, 'The fee could not be deleted.'));
+        },
+      },
+    );
+  }
+
+  return (
+    <PageFrame
+      title={SCREENS.fees.title}
+      actions={
+        canEdit && (
+          <Button size="sm" onClick={() => setOpen({ kind: 'edit', fee: null })}>
+            Add Fee
+          </Button>
+        )
+      }
+    >
+      <Stack gap={4}>
+        <FeeFiltersBar
+          values={filters}
+          onChange={changeFilters}
+          collabs={lookups.collabs}
+          collabLabel={collabLabel}
+          currencies={lookups.currencies}
+          payTypes={lookups.payTypes}
+        />
+        {selectedCollab > 0 && <FeeWinners collabId={selectedCollab} collabName={collabName(selectedCollab)} payTypeName={payTypeName} />}
+        {failure && (
+          <Alert.Root status="error" role="alert">
+            <Alert.Indicator />
+            <Alert.Content>
+              <Alert.Title>The fee list could not be loaded.</Alert.Title>
+              <Alert.Description>{failure}</Alert.Description>
+            </Alert.Content>
+            <Button size="sm" variant="outline" onClick={() => void list.refetch()}>
+              Retry
+            </Button>
+          </Alert.Root>
+        )}
+        <FeesTable
+          fees={list.data?.fees ?? []}
+          loading={list.isPending}
+          pageSize={take}
+          collabName={collabName}
+          payTypeName={payTypeName}
+          canEdit={(f) => canEdit && (f.collabId !== 0 || admin)}
+          onEdit={(fee) => setOpen({ kind: 'edit', fee })}
+          onDelete={(fee) => setOpen({ kind: 'delete', fee })}
+        />
+        <Pager
+          label="Fees pages"
+          page={page}
+          totalPages={list.data?.totalPages ?? 0}
+          totalCount={list.data?.totalCount ?? 0}
+          pageSize={take}
+          pageSizes={FEE_PAGE_SIZES}
+          onPage={setPage}
+          onPageSize={(size) => {
+            setTake(size);
+            setPage(1);
+          }}
+        />
+      </Stack>
+
+      {open?.kind === 'edit' && (
+        <FeeDialog
+          fee={open.fee}
+          collabId={selectedCollab || undefined}
+          allowGlobal={admin}
+          collabs={lookups.collabs}
+          collabLabel={collabLabel}
+          currencies={lookups.currencies}
+          payTypes={lookups.payTypes}
+          onClose={() => setOpen(null)}
+        />
+      )}
+      {open?.kind === 'delete' && (
+        <ConfirmDialog
+          title="Delete Fee"
+          message={`Are you sure you want to delete fee ${open.fee.id} (${feeValueText(open.fee)})? Payments will no longer be charged by it.`}
+          confirmLabel="Delete"
+          destructive
+          pending={remove.isPending}
+          onCancel={() => setOpen(null)}
+          onConfirm={() => confirmDelete(open.fee)}
+        />
+      )}
+    </PageFrame>
+  );
+}
