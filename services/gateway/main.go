@@ -34,6 +34,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/currency"
 	"github.com/paygate/paygate/services/gateway/internal/export"
 	"github.com/paygate/paygate/services/gateway/internal/filestore"
+	"github.com/paygate/paygate/services/gateway/internal/fraud"
 	"github.com/paygate/paygate/services/gateway/internal/grpcapi"
 	"github.com/paygate/paygate/services/gateway/internal/httpapi"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
@@ -145,6 +146,16 @@ type Config struct {
 	FilesRetention time.Duration `env:"PAYGATE_FILES_RETENTION" default:"72h"`
 	// FilesRetentionInterval is how often the retention job looks.
 	FilesRetentionInterval time.Duration `env:"PAYGATE_FILES_RETENTION_INTERVAL" default:"1h"`
+	// FraudInterval is how often the fraud-detection job scans the new
+	// transactions (docs/contracts-frauds.md).
+	FraudInterval time.Duration `env:"PAYGATE_FRAUD_INTERVAL" default:"1m"`
+	// FraudSettle is how long a new transaction is left to commit before
+	// the fraud-detection job reads past its creation time.
+	FraudSettle time.Duration `env:"PAYGATE_FRAUD_SETTLE" default:"5s"`
+	// FraudThresholds overrides the detection thresholds: a JSON object
+	// with the fields of the FraudDetection setting; absent fields keep
+	// their defaults.
+	FraudThresholds string `env:"PAYGATE_FRAUD_THRESHOLDS"`
 }
 
 // check reports every bad value of the gateway's own keys at once.
@@ -161,6 +172,12 @@ func (c Config) check() error {
 	}
 	if c.FilesRetention <= 0 || c.FilesRetentionInterval <= 0 {
 		bad = append(bad, "PAYGATE_FILES_RETENTION and PAYGATE_FILES_RETENTION_INTERVAL must be positive")
+	}
+	if c.FraudInterval <= 0 || c.FraudSettle < 0 {
+		bad = append(bad, "PAYGATE_FRAUD_INTERVAL must be positive and PAYGATE_FRAUD_SETTLE 0 or more")
+	}
+	if _, err := fraud.ParseThresholds(c.FraudThresholds); err != nil {
+		bad = append(bad, "PAYGATE_FRAUD_THRESHOLDS: "+err.Error())
 	}
 	if strings.TrimSpace(c.FilesDir) == "" && c.FilesS3Endpoint == "" {
 		bad = append(bad, "PAYGATE_FILES_DIR must name a directory (or set PAYGATE_FILES_S3_ENDPOINT)")
@@ -325,6 +342,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	fileRows := postgres.NewFiles(pool)
 	files := export.NewService(fileRows, fileStore, time.Now)
 	srv.Register(&gatewayv1.FileService_ServiceDesc, grpcapi.NewFileServer(files))
+	fraudStore := postgres.NewFrauds(pool)
+	srv.Register(&gatewayv1.FraudService_ServiceDesc, grpcapi.NewFraudServer(fraud.NewService(fraudStore, time.Now)))
 	// The signature check must see the raw body, so it runs in front of the
 	// REST mux on the initialize route, then hands the call to that mux.
 	// The download route writes a file's bytes itself (httpapi.Download).
@@ -340,6 +359,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 			gatewayv1.RegisterValidationServiceHandlerClient(ctx, mux, gatewayv1.NewValidationServiceClient(cc)),
 			gatewayv1.RegisterCurrencyServiceHandlerClient(ctx, mux, gatewayv1.NewCurrencyServiceClient(cc)),
 			gatewayv1.RegisterFileServiceHandlerClient(ctx, mux, gatewayv1.NewFileServiceClient(cc)),
+			gatewayv1.RegisterFraudServiceHandlerClient(ctx, mux, gatewayv1.NewFraudServiceClient(cc)),
 		)
 	})
 	srv.Handle(httpapi.ExportPattern, httpapi.ExportQuery(
@@ -394,6 +414,12 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return fmt.Errorf("export file store %T cannot sweep its temporary files", fileStore)
 	}
 	if err := runner.Add(retentionJob(cfg, files, sweeper)); err != nil {
+		return err
+	}
+	// The thresholds are read on every run; the settings service's
+	// FraudDetection key will be their source.
+	fraudThresholds := func(context.Context) (fraud.Thresholds, error) { return fraud.ParseThresholds(cfg.FraudThresholds) }
+	if err := runner.Add(fraudDetectionJob(cfg, fraudStore, fraudThresholds)); err != nil {
 		return err
 	}
 	// The export workers consume the export requests outside the jobs
@@ -539,6 +565,28 @@ func retentionJob(cfg Config, files *export.Service, store tempSweeper) jobs.Job
 				run.Notifyf(jobs.LevelError, "The temporary files of interrupted exports could not be swept: %v.", err)
 			} else if swept > 0 {
 				run.Notifyf(jobs.LevelWarning, "Removed %d temporary files left by export workers that stopped mid-file.", swept)
+			}
+			return nil
+		},
+	}
+}
+
+// fraudDetectionJob scans the transactions created since its last run for
+// the fraud rules (docs/contracts-frauds.md), every PAYGATE_FRAUD_INTERVAL.
+func fraudDetectionJob(cfg Config, detector fraud.Detector, thresholds func(context.Context) (fraud.Thresholds, error)) jobs.Job {
+	return jobs.Job{
+		Name:        "gateway.fraud-detection",
+		Description: "Scans the transactions made since its last run for velocity, amount spikes, failures followed by a success and identities shared by several clients, and flags them for review on the Fraud Management page, every PAYGATE_FRAUD_INTERVAL.",
+		Every:       cfg.FraudInterval,
+		Run: func(ctx context.Context, run *jobs.Run) error {
+			rep, err := fraud.Detect(ctx, detector, fraud.DetectOptions{Thresholds: thresholds, Settle: cfg.FraudSettle}, time.Now())
+			if rep.Scanned > 0 || rep.Flagged > 0 {
+				run.Notifyf(jobs.LevelInformation, "Scanned %d transactions made until %s: %d new frauds, %d raised, %d transactions linked.",
+					rep.Scanned, rep.To.Format(time.RFC3339), rep.Flagged, rep.Updated, rep.Linked)
+			}
+			if err != nil {
+				run.Notifyf(jobs.LevelError, "Fraud detection stopped: %v.", err)
+				return errors.New("the fraud detection could not finish; the next run starts where this one stopped")
 			}
 			return nil
 		},
