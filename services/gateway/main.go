@@ -35,6 +35,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/export"
 	"github.com/paygate/paygate/services/gateway/internal/fee"
 	"github.com/paygate/paygate/services/gateway/internal/filestore"
+	"github.com/paygate/paygate/services/gateway/internal/fraud"
 	"github.com/paygate/paygate/services/gateway/internal/grpcapi"
 	"github.com/paygate/paygate/services/gateway/internal/httpapi"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
@@ -147,6 +148,16 @@ type Config struct {
 	FilesRetention time.Duration `env:"PAYGATE_FILES_RETENTION" default:"72h"`
 	// FilesRetentionInterval is how often the retention job looks.
 	FilesRetentionInterval time.Duration `env:"PAYGATE_FILES_RETENTION_INTERVAL" default:"1h"`
+	// FraudInterval is how often the fraud-detection job scans the new
+	// transactions (docs/contracts-frauds.md).
+	FraudInterval time.Duration `env:"PAYGATE_FRAUD_INTERVAL" default:"1m"`
+	// FraudSettle is how long a new transaction is left to commit before
+	// the fraud-detection job reads past its creation time.
+	FraudSettle time.Duration `env:"PAYGATE_FRAUD_SETTLE" default:"5s"`
+	// FraudThresholds overrides the detection thresholds: a JSON object
+	// with the fields of the FraudDetection setting; absent fields keep
+	// their defaults.
+	FraudThresholds string `env:"PAYGATE_FRAUD_THRESHOLDS"`
 }
 
 // check reports every bad value of the gateway's own keys at once.
@@ -163,6 +174,12 @@ func (c Config) check() error {
 	}
 	if c.FilesRetention <= 0 || c.FilesRetentionInterval <= 0 {
 		bad = append(bad, "PAYGATE_FILES_RETENTION and PAYGATE_FILES_RETENTION_INTERVAL must be positive")
+	}
+	if c.FraudInterval <= 0 || c.FraudSettle < 0 {
+		bad = append(bad, "PAYGATE_FRAUD_INTERVAL must be positive and PAYGATE_FRAUD_SETTLE 0 or more")
+	}
+	if _, err := fraud.ParseThresholds(c.FraudThresholds); err != nil {
+		bad = append(bad, "PAYGATE_FRAUD_THRESHOLDS: "+err.Error())
 	}
 	if strings.TrimSpace(c.FilesDir) == "" && c.FilesS3Endpoint == "" {
 		bad = append(bad, "PAYGATE_FILES_DIR must name a directory (or set PAYGATE_FILES_S3_ENDPOINT)")
@@ -328,12 +345,18 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	files := export.NewService(fileRows, fileStore, time.Now)
 	srv.Register(&gatewayv1.FileService_ServiceDesc, grpcapi.NewFileServer(files))
 	// Live tunables (docs/contracts-settings.md); the jobs below read them.
+	// PAYGATE_FRAUD_THRESHOLDS (checked above) gives FraudDetection's default.
+	envThresholds, _ := fraud.ParseThresholds(cfg.FraudThresholds)
+	fraudDefault := settings.FraudDetection(envThresholds)
 	tunables := settings.NewService(postgres.NewSettings(pool),
-		settings.Defaults{PollInterval: cfg.PollInterval, ExportRetention: cfg.FilesRetention}, time.Now, log.With("component", "settings"))
+		settings.Defaults{PollInterval: cfg.PollInterval, ExportRetention: cfg.FilesRetention, FraudDetection: &fraudDefault},
+		time.Now, log.With("component", "settings"))
 	srv.Register(&gatewayv1.SettingService_ServiceDesc, grpcapi.NewSettingServer(tunables))
 	fees := fee.NewService(postgres.NewFees(pool), time.Now)
 	srv.Register(&gatewayv1.FeeService_ServiceDesc, grpcapi.NewFeeServer(fees))
 	srv.Register(&gatewayv1.PayTypeService_ServiceDesc, grpcapi.NewPayTypeServer(fees))
+	fraudStore := postgres.NewFrauds(pool)
+	srv.Register(&gatewayv1.FraudService_ServiceDesc, grpcapi.NewFraudServer(fraud.NewService(fraudStore, time.Now)))
 	// The signature check must see the raw body, so it runs in front of the
 	// REST mux on the initialize route, then hands the call to that mux.
 	// The download route writes a file's bytes itself (httpapi.Download).
@@ -352,6 +375,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 			gatewayv1.RegisterSettingServiceHandlerClient(ctx, mux, gatewayv1.NewSettingServiceClient(cc)),
 			gatewayv1.RegisterFeeServiceHandlerClient(ctx, mux, gatewayv1.NewFeeServiceClient(cc)),
 			gatewayv1.RegisterPayTypeServiceHandlerClient(ctx, mux, gatewayv1.NewPayTypeServiceClient(cc)),
+			gatewayv1.RegisterFraudServiceHandlerClient(ctx, mux, gatewayv1.NewFraudServiceClient(cc)),
 		)
 	})
 	srv.Handle(httpapi.ExportPattern, httpapi.ExportQuery(
@@ -406,6 +430,19 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return fmt.Errorf("export file store %T cannot sweep its temporary files", fileStore)
 	}
 	if err := runner.Add(retentionJob(cfg, files, sweeper, tunables.ExportRetention)); err != nil {
+		return err
+	}
+	// The thresholds are the FraudDetection setting, read on every run (a
+	// stored value passed its schema; Check holds them to the rules' own).
+	fraudThresholds := func(ctx context.Context) (fraud.Thresholds, error) {
+		f, err := tunables.FraudDetection(ctx)
+		t := fraud.Thresholds(f)
+		if err != nil {
+			return t, err
+		}
+		return t, t.Check()
+	}
+	if err := runner.Add(fraudDetectionJob(cfg, fraudStore, fraudThresholds)); err != nil {
 		return err
 	}
 	// The export workers consume the export requests outside the jobs
@@ -555,6 +592,28 @@ func retentionJob(cfg Config, files *export.Service, store tempSweeper, retentio
 				run.Notifyf(jobs.LevelError, "The temporary files of interrupted exports could not be swept: %v.", err)
 			} else if swept > 0 {
 				run.Notifyf(jobs.LevelWarning, "Removed %d temporary files left by export workers that stopped mid-file.", swept)
+			}
+			return nil
+		},
+	}
+}
+
+// fraudDetectionJob scans the transactions created since its last run for
+// the fraud rules (docs/contracts-frauds.md), every PAYGATE_FRAUD_INTERVAL.
+func fraudDetectionJob(cfg Config, detector fraud.Detector, thresholds func(context.Context) (fraud.Thresholds, error)) jobs.Job {
+	return jobs.Job{
+		Name:        "gateway.fraud-detection",
+		Description: "Scans the transactions made since its last run for velocity, amount spikes, failures followed by a success and identities shared by several clients, and flags them for review on the Fraud Management page, every PAYGATE_FRAUD_INTERVAL.",
+		Every:       cfg.FraudInterval,
+		Run: func(ctx context.Context, run *jobs.Run) error {
+			rep, err := fraud.Detect(ctx, detector, fraud.DetectOptions{Thresholds: thresholds, Settle: cfg.FraudSettle}, time.Now())
+			if rep.Scanned > 0 || rep.Flagged > 0 {
+				run.Notifyf(jobs.LevelInformation, "Scanned %d transactions made until %s: %d new frauds, %d raised, %d transactions linked.",
+					rep.Scanned, rep.To.Format(time.RFC3339), rep.Flagged, rep.Updated, rep.Linked)
+			}
+			if err != nil {
+				run.Notifyf(jobs.LevelError, "Fraud detection stopped: %v.", err)
+				return errors.New("the fraud detection could not finish; the next run starts where this one stopped")
 			}
 			return nil
 		},

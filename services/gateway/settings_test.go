@@ -80,8 +80,8 @@ func jsonEqual(t *testing.T, got []byte, want string) bool {
 	return string(x) == string(y)
 }
 
-const fraudDefault = `{"velocityMaxPayments":10,"velocityWindowMinutes":60,"amountSpikeFactor":5,"amountSpikeMinHistory":3,
-	"failuresBeforeSuccess":3,"failuresWindowMinutes":60,"sharedIdentityMinClients":4,"sharedIdentityWindowMinutes":1440}`
+const fraudDefault = `{"velocityMaxPayments":20,"velocityWindowMinutes":10,"amountSpikeFactor":5,"amountSpikeMinHistory":5,
+	"failuresBeforeSuccess":5,"failuresWindowMinutes":30,"sharedIdentityMinClients":5,"sharedIdentityWindowMinutes":60}`
 
 // TestSettingsAPI walks the settings calls: the keys with their schemas and
 // defaults, reads, the refusals of every schema rule (400 naming the key or
@@ -165,7 +165,7 @@ func TestSettingsAPI(t *testing.T) {
 			{"FraudDetection", fraud("amountSpikeMinHistory", 2.5), []string{"FraudDetection.amountSpikeMinHistory", "an integer"}},
 			{"FraudDetection", fraud("failuresBeforeSuccess", "3"), []string{"FraudDetection.failuresBeforeSuccess", "a text"}},
 			{"FraudDetection", fraud("sharedIdentityMinClients", 1), []string{"FraudDetection.sharedIdentityMinClients", "from 2 to 1000"}},
-			{"FraudDetection", fraud("sharedIdentityWindowMinutes", 10081), []string{"FraudDetection.sharedIdentityWindowMinutes", "from 1 to 10080"}},
+			{"FraudDetection", fraud("sharedIdentityWindowMinutes", 1441), []string{"FraudDetection.sharedIdentityWindowMinutes", "from 1 to 1440"}},
 			{"FraudDetection", fraud("failuresWindowMinutes", nil), []string{"FraudDetection.failuresWindowMinutes", "is required"}},
 			{"FraudDetection", fraud("extra", 1), []string{"FraudDetection.extra", "is not a field"}},
 			{"FraudDetection", `{"velocityMaxPayments": 10`, []string{"JSON"}},

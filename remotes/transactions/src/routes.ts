@@ -2,6 +2,7 @@ import './zod-config';
 import { SCREENS, type RemoteManifest } from '@paygate/sdk';
 import { CallbacksPage } from './features/callbacks/components/callbacks-page';
 import { CreateTransactionPage } from './features/simulate/components/create-transaction-page';
+import { FraudManagementPage } from './features/fraud/components/fraud-page';
 import { TransactionsPage } from './features/transactions/components/transactions-page';
 import { ValidationEndpointsPage } from './features/validation-endpoints/components/validation-endpoints-page';
 
@@ -13,6 +14,7 @@ const manifest: RemoteManifest<'transactions'> = {
     { path: SCREENS.callbacks.path, Component: CallbacksPage },
     { path: SCREENS.validationEndpoints.path, Component: ValidationEndpointsPage },
     { path: SCREENS.simulatePayment.path, Component: CreateTransactionPage },
+    { path: SCREENS.fraudManagement.path, Component: FraudManagementPage },
   ],
 };
 

@@ -46,6 +46,7 @@ func startAllREST(t *testing.T) string {
 	srv.Register(&gatewayv1.SettingService_ServiceDesc, gatewayv1.UnimplementedSettingServiceServer{})
 	srv.Register(&gatewayv1.FeeService_ServiceDesc, gatewayv1.UnimplementedFeeServiceServer{})
 	srv.Register(&gatewayv1.PayTypeService_ServiceDesc, gatewayv1.UnimplementedPayTypeServiceServer{})
+	srv.Register(&gatewayv1.FraudService_ServiceDesc, gatewayv1.UnimplementedFraudServiceServer{})
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, callbacksv1.UnimplementedCallbacksServiceServer{})
 	srv.Register(&aggregatorv1.StatisticsService_ServiceDesc, aggregatorv1.UnimplementedStatisticsServiceServer{})
 	srv.Register(&aggregatorv1.JobService_ServiceDesc, aggregatorv1.UnimplementedJobServiceServer{})
@@ -92,6 +93,9 @@ func startAllREST(t *testing.T) string {
 			},
 			func() error {
 				return gatewayv1.RegisterPayTypeServiceHandlerClient(ctx, mux, gatewayv1.NewPayTypeServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterFraudServiceHandlerClient(ctx, mux, gatewayv1.NewFraudServiceClient(cc))
 			},
 			func() error {
 				return aggregatorv1.RegisterStatisticsServiceHandlerClient(ctx, mux, aggregatorv1.NewStatisticsServiceClient(cc))

@@ -116,6 +116,11 @@ var Rules = authz.Rules{
 	gatewayv1.SettingService_SetSetting_FullMethodName: {
 		Permissions: []string{authz.PermSettingsAccess}, Roles: []string{authz.RoleAdmin},
 	},
+	// FraudService (docs/contracts-frauds.md): the Fraud Management page
+	// needs View Frauds, a review Edit Frauds (spec 02 §6); the handlers keep
+	// merchant users to their merchants' frauds.
+	gatewayv1.FraudService_ListFrauds_FullMethodName:        {Permissions: []string{authz.PermViewFrauds}},
+	gatewayv1.FraudService_UpdateFraudStatus_FullMethodName: {Permissions: []string{authz.PermEditFrauds}},
 
 	// ReplayService (docs/contracts-replay.md): the deployment's own
 	// services (the aggregator's rebuild) with the internal token; no user,

@@ -31,6 +31,18 @@ func sameStatusEvent(after Transaction) []proto.Message {
 	return []proto.Message{&eventsv1.TransactionUpdated{Transaction: state(after), PreviousStatus: int32(after.Status), Source: SourceOperator}}
 }
 
+// OperatorLogEntry is the journal entry of an operator's change of a
+// transaction made outside this package (a fraud review stopping its
+// callbacks); TransactionID and At are the caller's to set.
+func OperatorLogEntry(op Operator, source, msg string, content map[string]any) LogEntry {
+	return operatorEntry(op, source, msg, content)
+}
+
+// SameStatusEvents are the events of an operator's change that keeps the
+// status, for changes written outside this package (a fraud review stopping
+// a transaction's callbacks): the callbacks service learns from them.
+func SameStatusEvents(after Transaction) []proto.Message { return sameStatusEvent(after) }
+
 // seenOf loads a transaction within scope and checks the operator saw its
 // current status (a conflict otherwise).
 func (s *Service) seenOf(ctx context.Context, op Operator, id int64, seen Status) (Transaction, error) {

@@ -45,9 +45,11 @@ type FraudDetection struct {
 }
 
 // DefaultFraudDetection is FraudDetection's default.
+// They are the fraud rules' own defaults (fraud.DefaultThresholds; a test
+// of the gateway checks that the two agree).
 var DefaultFraudDetection = FraudDetection{
-	VelocityMaxPayments: 10, VelocityWindowMinutes: 60, AmountSpikeFactor: 5, AmountSpikeMinHistory: 3,
-	FailuresBeforeSuccess: 3, FailuresWindowMinutes: 60, SharedIdentityMinClients: 4, SharedIdentityWindowMinutes: 1440,
+	VelocityMaxPayments: 20, VelocityWindowMinutes: 10, AmountSpikeFactor: 5, AmountSpikeMinHistory: 5,
+	FailuresBeforeSuccess: 5, FailuresWindowMinutes: 30, SharedIdentityMinClients: 5, SharedIdentityWindowMinutes: 60,
 }
 
 // Defaults are the defaults of the keys that come from the configuration.
@@ -57,6 +59,9 @@ type Defaults struct {
 	// ExportRetention is ExportRetentionHours' default
 	// (PAYGATE_FILES_RETENTION).
 	ExportRetention time.Duration
+	// FraudDetection is FraudDetection's default (PAYGATE_FRAUD_THRESHOLDS
+	// over the fraud package's defaults); DefaultFraudDetection when nil.
+	FraudDetection *FraudDetection
 }
 
 // Key is one setting of the registry.
@@ -77,6 +82,10 @@ type Key struct {
 // schema (a test may poll every 100ms); a value set through the API is.
 func Registry(d Defaults) []Key {
 	retentionHours := math.Ceil(d.ExportRetention.Hours())
+	fraudDefault := DefaultFraudDetection
+	if d.FraudDetection != nil {
+		fraudDefault = *d.FraudDetection
+	}
 	return []Key{
 		{
 			Name: KeyBalanceCacheSeconds,
@@ -109,9 +118,9 @@ func Registry(d Defaults) []Key {
 				Field{Name: "sharedIdentityMinClients", Description: "Clients sharing one payment identity, within its window, that raise a fraud.",
 					Schema: Integer(2, 1000)},
 				Field{Name: "sharedIdentityWindowMinutes", Description: "The shared-identity rule's window, in minutes.",
-					Schema: Integer(1, 10080)},
+					Schema: Integer(1, 1440)},
 			),
-			Default: DefaultFraudDetection,
+			Default: fraudDefault,
 		},
 		{
 			Name: KeyPollingIntervalSeconds,

@@ -306,6 +306,9 @@ func (s *Service) Decode(ctx context.Context, name string, dst any) error {
 func (s *Service) FraudDetection(ctx context.Context) (FraudDetection, error) {
 	var f FraudDetection
 	if err := s.Decode(ctx, KeyFraudDetection, &f); err != nil {
+		if s.conf.FraudDetection != nil {
+			return *s.conf.FraudDetection, err
+		}
 		return DefaultFraudDetection, err
 	}
 	return f, nil
