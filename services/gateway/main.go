@@ -145,6 +145,13 @@ type Config struct {
 	FilesRetention time.Duration `env:"PAYGATE_FILES_RETENTION" default:"72h"`
 	// FilesRetentionInterval is how often the retention job looks.
 	FilesRetentionInterval time.Duration `env:"PAYGATE_FILES_RETENTION_INTERVAL" default:"1h"`
+	// CredentialsKeys is the keyring sealing providers' credentials,
+	// "id:base64key,…", the first key current (docs/contracts-credentials.md);
+	// empty: PAYGATE_ENCRYPTION_KEY (or the demo key) under id "default".
+	CredentialsKeys string `env:"PAYGATE_CREDENTIALS_KEYS"`
+	// BalanceCacheTTL is how long a provider's balance answer is cached per
+	// collab (docs/contracts-balances.md).
+	BalanceCacheTTL time.Duration `env:"PAYGATE_BALANCE_CACHE_TTL" default:"15s"`
 }
 
 // check reports every bad value of the gateway's own keys at once.
@@ -325,6 +332,12 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	fileRows := postgres.NewFiles(pool)
 	files := export.NewService(fileRows, fileStore, time.Now)
 	srv.Register(&gatewayv1.FileService_ServiceDesc, grpcapi.NewFileServer(files))
+	credentials, balances, err := moneyServices(cfg, pool, rdb, providerTransport)
+	if err != nil {
+		return err
+	}
+	srv.Register(&gatewayv1.CredentialService_ServiceDesc, grpcapi.NewCredentialServer(credentials))
+	srv.Register(&gatewayv1.BalanceService_ServiceDesc, grpcapi.NewBalanceServer(balances))
 	// The signature check must see the raw body, so it runs in front of the
 	// REST mux on the initialize route, then hands the call to that mux.
 	// The download route writes a file's bytes itself (httpapi.Download).
@@ -340,6 +353,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 			gatewayv1.RegisterValidationServiceHandlerClient(ctx, mux, gatewayv1.NewValidationServiceClient(cc)),
 			gatewayv1.RegisterCurrencyServiceHandlerClient(ctx, mux, gatewayv1.NewCurrencyServiceClient(cc)),
 			gatewayv1.RegisterFileServiceHandlerClient(ctx, mux, gatewayv1.NewFileServiceClient(cc)),
+			gatewayv1.RegisterCredentialServiceHandlerClient(ctx, mux, gatewayv1.NewCredentialServiceClient(cc)),
+			gatewayv1.RegisterBalanceServiceHandlerClient(ctx, mux, gatewayv1.NewBalanceServiceClient(cc)),
 		)
 	})
 	srv.Handle(httpapi.ExportPattern, httpapi.ExportQuery(
@@ -394,6 +409,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return fmt.Errorf("export file store %T cannot sweep its temporary files", fileStore)
 	}
 	if err := runner.Add(retentionJob(cfg, files, sweeper)); err != nil {
+		return err
+	}
+	if err := runner.Add(credentialsResealJob(credentials)); err != nil {
 		return err
 	}
 	// The export workers consume the export requests outside the jobs

@@ -43,6 +43,8 @@ func startAllREST(t *testing.T) string {
 	srv.Register(&gatewayv1.ValidationService_ServiceDesc, gatewayv1.UnimplementedValidationServiceServer{})
 	srv.Register(&gatewayv1.CurrencyService_ServiceDesc, gatewayv1.UnimplementedCurrencyServiceServer{})
 	srv.Register(&gatewayv1.FileService_ServiceDesc, gatewayv1.UnimplementedFileServiceServer{})
+	srv.Register(&gatewayv1.CredentialService_ServiceDesc, gatewayv1.UnimplementedCredentialServiceServer{})
+	srv.Register(&gatewayv1.BalanceService_ServiceDesc, gatewayv1.UnimplementedBalanceServiceServer{})
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, callbacksv1.UnimplementedCallbacksServiceServer{})
 	srv.Register(&aggregatorv1.StatisticsService_ServiceDesc, aggregatorv1.UnimplementedStatisticsServiceServer{})
 	srv.Register(&aggregatorv1.JobService_ServiceDesc, aggregatorv1.UnimplementedJobServiceServer{})
@@ -80,6 +82,12 @@ func startAllREST(t *testing.T) string {
 			},
 			func() error {
 				return gatewayv1.RegisterFileServiceHandlerClient(ctx, mux, gatewayv1.NewFileServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterCredentialServiceHandlerClient(ctx, mux, gatewayv1.NewCredentialServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterBalanceServiceHandlerClient(ctx, mux, gatewayv1.NewBalanceServiceClient(cc))
 			},
 			func() error {
 				return aggregatorv1.RegisterStatisticsServiceHandlerClient(ctx, mux, aggregatorv1.NewStatisticsServiceClient(cc))

@@ -108,6 +108,17 @@ var Rules = authz.Rules{
 	gatewayv1.FileService_DownloadFile_FullMethodName:     filesAccess,
 	gatewayv1.FileService_DeleteFile_FullMethodName:       filesAccess,
 
+	// CredentialService (docs/contracts-credentials.md): Credentials Access
+	// (spec 02 §6); the handlers keep merchant users to their merchants'
+	// collabs.
+	gatewayv1.CredentialService_GetCredentials_FullMethodName: credentialsAccess,
+	gatewayv1.CredentialService_SetCredentials_FullMethodName: credentialsAccess,
+
+	// BalanceService (docs/contracts-balances.md): admins and merchant users
+	// with Balance Access (spec 02 §6); Support is refused. The handler keeps
+	// merchant users to their merchants' collabs.
+	gatewayv1.BalanceService_GetBalance_FullMethodName: balanceAccess,
+
 	// ReplayService (docs/contracts-replay.md): the deployment's own
 	// services (the aggregator's rebuild) with the internal token; no user,
 	// and no REST route.
@@ -123,6 +134,10 @@ var (
 	viewRecentActions = authz.Rule{Permissions: []string{authz.PermViewRecentActions}}
 	editTransactions  = authz.Rule{Permissions: []string{authz.PermEditTransactions}}
 	filesAccess       = authz.Rule{Permissions: []string{authz.PermFilesAccess}}
+
+	credentialsAccess = authz.Rule{Permissions: []string{authz.PermCredentialsAccess}}
+	balanceAccess     = authz.Rule{Permissions: []string{authz.PermBalanceAccess}, Roles: []string{authz.RoleAdmin,
+		authz.RoleMerchant, authz.RoleMerchantAdmin, authz.RoleMerchantFinanceManager, authz.RoleMerchantSupport}}
 
 	validationEndpoints     = authz.Rule{Roles: []string{authz.RoleAdmin, authz.RoleMerchantAdmin}}
 	editValidationEndpoints = authz.Rule{Roles: []string{authz.RoleAdmin, authz.RoleMerchantAdmin},
