@@ -54,7 +54,9 @@ func moneyServices(cfg Config, pool *pgxpool.Pool, rdb *redis.Client, transport 
 	store := postgres.NewCredentials(pool)
 	credentials := credential.NewService(store, keys, time.Now)
 	balances := balance.NewService(store,
-		func(ctx context.Context, collabID int32) (map[string]any, error) { return credentials.Of(ctx, collabID) },
+		func(ctx context.Context, collabID int32) (map[string]any, error) {
+			return credentials.Of(ctx, collabID)
+		},
 		providers.NewClient(&http.Client{Transport: transport, Timeout: cfg.ProviderTimeout}),
 		gwredis.NewBalanceCache(rdb, cfg.Schema),
 		balance.Options{TTL: func(context.Context) time.Duration { return cfg.BalanceCacheTTL }, Timeout: cfg.ProviderTimeout})

@@ -17,10 +17,10 @@ func TestRead(t *testing.T) {
 	t.Parallel()
 	const now = "2026-01-01T00:00:00Z"
 	tests := []struct {
-		name, body                                       string
+		name, body                                     string
 		amount, currency, status, account, accountType string
-		live                                             bool
-		additional                                       map[string]string
+		live                                           bool
+		additional                                     map[string]string
 	}{
 		{name: "flat", body: `{"success":true,"balance":"10.50","currency":"usd","accountId":"A1","isLive":true}`,
 			amount: "10.50", currency: "USD", status: "success", account: "A1", accountType: "Standard", live: true},

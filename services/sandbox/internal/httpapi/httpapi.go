@@ -157,7 +157,7 @@ func balanceAnswer(p simulator.Provider, creds map[string]any, now time.Time) ma
 	case "humpas":
 		return map[string]any{"status": "ok", "requestId": reqID, "result": map[string]any{
 			"account": account, "environment": "sandbox", "timestamp": at,
-			"balance": map[string]any{"amount": p.Balance, "currency": p.Currency, "onHold": "0.00"},
+			"balance":           map[string]any{"amount": p.Balance, "currency": p.Currency, "onHold": "0.00"},
 			"authenticatedWith": keys}}
 	case "crypto-manager":
 		return map[string]any{"success": true, "requestId": reqID, "data": map[string]any{
