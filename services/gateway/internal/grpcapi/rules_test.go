@@ -22,5 +22,7 @@ func TestRulesCoverEveryMethod(t *testing.T) {
 	gatewayv1.RegisterCurrencyServiceServer(srv, grpcapi.NewCurrencyServer(nil))
 	gatewayv1.RegisterReplayServiceServer(srv, grpcapi.NewReplayServer(nil, nil))
 	gatewayv1.RegisterFileServiceServer(srv, grpcapi.NewFileServer(nil))
+	gatewayv1.RegisterCredentialServiceServer(srv, grpcapi.NewCredentialServer(nil))
+	gatewayv1.RegisterBalanceServiceServer(srv, grpcapi.NewBalanceServer(nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
 }
