@@ -168,6 +168,28 @@ func TestBalances(t *testing.T) {
 		e.user(t, role, e.merchantID).must(t, http.StatusForbidden, http.MethodGet, balancePath("fbpay", fbpay), nil, nil)
 	}
 
+	// The page's rows: the balance-supporting collabs in scope.
+	type listedJSON struct {
+		CollabID            int32  `json:"collabId"`
+		MerchantID          int32  `json:"merchantId"`
+		MerchantName        string `json:"merchantName"`
+		ProviderName        string `json:"providerName"`
+		ProviderPathSegment string `json:"providerPathSegment"`
+	}
+	var listed []listedJSON
+	e.user(t, authz.RoleMerchantFinanceManager, e.merchantID).must(t, http.StatusOK, http.MethodGet, "/api/v1/balances/collabs", nil, &listed)
+	var segments []string
+	for _, l := range listed {
+		if l.MerchantID != e.merchantID {
+			t.Errorf("listed another merchant's collab %+v", l)
+		}
+		segments = append(segments, l.ProviderPathSegment)
+	}
+	if strings.Join(segments, ",") != "crypto-manager,fbpay,humpas,rollingpay" {
+		t.Errorf("balance collabs = %v", listed)
+	}
+	e.user(t, authz.RoleSupport, e.merchantID).must(t, http.StatusForbidden, http.MethodGet, "/api/v1/balances/collabs", nil, nil)
+
 	// Bad asks.
 	var msg struct{ Message string }
 	admin.must(t, http.StatusBadRequest, http.MethodGet, balancePath("govip", e.govip), nil, &msg)

@@ -129,6 +129,16 @@ func TestCredentials(t *testing.T) {
 		u.refused(t, http.StatusForbidden, collab, http.MethodPost, credentialsPath(collab), map[string]any{"apiKey": "x"})
 	}
 	admin.refused(t, http.StatusNotFound, 0, http.MethodGet, credentialsPath(999999), nil)
+	var listed []struct {
+		CollabID     int32  `json:"collabId"`
+		MerchantName string `json:"merchantName"`
+		ProviderName string `json:"providerName"`
+	}
+	mAdmin.must(t, http.StatusOK, http.MethodGet, "/api/v1/credentials/collabs", nil, &listed)
+	if len(listed) != 1 || listed[0].CollabID != collab || listed[0].ProviderName != "FbPay" {
+		t.Errorf("merchant admin's credential collabs = %+v", listed)
+	}
+	g.user(t, authz.RoleMerchant, m).refused(t, http.StatusForbidden, 0, http.MethodGet, "/api/v1/credentials/collabs", nil)
 
 	// Bad input: 400 naming the field, nothing written.
 	_, before := g.storedCredentials(t, collab)

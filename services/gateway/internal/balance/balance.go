@@ -73,6 +73,28 @@ type Target struct {
 type Store interface {
 	// BalanceTarget returns a collab with its provider (not found).
 	BalanceTarget(ctx context.Context, collabID int32) (Target, error)
+	// BalanceCollabs returns up to limit collabs of the merchants in scope
+	// whose provider reports a balance, by merchant then provider name.
+	BalanceCollabs(ctx context.Context, scope merchant.Scope, limit int) ([]Listed, error)
+}
+
+// Listed is a collab as the Balances page lists it.
+type Listed struct {
+	CollabID     int32
+	MerchantID   int32
+	MerchantName string
+	ProviderID   int32
+	ProviderName string
+	PathSegment  string
+}
+
+// MaxListed bounds the collabs a list answers.
+const MaxListed = 1000
+
+// Collabs lists the collabs in scope whose provider reports a balance (at
+// most MaxListed).
+func (s *Service) Collabs(ctx context.Context, scope merchant.Scope) ([]Listed, error) {
+	return s.store.BalanceCollabs(ctx, scope, MaxListed)
 }
 
 // Answer is a provider's answer to a balance call.

@@ -66,6 +66,10 @@ func (f fakeStore) BalanceTarget(_ context.Context, id int32) (balance.Target, e
 	return tg, nil
 }
 
+func (f fakeStore) BalanceCollabs(context.Context, merchant.Scope, int) ([]balance.Listed, error) {
+	return nil, nil
+}
+
 type fakeProvider struct {
 	calls atomic.Int32
 	fn    func(ctx context.Context) (balance.Answer, error)

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/paygate/paygate/services/gateway/internal/activity"
+	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 
@@ -166,6 +167,25 @@ type Collab struct {
 	ProviderName string
 }
 
+// Listed is a collab as the credentials page lists it.
+type Listed struct {
+	CollabID     int32
+	MerchantID   int32
+	MerchantName string
+	ProviderID   int32
+	ProviderName string
+	PathSegment  string
+}
+
+// MaxListed bounds the collabs a list answers.
+const MaxListed = 1000
+
+// Collabs lists the collabs in actor's scope, by merchant then provider
+// name (at most MaxListed).
+func (s *Service) Collabs(ctx context.Context, actor activity.Actor) ([]Listed, error) {
+	return s.store.Collabs(ctx, actor.Scope, MaxListed)
+}
+
 // Sealed is a stored credentials object: the id of the key it is sealed
 // under and the sealed JSON.
 type Sealed struct {
@@ -185,6 +205,9 @@ type Store interface {
 	// nothing is written when fn fails.
 	Replace(ctx context.Context, collabID int32, by string,
 		fn func(ctx context.Context, j activity.Journal, old *Sealed) (Sealed, error)) error
+	// Collabs returns up to limit collabs of the merchants in scope, by
+	// merchant then provider name.
+	Collabs(ctx context.Context, scope merchant.Scope, limit int) ([]Listed, error)
 	// NotUnderKey returns up to limit collab ids above after whose
 	// credentials are sealed under another key than keyID, by id.
 	NotUnderKey(ctx context.Context, keyID string, after int32, limit int) ([]int32, error)

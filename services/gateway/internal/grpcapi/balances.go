@@ -24,6 +24,24 @@ func NewBalanceServer(balances *balance.Service) gatewayv1.BalanceServiceServer 
 	return &balanceServer{balances: balances}
 }
 
+// ListBalanceCollabs implements gatewayv1.BalanceServiceServer.
+func (s *balanceServer) ListBalanceCollabs(ctx context.Context, _ *gatewayv1.ListBalanceCollabsRequest) (*gatewayv1.ListBalanceCollabsResponse, error) {
+	scope, err := callerScope(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := s.balances.Collabs(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
+	resp := &gatewayv1.ListBalanceCollabsResponse{Collabs: make([]*gatewayv1.BalanceCollab, 0, len(ls))}
+	for _, l := range ls {
+		resp.Collabs = append(resp.Collabs, &gatewayv1.BalanceCollab{CollabId: l.CollabID, MerchantId: l.MerchantID,
+			MerchantName: l.MerchantName, ProviderId: l.ProviderID, ProviderName: l.ProviderName, ProviderPathSegment: l.PathSegment})
+	}
+	return resp, nil
+}
+
 // GetBalance implements gatewayv1.BalanceServiceServer.
 func (s *balanceServer) GetBalance(ctx context.Context, req *gatewayv1.GetBalanceRequest) (*gatewayv1.GetBalanceResponse, error) {
 	scope, err := callerScope(ctx)

@@ -41,6 +41,24 @@ func (s *credentialServer) GetCredentials(ctx context.Context, req *gatewayv1.Ge
 	return &gatewayv1.GetCredentialsResponse{Credentials: st}, nil
 }
 
+// ListCredentialCollabs implements gatewayv1.CredentialServiceServer.
+func (s *credentialServer) ListCredentialCollabs(ctx context.Context, _ *gatewayv1.ListCredentialCollabsRequest) (*gatewayv1.ListCredentialCollabsResponse, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := s.credentials.Collabs(ctx, actor)
+	if err != nil {
+		return nil, err
+	}
+	resp := &gatewayv1.ListCredentialCollabsResponse{Collabs: make([]*gatewayv1.CredentialCollab, 0, len(ls))}
+	for _, l := range ls {
+		resp.Collabs = append(resp.Collabs, &gatewayv1.CredentialCollab{CollabId: l.CollabID, MerchantId: l.MerchantID,
+			MerchantName: l.MerchantName, ProviderId: l.ProviderID, ProviderName: l.ProviderName, ProviderPathSegment: l.PathSegment})
+	}
+	return resp, nil
+}
+
 // SetCredentials implements gatewayv1.CredentialServiceServer.
 func (s *credentialServer) SetCredentials(ctx context.Context, req *gatewayv1.SetCredentialsRequest) (*gatewayv1.SetCredentialsResponse, error) {
 	actor, err := actorOf(ctx)

@@ -111,13 +111,15 @@ var Rules = authz.Rules{
 	// CredentialService (docs/contracts-credentials.md): Credentials Access
 	// (spec 02 §6); the handlers keep merchant users to their merchants'
 	// collabs.
-	gatewayv1.CredentialService_GetCredentials_FullMethodName: credentialsAccess,
-	gatewayv1.CredentialService_SetCredentials_FullMethodName: credentialsAccess,
+	gatewayv1.CredentialService_GetCredentials_FullMethodName:        credentialsAccess,
+	gatewayv1.CredentialService_SetCredentials_FullMethodName:        credentialsAccess,
+	gatewayv1.CredentialService_ListCredentialCollabs_FullMethodName: credentialsAccess,
 
 	// BalanceService (docs/contracts-balances.md): admins and merchant users
 	// with Balance Access (spec 02 §6); Support is refused. The handler keeps
 	// merchant users to their merchants' collabs.
-	gatewayv1.BalanceService_GetBalance_FullMethodName: balanceAccess,
+	gatewayv1.BalanceService_GetBalance_FullMethodName:         balanceAccess,
+	gatewayv1.BalanceService_ListBalanceCollabs_FullMethodName: balanceAccess,
 
 	// ReplayService (docs/contracts-replay.md): the deployment's own
 	// services (the aggregator's rebuild) with the internal token; no user,

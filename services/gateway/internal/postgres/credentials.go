@@ -11,6 +11,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/balance"
 	"github.com/paygate/paygate/services/gateway/internal/credential"
+	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/internal/pgdb"
 )
 
@@ -118,4 +119,42 @@ func (s *Credentials) BalanceTarget(ctx context.Context, collabID int32) (balanc
 		return tg, pgdb.Translate(fmt.Errorf("find collab %d: %w", collabID, err), entityCollab)
 	}
 	return tg, nil
+}
+
+// listCollabs returns up to limit collabs of the merchants in scope (only
+// those whose provider reports a balance when balanceOnly), by merchant
+// then provider name; collabs_merchant_id's index serves a merchant's.
+func (s *Credentials) listCollabs(ctx context.Context, scope merchant.Scope, balanceOnly bool, limit int) ([]balance.Listed, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT c.id, m.id, m.name, p.id, p.name, p.path_segment
+		FROM collabs c JOIN merchants m ON m.id = c.merchant_id JOIN providers p ON p.id = c.provider_id
+		WHERE ($1 OR c.merchant_id = ANY($2)) AND (NOT $3 OR p.supports_balance)
+		ORDER BY m.name, p.name, c.id LIMIT $4`, scope.All, scope.MerchantIDs, balanceOnly, limit)
+	if err != nil {
+		return nil, fmt.Errorf("select collabs: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (balance.Listed, error) {
+		var l balance.Listed
+		err := row.Scan(&l.CollabID, &l.MerchantID, &l.MerchantName, &l.ProviderID, &l.ProviderName, &l.PathSegment)
+		return l, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read collabs: %w", err)
+	}
+	return out, nil
+}
+
+// BalanceCollabs implements balance.Store.
+func (s *Credentials) BalanceCollabs(ctx context.Context, scope merchant.Scope, limit int) ([]balance.Listed, error) {
+	return s.listCollabs(ctx, scope, true, limit)
+}
+
+// Collabs implements credential.Store.
+func (s *Credentials) Collabs(ctx context.Context, scope merchant.Scope, limit int) ([]credential.Listed, error) {
+	ls, err := s.listCollabs(ctx, scope, false, limit)
+	out := make([]credential.Listed, len(ls))
+	for i, l := range ls {
+		out[i] = credential.Listed(l)
+	}
+	return out, err
 }

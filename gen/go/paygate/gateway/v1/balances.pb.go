@@ -269,6 +269,178 @@ func (x *GetBalanceResponse) GetBalance() *Balance {
 	return nil
 }
 
+// BalanceCollab is a collab as the Balances page lists it.
+type BalanceCollab struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the collab.
+	CollabId int32 `protobuf:"varint,1,opt,name=collab_id,json=collabId,proto3" json:"collab_id,omitempty"`
+	// Id of its merchant.
+	MerchantId int32 `protobuf:"varint,2,opt,name=merchant_id,json=merchantId,proto3" json:"merchant_id,omitempty"`
+	// Name of its merchant.
+	MerchantName string `protobuf:"bytes,3,opt,name=merchant_name,json=merchantName,proto3" json:"merchant_name,omitempty"`
+	// Id of its provider.
+	ProviderId int32 `protobuf:"varint,4,opt,name=provider_id,json=providerId,proto3" json:"provider_id,omitempty"`
+	// Name of its provider.
+	ProviderName string `protobuf:"bytes,5,opt,name=provider_name,json=providerName,proto3" json:"provider_name,omitempty"`
+	// The provider's path segment (the balance call's).
+	ProviderPathSegment string `protobuf:"bytes,6,opt,name=provider_path_segment,json=providerPathSegment,proto3" json:"provider_path_segment,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *BalanceCollab) Reset() {
+	*x = BalanceCollab{}
+	mi := &file_paygate_gateway_v1_balances_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BalanceCollab) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BalanceCollab) ProtoMessage() {}
+
+func (x *BalanceCollab) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_balances_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BalanceCollab.ProtoReflect.Descriptor instead.
+func (*BalanceCollab) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_balances_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *BalanceCollab) GetCollabId() int32 {
+	if x != nil {
+		return x.CollabId
+	}
+	return 0
+}
+
+func (x *BalanceCollab) GetMerchantId() int32 {
+	if x != nil {
+		return x.MerchantId
+	}
+	return 0
+}
+
+func (x *BalanceCollab) GetMerchantName() string {
+	if x != nil {
+		return x.MerchantName
+	}
+	return ""
+}
+
+func (x *BalanceCollab) GetProviderId() int32 {
+	if x != nil {
+		return x.ProviderId
+	}
+	return 0
+}
+
+func (x *BalanceCollab) GetProviderName() string {
+	if x != nil {
+		return x.ProviderName
+	}
+	return ""
+}
+
+func (x *BalanceCollab) GetProviderPathSegment() string {
+	if x != nil {
+		return x.ProviderPathSegment
+	}
+	return ""
+}
+
+type ListBalanceCollabsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListBalanceCollabsRequest) Reset() {
+	*x = ListBalanceCollabsRequest{}
+	mi := &file_paygate_gateway_v1_balances_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListBalanceCollabsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListBalanceCollabsRequest) ProtoMessage() {}
+
+func (x *ListBalanceCollabsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_balances_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListBalanceCollabsRequest.ProtoReflect.Descriptor instead.
+func (*ListBalanceCollabsRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_balances_proto_rawDescGZIP(), []int{4}
+}
+
+type ListBalanceCollabsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collabs, by merchant then provider name.
+	Collabs       []*BalanceCollab `protobuf:"bytes,1,rep,name=collabs,proto3" json:"collabs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListBalanceCollabsResponse) Reset() {
+	*x = ListBalanceCollabsResponse{}
+	mi := &file_paygate_gateway_v1_balances_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListBalanceCollabsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListBalanceCollabsResponse) ProtoMessage() {}
+
+func (x *ListBalanceCollabsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_balances_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListBalanceCollabsResponse.ProtoReflect.Descriptor instead.
+func (*ListBalanceCollabsResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_balances_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ListBalanceCollabsResponse) GetCollabs() []*BalanceCollab {
+	if x != nil {
+		return x.Collabs
+	}
+	return nil
+}
+
 var File_paygate_gateway_v1_balances_proto protoreflect.FileDescriptor
 
 const file_paygate_gateway_v1_balances_proto_rawDesc = "" +
@@ -297,8 +469,21 @@ const file_paygate_gateway_v1_balances_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"K\n" +
 	"\x12GetBalanceResponse\x125\n" +
-	"\abalance\x18\x01 \x01(\v2\x1b.paygate.gateway.v1.BalanceR\abalance2\xb2\x01\n" +
-	"\x0eBalanceService\x12\x9f\x01\n" +
+	"\abalance\x18\x01 \x01(\v2\x1b.paygate.gateway.v1.BalanceR\abalance\"\xec\x01\n" +
+	"\rBalanceCollab\x12\x1b\n" +
+	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\x12\x1f\n" +
+	"\vmerchant_id\x18\x02 \x01(\x05R\n" +
+	"merchantId\x12#\n" +
+	"\rmerchant_name\x18\x03 \x01(\tR\fmerchantName\x12\x1f\n" +
+	"\vprovider_id\x18\x04 \x01(\x05R\n" +
+	"providerId\x12#\n" +
+	"\rprovider_name\x18\x05 \x01(\tR\fproviderName\x122\n" +
+	"\x15provider_path_segment\x18\x06 \x01(\tR\x13providerPathSegment\"\x1b\n" +
+	"\x19ListBalanceCollabsRequest\"Y\n" +
+	"\x1aListBalanceCollabsResponse\x12;\n" +
+	"\acollabs\x18\x01 \x03(\v2!.paygate.gateway.v1.BalanceCollabR\acollabs2\xd3\x02\n" +
+	"\x0eBalanceService\x12\x9e\x01\n" +
+	"\x12ListBalanceCollabs\x12-.paygate.gateway.v1.ListBalanceCollabsRequest\x1a..paygate.gateway.v1.ListBalanceCollabsResponse\")\x82\xd3\xe4\x93\x02#b\acollabs\x12\x18/api/v1/balances/collabs\x12\x9f\x01\n" +
 	"\n" +
 	"GetBalance\x12%.paygate.gateway.v1.GetBalanceRequest\x1a&.paygate.gateway.v1.GetBalanceResponse\"B\x82\xd3\xe4\x93\x02<b\abalance\x121/api/v1/providers/{provider_path_segment}/balanceB\xd1\x01\n" +
 	"\x16com.paygate.gateway.v1B\rBalancesProtoP\x01Z>github.com/paygate/paygate/gen/go/paygate/gateway/v1;gatewayv1\xa2\x02\x03PGX\xaa\x02\x12Paygate.Gateway.V1\xca\x02\x12Paygate\\Gateway\\V1\xe2\x02\x1ePaygate\\Gateway\\V1\\GPBMetadata\xea\x02\x14Paygate::Gateway::V1b\x06proto3"
@@ -315,25 +500,31 @@ func file_paygate_gateway_v1_balances_proto_rawDescGZIP() []byte {
 	return file_paygate_gateway_v1_balances_proto_rawDescData
 }
 
-var file_paygate_gateway_v1_balances_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_paygate_gateway_v1_balances_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_paygate_gateway_v1_balances_proto_goTypes = []any{
-	(*GetBalanceRequest)(nil),  // 0: paygate.gateway.v1.GetBalanceRequest
-	(*Balance)(nil),            // 1: paygate.gateway.v1.Balance
-	(*GetBalanceResponse)(nil), // 2: paygate.gateway.v1.GetBalanceResponse
-	nil,                        // 3: paygate.gateway.v1.Balance.AdditionalBalancesEntry
-	(*structpb.Value)(nil),     // 4: google.protobuf.Value
+	(*GetBalanceRequest)(nil),          // 0: paygate.gateway.v1.GetBalanceRequest
+	(*Balance)(nil),                    // 1: paygate.gateway.v1.Balance
+	(*GetBalanceResponse)(nil),         // 2: paygate.gateway.v1.GetBalanceResponse
+	(*BalanceCollab)(nil),              // 3: paygate.gateway.v1.BalanceCollab
+	(*ListBalanceCollabsRequest)(nil),  // 4: paygate.gateway.v1.ListBalanceCollabsRequest
+	(*ListBalanceCollabsResponse)(nil), // 5: paygate.gateway.v1.ListBalanceCollabsResponse
+	nil,                                // 6: paygate.gateway.v1.Balance.AdditionalBalancesEntry
+	(*structpb.Value)(nil),             // 7: google.protobuf.Value
 }
 var file_paygate_gateway_v1_balances_proto_depIdxs = []int32{
-	3, // 0: paygate.gateway.v1.Balance.additional_balances:type_name -> paygate.gateway.v1.Balance.AdditionalBalancesEntry
-	4, // 1: paygate.gateway.v1.Balance.raw_data:type_name -> google.protobuf.Value
+	6, // 0: paygate.gateway.v1.Balance.additional_balances:type_name -> paygate.gateway.v1.Balance.AdditionalBalancesEntry
+	7, // 1: paygate.gateway.v1.Balance.raw_data:type_name -> google.protobuf.Value
 	1, // 2: paygate.gateway.v1.GetBalanceResponse.balance:type_name -> paygate.gateway.v1.Balance
-	0, // 3: paygate.gateway.v1.BalanceService.GetBalance:input_type -> paygate.gateway.v1.GetBalanceRequest
-	2, // 4: paygate.gateway.v1.BalanceService.GetBalance:output_type -> paygate.gateway.v1.GetBalanceResponse
-	4, // [4:5] is the sub-list for method output_type
-	3, // [3:4] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	3, // 3: paygate.gateway.v1.ListBalanceCollabsResponse.collabs:type_name -> paygate.gateway.v1.BalanceCollab
+	4, // 4: paygate.gateway.v1.BalanceService.ListBalanceCollabs:input_type -> paygate.gateway.v1.ListBalanceCollabsRequest
+	0, // 5: paygate.gateway.v1.BalanceService.GetBalance:input_type -> paygate.gateway.v1.GetBalanceRequest
+	5, // 6: paygate.gateway.v1.BalanceService.ListBalanceCollabs:output_type -> paygate.gateway.v1.ListBalanceCollabsResponse
+	2, // 7: paygate.gateway.v1.BalanceService.GetBalance:output_type -> paygate.gateway.v1.GetBalanceResponse
+	6, // [6:8] is the sub-list for method output_type
+	4, // [4:6] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_paygate_gateway_v1_balances_proto_init() }
@@ -347,7 +538,7 @@ func file_paygate_gateway_v1_balances_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_paygate_gateway_v1_balances_proto_rawDesc), len(file_paygate_gateway_v1_balances_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

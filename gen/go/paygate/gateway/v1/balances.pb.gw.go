@@ -35,6 +35,27 @@ var (
 	_ = metadata.Join
 )
 
+func request_BalanceService_ListBalanceCollabs_0(ctx context.Context, marshaler runtime.Marshaler, client BalanceServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListBalanceCollabsRequest
+		metadata runtime.ServerMetadata
+	)
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListBalanceCollabs(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_BalanceService_ListBalanceCollabs_0(ctx context.Context, marshaler runtime.Marshaler, server BalanceServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListBalanceCollabsRequest
+		metadata runtime.ServerMetadata
+	)
+	msg, err := server.ListBalanceCollabs(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 var filter_BalanceService_GetBalance_0 = &utilities.DoubleArray{Encoding: map[string]int{"provider_path_segment": 0}, Base: []int{1, 1, 0}, Check: []int{0, 1, 2}}
 
 func request_BalanceService_GetBalance_0(ctx context.Context, marshaler runtime.Marshaler, client BalanceServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
@@ -94,6 +115,26 @@ func local_request_BalanceService_GetBalance_0(ctx context.Context, marshaler ru
 // Note that using this registration option will cause many gRPC library features to stop working. Consider using RegisterBalanceServiceHandlerFromEndpoint instead.
 // GRPC interceptors will not work for this type of registration. To use interceptors, you must use the "runtime.WithMiddlewares" option in the "runtime.NewServeMux" call.
 func RegisterBalanceServiceHandlerServer(ctx context.Context, mux *runtime.ServeMux, server BalanceServiceServer) error {
+	mux.Handle(http.MethodGet, pattern_BalanceService_ListBalanceCollabs_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/paygate.gateway.v1.BalanceService/ListBalanceCollabs", runtime.WithHTTPPathPattern("/api/v1/balances/collabs"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_BalanceService_ListBalanceCollabs_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_BalanceService_ListBalanceCollabs_0(annotatedContext, mux, outboundMarshaler, w, req, response_BalanceService_ListBalanceCollabs_0{resp.(*ListBalanceCollabsResponse)}, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_BalanceService_GetBalance_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -154,6 +195,23 @@ func RegisterBalanceServiceHandler(ctx context.Context, mux *runtime.ServeMux, c
 // doesn't go through the normal gRPC flow (creating a gRPC client etc.) then it will be up to the passed in
 // "BalanceServiceClient" to call the correct interceptors. This client ignores the HTTP middlewares.
 func RegisterBalanceServiceHandlerClient(ctx context.Context, mux *runtime.ServeMux, client BalanceServiceClient) error {
+	mux.Handle(http.MethodGet, pattern_BalanceService_ListBalanceCollabs_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/paygate.gateway.v1.BalanceService/ListBalanceCollabs", runtime.WithHTTPPathPattern("/api/v1/balances/collabs"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_BalanceService_ListBalanceCollabs_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_BalanceService_ListBalanceCollabs_0(annotatedContext, mux, outboundMarshaler, w, req, response_BalanceService_ListBalanceCollabs_0{resp.(*ListBalanceCollabsResponse)}, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_BalanceService_GetBalance_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -174,6 +232,15 @@ func RegisterBalanceServiceHandlerClient(ctx context.Context, mux *runtime.Serve
 	return nil
 }
 
+type response_BalanceService_ListBalanceCollabs_0 struct {
+	*ListBalanceCollabsResponse
+}
+
+func (m response_BalanceService_ListBalanceCollabs_0) XXX_ResponseBody() interface{} {
+	response := m.ListBalanceCollabsResponse
+	return response.Collabs
+}
+
 type response_BalanceService_GetBalance_0 struct {
 	*GetBalanceResponse
 }
@@ -184,9 +251,11 @@ func (m response_BalanceService_GetBalance_0) XXX_ResponseBody() interface{} {
 }
 
 var (
-	pattern_BalanceService_GetBalance_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "providers", "provider_path_segment", "balance"}, ""))
+	pattern_BalanceService_ListBalanceCollabs_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "balances", "collabs"}, ""))
+	pattern_BalanceService_GetBalance_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "providers", "provider_path_segment", "balance"}, ""))
 )
 
 var (
-	forward_BalanceService_GetBalance_0 = runtime.ForwardResponseMessage
+	forward_BalanceService_ListBalanceCollabs_0 = runtime.ForwardResponseMessage
+	forward_BalanceService_GetBalance_0         = runtime.ForwardResponseMessage
 )

@@ -19,7 +19,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	BalanceService_GetBalance_FullMethodName = "/paygate.gateway.v1.BalanceService/GetBalance"
+	BalanceService_ListBalanceCollabs_FullMethodName = "/paygate.gateway.v1.BalanceService/ListBalanceCollabs"
+	BalanceService_GetBalance_FullMethodName         = "/paygate.gateway.v1.BalanceService/GetBalance"
 )
 
 // BalanceServiceClient is the client API for BalanceService service.
@@ -37,6 +38,10 @@ const (
 // provider. Callers: admins and merchant users with Balance Access (not
 // Support), for collabs in their scope (404 otherwise).
 type BalanceServiceClient interface {
+	// ListBalanceCollabs lists the collabs in the caller's scope whose
+	// provider reports a balance, one row of the Balances page each, by
+	// merchant then provider name (at most 1000).
+	ListBalanceCollabs(ctx context.Context, in *ListBalanceCollabsRequest, opts ...grpc.CallOption) (*ListBalanceCollabsResponse, error)
 	// GetBalance answers one collab's balance at its provider.
 	GetBalance(ctx context.Context, in *GetBalanceRequest, opts ...grpc.CallOption) (*GetBalanceResponse, error)
 }
@@ -47,6 +52,16 @@ type balanceServiceClient struct {
 
 func NewBalanceServiceClient(cc grpc.ClientConnInterface) BalanceServiceClient {
 	return &balanceServiceClient{cc}
+}
+
+func (c *balanceServiceClient) ListBalanceCollabs(ctx context.Context, in *ListBalanceCollabsRequest, opts ...grpc.CallOption) (*ListBalanceCollabsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListBalanceCollabsResponse)
+	err := c.cc.Invoke(ctx, BalanceService_ListBalanceCollabs_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (c *balanceServiceClient) GetBalance(ctx context.Context, in *GetBalanceRequest, opts ...grpc.CallOption) (*GetBalanceResponse, error) {
@@ -74,6 +89,10 @@ func (c *balanceServiceClient) GetBalance(ctx context.Context, in *GetBalanceReq
 // provider. Callers: admins and merchant users with Balance Access (not
 // Support), for collabs in their scope (404 otherwise).
 type BalanceServiceServer interface {
+	// ListBalanceCollabs lists the collabs in the caller's scope whose
+	// provider reports a balance, one row of the Balances page each, by
+	// merchant then provider name (at most 1000).
+	ListBalanceCollabs(context.Context, *ListBalanceCollabsRequest) (*ListBalanceCollabsResponse, error)
 	// GetBalance answers one collab's balance at its provider.
 	GetBalance(context.Context, *GetBalanceRequest) (*GetBalanceResponse, error)
 	mustEmbedUnimplementedBalanceServiceServer()
@@ -86,6 +105,9 @@ type BalanceServiceServer interface {
 // pointer dereference when methods are called.
 type UnimplementedBalanceServiceServer struct{}
 
+func (UnimplementedBalanceServiceServer) ListBalanceCollabs(context.Context, *ListBalanceCollabsRequest) (*ListBalanceCollabsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListBalanceCollabs not implemented")
+}
 func (UnimplementedBalanceServiceServer) GetBalance(context.Context, *GetBalanceRequest) (*GetBalanceResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetBalance not implemented")
 }
@@ -108,6 +130,24 @@ func RegisterBalanceServiceServer(s grpc.ServiceRegistrar, srv BalanceServiceSer
 		t.testEmbeddedByValue()
 	}
 	s.RegisterService(&BalanceService_ServiceDesc, srv)
+}
+
+func _BalanceService_ListBalanceCollabs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListBalanceCollabsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BalanceServiceServer).ListBalanceCollabs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BalanceService_ListBalanceCollabs_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BalanceServiceServer).ListBalanceCollabs(ctx, req.(*ListBalanceCollabsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
 }
 
 func _BalanceService_GetBalance_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
@@ -135,6 +175,10 @@ var BalanceService_ServiceDesc = grpc.ServiceDesc{
 	ServiceName: "paygate.gateway.v1.BalanceService",
 	HandlerType: (*BalanceServiceServer)(nil),
 	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "ListBalanceCollabs",
+			Handler:    _BalanceService_ListBalanceCollabs_Handler,
+		},
 		{
 			MethodName: "GetBalance",
 			Handler:    _BalanceService_GetBalance_Handler,

@@ -213,6 +213,178 @@ func (x *SetCredentialsResponse) GetCredentials() *structpb.Struct {
 	return nil
 }
 
+// CredentialCollab is a collab as the credentials page lists it.
+type CredentialCollab struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the collab.
+	CollabId int32 `protobuf:"varint,1,opt,name=collab_id,json=collabId,proto3" json:"collab_id,omitempty"`
+	// Id of its merchant.
+	MerchantId int32 `protobuf:"varint,2,opt,name=merchant_id,json=merchantId,proto3" json:"merchant_id,omitempty"`
+	// Name of its merchant.
+	MerchantName string `protobuf:"bytes,3,opt,name=merchant_name,json=merchantName,proto3" json:"merchant_name,omitempty"`
+	// Id of its provider.
+	ProviderId int32 `protobuf:"varint,4,opt,name=provider_id,json=providerId,proto3" json:"provider_id,omitempty"`
+	// Name of its provider.
+	ProviderName string `protobuf:"bytes,5,opt,name=provider_name,json=providerName,proto3" json:"provider_name,omitempty"`
+	// The provider's path segment.
+	ProviderPathSegment string `protobuf:"bytes,6,opt,name=provider_path_segment,json=providerPathSegment,proto3" json:"provider_path_segment,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
+}
+
+func (x *CredentialCollab) Reset() {
+	*x = CredentialCollab{}
+	mi := &file_paygate_gateway_v1_credentials_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CredentialCollab) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CredentialCollab) ProtoMessage() {}
+
+func (x *CredentialCollab) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_credentials_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CredentialCollab.ProtoReflect.Descriptor instead.
+func (*CredentialCollab) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_credentials_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CredentialCollab) GetCollabId() int32 {
+	if x != nil {
+		return x.CollabId
+	}
+	return 0
+}
+
+func (x *CredentialCollab) GetMerchantId() int32 {
+	if x != nil {
+		return x.MerchantId
+	}
+	return 0
+}
+
+func (x *CredentialCollab) GetMerchantName() string {
+	if x != nil {
+		return x.MerchantName
+	}
+	return ""
+}
+
+func (x *CredentialCollab) GetProviderId() int32 {
+	if x != nil {
+		return x.ProviderId
+	}
+	return 0
+}
+
+func (x *CredentialCollab) GetProviderName() string {
+	if x != nil {
+		return x.ProviderName
+	}
+	return ""
+}
+
+func (x *CredentialCollab) GetProviderPathSegment() string {
+	if x != nil {
+		return x.ProviderPathSegment
+	}
+	return ""
+}
+
+type ListCredentialCollabsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListCredentialCollabsRequest) Reset() {
+	*x = ListCredentialCollabsRequest{}
+	mi := &file_paygate_gateway_v1_credentials_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListCredentialCollabsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListCredentialCollabsRequest) ProtoMessage() {}
+
+func (x *ListCredentialCollabsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_credentials_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListCredentialCollabsRequest.ProtoReflect.Descriptor instead.
+func (*ListCredentialCollabsRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_credentials_proto_rawDescGZIP(), []int{5}
+}
+
+type ListCredentialCollabsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The collabs, by merchant then provider name.
+	Collabs       []*CredentialCollab `protobuf:"bytes,1,rep,name=collabs,proto3" json:"collabs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListCredentialCollabsResponse) Reset() {
+	*x = ListCredentialCollabsResponse{}
+	mi := &file_paygate_gateway_v1_credentials_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListCredentialCollabsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListCredentialCollabsResponse) ProtoMessage() {}
+
+func (x *ListCredentialCollabsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_credentials_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListCredentialCollabsResponse.ProtoReflect.Descriptor instead.
+func (*ListCredentialCollabsResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_credentials_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ListCredentialCollabsResponse) GetCollabs() []*CredentialCollab {
+	if x != nil {
+		return x.Collabs
+	}
+	return nil
+}
+
 var File_paygate_gateway_v1_credentials_proto protoreflect.FileDescriptor
 
 const file_paygate_gateway_v1_credentials_proto_rawDesc = "" +
@@ -226,9 +398,22 @@ const file_paygate_gateway_v1_credentials_proto_rawDesc = "" +
 	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\x129\n" +
 	"\vcredentials\x18\x02 \x01(\v2\x17.google.protobuf.StructR\vcredentials\"S\n" +
 	"\x16SetCredentialsResponse\x129\n" +
-	"\vcredentials\x18\x01 \x01(\v2\x17.google.protobuf.StructR\vcredentials2\xc8\x02\n" +
+	"\vcredentials\x18\x01 \x01(\v2\x17.google.protobuf.StructR\vcredentials\"\xef\x01\n" +
+	"\x10CredentialCollab\x12\x1b\n" +
+	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\x12\x1f\n" +
+	"\vmerchant_id\x18\x02 \x01(\x05R\n" +
+	"merchantId\x12#\n" +
+	"\rmerchant_name\x18\x03 \x01(\tR\fmerchantName\x12\x1f\n" +
+	"\vprovider_id\x18\x04 \x01(\x05R\n" +
+	"providerId\x12#\n" +
+	"\rprovider_name\x18\x05 \x01(\tR\fproviderName\x122\n" +
+	"\x15provider_path_segment\x18\x06 \x01(\tR\x13providerPathSegment\"\x1e\n" +
+	"\x1cListCredentialCollabsRequest\"_\n" +
+	"\x1dListCredentialCollabsResponse\x12>\n" +
+	"\acollabs\x18\x01 \x03(\v2$.paygate.gateway.v1.CredentialCollabR\acollabs2\xf5\x03\n" +
 	"\x11CredentialService\x12\x91\x01\n" +
-	"\x0eGetCredentials\x12).paygate.gateway.v1.GetCredentialsRequest\x1a*.paygate.gateway.v1.GetCredentialsResponse\"(\x82\xd3\xe4\x93\x02\"b\vcredentials\x12\x13/api/v1/credentials\x12\x9e\x01\n" +
+	"\x0eGetCredentials\x12).paygate.gateway.v1.GetCredentialsRequest\x1a*.paygate.gateway.v1.GetCredentialsResponse\"(\x82\xd3\xe4\x93\x02\"b\vcredentials\x12\x13/api/v1/credentials\x12\xaa\x01\n" +
+	"\x15ListCredentialCollabs\x120.paygate.gateway.v1.ListCredentialCollabsRequest\x1a1.paygate.gateway.v1.ListCredentialCollabsResponse\",\x82\xd3\xe4\x93\x02&b\acollabs\x12\x1b/api/v1/credentials/collabs\x12\x9e\x01\n" +
 	"\x0eSetCredentials\x12).paygate.gateway.v1.SetCredentialsRequest\x1a*.paygate.gateway.v1.SetCredentialsResponse\"5\x82\xd3\xe4\x93\x02/:\vcredentialsb\vcredentials\"\x13/api/v1/credentialsB\xd4\x01\n" +
 	"\x16com.paygate.gateway.v1B\x10CredentialsProtoP\x01Z>github.com/paygate/paygate/gen/go/paygate/gateway/v1;gatewayv1\xa2\x02\x03PGX\xaa\x02\x12Paygate.Gateway.V1\xca\x02\x12Paygate\\Gateway\\V1\xe2\x02\x1ePaygate\\Gateway\\V1\\GPBMetadata\xea\x02\x14Paygate::Gateway::V1b\x06proto3"
 
@@ -244,27 +429,33 @@ func file_paygate_gateway_v1_credentials_proto_rawDescGZIP() []byte {
 	return file_paygate_gateway_v1_credentials_proto_rawDescData
 }
 
-var file_paygate_gateway_v1_credentials_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_paygate_gateway_v1_credentials_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_paygate_gateway_v1_credentials_proto_goTypes = []any{
-	(*GetCredentialsRequest)(nil),  // 0: paygate.gateway.v1.GetCredentialsRequest
-	(*GetCredentialsResponse)(nil), // 1: paygate.gateway.v1.GetCredentialsResponse
-	(*SetCredentialsRequest)(nil),  // 2: paygate.gateway.v1.SetCredentialsRequest
-	(*SetCredentialsResponse)(nil), // 3: paygate.gateway.v1.SetCredentialsResponse
-	(*structpb.Struct)(nil),        // 4: google.protobuf.Struct
+	(*GetCredentialsRequest)(nil),         // 0: paygate.gateway.v1.GetCredentialsRequest
+	(*GetCredentialsResponse)(nil),        // 1: paygate.gateway.v1.GetCredentialsResponse
+	(*SetCredentialsRequest)(nil),         // 2: paygate.gateway.v1.SetCredentialsRequest
+	(*SetCredentialsResponse)(nil),        // 3: paygate.gateway.v1.SetCredentialsResponse
+	(*CredentialCollab)(nil),              // 4: paygate.gateway.v1.CredentialCollab
+	(*ListCredentialCollabsRequest)(nil),  // 5: paygate.gateway.v1.ListCredentialCollabsRequest
+	(*ListCredentialCollabsResponse)(nil), // 6: paygate.gateway.v1.ListCredentialCollabsResponse
+	(*structpb.Struct)(nil),               // 7: google.protobuf.Struct
 }
 var file_paygate_gateway_v1_credentials_proto_depIdxs = []int32{
-	4, // 0: paygate.gateway.v1.GetCredentialsResponse.credentials:type_name -> google.protobuf.Struct
-	4, // 1: paygate.gateway.v1.SetCredentialsRequest.credentials:type_name -> google.protobuf.Struct
-	4, // 2: paygate.gateway.v1.SetCredentialsResponse.credentials:type_name -> google.protobuf.Struct
-	0, // 3: paygate.gateway.v1.CredentialService.GetCredentials:input_type -> paygate.gateway.v1.GetCredentialsRequest
-	2, // 4: paygate.gateway.v1.CredentialService.SetCredentials:input_type -> paygate.gateway.v1.SetCredentialsRequest
-	1, // 5: paygate.gateway.v1.CredentialService.GetCredentials:output_type -> paygate.gateway.v1.GetCredentialsResponse
-	3, // 6: paygate.gateway.v1.CredentialService.SetCredentials:output_type -> paygate.gateway.v1.SetCredentialsResponse
-	5, // [5:7] is the sub-list for method output_type
-	3, // [3:5] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	7, // 0: paygate.gateway.v1.GetCredentialsResponse.credentials:type_name -> google.protobuf.Struct
+	7, // 1: paygate.gateway.v1.SetCredentialsRequest.credentials:type_name -> google.protobuf.Struct
+	7, // 2: paygate.gateway.v1.SetCredentialsResponse.credentials:type_name -> google.protobuf.Struct
+	4, // 3: paygate.gateway.v1.ListCredentialCollabsResponse.collabs:type_name -> paygate.gateway.v1.CredentialCollab
+	0, // 4: paygate.gateway.v1.CredentialService.GetCredentials:input_type -> paygate.gateway.v1.GetCredentialsRequest
+	5, // 5: paygate.gateway.v1.CredentialService.ListCredentialCollabs:input_type -> paygate.gateway.v1.ListCredentialCollabsRequest
+	2, // 6: paygate.gateway.v1.CredentialService.SetCredentials:input_type -> paygate.gateway.v1.SetCredentialsRequest
+	1, // 7: paygate.gateway.v1.CredentialService.GetCredentials:output_type -> paygate.gateway.v1.GetCredentialsResponse
+	6, // 8: paygate.gateway.v1.CredentialService.ListCredentialCollabs:output_type -> paygate.gateway.v1.ListCredentialCollabsResponse
+	3, // 9: paygate.gateway.v1.CredentialService.SetCredentials:output_type -> paygate.gateway.v1.SetCredentialsResponse
+	7, // [7:10] is the sub-list for method output_type
+	4, // [4:7] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_paygate_gateway_v1_credentials_proto_init() }
@@ -278,7 +469,7 @@ func file_paygate_gateway_v1_credentials_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_paygate_gateway_v1_credentials_proto_rawDesc), len(file_paygate_gateway_v1_credentials_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -70,6 +70,27 @@ func local_request_CredentialService_GetCredentials_0(ctx context.Context, marsh
 	return msg, metadata, err
 }
 
+func request_CredentialService_ListCredentialCollabs_0(ctx context.Context, marshaler runtime.Marshaler, client CredentialServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListCredentialCollabsRequest
+		metadata runtime.ServerMetadata
+	)
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.ListCredentialCollabs(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_CredentialService_ListCredentialCollabs_0(ctx context.Context, marshaler runtime.Marshaler, server CredentialServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq ListCredentialCollabsRequest
+		metadata runtime.ServerMetadata
+	)
+	msg, err := server.ListCredentialCollabs(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 var filter_CredentialService_SetCredentials_0 = &utilities.DoubleArray{Encoding: map[string]int{"credentials": 0}, Base: []int{1, 1, 0}, Check: []int{0, 1, 2}}
 
 func request_CredentialService_SetCredentials_0(ctx context.Context, marshaler runtime.Marshaler, client CredentialServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
@@ -136,6 +157,26 @@ func RegisterCredentialServiceHandlerServer(ctx context.Context, mux *runtime.Se
 			return
 		}
 		forward_CredentialService_GetCredentials_0(annotatedContext, mux, outboundMarshaler, w, req, response_CredentialService_GetCredentials_0{resp.(*GetCredentialsResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_CredentialService_ListCredentialCollabs_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/paygate.gateway.v1.CredentialService/ListCredentialCollabs", runtime.WithHTTPPathPattern("/api/v1/credentials/collabs"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_CredentialService_ListCredentialCollabs_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CredentialService_ListCredentialCollabs_0(annotatedContext, mux, outboundMarshaler, w, req, response_CredentialService_ListCredentialCollabs_0{resp.(*ListCredentialCollabsResponse)}, mux.GetForwardResponseOptions()...)
 	})
 	mux.Handle(http.MethodPost, pattern_CredentialService_SetCredentials_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
@@ -214,6 +255,23 @@ func RegisterCredentialServiceHandlerClient(ctx context.Context, mux *runtime.Se
 		}
 		forward_CredentialService_GetCredentials_0(annotatedContext, mux, outboundMarshaler, w, req, response_CredentialService_GetCredentials_0{resp.(*GetCredentialsResponse)}, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_CredentialService_ListCredentialCollabs_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/paygate.gateway.v1.CredentialService/ListCredentialCollabs", runtime.WithHTTPPathPattern("/api/v1/credentials/collabs"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_CredentialService_ListCredentialCollabs_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CredentialService_ListCredentialCollabs_0(annotatedContext, mux, outboundMarshaler, w, req, response_CredentialService_ListCredentialCollabs_0{resp.(*ListCredentialCollabsResponse)}, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodPost, pattern_CredentialService_SetCredentials_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -243,6 +301,15 @@ func (m response_CredentialService_GetCredentials_0) XXX_ResponseBody() interfac
 	return response.Credentials
 }
 
+type response_CredentialService_ListCredentialCollabs_0 struct {
+	*ListCredentialCollabsResponse
+}
+
+func (m response_CredentialService_ListCredentialCollabs_0) XXX_ResponseBody() interface{} {
+	response := m.ListCredentialCollabsResponse
+	return response.Collabs
+}
+
 type response_CredentialService_SetCredentials_0 struct {
 	*SetCredentialsResponse
 }
@@ -253,11 +320,13 @@ func (m response_CredentialService_SetCredentials_0) XXX_ResponseBody() interfac
 }
 
 var (
-	pattern_CredentialService_GetCredentials_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "v1", "credentials"}, ""))
-	pattern_CredentialService_SetCredentials_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "v1", "credentials"}, ""))
+	pattern_CredentialService_GetCredentials_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "v1", "credentials"}, ""))
+	pattern_CredentialService_ListCredentialCollabs_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "credentials", "collabs"}, ""))
+	pattern_CredentialService_SetCredentials_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "v1", "credentials"}, ""))
 )
 
 var (
-	forward_CredentialService_GetCredentials_0 = runtime.ForwardResponseMessage
-	forward_CredentialService_SetCredentials_0 = runtime.ForwardResponseMessage
+	forward_CredentialService_GetCredentials_0        = runtime.ForwardResponseMessage
+	forward_CredentialService_ListCredentialCollabs_0 = runtime.ForwardResponseMessage
+	forward_CredentialService_SetCredentials_0        = runtime.ForwardResponseMessage
 )

@@ -19,8 +19,9 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	CredentialService_GetCredentials_FullMethodName = "/paygate.gateway.v1.CredentialService/GetCredentials"
-	CredentialService_SetCredentials_FullMethodName = "/paygate.gateway.v1.CredentialService/SetCredentials"
+	CredentialService_GetCredentials_FullMethodName        = "/paygate.gateway.v1.CredentialService/GetCredentials"
+	CredentialService_ListCredentialCollabs_FullMethodName = "/paygate.gateway.v1.CredentialService/ListCredentialCollabs"
+	CredentialService_SetCredentials_FullMethodName        = "/paygate.gateway.v1.CredentialService/SetCredentials"
 )
 
 // CredentialServiceClient is the client API for CredentialService service.
@@ -39,6 +40,10 @@ const (
 type CredentialServiceClient interface {
 	// GetCredentials answers a collab's credentials, {} when none are set.
 	GetCredentials(ctx context.Context, in *GetCredentialsRequest, opts ...grpc.CallOption) (*GetCredentialsResponse, error)
+	// ListCredentialCollabs lists the collabs in the caller's scope whose
+	// credentials the caller may edit, for the page's collaboration dropdown,
+	// by merchant then provider name (at most 1000).
+	ListCredentialCollabs(ctx context.Context, in *ListCredentialCollabsRequest, opts ...grpc.CallOption) (*ListCredentialCollabsResponse, error)
 	// SetCredentials replaces a collab's credentials with the body's object
 	// and answers them as stored.
 	SetCredentials(ctx context.Context, in *SetCredentialsRequest, opts ...grpc.CallOption) (*SetCredentialsResponse, error)
@@ -56,6 +61,16 @@ func (c *credentialServiceClient) GetCredentials(ctx context.Context, in *GetCre
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetCredentialsResponse)
 	err := c.cc.Invoke(ctx, CredentialService_GetCredentials_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *credentialServiceClient) ListCredentialCollabs(ctx context.Context, in *ListCredentialCollabsRequest, opts ...grpc.CallOption) (*ListCredentialCollabsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListCredentialCollabsResponse)
+	err := c.cc.Invoke(ctx, CredentialService_ListCredentialCollabs_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +103,10 @@ func (c *credentialServiceClient) SetCredentials(ctx context.Context, in *SetCre
 type CredentialServiceServer interface {
 	// GetCredentials answers a collab's credentials, {} when none are set.
 	GetCredentials(context.Context, *GetCredentialsRequest) (*GetCredentialsResponse, error)
+	// ListCredentialCollabs lists the collabs in the caller's scope whose
+	// credentials the caller may edit, for the page's collaboration dropdown,
+	// by merchant then provider name (at most 1000).
+	ListCredentialCollabs(context.Context, *ListCredentialCollabsRequest) (*ListCredentialCollabsResponse, error)
 	// SetCredentials replaces a collab's credentials with the body's object
 	// and answers them as stored.
 	SetCredentials(context.Context, *SetCredentialsRequest) (*SetCredentialsResponse, error)
@@ -103,6 +122,9 @@ type UnimplementedCredentialServiceServer struct{}
 
 func (UnimplementedCredentialServiceServer) GetCredentials(context.Context, *GetCredentialsRequest) (*GetCredentialsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetCredentials not implemented")
+}
+func (UnimplementedCredentialServiceServer) ListCredentialCollabs(context.Context, *ListCredentialCollabsRequest) (*ListCredentialCollabsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListCredentialCollabs not implemented")
 }
 func (UnimplementedCredentialServiceServer) SetCredentials(context.Context, *SetCredentialsRequest) (*SetCredentialsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetCredentials not implemented")
@@ -146,6 +168,24 @@ func _CredentialService_GetCredentials_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CredentialService_ListCredentialCollabs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListCredentialCollabsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CredentialServiceServer).ListCredentialCollabs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CredentialService_ListCredentialCollabs_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CredentialServiceServer).ListCredentialCollabs(ctx, req.(*ListCredentialCollabsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _CredentialService_SetCredentials_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(SetCredentialsRequest)
 	if err := dec(in); err != nil {
@@ -174,6 +214,10 @@ var CredentialService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetCredentials",
 			Handler:    _CredentialService_GetCredentials_Handler,
+		},
+		{
+			MethodName: "ListCredentialCollabs",
+			Handler:    _CredentialService_ListCredentialCollabs_Handler,
 		},
 		{
 			MethodName: "SetCredentials",

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file paygate/gateway/v1/balances.proto.
  */
 export const file_paygate_gateway_v1_balances: GenFile = /*@__PURE__*/
-  fileDesc("CiFwYXlnYXRlL2dhdGV3YXkvdjEvYmFsYW5jZXMucHJvdG8SEnBheWdhdGUuZ2F0ZXdheS52MSJFChFHZXRCYWxhbmNlUmVxdWVzdBIdChVwcm92aWRlcl9wYXRoX3NlZ21lbnQYASABKAkSEQoJY29sbGFiX2lkGAIgASgFIoQDCgdCYWxhbmNlEhEKCWNvbGxhYl9pZBgBIAEoBRIdChVwcm92aWRlcl9wYXRoX3NlZ21lbnQYAiABKAkSDgoGYW1vdW50GAMgASgJEhAKCGN1cnJlbmN5GAQgASgJEhIKCnVwZGF0ZWRfYXQYBSABKAkSDwoHaXNfbGl2ZRgGIAEoCBISCgphY2NvdW50X2lkGAcgASgJEhQKDGFjY291bnRfdHlwZRgIIAEoCRJQChNhZGRpdGlvbmFsX2JhbGFuY2VzGAkgAygLMjMucGF5Z2F0ZS5nYXRld2F5LnYxLkJhbGFuY2UuQWRkaXRpb25hbEJhbGFuY2VzRW50cnkSDgoGc3RhdHVzGAogASgJEigKCHJhd19kYXRhGAsgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEg8KB21lc3NhZ2UYDCABKAkaOQoXQWRkaXRpb25hbEJhbGFuY2VzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJCChJHZXRCYWxhbmNlUmVzcG9uc2USLAoHYmFsYW5jZRgBIAEoCzIbLnBheWdhdGUuZ2F0ZXdheS52MS5CYWxhbmNlMrIBCg5CYWxhbmNlU2VydmljZRKfAQoKR2V0QmFsYW5jZRIlLnBheWdhdGUuZ2F0ZXdheS52MS5HZXRCYWxhbmNlUmVxdWVzdBomLnBheWdhdGUuZ2F0ZXdheS52MS5HZXRCYWxhbmNlUmVzcG9uc2UiQoLT5JMCPGIHYmFsYW5jZRIxL2FwaS92MS9wcm92aWRlcnMve3Byb3ZpZGVyX3BhdGhfc2VnbWVudH0vYmFsYW5jZULRAQoWY29tLnBheWdhdGUuZ2F0ZXdheS52MUINQmFsYW5jZXNQcm90b1ABWj5naXRodWIuY29tL3BheWdhdGUvcGF5Z2F0ZS9nZW4vZ28vcGF5Z2F0ZS9nYXRld2F5L3YxO2dhdGV3YXl2MaICA1BHWKoCElBheWdhdGUuR2F0ZXdheS5WMcoCElBheWdhdGVcR2F0ZXdheVxWMeICHlBheWdhdGVcR2F0ZXdheVxWMVxHUEJNZXRhZGF0YeoCFFBheWdhdGU6OkdhdGV3YXk6OlYxYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_struct]);
+  fileDesc("CiFwYXlnYXRlL2dhdGV3YXkvdjEvYmFsYW5jZXMucHJvdG8SEnBheWdhdGUuZ2F0ZXdheS52MSJFChFHZXRCYWxhbmNlUmVxdWVzdBIdChVwcm92aWRlcl9wYXRoX3NlZ21lbnQYASABKAkSEQoJY29sbGFiX2lkGAIgASgFIoQDCgdCYWxhbmNlEhEKCWNvbGxhYl9pZBgBIAEoBRIdChVwcm92aWRlcl9wYXRoX3NlZ21lbnQYAiABKAkSDgoGYW1vdW50GAMgASgJEhAKCGN1cnJlbmN5GAQgASgJEhIKCnVwZGF0ZWRfYXQYBSABKAkSDwoHaXNfbGl2ZRgGIAEoCBISCgphY2NvdW50X2lkGAcgASgJEhQKDGFjY291bnRfdHlwZRgIIAEoCRJQChNhZGRpdGlvbmFsX2JhbGFuY2VzGAkgAygLMjMucGF5Z2F0ZS5nYXRld2F5LnYxLkJhbGFuY2UuQWRkaXRpb25hbEJhbGFuY2VzRW50cnkSDgoGc3RhdHVzGAogASgJEigKCHJhd19kYXRhGAsgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEg8KB21lc3NhZ2UYDCABKAkaOQoXQWRkaXRpb25hbEJhbGFuY2VzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJCChJHZXRCYWxhbmNlUmVzcG9uc2USLAoHYmFsYW5jZRgBIAEoCzIbLnBheWdhdGUuZ2F0ZXdheS52MS5CYWxhbmNlIpkBCg1CYWxhbmNlQ29sbGFiEhEKCWNvbGxhYl9pZBgBIAEoBRITCgttZXJjaGFudF9pZBgCIAEoBRIVCg1tZXJjaGFudF9uYW1lGAMgASgJEhMKC3Byb3ZpZGVyX2lkGAQgASgFEhUKDXByb3ZpZGVyX25hbWUYBSABKAkSHQoVcHJvdmlkZXJfcGF0aF9zZWdtZW50GAYgASgJIhsKGUxpc3RCYWxhbmNlQ29sbGFic1JlcXVlc3QiUAoaTGlzdEJhbGFuY2VDb2xsYWJzUmVzcG9uc2USMgoHY29sbGFicxgBIAMoCzIhLnBheWdhdGUuZ2F0ZXdheS52MS5CYWxhbmNlQ29sbGFiMtMCCg5CYWxhbmNlU2VydmljZRKeAQoSTGlzdEJhbGFuY2VDb2xsYWJzEi0ucGF5Z2F0ZS5nYXRld2F5LnYxLkxpc3RCYWxhbmNlQ29sbGFic1JlcXVlc3QaLi5wYXlnYXRlLmdhdGV3YXkudjEuTGlzdEJhbGFuY2VDb2xsYWJzUmVzcG9uc2UiKYLT5JMCI2IHY29sbGFicxIYL2FwaS92MS9iYWxhbmNlcy9jb2xsYWJzEp8BCgpHZXRCYWxhbmNlEiUucGF5Z2F0ZS5nYXRld2F5LnYxLkdldEJhbGFuY2VSZXF1ZXN0GiYucGF5Z2F0ZS5nYXRld2F5LnYxLkdldEJhbGFuY2VSZXNwb25zZSJCgtPkkwI8YgdiYWxhbmNlEjEvYXBpL3YxL3Byb3ZpZGVycy97cHJvdmlkZXJfcGF0aF9zZWdtZW50fS9iYWxhbmNlQtEBChZjb20ucGF5Z2F0ZS5nYXRld2F5LnYxQg1CYWxhbmNlc1Byb3RvUAFaPmdpdGh1Yi5jb20vcGF5Z2F0ZS9wYXlnYXRlL2dlbi9nby9wYXlnYXRlL2dhdGV3YXkvdjE7Z2F0ZXdheXYxogIDUEdYqgISUGF5Z2F0ZS5HYXRld2F5LlYxygISUGF5Z2F0ZVxHYXRld2F5XFYx4gIeUGF5Z2F0ZVxHYXRld2F5XFYxXEdQQk1ldGFkYXRh6gIUUGF5Z2F0ZTo6R2F0ZXdheTo6VjFiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_struct]);
 
 /**
  * @generated from message paygate.gateway.v1.GetBalanceRequest
@@ -285,6 +285,161 @@ export const GetBalanceResponseSchema: GenMessage<GetBalanceResponse, {jsonType:
   messageDesc(file_paygate_gateway_v1_balances, 2);
 
 /**
+ * BalanceCollab is a collab as the Balances page lists it.
+ *
+ * @generated from message paygate.gateway.v1.BalanceCollab
+ */
+export type BalanceCollab = Message<"paygate.gateway.v1.BalanceCollab"> & {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId: number;
+
+  /**
+   * Id of its merchant.
+   *
+   * @generated from field: int32 merchant_id = 2;
+   */
+  merchantId: number;
+
+  /**
+   * Name of its merchant.
+   *
+   * @generated from field: string merchant_name = 3;
+   */
+  merchantName: string;
+
+  /**
+   * Id of its provider.
+   *
+   * @generated from field: int32 provider_id = 4;
+   */
+  providerId: number;
+
+  /**
+   * Name of its provider.
+   *
+   * @generated from field: string provider_name = 5;
+   */
+  providerName: string;
+
+  /**
+   * The provider's path segment (the balance call's).
+   *
+   * @generated from field: string provider_path_segment = 6;
+   */
+  providerPathSegment: string;
+};
+
+/**
+ * BalanceCollab is a collab as the Balances page lists it.
+ *
+ * @generated from message paygate.gateway.v1.BalanceCollab
+ */
+export type BalanceCollabJson = {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId?: number;
+
+  /**
+   * Id of its merchant.
+   *
+   * @generated from field: int32 merchant_id = 2;
+   */
+  merchantId?: number;
+
+  /**
+   * Name of its merchant.
+   *
+   * @generated from field: string merchant_name = 3;
+   */
+  merchantName?: string;
+
+  /**
+   * Id of its provider.
+   *
+   * @generated from field: int32 provider_id = 4;
+   */
+  providerId?: number;
+
+  /**
+   * Name of its provider.
+   *
+   * @generated from field: string provider_name = 5;
+   */
+  providerName?: string;
+
+  /**
+   * The provider's path segment (the balance call's).
+   *
+   * @generated from field: string provider_path_segment = 6;
+   */
+  providerPathSegment?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.BalanceCollab.
+ * Use `create(BalanceCollabSchema)` to create a new message.
+ */
+export const BalanceCollabSchema: GenMessage<BalanceCollab, {jsonType: BalanceCollabJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_balances, 3);
+
+/**
+ * @generated from message paygate.gateway.v1.ListBalanceCollabsRequest
+ */
+export type ListBalanceCollabsRequest = Message<"paygate.gateway.v1.ListBalanceCollabsRequest"> & {
+};
+
+/**
+ * @generated from message paygate.gateway.v1.ListBalanceCollabsRequest
+ */
+export type ListBalanceCollabsRequestJson = {
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListBalanceCollabsRequest.
+ * Use `create(ListBalanceCollabsRequestSchema)` to create a new message.
+ */
+export const ListBalanceCollabsRequestSchema: GenMessage<ListBalanceCollabsRequest, {jsonType: ListBalanceCollabsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_balances, 4);
+
+/**
+ * @generated from message paygate.gateway.v1.ListBalanceCollabsResponse
+ */
+export type ListBalanceCollabsResponse = Message<"paygate.gateway.v1.ListBalanceCollabsResponse"> & {
+  /**
+   * The collabs, by merchant then provider name.
+   *
+   * @generated from field: repeated paygate.gateway.v1.BalanceCollab collabs = 1;
+   */
+  collabs: BalanceCollab[];
+};
+
+/**
+ * @generated from message paygate.gateway.v1.ListBalanceCollabsResponse
+ */
+export type ListBalanceCollabsResponseJson = {
+  /**
+   * The collabs, by merchant then provider name.
+   *
+   * @generated from field: repeated paygate.gateway.v1.BalanceCollab collabs = 1;
+   */
+  collabs?: BalanceCollabJson[];
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListBalanceCollabsResponse.
+ * Use `create(ListBalanceCollabsResponseSchema)` to create a new message.
+ */
+export const ListBalanceCollabsResponseSchema: GenMessage<ListBalanceCollabsResponse, {jsonType: ListBalanceCollabsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_balances, 5);
+
+/**
  * BalanceService answers the balance a collab's provider reports (spec 02
  * "Balances", §3 Balance item, §4 Balance, §7; docs/contracts-balances.md).
  * The gateway asks the provider with the collab's credentials and reads the
@@ -299,6 +454,18 @@ export const GetBalanceResponseSchema: GenMessage<GetBalanceResponse, {jsonType:
  * @generated from service paygate.gateway.v1.BalanceService
  */
 export const BalanceService: GenService<{
+  /**
+   * ListBalanceCollabs lists the collabs in the caller's scope whose
+   * provider reports a balance, one row of the Balances page each, by
+   * merchant then provider name (at most 1000).
+   *
+   * @generated from rpc paygate.gateway.v1.BalanceService.ListBalanceCollabs
+   */
+  listBalanceCollabs: {
+    methodKind: "unary";
+    input: typeof ListBalanceCollabsRequestSchema;
+    output: typeof ListBalanceCollabsResponseSchema;
+  },
   /**
    * GetBalance answers one collab's balance at its provider.
    *

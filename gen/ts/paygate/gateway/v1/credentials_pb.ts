@@ -13,7 +13,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file paygate/gateway/v1/credentials.proto.
  */
 export const file_paygate_gateway_v1_credentials: GenFile = /*@__PURE__*/
-  fileDesc("CiRwYXlnYXRlL2dhdGV3YXkvdjEvY3JlZGVudGlhbHMucHJvdG8SEnBheWdhdGUuZ2F0ZXdheS52MSIqChVHZXRDcmVkZW50aWFsc1JlcXVlc3QSEQoJY29sbGFiX2lkGAEgASgFIkYKFkdldENyZWRlbnRpYWxzUmVzcG9uc2USLAoLY3JlZGVudGlhbHMYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IlgKFVNldENyZWRlbnRpYWxzUmVxdWVzdBIRCgljb2xsYWJfaWQYASABKAUSLAoLY3JlZGVudGlhbHMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IkYKFlNldENyZWRlbnRpYWxzUmVzcG9uc2USLAoLY3JlZGVudGlhbHMYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0MsgCChFDcmVkZW50aWFsU2VydmljZRKRAQoOR2V0Q3JlZGVudGlhbHMSKS5wYXlnYXRlLmdhdGV3YXkudjEuR2V0Q3JlZGVudGlhbHNSZXF1ZXN0GioucGF5Z2F0ZS5nYXRld2F5LnYxLkdldENyZWRlbnRpYWxzUmVzcG9uc2UiKILT5JMCImILY3JlZGVudGlhbHMSEy9hcGkvdjEvY3JlZGVudGlhbHMSngEKDlNldENyZWRlbnRpYWxzEikucGF5Z2F0ZS5nYXRld2F5LnYxLlNldENyZWRlbnRpYWxzUmVxdWVzdBoqLnBheWdhdGUuZ2F0ZXdheS52MS5TZXRDcmVkZW50aWFsc1Jlc3BvbnNlIjWC0+STAi86C2NyZWRlbnRpYWxzYgtjcmVkZW50aWFscyITL2FwaS92MS9jcmVkZW50aWFsc0LUAQoWY29tLnBheWdhdGUuZ2F0ZXdheS52MUIQQ3JlZGVudGlhbHNQcm90b1ABWj5naXRodWIuY29tL3BheWdhdGUvcGF5Z2F0ZS9nZW4vZ28vcGF5Z2F0ZS9nYXRld2F5L3YxO2dhdGV3YXl2MaICA1BHWKoCElBheWdhdGUuR2F0ZXdheS5WMcoCElBheWdhdGVcR2F0ZXdheVxWMeICHlBheWdhdGVcR2F0ZXdheVxWMVxHUEJNZXRhZGF0YeoCFFBheWdhdGU6OkdhdGV3YXk6OlYxYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_struct]);
+  fileDesc("CiRwYXlnYXRlL2dhdGV3YXkvdjEvY3JlZGVudGlhbHMucHJvdG8SEnBheWdhdGUuZ2F0ZXdheS52MSIqChVHZXRDcmVkZW50aWFsc1JlcXVlc3QSEQoJY29sbGFiX2lkGAEgASgFIkYKFkdldENyZWRlbnRpYWxzUmVzcG9uc2USLAoLY3JlZGVudGlhbHMYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IlgKFVNldENyZWRlbnRpYWxzUmVxdWVzdBIRCgljb2xsYWJfaWQYASABKAUSLAoLY3JlZGVudGlhbHMYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IkYKFlNldENyZWRlbnRpYWxzUmVzcG9uc2USLAoLY3JlZGVudGlhbHMYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IpwBChBDcmVkZW50aWFsQ29sbGFiEhEKCWNvbGxhYl9pZBgBIAEoBRITCgttZXJjaGFudF9pZBgCIAEoBRIVCg1tZXJjaGFudF9uYW1lGAMgASgJEhMKC3Byb3ZpZGVyX2lkGAQgASgFEhUKDXByb3ZpZGVyX25hbWUYBSABKAkSHQoVcHJvdmlkZXJfcGF0aF9zZWdtZW50GAYgASgJIh4KHExpc3RDcmVkZW50aWFsQ29sbGFic1JlcXVlc3QiVgodTGlzdENyZWRlbnRpYWxDb2xsYWJzUmVzcG9uc2USNQoHY29sbGFicxgBIAMoCzIkLnBheWdhdGUuZ2F0ZXdheS52MS5DcmVkZW50aWFsQ29sbGFiMvUDChFDcmVkZW50aWFsU2VydmljZRKRAQoOR2V0Q3JlZGVudGlhbHMSKS5wYXlnYXRlLmdhdGV3YXkudjEuR2V0Q3JlZGVudGlhbHNSZXF1ZXN0GioucGF5Z2F0ZS5nYXRld2F5LnYxLkdldENyZWRlbnRpYWxzUmVzcG9uc2UiKILT5JMCImILY3JlZGVudGlhbHMSEy9hcGkvdjEvY3JlZGVudGlhbHMSqgEKFUxpc3RDcmVkZW50aWFsQ29sbGFicxIwLnBheWdhdGUuZ2F0ZXdheS52MS5MaXN0Q3JlZGVudGlhbENvbGxhYnNSZXF1ZXN0GjEucGF5Z2F0ZS5nYXRld2F5LnYxLkxpc3RDcmVkZW50aWFsQ29sbGFic1Jlc3BvbnNlIiyC0+STAiZiB2NvbGxhYnMSGy9hcGkvdjEvY3JlZGVudGlhbHMvY29sbGFicxKeAQoOU2V0Q3JlZGVudGlhbHMSKS5wYXlnYXRlLmdhdGV3YXkudjEuU2V0Q3JlZGVudGlhbHNSZXF1ZXN0GioucGF5Z2F0ZS5nYXRld2F5LnYxLlNldENyZWRlbnRpYWxzUmVzcG9uc2UiNYLT5JMCLzoLY3JlZGVudGlhbHNiC2NyZWRlbnRpYWxzIhMvYXBpL3YxL2NyZWRlbnRpYWxzQtQBChZjb20ucGF5Z2F0ZS5nYXRld2F5LnYxQhBDcmVkZW50aWFsc1Byb3RvUAFaPmdpdGh1Yi5jb20vcGF5Z2F0ZS9wYXlnYXRlL2dlbi9nby9wYXlnYXRlL2dhdGV3YXkvdjE7Z2F0ZXdheXYxogIDUEdYqgISUGF5Z2F0ZS5HYXRld2F5LlYxygISUGF5Z2F0ZVxHYXRld2F5XFYx4gIeUGF5Z2F0ZVxHYXRld2F5XFYxXEdQQk1ldGFkYXRh6gIUUGF5Z2F0ZTo6R2F0ZXdheTo6VjFiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_struct]);
 
 /**
  * @generated from message paygate.gateway.v1.GetCredentialsRequest
@@ -156,6 +156,161 @@ export const SetCredentialsResponseSchema: GenMessage<SetCredentialsResponse, {j
   messageDesc(file_paygate_gateway_v1_credentials, 3);
 
 /**
+ * CredentialCollab is a collab as the credentials page lists it.
+ *
+ * @generated from message paygate.gateway.v1.CredentialCollab
+ */
+export type CredentialCollab = Message<"paygate.gateway.v1.CredentialCollab"> & {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId: number;
+
+  /**
+   * Id of its merchant.
+   *
+   * @generated from field: int32 merchant_id = 2;
+   */
+  merchantId: number;
+
+  /**
+   * Name of its merchant.
+   *
+   * @generated from field: string merchant_name = 3;
+   */
+  merchantName: string;
+
+  /**
+   * Id of its provider.
+   *
+   * @generated from field: int32 provider_id = 4;
+   */
+  providerId: number;
+
+  /**
+   * Name of its provider.
+   *
+   * @generated from field: string provider_name = 5;
+   */
+  providerName: string;
+
+  /**
+   * The provider's path segment.
+   *
+   * @generated from field: string provider_path_segment = 6;
+   */
+  providerPathSegment: string;
+};
+
+/**
+ * CredentialCollab is a collab as the credentials page lists it.
+ *
+ * @generated from message paygate.gateway.v1.CredentialCollab
+ */
+export type CredentialCollabJson = {
+  /**
+   * Id of the collab.
+   *
+   * @generated from field: int32 collab_id = 1;
+   */
+  collabId?: number;
+
+  /**
+   * Id of its merchant.
+   *
+   * @generated from field: int32 merchant_id = 2;
+   */
+  merchantId?: number;
+
+  /**
+   * Name of its merchant.
+   *
+   * @generated from field: string merchant_name = 3;
+   */
+  merchantName?: string;
+
+  /**
+   * Id of its provider.
+   *
+   * @generated from field: int32 provider_id = 4;
+   */
+  providerId?: number;
+
+  /**
+   * Name of its provider.
+   *
+   * @generated from field: string provider_name = 5;
+   */
+  providerName?: string;
+
+  /**
+   * The provider's path segment.
+   *
+   * @generated from field: string provider_path_segment = 6;
+   */
+  providerPathSegment?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.CredentialCollab.
+ * Use `create(CredentialCollabSchema)` to create a new message.
+ */
+export const CredentialCollabSchema: GenMessage<CredentialCollab, {jsonType: CredentialCollabJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_credentials, 4);
+
+/**
+ * @generated from message paygate.gateway.v1.ListCredentialCollabsRequest
+ */
+export type ListCredentialCollabsRequest = Message<"paygate.gateway.v1.ListCredentialCollabsRequest"> & {
+};
+
+/**
+ * @generated from message paygate.gateway.v1.ListCredentialCollabsRequest
+ */
+export type ListCredentialCollabsRequestJson = {
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListCredentialCollabsRequest.
+ * Use `create(ListCredentialCollabsRequestSchema)` to create a new message.
+ */
+export const ListCredentialCollabsRequestSchema: GenMessage<ListCredentialCollabsRequest, {jsonType: ListCredentialCollabsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_credentials, 5);
+
+/**
+ * @generated from message paygate.gateway.v1.ListCredentialCollabsResponse
+ */
+export type ListCredentialCollabsResponse = Message<"paygate.gateway.v1.ListCredentialCollabsResponse"> & {
+  /**
+   * The collabs, by merchant then provider name.
+   *
+   * @generated from field: repeated paygate.gateway.v1.CredentialCollab collabs = 1;
+   */
+  collabs: CredentialCollab[];
+};
+
+/**
+ * @generated from message paygate.gateway.v1.ListCredentialCollabsResponse
+ */
+export type ListCredentialCollabsResponseJson = {
+  /**
+   * The collabs, by merchant then provider name.
+   *
+   * @generated from field: repeated paygate.gateway.v1.CredentialCollab collabs = 1;
+   */
+  collabs?: CredentialCollabJson[];
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListCredentialCollabsResponse.
+ * Use `create(ListCredentialCollabsResponseSchema)` to create a new message.
+ */
+export const ListCredentialCollabsResponseSchema: GenMessage<ListCredentialCollabsResponse, {jsonType: ListCredentialCollabsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_credentials, 6);
+
+/**
  * CredentialService keeps the credentials the gateway presents to a
  * collab's provider (spec 02 "Credentials", §3 Credentials, §5;
  * docs/contracts-credentials.md): a free-form key/value object, nested one
@@ -178,6 +333,18 @@ export const CredentialService: GenService<{
     methodKind: "unary";
     input: typeof GetCredentialsRequestSchema;
     output: typeof GetCredentialsResponseSchema;
+  },
+  /**
+   * ListCredentialCollabs lists the collabs in the caller's scope whose
+   * credentials the caller may edit, for the page's collaboration dropdown,
+   * by merchant then provider name (at most 1000).
+   *
+   * @generated from rpc paygate.gateway.v1.CredentialService.ListCredentialCollabs
+   */
+  listCredentialCollabs: {
+    methodKind: "unary";
+    input: typeof ListCredentialCollabsRequestSchema;
+    output: typeof ListCredentialCollabsResponseSchema;
   },
   /**
    * SetCredentials replaces a collab's credentials with the body's object
