@@ -1,6 +1,8 @@
 import './zod-config';
 import { SCREENS, type RemoteManifest } from '@paygate/sdk';
 import { JobsPage } from './features/jobs/components/jobs-page';
+import { BalancesPage } from './features/balances/components/balances-page';
+import { CredentialsPage } from './features/credentials/components/credentials-page';
 import { MerchantsPage } from './features/merchants/components/merchants-page';
 import { ProvidersPage } from './features/providers/components/providers-page';
 
@@ -11,6 +13,8 @@ const manifest: RemoteManifest<'providers'> = {
     { path: SCREENS.providers.path, Component: ProvidersPage },
     { path: SCREENS.merchants.path, Component: MerchantsPage },
     { path: SCREENS.jobs.path, Component: JobsPage },
+    { path: SCREENS.credentials.path, Component: CredentialsPage },
+    { path: SCREENS.balances.path, Component: BalancesPage },
   ],
 };
 
