@@ -42,7 +42,7 @@ test('the admin saves a collab’s credentials, reads them back masked, and the 
     ['auth.timeout', 'Number', '30'],
   ] as const) {
     if ((await form.getByLabel(key, { exact: true }).count()) === 0) {
-      await form.getByLabel('New field').fill(key);
+      await form.getByRole('textbox', { name: 'New field', exact: true }).fill(key);
       await form.getByRole('combobox', { name: 'New field type' }).selectOption({ label: type });
       await form.getByRole('button', { name: 'Add Field' }).click();
     }
