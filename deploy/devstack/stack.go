@@ -190,6 +190,12 @@ func (st *stack) startService(s service) (*child, error) {
 		cmd.Env = append(cmd.Env, "PAYGATE_FILES_DIR="+filepath.Join(o.dataDir, "files"))
 		// Frauds show within seconds of the payments that trip a rule.
 		cmd.Env = append(cmd.Env, "PAYGATE_FRAUD_INTERVAL=5s")
+		// Providers' credentials are sealed under a key of this stack's own.
+		keys, err := localCredentialsKeys(o.dataDir)
+		if err != nil {
+			return nil, err
+		}
+		cmd.Env = append(cmd.Env, "PAYGATE_CREDENTIALS_KEYS="+keys)
 	}
 	fmt.Fprintf(st.say, "starting %s (http %d, grpc %d)\n", s.name, s.httpPort, s.grpcPort)
 	return st.startChild(s.name, cmd, syscall.SIGTERM, "")

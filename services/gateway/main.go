@@ -158,6 +158,13 @@ type Config struct {
 	// with the fields of the FraudDetection setting; absent fields keep
 	// their defaults.
 	FraudThresholds string `env:"PAYGATE_FRAUD_THRESHOLDS"`
+	// CredentialsKeys is the keyring sealing providers' credentials,
+	// "id:base64key,…", the first key current (docs/contracts-credentials.md);
+	// empty: PAYGATE_ENCRYPTION_KEY (or the demo key) under id "default".
+	CredentialsKeys string `env:"PAYGATE_CREDENTIALS_KEYS"`
+	// BalanceCacheTTL is how long a provider's balance answer is cached per
+	// collab (docs/contracts-balances.md).
+	BalanceCacheTTL time.Duration `env:"PAYGATE_BALANCE_CACHE_TTL" default:"15s"`
 }
 
 // check reports every bad value of the gateway's own keys at once.
@@ -349,7 +356,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	envThresholds, _ := fraud.ParseThresholds(cfg.FraudThresholds)
 	fraudDefault := settings.FraudDetection(envThresholds)
 	tunables := settings.NewService(postgres.NewSettings(pool),
-		settings.Defaults{PollInterval: cfg.PollInterval, ExportRetention: cfg.FilesRetention, FraudDetection: &fraudDefault},
+		settings.Defaults{PollInterval: cfg.PollInterval, ExportRetention: cfg.FilesRetention, FraudDetection: &fraudDefault,
+			BalanceCache: cfg.BalanceCacheTTL},
 		time.Now, log.With("component", "settings"))
 	srv.Register(&gatewayv1.SettingService_ServiceDesc, grpcapi.NewSettingServer(tunables))
 	fees := fee.NewService(postgres.NewFees(pool), time.Now)
@@ -357,6 +365,13 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	srv.Register(&gatewayv1.PayTypeService_ServiceDesc, grpcapi.NewPayTypeServer(fees))
 	fraudStore := postgres.NewFrauds(pool)
 	srv.Register(&gatewayv1.FraudService_ServiceDesc, grpcapi.NewFraudServer(fraud.NewService(fraudStore, time.Now)))
+	// The balance cache's lifetime is the BalanceCacheSeconds setting.
+	credentials, balances, err := moneyServices(cfg, pool, rdb, providerTransport, tunables.BalanceCacheTTL)
+	if err != nil {
+		return err
+	}
+	srv.Register(&gatewayv1.CredentialService_ServiceDesc, grpcapi.NewCredentialServer(credentials))
+	srv.Register(&gatewayv1.BalanceService_ServiceDesc, grpcapi.NewBalanceServer(balances))
 	// The signature check must see the raw body, so it runs in front of the
 	// REST mux on the initialize route, then hands the call to that mux.
 	// The download route writes a file's bytes itself (httpapi.Download).
@@ -376,6 +391,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 			gatewayv1.RegisterFeeServiceHandlerClient(ctx, mux, gatewayv1.NewFeeServiceClient(cc)),
 			gatewayv1.RegisterPayTypeServiceHandlerClient(ctx, mux, gatewayv1.NewPayTypeServiceClient(cc)),
 			gatewayv1.RegisterFraudServiceHandlerClient(ctx, mux, gatewayv1.NewFraudServiceClient(cc)),
+			gatewayv1.RegisterCredentialServiceHandlerClient(ctx, mux, gatewayv1.NewCredentialServiceClient(cc)),
+			gatewayv1.RegisterBalanceServiceHandlerClient(ctx, mux, gatewayv1.NewBalanceServiceClient(cc)),
 		)
 	})
 	srv.Handle(httpapi.ExportPattern, httpapi.ExportQuery(
@@ -443,6 +460,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return t, t.Check()
 	}
 	if err := runner.Add(fraudDetectionJob(cfg, fraudStore, fraudThresholds)); err != nil {
+		return err
+	}
+	if err := runner.Add(credentialsResealJob(credentials)); err != nil {
 		return err
 	}
 	// The export workers consume the export requests outside the jobs

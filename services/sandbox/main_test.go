@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -98,8 +100,29 @@ func TestRun(t *testing.T) {
 			}
 		}
 	}
-	if code, m := call(http.MethodGet, "/fbpay/balance", ""); code != 200 || m["balance"] == nil || m["currency"] != "PHP" {
+	if code, m := call(http.MethodGet, "/fbpay/balance", ""); code != 200 || m["success"] != true {
 		t.Errorf("fbpay balance = %d %v", code, m)
+	} else if w, _ := m["data"].(map[string]any)["wallet"].(map[string]any); w["availableBalance"] != "250000.00" || w["currency"] != "PHP" {
+		t.Errorf("fbpay balance wallet = %v", m)
+	}
+	withCreds := func(creds string) (int, map[string]any) {
+		req, _ := http.NewRequest(http.MethodGet, base+"/humpas/balance", nil)
+		req.Header.Set("X-Paygate-Credentials", base64.RawURLEncoding.EncodeToString([]byte(creds)))
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	if code, m := withCreds(`{"merchantId":"HP-77","apiKey":"k"}`); code != 200 ||
+		m["result"].(map[string]any)["account"] != "HP-77" || fmt.Sprint(m["result"].(map[string]any)["authenticatedWith"]) != "[apiKey merchantId]" {
+		t.Errorf("humpas balance with credentials = %d %v", code, m)
+	}
+	if code, _ := withCreds(`{"apiKey":"invalid-1"}`); code != 401 {
+		t.Errorf("humpas balance with an invalid key = %d, want 401", code)
 	}
 	if code, _ := call(http.MethodGet, "/govip/balance", ""); code != 404 {
 		t.Errorf("govip balance = %d, want 404", code)

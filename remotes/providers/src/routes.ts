@@ -2,6 +2,8 @@ import './zod-config';
 import { SCREENS, type RemoteManifest } from '@paygate/sdk';
 import { FeesPage } from './features/fees/components/fees-page';
 import { JobsPage } from './features/jobs/components/jobs-page';
+import { BalancesPage } from './features/balances/components/balances-page';
+import { CredentialsPage } from './features/credentials/components/credentials-page';
 import { MerchantsPage } from './features/merchants/components/merchants-page';
 import { ProvidersPage } from './features/providers/components/providers-page';
 import { SettingsPage } from './features/settings/components/settings-page';
@@ -15,6 +17,8 @@ const manifest: RemoteManifest<'providers'> = {
     { path: SCREENS.jobs.path, Component: JobsPage },
     { path: SCREENS.settings.path, Component: SettingsPage },
     { path: SCREENS.fees.path, Component: FeesPage },
+    { path: SCREENS.credentials.path, Component: CredentialsPage },
+    { path: SCREENS.balances.path, Component: BalancesPage },
   ],
 };
 

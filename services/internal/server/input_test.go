@@ -47,6 +47,8 @@ func startAllREST(t *testing.T) string {
 	srv.Register(&gatewayv1.FeeService_ServiceDesc, gatewayv1.UnimplementedFeeServiceServer{})
 	srv.Register(&gatewayv1.PayTypeService_ServiceDesc, gatewayv1.UnimplementedPayTypeServiceServer{})
 	srv.Register(&gatewayv1.FraudService_ServiceDesc, gatewayv1.UnimplementedFraudServiceServer{})
+	srv.Register(&gatewayv1.CredentialService_ServiceDesc, gatewayv1.UnimplementedCredentialServiceServer{})
+	srv.Register(&gatewayv1.BalanceService_ServiceDesc, gatewayv1.UnimplementedBalanceServiceServer{})
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, callbacksv1.UnimplementedCallbacksServiceServer{})
 	srv.Register(&aggregatorv1.StatisticsService_ServiceDesc, aggregatorv1.UnimplementedStatisticsServiceServer{})
 	srv.Register(&aggregatorv1.JobService_ServiceDesc, aggregatorv1.UnimplementedJobServiceServer{})
@@ -96,6 +98,12 @@ func startAllREST(t *testing.T) string {
 			},
 			func() error {
 				return gatewayv1.RegisterFraudServiceHandlerClient(ctx, mux, gatewayv1.NewFraudServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterCredentialServiceHandlerClient(ctx, mux, gatewayv1.NewCredentialServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterBalanceServiceHandlerClient(ctx, mux, gatewayv1.NewBalanceServiceClient(cc))
 			},
 			func() error {
 				return aggregatorv1.RegisterStatisticsServiceHandlerClient(ctx, mux, aggregatorv1.NewStatisticsServiceClient(cc))

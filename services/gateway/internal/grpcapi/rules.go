@@ -121,6 +121,18 @@ var Rules = authz.Rules{
 	// merchant users to their merchants' frauds.
 	gatewayv1.FraudService_ListFrauds_FullMethodName:        {Permissions: []string{authz.PermViewFrauds}},
 	gatewayv1.FraudService_UpdateFraudStatus_FullMethodName: {Permissions: []string{authz.PermEditFrauds}},
+	// CredentialService (docs/contracts-credentials.md): Credentials Access
+	// (spec 02 §6); the handlers keep merchant users to their merchants'
+	// collabs.
+	gatewayv1.CredentialService_GetCredentials_FullMethodName:        credentialsAccess,
+	gatewayv1.CredentialService_SetCredentials_FullMethodName:        credentialsAccess,
+	gatewayv1.CredentialService_ListCredentialCollabs_FullMethodName: credentialsAccess,
+
+	// BalanceService (docs/contracts-balances.md): admins and merchant users
+	// with Balance Access (spec 02 §6); Support is refused. The handler keeps
+	// merchant users to their merchants' collabs.
+	gatewayv1.BalanceService_GetBalance_FullMethodName:         balanceAccess,
+	gatewayv1.BalanceService_ListBalanceCollabs_FullMethodName: balanceAccess,
 
 	// ReplayService (docs/contracts-replay.md): the deployment's own
 	// services (the aggregator's rebuild) with the internal token; no user,
@@ -155,6 +167,10 @@ var (
 	settingsAccess    = authz.Rule{Permissions: []string{authz.PermSettingsAccess}}
 	viewFees          = authz.Rule{Permissions: []string{authz.PermViewFees}}
 	editFees          = authz.Rule{Permissions: []string{authz.PermEditFees}}
+
+	credentialsAccess = authz.Rule{Permissions: []string{authz.PermCredentialsAccess}}
+	balanceAccess     = authz.Rule{Permissions: []string{authz.PermBalanceAccess}, Roles: []string{authz.RoleAdmin,
+		authz.RoleMerchant, authz.RoleMerchantAdmin, authz.RoleMerchantFinanceManager, authz.RoleMerchantSupport}}
 
 	validationEndpoints     = authz.Rule{Roles: []string{authz.RoleAdmin, authz.RoleMerchantAdmin}}
 	editValidationEndpoints = authz.Rule{Roles: []string{authz.RoleAdmin, authz.RoleMerchantAdmin},

@@ -1,11 +1,13 @@
 // Package providers is the gateway's client of the payment providers' APIs
 // (the sandbox speaks them): it creates payments and asks their status over
-// HTTP, and reports each exchange for the transaction's log.
+// HTTP, and reports each exchange for the transaction's log; it asks for a
+// collab's balance with the collab's credentials.
 package providers
 
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +16,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/paygate/paygate/services/gateway/internal/balance"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 )
 
@@ -23,7 +26,10 @@ type Client struct {
 	hc *http.Client
 }
 
-var _ payment.ProviderClient = (*Client)(nil)
+var (
+	_ payment.ProviderClient = (*Client)(nil)
+	_ balance.Provider       = (*Client)(nil)
+)
 
 // NewClient returns a client using hc (its Timeout bounds a call).
 func NewClient(hc *http.Client) *Client { return &Client{hc: hc} }
@@ -102,4 +108,39 @@ func (c *Client) call(ctx context.Context, method, u string, body any) payment.E
 	}
 	ex.ProviderTID, ex.Outcome, ex.ProviderMessage = a.ProviderTransactionID, payment.Outcome(strings.ToLower(a.Status)), a.Message
 	return ex
+}
+
+// HeaderCredentials carries a collab's credentials to its provider: the
+// credentials object as JSON, base64url-encoded without padding. The
+// adapter never logs it.
+const HeaderCredentials = "X-Paygate-Credentials"
+
+// MaxBalanceAnswer bounds a balance answer read from a provider.
+const MaxBalanceAnswer = 256 << 10
+
+// Balance implements balance.Provider: GET {base}/balance with the
+// collab's credentials in HeaderCredentials (absent when it has none).
+func (c *Client) Balance(ctx context.Context, baseURL string, credentials map[string]any) (balance.Answer, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(baseURL, "/")+"/balance", nil)
+	if err != nil {
+		return balance.Answer{}, fmt.Errorf("build balance request: %w", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if len(credentials) > 0 {
+		raw, err := json.Marshal(credentials)
+		if err != nil {
+			return balance.Answer{}, fmt.Errorf("encode credentials: %w", err)
+		}
+		req.Header.Set(HeaderCredentials, base64.RawURLEncoding.EncodeToString(raw))
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return balance.Answer{}, fmt.Errorf("ask balance: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBalanceAnswer))
+	if err != nil {
+		return balance.Answer{}, fmt.Errorf("read balance answer: %w", err)
+	}
+	return balance.Answer{StatusCode: resp.StatusCode, Body: body}, nil
 }

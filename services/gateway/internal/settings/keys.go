@@ -62,6 +62,9 @@ type Defaults struct {
 	// FraudDetection is FraudDetection's default (PAYGATE_FRAUD_THRESHOLDS
 	// over the fraud package's defaults); DefaultFraudDetection when nil.
 	FraudDetection *FraudDetection
+	// BalanceCache is BalanceCacheSeconds' default
+	// (PAYGATE_BALANCE_CACHE_TTL); 15 s when zero.
+	BalanceCache time.Duration
 }
 
 // Key is one setting of the registry.
@@ -82,6 +85,10 @@ type Key struct {
 // schema (a test may poll every 100ms); a value set through the API is.
 func Registry(d Defaults) []Key {
 	retentionHours := math.Ceil(d.ExportRetention.Hours())
+	balanceSeconds := 15.0
+	if d.BalanceCache > 0 {
+		balanceSeconds = math.Ceil(d.BalanceCache.Seconds())
+	}
 	fraudDefault := DefaultFraudDetection
 	if d.FraudDetection != nil {
 		fraudDefault = *d.FraudDetection
@@ -92,7 +99,7 @@ func Registry(d Defaults) []Key {
 			Description: "How long, in seconds, a provider balance read from the provider is reused before it is asked again " +
 				"(0 asks every time).",
 			Schema:  Integer(0, 3600),
-			Default: 15,
+			Default: balanceSeconds,
 		},
 		{
 			Name: KeyExportRetentionHours,

@@ -329,9 +329,14 @@ func (s *Service) ExportRetention(ctx context.Context) time.Duration {
 }
 
 // BalanceCacheTTL returns how long a provider balance is reused: the stored
-// BalanceCacheSeconds, else 15 s (also when the settings cannot be read).
+// BalanceCacheSeconds, else PAYGATE_BALANCE_CACHE_TTL or 15 s (also when the
+// settings cannot be read).
 func (s *Service) BalanceCacheTTL(ctx context.Context) time.Duration {
-	return s.duration(ctx, KeyBalanceCacheSeconds, time.Second, 15*time.Second)
+	fallback := s.conf.BalanceCache
+	if fallback <= 0 {
+		fallback = 15 * time.Second
+	}
+	return s.duration(ctx, KeyBalanceCacheSeconds, time.Second, fallback)
 }
 
 // duration returns a numeric key's stored value times unit, else fallback.

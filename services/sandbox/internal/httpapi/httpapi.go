@@ -11,10 +11,13 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -88,10 +91,16 @@ func Handler(sim *simulator.Simulator, log *slog.Logger) http.Handler {
 			writeJSON(w, http.StatusNotFound, map[string]any{"error": p.Name + " reports no balance"})
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{
-			"success": true, "balance": p.Balance, "currency": p.Currency, "accountId": "SANDBOX-" + strings.ToUpper(p.Segment),
-			"accountType": "Standard", "isLive": false, "mode": "sandbox", "updatedAt": time.Now().UTC().Format(time.RFC3339),
-		})
+		creds, err := credentials(r)
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]any{"success": false, "error": err.Error()})
+			return
+		}
+		if key, _ := creds["apiKey"].(string); strings.HasPrefix(key, "invalid") {
+			writeJSON(w, http.StatusUnauthorized, map[string]any{"success": false, "error": "invalid API key"})
+			return
+		}
+		writeJSON(w, http.StatusOK, balanceAnswer(p, creds, time.Now()))
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
@@ -100,6 +109,71 @@ func Handler(sim *simulator.Simulator, log *slog.Logger) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok"})
 	})
 	return mux
+}
+
+// HeaderCredentials carries the gateway's credentials of a collab: its
+// credentials object as JSON, base64url without padding.
+const HeaderCredentials = "X-Paygate-Credentials"
+
+// credentials decodes HeaderCredentials (empty when absent).
+func credentials(r *http.Request) (map[string]any, error) {
+	h := r.Header.Get(HeaderCredentials)
+	if h == "" {
+		return map[string]any{}, nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(h)
+	if err != nil {
+		return nil, errors.New("the credentials header is not base64url")
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, errors.New("the credentials header is not a JSON object")
+	}
+	return m, nil
+}
+
+// balanceAnswer is a provider's balance answer in the nested shapes real
+// providers use (the gateway searches them to depth 3): FbPay and
+// RollingPay nest a wallet under data, HumPas a balance object under
+// result, Crypto Manager a list of assets. The account id comes from the
+// credentials' merchantId or accountId when given, and the answer names
+// the credential keys it was called with (never their values).
+func balanceAnswer(p simulator.Provider, creds map[string]any, now time.Time) map[string]any {
+	account := "SANDBOX-" + strings.ToUpper(p.Segment)
+	for _, k := range []string{"merchantId", "accountId"} {
+		if v, ok := creds[k]; ok && fmt.Sprint(v) != "" {
+			account = fmt.Sprint(v)
+			break
+		}
+	}
+	keys := make([]string, 0, len(creds))
+	for k := range creds {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	at := now.UTC().Format(time.RFC3339)
+	reqID := fmt.Sprintf("%s-%d", p.Segment, now.UnixNano())
+	switch p.Segment {
+	case "humpas":
+		return map[string]any{"status": "ok", "requestId": reqID, "result": map[string]any{
+			"account": account, "environment": "sandbox", "timestamp": at,
+			"balance":           map[string]any{"amount": p.Balance, "currency": p.Currency, "onHold": "0.00"},
+			"authenticatedWith": keys}}
+	case "crypto-manager":
+		return map[string]any{"success": true, "requestId": reqID, "data": map[string]any{
+			"accountId": account, "accountType": "Custody", "mode": "sandbox", "updatedAt": at,
+			"assets": []any{
+				map[string]any{"asset": "USDT", "availableBalance": p.Balance, "currency": p.Currency, "network": "TRC20"},
+				map[string]any{"asset": "BTC", "pendingBalance": "0.0125", "currency": "BTC"},
+			},
+			"authenticatedWith": keys}}
+	}
+	return map[string]any{"success": true, "code": "OK", "requestId": reqID, "data": map[string]any{
+		"merchantAccount": map[string]any{"accountId": account, "accountType": "Standard", "mode": "sandbox"},
+		"wallet": map[string]any{"availableBalance": p.Balance, "currency": p.Currency,
+			"pendingBalance": "1250.00", "reservedBalance": "0.00"},
+		"updatedAt":         at,
+		"authenticatedWith": keys}}
 }
 
 func provider(w http.ResponseWriter, r *http.Request, sim *simulator.Simulator) (simulator.Provider, bool) {

@@ -1,0 +1,1 @@
+DROP TABLE collab_credentials;

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/paygate/paygate/services/gateway/internal/balance"
+	"github.com/paygate/paygate/services/gateway/internal/credential"
+	"github.com/paygate/paygate/services/gateway/internal/postgres"
+	"github.com/paygate/paygate/services/gateway/internal/providers"
+	gwredis "github.com/paygate/paygate/services/gateway/internal/redis"
+	"github.com/paygate/paygate/services/internal/aesgcm"
+	"github.com/paygate/paygate/services/internal/jobs"
+)
+
+// credentialKeys returns the keyring of providers' credentials:
+// PAYGATE_CREDENTIALS_KEYS when set, otherwise PAYGATE_ENCRYPTION_KEY (the
+// demo key in demo mode) under credential.DefaultKeyID.
+func (c Config) credentialKeys() (*credential.Keyring, error) {
+	if c.CredentialsKeys != "" {
+		k, err := credential.ParseKeyring(c.CredentialsKeys)
+		if err != nil {
+			return nil, fmt.Errorf("PAYGATE_CREDENTIALS_KEYS: %w", err)
+		}
+		return k, nil
+	}
+	if c.EncryptionKey == "" {
+		if !c.Demo {
+			return nil, errors.New("PAYGATE_CREDENTIALS_KEYS or PAYGATE_ENCRYPTION_KEY is required outside demo mode")
+		}
+		return credential.NewKeyring(credential.DefaultKeyID, aesgcm.DemoKey())
+	}
+	key, err := aesgcm.ParseKey(c.EncryptionKey)
+	if err != nil {
+		return nil, fmt.Errorf("PAYGATE_ENCRYPTION_KEY: %w", err)
+	}
+	return credential.NewKeyring(credential.DefaultKeyID, key)
+}
+
+// moneyServices builds the credentials and balances services (issue 17):
+// credentials sealed in Postgres, balances asked of the providers with them
+// and cached in Redis for cacheTTL (the BalanceCacheSeconds setting, whose
+// default is PAYGATE_BALANCE_CACHE_TTL).
+func moneyServices(cfg Config, pool *pgxpool.Pool, rdb *redis.Client, transport http.RoundTripper,
+	cacheTTL func(context.Context) time.Duration) (*credential.Service, *balance.Service, error) {
+	keys, err := cfg.credentialKeys()
+	if err != nil {
+		return nil, nil, err
+	}
+	store := postgres.NewCredentials(pool)
+	credentials := credential.NewService(store, keys, time.Now)
+	balances := balance.NewService(store,
+		func(ctx context.Context, collabID int32) (map[string]any, error) {
+			return credentials.Of(ctx, collabID)
+		},
+		providers.NewClient(&http.Client{Transport: transport, Timeout: cfg.ProviderTimeout}),
+		gwredis.NewBalanceCache(rdb, cfg.Schema),
+		balance.Options{TTL: cacheTTL, Timeout: cfg.ProviderTimeout})
+	return credentials, balances, nil
+}
+
+// credentialsResealJob re-seals, every hour, the credentials still sealed
+// under an older key of PAYGATE_CREDENTIALS_KEYS under the current one
+// (docs/contracts-credentials.md, "Rotating the key").
+func credentialsResealJob(credentials *credential.Service) jobs.Job {
+	return jobs.Job{
+		Name:        "gateway.credentials-reseal",
+		Description: "Re-seals providers' credentials still sealed under an older key of PAYGATE_CREDENTIALS_KEYS under the current (first) key, every hour.",
+		Every:       time.Hour,
+		Run: func(ctx context.Context, run *jobs.Run) error {
+			total := 0
+			for {
+				n, more, err := credentials.Reseal(ctx, 100)
+				total += n
+				if err != nil {
+					run.Notifyf(jobs.LevelError, "Re-sealed %d collabs' credentials, then stopped: %v.", total, err)
+					return errors.New("some credentials could not be re-sealed under the current key; the next run tries again")
+				}
+				if !more || n == 0 {
+					break
+				}
+			}
+			if total > 0 {
+				run.Notifyf(jobs.LevelInformation, "Re-sealed %d collabs' credentials under the current key.", total)
+			}
+			return nil
+		},
+	}
+}
