@@ -25,6 +25,7 @@ func TestRulesCoverEveryMethod(t *testing.T) {
 	gatewayv1.RegisterSettingServiceServer(srv, grpcapi.NewSettingServer(nil))
 	gatewayv1.RegisterFeeServiceServer(srv, grpcapi.NewFeeServer(nil))
 	gatewayv1.RegisterPayTypeServiceServer(srv, grpcapi.NewPayTypeServer(nil))
+	gatewayv1.RegisterFraudServiceServer(srv, grpcapi.NewFraudServer(nil))
 	gatewayv1.RegisterCredentialServiceServer(srv, grpcapi.NewCredentialServer(nil))
 	gatewayv1.RegisterBalanceServiceServer(srv, grpcapi.NewBalanceServer(nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
