@@ -114,6 +114,13 @@ func TestBalances(t *testing.T) {
 		t.Errorf("fbpay asked %d times, want 1 (%+v)", n, b)
 	}
 
+	// New credentials drop the cached answer: the provider is asked with them.
+	admin.must(t, http.StatusOK, http.MethodPost, credentialsPath(fbpay), map[string]any{"merchantId": "FB-43", "apiKey": "k-1"}, nil)
+	admin.must(t, http.StatusOK, http.MethodGet, balancePath("fbpay", fbpay), nil, &b)
+	if n := spy.count("fbpay"); n != 2 || b.AccountID != "FB-43" {
+		t.Errorf("after new credentials: fbpay asked %d times, want 2 (%+v)", n, b)
+	}
+
 	// Concurrent misses share one call.
 	var wg sync.WaitGroup
 	for range 6 {
@@ -158,7 +165,7 @@ func TestBalances(t *testing.T) {
 	for _, role := range []string{authz.RoleMerchant, authz.RoleMerchantAdmin, authz.RoleMerchantFinanceManager} {
 		u := e.user(t, role, e.merchantID)
 		u.must(t, http.StatusOK, http.MethodGet, balancePath("fbpay", fbpay), nil, &b)
-		if b.Amount != "250000.00" {
+		if b.Amount != "250000.00" || spy.count("fbpay") != 2 {
 			t.Errorf("%s reads %+v", role, b)
 		}
 		stranger := e.user(t, role, other)

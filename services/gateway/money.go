@@ -62,6 +62,8 @@ func moneyServices(cfg Config, pool *pgxpool.Pool, rdb *redis.Client, transport 
 		providers.NewClient(&http.Client{Transport: transport, Timeout: cfg.ProviderTimeout}),
 		gwredis.NewBalanceCache(rdb, cfg.Schema),
 		balance.Options{TTL: cacheTTL, Timeout: cfg.ProviderTimeout})
+	// New credentials: the next balance is asked with them, not read from the cache.
+	credentials.OnChange(balances.Forget)
 	return credentials, balances, nil
 }
 

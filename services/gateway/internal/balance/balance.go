@@ -116,6 +116,8 @@ type Cache interface {
 	Get(ctx context.Context, key string) (item Item, ok bool, err error)
 	// Set caches item under key for ttl.
 	Set(ctx context.Context, key string, item Item, ttl time.Duration) error
+	// Delete drops key's item.
+	Delete(ctx context.Context, key string) error
 }
 
 // Options configure a Service.
@@ -200,6 +202,13 @@ func (s *Service) Get(ctx context.Context, scope merchant.Scope, segment string,
 		return Item{}, err
 	}
 	return v.(Item), nil
+}
+
+// Forget drops a collab's cached balance (its credentials changed), so the
+// next ask reaches the provider with the new ones. A cache that cannot be
+// reached keeps the old answer until it expires.
+func (s *Service) Forget(ctx context.Context, collabID int32) {
+	_ = s.cache.Delete(ctx, strconv.Itoa(int(collabID)))
 }
 
 // ask calls the provider and reads its answer into an item.

@@ -99,6 +99,13 @@ func (c *memCache) Set(_ context.Context, key string, it balance.Item, _ time.Du
 	return nil
 }
 
+func (c *memCache) Delete(_ context.Context, key string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.items, key)
+	return nil
+}
+
 func TestGetCollapsesAndFails(t *testing.T) {
 	t.Parallel()
 	store := fakeStore{

@@ -218,7 +218,14 @@ type Service struct {
 	store Store
 	keys  *Keyring
 	now   func() time.Time
+	// changed, when set, is told of each collab whose credentials changed
+	// (after the commit), e.g. to drop answers obtained with the old ones.
+	changed func(ctx context.Context, collabID int32)
 }
+
+// OnChange makes fn hear of each collab whose credentials changed, after
+// the change committed.
+func (s *Service) OnChange(fn func(ctx context.Context, collabID int32)) { s.changed = fn }
 
 // NewService returns the service on store, sealing with keys, with now the
 // clock.
@@ -320,8 +327,14 @@ func (s *Service) Set(ctx context.Context, actor activity.Actor, collabID int32,
 		}
 		return Sealed{KeyID: keyID, Data: data}, activity.Record(ctx, j, actor, entry(col, ch), s.now().UTC().Truncate(time.Microsecond))
 	})
-	if err != nil && !errors.Is(err, errUnchanged) {
+	if errors.Is(err, errUnchanged) {
+		return stored, nil
+	}
+	if err != nil {
 		return nil, err
+	}
+	if s.changed != nil {
+		s.changed(ctx, collabID)
 	}
 	return stored, nil
 }

@@ -56,3 +56,11 @@ func (c *BalanceCache) Set(ctx context.Context, key string, it balance.Item, ttl
 	}
 	return nil
 }
+
+// Delete implements balance.Cache.
+func (c *BalanceCache) Delete(ctx context.Context, key string) error {
+	if err := c.rdb.Del(ctx, c.prefix+key).Err(); err != nil {
+		return fmt.Errorf("drop cached balance %s: %w", key, err)
+	}
+	return nil
+}
