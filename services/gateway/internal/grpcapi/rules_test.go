@@ -22,5 +22,6 @@ func TestRulesCoverEveryMethod(t *testing.T) {
 	gatewayv1.RegisterCurrencyServiceServer(srv, grpcapi.NewCurrencyServer(nil))
 	gatewayv1.RegisterReplayServiceServer(srv, grpcapi.NewReplayServer(nil, nil))
 	gatewayv1.RegisterFileServiceServer(srv, grpcapi.NewFileServer(nil))
+	gatewayv1.RegisterFraudServiceServer(srv, grpcapi.NewFraudServer(nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
 }
