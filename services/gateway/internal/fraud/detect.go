@@ -135,6 +135,9 @@ type DetectReport struct {
 	Flagged, Updated int64
 	// Linked counts the transactions it added to frauds.
 	Linked int64
+	// Steps are how long each step took, summed over the passes (for
+	// benchmarks and slow-run diagnosis).
+	Steps map[string]time.Duration
 }
 
 // Add sums r and o.
@@ -147,6 +150,12 @@ func (r *DetectReport) Add(o DetectReport) {
 	r.Flagged += o.Flagged
 	r.Updated += o.Updated
 	r.Linked += o.Linked
+	for k, v := range o.Steps {
+		if r.Steps == nil {
+			r.Steps = map[string]time.Duration{}
+		}
+		r.Steps[k] += v
+	}
 }
 
 // Detector scans transactions by creation time.

@@ -164,9 +164,6 @@ type Store interface {
 	// List returns one page of the frauds q selects, newest detected first,
 	// and their count up to CountLimit.
 	List(ctx context.Context, q Query) (Page, error)
-	// Get returns one fraud with its first transactions (not found when
-	// unknown).
-	Get(ctx context.Context, id int64) (Fraud, error)
 	// Review saves r by actor at at when the fraud is in scope, calling then
 	// in the same store transaction; check sees the fraud as it was (locked)
 	// and may refuse the review, in which case nothing is written. Not found

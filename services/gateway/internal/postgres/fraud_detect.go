@@ -73,7 +73,8 @@ func (s *Frauds) DetectOnce(ctx context.Context, th fraud.Thresholds, until time
 		}
 		scanFrom = windowStart(scanFrom, 60)
 		var err error
-		rep.Scanned, rep.Flagged, rep.Updated, rep.Linked, err = detect(ctx, t, th, scanFrom, from, to, time.Now().UTC())
+		rep.Steps = map[string]time.Duration{}
+		rep.Scanned, rep.Flagged, rep.Updated, rep.Linked, err = detect(ctx, t, th, scanFrom, from, to, time.Now().UTC(), rep.Steps)
 		if err != nil {
 			return err
 		}
@@ -194,7 +195,12 @@ const (
 // (scanFrom on an hour; the spike judges [from, to)), upserts the flags,
 // links their transactions, and rewrites the clients' history of the
 // scanned hours.
-func detect(ctx context.Context, t pgx.Tx, th fraud.Thresholds, scanFrom, from, to, now time.Time) (scanned, flagged, updated, linked int64, err error) {
+func detect(ctx context.Context, t pgx.Tx, th fraud.Thresholds, scanFrom, from, to, now time.Time, steps map[string]time.Duration) (scanned, flagged, updated, linked int64, err error) {
+	mark := time.Now()
+	step := func(name string) {
+		steps[name] += time.Since(mark)
+		mark = time.Now()
+	}
 	// Hash aggregates and sorts of a day's transactions stay in memory.
 	if _, err = t.Exec(ctx, `SET LOCAL work_mem = '256MB'`); err != nil {
 		return 0, 0, 0, 0, fmt.Errorf("set work_mem: %w", err)
@@ -208,6 +214,7 @@ func detect(ctx context.Context, t pgx.Tx, th fraud.Thresholds, scanFrom, from, 
 		return 0, 0, 0, 0, fmt.Errorf("read the transactions to scan: %w", err)
 	}
 	scanned = tag.RowsAffected()
+	step("read the transactions")
 	for _, sql := range []string{
 		`ANALYZE fraud_scan`,
 		`CREATE TEMP TABLE fraud_flags (rule text, basis text, merchant_id integer, client_id text, mcid text,
@@ -242,6 +249,7 @@ func detect(ctx context.Context, t pgx.Tx, th fraud.Thresholds, scanFrom, from, 
 		if _, err := t.Exec(ctx, r.sql, r.args...); err != nil {
 			return 0, 0, 0, 0, fmt.Errorf("run the %s rule: %w", r.name, err)
 		}
+		step(r.name)
 	}
 	rows, err := t.Query(ctx, `
 		INSERT INTO client_frauds AS c (reference_id, rule, basis, merchant_id, client_id, merchant_client_id, window_start,
@@ -265,6 +273,7 @@ func detect(ctx context.Context, t pgx.Tx, th fraud.Thresholds, scanFrom, from, 
 	if err != nil {
 		return 0, 0, 0, 0, fmt.Errorf("write the flags: %w", err)
 	}
+	step("write the flags")
 	for _, ins := range inserted {
 		if ins {
 			flagged++
@@ -285,6 +294,7 @@ func detect(ctx context.Context, t pgx.Tx, th fraud.Thresholds, scanFrom, from, 
 		return 0, 0, 0, 0, fmt.Errorf("link the flags' transactions: %w", err)
 	}
 	linked = tag.RowsAffected()
+	step("link the transactions")
 	if linked > 0 {
 		if _, err := t.Exec(ctx, `
 			UPDATE client_frauds c SET transaction_count = x.n
@@ -307,5 +317,6 @@ func detect(ctx context.Context, t pgx.Tx, th fraud.Thresholds, scanFrom, from, 
 		WHERE mcid <> '' GROUP BY 1, 2, 3, 4`); err != nil {
 		return 0, 0, 0, 0, fmt.Errorf("write the clients' history: %w", err)
 	}
+	step("rewrite the history")
 	return scanned, flagged, updated, linked, nil
 }

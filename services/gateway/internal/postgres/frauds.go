@@ -152,19 +152,6 @@ func attachTransactions(ctx context.Context, q querier, frauds []fraud.Fraud) er
 	return rows.Err()
 }
 
-// Get implements fraud.Store.
-func (s *Frauds) Get(ctx context.Context, id int64) (fraud.Fraud, error) {
-	f, err := scanFraud(s.pool.QueryRow(ctx, `SELECT `+fraudColumns+` FROM client_frauds WHERE id = $1`, id))
-	if err != nil {
-		return f, pgdb.Translate(fmt.Errorf("select fraud %d: %w", id, err), entityFraud)
-	}
-	fs := []fraud.Fraud{f}
-	if err := attachTransactions(ctx, s.pool, fs); err != nil {
-		return f, err
-	}
-	return fs[0], nil
-}
-
 // Review implements fraud.Store. Stopping callbacks updates every
 // transaction of the fraud not stopped yet in one statement, with a journal
 // entry and a same-status event each (the callbacks service learns from

@@ -109,6 +109,8 @@ describe('Fraud Management page (spec 02 "Fraud Management")', () => {
     await user.click(screen.getByRole('button', { name: 'Search' }));
     await waitFor(() => expect(seen.lists.length).toBeGreaterThan(1));
     const q = seen.lists.at(-1)!.searchParams;
+    // Untouched days keep the default range, which ends an hour ahead.
+    expect(Math.round((new Date(q.get('endDate')!).getTime() - Date.now()) / 60_000)).toBe(60);
     expect(Object.fromEntries(['status', 'merchantId', 'merchantClientId', 'transactionId', 'clientId', 'referenceId', 'page'].map((k) => [k, q.get(k)]))).toEqual({
       status: '2', merchantId: '1', merchantClientId: 'c-9', transactionId: '55', clientId: 'ip-1', referenceId: 'FRD-1', page: '1',
     });
@@ -118,6 +120,27 @@ describe('Fraud Management page (spec 02 "Fraud Management")', () => {
     await user.selectOptions(screen.getByRole('combobox', { name: 'Rows per page' }), '20 / page');
     await waitFor(() => expect(seen.lists.at(-1)!.searchParams.get('take')).toBe('20'));
     expect(seen.lists.at(-1)!.searchParams.get('page')).toBe('1');
+  });
+
+  it('applies typed days with the date rules: start of the first day to the end of the last', async () => {
+    const seen = newSeen();
+    server.use(...handlers(seen, [fraud(7)]));
+    const { user } = renderPage();
+    await screen.findByTestId('fraud-7');
+    const from = screen.getByLabelText('From day');
+    const to = screen.getByLabelText('To day');
+    await user.clear(from);
+    await user.type(from, '2025-03-02');
+    await user.clear(to);
+    await user.click(screen.getByRole('button', { name: 'Search' }));
+    await waitFor(() => expect(seen.lists.length).toBeGreaterThan(1));
+    let q = seen.lists.at(-1)!.searchParams;
+    expect([q.get('startDate'), q.get('endDate')]).toEqual(['2025-03-02T00:00:00.000Z', '2025-03-02T23:59:59.999Z']);
+    await user.type(to, '2025-03-05');
+    await user.click(screen.getByRole('button', { name: 'Search' }));
+    await waitFor(() => expect(seen.lists.at(-1)!.searchParams.get('endDate')).toBe('2025-03-05T23:59:59.999Z'));
+    q = seen.lists.at(-1)!.searchParams;
+    expect(q.get('startDate')).toBe('2025-03-02T00:00:00.000Z');
   });
 
   it('saves a review in the Manage fraud dialog only with a changed status or note, and a note to deny', async () => {

@@ -37,6 +37,13 @@ export function toInput(f: FraudFilters, range: DateRange, pageIndex: number, ta
   };
 }
 
+/** defaultDays are the days the date inputs show for a range: its first and last day in the zone, at most today. */
+function defaultDays(range: DateRange, zone: string) {
+  const today = dayOf(new Date().toISOString(), zone);
+  const last = dayOf(range.to, zone);
+  return { from: dayOf(range.from, zone), to: last > today ? today : last };
+}
+
 function FraudView({ user }: { user: User }) {
   const [zone] = useTimezone();
   const admin = isAdmin(user);
@@ -45,7 +52,9 @@ function FraudView({ user }: { user: User }) {
   const [draft, setDraft] = useState<FraudFilters>(EMPTY_FILTERS);
   const [applied, setApplied] = useState<FraudFilters>(EMPTY_FILTERS);
   const initial = useMemo(() => defaultFraudRange(new Date(), zone), [zone]);
-  const [days, setDays] = useState({ from: dayOf(initial.from, zone), to: '' });
+  // The days on screen; until the user changes them, Search keeps the default range (it ends an hour ahead, not at midnight).
+  const [days, setDays] = useState(() => defaultDays(initial, zone));
+  const [daysTouched, setDaysTouched] = useState(false);
   const [range, setRange] = useState<DateRange>(initial);
   // The table's page is 0-based; the server's 1-based (spec 02 §3).
   const [pageIndex, setPageIndex] = useState(0);
@@ -65,14 +74,15 @@ function FraudView({ user }: { user: User }) {
   function search() {
     if (merchantInvalid || txInvalid) return;
     setApplied(draft);
-    setRange(days.from ? fraudRange(days.from, days.to, zone, new Date()) : defaultFraudRange(new Date(), zone));
+    setRange(daysTouched && days.from ? fraudRange(days.from, days.to, zone, new Date()) : defaultFraudRange(new Date(), zone));
     setPageIndex(0);
   }
   function reset() {
     const r = defaultFraudRange(new Date(), zone);
     setDraft(EMPTY_FILTERS);
     setApplied(EMPTY_FILTERS);
-    setDays({ from: dayOf(r.from, zone), to: '' });
+    setDays(defaultDays(r, zone));
+    setDaysTouched(false);
     setRange(r);
     setPageIndex(0);
   }
@@ -133,11 +143,11 @@ function FraudView({ user }: { user: User }) {
           </Field.Root>
           <Field.Root w="40">
             <Field.Label>From</Field.Label>
-            <Input size="sm" type="date" aria-label="From day" min={FRAUD_MIN_DAY} max={today} value={days.from} onChange={(e) => setDays({ ...days, from: e.target.value })} />
+            <Input size="sm" type="date" aria-label="From day" min={FRAUD_MIN_DAY} max={today} value={days.from} onChange={(e) => (setDays({ ...days, from: e.target.value }), setDaysTouched(true))} />
           </Field.Root>
           <Field.Root w="40">
             <Field.Label>To</Field.Label>
-            <Input size="sm" type="date" aria-label="To day" min={FRAUD_MIN_DAY} max={today} value={days.to} onChange={(e) => setDays({ ...days, to: e.target.value })} />
+            <Input size="sm" type="date" aria-label="To day" min={FRAUD_MIN_DAY} max={today} value={days.to} onChange={(e) => (setDays({ ...days, to: e.target.value }), setDaysTouched(true))} />
           </Field.Root>
           <HStack gap={2}>
             <Button size="sm" type="submit" disabled={merchantInvalid || txInvalid}>
