@@ -402,7 +402,10 @@ func previewSQL(q fee.PreviewQuery) (string, []any) {
 // Preview implements fee.Store.
 func (s *Fees) Preview(ctx context.Context, q fee.PreviewQuery) ([]fee.PreviewCurrency, error) {
 	sql, args := previewSQL(q)
-	rows, err := s.pool.Query(ctx, sql, args...)
+	// An unnamed statement, planned with its values each time: a cached
+	// generic plan does not know the window, the collabs or the amounts and
+	// chose a scan three times slower (bench/RESULTS.md, "Fees").
+	rows, err := s.pool.Query(ctx, sql, append([]any{pgx.QueryExecModeDescribeExec}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("preview fee: %w", err)
 	}
