@@ -311,6 +311,20 @@ func TestFees(t *testing.T) {
 		admin.refused(t, http.StatusNotFound, 0, http.MethodDelete, "/api/v1/fees/"+second.ID, nil)
 	})
 
+	t.Run("the counts the list sums follow every change", func(t *testing.T) {
+		g.exec(t, `UPDATE fees SET collab_id = NULL WHERE id = $1`, other.ID)
+		g.exec(t, `UPDATE fees SET collab_id = $2 WHERE id = $1`, other.ID, c2)
+		if n := g.queryInt(t, `SELECT count(*) FROM (SELECT COALESCE(collab_id, 0) AS k, count(*) AS n FROM fees GROUP BY 1) a
+			FULL JOIN (SELECT collab_id AS k, n FROM fee_counts WHERE n <> 0) b USING (k) WHERE a.n IS DISTINCT FROM b.n`); n != 0 {
+			t.Errorf("fee_counts differs from the fees in %d collabs", n)
+		}
+		var list feeListJSON
+		admin.must(t, http.StatusOK, http.MethodGet, "/api/v1/fees", nil, &list)
+		if want := g.queryInt(t, `SELECT count(*) FROM fees`); list.TotalCount != strconv.FormatInt(want, 10) {
+			t.Errorf("totalCount %s, want %d", list.TotalCount, want)
+		}
+	})
+
 	t.Run("pay types", func(t *testing.T) {
 		var pts []struct {
 			ID   int32  `json:"id"`

@@ -1,3 +1,12 @@
+DROP TRIGGER fees_counts_truncate ON fees;
+DROP TRIGGER fees_counts_update ON fees;
+DROP TRIGGER fees_counts_delete ON fees;
+DROP TRIGGER fees_counts_insert ON fees;
+DROP FUNCTION fee_counts_truncated();
+DROP FUNCTION fee_counts_updated();
+DROP FUNCTION fee_counts_deleted();
+DROP FUNCTION fee_counts_inserted();
+DROP TABLE fee_counts;
 DROP INDEX transactions_fee_preview_idx;
 DROP INDEX fees_currency_from_idx;
 DROP INDEX fees_collab_idx;
