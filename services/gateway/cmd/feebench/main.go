@@ -21,7 +21,7 @@
 // demo merchants, providers and collabs; the transactions are generated in
 // SQL (INSERT … SELECT generate_series) the first time, with the
 // transactions' secondary indexes dropped but the ones the preview reads
-// (migration 0018's transactions_fee_preview_idx and the collab index),
+// (migration 0022's transactions_fee_preview_idx and the collab index),
 // in short transactions of 100,000 rows: the schema only serves this
 // benchmark. Run again, it reuses what is
 // there. -drop removes the schema at the end.

@@ -7,7 +7,6 @@ DROP FUNCTION fee_counts_updated();
 DROP FUNCTION fee_counts_deleted();
 DROP FUNCTION fee_counts_inserted();
 DROP TABLE fee_counts;
-DROP INDEX transactions_fee_preview_idx;
 DROP INDEX fees_currency_from_idx;
 DROP INDEX fees_collab_idx;
 ALTER TABLE fees DROP COLUMN updated_at;

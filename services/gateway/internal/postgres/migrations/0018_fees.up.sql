@@ -13,14 +13,8 @@ CREATE INDEX fees_collab_idx ON fees (collab_id, id);
 -- The list filtered by currency, by id.
 CREATE INDEX fees_currency_from_idx ON fees (currency_from, id);
 
--- The what-if preview reads the last 30 days of transactions of the
--- affected collabs (or of every collab, for a global fee): by time, index
--- only, the columns that decide a transaction's fee and its applied fee.
--- On a large table build it first with CREATE INDEX CONCURRENTLY IF NOT
--- EXISTS (same definition), so that this migration does not block writers
--- while it builds.
-CREATE INDEX IF NOT EXISTS transactions_fee_preview_idx ON transactions (created_at)
-    INCLUDE (collab_id, currency, transaction_type, pay_type_id, amount, applied_fee_amount);
+-- The preview's index on transactions is migration 0022's (built
+-- concurrently).
 
 -- How many fees each collab has (collab_id 0: the global fees), kept by
 -- statement triggers in the writing transaction, so that the list's total
