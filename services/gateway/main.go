@@ -298,11 +298,20 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	// the configuration version (migration 0011); the console's calls read
 	// the tables.
 	config := postgres.NewConfigCache(pool)
+	// Providers' credentials (docs/contracts-credentials.md): sent with
+	// every call to a collab's provider, and read by the Credentials page.
+	credentials, err := credentialService(cfg, pool)
+	if err != nil {
+		return err
+	}
 	accepting := collab.NewService(config.Collabs(store), time.Now).CheckAcceptingTransactions
 	payments := payment.NewService(config.Payments(payStore),
 		providers.NewClient(&http.Client{Transport: providerTransport, Timeout: cfg.ProviderTimeout}),
 		box, accepting, time.Now,
 		payment.Options{PollInterval: cfg.PollInterval, RecoverAfter: cfg.RecoverAfter, Logger: log.With("component", "payments"),
+			Credentials: func(ctx context.Context, collabID int32) (map[string]any, error) {
+				return credentials.Of(ctx, collabID)
+			},
 			Validation: payment.Validation{Store: config.Validations(validations), Caller: validationCaller, Timeout: cfg.ValidationTimeout,
 				MerchantKey: func(ctx context.Context, merchantID int32) ([]byte, error) {
 					sealed, err := config.MerchantSecretByID(ctx, merchantID)
@@ -366,10 +375,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	fraudStore := postgres.NewFrauds(pool)
 	srv.Register(&gatewayv1.FraudService_ServiceDesc, grpcapi.NewFraudServer(fraud.NewService(fraudStore, time.Now)))
 	// The balance cache's lifetime is the BalanceCacheSeconds setting.
-	credentials, balances, err := moneyServices(cfg, pool, rdb, providerTransport, tunables.BalanceCacheTTL)
-	if err != nil {
-		return err
-	}
+	balances := balanceService(cfg, pool, rdb, providerTransport, credentials, tunables.BalanceCacheTTL)
 	srv.Register(&gatewayv1.CredentialService_ServiceDesc, grpcapi.NewCredentialServer(credentials))
 	srv.Register(&gatewayv1.BalanceService_ServiceDesc, grpcapi.NewBalanceServer(balances))
 	// The signature check must see the raw body, so it runs in front of the

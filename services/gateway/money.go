@@ -43,19 +43,24 @@ func (c Config) credentialKeys() (*credential.Keyring, error) {
 	return credential.NewKeyring(credential.DefaultKeyID, key)
 }
 
-// moneyServices builds the credentials and balances services (issue 17):
-// credentials sealed in Postgres, balances asked of the providers with them
-// and cached in Redis for cacheTTL (the BalanceCacheSeconds setting, whose
-// default is PAYGATE_BALANCE_CACHE_TTL).
-func moneyServices(cfg Config, pool *pgxpool.Pool, rdb *redis.Client, transport http.RoundTripper,
-	cacheTTL func(context.Context) time.Duration) (*credential.Service, *balance.Service, error) {
+// credentialService builds the credentials service: providers'
+// credentials sealed in Postgres under the keyring of credentialKeys. The
+// payment path and the balances ask it for a collab's credentials.
+func credentialService(cfg Config, pool *pgxpool.Pool) (*credential.Service, error) {
 	keys, err := cfg.credentialKeys()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	store := postgres.NewCredentials(pool)
-	credentials := credential.NewService(store, keys, time.Now)
-	balances := balance.NewService(store,
+	return credential.NewService(postgres.NewCredentials(pool), keys, time.Now), nil
+}
+
+// balanceService builds the balances service: balances asked of the
+// providers with the collab's credentials and cached in Redis for cacheTTL
+// (the BalanceCacheSeconds setting, whose default is
+// PAYGATE_BALANCE_CACHE_TTL).
+func balanceService(cfg Config, pool *pgxpool.Pool, rdb *redis.Client, transport http.RoundTripper,
+	credentials *credential.Service, cacheTTL func(context.Context) time.Duration) *balance.Service {
+	balances := balance.NewService(postgres.NewCredentials(pool),
 		func(ctx context.Context, collabID int32) (map[string]any, error) {
 			return credentials.Of(ctx, collabID)
 		},
@@ -64,7 +69,7 @@ func moneyServices(cfg Config, pool *pgxpool.Pool, rdb *redis.Client, transport 
 		balance.Options{TTL: cacheTTL, Timeout: cfg.ProviderTimeout})
 	// New credentials: the next balance is asked with them, not read from the cache.
 	credentials.OnChange(balances.Forget)
-	return credentials, balances, nil
+	return balances
 }
 
 // credentialsResealJob re-seals, every hour, the credentials still sealed

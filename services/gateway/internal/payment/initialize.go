@@ -471,7 +471,7 @@ func (s *Service) submit(ctx context.Context, t Transaction, c Collab, conn Conn
 		return s.change(ctx, t, SourceProvider, StatusChange{To: to, Message: msg, ErrorMessage: errMsg,
 			Logs: []LogEntry{{Stage: StageAPIRequest, Level: LevelInfo, Message: msg, SourceContext: "payment.submit"}}})
 	}
-	ex := s.providers.CreatePayment(ctx, conn, ProviderRequest{
+	ex := s.providers.CreatePayment(ctx, s.withCredentials(ctx, conn, t.CollabID), ProviderRequest{
 		Reference: t.ReferenceID, Type: t.Type, Amount: t.Amount, Currency: t.Currency, PayTypeCode: pt.Code,
 		Tags: t.ProviderTags, ClientID: t.MerchantClientID, AdditionalData: r.AdditionalData,
 	})

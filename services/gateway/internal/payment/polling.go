@@ -93,7 +93,7 @@ func (s *Service) poll(ctx context.Context, t Transaction) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	ex := s.providers.PaymentStatus(ctx, conn, t.ProviderTID)
+	ex := s.providers.PaymentStatus(ctx, s.withCredentials(ctx, conn, t.CollabID), t.ProviderTID)
 	entry := responseLog(StagePolling, ex, "payment.poll")
 	entry.Message = fmt.Sprintf("Poll %d: %s", t.PollAttempts, entry.Message)
 	if ex.Err != nil || ex.Outcome == OutcomePending {

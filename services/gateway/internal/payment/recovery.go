@@ -90,7 +90,7 @@ func (s *Service) recover(ctx context.Context, r Recovery) error {
 // recoverByPolling asks the provider for a payment whose id is known: a final
 // answer settles it, pending (or no answer) hands it to the poller.
 func (s *Service) recoverByPolling(ctx context.Context, t Transaction, conn Connection) error {
-	ex := s.providers.PaymentStatus(ctx, conn, t.ProviderTID)
+	ex := s.providers.PaymentStatus(ctx, s.withCredentials(ctx, conn, t.CollabID), t.ProviderTID)
 	entry := responseLog(StagePolling, ex, "payment.recover")
 	entry.Message = "Recovery poll: " + entry.Message
 	var ch StatusChange

@@ -46,6 +46,9 @@ type Options struct {
 	// Validation asks merchants' validation endpoints before the provider;
 	// without its Store nothing is validated.
 	Validation Validation
+	// Credentials returns a collab's provider credentials, opened, for the
+	// calls to its provider; none are sent when nil.
+	Credentials func(ctx context.Context, collabID int32) (map[string]any, error)
 }
 
 // Service runs the payment path.
@@ -127,3 +130,22 @@ func withTx(e LogEntry, id int64, at time.Time) LogEntry {
 
 // MerchantSecretOwner is the aesgcm owner of a merchant's API secret.
 func MerchantSecretOwner(merchantID int32) string { return "merchant:" + strconv.Itoa(int(merchantID)) }
+
+// withCredentials returns conn carrying the provider credentials of collab
+// collabID. Credentials that cannot be read (a key removed from the
+// keyring, say) are logged and the call goes without them: the provider's
+// refusal is then recorded on the transaction like any other, where the
+// operator sees it.
+func (s *Service) withCredentials(ctx context.Context, conn Connection, collabID int32) Connection {
+	if s.opts.Credentials == nil {
+		return conn
+	}
+	c, err := s.opts.Credentials(ctx, collabID)
+	if err != nil {
+		s.opts.Logger.ErrorContext(ctx, "provider credentials could not be read; the provider is called without them",
+			"collab_id", collabID, "error", err)
+		return conn
+	}
+	conn.Credentials = c
+	return conn
+}

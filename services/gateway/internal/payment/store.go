@@ -23,6 +23,10 @@ type Connection struct {
 	// WebhookSecretSealed is the webhook secret sealed with aesgcm (owner
 	// "provider:<id>").
 	WebhookSecretSealed []byte
+	// Credentials are the provider credentials of the transaction's collab
+	// (docs/contracts-credentials.md), set just before a call to the
+	// provider; the client sends them with the call and never records them.
+	Credentials map[string]any
 }
 
 // StatusChange is a compare-and-set status change with what it writes.

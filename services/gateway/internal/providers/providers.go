@@ -51,15 +51,18 @@ func (c *Client) CreatePayment(ctx context.Context, conn payment.Connection, req
 		"reference": req.Reference, "type": typ, "amount": req.Amount.String(), "currency": req.Currency,
 		"payType": req.PayTypeCode, "tags": req.Tags, "clientId": req.ClientID, "additionalData": req.AdditionalData,
 	}
-	return c.call(ctx, http.MethodPost, strings.TrimRight(conn.BaseURL, "/")+"/payments", body)
+	return c.call(ctx, http.MethodPost, strings.TrimRight(conn.BaseURL, "/")+"/payments", conn.Credentials, body)
 }
 
 // PaymentStatus implements payment.ProviderClient.
 func (c *Client) PaymentStatus(ctx context.Context, conn payment.Connection, providerTID string) payment.Exchange {
-	return c.call(ctx, http.MethodGet, strings.TrimRight(conn.BaseURL, "/")+"/payments/"+url.PathEscape(providerTID), nil)
+	return c.call(ctx, http.MethodGet, strings.TrimRight(conn.BaseURL, "/")+"/payments/"+url.PathEscape(providerTID), conn.Credentials, nil)
 }
 
-func (c *Client) call(ctx context.Context, method, u string, body any) payment.Exchange {
+// call makes one call to a provider. The credentials go in
+// HeaderCredentials, which is not among the exchange's recorded headers:
+// the transaction's log never holds them.
+func (c *Client) call(ctx context.Context, method, u string, credentials map[string]any, body any) payment.Exchange {
 	ex := payment.Exchange{Method: method, URL: u, RequestBody: body, RequestHeaders: map[string]string{"Accept": "application/json"}}
 	var rd io.Reader
 	if body != nil {
@@ -78,6 +81,10 @@ func (c *Client) call(ctx context.Context, method, u string, body any) payment.E
 	}
 	for k, v := range ex.RequestHeaders {
 		req.Header.Set(k, v)
+	}
+	if err := setCredentials(req, credentials); err != nil {
+		ex.Err = err
+		return ex
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -126,12 +133,8 @@ func (c *Client) Balance(ctx context.Context, baseURL string, credentials map[st
 		return balance.Answer{}, fmt.Errorf("build balance request: %w", err)
 	}
 	req.Header.Set("Accept", "application/json")
-	if len(credentials) > 0 {
-		raw, err := json.Marshal(credentials)
-		if err != nil {
-			return balance.Answer{}, fmt.Errorf("encode credentials: %w", err)
-		}
-		req.Header.Set(HeaderCredentials, base64.RawURLEncoding.EncodeToString(raw))
+	if err := setCredentials(req, credentials); err != nil {
+		return balance.Answer{}, err
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -143,4 +146,18 @@ func (c *Client) Balance(ctx context.Context, baseURL string, credentials map[st
 		return balance.Answer{}, fmt.Errorf("read balance answer: %w", err)
 	}
 	return balance.Answer{StatusCode: resp.StatusCode, Body: body}, nil
+}
+
+// setCredentials puts a collab's credentials in HeaderCredentials (nothing
+// when it has none).
+func setCredentials(req *http.Request, credentials map[string]any) error {
+	if len(credentials) == 0 {
+		return nil
+	}
+	raw, err := json.Marshal(credentials)
+	if err != nil {
+		return fmt.Errorf("encode credentials: %w", err)
+	}
+	req.Header.Set(HeaderCredentials, base64.RawURLEncoding.EncodeToString(raw))
+	return nil
 }

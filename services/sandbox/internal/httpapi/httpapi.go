@@ -36,7 +36,7 @@ func Handler(sim *simulator.Simulator, log *slog.Logger) http.Handler {
 	merchantRoutes(mux, merchant.NewRecorder(merchant.DefaultCapacity), log, time.Now)
 	mux.HandleFunc("POST /{provider}/payments", func(w http.ResponseWriter, r *http.Request) {
 		p, ok := provider(w, r, sim)
-		if !ok {
+		if !ok || !authorized(w, r) {
 			return
 		}
 		var req struct {
@@ -72,7 +72,7 @@ func Handler(sim *simulator.Simulator, log *slog.Logger) http.Handler {
 	})
 	mux.HandleFunc("GET /{provider}/payments/{id}", func(w http.ResponseWriter, r *http.Request) {
 		p, ok := provider(w, r, sim)
-		if !ok {
+		if !ok || !authorized(w, r) {
 			return
 		}
 		pay, ok := sim.Payment(p.Segment, r.PathValue("id"))
@@ -91,15 +91,10 @@ func Handler(sim *simulator.Simulator, log *slog.Logger) http.Handler {
 			writeJSON(w, http.StatusNotFound, map[string]any{"error": p.Name + " reports no balance"})
 			return
 		}
-		creds, err := credentials(r)
-		if err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]any{"success": false, "error": err.Error()})
+		if !authorized(w, r) {
 			return
 		}
-		if key, _ := creds["apiKey"].(string); strings.HasPrefix(key, "invalid") {
-			writeJSON(w, http.StatusUnauthorized, map[string]any{"success": false, "error": "invalid API key"})
-			return
-		}
+		creds, _ := credentials(r)
 		writeJSON(w, http.StatusOK, balanceAnswer(p, creds, time.Now()))
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -114,6 +109,23 @@ func Handler(sim *simulator.Simulator, log *slog.Logger) http.Handler {
 // HeaderCredentials carries the gateway's credentials of a collab: its
 // credentials object as JSON, base64url without padding.
 const HeaderCredentials = "X-Paygate-Credentials"
+
+// authorized checks a call's credentials as a provider would: an apiKey
+// starting with "invalid" is refused (401), and so is a header that cannot
+// be read (400); a call without credentials passes (the demo collabs have
+// none). It answers the refusal itself.
+func authorized(w http.ResponseWriter, r *http.Request) bool {
+	creds, err := credentials(r)
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"success": false, "error": err.Error()})
+		return false
+	}
+	if key, _ := creds["apiKey"].(string); strings.HasPrefix(key, "invalid") {
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"success": false, "error": "invalid API key"})
+		return false
+	}
+	return true
+}
 
 // credentials decodes HeaderCredentials (empty when absent).
 func credentials(r *http.Request) (map[string]any, error) {
