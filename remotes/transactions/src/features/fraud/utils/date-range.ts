@@ -1,25 +1,12 @@
-import { timezoneByValue } from '@paygate/sdk';
+import { MIN_DATE, dayInZone, dayStart, startOfDay, type DateRange } from '../../../utils/date-range';
+
+export type { DateRange };
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-/** The earliest day of the fraud date range (spec 02 §9). */
-export const FRAUD_MIN_DAY = '2025-01-01';
-
-/** DateRange is a closed range of instants (ISO strings in UTC). */
-export interface DateRange {
-  from: string;
-  to: string;
-}
-
-const offsetMs = (zone: string) => timezoneByValue(zone).offset * HOUR;
-
-/** startOfDay is 00:00:00.000 of the day holding `at` in the zone. */
-export function startOfDay(at: Date, zone: string): Date {
-  const off = offsetMs(zone);
-  const local = at.getTime() + off;
-  return new Date(local - (((local % DAY) + DAY) % DAY) - off);
-}
+/** The earliest day of the fraud date range (spec 02 §9): the transactions' own minimum. */
+export const FRAUD_MIN_DAY = MIN_DATE;
 
 /** defaultFraudRange is the last 7 days until one hour ahead (spec 02 §5): from the start of the day 7 days ago. */
 export function defaultFraudRange(now: Date, zone: string): DateRange {
@@ -30,15 +17,7 @@ export function defaultFraudRange(now: Date, zone: string): DateRange {
 }
 
 /** dayOf renders the zone's calendar day of an instant as YYYY-MM-DD (for a date input). */
-export function dayOf(iso: string, zone: string): string {
-  return new Date(new Date(iso).getTime() + offsetMs(zone)).toISOString().slice(0, 10);
-}
-
-function dayStart(day: string, zone: string): Date | null {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return null;
-  const t = Date.parse(`${day}T00:00:00.000Z`);
-  return Number.isNaN(t) ? null : new Date(t - offsetMs(zone));
-}
+export const dayOf = dayInZone;
 
 /**
  * fraudRange applies the fraud filter's date rules (spec 02 §5) to typed

@@ -6,7 +6,7 @@ import { server } from '@paygate/devkit/testing/msw';
 import { ADMIN } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
 import { listHandlers, transactionsLoader, type Seen } from '../../../testing/fixtures';
-import { defaultRange } from '../utils/date-range';
+import { defaultRange } from '../../../utils/date-range';
 import { DateRangePicker, parseDay } from './date-range-picker';
 
 const CHOSEN = 'dateRange=2026-03-10T00:00:00.000Z,2026-03-12T23:59:59.999Z';

@@ -1,7 +1,7 @@
 import { DatePicker, HStack, IconButton, Input, Portal, Text, parseDate, type DateValue } from '@chakra-ui/react';
 import { formatDateTime, notify } from '@paygate/sdk';
 import { useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { dayInZone, MIN_DATE, normalizeRange, type DateRange } from '../utils/date-range';
+import { dayInZone, MIN_DATE, normalizeRange, type DateRange } from '../../../utils/date-range';
 
 interface Props {
   /** The range on screen: the chosen one or the default. */

@@ -1,6 +1,6 @@
 import { Button, Field, HStack, Input, NativeSelect, Stack, Wrap } from '@chakra-ui/react';
 import { useState, type FormEvent } from 'react';
-import type { DateRange } from '../utils/date-range';
+import type { DateRange } from '../../../utils/date-range';
 import { EMPTY_FILTERS, type Filters } from '../utils/query-state';
 import { amountFilter } from '../utils/search';
 import { TRANSACTION_TYPES } from '../utils/status';

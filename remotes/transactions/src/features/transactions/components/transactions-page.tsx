@@ -8,7 +8,7 @@ import { useTransactions, type TransactionsInput } from '../api/get-transactions
 import type { Transaction } from '../api/types';
 import { useManualAction } from '../hooks/use-manual-action';
 import { useTransactionStream } from '../hooks/use-transaction-stream';
-import { defaultRange } from '../utils/date-range';
+import { defaultRange } from '../../../utils/date-range';
 import { logSearchFromTransaction } from '../utils/log-search';
 import { PAGE_SIZES, parseFilters, serializeFilters, type Filters } from '../utils/query-state';
 import { paymentMethodType, searchTarget } from '../utils/search';

@@ -1,4 +1,4 @@
-import type { DateRange } from './date-range';
+import type { DateRange } from '../../../utils/date-range';
 
 /** The page sizes of spec 02 §9; 5 is the default. */
 export const PAGE_SIZES = [5, 10, 20, 30] as const;
