@@ -33,11 +33,12 @@ var builtinKinds = map[string]func() any{
 	"autoscaling/v2/HorizontalPodAutoscaler": func() any { return &autoscalingv2.HorizontalPodAutoscaler{} },
 	"policy/v1/PodDisruptionBudget":          func() any { return &policyv1.PodDisruptionBudget{} },
 	"networking.k8s.io/v1/Ingress":           func() any { return &networkingv1.Ingress{} },
+	"networking.k8s.io/v1/NetworkPolicy":     func() any { return &networkingv1.NetworkPolicy{} },
 }
 
 // customKinds are operator resources whose schema is not in k8s.io/api: only their metadata and
 // the presence of a spec are checked.
-var customKinds = []string{"postgresql.cnpg.io/v1/Cluster"}
+var customKinds = []string{"postgresql.cnpg.io/v1/Cluster", "postgresql.cnpg.io/v1/ScheduledBackup"}
 
 // externalSecrets are secrets an overlay expects the cluster to have (created by an operator or
 // by hand, see k8s/overlays/prod/kustomization.yaml) rather than generated.
