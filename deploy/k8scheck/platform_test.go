@@ -144,10 +144,17 @@ func TestProduction(t *testing.T) {
 		}
 	})
 
-	t.Run("autoscaling", func(t *testing.T) {
+	t.Run("autoscaling and spread", func(t *testing.T) {
 		for name, d := range deployments {
-			if c := d.Spec.Template.Labels["app.kubernetes.io/component"]; (c == "service" || c == "console") && !hpaTargets[name] {
+			c := d.Spec.Template.Labels["app.kubernetes.io/component"]
+			if c != "service" && c != "console" {
+				continue
+			}
+			if !hpaTargets[name] {
 				t.Errorf("Deployment %s has no HorizontalPodAutoscaler", name)
+			}
+			if len(d.Spec.Template.Spec.TopologySpreadConstraints) == 0 {
+				t.Errorf("Deployment %s has no topologySpreadConstraints: its replicas may share a node", name)
 			}
 		}
 	})
