@@ -20,9 +20,10 @@ import (
 //   - every container requests and limits both CPU and memory;
 //   - a PodDisruptionBudget in the same namespace selects the workload's pods, so a node drain
 //     never takes all of them at once;
-//   - the pod sets runAsNonRoot and seccompProfile RuntimeDefault, and every container sets
-//     runAsNonRoot (or inherits it), readOnlyRootFilesystem, allowPrivilegeEscalation false and
-//     drops ALL capabilities, adding none.
+//   - the pod sets runAsNonRoot and seccompProfile RuntimeDefault, and every container sets them
+//     again (so that no change to the pod's settings loosens a container, and a container copied
+//     into another pod keeps them), with readOnlyRootFilesystem, allowPrivilegeEscalation false
+//     and ALL capabilities dropped, none added.
 //
 // objs are the overlay's decoded objects; kinds other than Deployment, StatefulSet and
 // PodDisruptionBudget are ignored. The result is empty when every workload complies.
@@ -56,8 +57,7 @@ func workloadPolicy(objs []any) []string {
 		}
 		spec := &tmpl.Spec
 		podSC := spec.SecurityContext
-		podNonRoot := podSC != nil && isTrue(podSC.RunAsNonRoot)
-		if !podNonRoot {
+		if podSC == nil || !isTrue(podSC.RunAsNonRoot) {
 			fail("the pod's securityContext must set runAsNonRoot: true")
 		}
 		if podSC == nil || podSC.SeccompProfile == nil || podSC.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
@@ -67,11 +67,7 @@ func workloadPolicy(objs []any) []string {
 			isInit := i < len(spec.InitContainers)
 			cfail := func(format string, args ...any) { fail("container "+c.Name+": "+format, args...) }
 			sc := c.SecurityContext
-			nonRoot := podNonRoot
-			if sc != nil && sc.RunAsNonRoot != nil {
-				nonRoot = *sc.RunAsNonRoot // the container's setting overrides the pod's
-			}
-			if !nonRoot {
+			if sc == nil || !isTrue(sc.RunAsNonRoot) {
 				cfail("runAsNonRoot is not true")
 			}
 			if sc == nil || !isTrue(sc.ReadOnlyRootFilesystem) {
@@ -83,8 +79,8 @@ func workloadPolicy(objs []any) []string {
 			if sc == nil || sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Drop, "ALL") || len(sc.Capabilities.Add) > 0 {
 				cfail("capabilities must drop ALL and add none")
 			}
-			if sc != nil && sc.SeccompProfile != nil && sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
-				cfail("seccompProfile overrides the pod's RuntimeDefault with %s", sc.SeccompProfile.Type)
+			if sc == nil || sc.SeccompProfile == nil || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+				cfail("seccompProfile type is not RuntimeDefault")
 			}
 			for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
 				if q, ok := c.Resources.Requests[r]; !ok || q.IsZero() {

@@ -57,6 +57,8 @@ func goodDeployment() (*appsv1.Deployment, *policyv1.PodDisruptionBudget) {
 							Limits:   corev1.ResourceList{corev1.ResourceCPU: qty("1"), corev1.ResourceMemory: qty("128Mi")},
 						},
 						SecurityContext: &corev1.SecurityContext{
+							RunAsNonRoot:             &yes,
+							SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 							ReadOnlyRootFilesystem:   &yes,
 							AllowPrivilegeEscalation: &no,
 							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
@@ -147,7 +149,11 @@ func TestWorkloadPolicyRefuses(t *testing.T) {
 		{"container unconfined", func(d *appsv1.Deployment, p *policyv1.PodDisruptionBudget) []any {
 			d.Spec.Template.Spec.Containers[0].SecurityContext.SeccompProfile = &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeUnconfined}
 			return []any{d, p}
-		}, "seccompProfile overrides"},
+		}, "container web: seccompProfile type is not RuntimeDefault"},
+		{"container relies on the pod for runAsNonRoot", func(d *appsv1.Deployment, p *policyv1.PodDisruptionBudget) []any {
+			d.Spec.Template.Spec.Containers[0].SecurityContext.RunAsNonRoot = nil
+			return []any{d, p}
+		}, "container web: runAsNonRoot is not true"},
 		{"init container without limits", func(d *appsv1.Deployment, p *policyv1.PodDisruptionBudget) []any {
 			init := *d.Spec.Template.Spec.Containers[0].DeepCopy()
 			init.Name, init.Resources = "migrate", corev1.ResourceRequirements{}
