@@ -159,6 +159,35 @@ func TestProduction(t *testing.T) {
 		}
 	})
 
+	t.Run("secrets", func(t *testing.T) {
+		required := map[string][]string{
+			"auth":       {"PAYGATE_INTERNAL_TOKEN"},
+			"gateway":    {"PAYGATE_INTERNAL_TOKEN", "PAYGATE_ENCRYPTION_KEY"},
+			"callbacks":  {"PAYGATE_INTERNAL_TOKEN", "PAYGATE_ENCRYPTION_KEY"},
+			"aggregator": {"PAYGATE_INTERNAL_TOKEN"},
+		}
+		for name, keys := range required {
+			d := deployments[name]
+			if d == nil {
+				t.Errorf("no Deployment %s", name)
+				continue
+			}
+			env := map[string]corev1.EnvVar{}
+			for _, e := range d.Spec.Template.Spec.Containers[0].Env {
+				env[e.Name] = e
+			}
+			for _, k := range keys {
+				e := env[k]
+				if e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil || e.ValueFrom.SecretKeyRef.Optional == nil || *e.ValueFrom.SecretKeyRef.Optional {
+					t.Errorf("Deployment %s: %s must come from a Secret with optional: false", name, k)
+				}
+			}
+			if name == "auth" && strings.Contains(env["PAYGATE_WEBAUTHN_RP_ID"].Value, "localhost") {
+				t.Error("Deployment auth: PAYGATE_WEBAUTHN_RP_ID is still localhost")
+			}
+		}
+	})
+
 	if !defaultDeny {
 		t.Error("no default-deny NetworkPolicy (empty podSelector, Ingress and Egress, no rules)")
 	}
