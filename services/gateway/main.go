@@ -256,7 +256,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	defer nc.Close()
-	if err := bus.EnsureStream(ctx, js); err != nil {
+	if err := bus.EnsureStreamReplicas(ctx, js, cfg.NATSStreamReplicas); err != nil {
 		return err
 	}
 

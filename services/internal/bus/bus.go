@@ -80,7 +80,18 @@ func Connected(nc *nats.Conn) func(context.Context) error {
 // current settings: subjects paygate.events.>, file storage, a two-minute
 // duplicate window, events kept for MaxAge.
 func EnsureStream(ctx context.Context, js jetstream.JetStream) error {
+	return EnsureStreamReplicas(ctx, js, 1)
+}
+
+// EnsureStreamReplicas is EnsureStream with the stream kept by replicas
+// servers of a JetStream cluster (PAYGATE_NATS_STREAM_REPLICAS); a stream
+// with another count is updated to it.
+func EnsureStreamReplicas(ctx context.Context, js jetstream.JetStream, replicas int) error {
+	if replicas < 1 {
+		replicas = 1
+	}
 	want := jetstream.StreamConfig{
+		Replicas:    replicas,
 		Name:        StreamName,
 		Description: "Paygate domain events, published from each service's outbox.",
 		Subjects:    []string{SubjectPrefix + ">"},
@@ -108,7 +119,7 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream) error {
 func sameStream(have, want jetstream.StreamConfig) bool {
 	return have.Description == want.Description && slices.Equal(have.Subjects, want.Subjects) &&
 		have.Storage == want.Storage && have.Retention == want.Retention &&
-		have.Duplicates == want.Duplicates && have.MaxAge == want.MaxAge
+		have.Duplicates == want.Duplicates && have.MaxAge == want.MaxAge && max(have.Replicas, 1) == want.Replicas
 }
 
 // Subject returns the subject of an event message:

@@ -63,6 +63,10 @@ type Common struct {
 	RedisURL string `env:"PAYGATE_REDIS_URL" default:"redis://127.0.0.1:6379/0"`
 	// NATSURL is the NATS server URL (JetStream events).
 	NATSURL string `env:"PAYGATE_NATS_URL" default:"nats://127.0.0.1:4222"`
+	// NATSStreamReplicas is how many JetStream servers keep the events
+	// stream: 1 on a single server, 3 (or 5) on a cluster so that losing a
+	// server loses no event.
+	NATSStreamReplicas int `env:"PAYGATE_NATS_STREAM_REPLICAS" default:"1" oneof:"1,3,5"`
 	// HTTPAddr is the listen address of REST, health and metrics.
 	HTTPAddr string `env:"PAYGATE_HTTP_ADDR" required:"true"`
 	// GRPCAddr is the listen address of gRPC.

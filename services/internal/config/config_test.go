@@ -29,16 +29,17 @@ func TestLoadDefaults(t *testing.T) {
 	}
 	want := serviceConfig{
 		Common: config.Common{
-			DatabaseURL:      "postgres://postgres@127.0.0.1:5432/paygate?sslmode=disable",
-			RedisURL:         "redis://127.0.0.1:6379/0",
-			NATSURL:          "nats://127.0.0.1:4222",
-			HTTPAddr:         ":8082",
-			GRPCAddr:         ":9082",
-			ConsoleOrigins:   []string{"http://localhost:8080", "http://127.0.0.1:8080"},
-			JWKSURL:          "http://127.0.0.1:8081/.well-known/jwks.json",
-			Demo:             false,
-			LogLevel:         "info",
-			TrustedProxyHops: 0,
+			DatabaseURL:        "postgres://postgres@127.0.0.1:5432/paygate?sslmode=disable",
+			RedisURL:           "redis://127.0.0.1:6379/0",
+			NATSURL:            "nats://127.0.0.1:4222",
+			NATSStreamReplicas: 1,
+			HTTPAddr:           ":8082",
+			GRPCAddr:           ":9082",
+			ConsoleOrigins:     []string{"http://localhost:8080", "http://127.0.0.1:8080"},
+			JWKSURL:            "http://127.0.0.1:8081/.well-known/jwks.json",
+			Demo:               false,
+			LogLevel:           "info",
+			TrustedProxyHops:   0,
 		},
 		AccessTokenTTL: 5 * time.Minute,
 		MaxItems:       100,
@@ -108,6 +109,9 @@ func TestLoadListsEveryBadKey(t *testing.T) {
 		"PAYGATE_ACCESS_TOKEN_TTL":   "5 minutes",
 		"PAYGATE_TEST_MAX_ITEMS":     "1e3",
 		"PAYGATE_LOG_LEVEL":          "loud",
+		// A JetStream stream's replicas are 1, 3 or 5 (an even count
+		// tolerates no more failures than the odd one below it).
+		"PAYGATE_NATS_STREAM_REPLICAS": "2",
 	}
 	var cfg serviceConfig
 	// No Ports option: the addresses are required and missing.
@@ -117,7 +121,7 @@ func TestLoadListsEveryBadKey(t *testing.T) {
 	}
 	for _, key := range []string{
 		"PAYGATE_DEMO", "PAYGATE_TRUSTED_PROXY_HOPS", "PAYGATE_ACCESS_TOKEN_TTL",
-		"PAYGATE_TEST_MAX_ITEMS", "PAYGATE_LOG_LEVEL", "PAYGATE_HTTP_ADDR is required",
+		"PAYGATE_TEST_MAX_ITEMS", "PAYGATE_LOG_LEVEL", "PAYGATE_NATS_STREAM_REPLICAS", "PAYGATE_HTTP_ADDR is required",
 		"PAYGATE_GRPC_ADDR is required",
 	} {
 		if !strings.Contains(err.Error(), key) {
