@@ -76,7 +76,7 @@ var libraryCollectors = map[string][]string{
 }
 
 var (
-	metricOpts  = regexp.MustCompile(`(?s)prometheus\.(Counter|Gauge|Histogram|Summary)Opts\{(.*?)\n\t*\}`)
+	metricOpts  = regexp.MustCompile(`prometheus\.(Counter|Gauge|Histogram|Summary)Opts\{`)
 	optName     = regexp.MustCompile(`\bName:\s*"([a-zA-Z_:][a-zA-Z0-9_:]*)"`)
 	optPrefix   = regexp.MustCompile(`\b(Namespace|Subsystem):`)
 	strLit      = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|` + "`[^`]*`")
@@ -113,16 +113,18 @@ func definedMetrics(t *testing.T, dir string) map[string]bool {
 			return err
 		}
 		text := string(src)
-		for _, m := range metricOpts.FindAllStringSubmatch(text, -1) {
-			if optPrefix.MatchString(m[2]) {
+		for _, loc := range metricOpts.FindAllStringSubmatchIndex(text, -1) {
+			kind := text[loc[2]:loc[3]]
+			body := braced(text[loc[1]:])
+			if optPrefix.MatchString(body) {
 				t.Errorf("%s: a metric built from Namespace/Subsystem; spell its full Name so this check can find it", path)
 			}
-			n := optName.FindStringSubmatch(m[2])
+			n := optName.FindStringSubmatch(body)
 			if n == nil {
 				continue
 			}
 			defined[n[1]] = true
-			if m[1] == "Histogram" || m[1] == "Summary" {
+			if kind == "Histogram" || kind == "Summary" {
 				for _, suffix := range []string{"_bucket", "_sum", "_count"} {
 					defined[n[1]+suffix] = true
 				}
@@ -141,6 +143,24 @@ func definedMetrics(t *testing.T, dir string) map[string]bool {
 		t.Fatalf("read %s: %v", dir, err)
 	}
 	return defined
+}
+
+// braced returns the text of s up to the brace that closes the one just
+// before it (nested literals such as Buckets and ConstLabels included).
+func braced(s string) string {
+	depth := 1
+	for i, r := range s {
+		switch r {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return s[:i]
+			}
+		}
+	}
+	return s
 }
 
 // seriesNames returns the metric names a PromQL expression (or a Grafana
@@ -377,17 +397,18 @@ func TestSeriesNames(t *testing.T) {
 func TestDefinedMetricsSeesARename(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	src := "package m\n\nvar h = prometheus.NewHistogramVec(prometheus.HistogramOpts{\n\tName: \"rpc_seconds\",\n\tHelp: \"h\",\n}, nil)\n"
+	src := "package m\n\nvar h = prometheus.NewHistogramVec(prometheus.HistogramOpts{\n\tName: \"rpc_seconds\",\n\tBuckets: []float64{1, 2},\n}, nil)\n" +
+		"var c = prometheus.NewCounter(prometheus.CounterOpts{Name: \"one_line_total\", Help: \"c\"})\n"
 	if err := os.WriteFile(filepath.Join(dir, "m.go"), []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	defined := definedMetrics(t, dir)
-	for _, n := range []string{"rpc_seconds_bucket", "rpc_seconds_count", "up"} {
+	for _, n := range []string{"rpc_seconds_bucket", "rpc_seconds_count", "one_line_total", "up"} {
 		if !defined[n] {
 			t.Errorf("%s should be defined", n)
 		}
 	}
-	if defined["grpc_server_handling_seconds_bucket"] || defined["go_goroutines"] {
+	if defined["grpc_server_handling_seconds_bucket"] || defined["go_goroutines"] || defined["one_line_total_bucket"] {
 		t.Error("a series this tree does not define counts as defined")
 	}
 }
