@@ -1,7 +1,7 @@
 // Command console serves the built console (the shell at /, each remote under /remotes/<name>/ and
 // the runtime /config.json) from a folder, for the console image: a static binary in a scratch
-// image, where nginx cannot be had. It serves as deploy/devstack and deploy/docker/console/nginx.conf
-// do: security headers on every response (a Content-Security-Policy built from the config.json
+// image, where nginx cannot be had (it replaces the image's former nginx). It serves as
+// deploy/devstack does: security headers on every response (a Content-Security-Policy built from the config.json
 // being served), precompressed .br/.gz files to clients that accept them, hashed assets cached for
 // good and everything else revalidated, and index.html for any extensionless path outside
 // /remotes/ (the shell's router owns those). It writes nothing, so it runs on a read-only root.
