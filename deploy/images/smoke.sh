@@ -14,13 +14,15 @@
 #     a deposit with the admin's token and waits until the demo merchant has received the
 #     transaction's callback with a valid signature.
 #
-# Containers, the NATS server and the database are removed on exit, whatever happens. Where
+# Images that are missing are built first (deploy/images/build.sh, which also installs podman where
+# there is no engine). Containers, the NATS server and the database are removed on exit, whatever happens. Where
 # containers cannot run (no engine, no user namespaces or cgroups the runtime accepts...), it says
 # "images-test: skipped: <reason>" and exits 0, so that it never fails a machine without container
 # support; a failure once the containers run is an error.
 #
 # Environment: PAYGATE_IMAGES_ENGINE (podman or docker), PAYGATE_IMAGES_TAG (default dev),
-# PAYGATE_IMAGES_WAIT_SECONDS (default 90, per wait).
+# PAYGATE_IMAGES_RUNTIME (podman's OCI runtime, e.g. crun or runc; by default podman's own, then
+# runc), PAYGATE_IMAGES_WAIT_SECONDS (default 90, per wait).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -104,6 +106,7 @@ RUNTIME_FLAGS=()
 probe_runtime() {
   local tries=("") out reasons=""
   [[ "$ENGINE" == podman ]] && command -v runc >/dev/null && tries+=("--runtime runc")
+  [[ -n "${PAYGATE_IMAGES_RUNTIME:-}" ]] && tries=("--runtime $PAYGATE_IMAGES_RUNTIME")
   for t in "${tries[@]}"; do
     # shellcheck disable=SC2086,SC2046
     out="$("$ENGINE" $t run --rm --network host $(ulimit_flags) -e PAYGATE_CONSOLE_DIR=/nonexistent \
@@ -195,13 +198,23 @@ start_service() {
 # ------------------------------------------------------------ the run
 
 main() {
+  # With no engine at all, make images installs podman (or says why it cannot).
+  if [[ -z "${PAYGATE_IMAGES_ENGINE:-}" ]] && ! command -v podman >/dev/null &&
+    ! { command -v docker >/dev/null && docker info >/dev/null 2>&1; }; then
+    log "no container engine: running make images (deploy/images/build.sh), which installs podman"
+    deploy/images/build.sh >"$WORK/build.log" 2>&1 ||
+      skip "no container engine, and deploy/images/build.sh could not provide one: $(tail -n 2 "$WORK/build.log" | tr '\n' ' ')"
+  fi
   pick_engine
   local name missing=()
   for name in "${SERVICES[@]}" console; do
-    "$ENGINE" image exists "paygate/$name:$TAG" 2>/dev/null || "$ENGINE" image inspect "paygate/$name:$TAG" >/dev/null 2>&1 ||
-      missing+=("$name")
+    "$ENGINE" image inspect "paygate/$name:$TAG" >/dev/null 2>&1 || missing+=("$name")
   done
-  ((${#missing[@]} == 0)) || die "images missing: ${missing[*]} (run make images first)"
+  if ((${#missing[@]} > 0)); then
+    log "images missing (${missing[*]}): running deploy/images/build.sh"
+    PAYGATE_IMAGES_ENGINE="$ENGINE" deploy/images/build.sh >"$WORK/build.log" 2>&1 ||
+      { tail -n 20 "$WORK/build.log" >&2; die "deploy/images/build.sh failed"; }
+  fi
   probe_runtime
 
   for p in "$CONSOLE_PORT" "${HTTP[@]}" "${GRPC[@]}" "$NATS_PORT"; do
@@ -213,7 +226,8 @@ main() {
   command -v nats-server >/dev/null || die "nats-server is missing (deploy/local/deps.sh installs it)"
 
   log "fresh database $DB, Redis db 13, NATS on :$NATS_PORT"
-  psql -q "$PG_ADMIN_URL" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
+  PGOPTIONS='-c client_min_messages=warning' psql -q "$PG_ADMIN_URL" \
+    -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null
   DB_MADE=1
   command -v redis-cli >/dev/null && redis-cli -n 13 FLUSHDB >/dev/null
   nats-server -a 127.0.0.1 -p "$NATS_PORT" -js -sd "$WORK/nats" >"$WORK/nats.log" 2>&1 &
@@ -283,7 +297,7 @@ main() {
   local got=""
   for ((i = 0; i < WAIT * 2; i++)); do
     got="$(curl -fsS --max-time 5 "http://127.0.0.1:${HTTP[sandbox]}/merchant/callbacks?transactionId=$id" |
-      jq -c '[.callbacks[] | select(.signatureValid == true)] | first // empty')" || true
+      jq -c '[.callbacks[] | select(.signatureValid == true) | {webhookId, type, transactionStatus, answered, signatureValid}] | first // empty')" || true
     [[ -n "$got" ]] && break
     sleep 0.5
   done
