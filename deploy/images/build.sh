@@ -23,7 +23,7 @@ cd "$ROOT"
 CTX="$ROOT/.data/images/context"
 TAG="${PAYGATE_IMAGES_TAG:-dev}"
 SERVICES=(auth gateway callbacks aggregator sandbox)
-IMAGES=(${PAYGATE_IMAGES_ONLY:-"${SERVICES[@]}" console})
+read -r -a IMAGES <<<"${PAYGATE_IMAGES_ONLY:-${SERVICES[*]} console}"
 # The user every image runs as (k8s/base runs the services as 65532 too).
 UID_GID=65532
 

@@ -191,7 +191,7 @@ start_service() {
   local s="$1" envfile="$WORK/$1.env" extra=()
   service_env "$s" >"$envfile"
   # The gateway's export files: the only path it writes besides /tmp.
-  [[ "$s" == gateway ]] && extra+=(--tmpfs /var/lib/paygate/files:rw,mode=1777)
+  [[ "$s" == gateway ]] && extra+=(--tmpfs "/var/lib/paygate/files:rw,mode=1777")
   run_container "$s" "paygate/$s:$TAG" --env-file "$envfile" "${extra[@]}"
 }
 
@@ -220,8 +220,9 @@ main() {
   for p in "$CONSOLE_PORT" "${HTTP[@]}" "${GRPC[@]}" "$NATS_PORT"; do
     answers 127.0.0.1 "$p" && die "port $p is already in use (another images-test running?)"
   done
-  command -v psql >/dev/null && command -v curl >/dev/null && command -v jq >/dev/null ||
-    die "psql, curl and jq are needed (apt-get install postgresql-client curl jq)"
+  for name in psql curl jq; do
+    command -v "$name" >/dev/null || die "$name is needed (apt-get install postgresql-client curl jq)"
+  done
   deploy/local/deps.sh >/dev/null
   command -v nats-server >/dev/null || die "nats-server is missing (deploy/local/deps.sh installs it)"
 
@@ -256,6 +257,12 @@ main() {
   done
   wait_ready "$NAME-console" "http://127.0.0.1:$CONSOLE_PORT/healthz"
   log "every container is ready after $((SECONDS - START))s"
+  local c seen
+  for c in "${STARTED[@]}"; do
+    seen="$("$ENGINE" inspect -f '{{.Config.User}} {{.HostConfig.ReadonlyRootfs}}' "$c")"
+    [[ "$seen" == "65532:65532 true" ]] || die "$c runs as '$seen', not as user 65532 on a read-only root"
+  done
+  log "every container runs as user 65532 on a read-only root filesystem"
 
   # The console: the shell on any route, the mounted config, a policy that names the gateway.
   local page headers
@@ -286,7 +293,8 @@ main() {
   api POST "$gw/api/v1/callbacks" "$(jq -nc --argjson c "$collab_id" --arg u "$hook" '{collabId: $c, callbackUrl: $u, maxAttempts: 3}')" >/dev/null
   log "callback URL $hook added to collab $collab_id"
 
-  local nonce="images-test-$(date +%s)-$$" res id
+  local nonce res id
+  nonce="images-test-$(date +%s)-$$"
   res="$(api POST "$gw/api/v1/transactions/initialize" "$(jq -nc --arg n "$nonce" --argjson p "$provider_id" --arg h "$merchant_hash" \
     '{paymentData: {nonce: $n, amount: "150.00", currency: "PHP", providerId: $p, payType: "GCASH", providerTags: []},
       merchantData: {merchantHash: $h, clientId: "images-test", additionalData: {}}, cashIn: true}')")"
