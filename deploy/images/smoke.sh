@@ -59,6 +59,7 @@ cleanup() {
     done
   fi
   for c in "${STARTED[@]}"; do "$ENGINE" rm -f -t 5 "$c" >/dev/null 2>&1; done
+  [[ -n "$ENGINE" ]] && "$ENGINE" volume rm -f "$NAME-files" >/dev/null 2>&1
   [[ -n "$NATS_PID" ]] && kill "$NATS_PID" 2>/dev/null && wait "$NATS_PID" 2>/dev/null
   if [[ -n "${DB_MADE:-}" ]]; then
     psql -q "$PG_ADMIN_URL" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1
@@ -191,7 +192,8 @@ start_service() {
   local s="$1" envfile="$WORK/$1.env" extra=()
   service_env "$s" >"$envfile"
   # The gateway's export files: the only path it writes besides /tmp.
-  [[ "$s" == gateway ]] && extra+=(--tmpfs "/var/lib/paygate/files:rw,mode=1777")
+  # (a named volume: the engine gives a new one the image's folder's owner, 65532).
+  [[ "$s" == gateway ]] && extra+=(-v "$NAME-files:/var/lib/paygate/files")
   run_container "$s" "paygate/$s:$TAG" --env-file "$envfile" "${extra[@]}"
 }
 
@@ -237,6 +239,7 @@ main() {
   for ((i = 0; i < 40; i++)); do answers 127.0.0.1 "$NATS_PORT" && break; sleep 0.25; done
   answers 127.0.0.1 "$NATS_PORT" || die "nats-server did not start: $(tail -n 5 "$WORK/nats.log")"
 
+  "$ENGINE" volume rm -f "$NAME-files" >/dev/null 2>&1 || true
   # auth first: the others fetch its JWKS when they start.
   log "starting auth"
   start_service auth
@@ -311,6 +314,25 @@ main() {
   done
   [[ -n "$got" ]] || die "no signed callback reached the demo merchant for transaction $id within ${WAIT}s"
   log "the demo merchant received transaction $id's callback, signature valid: $got"
+
+  # An export: the gateway writes the file to its volume, with times in a named zone.
+  local export_type columns file_id info rows=""
+  export_type="$(api GET "$gw/api/v1/files/export/types" | jq -r '.[0].type')"
+  columns="$(api GET "$gw/api/v1/files/export/columns/$export_type" | jq -c '[.columns[0:4][] | {(.field): .name}] | add')"
+  file_id="$(api POST "$gw/api/v1/files/export" "$(jq -nc --argjson c "$collab_id" --argjson t "$export_type" --argjson cols "$columns" \
+    '{collabId: $c, filter: {}, settings: {exportType: $t, fileType: 0, columns: $cols, timeZone: "Asia/Manila"}}')" | jq -r '.id // empty')"
+  [[ -n "$file_id" ]] || die "the export answered no file id"
+  for ((i = 0; i < WAIT * 2; i++)); do
+    info="$(api GET "$gw/api/v1/files/$file_id/info")"
+    [[ "$(jq -r '.status' <<<"$info")" == -* ]] && die "export $file_id failed: $info"
+    rows="$(jq -r 'select(.status == 2) | .manifest.rowCount // empty' <<<"$info")"
+    [[ -n "$rows" ]] && break
+    sleep 0.5
+  done
+  [[ -n "$rows" ]] || die "export $file_id did not finish within ${WAIT}s: $(api GET "$gw/api/v1/files/$file_id/info")"
+  curl -fsS --max-time 10 -H "Authorization: Bearer $TOKEN" -o "$WORK/export.csv" "$gw/api/v1/files/$file_id" ||
+    die "export $file_id could not be downloaded"
+  log "export $file_id written to the gateway's volume and downloaded: $rows row(s), $(wc -c <"$WORK/export.csv") bytes"
   log "passed in $((SECONDS - START))s"
 }
 
