@@ -122,3 +122,11 @@ k8s-build: ## print the manifests of one overlay: make k8s-build OVERLAY=prod
 clean: ## remove the built binaries, the console builds and the e2e leftovers (keeps .data's stack)
 	rm -f $(addprefix $(GOBIN)/,$(SERVICES) devstack)
 	rm -rf shell/dist remotes/*/dist .data/e2e.* .data/e2e-devstack.log
+
+.PHONY: images
+images: ## build the six images FROM scratch with podman or buildah (installed when missing)
+	deploy/images/build.sh
+
+.PHONY: images-test
+images-test: ## run the built images against the local Postgres, Redis and NATS: sign in, pay, see the callback
+	deploy/images/smoke.sh

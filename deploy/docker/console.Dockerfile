@@ -1,28 +1,24 @@
-# The console: the shell and every remote, built with npm and served by nginx on 8080 as a
-# non-root user. Debian's nginx, for its brotli_static module (libnginx-mod-http-brotli-static):
-# the build precompresses every text file with brotli and gzip. Build from the repository root:
-#   docker build -f deploy/docker/console.Dockerfile -t paygate/console .
-# /config.json defaults to the local ports; Kubernetes mounts its own (k8s/base/console.yaml).
-# Written with care but not built here: no container engine on the development machines.
-
-FROM node:20-bookworm-slim AS build
-WORKDIR /src
-COPY . .
-RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund && npm run build
-# The shell at the root, each remote under /remotes/<name>/ (as deploy/devstack serves them).
-RUN mkdir -p /out/remotes && cp -r shell/dist/. /out/ \
-    && for d in remotes/*/dist; do n="$(basename "$(dirname "$d")")"; cp -r "$d" "/out/remotes/$n"; done
-
-FROM debian:bookworm-slim
-RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx-light libnginx-mod-http-brotli-static \
-    && rm -rf /var/lib/apt/lists/* /etc/nginx/sites-enabled /etc/nginx/modules-enabled
-COPY deploy/docker/console/nginx.conf /etc/nginx/nginx.conf
-COPY deploy/docker/console/console-entrypoint.sh /usr/local/bin/console-entrypoint.sh
-COPY --from=build /out/ /usr/share/nginx/html/
-COPY deploy/docker/console/config.json /usr/share/nginx/html/config.json
-# The uid k8s/base/console.yaml runs as; it needs only to read the files and write /tmp.
-USER 101:101
+# The console: the shell and every remote (npm run build), served by a small static Go server
+# (deploy/images/console) on 8080 as user 65532. FROM scratch, like the services: nothing is
+# pulled. Its build context is the folder deploy/images/build.sh prepares (make images):
+#   rootfs/       /etc/passwd, /etc/group, CA bundle, time zone data, /tmp (see service.Dockerfile)
+#   bin/console   the static server (CGO_ENABLED=0)
+#   console/      the shell's build at the root, each remote's under remotes/<name>/, and the
+#                 default config.json (deploy/docker/console/config.json: the local ports)
+# Then, with any engine:
+#   podman build -f deploy/docker/console.Dockerfile -t paygate/console .data/images/context
+# A deployment mounts its own config.json over /srv/console/config.json (or names another file
+# with PAYGATE_CONSOLE_CONFIG); the Content-Security-Policy is built from it at start. The server
+# writes nothing, so the root filesystem can be read-only.
+FROM scratch
+COPY rootfs/ /
+COPY bin/console /usr/local/bin/paygate-console
+COPY console/ /srv/console/
+ENV PAYGATE_HTTP_ADDR=:8080 \
+    PAYGATE_CONSOLE_DIR=/srv/console
+USER 65532:65532
 EXPOSE 8080
-# Writes the Content-Security-Policy from the config.json being served, then runs nginx.
-ENTRYPOINT ["/usr/local/bin/console-entrypoint.sh"]
+LABEL org.opencontainers.image.title="paygate-console" \
+      org.opencontainers.image.description="Paygate console (shell and remotes)" \
+      org.opencontainers.image.source="deploy/docker/console.Dockerfile"
+ENTRYPOINT ["/usr/local/bin/paygate-console"]
