@@ -103,7 +103,15 @@ test: ## run every check CI runs, in order, stopping at the first failure
 	@$(STEP) "npm run build" npm run build
 	@$(STEP) "k8s: build every overlay, validate against the API types" $(MAKE) --no-print-directory k8s-check
 	@$(STEP) "e2e: Playwright against a fresh local stack" $(MAKE) --no-print-directory e2e
+	@$(STEP) "images: build FROM scratch, run them, pay and see the callback (skips where containers cannot run)" $(MAKE) --no-print-directory images-ci
 	@printf '\nmake test: every step passed\n'
+
+# images-ci builds the images of this checkout (the console built by the step before) and runs the
+# smoke test on them; smoke.sh skips, exit 0, where no container can run.
+.PHONY: images-ci
+images-ci:
+	PAYGATE_IMAGES_CONSOLE_BUILT=1 deploy/images/build.sh
+	deploy/images/smoke.sh
 
 .PHONY: e2e
 e2e: build-go ## run the Playwright tests against a fresh local stack (needs the console built)

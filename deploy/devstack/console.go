@@ -63,7 +63,7 @@ func newConsoleConfig(remotes map[string]string) consoleConfig {
 }
 
 // consoleHandler serves the console the way a static host in production does (and as
-// deploy/docker/console/nginx.conf does): the shell's build at /, each remote's build at
+// deploy/images/console does): the shell's build at /, each remote's build at
 // /remotes/<name>/, the generated /config.json, and index.html for any other path without a file
 // extension (the shell's router handles those). Every response carries the security headers;
 // files the build precompressed (name.br, name.gz) are sent compressed to clients that accept it.

@@ -159,7 +159,7 @@ const gzip = promisify(zlib.gzip);
 
 /**
  * Precompress writes name.br and name.gz beside every text asset of the build, for servers that
- * send them as they are (deploy/devstack, nginx's brotli_static and gzip_static, serve.mjs).
+ * send them as they are (deploy/devstack, the image's server deploy/images/console, serve.mjs).
  * config.json is left out: deployments replace it, and a stale compressed copy would win.
  */
 class Precompress {

@@ -4,7 +4,7 @@
 // other path (client-side routes). Usage: node shell/scripts/serve.mjs [port]
 // PAYGATE_CONSOLE_CONFIG=/path/to/config.json serves that file as /config.json.
 //
-// It serves as deploy/devstack (console.go) and the image's nginx.conf do: the
+// It serves as deploy/devstack (console.go) and the image's server (deploy/images/console) do: the
 // build's precompressed copies (name.br, name.gz) by Accept-Encoding, hashed
 // files under assets/ cached for a year, everything else revalidated, and the
 // security headers (with connect-src from config.json) on every response.
