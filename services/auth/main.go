@@ -107,7 +107,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()})).With("service", "auth")
 
-	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations()); err != nil {
+	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations(), pgdb.WithLogger(log)); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	pool, err := pgdb.Open(ctx, cfg.DatabaseURL, cfg.Schema)
