@@ -139,7 +139,7 @@ func open(ctx context.Context, getenv func(string) string, stdout io.Writer) (*d
 		return nil, err
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
-	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations); err != nil {
+	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations, pgdb.WithLogger(log)); err != nil {
 		return nil, err
 	}
 	pool, err := pgdb.Open(ctx, cfg.DatabaseURL, cfg.Schema)

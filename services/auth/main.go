@@ -64,6 +64,10 @@ type Config struct {
 	// SessionRetention is how long an ended session (expired or revoked) is
 	// kept before the cleanup deletes it.
 	SessionRetention time.Duration `env:"PAYGATE_SESSION_RETENTION" default:"24h"`
+	// RevocationRefillInterval is how often each replica writes the sessions
+	// revoked within the access-token lifetime back into Redis, so that a
+	// Redis that lost them refuses their tokens again within this interval.
+	RevocationRefillInterval time.Duration `env:"PAYGATE_REVOCATION_REFILL_INTERVAL" default:"30s"`
 	// WebAuthnRPID is the passkeys' relying party id: the host name of the
 	// console (no scheme, no port).
 	WebAuthnRPID string `env:"PAYGATE_WEBAUTHN_RP_ID" default:"localhost"`
@@ -105,9 +109,12 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if cfg.SessionCleanupInterval <= 0 || cfg.SessionRetention < 0 {
 		return errors.New("PAYGATE_SESSION_CLEANUP_INTERVAL must be positive and PAYGATE_SESSION_RETENTION not negative")
 	}
+	if cfg.RevocationRefillInterval <= 0 {
+		return errors.New("PAYGATE_REVOCATION_REFILL_INTERVAL must be positive")
+	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()})).With("service", "auth")
 
-	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations()); err != nil {
+	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations(), pgdb.WithLogger(log)); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	pool, err := pgdb.Open(ctx, cfg.DatabaseURL, cfg.Schema)
@@ -220,6 +227,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return runner.Run(gctx) })
+	// Revocations live in Redis, which may lose them; Postgres has them too.
+	g.Go(func() error {
+		return revocations.KeepRefilled(gctx, store.RevokedSessionsSince, cfg.AccessTTL, cfg.RevocationRefillInterval, log)
+	})
 	g.Go(func() error { return srv.Run(gctx) })
 	return g.Wait()
 }
@@ -233,7 +244,10 @@ func authJobs(cfg Config, store *postgres.Store, relay *bus.Relay) []jobs.Job {
 				"every PAYGATE_SESSION_CLEANUP_INTERVAL.",
 			Every: cfg.SessionCleanupInterval,
 			Run: func(ctx context.Context, run *jobs.Run) error {
-				tokens, sessions, err := store.CleanUp(ctx, time.Now(), cfg.SessionRetention, cleanupBatch, run.Stopping())
+				// A revoked session stays until its tokens expire: the
+				// revocation refill reads it.
+				retention := max(cfg.SessionRetention, cfg.AccessTTL+authz.Leeway)
+				tokens, sessions, err := store.CleanUp(ctx, time.Now(), retention, cleanupBatch, run.Stopping())
 				run.Notifyf(jobs.LevelInformation, "Deleted %d expired refresh tokens and %d ended sessions.", tokens, sessions)
 				return err
 			},

@@ -160,7 +160,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 
-	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations); err != nil {
+	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations, pgdb.WithLogger(log)); err != nil {
 		return err
 	}
 	pool, err := pgdb.Open(ctx, cfg.DatabaseURL, cfg.Schema)

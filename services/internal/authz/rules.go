@@ -66,6 +66,9 @@ type Revocations interface {
 
 // RedisRevocations keeps revoked session ids in Redis, each under
 // "paygate:revoked-session:<sid>" until the session's last token expires.
+// Redis may lose them (a restart without persistence, a flush, a failover):
+// the auth service, which records revocations in Postgres too, puts them back
+// with KeepRefilled.
 type RedisRevocations struct {
 	rdb *redis.Client
 }
@@ -82,10 +85,11 @@ func RevokedSessionKey(sessionID string) string {
 	return "paygate:revoked-session:" + sessionID
 }
 
-// Revoke marks sessionID revoked for ttl, which should be at least the access
-// token lifetime.
+// Revoke marks sessionID revoked for ttl, which should be the access token
+// lifetime, plus Leeway (a verifier accepts a token up to Leeway after its
+// expiry).
 func (r *RedisRevocations) Revoke(ctx context.Context, sessionID string, ttl time.Duration) error {
-	if err := r.rdb.Set(ctx, RevokedSessionKey(sessionID), "1", ttl).Err(); err != nil {
+	if err := r.rdb.Set(ctx, RevokedSessionKey(sessionID), "1", ttl+Leeway).Err(); err != nil {
 		return fmt.Errorf("revoke session %s: %w", sessionID, err)
 	}
 	return nil

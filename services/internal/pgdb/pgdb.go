@@ -14,10 +14,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/golang-migrate/migrate/v4"
+	"github.com/golang-migrate/migrate/v4/database"
 	migratepgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
+	"github.com/golang-migrate/migrate/v4/source"
 	"github.com/golang-migrate/migrate/v4/source/iofs"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -61,11 +65,72 @@ func EmbeddedMigrations(fsys fs.FS, dir string) fs.FS {
 	return sub
 }
 
+// MigrateOption changes how Migrate runs.
+type MigrateOption func(*migrateOptions)
+
+type migrateOptions struct {
+	log *slog.Logger
+}
+
+// WithLogger makes Migrate log to log (slog.Default otherwise): that it waits
+// for another replica, and that the schema is ahead of the binary.
+func WithLogger(log *slog.Logger) MigrateOption {
+	return func(o *migrateOptions) { o.log = log }
+}
+
+// DirtyError is Migrate's error when the schema's version is marked dirty: a
+// migration was interrupted or failed, and an operator has to say whether it
+// applied (docs/migrations.md, "Killed mid-migration").
+type DirtyError struct {
+	// Schema is the service's schema.
+	Schema string
+	// Version is the dirty version: the migration that did not finish.
+	Version int
+	// Previous is the version before it among the embedded migrations (0:
+	// none, or unknown to this binary).
+	Previous int
+}
+
+// Error says what happened and how to fix it.
+func (e *DirtyError) Error() string {
+	before := "the version before it"
+	if e.Previous > 0 {
+		before = strconv.Itoa(e.Previous)
+	}
+	return fmt.Sprintf("schema %s is at version %d marked dirty: migration %d was interrupted or failed and may or may not have applied; "+
+		"no replica starts until an operator checks what it did and runs "+
+		"UPDATE %s.schema_migrations SET version = <%d if it applied, %s if not>, dirty = false "+
+		"(docs/migrations.md, \"Killed mid-migration\")",
+		e.Schema, e.Version, e.Version, pgx.Identifier{e.Schema}.Sanitize(), e.Version, before)
+}
+
+// Lock waits: the first retry after lockRetryMin, doubling up to lockRetryMax;
+// a replica still waiting says so every lockLogEvery.
+const (
+	lockRetryMin = 100 * time.Millisecond
+	lockRetryMax = 2 * time.Second
+	lockLogEvery = 30 * time.Second
+)
+
 // Migrate applies the migrations in the root of migrations to schema,
-// creating the schema when it is missing. Several replicas may call it at
-// once: golang-migrate serializes them with an advisory lock. Cancelling ctx
-// stops it after the running migration.
-func Migrate(ctx context.Context, url, schema string, migrations fs.FS) error {
+// creating the schema when it is missing.
+//
+// Several replicas may call it at once: one migrates while the others wait
+// for golang-migrate's advisory lock of the schema, for as long as it takes,
+// then find nothing to do. The wait ends when ctx does (SIGTERM), with
+// ctx.Err(); cancelling ctx while migrating stops after the running
+// migration.
+//
+// A database whose version is above the newest embedded migration (a newer
+// release has migrated; this binary is older) is left as it is: Migrate logs
+// a warning and returns nil, since expand/contract keeps the newer schema
+// working for the previous release. A dirty version is a *DirtyError.
+func Migrate(ctx context.Context, url, schema string, migrations fs.FS, opts ...MigrateOption) error {
+	o := migrateOptions{log: slog.Default()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	log := o.log.With("schema", schema)
 	// The pool's parser takes the pool_* settings Open honours (e.g.
 	// pool_max_conns) out of the URL; a plain connection would send them to
 	// the server as unknown parameters.
@@ -78,10 +143,24 @@ func Migrate(ctx context.Context, url, schema string, migrations fs.FS) error {
 		return err
 	}
 	connCfg.RuntimeParams["search_path"] = schema
+	// One connection: the session that takes the advisory lock below is the
+	// one golang-migrate's driver then uses. Session advisory locks stack, so
+	// the driver's own pg_advisory_lock calls (which wait with no timeout and
+	// no context) return at once, and every other replica waits here, in a
+	// loop that ctx ends. Closing the connection (m.Close, db.Close) releases
+	// the lock.
 	db := stdlib.OpenDB(*connCfg)
 	defer db.Close()
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
 
-	driver, err := migratepgx.WithInstance(db, &migratepgx.Config{SchemaName: schema})
+	dbName, err := lockMigrations(ctx, db, schema, log)
+	if err != nil {
+		return err
+	}
+	driver, err := migratepgx.WithInstance(db, &migratepgx.Config{
+		DatabaseName: dbName, SchemaName: schema, MigrationsTable: migratepgx.DefaultMigrationsTable,
+	})
 	if err != nil {
 		return fmt.Errorf("migration driver for schema %s: %w", schema, err)
 	}
@@ -94,6 +173,30 @@ func Migrate(ctx context.Context, url, schema string, migrations fs.FS) error {
 		return fmt.Errorf("prepare migrations of schema %s: %w", schema, err)
 	}
 	defer m.Close()
+
+	version, dirty, err := m.Version()
+	switch {
+	case errors.Is(err, migrate.ErrNilVersion):
+		// A fresh schema: everything to apply.
+	case err != nil:
+		return fmt.Errorf("read migration version of schema %s: %w", schema, err)
+	case dirty:
+		derr := &DirtyError{Schema: schema, Version: int(version)}
+		if prev, err := src.Prev(version); err == nil {
+			derr.Previous = int(prev)
+		}
+		return derr
+	default:
+		newest, err := newestVersion(src)
+		if err != nil {
+			return fmt.Errorf("read migrations of schema %s: %w", schema, err)
+		}
+		if version > newest {
+			log.WarnContext(ctx, "the schema is ahead of this binary's migrations (a newer release migrated it); starting without migrating",
+				"schema_version", version, "newest_embedded", newest)
+			return nil
+		}
+	}
 
 	done := make(chan struct{})
 	defer close(done)
@@ -108,6 +211,80 @@ func Migrate(ctx context.Context, url, schema string, migrations fs.FS) error {
 		return fmt.Errorf("migrate schema %s: %w", schema, err)
 	}
 	return ctx.Err()
+}
+
+// lockMigrations takes golang-migrate's advisory lock of schema on db's only
+// connection, retrying with backoff while another session holds it, and
+// returns the database's name (part of the lock's key).
+func lockMigrations(ctx context.Context, db *sql.DB, schema string, log *slog.Logger) (string, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return "", fmt.Errorf("connect to migrate schema %s: %w", schema, err)
+	}
+	// Back to db's pool, still holding the lock, for the driver to take.
+	defer conn.Close()
+	var dbName string
+	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&dbName); err != nil {
+		return "", fmt.Errorf("connect to migrate schema %s: %w", schema, err)
+	}
+	// The driver's key: database, schema and table names (see
+	// migratepgx.Postgres.Lock).
+	key, err := database.GenerateAdvisoryLockId(dbName, schema, migratepgx.DefaultMigrationsTable)
+	if err != nil {
+		return "", fmt.Errorf("migration lock of schema %s: %w", schema, err)
+	}
+	start := time.Now()
+	lastLog := time.Time{}
+	wait := lockRetryMin
+	for {
+		var got bool
+		if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock($1::bigint)", key).Scan(&got); err != nil {
+			if ctx.Err() != nil {
+				return "", fmt.Errorf("wait for the migration lock of schema %s: %w", schema, ctx.Err())
+			}
+			return "", fmt.Errorf("take the migration lock of schema %s: %w", schema, err)
+		}
+		if got {
+			if !lastLog.IsZero() {
+				log.InfoContext(ctx, "took the migration lock", "waited", time.Since(start).Round(time.Millisecond).String())
+			}
+			return dbName, nil
+		}
+		if time.Since(lastLog) >= lockLogEvery {
+			log.InfoContext(ctx, "waiting for another replica to finish migrating", "waited", time.Since(start).Round(time.Second).String())
+			lastLog = time.Now()
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return "", fmt.Errorf("wait for the migration lock of schema %s: %w", schema, ctx.Err())
+		case <-t.C:
+		}
+		wait = min(2*wait, lockRetryMax)
+	}
+}
+
+// newestVersion returns the highest version among src's migrations (0 when
+// there are none).
+func newestVersion(src source.Driver) (uint, error) {
+	v, err := src.First()
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	for {
+		next, err := src.Next(v)
+		if errors.Is(err, fs.ErrNotExist) {
+			return v, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		v = next
+	}
 }
 
 // ensureSchema creates schema unless it exists. Concurrent creators race on

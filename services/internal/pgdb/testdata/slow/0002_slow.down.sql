@@ -1,0 +1,1 @@
+DELETE FROM runs WHERE file = 2;
