@@ -11,10 +11,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -518,18 +521,31 @@ func (s *stack) checkConfiguration(t *testing.T) {
 	}
 }
 
-// checkJobs reads every job run reported on the stream and checks that no
-// two runs of one job, by different processes, overlap in time.
-func (s *stack) checkJobs(t *testing.T) {
+// jobRun is one run of a job as the stream reports it.
+type jobRun struct {
+	job, instance, id string
+	start, end        time.Time // end is zero while the run is open
+}
+
+// jobRuns reads every job run reported on the stream, and which processes
+// registered each job.
+func (s *stack) jobRuns(t *testing.T) ([]*jobRun, map[string]map[string]bool) {
 	t.Helper()
-	type run struct {
-		instance   string
-		start, end time.Time
-	}
-	runs := map[string][]run{}
+	byID := map[string]*jobRun{}
+	var runs []*jobRun
 	registered := map[string]map[string]bool{}
-	add := func(job, instance string, start, end *timestamppb.Timestamp) {
-		runs[job] = append(runs[job], run{instance, start.AsTime(), end.AsTime()})
+	get := func(job, instance, id string) *jobRun {
+		r := byID[id]
+		if r == nil {
+			r = &jobRun{job: job, instance: instance, id: id}
+			byID[id] = r
+			runs = append(runs, r)
+		}
+		return r
+	}
+	ended := func(job, instance, id string, start, end *timestamppb.Timestamp) {
+		r := get(job, instance, id)
+		r.start, r.end = start.AsTime(), end.AsTime()
 	}
 	s.readStream(t, func(subject, _ string, data []byte) {
 		switch subject {
@@ -541,22 +557,82 @@ func (s *stack) checkJobs(t *testing.T) {
 				}
 				registered[ev.GetJob()][ev.GetInstance()] = true
 			}
+		case "paygate.events.job_run_started":
+			var ev eventsv1.JobRunStarted
+			if proto.Unmarshal(data, &ev) == nil {
+				get(ev.GetJob(), ev.GetInstance(), ev.GetRunId()).start = ev.GetStartedAt().AsTime()
+			}
 		case "paygate.events.job_run_completed":
 			var ev eventsv1.JobRunCompleted
 			if proto.Unmarshal(data, &ev) == nil {
-				add(ev.GetJob(), ev.GetInstance(), ev.GetStartedAt(), ev.GetCompletedAt())
+				ended(ev.GetJob(), ev.GetInstance(), ev.GetRunId(), ev.GetStartedAt(), ev.GetCompletedAt())
 			}
 		case "paygate.events.job_run_failed":
 			var ev eventsv1.JobRunFailed
 			if proto.Unmarshal(data, &ev) == nil {
-				add(ev.GetJob(), ev.GetInstance(), ev.GetStartedAt(), ev.GetCompletedAt())
+				ended(ev.GetJob(), ev.GetInstance(), ev.GetRunId(), ev.GetStartedAt(), ev.GetCompletedAt())
 			}
 		}
 	})
+	return runs, registered
+}
+
+// killedInstance reports whether a job event's instance ("host:pid") is
+// one of the processes the test killed.
+func (s *stack) killedInstance(instance string) bool {
+	for _, p := range []*proc{s.gw[0], s.cb[0], s.agg[0]} {
+		if strings.HasSuffix(instance, ":"+strconv.Itoa(p.cmd.Process.Pid)) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkJobs checks the job runs reported on the stream: every job a killed
+// process was running at its death is taken over by the surviving replica,
+// and no two runs of one job by different processes overlap in time (a
+// run still open ends at the kill for a killed process, now for a live one).
+func (s *stack) checkJobs(t *testing.T) {
+	t.Helper()
+	var runs []*jobRun
+	var registered map[string]map[string]bool
+	var orphans []string
+	took := eventually(45*time.Second, func() bool {
+		runs, registered = s.jobRuns(t)
+		orphans = orphans[:0]
+		for _, r := range runs {
+			if !s.killedInstance(r.instance) || (!r.end.IsZero() && r.end.Before(s.killedAt)) {
+				continue
+			}
+			// r was running when its process died: another process must
+			// have started the job since.
+			if !slices.ContainsFunc(runs, func(o *jobRun) bool {
+				return o.job == r.job && o.instance != r.instance && !o.start.Before(r.start)
+			}) {
+				orphans = append(orphans, r.job)
+			}
+		}
+		return len(orphans) == 0
+	})
+	if !took {
+		t.Errorf("jobs the killed replicas ran were not taken over within 45s: %v", orphans)
+	}
 	if len(runs) == 0 {
 		t.Fatal("no job run was reported")
 	}
-	for job, rs := range runs {
+	now := time.Now()
+	perJob := map[string][]*jobRun{}
+	for _, r := range runs {
+		if r.end.IsZero() {
+			r.end = now
+			if s.killedInstance(r.instance) {
+				r.end = s.killedAt
+			}
+		}
+		perJob[r.job] = append(perJob[r.job], r)
+	}
+	for _, job := range slices.Sorted(maps.Keys(perJob)) {
+		rs := perJob[job]
 		instances := map[string]int{}
 		for i, a := range rs {
 			instances[a.instance]++
@@ -568,6 +644,6 @@ func (s *stack) checkJobs(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("job %s: registered by %d processes, %d runs by %v", job, len(registered[job]), len(rs), instances)
+		t.Logf("job %s: registered by %d processes; %d runs by %v", job, len(registered[job]), len(rs), instances)
 	}
 }
