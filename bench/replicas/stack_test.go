@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -46,10 +47,17 @@ var (
 )
 
 // buildOnce builds the five binaries once per test process into a
-// directory of this package's own, so that tests of other worktrees, which
-// build the same names elsewhere, never swap a binary under us.
+// directory of this checkout's own (named after the package's directory),
+// so that another checkout's test, building other code under the same
+// names, never swaps a binary between two replicas' starts. The path is
+// fixed so that go build skips the link when nothing changed.
 var buildOnce = sync.OnceValues(func() (string, error) {
-	dir := filepath.Join(os.TempDir(), "paygate-replicas-"+strconv.Itoa(os.Getuid()))
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(wd))
+	dir := filepath.Join(os.TempDir(), "paygate-replicas-"+strconv.Itoa(os.Getuid())+"-"+hex.EncodeToString(sum[:6]))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
