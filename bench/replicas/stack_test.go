@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -72,15 +73,22 @@ var buildOnce = sync.OnceValues(func() (string, error) {
 	return dir, nil
 })
 
-// freePort returns a port the kernel just handed out on 127.0.0.1.
+// freePort returns a port on 127.0.0.1 that could be listened on just now,
+// chosen at random below Linux's ephemeral range (32768 and up): the
+// services' outgoing connections, and every other test's 127.0.0.1:0
+// listeners, take their ports from that range, and one of them could take
+// a port handed out there between this check and the service's bind.
 func freePort(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 100 {
+		addr := "127.0.0.1:" + strconv.Itoa(20000+mrand.IntN(12000))
+		if l, err := net.Listen("tcp", addr); err == nil {
+			_ = l.Close()
+			return addr
+		}
 	}
-	defer l.Close()
-	return l.Addr().String()
+	t.Fatal("no free port between 20000 and 32000")
+	return ""
 }
 
 // proc is one running service process.
