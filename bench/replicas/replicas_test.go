@@ -140,11 +140,13 @@ func newStack(t *testing.T) *stack {
 	// A demo merchant's collab with the first sandbox provider, its pay
 	// type, and a callback URL of the test's receiver on it.
 	ctx := context.Background()
-	err = s.gwDB.QueryRow(ctx, `SELECT m.id, m.hash, c.id, pt.code
+	err = retryDB(func() error {
+		return s.gwDB.QueryRow(ctx, `SELECT m.id, m.hash, c.id, pt.code
 		FROM collabs c JOIN merchants m ON m.id = c.merchant_id
 		JOIN collab_pay_types cp ON cp.collab_id = c.id JOIN pay_types pt ON pt.id = cp.pay_type_id
 		WHERE c.provider_id = 1 AND c.is_enabled ORDER BY m.id, c.id, pt.id LIMIT 1`).
-		Scan(&s.merchantID, &s.hash, &s.collabID, &s.payType)
+			Scan(&s.merchantID, &s.hash, &s.collabID, &s.payType)
+	})
 	if err != nil {
 		t.Fatalf("find a demo collab: %v", err)
 	}
@@ -297,7 +299,9 @@ func (s *stack) checkPayments(t *testing.T, when string, afterKill bool) {
 		}
 	}
 	var journal int
-	if err := s.gwDB.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE subject = 'paygate.events.transaction_finalized'`).Scan(&journal); err != nil {
+	if err := retryDB(func() error {
+		return s.gwDB.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE subject = 'paygate.events.transaction_finalized'`).Scan(&journal)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if journal != len(finalized) {
@@ -325,23 +329,41 @@ func (s *stack) checkPayments(t *testing.T, when string, afterKill bool) {
 // transactionIDs returns the ids of the test's transactions.
 func (s *stack) transactionIDs(t *testing.T) map[int64]bool {
 	t.Helper()
-	rows, err := s.gwDB.Query(context.Background(), `SELECT id FROM transactions WHERE merchant_id = $1 AND merchant_client_id = 'replicas'`, s.merchantID)
+	var ids map[int64]bool
+	err := retryDB(func() error {
+		ids = map[int64]bool{}
+		rows, err := s.gwDB.Query(context.Background(), `SELECT id FROM transactions WHERE merchant_id = $1 AND merchant_client_id = 'replicas'`, s.merchantID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids[id] = true
+		}
+		return rows.Err()
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	ids := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		ids[id] = true
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
 	return ids
+}
+
+// retryDB runs fn until it returns something other than Postgres's "too
+// many clients" (the test server is shared with the tests running beside
+// this one), for at most 30s.
+func retryDB(fn func() error) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := fn()
+		if err == nil || !strings.Contains(err.Error(), "SQLSTATE 53300") || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 // readStream calls fn with every message of the event stream, from the first

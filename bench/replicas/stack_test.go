@@ -125,8 +125,26 @@ func (l *logBuf) String() string {
 }
 
 // start starts binary name with env (and none of this process's PAYGATE_
-// variables) and waits until it logs that it serves.
+// variables) and waits until it logs that it serves. A process that exits
+// because Postgres refused it a connection (too many clients: the test
+// server is shared with the tests running beside this one) is started
+// again, at most three times.
 func start(t *testing.T, dir, name string, env map[string]string) *proc {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		p, err := startOnce(t, dir, name, env)
+		if err == nil {
+			return p
+		}
+		if attempt == 4 || !strings.Contains(err.Error(), "SQLSTATE 53300") {
+			t.Fatal(err)
+		}
+		t.Logf("%s: Postgres has no connection to spare; starting it again", name)
+		time.Sleep(time.Duration(attempt) * time.Second)
+	}
+}
+
+func startOnce(t *testing.T, dir, name string, env map[string]string) (*proc, error) {
 	t.Helper()
 	p := &proc{name: name, httpAddr: env["PAYGATE_HTTP_ADDR"], grpcAddr: env["PAYGATE_GRPC_ADDR"],
 		logs: &logBuf{}, exited: make(chan struct{})}
@@ -143,9 +161,21 @@ func start(t *testing.T, dir, name string, env map[string]string) *proc {
 	// Children die with the test process even when it is killed.
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	go func() { _ = p.cmd.Wait(); close(p.exited) }()
+	deadline := time.Now().Add(90 * time.Second)
+	for !strings.Contains(p.logs.String(), `"msg":"serving"`) {
+		select {
+		case <-p.exited:
+			return nil, fmt.Errorf("%s exited before serving:\n%s", name, p.logs)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			p.kill()
+			return nil, fmt.Errorf("%s not serving after 90s:\n%s", name, p.logs)
+		}
+	}
 	t.Cleanup(func() {
 		p.stop()
 		if t.Failed() {
@@ -161,18 +191,7 @@ func start(t *testing.T, dir, name string, env map[string]string) *proc {
 			}
 		}
 	})
-	deadline := time.Now().Add(90 * time.Second)
-	for !strings.Contains(p.logs.String(), `"msg":"serving"`) {
-		select {
-		case <-p.exited:
-			t.Fatalf("%s exited before serving:\n%s", name, p.logs)
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not serving after 90s:\n%s", name, p.logs)
-		}
-	}
-	return p
+	return p, nil
 }
 
 // kill ends the process with SIGKILL, as a crash would, and waits for it.
@@ -232,7 +251,7 @@ func openSchema(t *testing.T, schema string) *pgxpool.Pool {
 		t.Fatal(err)
 	}
 	cfg.ConnConfig.RuntimeParams["search_path"] = schema
-	cfg.MaxConns = 4
+	cfg.MaxConns = 2
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
