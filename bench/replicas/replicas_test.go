@@ -274,7 +274,7 @@ func (s *stack) checkPayments(t *testing.T, when string, afterKill bool) {
 	var accepted []string
 	s.nonces.Range(func(n, _ any) bool { accepted = append(accepted, n.(string)); return true })
 	var rows, final, found int
-	if !eventually(60*time.Second, func() bool {
+	if !eventually(90*time.Second, func() bool {
 		_ = s.gwDB.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE status = 4 OR status < 0),
 			count(*) FILTER (WHERE nonce = ANY($2))
 			FROM transactions WHERE merchant_id = $1 AND merchant_client_id = 'replicas'`, s.merchantID, accepted).Scan(&rows, &final, &found)
@@ -283,7 +283,7 @@ func (s *stack) checkPayments(t *testing.T, when string, afterKill bool) {
 		t.Fatalf("%s: %d transactions, %d final; %d of the %d payments accepted are there", when, rows, final, found, len(accepted))
 	}
 	ids := s.transactionIDs(t)
-	if !eventually(60*time.Second, func() bool { return s.receiver.coveredAll(ids) }) {
+	if !eventually(90*time.Second, func() bool { return s.receiver.coveredAll(ids) }) {
 		t.Fatalf("%s: callbacks of %d of %d transactions arrived", when, s.receiver.covered(ids), len(ids))
 	}
 
@@ -460,7 +460,7 @@ func (s *stack) checkStatistics(t *testing.T, aggs []int) {
 		"&from=" + from.Format(time.RFC3339) + "&to=" + to.Add(-time.Millisecond).Format("2006-01-02T15:04:05.000Z07:00")
 	for _, a := range aggs {
 		var last string
-		ok := eventually(60*time.Second, func() bool {
+		ok := eventually(90*time.Second, func() bool {
 			var want struct {
 				total, success, failed int64
 				amount                 string
@@ -488,7 +488,7 @@ func (s *stack) checkStatistics(t *testing.T, aggs []int) {
 				sameAmount(got.CashInData.Amount, want.amount)
 		})
 		if !ok {
-			t.Errorf("statistics never equalled the gateway's rows: %s", last)
+			t.Errorf("statistics never equalled the gateway's rows within 90s: %s", last)
 			continue
 		}
 		t.Logf("statistics equal the ground truth: %s", last)
