@@ -74,7 +74,7 @@ func newStack(t *testing.T) *stack {
 	common := func(service, httpAddr, grpcAddr string) map[string]string {
 		return map[string]string{
 			"PAYGATE_HTTP_ADDR": httpAddr, "PAYGATE_GRPC_ADDR": grpcAddr,
-			"PAYGATE_DATABASE_URL": databaseURL, "PAYGATE_DATABASE_SCHEMA": schemas[service],
+			"PAYGATE_DATABASE_URL": serviceDatabaseURL(), "PAYGATE_DATABASE_SCHEMA": schemas[service],
 			"PAYGATE_REDIS_URL": redisURL, "PAYGATE_NATS_URL": s.natsURL,
 			"PAYGATE_DEMO": "true", "PAYGATE_LOG_LEVEL": "info", "PAYGATE_ALLOW_PRIVATE_URLS": "true",
 			"PAYGATE_JWKS_URL":      "http://" + authHTTP + "/.well-known/jwks.json",

@@ -47,6 +47,18 @@ var (
 	redisURL    = testEnv("PAYGATE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 )
 
+// serviceDatabaseURL is databaseURL with each service's pool held to 3
+// connections: the seven processes then hold about 21 of the test server's
+// connections (100 by default), which the other packages' tests share when
+// go test runs two packages at once.
+func serviceDatabaseURL() string {
+	sep := "?"
+	if strings.Contains(databaseURL, "?") {
+		sep = "&"
+	}
+	return databaseURL + sep + "pool_max_conns=3"
+}
+
 // buildOnce builds the five binaries once per test process into a
 // directory of this checkout's own (named after the package's directory),
 // so that another checkout's test, building other code under the same
