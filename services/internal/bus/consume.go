@@ -18,6 +18,7 @@ type consumeOptions struct {
 	minBackoff time.Duration
 	maxBackoff time.Duration
 	ackWait    time.Duration
+	lagEvery   time.Duration
 }
 
 // WithLogger sets the logger of handler failures (slog.Default otherwise).
@@ -37,13 +38,20 @@ func WithAckWait(d time.Duration) ConsumeOption {
 	return func(o *consumeOptions) { o.ackWait = d }
 }
 
+// WithLagInterval sets how often the consumer's lag gauges are sampled
+// (LagSampleInterval by default).
+func WithLagInterval(d time.Duration) ConsumeOption {
+	return func(o *consumeOptions) { o.lagEvery = d }
+}
+
 // Consume delivers the events on subject (wildcards allowed) to handle
 // through the durable consumer named durable, creating or updating it, until
 // ctx ends; it then stops and returns nil. A nil error from handle acks the
 // message; an error wrapping ErrPermanent terminates it (it is logged and
 // never redelivered); any other error naks it with an exponential delay, so
 // the event comes back later. Handlers run one at a time and must be
-// idempotent: an event may be delivered more than once.
+// idempotent: an event may be delivered more than once. The consumer's lag
+// is sampled into paygate_consumer_pending_messages meanwhile (SampleLag).
 func Consume(ctx context.Context, js jetstream.JetStream, durable, subject string, handle func(ctx context.Context, msg jetstream.Msg) error, opts ...ConsumeOption) error {
 	o := consumeOptions{log: slog.Default(), minBackoff: time.Second, maxBackoff: time.Minute, ackWait: 30 * time.Second}
 	for _, opt := range opts {
@@ -67,6 +75,8 @@ func Consume(ctx context.Context, js jetstream.JetStream, durable, subject strin
 		return fmt.Errorf("consumer %s on %s: %w", durable, subject, err)
 	}
 
+	stopLag := StartLagSampler(ctx, cons, durable, o.lagEvery)
+	defer stopLag()
 	cc, err := cons.Consume(func(msg jetstream.Msg) {
 		handleOne(ctx, log, o, msg, handle)
 	}, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {

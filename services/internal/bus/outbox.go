@@ -209,10 +209,22 @@ func (r *Relay) RunUntil(ctx context.Context, stop <-chan struct{}) (RelayReport
 			rep.LastError = err
 		}
 	}
+	published, failures := outboxPublished.WithLabelValues(schema), outboxFailures.WithLabelValues(schema)
+	var lastSample time.Time
 	for {
 		n, err := r.drain(ctx)
 		rep.Published += int64(n)
+		published.Add(float64(n))
+		if err != nil && ctx.Err() == nil {
+			failures.Inc()
+		}
 		failed("publish outbox", err)
+		if time.Since(lastSample) >= r.Interval {
+			if err := r.sampleLag(ctx, schema); err != nil && ctx.Err() == nil {
+				r.log.WarnContext(ctx, "measure outbox lag", "error", err)
+			}
+			lastSample = time.Now()
+		}
 		if time.Since(r.lastPrune) >= r.PruneEvery {
 			failed("prune outbox", r.prune(ctx))
 			r.lastPrune = time.Now()
@@ -226,6 +238,24 @@ func (r *Relay) RunUntil(ctx context.Context, stop <-chan struct{}) (RelayReport
 		case <-wake:
 		}
 	}
+}
+
+// sampleLag sets the outbox gauges of schema: the unpublished events and
+// the age of the oldest (a cheap read of the partial index
+// outbox_unpublished_idx).
+func (r *Relay) sampleLag(ctx context.Context, schema string) error {
+	var pending int64
+	var age float64
+	err := r.pool.QueryRow(ctx, `
+		SELECT count(*), COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8
+		FROM outbox WHERE published_at IS NULL`).Scan(&pending, &age)
+	if err != nil {
+		return fmt.Errorf("count unpublished rows: %w", err)
+	}
+	outboxPending.WithLabelValues(schema).Set(float64(pending))
+	outboxLag.WithLabelValues(schema).Set(max(age, 0))
+	outboxSampled.WithLabelValues(schema).SetToCurrentTime()
+	return nil
 }
 
 // listen holds a connection LISTENing on channel and signals wake on every
