@@ -295,6 +295,7 @@ func (r *Runner) runOnce(ctx context.Context, j Job, conn *pgx.Conn, log *slog.L
 	lost := <-watched
 
 	ended := r.o.Now()
+	observeRun(j.Name, run.StartedAt, ended, err)
 	next := r.nextRun(j, run.StartedAt, ended)
 	notes := notifications(run.Notifications())
 	if err != nil {
