@@ -497,8 +497,13 @@ func (d *Dispatcher) attempt(ctx context.Context, dl Delivery, key []byte) Resul
 	if dl.Sign {
 		headers[stdwebhooks.HeaderSignature] = stdwebhooks.Sign(key, dl.WebhookID, ts, dl.Body)
 	}
+	sent := time.Now()
 	resp := d.sender.Send(ctx, Request{URL: dl.URL, Body: dl.Body, Headers: headers})
-	return Outcome(dl, resp, now, d.o.Backoff)
+	r := Outcome(dl, resp, now, d.o.Backoff)
+	outcome := outcomeLabel(r.Attempt)
+	attemptsTotal.WithLabelValues(outcome).Inc()
+	attemptDuration.WithLabelValues(outcome).Observe(time.Since(sent).Seconds())
+	return r
 }
 
 // Outcome decides the attempt status of a response to delivery dl made at
