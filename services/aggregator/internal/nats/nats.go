@@ -177,6 +177,8 @@ func consumeTransactions(ctx context.Context, js jetstream.JetStream, durable, s
 		}
 		return err
 	}
+	// The consumer's lag, for paygate_consumer_pending_messages.
+	defer bus.StartLagSampler(ctx, cons, durable, 0)()
 	msgs := make(chan jetstream.Msg, 2*o.BatchSize)
 	cc, err := cons.Consume(func(m jetstream.Msg) {
 		select {
@@ -366,6 +368,8 @@ func consumeEach(ctx context.Context, js jetstream.JetStream, durable, subject s
 		}
 		return err
 	}
+	// The consumer's lag, for paygate_consumer_pending_messages.
+	defer bus.StartLagSampler(ctx, cons, durable, 0)()
 	cc, err := cons.Consume(func(m jetstream.Msg) {
 		err := handle(ctx, m)
 		switch {

@@ -144,6 +144,8 @@ func consume(ctx context.Context, js jetstream.JetStream, durable, subject strin
 		}
 		return fmt.Errorf("consumer %s: %w", durable, err)
 	}
+	// The consumer's lag, for paygate_consumer_pending_messages.
+	defer bus.StartLagSampler(ctx, cons, durable, 0)()
 
 	msgs := make(chan jetstream.Msg, 2*o.BatchSize)
 	cc, err := cons.Consume(func(m jetstream.Msg) {
