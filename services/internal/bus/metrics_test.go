@@ -25,13 +25,13 @@ func TestRelayMetricsCountPublished(t *testing.T) {
 	startRelay(t, pool, js)
 
 	waitFor(t, 10*time.Second, "3 events counted as published and an empty outbox", func() bool {
-		return telemetry.MetricValue("paygate_outbox_published_total", "service", schema) == 3 &&
-			telemetry.MetricValue("paygate_outbox_pending_events", "service", schema) == 0
+		return telemetry.MetricValue("paygate_outbox_published_total", "schema", schema) == 3 &&
+			telemetry.MetricValue("paygate_outbox_pending_events", "schema", schema) == 0
 	})
-	if lag := telemetry.MetricValue("paygate_outbox_lag_seconds", "service", schema); lag != 0 {
+	if lag := telemetry.MetricValue("paygate_outbox_lag_seconds", "schema", schema); lag != 0 {
 		t.Errorf("outbox lag %v s with nothing left to publish, want 0", lag)
 	}
-	if f := telemetry.MetricValue("paygate_outbox_publish_failures_total", "service", schema); f != 0 {
+	if f := telemetry.MetricValue("paygate_outbox_publish_failures_total", "schema", schema); f != 0 {
 		t.Errorf("%v publish failures, want 0", f)
 	}
 }
@@ -51,11 +51,11 @@ func TestRelayMetricsShowAStuckOutbox(t *testing.T) {
 	startRelay(t, pool, js)
 
 	waitFor(t, 20*time.Second, "a failure, one pending event and its age", func() bool {
-		return telemetry.MetricValue("paygate_outbox_publish_failures_total", "service", schema) >= 1 &&
-			telemetry.MetricValue("paygate_outbox_pending_events", "service", schema) == 1 &&
-			telemetry.MetricValue("paygate_outbox_lag_seconds", "service", schema) >= 90
+		return telemetry.MetricValue("paygate_outbox_publish_failures_total", "schema", schema) >= 1 &&
+			telemetry.MetricValue("paygate_outbox_pending_events", "schema", schema) == 1 &&
+			telemetry.MetricValue("paygate_outbox_lag_seconds", "schema", schema) >= 90
 	})
-	if p := telemetry.MetricValue("paygate_outbox_published_total", "service", schema); p != 0 {
+	if p := telemetry.MetricValue("paygate_outbox_published_total", "schema", schema); p != 0 {
 		t.Errorf("%v events counted as published, want 0", p)
 	}
 }

@@ -210,6 +210,10 @@ func (r *Relay) RunUntil(ctx context.Context, stop <-chan struct{}) (RelayReport
 		}
 	}
 	published, failures := outboxPublished.WithLabelValues(schema), outboxFailures.WithLabelValues(schema)
+	// Only the replica holding the relay's job measures the outbox: one
+	// that stops must not leave its last values behind.
+	defer outboxPending.DeleteLabelValues(schema)
+	defer outboxLag.DeleteLabelValues(schema)
 	var lastSample time.Time
 	for {
 		n, err := r.drain(ctx)

@@ -9,21 +9,22 @@ import (
 )
 
 // The runner's metrics, in telemetry.Metrics. A job's name starts with its
-// service's, so the job label alone tells them apart.
+// service's, so the job_name label alone tells them apart (a label named job
+// would clash with the scrape job's).
 var (
 	jobRuns = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "paygate_job_runs_total",
 		Help: "Ended runs of a background job, by job and outcome (completed, or failed: an error or a panic).",
-	}, []string{"job", "outcome"})
+	}, []string{"job_name", "outcome"})
 	jobRunDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "paygate_job_run_duration_seconds",
 		Help:    "Duration of a background job's runs (a continuous job's run lasts about its lease).",
 		Buckets: []float64{0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600},
-	}, []string{"job"})
+	}, []string{"job_name"})
 	jobLastSuccess = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "paygate_job_last_success_timestamp_seconds",
 		Help: "When a background job's last completed run ended on this replica (Unix time).",
-	}, []string{"job"})
+	}, []string{"job_name"})
 )
 
 func init() {
