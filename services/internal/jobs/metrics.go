@@ -37,6 +37,13 @@ const (
 	outcomeFailed    = "failed"
 )
 
+// initMetrics makes job's run counters exist at 0, so that its first
+// failure is an increase Prometheus can see.
+func initMetrics(job string) {
+	jobRuns.WithLabelValues(job, outcomeCompleted)
+	jobRuns.WithLabelValues(job, outcomeFailed)
+}
+
 // observeRun records a run of job that started at started, ended at ended
 // and returned err.
 func observeRun(job string, started, ended time.Time, err error) {

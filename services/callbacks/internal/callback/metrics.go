@@ -22,6 +22,11 @@ var (
 
 func init() {
 	telemetry.Metrics.MustRegister(attemptsTotal, attemptDuration)
+	// Every outcome's counter exists from the start, at 0, so that the
+	// first failure is an increase Prometheus can see.
+	for _, s := range []AttemptStatus{AttemptSuccess, AttemptRetried, AttemptFailed} {
+		attemptsTotal.WithLabelValues(outcomeLabel(s))
+	}
 }
 
 // outcomeLabel is the outcome label of an attempt's status.
