@@ -36,8 +36,9 @@ const notifyChannelPrefix = "paygate_outbox."
 
 // Enqueue writes msg to the outbox in the caller's transaction, to be
 // published on Subject(msg) once the transaction commits, and returns the
-// event id (a UUIDv7, also the Nats-Msg-Id). It wakes the schema's relays via
-// NOTIFY, which Postgres delivers only on commit.
+// event id (a UUIDv7, also the Nats-Msg-Id). The trace of ctx, if any, goes
+// with the event (OutboxTraceDDL). It wakes the schema's relays via NOTIFY,
+// which Postgres delivers only on commit.
 func Enqueue(ctx context.Context, tx pgx.Tx, subject string, msg proto.Message) (string, error) {
 	payload, err := proto.Marshal(msg)
 	if err != nil {
@@ -48,8 +49,8 @@ func Enqueue(ctx context.Context, tx pgx.Tx, subject string, msg proto.Message) 
 		return "", fmt.Errorf("enqueue %s: event id: %w", subject, err)
 	}
 	_, err = tx.Exec(ctx,
-		`INSERT INTO outbox (id, subject, payload) VALUES ($1, $2, $3)`,
-		id, subject, payload)
+		`INSERT INTO outbox (id, subject, payload, traceparent) VALUES ($1, $2, $3, NULLIF($4, ''))`,
+		id, subject, payload, traceparent(ctx))
 	if err != nil {
 		return "", fmt.Errorf("enqueue %s: insert: %w", subject, err)
 	}
@@ -60,13 +61,13 @@ func Enqueue(ctx context.Context, tx pgx.Tx, subject string, msg proto.Message) 
 }
 
 // EnqueueBatch is Enqueue for several events in one round trip: each goes
-// to the outbox on Subject(msg), in order, with one NOTIFY for them all. It
-// returns the event ids in the order of msgs.
+// to the outbox on Subject(msg), in order, with one NOTIFY for them all, and
+// with the trace of ctx. It returns the event ids in the order of msgs.
 func EnqueueBatch(ctx context.Context, tx pgx.Tx, msgs ...proto.Message) ([]string, error) {
 	if len(msgs) == 0 {
 		return nil, nil
 	}
-	sql, args, ids, err := enqueueStatement(msgs)
+	sql, args, ids, err := enqueueStatement(msgs, traceparent(ctx))
 	if err != nil {
 		return nil, err
 	}
@@ -79,12 +80,13 @@ func EnqueueBatch(ctx context.Context, tx pgx.Tx, msgs ...proto.Message) ([]stri
 // QueueEnqueue queues on b the statement EnqueueBatch runs, for a caller
 // that sends its writes as one pgx.Batch (one round trip, one implicit
 // transaction): the events are committed with the batch's other statements
-// or not at all. It returns the event ids in the order of msgs.
+// or not at all. It returns the event ids in the order of msgs. A batch may
+// hold the writes of several requests, so its events carry no trace.
 func QueueEnqueue(b *pgx.Batch, msgs ...proto.Message) ([]string, error) {
 	if len(msgs) == 0 {
 		return nil, nil
 	}
-	sql, args, ids, err := enqueueStatement(msgs)
+	sql, args, ids, err := enqueueStatement(msgs, "")
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +97,7 @@ func QueueEnqueue(b *pgx.Batch, msgs ...proto.Message) ([]string, error) {
 // enqueueStatement is one statement that writes msgs to the outbox (UUIDv7
 // ids keep their order within the transaction's one created_at) and sends
 // the NOTIFY, with its arguments and the event ids.
-func enqueueStatement(msgs []proto.Message) (string, []any, []string, error) {
+func enqueueStatement(msgs []proto.Message, traceparent string) (string, []any, []string, error) {
 	ids := make([]string, len(msgs))
 	uids := make([]uuid.UUID, len(msgs))
 	subjects := make([]string, len(msgs))
@@ -114,10 +116,11 @@ func enqueueStatement(msgs []proto.Message) (string, []any, []string, error) {
 	}
 	const sql = `
 		WITH rows AS (
-			INSERT INTO outbox (id, subject, payload)
-			SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[]))
+			INSERT INTO outbox (id, subject, payload, traceparent)
+			SELECT e.id, e.subject, e.payload, NULLIF($5, '')
+			FROM unnest($1::uuid[], $2::text[], $3::bytea[]) AS e (id, subject, payload))
 		SELECT pg_notify($4 || current_schema(), '')`
-	return sql, []any{uids, subjects, payloads, notifyChannelPrefix}, ids, nil
+	return sql, []any{uids, subjects, payloads, notifyChannelPrefix, traceparent}, ids, nil
 }
 
 // Relay publishes committed outbox rows to JetStream. Several relays (one per
@@ -323,9 +326,10 @@ func (r *Relay) drain(ctx context.Context) (int, error) {
 }
 
 type outboxRow struct {
-	id      uuid.UUID
-	subject string
-	payload []byte
+	id          uuid.UUID
+	subject     string
+	payload     []byte
+	traceparent *string
 }
 
 // publishBatch claims up to BatchSize unpublished rows, publishes them in
@@ -340,7 +344,7 @@ func (r *Relay) publishBatch(ctx context.Context) (int, error) {
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 
 	rows, err := tx.Query(ctx, `
-		SELECT id, subject, payload FROM outbox
+		SELECT id, subject, payload, traceparent FROM outbox
 		WHERE published_at IS NULL
 		ORDER BY created_at, id
 		LIMIT $1
@@ -350,7 +354,7 @@ func (r *Relay) publishBatch(ctx context.Context) (int, error) {
 	}
 	batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (outboxRow, error) {
 		var o outboxRow
-		err := row.Scan(&o.id, &o.subject, &o.payload)
+		err := row.Scan(&o.id, &o.subject, &o.payload, &o.traceparent)
 		return o, err
 	})
 	if err != nil {
@@ -387,6 +391,9 @@ func (r *Relay) publishAll(ctx context.Context, batch []outboxRow) ([]uuid.UUID,
 	for _, o := range batch {
 		msg := nats.NewMsg(o.subject)
 		msg.Data = o.payload
+		if o.traceparent != nil && *o.traceparent != "" {
+			msg.Header.Set(HeaderTraceparent, *o.traceparent)
+		}
 		f, err := r.js.PublishMsgAsync(msg, jetstream.WithMsgID(o.id.String()), jetstream.WithExpectStream(StreamName))
 		if err != nil {
 			firstErr = fmt.Errorf("publish %s on %s: %w", o.id, o.subject, err)

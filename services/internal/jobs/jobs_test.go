@@ -59,7 +59,10 @@ func runMain(m *testing.M) int {
 	return code
 }
 
-var outboxMigrations = fstest.MapFS{"0001_outbox.up.sql": {Data: []byte(bus.OutboxDDL)}}
+var outboxMigrations = fstest.MapFS{
+	"0001_outbox.up.sql":       {Data: []byte(bus.OutboxDDL)},
+	"0002_outbox_trace.up.sql": {Data: []byte(bus.OutboxTraceDDL)},
+}
 
 func testContext(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
