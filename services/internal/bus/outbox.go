@@ -67,7 +67,7 @@ func EnqueueBatch(ctx context.Context, tx pgx.Tx, msgs ...proto.Message) ([]stri
 	if len(msgs) == 0 {
 		return nil, nil
 	}
-	sql, args, ids, err := enqueueStatement(msgs, traceparent(ctx))
+	sql, args, ids, err := enqueueStatement(msgs, repeat(traceparent(ctx), len(msgs)))
 	if err != nil {
 		return nil, err
 	}
@@ -80,13 +80,13 @@ func EnqueueBatch(ctx context.Context, tx pgx.Tx, msgs ...proto.Message) ([]stri
 // QueueEnqueue queues on b the statement EnqueueBatch runs, for a caller
 // that sends its writes as one pgx.Batch (one round trip, one implicit
 // transaction): the events are committed with the batch's other statements
-// or not at all. It returns the event ids in the order of msgs. A batch may
-// hold the writes of several requests, so its events carry no trace.
+// or not at all. It returns the event ids in the order of msgs. The events
+// carry no trace (QueueEnqueueTraced does).
 func QueueEnqueue(b *pgx.Batch, msgs ...proto.Message) ([]string, error) {
 	if len(msgs) == 0 {
 		return nil, nil
 	}
-	sql, args, ids, err := enqueueStatement(msgs, "")
+	sql, args, ids, err := enqueueStatement(msgs, repeat("", len(msgs)))
 	if err != nil {
 		return nil, err
 	}
@@ -94,10 +94,41 @@ func QueueEnqueue(b *pgx.Batch, msgs ...proto.Message) ([]string, error) {
 	return ids, nil
 }
 
-// enqueueStatement is one statement that writes msgs to the outbox (UUIDv7
-// ids keep their order within the transaction's one created_at) and sends
-// the NOTIFY, with its arguments and the event ids.
-func enqueueStatement(msgs []proto.Message, traceparent string) (string, []any, []string, error) {
+// QueueEnqueueTraced is QueueEnqueue for a batch holding the writes of
+// several requests: msgs[i] carries the trace of ctxs[i], the context of the
+// request that made it. ctxs and msgs have the same length.
+func QueueEnqueueTraced(b *pgx.Batch, ctxs []context.Context, msgs []proto.Message) ([]string, error) {
+	if len(ctxs) != len(msgs) {
+		return nil, fmt.Errorf("enqueue %d events with %d contexts", len(msgs), len(ctxs))
+	}
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	parents := make([]string, len(msgs))
+	for i, ctx := range ctxs {
+		parents[i] = traceparent(ctx)
+	}
+	sql, args, ids, err := enqueueStatement(msgs, parents)
+	if err != nil {
+		return nil, err
+	}
+	b.Queue(sql, args...)
+	return ids, nil
+}
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+// enqueueStatement is one statement that writes msgs, with their
+// traceparents ("" for none), to the outbox (UUIDv7 ids keep their order
+// within the transaction's one created_at) and sends the NOTIFY, with its
+// arguments and the event ids.
+func enqueueStatement(msgs []proto.Message, traceparents []string) (string, []any, []string, error) {
 	ids := make([]string, len(msgs))
 	uids := make([]uuid.UUID, len(msgs))
 	subjects := make([]string, len(msgs))
@@ -117,10 +148,10 @@ func enqueueStatement(msgs []proto.Message, traceparent string) (string, []any, 
 	const sql = `
 		WITH rows AS (
 			INSERT INTO outbox (id, subject, payload, traceparent)
-			SELECT e.id, e.subject, e.payload, NULLIF($5, '')
-			FROM unnest($1::uuid[], $2::text[], $3::bytea[]) AS e (id, subject, payload))
+			SELECT e.id, e.subject, e.payload, NULLIF(e.traceparent, '')
+			FROM unnest($1::uuid[], $2::text[], $3::bytea[], $5::text[]) AS e (id, subject, payload, traceparent))
 		SELECT pg_notify($4 || current_schema(), '')`
-	return sql, []any{uids, subjects, payloads, notifyChannelPrefix, traceparent}, ids, nil
+	return sql, []any{uids, subjects, payloads, notifyChannelPrefix, traceparents}, ids, nil
 }
 
 // Relay publishes committed outbox rows to JetStream. Several relays (one per

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	"github.com/paygate/paygate/services/internal/bus"
@@ -101,5 +102,50 @@ func TestTraceContextGoesWithTheEvent(t *testing.T) {
 	}
 	if sc := found[untraced]; sc.IsValid() {
 		t.Errorf("the untraced event was handled in trace %s", sc.TraceID())
+	}
+}
+
+// TestQueueEnqueueTracedKeepsEachRequestsTrace queues events of two
+// requests, one traced and one not, in one batch, and checks each row holds
+// its own request's traceparent.
+func TestQueueEnqueueTracedKeepsEachRequestsTrace(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.Schema(t, outboxMigrations)
+	traced, want := requestContext(t)
+	ctx := testContext(t, 10*time.Second)
+
+	b := &pgx.Batch{}
+	if _, err := bus.QueueEnqueueTraced(b, []context.Context{traced}, nil); err == nil {
+		t.Fatal("one context for no event accepted")
+	}
+	ids, err := bus.QueueEnqueueTraced(b, []context.Context{traced, ctx}, []proto.Message{started("traced"), started("plain")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.SendBatch(ctx, b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*string{}
+	rows, err := pool.Query(ctx, `SELECT id::text, traceparent FROM outbox`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		var tp *string
+		if err := rows.Scan(&id, &tp); err != nil {
+			t.Fatal(err)
+		}
+		got[id] = tp
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	wantTP := "00-" + want.TraceID().String() + "-" + want.SpanID().String() + "-01"
+	if tp := got[ids[0]]; tp == nil || *tp != wantTP {
+		t.Errorf("traced event's traceparent = %v, want %s", tp, wantTP)
+	}
+	if tp, ok := got[ids[1]]; !ok || tp != nil {
+		t.Errorf("untraced event's traceparent = %v (row found: %v), want NULL", tp, ok)
 	}
 }
