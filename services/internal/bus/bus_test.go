@@ -62,7 +62,8 @@ func runMain(m *testing.M) int {
 }
 
 var outboxMigrations = fstest.MapFS{
-	"0001_outbox.up.sql": {Data: []byte(bus.OutboxDDL)},
+	"0001_outbox.up.sql":       {Data: []byte(bus.OutboxDDL)},
+	"0002_outbox_trace.up.sql": {Data: []byte(bus.OutboxTraceDDL)},
 }
 
 func testContext(t *testing.T, d time.Duration) context.Context {

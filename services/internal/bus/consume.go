@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/codes"
 )
 
 // ConsumeOption changes how Consume handles messages.
@@ -18,6 +19,7 @@ type consumeOptions struct {
 	minBackoff time.Duration
 	maxBackoff time.Duration
 	ackWait    time.Duration
+	lagEvery   time.Duration
 }
 
 // WithLogger sets the logger of handler failures (slog.Default otherwise).
@@ -37,13 +39,22 @@ func WithAckWait(d time.Duration) ConsumeOption {
 	return func(o *consumeOptions) { o.ackWait = d }
 }
 
+// WithLagInterval sets how often the consumer's lag gauges are sampled
+// (LagSampleInterval by default).
+func WithLagInterval(d time.Duration) ConsumeOption {
+	return func(o *consumeOptions) { o.lagEvery = d }
+}
+
 // Consume delivers the events on subject (wildcards allowed) to handle
 // through the durable consumer named durable, creating or updating it, until
 // ctx ends; it then stops and returns nil. A nil error from handle acks the
 // message; an error wrapping ErrPermanent terminates it (it is logged and
 // never redelivered); any other error naks it with an exponential delay, so
 // the event comes back later. Handlers run one at a time and must be
-// idempotent: an event may be delivered more than once.
+// idempotent: an event may be delivered more than once. handle's ctx
+// continues the trace of the request that wrote the event, in a consumer
+// span (StartConsumeSpan). The consumer's lag
+// is sampled into paygate_consumer_pending_messages meanwhile (SampleLag).
 func Consume(ctx context.Context, js jetstream.JetStream, durable, subject string, handle func(ctx context.Context, msg jetstream.Msg) error, opts ...ConsumeOption) error {
 	o := consumeOptions{log: slog.Default(), minBackoff: time.Second, maxBackoff: time.Minute, ackWait: 30 * time.Second}
 	for _, opt := range opts {
@@ -67,8 +78,10 @@ func Consume(ctx context.Context, js jetstream.JetStream, durable, subject strin
 		return fmt.Errorf("consumer %s on %s: %w", durable, subject, err)
 	}
 
+	stopLag := StartLagSampler(ctx, cons, durable, o.lagEvery)
+	defer stopLag()
 	cc, err := cons.Consume(func(msg jetstream.Msg) {
-		handleOne(ctx, log, o, msg, handle)
+		handleOne(ctx, log, o, durable, msg, handle)
 	}, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 		if ctx.Err() == nil {
 			log.WarnContext(ctx, "consume", "error", err)
@@ -87,8 +100,14 @@ func Consume(ctx context.Context, js jetstream.JetStream, durable, subject strin
 	return nil
 }
 
-func handleOne(ctx context.Context, log *slog.Logger, o consumeOptions, msg jetstream.Msg, handle func(context.Context, jetstream.Msg) error) {
-	err := handle(ctx, msg)
+func handleOne(ctx context.Context, log *slog.Logger, o consumeOptions, durable string, msg jetstream.Msg, handle func(context.Context, jetstream.Msg) error) {
+	// The handler continues the trace of the request that wrote the event.
+	hctx, span := StartConsumeSpan(ctx, msg, durable)
+	err := handle(hctx, msg)
+	if err != nil {
+		span.SetStatus(codes.Error, "event not handled")
+	}
+	span.End()
 	if err == nil {
 		if err := msg.Ack(); err != nil && ctx.Err() == nil {
 			log.WarnContext(ctx, "ack event", "error", err)

@@ -36,8 +36,9 @@ const notifyChannelPrefix = "paygate_outbox."
 
 // Enqueue writes msg to the outbox in the caller's transaction, to be
 // published on Subject(msg) once the transaction commits, and returns the
-// event id (a UUIDv7, also the Nats-Msg-Id). It wakes the schema's relays via
-// NOTIFY, which Postgres delivers only on commit.
+// event id (a UUIDv7, also the Nats-Msg-Id). The trace of ctx, if any, goes
+// with the event (OutboxTraceDDL). It wakes the schema's relays via NOTIFY,
+// which Postgres delivers only on commit.
 func Enqueue(ctx context.Context, tx pgx.Tx, subject string, msg proto.Message) (string, error) {
 	payload, err := proto.Marshal(msg)
 	if err != nil {
@@ -48,8 +49,8 @@ func Enqueue(ctx context.Context, tx pgx.Tx, subject string, msg proto.Message) 
 		return "", fmt.Errorf("enqueue %s: event id: %w", subject, err)
 	}
 	_, err = tx.Exec(ctx,
-		`INSERT INTO outbox (id, subject, payload) VALUES ($1, $2, $3)`,
-		id, subject, payload)
+		`INSERT INTO outbox (id, subject, payload, traceparent) VALUES ($1, $2, $3, NULLIF($4, ''))`,
+		id, subject, payload, traceparent(ctx))
 	if err != nil {
 		return "", fmt.Errorf("enqueue %s: insert: %w", subject, err)
 	}
@@ -60,13 +61,13 @@ func Enqueue(ctx context.Context, tx pgx.Tx, subject string, msg proto.Message) 
 }
 
 // EnqueueBatch is Enqueue for several events in one round trip: each goes
-// to the outbox on Subject(msg), in order, with one NOTIFY for them all. It
-// returns the event ids in the order of msgs.
+// to the outbox on Subject(msg), in order, with one NOTIFY for them all, and
+// with the trace of ctx. It returns the event ids in the order of msgs.
 func EnqueueBatch(ctx context.Context, tx pgx.Tx, msgs ...proto.Message) ([]string, error) {
 	if len(msgs) == 0 {
 		return nil, nil
 	}
-	sql, args, ids, err := enqueueStatement(msgs)
+	sql, args, ids, err := enqueueStatement(msgs, repeat(traceparent(ctx), len(msgs)))
 	if err != nil {
 		return nil, err
 	}
@@ -79,12 +80,13 @@ func EnqueueBatch(ctx context.Context, tx pgx.Tx, msgs ...proto.Message) ([]stri
 // QueueEnqueue queues on b the statement EnqueueBatch runs, for a caller
 // that sends its writes as one pgx.Batch (one round trip, one implicit
 // transaction): the events are committed with the batch's other statements
-// or not at all. It returns the event ids in the order of msgs.
+// or not at all. It returns the event ids in the order of msgs. The events
+// carry no trace (QueueEnqueueTraced does).
 func QueueEnqueue(b *pgx.Batch, msgs ...proto.Message) ([]string, error) {
 	if len(msgs) == 0 {
 		return nil, nil
 	}
-	sql, args, ids, err := enqueueStatement(msgs)
+	sql, args, ids, err := enqueueStatement(msgs, repeat("", len(msgs)))
 	if err != nil {
 		return nil, err
 	}
@@ -92,10 +94,41 @@ func QueueEnqueue(b *pgx.Batch, msgs ...proto.Message) ([]string, error) {
 	return ids, nil
 }
 
-// enqueueStatement is one statement that writes msgs to the outbox (UUIDv7
-// ids keep their order within the transaction's one created_at) and sends
-// the NOTIFY, with its arguments and the event ids.
-func enqueueStatement(msgs []proto.Message) (string, []any, []string, error) {
+// QueueEnqueueTraced is QueueEnqueue for a batch holding the writes of
+// several requests: msgs[i] carries the trace of ctxs[i], the context of the
+// request that made it. ctxs and msgs have the same length.
+func QueueEnqueueTraced(b *pgx.Batch, ctxs []context.Context, msgs []proto.Message) ([]string, error) {
+	if len(ctxs) != len(msgs) {
+		return nil, fmt.Errorf("enqueue %d events with %d contexts", len(msgs), len(ctxs))
+	}
+	if len(msgs) == 0 {
+		return nil, nil
+	}
+	parents := make([]string, len(msgs))
+	for i, ctx := range ctxs {
+		parents[i] = traceparent(ctx)
+	}
+	sql, args, ids, err := enqueueStatement(msgs, parents)
+	if err != nil {
+		return nil, err
+	}
+	b.Queue(sql, args...)
+	return ids, nil
+}
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+// enqueueStatement is one statement that writes msgs, with their
+// traceparents ("" for none), to the outbox (UUIDv7 ids keep their order
+// within the transaction's one created_at) and sends the NOTIFY, with its
+// arguments and the event ids.
+func enqueueStatement(msgs []proto.Message, traceparents []string) (string, []any, []string, error) {
 	ids := make([]string, len(msgs))
 	uids := make([]uuid.UUID, len(msgs))
 	subjects := make([]string, len(msgs))
@@ -114,10 +147,11 @@ func enqueueStatement(msgs []proto.Message) (string, []any, []string, error) {
 	}
 	const sql = `
 		WITH rows AS (
-			INSERT INTO outbox (id, subject, payload)
-			SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[]))
+			INSERT INTO outbox (id, subject, payload, traceparent)
+			SELECT e.id, e.subject, e.payload, NULLIF(e.traceparent, '')
+			FROM unnest($1::uuid[], $2::text[], $3::bytea[], $5::text[]) AS e (id, subject, payload, traceparent))
 		SELECT pg_notify($4 || current_schema(), '')`
-	return sql, []any{uids, subjects, payloads, notifyChannelPrefix}, ids, nil
+	return sql, []any{uids, subjects, payloads, notifyChannelPrefix, traceparents}, ids, nil
 }
 
 // Relay publishes committed outbox rows to JetStream. Several relays (one per
@@ -209,10 +243,26 @@ func (r *Relay) RunUntil(ctx context.Context, stop <-chan struct{}) (RelayReport
 			rep.LastError = err
 		}
 	}
+	published, failures := outboxPublished.WithLabelValues(schema), outboxFailures.WithLabelValues(schema)
+	// Only the replica holding the relay's job measures the outbox: one
+	// that stops must not leave its last values behind.
+	defer outboxPending.DeleteLabelValues(schema)
+	defer outboxLag.DeleteLabelValues(schema)
+	var lastSample time.Time
 	for {
 		n, err := r.drain(ctx)
 		rep.Published += int64(n)
+		published.Add(float64(n))
+		if err != nil && ctx.Err() == nil {
+			failures.Inc()
+		}
 		failed("publish outbox", err)
+		if time.Since(lastSample) >= r.Interval {
+			if err := r.sampleLag(ctx, schema); err != nil && ctx.Err() == nil {
+				r.log.WarnContext(ctx, "measure outbox lag", "error", err)
+			}
+			lastSample = time.Now()
+		}
 		if time.Since(r.lastPrune) >= r.PruneEvery {
 			failed("prune outbox", r.prune(ctx))
 			r.lastPrune = time.Now()
@@ -226,6 +276,24 @@ func (r *Relay) RunUntil(ctx context.Context, stop <-chan struct{}) (RelayReport
 		case <-wake:
 		}
 	}
+}
+
+// sampleLag sets the outbox gauges of schema: the unpublished events and
+// the age of the oldest (a cheap read of the partial index
+// outbox_unpublished_idx).
+func (r *Relay) sampleLag(ctx context.Context, schema string) error {
+	var pending int64
+	var age float64
+	err := r.pool.QueryRow(ctx, `
+		SELECT count(*), COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8
+		FROM outbox WHERE published_at IS NULL`).Scan(&pending, &age)
+	if err != nil {
+		return fmt.Errorf("count unpublished rows: %w", err)
+	}
+	outboxPending.WithLabelValues(schema).Set(float64(pending))
+	outboxLag.WithLabelValues(schema).Set(max(age, 0))
+	outboxSampled.WithLabelValues(schema).SetToCurrentTime()
+	return nil
 }
 
 // listen holds a connection LISTENing on channel and signals wake on every
@@ -289,9 +357,10 @@ func (r *Relay) drain(ctx context.Context) (int, error) {
 }
 
 type outboxRow struct {
-	id      uuid.UUID
-	subject string
-	payload []byte
+	id          uuid.UUID
+	subject     string
+	payload     []byte
+	traceparent *string
 }
 
 // publishBatch claims up to BatchSize unpublished rows, publishes them in
@@ -306,7 +375,7 @@ func (r *Relay) publishBatch(ctx context.Context) (int, error) {
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 
 	rows, err := tx.Query(ctx, `
-		SELECT id, subject, payload FROM outbox
+		SELECT id, subject, payload, traceparent FROM outbox
 		WHERE published_at IS NULL
 		ORDER BY created_at, id
 		LIMIT $1
@@ -316,7 +385,7 @@ func (r *Relay) publishBatch(ctx context.Context) (int, error) {
 	}
 	batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (outboxRow, error) {
 		var o outboxRow
-		err := row.Scan(&o.id, &o.subject, &o.payload)
+		err := row.Scan(&o.id, &o.subject, &o.payload, &o.traceparent)
 		return o, err
 	})
 	if err != nil {
@@ -353,6 +422,9 @@ func (r *Relay) publishAll(ctx context.Context, batch []outboxRow) ([]uuid.UUID,
 	for _, o := range batch {
 		msg := nats.NewMsg(o.subject)
 		msg.Data = o.payload
+		if o.traceparent != nil && *o.traceparent != "" {
+			msg.Header.Set(HeaderTraceparent, *o.traceparent)
+		}
 		f, err := r.js.PublishMsgAsync(msg, jetstream.WithMsgID(o.id.String()), jetstream.WithExpectStream(StreamName))
 		if err != nil {
 			firstErr = fmt.Errorf("publish %s on %s: %w", o.id, o.subject, err)

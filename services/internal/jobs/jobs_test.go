@@ -26,6 +26,7 @@ import (
 	"github.com/paygate/paygate/services/internal/bus/natsembed"
 	"github.com/paygate/paygate/services/internal/jobs"
 	"github.com/paygate/paygate/services/internal/pgdb/pgtest"
+	"github.com/paygate/paygate/services/internal/telemetry"
 )
 
 // natsURL is the embedded server shared by the package's tests; each test
@@ -58,7 +59,10 @@ func runMain(m *testing.M) int {
 	return code
 }
 
-var outboxMigrations = fstest.MapFS{"0001_outbox.up.sql": {Data: []byte(bus.OutboxDDL)}}
+var outboxMigrations = fstest.MapFS{
+	"0001_outbox.up.sql":       {Data: []byte(bus.OutboxDDL)},
+	"0002_outbox_trace.up.sql": {Data: []byte(bus.OutboxTraceDDL)},
+}
 
 func testContext(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
@@ -449,6 +453,31 @@ func TestRunEventsInTheOutbox(t *testing.T) {
 	// A failed periodic run waits for its next turn like any other.
 	if failRuns.Load() != 1 || panicRuns.Load() != 1 {
 		t.Errorf("failing jobs ran %d and %d times, want once each", failRuns.Load(), panicRuns.Load())
+	}
+
+	// The runs are counted by outcome and timed.
+	for _, c := range []struct {
+		job, outcome string
+		want         float64
+	}{
+		{okName, "completed", 1}, {okName, "failed", 0},
+		{failName, "completed", 0}, {failName, "failed", 1},
+		{panicName, "failed", 1},
+	} {
+		if got := telemetry.MetricValue("paygate_job_runs_total", "job_name", c.job, "outcome", c.outcome); got != c.want {
+			t.Errorf("paygate_job_runs_total{job_name=%q,outcome=%q} = %v, want %v", c.job, c.outcome, got, c.want)
+		}
+	}
+	for _, job := range []string{okName, failName, panicName} {
+		if got := telemetry.MetricValue("paygate_job_run_duration_seconds", "job_name", job); got != 1 {
+			t.Errorf("%v runs of %s timed, want 1", got, job)
+		}
+	}
+	if got := telemetry.MetricValue("paygate_job_last_success_timestamp_seconds", "job_name", okName); got < float64(done.CompletedAt.AsTime().Unix()) {
+		t.Errorf("last success of %s at %v, want its run's end %v", okName, got, done.CompletedAt.AsTime())
+	}
+	if got := telemetry.MetricValue("paygate_job_last_success_timestamp_seconds", "job_name", failName); got != 0 {
+		t.Errorf("last success of the failing job at %v, want none", got)
 	}
 }
 

@@ -142,6 +142,7 @@ func (r *Runner) Run(ctx context.Context) error {
 
 	registered := make([]proto.Message, 0, len(r.jobs))
 	for _, j := range r.jobs {
+		initMetrics(j.Name)
 		registered = append(registered, &eventsv1.JobRegistered{
 			Job: j.Name, Service: r.service, Instance: r.o.Instance, Description: j.Description,
 			IntervalMs: j.interval().Milliseconds(), StartedAt: timestamppb.New(r.started),
@@ -295,6 +296,7 @@ func (r *Runner) runOnce(ctx context.Context, j Job, conn *pgx.Conn, log *slog.L
 	lost := <-watched
 
 	ended := r.o.Now()
+	observeRun(j.Name, run.StartedAt, ended, err)
 	next := r.nextRun(j, run.StartedAt, ended)
 	notes := notifications(run.Notifications())
 	if err != nil {

@@ -163,7 +163,9 @@ func New(o Options) *Server {
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	s.mux.HandleFunc("GET /healthz", s.serveHealthz)
 	s.mux.HandleFunc("GET /readyz", s.serveReadyz)
-	s.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	// The shared plumbing's metrics (outbox relay, consumers, jobs, callback
+	// deliveries) live in one process-wide registry beside the server's own.
+	s.mux.Handle("GET /metrics", promhttp.HandlerFor(prometheus.Gatherers{reg, telemetry.Metrics}, promhttp.HandlerOpts{Registry: reg}))
 	s.mux.Handle("/", http.MaxBytesHandler(s.gwMux, MaxBodyBytes))
 	return s
 }

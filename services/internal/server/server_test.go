@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -30,6 +31,7 @@ import (
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 	"github.com/paygate/paygate/services/internal/server"
+	"github.com/paygate/paygate/services/internal/telemetry"
 )
 
 func TestMain(m *testing.M) {
@@ -442,6 +444,12 @@ func TestHealthReadyMetrics(t *testing.T) {
 		t.Errorf("health check: %v", err)
 	}
 
+	// The shared plumbing's registry is served beside the server's own.
+	shared := prometheus.NewGauge(prometheus.GaugeOpts{Name: "test_shared_registry_gauge", Help: "A series of telemetry.Metrics."})
+	shared.Set(1)
+	telemetry.Metrics.MustRegister(shared)
+	defer telemetry.Metrics.Unregister(shared)
+
 	r.do(t, "POST", "/api/v1/login", `{"username":"ann"}`, nil)
 	resp, body = r.do(t, "GET", "/metrics", "", nil)
 	if resp.StatusCode != 200 {
@@ -451,6 +459,7 @@ func TestHealthReadyMetrics(t *testing.T) {
 		`grpc_server_handled_total{grpc_code="OK",grpc_method="Login",grpc_service="paygate.auth.v1.AuthService",transport="rest"} 1`,
 		`grpc_server_handling_seconds_bucket`,
 		`go_goroutines`,
+		`test_shared_registry_gauge 1`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %s", want)

@@ -1,6 +1,7 @@
 // Package telemetry sets up OpenTelemetry tracing for a service: spans are
 // exported over OTLP/HTTP when an endpoint is configured, and nothing is
-// recorded (at next to no cost) when it is not.
+// recorded (at next to no cost) when it is not. It also holds Metrics, the
+// Prometheus registry of the shared plumbing's series.
 package telemetry
 
 import (

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/protobuf/proto"
 
@@ -177,6 +178,8 @@ func consumeTransactions(ctx context.Context, js jetstream.JetStream, durable, s
 		}
 		return err
 	}
+	// The consumer's lag, for paygate_consumer_pending_messages.
+	defer bus.StartLagSampler(ctx, cons, durable, 0)()
 	msgs := make(chan jetstream.Msg, 2*o.BatchSize)
 	cc, err := cons.Consume(func(m jetstream.Msg) {
 		select {
@@ -215,11 +218,22 @@ func consumeTransactions(ctx context.Context, js jetstream.JetStream, durable, s
 			}
 		}
 		linger.Stop()
-		applyBatch(ctx, log, batch, apply)
+		applyBatch(ctx, log, durable, batch, apply)
 	}
 }
 
-func applyBatch(ctx context.Context, log *slog.Logger, batch []jetstream.Msg, apply func(context.Context, []statistics.State) (int, error)) {
+func applyBatch(ctx context.Context, log *slog.Logger, durable string, batch []jetstream.Msg, apply func(context.Context, []statistics.State) (int, error)) {
+	// One consumer span per event, in the trace of the request that wrote
+	// it, lasting until the batch is applied.
+	spans := make([]trace.Span, len(batch))
+	for i, m := range batch {
+		_, spans[i] = bus.StartConsumeSpan(ctx, m, durable)
+	}
+	defer func() {
+		for _, span := range spans {
+			span.End()
+		}
+	}()
 	states := make([]statistics.State, 0, len(batch))
 	keep := batch[:0]
 	for _, m := range batch {
@@ -366,8 +380,13 @@ func consumeEach(ctx context.Context, js jetstream.JetStream, durable, subject s
 		}
 		return err
 	}
+	// The consumer's lag, for paygate_consumer_pending_messages.
+	defer bus.StartLagSampler(ctx, cons, durable, 0)()
 	cc, err := cons.Consume(func(m jetstream.Msg) {
-		err := handle(ctx, m)
+		// The handler continues the trace of the request that wrote the event.
+		hctx, span := bus.StartConsumeSpan(ctx, m, durable)
+		err := handle(hctx, m)
+		span.End()
 		switch {
 		case err == nil:
 			_ = m.Ack()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // EventType is the "type" of every callback body.
@@ -115,6 +117,10 @@ type TransactionEvent struct {
 	// MerchantCallbacksOff is set when the collab's merchant callbacks
 	// (IsMerchantCallbackEnabled) were off as the status became final.
 	MerchantCallbacksOff bool
+	// Trace is the span context of the request that wrote the event (its
+	// traceparent header), invalid when it carried none: the first attempts
+	// of the deliveries it makes are traced as its children.
+	Trace trace.SpanContext
 }
 
 // ShouldDeliver reports whether ev makes deliveries: a finalized event at a

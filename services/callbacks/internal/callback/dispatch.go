@@ -9,6 +9,11 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/paygate/paygate/services/internal/stdwebhooks"
 )
 
@@ -69,6 +74,8 @@ type DispatcherOptions struct {
 	Now func() time.Time
 	// Logger receives failures (slog.Default).
 	Logger *slog.Logger
+	// Tracer traces attempts (the process's global tracer provider).
+	Tracer trace.TracerProvider
 }
 
 // Dispatcher delivers callbacks. Fresh deliveries, made from events and
@@ -85,6 +92,7 @@ type Dispatcher struct {
 	secrets *Secrets
 	sender  Sender
 	o       DispatcherOptions
+	tracer  trace.Tracer
 	wake    chan struct{}
 	fresh   chan Job
 	stopped chan struct{}
@@ -107,7 +115,10 @@ type Dispatcher struct {
 type Job struct {
 	Delivery Delivery
 	Done     func(error)
-	queued   time.Time
+	// Trace is the span context of the request whose event made the
+	// delivery (TransactionEvent.Trace): the attempt's span is its child.
+	Trace  trace.SpanContext
+	queued time.Time
 }
 
 // ErrStopped is what a Job's Done gets when the dispatcher stopped before
@@ -137,8 +148,12 @@ func NewDispatcher(store DeliveryStore, secrets *Secrets, sender Sender, o Dispa
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.Tracer == nil {
+		o.Tracer = otel.GetTracerProvider()
+	}
 	return &Dispatcher{store: store, secrets: secrets, sender: sender, o: o, wake: make(chan struct{}, 1),
-		fresh: make(chan Job, 4*o.BatchSize), stopped: make(chan struct{}), ready: make(chan struct{})}
+		tracer: o.Tracer.Tracer("github.com/paygate/paygate/services/callbacks/internal/callback"),
+		fresh:  make(chan Job, 4*o.BatchSize), stopped: make(chan struct{}), ready: make(chan struct{})}
 }
 
 // Submit queues fresh deliveries for their first attempt, waiting while the
@@ -302,7 +317,7 @@ func (d *Dispatcher) claimLoop(waitCtx, ctx context.Context, slots chan struct{}
 			inflight.Add(1)
 			go func() {
 				defer inflight.Done()
-				results <- d.attempt(sendCtx, dl, batch.keys[dl.MerchantID])
+				results <- d.attempt(sendCtx, trace.SpanContext{}, dl, batch.keys[dl.MerchantID])
 				<-slots
 			}()
 		}
@@ -375,7 +390,7 @@ func (d *Dispatcher) freshLoop(ctx context.Context, slots chan struct{}, results
 			inflight.Add(1)
 			go func() {
 				defer inflight.Done()
-				r := d.attempt(sendCtx, j.Delivery, keys[j.Delivery.MerchantID])
+				r := d.attempt(sendCtx, j.Trace, j.Delivery, keys[j.Delivery.MerchantID])
 				r.done = j.Done
 				results <- r
 				<-slots
@@ -486,8 +501,18 @@ func (d *Dispatcher) claim(ctx context.Context, n int) (claimed, error) {
 	return claimed{deliveries: ds, keys: keys}, nil
 }
 
-// attempt posts one delivery and decides what follows.
-func (d *Dispatcher) attempt(ctx context.Context, dl Delivery, key []byte) Result {
+// attempt posts one delivery and decides what follows, in a span that
+// continues parent (the trace of the request whose event made the delivery)
+// when it is valid.
+func (d *Dispatcher) attempt(ctx context.Context, parent trace.SpanContext, dl Delivery, key []byte) Result {
+	if parent.IsValid() {
+		ctx = trace.ContextWithRemoteSpanContext(ctx, parent)
+	}
+	ctx, span := d.tracer.Start(ctx, "callback delivery attempt", trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.Int64("paygate.callback.delivery_id", dl.ID),
+			attribute.Int64("paygate.transaction_id", dl.TransactionID),
+			attribute.Int("paygate.callback.attempt", int(dl.AttemptsMade)+1)))
+	defer span.End()
 	now := d.o.Now()
 	ts := now.Unix()
 	headers := map[string]string{
@@ -497,8 +522,17 @@ func (d *Dispatcher) attempt(ctx context.Context, dl Delivery, key []byte) Resul
 	if dl.Sign {
 		headers[stdwebhooks.HeaderSignature] = stdwebhooks.Sign(key, dl.WebhookID, ts, dl.Body)
 	}
+	sent := time.Now()
 	resp := d.sender.Send(ctx, Request{URL: dl.URL, Body: dl.Body, Headers: headers})
-	return Outcome(dl, resp, now, d.o.Backoff)
+	r := Outcome(dl, resp, now, d.o.Backoff)
+	outcome := outcomeLabel(r.Attempt)
+	attemptsTotal.WithLabelValues(outcome).Inc()
+	attemptDuration.WithLabelValues(outcome).Observe(time.Since(sent).Seconds())
+	span.SetAttributes(attribute.String("paygate.callback.outcome", outcome), attribute.Int("http.response.status_code", resp.StatusCode))
+	if r.Attempt != AttemptSuccess {
+		span.SetStatus(codes.Error, "callback not delivered")
+	}
+	return r
 }
 
 // Outcome decides the attempt status of a response to delivery dl made at

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
@@ -386,9 +387,13 @@ func (s *Service) HandleTransactionEvents(ctx context.Context, events []Transact
 	if len(fresh) == 0 {
 		return nil
 	}
+	traces := make(map[string]trace.SpanContext, len(events))
+	for _, ev := range events {
+		traces[ev.EventID] = ev.Trace
+	}
 	jobs := make([]Job, len(fresh))
 	for i, dl := range fresh {
-		jobs[i] = Job{Delivery: dl, Done: pending[dl.EventID].done}
+		jobs[i] = Job{Delivery: dl, Done: pending[dl.EventID].done, Trace: traces[dl.EventID]}
 	}
 	s.queue.Submit(ctx, jobs)
 	return nil

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/protobuf/proto"
 
@@ -144,6 +145,8 @@ func consume(ctx context.Context, js jetstream.JetStream, durable, subject strin
 		}
 		return fmt.Errorf("consumer %s: %w", durable, err)
 	}
+	// The consumer's lag, for paygate_consumer_pending_messages.
+	defer bus.StartLagSampler(ctx, cons, durable, 0)()
 
 	msgs := make(chan jetstream.Msg, 2*o.BatchSize)
 	cc, err := cons.Consume(func(m jetstream.Msg) {
@@ -193,13 +196,21 @@ func consume(ctx context.Context, js jetstream.JetStream, durable, subject strin
 			}
 		}
 		linger.Stop()
-		handleBatch(ctx, log, o, batch, handle)
+		handleBatch(ctx, log, o, durable, batch, handle)
 	}
 }
 
-func handleBatch(ctx context.Context, log *slog.Logger, o Options, batch []jetstream.Msg, handle Handler) {
+func handleBatch(ctx context.Context, log *slog.Logger, o Options, durable string, batch []jetstream.Msg, handle Handler) {
 	events := make([]callback.TransactionEvent, 0, len(batch))
 	byID := make(map[string][]jetstream.Msg, len(batch))
+	// One consumer span per event, in the trace of the request that wrote
+	// it; the deliveries the event makes are traced as its children.
+	var spans []trace.Span
+	defer func() {
+		for _, span := range spans {
+			span.End()
+		}
+	}()
 	for _, m := range batch {
 		ev, err := Decode(m)
 		if errors.Is(err, errSkip) {
@@ -214,6 +225,11 @@ func handleBatch(ctx context.Context, log *slog.Logger, o Options, batch []jetst
 				log.WarnContext(ctx, "terminate event", "error", err)
 			}
 			continue
+		}
+		if ev.Trace.IsValid() {
+			sctx, span := bus.StartConsumeSpan(ctx, m, durable)
+			ev.Trace = trace.SpanContextFromContext(sctx)
+			spans = append(spans, span)
 		}
 		events = append(events, ev)
 		byID[ev.EventID] = append(byID[ev.EventID], m)
@@ -264,8 +280,9 @@ func handleBatch(ctx context.Context, log *slog.Logger, o Options, batch []jetst
 
 // Decode maps a TransactionFinalized or TransactionUpdated message to a
 // domain event whose id is the message's Nats-Msg-Id (the gateway's outbox
-// id), or its stream sequence when it has none. Other subjects give an
-// error wrapping errSkip.
+// id), or its stream sequence when it has none, in the trace of the request
+// that wrote it (its traceparent header). Other subjects give an error
+// wrapping errSkip.
 func Decode(m jetstream.Msg) (callback.TransactionEvent, error) {
 	id := m.Headers().Get(jetstream.MsgIDHeader)
 	if id == "" {
@@ -301,7 +318,7 @@ func Decode(m jetstream.Msg) (callback.TransactionEvent, error) {
 		return callback.TransactionEvent{}, errors.New("event without a transaction")
 	}
 	return callback.TransactionEvent{EventID: id, Finalized: final, PreviousStatus: previous, State: StateOf(state),
-		MerchantCallbacksOff: off}, nil
+		MerchantCallbacksOff: off, Trace: trace.SpanContextFromContext(bus.ContextFrom(context.Background(), m))}, nil
 }
 
 // StateOf maps an event's TransactionState to the domain's.

@@ -99,3 +99,28 @@ func TestParseFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeCarriesTheTrace reads the writer's trace context from the
+// event's traceparent header.
+func TestDecodeCarriesTheTrace(t *testing.T) {
+	t.Parallel()
+	state := &eventsv1.TransactionState{TransactionId: 42, MerchantId: 3, Status: 1}
+	h := nats.Header{}
+	h.Set(jetstream.MsgIDHeader, "evt-1")
+	h.Set(bus.HeaderTraceparent, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	ev, err := cbnats.Decode(msg{subject: bus.Subject(&eventsv1.TransactionFinalized{}), header: h,
+		data: encode(t, &eventsv1.TransactionFinalized{Transaction: state})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ev.Trace.TraceID().String(); got != "4bf92f3577b34da6a3ce929d0e0e4736" || ev.Trace.SpanID().String() != "00f067aa0ba902b7" || !ev.Trace.IsRemote() {
+		t.Errorf("event trace %v, want the header's", ev.Trace)
+	}
+
+	h.Del(bus.HeaderTraceparent)
+	ev, err = cbnats.Decode(msg{subject: bus.Subject(&eventsv1.TransactionFinalized{}), header: h,
+		data: encode(t, &eventsv1.TransactionFinalized{Transaction: state})})
+	if err != nil || ev.Trace.IsValid() {
+		t.Errorf("an event without traceparent decoded with trace %v, %v", ev.Trace, err)
+	}
+}

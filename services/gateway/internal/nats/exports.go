@@ -60,6 +60,7 @@ func RunFileExports(ctx context.Context, js jetstream.JetStream, group string, w
 		}
 		return fmt.Errorf("consumer %s: %w", durable, err)
 	}
+	defer bus.StartLagSampler(ctx, cons, durable, 0)()
 	done := make(chan struct{}, o.Workers)
 	for range o.Workers {
 		go func() {

@@ -157,10 +157,11 @@ func (p *Payments) tryCreateBatch(ctx context.Context, items []*groupItem[create
 		return err
 	}
 	var (
-		outs   = make([]payment.Transaction, len(items))
-		logs   []payment.LogEntry
-		events []proto.Message
-		view   int64
+		outs    = make([]payment.Transaction, len(items))
+		logs    []payment.LogEntry
+		events  []proto.Message
+		origins []context.Context // each event's request, for its trace
+		view    int64
 	)
 	for i, it := range items {
 		t := it.in.t
@@ -179,7 +180,11 @@ func (p *Payments) tryCreateBatch(ctx context.Context, items []*groupItem[create
 			}
 			logs = append(logs, e)
 		}
-		events = append(events, it.in.events(t)...)
+		evs := it.in.events(t)
+		events = append(events, evs...)
+		for range evs {
+			origins = append(origins, it.ctx)
+		}
 		if v := it.in.view; v != 0 && (view == 0 || v < view) {
 			view = v
 		}
@@ -193,7 +198,7 @@ func (p *Payments) tryCreateBatch(ctx context.Context, items []*groupItem[create
 		b.Queue(`SELECT batch_assert($1 >= version, 'the configuration changed since the payments were decided') FROM config_version`, view)
 	}
 	b.Queue(createBatchSQL, args...)
-	return p.sendBatch(ctx, b, logs, events, "create", len(items), func() {
+	return p.sendBatch(ctx, b, logs, events, origins, "create", len(items), func() {
 		for i, it := range items {
 			it.out = outs[i]
 		}
@@ -202,12 +207,13 @@ func (p *Payments) tryCreateBatch(ctx context.Context, items []*groupItem[create
 
 // sendBatch queues the journal entries and events after b's own statements
 // and runs b as one implicit transaction; done hands the batch's callers
-// their transactions once it committed.
-func (p *Payments) sendBatch(ctx context.Context, b *pgx.Batch, logs []payment.LogEntry, events []proto.Message, verb string, n int, done func()) error {
+// their transactions once it committed. origins[i] is the context of the
+// request that made events[i], whose trace the event carries.
+func (p *Payments) sendBatch(ctx context.Context, b *pgx.Batch, logs []payment.LogEntry, events []proto.Message, origins []context.Context, verb string, n int, done func()) error {
 	if err := queueLogs(b, logs); err != nil {
 		return err
 	}
-	if _, err := bus.QueueEnqueue(b, events...); err != nil {
+	if _, err := bus.QueueEnqueueTraced(b, origins, events); err != nil {
 		return err
 	}
 	if err := p.pool.SendBatch(ctx, b).Close(); err != nil {
@@ -346,13 +352,18 @@ func (p *Payments) tryChangeBatch(ctx context.Context, items []*groupItem[paymen
 		outs    = make([]payment.Transaction, len(items))
 		logs    []payment.LogEntry
 		events  []proto.Message
+		origins []context.Context // each event's request, for its trace
 	)
 	for i, it := range items {
 		c := it.in
 		changes[i], outs[i] = c, applied(*c.Seen, c)
 		logs = append(logs, c.Logs...)
 		if c.Events != nil {
-			events = append(events, c.Events(outs[i])...)
+			evs := c.Events(outs[i])
+			events = append(events, evs...)
+			for range evs {
+				origins = append(origins, it.ctx)
+			}
 		}
 	}
 	args, err := changeArgs(changes)
@@ -361,7 +372,7 @@ func (p *Payments) tryChangeBatch(ctx context.Context, items []*groupItem[paymen
 	}
 	b := &pgx.Batch{}
 	b.Queue(changeBatchSQL, args...)
-	return p.sendBatch(ctx, b, logs, events, "change", len(items), func() {
+	return p.sendBatch(ctx, b, logs, events, origins, "change", len(items), func() {
 		for i, it := range items {
 			it.out = outs[i]
 		}

@@ -1,0 +1,7 @@
+-- The W3C trace context (traceparent) of the request that wrote each event, passed on
+-- in the message headers by the relay (bus.OutboxTraceDDL, verbatim). Nullable: rows
+-- written before, or outside a trace, carry none.
+-- Every write path inserts into outbox: fail (and retry at the next start) rather than queue
+-- its writers behind a long query (docs/migrations.md, "Long migrations and locks").
+SET lock_timeout = '5s';
+ALTER TABLE outbox ADD COLUMN traceparent text;
