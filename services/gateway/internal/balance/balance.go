@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/paygate/paygate/services/gateway/internal/credential"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
@@ -78,18 +79,12 @@ type Store interface {
 	BalanceCollabs(ctx context.Context, scope merchant.Scope, limit int) ([]Listed, error)
 }
 
-// Listed is a collab as the Balances page lists it.
-type Listed struct {
-	CollabID     int32
-	MerchantID   int32
-	MerchantName string
-	ProviderID   int32
-	ProviderName string
-	PathSegment  string
-}
+// Listed is a collab as the Balances page lists it: the Credentials page's
+// row (both list the collabs in scope with their provider's path segment).
+type Listed = credential.Listed
 
 // MaxListed bounds the collabs a list answers.
-const MaxListed = 1000
+const MaxListed = credential.MaxListed
 
 // Collabs lists the collabs in scope whose provider reports a balance (at
 // most MaxListed).

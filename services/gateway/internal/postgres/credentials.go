@@ -151,10 +151,5 @@ func (s *Credentials) BalanceCollabs(ctx context.Context, scope merchant.Scope, 
 
 // Collabs implements credential.Store.
 func (s *Credentials) Collabs(ctx context.Context, scope merchant.Scope, limit int) ([]credential.Listed, error) {
-	ls, err := s.listCollabs(ctx, scope, false, limit)
-	out := make([]credential.Listed, len(ls))
-	for i, l := range ls {
-		out[i] = credential.Listed(l)
-	}
-	return out, err
+	return s.listCollabs(ctx, scope, false, limit)
 }
