@@ -362,8 +362,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	srv.Register(&gatewayv1.FileService_ServiceDesc, grpcapi.NewFileServer(files))
 	// Live tunables (docs/contracts-settings.md); the jobs below read them.
 	// PAYGATE_FRAUD_THRESHOLDS (checked above) gives FraudDetection's default.
-	envThresholds, _ := fraud.ParseThresholds(cfg.FraudThresholds)
-	fraudDefault := settings.FraudDetection(envThresholds)
+	fraudDefault, _ := fraud.ParseThresholds(cfg.FraudThresholds)
 	tunables := settings.NewService(postgres.NewSettings(pool),
 		settings.Defaults{PollInterval: cfg.PollInterval, ExportRetention: cfg.FilesRetention, FraudDetection: &fraudDefault,
 			BalanceCache: cfg.BalanceCacheTTL},
@@ -458,8 +457,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	// The thresholds are the FraudDetection setting, read on every run (a
 	// stored value passed its schema; Check holds them to the rules' own).
 	fraudThresholds := func(ctx context.Context) (fraud.Thresholds, error) {
-		f, err := tunables.FraudDetection(ctx)
-		t := fraud.Thresholds(f)
+		t, err := tunables.FraudDetection(ctx)
 		if err != nil {
 			return t, err
 		}

@@ -3,6 +3,8 @@ package settings
 import (
 	"math"
 	"time"
+
+	"github.com/paygate/paygate/services/gateway/internal/fraud"
 )
 
 // The keys of the registry. Other packages rely on these names.
@@ -19,38 +21,11 @@ const (
 )
 
 // FraudDetection is the value of KeyFraudDetection: the thresholds of the
-// fraud rules.
-type FraudDetection struct {
-	// VelocityMaxPayments is how many payments of one client within
-	// VelocityWindowMinutes raise a velocity fraud.
-	VelocityMaxPayments int `json:"velocityMaxPayments"`
-	// VelocityWindowMinutes is the velocity rule's window.
-	VelocityWindowMinutes int `json:"velocityWindowMinutes"`
-	// AmountSpikeFactor is how many times a client's average amount a
-	// payment must reach to be an amount spike.
-	AmountSpikeFactor float64 `json:"amountSpikeFactor"`
-	// AmountSpikeMinHistory is how many earlier payments a client needs
-	// before the spike rule applies.
-	AmountSpikeMinHistory int `json:"amountSpikeMinHistory"`
-	// FailuresBeforeSuccess is how many failed payments before a success,
-	// within FailuresWindowMinutes, raise a fraud.
-	FailuresBeforeSuccess int `json:"failuresBeforeSuccess"`
-	// FailuresWindowMinutes is that rule's window.
-	FailuresWindowMinutes int `json:"failuresWindowMinutes"`
-	// SharedIdentityMinClients is how many clients sharing one payment
-	// identity within SharedIdentityWindowMinutes raise a fraud.
-	SharedIdentityMinClients int `json:"sharedIdentityMinClients"`
-	// SharedIdentityWindowMinutes is that rule's window.
-	SharedIdentityWindowMinutes int `json:"sharedIdentityWindowMinutes"`
-}
+// fraud rules, as the fraud-detection job reads them.
+type FraudDetection = fraud.Thresholds
 
-// DefaultFraudDetection is FraudDetection's default.
-// They are the fraud rules' own defaults (fraud.DefaultThresholds; a test
-// of the gateway checks that the two agree).
-var DefaultFraudDetection = FraudDetection{
-	VelocityMaxPayments: 20, VelocityWindowMinutes: 10, AmountSpikeFactor: 5, AmountSpikeMinHistory: 5,
-	FailuresBeforeSuccess: 5, FailuresWindowMinutes: 30, SharedIdentityMinClients: 5, SharedIdentityWindowMinutes: 60,
-}
+// DefaultFraudDetection is FraudDetection's default: the fraud rules' own.
+var DefaultFraudDetection = fraud.DefaultThresholds()
 
 // Defaults are the defaults of the keys that come from the configuration.
 type Defaults struct {
