@@ -89,6 +89,10 @@ type Config struct {
 	// deltas are folded into their rollups; 0 turns folding off (the list
 	// stays exact, reading the deltas).
 	TotalsFoldInterval time.Duration `env:"PAYGATE_TOTALS_FOLD_INTERVAL" default:"1s"`
+	// PartitionMonthsAhead is how many months ahead of the current one the
+	// job gateway.transaction-partitions keeps the transactions' monthly
+	// partitions created (docs/partitioning.md).
+	PartitionMonthsAhead int `env:"PAYGATE_PARTITION_MONTHS_AHEAD" default:"3"`
 	// PollInterval is the first delay before polling a pending transaction
 	// (doubling per attempt) and the poller's tick.
 	PollInterval time.Duration `env:"PAYGATE_POLL_INTERVAL" default:"2s"`
@@ -181,6 +185,9 @@ func (c Config) check() error {
 	}
 	if c.FilesRetention <= 0 || c.FilesRetentionInterval <= 0 {
 		bad = append(bad, "PAYGATE_FILES_RETENTION and PAYGATE_FILES_RETENTION_INTERVAL must be positive")
+	}
+	if c.PartitionMonthsAhead < 1 || c.PartitionMonthsAhead > 24 {
+		bad = append(bad, "PAYGATE_PARTITION_MONTHS_AHEAD must be between 1 and 24")
 	}
 	if c.FraudInterval <= 0 || c.FraudSettle < 0 {
 		bad = append(bad, "PAYGATE_FRAUD_INTERVAL must be positive and PAYGATE_FRAUD_SETTLE 0 or more")
@@ -469,6 +476,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err := runner.Add(credentialsResealJob(credentials)); err != nil {
 		return err
 	}
+	if err := runner.Add(partitionsJob(cfg, postgres.NewPartitions(pool))); err != nil {
+		return err
+	}
 	// The export workers consume the export requests outside the jobs
 	// runner, on every replica (docs/contracts-files.md): the runner runs a
 	// job on one replica at a time, and files are written in parallel.
@@ -588,6 +598,31 @@ func (c Config) fileStore() filestore.Config {
 // default): their bytes go, their rows stay as Deleted. It also sweeps the
 // temporary files of workers that died mid-file (older than a day: no export
 // takes that long).
+// partitionsJob keeps the transactions' monthly partitions created
+// PAYGATE_PARTITION_MONTHS_AHEAD months ahead, every hour (migration 0028,
+// docs/partitioning.md).
+func partitionsJob(cfg Config, partitions *postgres.Partitions) jobs.Job {
+	return jobs.Job{
+		Name:        "gateway.transaction-partitions",
+		Description: "Creates the transactions table's monthly partitions PAYGATE_PARTITION_MONTHS_AHEAD months ahead (3 by default), every hour, and warns when rows fell outside them into the default partition.",
+		Every:       time.Hour,
+		Run: func(ctx context.Context, run *jobs.Run) error {
+			created, strays, err := partitions.Ensure(ctx, cfg.PartitionMonthsAhead)
+			if err != nil {
+				run.Notifyf(jobs.LevelError, "Could not create the transactions' partitions ahead: %v.", err)
+				return err
+			}
+			if created > 0 {
+				run.Notifyf(jobs.LevelInformation, "Created %d monthly partitions of transactions.", created)
+			}
+			if strays {
+				run.Notifyf(jobs.LevelWarning, "Some transactions are in the default partition, outside every monthly partition; docs/partitioning.md says how to move them.")
+			}
+			return nil
+		},
+	}
+}
+
 func retentionJob(cfg Config, files *export.Service, store tempSweeper, retention func(context.Context) time.Duration) jobs.Job {
 	return jobs.Job{
 		Name:        "gateway.files-retention",

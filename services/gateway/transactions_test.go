@@ -219,13 +219,13 @@ func TestPayments(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = sub.Unsubscribe() })
 
-	var successID string
+	var successID, successRef string
 	t.Run("success with the demo fee, journaled", func(t *testing.T) {
 		out := e.initialize(t, http.StatusOK, e.payload("n-success", "1000.00", 1, "GCASH"))
 		if out.TransactionStatus != 4 || out.TransactionReferenceID == "" {
 			t.Fatalf("answer %+v", out)
 		}
-		successID = out.ID
+		successID, successRef = out.ID, out.TransactionReferenceID
 		got := e.get(t, e.admin, out.ID)
 		if got.AppliedFeeType != 1 || got.AppliedFeeAmount != "15.00" || got.ProviderTransactionID == "" || got.AccountData["note"] != "hi" {
 			t.Errorf("transaction %+v", got)
@@ -463,24 +463,26 @@ func TestPayments(t *testing.T) {
 			if st == nil || st.GetMerchantId() != e.merchantID {
 				continue
 			}
-			id := strconv.FormatInt(st.GetTransactionId(), 10)
-			if counts[id] == nil {
-				counts[id] = map[string]int{}
+			// By reference: every test's gateway publishes on these
+			// subjects, and ids repeat from one test schema to the next.
+			ref := st.GetReferenceId()
+			if counts[ref] == nil {
+				counts[ref] = map[string]int{}
 			}
-			counts[id][msg.Subject]++
-			if id == fence.ID && msg.Subject == "paygate.events.transaction_finalized" {
+			counts[ref][msg.Subject]++
+			if ref == fence.TransactionReferenceID && msg.Subject == "paygate.events.transaction_finalized" {
 				break
 			}
 		}
 		// successID: created, finalized (provider), finalized (-1 by admin), finalized (4 by merchant admin).
 		want := map[string]int{"paygate.events.transaction_created": 1, "paygate.events.transaction_finalized": 3}
 		for subj, n := range want {
-			if counts[successID][subj] != n {
-				t.Errorf("%s: %d events, want %d (%v)", subj, counts[successID][subj], n, counts[successID])
+			if counts[successRef][subj] != n {
+				t.Errorf("%s: %d events, want %d (%v)", subj, counts[successRef][subj], n, counts[successRef])
 			}
 		}
-		if counts[successID]["paygate.events.transaction_updated"] != 0 {
-			t.Errorf("updated events for a transaction never pending: %v", counts[successID])
+		if counts[successRef]["paygate.events.transaction_updated"] != 0 {
+			t.Errorf("updated events for a transaction never pending: %v", counts[successRef])
 		}
 		outboxRows := e.queryInt(t, `SELECT count(*) FROM outbox WHERE subject LIKE 'paygate.events.transaction_%'`)
 		if outboxRows == 0 {

@@ -14,7 +14,7 @@ var _ payment.TallyStore = (*Payments)(nil)
 func (p *Payments) SetCallbackTally(ctx context.Context, t payment.CallbackTally) (bool, error) {
 	tag, err := p.pool.Exec(ctx, `
 		UPDATE transactions SET callbacks_delivered = $2, callbacks_total = $3, callbacks_version = $4
-		WHERE id = $1 AND callbacks_version < $4`,
+		WHERE `+byID+` AND callbacks_version < $4`,
 		t.TransactionID, t.Delivered, t.Total, t.Version)
 	if err != nil {
 		return false, fmt.Errorf("set callback tally of transaction %d: %w", t.TransactionID, err)

@@ -130,7 +130,8 @@ func attachTransactions(ctx context.Context, q querier, frauds []fraud.Fraud) er
 			t.provider_name, t.merchant_name, t.merchant_id, t.callbacks_delivered, t.callbacks_total, t.callbacks_canceled
 		FROM unnest($1::bigint[]) AS f(id)
 		CROSS JOIN LATERAL (
-			SELECT x.* FROM fraud_transactions ft JOIN transactions x ON x.id = ft.transaction_id
+			SELECT x.* FROM fraud_transactions ft JOIN transaction_keys k ON k.id = ft.transaction_id
+			JOIN transactions x ON x.id = k.id AND x.created_at = k.created_at
 			WHERE ft.fraud_id = f.id ORDER BY ft.transaction_id LIMIT $2
 		) t
 		ORDER BY f.id, t.id`, ids, fraud.MaxListedTransactions)
@@ -204,7 +205,9 @@ func cancelFraudCallbacks(ctx context.Context, t pgx.Tx, f fraud.Fraud, actor ac
 	rows, err := t.Query(ctx, `
 		UPDATE transactions SET callbacks_canceled = true, updated_at = $2
 		FROM fraud_transactions ft
-		WHERE ft.fraud_id = $1 AND transactions.id = ft.transaction_id AND NOT transactions.callbacks_canceled
+		WHERE ft.fraud_id = $1 AND transactions.id = ft.transaction_id
+			AND transactions.created_at = (SELECT k.created_at FROM transaction_keys k WHERE k.id = ft.transaction_id)
+			AND NOT transactions.callbacks_canceled
 		RETURNING `+transactionColumns, f.ID, at)
 	if err != nil {
 		return nil, fmt.Errorf("stop the callbacks of fraud %d: %w", f.ID, err)

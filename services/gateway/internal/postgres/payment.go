@@ -237,6 +237,15 @@ func scanTransaction(row pgx.Row) (payment.Transaction, error) {
 	return t, nil
 }
 
+// byID is the condition on transactions that finds transaction $1: its key
+// gives the created_at that prunes the lookup to its partition (docs/partitioning.md).
+const byID = `id = $1 AND created_at = (SELECT created_at FROM transaction_keys WHERE id = $1)`
+
+// nonceNames are the unique constraints a reused nonce violates: the keys'
+// (every transaction's), and the one the unpartitioned table kept, which a
+// row written into the legacy partition meets first.
+var nonceNames = map[string]bool{"transaction_keys_nonce_merchant_key": true, "transactions_nonce_merchant_key": true}
+
 func (p *Payments) one(ctx context.Context, q querier, where string, args ...any) (payment.Transaction, error) {
 	t, err := scanTransaction(q.QueryRow(ctx, `SELECT `+transactionColumns+` FROM transactions `+where, args...))
 	return t, pgdb.Translate(err, entityTransaction)
@@ -244,12 +253,13 @@ func (p *Payments) one(ctx context.Context, q querier, where string, args ...any
 
 // ByNonce implements payment.Store.
 func (p *Payments) ByNonce(ctx context.Context, merchantID int32, nonce string) (payment.Transaction, error) {
-	return p.one(ctx, p.pool, "WHERE merchant_id = $1 AND nonce = $2", merchantID, nonce)
+	return p.one(ctx, p.pool, `WHERE (id, created_at) = (SELECT id, created_at FROM transaction_keys WHERE nonce = $2 AND merchant_id = $1)`,
+		merchantID, nonce)
 }
 
 // Transaction implements payment.Store.
 func (p *Payments) Transaction(ctx context.Context, id int64) (payment.Transaction, error) {
-	return p.one(ctx, p.pool, "WHERE id = $1", id)
+	return p.one(ctx, p.pool, "WHERE "+byID, id)
 }
 
 // ByProviderTID implements payment.Store.
@@ -323,7 +333,7 @@ func (p *Payments) createOne(ctx context.Context, in createIn) (payment.Transact
 }
 
 func translateTransactionWrite(err error) error {
-	if code, constraint, ok := pgdb.ConstraintViolation(err); ok && code == "23505" && constraint == "transactions_nonce_merchant_key" {
+	if code, constraint, ok := pgdb.ConstraintViolation(err); ok && code == "23505" && nonceNames[constraint] {
 		return apperr.New(apperr.KindConflict, err, "The nonce was already used by this merchant.")
 	}
 	return pgdb.Translate(err, entityTransaction)
@@ -367,12 +377,12 @@ func (p *Payments) changeOne(ctx context.Context, c payment.StatusChange) (payme
 				callbacks_canceled = callbacks_canceled OR $10,
 				recovery_attempts = CASE WHEN $3::smallint = 1 THEN 0 ELSE recovery_attempts END,
 				status_version = status_version + CASE WHEN status <> $3::smallint THEN 1 ELSE 0 END
-			WHERE id = $1 AND status = $2
+			WHERE `+byID+` AND status = $2
 			RETURNING `+transactionColumns,
 			c.ID, c.From, c.To, c.Message, c.ErrorMessage, c.ProviderTID, providerData, c.NextPollAt, c.At, c.CancelCallbacks))
 		if errors.Is(err, pgx.ErrNoRows) {
 			var cur int16
-			if err := tx.QueryRow(ctx, `SELECT status FROM transactions WHERE id = $1`, c.ID).Scan(&cur); err != nil {
+			if err := tx.QueryRow(ctx, `SELECT status FROM transactions WHERE `+byID, c.ID).Scan(&cur); err != nil {
 				return pgdb.Translate(err, entityTransaction)
 			}
 			return apperr.Conflict("Transaction with id %d status changed (it is now %s). Reload and try again.", c.ID, payment.Status(cur))
@@ -493,8 +503,8 @@ func (p *Payments) ClaimPolls(ctx context.Context, now time.Time, limit int, bac
 				n := now.Add(backoff(t.PollAttempts + 1))
 				next = &n
 			}
-			if _, err := tx.Exec(ctx, `UPDATE transactions SET poll_attempts = $2, next_poll_at = $3 WHERE id = $1`,
-				t.ID, t.PollAttempts, next); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE transactions SET poll_attempts = $2, next_poll_at = $3 WHERE id = $1 AND created_at = $4`,
+				t.ID, t.PollAttempts, next, t.CreatedAt); err != nil {
 				return fmt.Errorf("schedule poll of %d: %w", t.ID, err)
 			}
 			t.NextPollAt = next

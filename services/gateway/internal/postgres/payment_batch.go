@@ -295,13 +295,16 @@ const changeBatchSQL = `
 			recovery_attempts = CASE WHEN x_to = 1 THEN 0 ELSE recovery_attempts END,
 			status_version = status_version + CASE WHEN status <> x_to THEN 1 ELSE 0 END
 		FROM unnest($1::bigint[], $2::smallint[], $3::smallint[], $4::text[], $5::text[], $6::text[], $7::jsonb[],
-			$8::timestamptz[], $9::timestamptz[], $10::boolean[], $11::boolean[], $12::text[], $13::text[], $14::bigint[])
+			$8::timestamptz[], $9::timestamptz[], $10::boolean[], $11::boolean[], $12::text[], $13::text[], $14::bigint[],
+			$15::timestamptz[])
 			AS r(x_id, x_from, x_to, x_message, x_error_message, x_provider_tid, x_provider_data, x_next_poll_at,
-			x_at, x_cancel_callbacks, x_seen_canceled, x_seen_error, x_seen_tid, x_seen_version)
+			x_at, x_cancel_callbacks, x_seen_canceled, x_seen_error, x_seen_tid, x_seen_version, x_created)
 		-- id = ANY($1) makes the plan look the rows up by primary key (the
 		-- planner guesses 100 rows from unnest, and its generic plan would
 		-- otherwise scan the table to hash-join them).
-		WHERE id = ANY($1) AND id = x_id AND status = x_from AND callbacks_canceled = x_seen_canceled AND error_message = x_seen_error
+		-- created_at = ANY($15) keeps the lookups to the partitions of those
+		-- days (docs/partitioning.md).
+		WHERE id = ANY($1) AND created_at = ANY($15) AND id = x_id AND created_at = x_created AND status = x_from AND callbacks_canceled = x_seen_canceled AND error_message = x_seen_error
 			AND COALESCE(provider_transaction_id, '') = x_seen_tid AND status_version = x_seen_version
 		RETURNING id)
 	SELECT batch_assert(count(*) = cardinality($1), 'a transaction changed since its status change was decided') FROM changed`
@@ -319,12 +322,13 @@ func changeArgs(changes []payment.StatusChange) ([]any, error) {
 		cancels, seenCanceled = make([]bool, n), make([]bool, n)
 		seenErrors, seenTIDs  = make([]string, n), make([]string, n)
 		seenVersions          = make([]int64, n)
+		created               = make([]time.Time, n)
 	)
 	for i, c := range changes {
 		ids[i], froms[i], tos[i], messages[i], errs[i], tids[i] = c.ID, int16(c.From), int16(c.To), c.Message, c.ErrorMessage, c.ProviderTID
 		polls[i], ats[i], cancels[i] = c.NextPollAt, c.At, c.CancelCallbacks
 		seenCanceled[i], seenErrors[i], seenTIDs[i] = c.Seen.CallbacksCanceled, c.Seen.ErrorMessage, c.Seen.ProviderTID
-		seenVersions[i] = c.Seen.Version
+		seenVersions[i], created[i] = c.Seen.Version, c.Seen.CreatedAt
 		if c.ProviderData != nil {
 			var err error
 			if data[i], err = jsonDoc(c.ProviderData); err != nil {
@@ -332,7 +336,7 @@ func changeArgs(changes []payment.StatusChange) ([]any, error) {
 			}
 		}
 	}
-	return []any{ids, froms, tos, messages, errs, tids, data, polls, ats, cancels, seenCanceled, seenErrors, seenTIDs, seenVersions}, nil
+	return []any{ids, froms, tos, messages, errs, tids, data, polls, ats, cancels, seenCanceled, seenErrors, seenTIDs, seenVersions, created}, nil
 }
 
 // changeBatch writes the status changes of items (each with Seen) in one

@@ -20,10 +20,10 @@ func (p *Payments) ClaimRecoveries(ctx context.Context, before time.Time, limit 
 	err := pgdb.InTx(ctx, p.pool, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `
 			UPDATE transactions t SET recovery_attempts = t.recovery_attempts + 1
-			FROM (SELECT id FROM transactions
+			FROM (SELECT id, created_at FROM transactions
 				WHERE status = $1 AND updated_at <= $2 AND recovery_attempts < $3
 				ORDER BY updated_at, id LIMIT $4 FOR UPDATE SKIP LOCKED) due
-			WHERE t.id = due.id
+			WHERE t.id = due.id AND t.created_at = due.created_at
 			RETURNING t.id, t.recovery_attempts`, payment.StatusNotConfirmed, before, maxAttempts, limit)
 		if err != nil {
 			return fmt.Errorf("claim recoveries: %w", err)
@@ -42,7 +42,7 @@ func (p *Payments) ClaimRecoveries(ctx context.Context, before time.Time, limit 
 		out = make([]payment.Recovery, 0, len(claims))
 		logs := make([]payment.LogEntry, 0, len(claims))
 		for _, c := range claims {
-			t, err := p.one(ctx, tx, "WHERE id = $1", c.id)
+			t, err := p.one(ctx, tx, "WHERE "+byID, c.id)
 			if err != nil {
 				return err
 			}

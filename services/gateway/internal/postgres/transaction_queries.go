@@ -85,10 +85,10 @@ func filterConditions(f payment.ListFilter) conditions {
 	}
 	switch {
 	case f.ID != 0:
-		c.add("id = ?", f.ID)
+		c.add("(id, created_at) = (SELECT id, created_at FROM transaction_keys WHERE id = ?)", f.ID)
 		return c
 	case f.Reference != "":
-		c.add("reference_id = ?", f.Reference)
+		c.add("(id, created_at) = (SELECT id, created_at FROM transaction_keys WHERE reference_id = ?)", f.Reference)
 		return c
 	}
 	if f.Type != 0 {
@@ -114,7 +114,7 @@ func filterConditions(f payment.ListFilter) conditions {
 		c.add("merchant_client_id = ?", f.MerchantCID)
 	}
 	if f.Nonce != "" {
-		c.add("nonce = ?", f.Nonce)
+		c.add("(id, created_at) IN (SELECT id, created_at FROM transaction_keys WHERE nonce = ?)", f.Nonce)
 	}
 	if f.MinAmount != nil {
 		c.add("amount >= ?::numeric", f.MinAmount.String())
@@ -443,8 +443,16 @@ func pageStatement(f payment.ListFilter, counts counted) Statement {
 	w, before := pageWindow(counts.days, offset, f.Take)
 	c.parts = append(c.parts, w.conds(&c, "created_at")...)
 	n := len(c.args)
-	return Statement{`SELECT ` + transactionColumns + ` FROM transactions
-		WHERE id = ANY(ARRAY(SELECT id FROM transactions` + c.where() +
+	// The outer query repeats the conditions (which its ids meet anyway), so
+	// that it looks them up only in the partitions of the filter's dates.
+	outer := c.where()
+	if outer == "" {
+		outer = " WHERE "
+	} else {
+		outer += " AND "
+	}
+	return Statement{`SELECT ` + transactionColumns + ` FROM transactions` + outer +
+		`id = ANY(ARRAY(SELECT id FROM transactions` + c.where() +
 		fmt.Sprintf(` ORDER BY created_at DESC, id DESC LIMIT $%d OFFSET $%d))`, n+1, n+2) + `
 		ORDER BY created_at DESC, id DESC`, append(c.args, f.Take, offset-before)}
 }
@@ -614,7 +622,8 @@ func (p *Payments) SearchLogs(ctx context.Context, f payment.LogSearch) ([]payme
 				('webhook_response', l.webhook_response), ('webhook_headers', l.webhook_headers)) AS v(col, val)
 			WHERE l.at >= $` + strconv.Itoa(n+1) + ` AND l.at <= $` + strconv.Itoa(n+2) + `
 				AND v.val IS NOT NULL AND v.val::text ILIKE $` + strconv.Itoa(n+3) + `
-		) x JOIN transactions ON transactions.id = x.transaction_id` + c.where() + `
+		) x JOIN transactions ON transactions.id = x.transaction_id
+			AND transactions.created_at = (SELECT k.created_at FROM transaction_keys k WHERE k.id = x.transaction_id)` + c.where() + `
 		ORDER BY x.log_id LIMIT $` + strconv.Itoa(n+4)
 	rows, err := p.pool.Query(ctx, q, args...)
 	if err != nil {
@@ -645,10 +654,10 @@ func (p *Payments) casUpdate(ctx context.Context, id int64, seen payment.Status,
 		args := append([]any{id, seen}, setArgs...)
 		var err error
 		out, err = scanTransaction(tx.QueryRow(ctx, `UPDATE transactions SET `+set+`
-			WHERE id = $1 AND status = $2 RETURNING `+transactionColumns, args...))
+			WHERE `+byID+` AND status = $2 RETURNING `+transactionColumns, args...))
 		if errors.Is(err, pgx.ErrNoRows) {
 			var cur int16
-			if err := tx.QueryRow(ctx, `SELECT status FROM transactions WHERE id = $1`, id).Scan(&cur); err != nil {
+			if err := tx.QueryRow(ctx, `SELECT status FROM transactions WHERE `+byID, id).Scan(&cur); err != nil {
 				return pgdb.Translate(err, entityTransaction)
 			}
 			return apperr.Conflict("Transaction with id %d status changed (it is now %s). Reload and try again.", id, payment.Status(cur))

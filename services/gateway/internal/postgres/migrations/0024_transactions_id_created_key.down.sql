@@ -1,0 +1,1 @@
+DROP INDEX CONCURRENTLY IF EXISTS transactions_id_created_key;

@@ -1,0 +1,2 @@
+-- Nothing to undo: the constraints stay, validated.
+SELECT 1;

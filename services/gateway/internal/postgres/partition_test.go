@@ -1,0 +1,277 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/paygate/paygate/services/gateway/internal/merchant"
+	"github.com/paygate/paygate/services/gateway/internal/payment"
+	"github.com/paygate/paygate/services/gateway/internal/postgres"
+	"github.com/paygate/paygate/services/internal/pgdb/pgtest"
+)
+
+// monthStart is the first instant of t's UTC month, months months later.
+func monthStart(t time.Time, months int) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month()+time.Month(months), 1, 0, 0, 0, 0, time.UTC)
+}
+
+func partitionName(t time.Time) string { return "transactions_" + t.Format("2006_01") }
+
+// partitionedSchema is a migrated schema with the demo catalogue and
+// monthly partitions from five months ago, holding one transaction a day
+// for the last 140 days; it returns the pool and the first collab.
+func partitionedSchema(t *testing.T) (*pgxpool.Pool, int32) {
+	t.Helper()
+	ctx := t.Context()
+	pool, _ := pgtest.Schema(t, postgres.Migrations)
+	if err := postgres.NewStore(pool).SeedDemo(ctx); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if _, err := pool.Exec(ctx, `SELECT ensure_transaction_partitions(now() + interval '3 months', $1)`, monthStart(now, -5)); err != nil {
+		t.Fatal(err)
+	}
+	var collab int32
+	if _, err := pool.Exec(ctx, `
+		INSERT INTO transactions (reference_id, merchant_id, collab_id, provider_id, pay_type_id, merchant_name,
+			provider_name, pay_type_name, nonce, transaction_type, status, amount, currency,
+			destination_amount, destination_currency, created_at, updated_at)
+		SELECT 'R-' || c.id || '-' || d, c.merchant_id, c.id, c.provider_id, cpt.pay_type_id, 'm', 'p', 'GCash',
+			'n-' || d, 1, 2, 10, 'PHP', 10, 'PHP', now() - d * interval '1 day', now() - d * interval '1 day'
+		FROM (SELECT * FROM collabs ORDER BY id LIMIT 1) c
+		JOIN LATERAL (SELECT pay_type_id FROM collab_pay_types WHERE collab_id = c.id LIMIT 1) cpt ON true
+		CROSS JOIN generate_series(0, 139) d`); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(ctx, `SELECT min(id) FROM collabs`).Scan(&collab); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `ANALYZE transactions`); err != nil {
+		t.Fatal(err)
+	}
+	return pool, collab
+}
+
+// scannedPartitions is the partitions of transactions that st's plan
+// reads: with generic, under the generic plan (run-time pruning), counting
+// only the nodes that ran.
+func scannedPartitions(t *testing.T, pool *pgxpool.Pool, st postgres.Statement, generic bool) []string {
+	t.Helper()
+	ctx := t.Context()
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	mode := "auto"
+	if generic {
+		mode = "force_generic_plan"
+	}
+	if _, err := conn.Exec(ctx, `SET plan_cache_mode = `+mode); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Exec(context.Background(), `RESET plan_cache_mode`) //nolint:errcheck // the connection is reset when released broken
+	var doc []byte
+	if err := conn.QueryRow(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) `+st.SQL, st.Args...).Scan(&doc); err != nil {
+		t.Fatalf("explain %s: %v", st.SQL, err)
+	}
+	var plans []struct{ Plan map[string]any }
+	if err := json.Unmarshal(doc, &plans); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var walk func(n map[string]any)
+	walk = func(n map[string]any) {
+		if rel, ok := n["Relation Name"].(string); ok && strings.HasPrefix(rel, "transactions_") {
+			if loops, _ := n["Actual Loops"].(float64); loops > 0 {
+				seen[rel] = true
+			}
+		}
+		kids, _ := n["Plans"].([]any)
+		for _, k := range kids {
+			if m, ok := k.(map[string]any); ok {
+				walk(m)
+			}
+		}
+	}
+	for _, p := range plans {
+		walk(p.Plan)
+	}
+	out := make([]string, 0, len(seen))
+	for rel := range seen {
+		out = append(out, rel)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestListPrunesToItsDates shows, with EXPLAIN, that the list's statements
+// (postgres.ListStatements, the ones the gateway sends) read only the
+// partitions of their date range, under the first custom plans and under the
+// generic plan a prepared statement settles on.
+func TestListPrunesToItsDates(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	pool, collab := partitionedSchema(t)
+	// The previous month, whole, and a range across the turn of a month.
+	prev := monthStart(time.Now(), -1)
+	prevEnd := monthStart(time.Now(), 0).Add(-time.Millisecond)
+	across := prevEnd.Add(-3 * 24 * time.Hour)
+	acrossEnd := prevEnd.Add(2 * 24 * time.Hour)
+	for _, c := range []struct {
+		name     string
+		from, to time.Time
+		want     []string
+	}{
+		{"one month", prev, prevEnd, []string{partitionName(prev)}},
+		{"across a month's end", across, acrossEnd, []string{partitionName(prev), partitionName(monthStart(time.Now(), 0))}},
+	} {
+		for _, generic := range []bool{false, true} {
+			from, to := c.from, c.to
+			f := payment.ListFilter{CollabID: collab, Page: 1, Take: 20, From: &from, To: &to, IncludeTotals: true,
+				Statuses: []payment.Status{payment.Status(2)}, Scope: merchant.Scope{All: true}}
+			// The totals from the rows (the rollups count whole hours, and
+			// their partial ends from the rows too).
+			totals, _, page, err := postgres.ListStatements(ctx, pool, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, st := range map[string]postgres.Statement{"page": page, "totals": totals} {
+				got := scannedPartitions(t, pool, st, generic)
+				// The totals may read no row at all (whole days come from
+				// the rollups): what they read must be within the range.
+				if name == "totals" && len(got) == 0 {
+					continue
+				}
+				if len(got) == 0 {
+					t.Errorf("%s, %s (generic plan %v) reads no partition: the plan did not run", c.name, name, generic)
+				}
+				for _, p := range got {
+					if !slices.Contains(c.want, p) {
+						t.Errorf("%s, %s (generic plan %v) reads %v, want only %v:\n%s", c.name, name, generic, got, c.want, st.SQL)
+						break
+					}
+				}
+			}
+		}
+	}
+
+	// A lookup by reference, id or nonce reads one partition through the
+	// keys: the one of the transaction's month.
+	var id int64
+	var ref string
+	var at time.Time
+	if err := pool.QueryRow(ctx, `SELECT id, reference_id, created_at FROM transactions ORDER BY created_at LIMIT 1`).Scan(&id, &ref, &at); err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]payment.ListFilter{
+		"reference": {Reference: ref},
+		"id":        {ID: id},
+	} {
+		f.CollabID, f.Page, f.Take, f.Scope = collab, 1, 20, merchant.Scope{All: true}
+		_, _, page, err := postgres.ListStatements(ctx, pool, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := scannedPartitions(t, pool, page, true); !slices.Equal(got, []string{partitionName(at)}) {
+			t.Errorf("the list by %s reads %v, want only %s", name, got, partitionName(at))
+		}
+	}
+	payments := postgres.NewPayments(pool)
+	got, err := payments.Transaction(ctx, id)
+	if err != nil || got.ReferenceID != ref {
+		t.Fatalf("Transaction(%d) = %+v, %v; want reference %s", id, got, err, ref)
+	}
+	if byNonce, err := payments.ByNonce(ctx, got.MerchantID, got.Nonce); err != nil || byNonce.ID != id {
+		t.Fatalf("ByNonce = %d, %v; want %d", byNonce.ID, err, id)
+	}
+}
+
+// TestPartitionsAheadAndDetach runs the partitions' upkeep (the job
+// gateway.transaction-partitions) and the archiving of a month: detached,
+// forgotten by the list's counts, its rows gone from the list while the
+// other months stay whole.
+func TestPartitionsAheadAndDetach(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	pool, collab := partitionedSchema(t)
+	parts := postgres.NewPartitions(pool)
+	created, strays, err := parts.Ensure(ctx, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created != 3 || strays {
+		t.Errorf("Ensure(6) after 3 months ahead = %d created, strays %v; want 3 and none", created, strays)
+	}
+	if created, _, err = parts.Ensure(ctx, 6); err != nil || created != 0 {
+		t.Errorf("Ensure again = %d, %v; want 0 (idempotent)", created, err)
+	}
+	for m := -5; m <= 6; m++ {
+		var ok bool
+		if err := pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, partitionName(monthStart(time.Now(), m))).Scan(&ok); err != nil || !ok {
+			t.Errorf("partition %s missing (%v)", partitionName(monthStart(time.Now(), m)), err)
+		}
+	}
+	// A row before every partition lands in the default one, and the job
+	// says so.
+	if _, err := pool.Exec(ctx, `
+		INSERT INTO transactions (reference_id, merchant_id, collab_id, provider_id, pay_type_id, merchant_name,
+			provider_name, pay_type_name, nonce, transaction_type, status, amount, currency,
+			destination_amount, destination_currency, created_at, updated_at)
+		SELECT 'OLD-1', merchant_id, collab_id, provider_id, pay_type_id, 'm', 'p', 'GCash', 'old-1', 1, 2, 10, 'PHP', 10, 'PHP',
+			'2001-01-01', '2001-01-01' FROM transactions LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	if _, strays, err = parts.Ensure(ctx, 6); err != nil || !strays {
+		t.Errorf("Ensure with a row in the default partition: strays %v, %v; want true", strays, err)
+	}
+
+	payments := postgres.NewPayments(pool)
+	if _, err := payments.BuildTotals(ctx); err != nil {
+		t.Fatal(err)
+	}
+	count := func(from, to time.Time) int {
+		t.Helper()
+		page, err := payments.List(ctx, payment.ListFilter{CollabID: collab, Page: 1, Take: 5, From: &from, To: &to,
+			IncludeTotals: true, Scope: merchant.Scope{All: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return page.TotalCount
+	}
+	old, oldEnd := monthStart(time.Now(), -3), monthStart(time.Now(), -2)
+	next, nextEnd := monthStart(time.Now(), -2), monthStart(time.Now(), -1)
+	before, beforeNext := count(old, oldEnd.Add(-time.Millisecond)), count(next, nextEnd.Add(-time.Millisecond))
+	if before < 28 || beforeNext < 28 {
+		t.Fatalf("months hold %d and %d transactions, want a month's (one a day)", before, beforeNext)
+	}
+	// The runbook's archiving (docs/partitioning.md): DETACH, forget its
+	// totals, then its keys.
+	name := partitionName(old)
+	if _, err := pool.Exec(ctx, `ALTER TABLE transactions DETACH PARTITION `+name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `SELECT forget_transaction_totals($1, $2)`, old, oldEnd); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM transaction_keys WHERE created_at >= $1 AND created_at < $2`, old, oldEnd); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(old, oldEnd.Add(-time.Millisecond)); got != 0 {
+		t.Errorf("the detached month still counts %d transactions", got)
+	}
+	if got := count(next, nextEnd.Add(-time.Millisecond)); got != beforeNext {
+		t.Errorf("the month after the detached one counts %d, want %d as before", got, beforeNext)
+	}
+	var archived int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM `+name).Scan(&archived); err != nil || archived != before {
+		t.Errorf("the detached table holds %d rows (%v), want %d", archived, err, before)
+	}
+}

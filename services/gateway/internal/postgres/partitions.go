@@ -1,0 +1,31 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+)
+
+// Partitions are the upkeep of the transactions table's monthly partitions
+// (migration 0028, docs/partitioning.md).
+type Partitions struct {
+	q querier
+}
+
+// NewPartitions returns the partitions' upkeep on q's schema.
+func NewPartitions(q querier) *Partitions { return &Partitions{q: q} }
+
+// Ensure creates the monthly partitions from the current month to the one
+// monthsAhead months from now that do not exist yet, and returns how many it
+// created, and whether the default partition holds rows (rows outside every
+// monthly partition: an import of old rows, or months the job did not reach
+// in time).
+func (p *Partitions) Ensure(ctx context.Context, monthsAhead int) (created int, strays bool, err error) {
+	if err := p.q.QueryRow(ctx, `SELECT ensure_transaction_partitions(now() + make_interval(months => $1))`,
+		monthsAhead).Scan(&created); err != nil {
+		return 0, false, fmt.Errorf("create the transactions' partitions %d months ahead: %w", monthsAhead, err)
+	}
+	if err := p.q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM transactions_default)`).Scan(&strays); err != nil {
+		return created, false, fmt.Errorf("look into the transactions' default partition: %w", err)
+	}
+	return created, strays, nil
+}
