@@ -15,8 +15,8 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/postgres"
 	"github.com/paygate/paygate/services/gateway/internal/providers"
 	gwredis "github.com/paygate/paygate/services/gateway/internal/redis"
-	"github.com/paygate/paygate/services/internal/keyring"
 	"github.com/paygate/paygate/services/internal/jobs"
+	"github.com/paygate/paygate/services/internal/keyring"
 )
 
 // credentialKeys returns the keyring of providers' credentials:

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
-	"github.com/paygate/paygate/services/internal/keyring"
 	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/keyring"
 )
 
 // Messages of refusals that several calls share.

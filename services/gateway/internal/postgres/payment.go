@@ -16,9 +16,9 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
-	"github.com/paygate/paygate/services/internal/keyring"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/bus"
+	"github.com/paygate/paygate/services/internal/keyring"
 	"github.com/paygate/paygate/services/internal/pgdb"
 )
 
