@@ -31,8 +31,13 @@ the tokens of the old key have expired; retire the old key (docs/operations.md, 
 // PAYGATE_DATABASE_SCHEMA); running replicas take the change within
 // PAYGATE_SIGNING_KEY_RELOAD_INTERVAL.
 func signingKeysCommand(ctx context.Context, getenv func(string) string, args []string, stdout io.Writer) error {
-	if len(args) == 0 || (args[0] != "list" && args[0] != "add" && len(args) != 2) ||
-		((args[0] == "list" || args[0] == "add") && len(args) != 1) {
+	if len(args) == 0 {
+		return errors.New(signingKeysUsage)
+	}
+	switch wantArgs := map[string]int{"list": 1, "add": 1, "activate": 2, "retire": 2}[args[0]]; {
+	case wantArgs == 0:
+		return fmt.Errorf("unknown command %q\n%s", args[0], signingKeysUsage)
+	case len(args) != wantArgs:
 		return errors.New(signingKeysUsage)
 	}
 	var cfg Config
