@@ -94,8 +94,18 @@ func TestLegacyValues(t *testing.T) {
 	if _, changed, _ := single.Reseal(legacy, "owner"); changed {
 		t.Fatal("Reseal under the default key rewrote a legacy value")
 	}
-	// Rotating away from it: the old key listed as "default".
-	rotated := mustParse(t, "k2:"+newKey(t)+",default:"+key)
+	// Rotating away from it: first the new key second (it opens, the old
+	// key still seals as before), then the old key listed as "default".
+	k2 := newKey(t)
+	ahead := mustParse(t, "default:"+key+",k2:"+k2)
+	rotated := mustParse(t, "k2:"+k2+",default:"+key)
+	if v, err := ahead.Seal([]byte("x"), "owner"); err != nil || KeyID(v) != DefaultKeyID {
+		t.Fatalf("the new key second: sealed under %q, %v", KeyID(v), err)
+	}
+	underK2, _ := rotated.Seal([]byte("k2"), "owner")
+	if got, err := ahead.Open(underK2, "owner"); err != nil || string(got) != "k2" {
+		t.Fatalf("a replica with the new key second cannot open what it sealed: %q, %v", got, err)
+	}
 	out, changed, err := rotated.Reseal(legacy, "owner")
 	if err != nil || !changed || KeyID(out) != "k2" {
 		t.Fatalf("Reseal legacy = %q %v %v", KeyID(out), changed, err)
