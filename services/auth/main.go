@@ -1,6 +1,7 @@
 // Command auth is Paygate's authentication service: sign-in, token refresh and
 // logout, the signed-in user, password changes, and the JWKS every other
-// service verifies access tokens against.
+// service verifies access tokens against. "auth signing-keys …" manages the
+// keys that sign access tokens (signingkeys.go).
 package main
 
 import (
@@ -68,6 +69,10 @@ type Config struct {
 	// revoked within the access-token lifetime back into Redis, so that a
 	// Redis that lost them refuses their tokens again within this interval.
 	RevocationRefillInterval time.Duration `env:"PAYGATE_REVOCATION_REFILL_INTERVAL" default:"30s"`
+	// SigningKeyReload is how often each replica reloads the signing keys
+	// from the database, so that a key added, activated or retired with
+	// "auth signing-keys" takes effect everywhere without a restart.
+	SigningKeyReload time.Duration `env:"PAYGATE_SIGNING_KEY_RELOAD_INTERVAL" default:"30s"`
 	// WebAuthnRPID is the passkeys' relying party id: the host name of the
 	// console (no scheme, no port).
 	WebAuthnRPID string `env:"PAYGATE_WEBAUTHN_RP_ID" default:"localhost"`
@@ -82,7 +87,15 @@ const cleanupBatch = 1000
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Getenv, os.Stdout)
+	var err error
+	switch {
+	case len(os.Args) > 1 && os.Args[1] == "signing-keys":
+		err = signingKeysCommand(ctx, os.Getenv, os.Args[2:], os.Stdout)
+	case len(os.Args) > 1:
+		err = fmt.Errorf("unknown command %q: run without arguments to serve, or with signing-keys", os.Args[1])
+	default:
+		err = run(ctx, os.Getenv, os.Stdout)
+	}
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "auth:", err)
@@ -111,6 +124,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	if cfg.RevocationRefillInterval <= 0 {
 		return errors.New("PAYGATE_REVOCATION_REFILL_INTERVAL must be positive")
+	}
+	if cfg.SigningKeyReload <= 0 {
+		return errors.New("PAYGATE_SIGNING_KEY_RELOAD_INTERVAL must be positive")
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()})).With("service", "auth")
 
@@ -231,6 +247,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	g.Go(func() error {
 		return revocations.KeepRefilled(gctx, store.RevokedSessionsSince, cfg.AccessTTL, cfg.RevocationRefillInterval, log)
 	})
+	// Signing keys added, activated or retired by "auth signing-keys".
+	g.Go(func() error { return keys.KeepLoaded(gctx, store.SigningKeys, cfg.SigningKeyReload, log) })
 	g.Go(func() error { return srv.Run(gctx) })
 	return g.Wait()
 }

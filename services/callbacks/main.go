@@ -30,11 +30,11 @@ import (
 	cbnats "github.com/paygate/paygate/services/callbacks/internal/nats"
 	"github.com/paygate/paygate/services/callbacks/internal/postgres"
 	"github.com/paygate/paygate/services/callbacks/internal/receivers"
-	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
 	"github.com/paygate/paygate/services/internal/jobs"
+	"github.com/paygate/paygate/services/internal/keyring"
 	"github.com/paygate/paygate/services/internal/netguard"
 	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/server"
@@ -58,8 +58,14 @@ type Config struct {
 	// Schema is the Postgres schema the service owns (tests use their own).
 	Schema string `env:"PAYGATE_DATABASE_SCHEMA"`
 	// EncryptionKey is the base64 AES-256 key that seals merchants' signing
-	// keys; required unless demo mode, which falls back to a public key.
+	// keys under the key id "default" when EncryptionKeys is empty; one of
+	// them is required unless demo mode, which falls back to a public key.
 	EncryptionKey string `env:"PAYGATE_ENCRYPTION_KEY"`
+	// EncryptionKeys is the keyring of those keys, "id:base64key,…": the
+	// first key seals, the others still open what they sealed, and the job
+	// callbacks.secrets-reseal moves values to the first (docs/operations.md,
+	// "Rotate keys"). When set, EncryptionKey is not read.
+	EncryptionKeys string `env:"PAYGATE_ENCRYPTION_KEYS"`
 	// GatewayGRPCAddr is the gateway's gRPC address, where collabs are
 	// resolved to their merchants with the caller's token.
 	GatewayGRPCAddr string `env:"PAYGATE_GATEWAY_GRPC_ADDR" default:"127.0.0.1:9082"`
@@ -123,8 +129,8 @@ func (c Config) check() error {
 	if _, err := cbnats.ParseFrom(c.EventsFrom); err != nil {
 		problems = append(problems, "PAYGATE_CALLBACK_EVENTS_FROM: "+err.Error())
 	}
-	if c.EncryptionKey == "" && !c.Demo {
-		problems = append(problems, "PAYGATE_ENCRYPTION_KEY is required (base64 of 32 random bytes) outside demo mode")
+	if _, err := c.sealer(); err != nil {
+		problems = append(problems, err.Error())
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("config: %s", strings.Join(problems, "; "))
@@ -132,17 +138,11 @@ func (c Config) check() error {
 	return nil
 }
 
-// sealer returns the sealer of the configured key (the demo key in demo mode
-// when none is set).
-func (c Config) sealer() (*aesgcm.Box, error) {
-	if c.EncryptionKey == "" {
-		return aesgcm.New(aesgcm.DemoKey())
-	}
-	key, err := aesgcm.ParseKey(c.EncryptionKey)
-	if err != nil {
-		return nil, fmt.Errorf("PAYGATE_ENCRYPTION_KEY: %w", err)
-	}
-	return aesgcm.New(key)
+// sealer returns the keyring of merchants' signing keys:
+// PAYGATE_ENCRYPTION_KEYS, or PAYGATE_ENCRYPTION_KEY under the id "default"
+// (the demo key in demo mode when neither is set).
+func (c Config) sealer() (*keyring.Keyring, error) {
+	return keyring.FromConfig("PAYGATE_ENCRYPTION_KEYS", c.EncryptionKeys, "PAYGATE_ENCRYPTION_KEY", c.EncryptionKey, c.Demo)
 }
 
 // run builds every dependency, serves until ctx ends, then stops.
@@ -232,7 +232,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	// run is reported through the outbox. Fresh deliveries are sent by every
 	// replica's dispatcher, outside the jobs.
 	runner := jobs.NewRunner("callbacks", pool, js, jobs.Options{Logger: log})
-	if err := runner.Add(callbacksJobs(dispatcher, bus.NewRelay(pool, js, log))...); err != nil {
+	if err := runner.Add(callbacksJobs(dispatcher, bus.NewRelay(pool, js, log), sealer, store)...); err != nil {
 		return err
 	}
 	g, gctx := errgroup.WithContext(ctx)
@@ -249,8 +249,36 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 }
 
 // callbacksJobs are the callbacks service's background jobs.
-func callbacksJobs(dispatcher *callback.Dispatcher, relay *bus.Relay) []jobs.Job {
+func callbacksJobs(dispatcher *callback.Dispatcher, relay *bus.Relay, sealer *keyring.Keyring, store *postgres.Store) []jobs.Job {
 	return []jobs.Job{
+		{
+			Name: "callbacks.secrets-reseal",
+			Description: "Re-seals merchants' callback signing keys still sealed under an older key of PAYGATE_ENCRYPTION_KEYS " +
+				"under the current (first) key, every hour.",
+			Every: time.Hour,
+			Run: func(ctx context.Context, run *jobs.Run) error {
+				keys, err := store.AllSealedKeys(ctx)
+				if err != nil {
+					return err
+				}
+				stored := make([]keyring.Stored, len(keys))
+				for i, k := range keys {
+					stored[i] = keyring.Stored{Name: fmt.Sprintf("signing key of merchant %d", k.MerchantID),
+						AAD: callback.Owner(k.MerchantID), Sealed: k.Sealed}
+				}
+				n, err := sealer.ResealAll(ctx, stored, func(ctx context.Context, i int, sealed []byte) (bool, error) {
+					return store.ResealKey(ctx, keys[i].MerchantID, keys[i].Sealed, sealed)
+				})
+				if err != nil {
+					run.Notifyf(jobs.LevelError, "Re-sealed %d signing keys under key %q; the others could not be, the next run tries again.", n, sealer.Current())
+					return fmt.Errorf("re-seal signing keys under key %q: %w", sealer.Current(), err)
+				}
+				if n > 0 {
+					run.Notifyf(jobs.LevelInformation, "Re-sealed %d signing keys under key %q.", n, sealer.Current())
+				}
+				return nil
+			},
+		},
 		{
 			Name: "callbacks.delivery-claim",
 			Description: "Sends the stored deliveries that are due (retries after their backoff, deliveries enqueued again, fresh ones that waited too long for a request slot), " +

@@ -46,11 +46,11 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/settings"
 	"github.com/paygate/paygate/services/gateway/internal/validation"
 	"github.com/paygate/paygate/services/gateway/internal/validationclient"
-	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
 	"github.com/paygate/paygate/services/internal/jobs"
+	"github.com/paygate/paygate/services/internal/keyring"
 	"github.com/paygate/paygate/services/internal/netguard"
 	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/server"
@@ -74,9 +74,15 @@ type Config struct {
 	// Schema is the Postgres schema the service owns (tests use their own).
 	Schema string `env:"PAYGATE_DATABASE_SCHEMA"`
 	// EncryptionKey is the base64 AES-256 key that seals merchants' API
-	// secrets and providers' webhook secrets; required unless demo mode,
+	// secrets and providers' webhook secrets under the key id "default" when
+	// EncryptionKeys is empty; one of them is required unless demo mode,
 	// which falls back to a public demo key.
 	EncryptionKey string `env:"PAYGATE_ENCRYPTION_KEY"`
+	// EncryptionKeys is the keyring of those secrets, "id:base64key,…": the
+	// first key seals, the others still open what they sealed, and the job
+	// gateway.secrets-reseal moves values to the first (docs/operations.md,
+	// "Rotate keys"). When set, EncryptionKey is not read.
+	EncryptionKeys string `env:"PAYGATE_ENCRYPTION_KEYS"`
 	// SandboxURL is where demo seeding points the demo providers.
 	SandboxURL string `env:"PAYGATE_SANDBOX_URL" default:"http://127.0.0.1:8085"`
 	// CallbacksGRPCAddr is the callbacks service's gRPC address: the
@@ -164,7 +170,8 @@ type Config struct {
 	FraudThresholds string `env:"PAYGATE_FRAUD_THRESHOLDS"`
 	// CredentialsKeys is the keyring sealing providers' credentials,
 	// "id:base64key,…", the first key current (docs/contracts-credentials.md);
-	// empty: PAYGATE_ENCRYPTION_KEY (or the demo key) under id "default".
+	// empty: the keyring of PAYGATE_ENCRYPTION_KEYS (by default
+	// PAYGATE_ENCRYPTION_KEY, or the demo key, under id "default").
 	CredentialsKeys string `env:"PAYGATE_CREDENTIALS_KEYS"`
 	// BalanceCacheTTL is how long a provider's balance answer is cached per
 	// collab (docs/contracts-balances.md).
@@ -207,20 +214,11 @@ func (c Config) check() error {
 	return nil
 }
 
-// box returns the secrets box of the configured key (the demo key in demo
-// mode when none is set).
-func (c Config) box() (*aesgcm.Box, error) {
-	if c.EncryptionKey == "" {
-		if !c.Demo {
-			return nil, errors.New("PAYGATE_ENCRYPTION_KEY is required (base64 of 32 random bytes) outside demo mode")
-		}
-		return aesgcm.New(aesgcm.DemoKey())
-	}
-	key, err := aesgcm.ParseKey(c.EncryptionKey)
-	if err != nil {
-		return nil, fmt.Errorf("PAYGATE_ENCRYPTION_KEY: %w", err)
-	}
-	return aesgcm.New(key)
+// box returns the keyring of the gateway's secrets: PAYGATE_ENCRYPTION_KEYS,
+// or PAYGATE_ENCRYPTION_KEY under the id "default" (the demo key in demo
+// mode when neither is set).
+func (c Config) box() (*keyring.Keyring, error) {
+	return keyring.FromConfig("PAYGATE_ENCRYPTION_KEYS", c.EncryptionKeys, "PAYGATE_ENCRYPTION_KEY", c.EncryptionKey, c.Demo)
 }
 
 // run builds every dependency, serves until ctx ends, then stops.
@@ -307,7 +305,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	config := postgres.NewConfigCache(pool)
 	// Providers' credentials (docs/contracts-credentials.md): sent with
 	// every call to a collab's provider, and read by the Credentials page.
-	credentials, err := credentialService(cfg, pool)
+	credentials, err := credentialService(cfg, pool, box)
 	if err != nil {
 		return err
 	}
@@ -477,6 +475,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	if err := runner.Add(partitionsJob(cfg, postgres.NewPartitions(pool))); err != nil {
+		return err
+	}
+	if err := runner.Add(secretsResealJob(box, payStore)); err != nil {
 		return err
 	}
 	// The export workers consume the export requests outside the jobs

@@ -15,14 +15,15 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/postgres"
 	"github.com/paygate/paygate/services/gateway/internal/providers"
 	gwredis "github.com/paygate/paygate/services/gateway/internal/redis"
-	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/jobs"
+	"github.com/paygate/paygate/services/internal/keyring"
 )
 
 // credentialKeys returns the keyring of providers' credentials:
-// PAYGATE_CREDENTIALS_KEYS when set, otherwise PAYGATE_ENCRYPTION_KEY (the
-// demo key in demo mode) under credential.DefaultKeyID.
-func (c Config) credentialKeys() (*credential.Keyring, error) {
+// PAYGATE_CREDENTIALS_KEYS when set, otherwise the gateway's encryption
+// keyring box (PAYGATE_ENCRYPTION_KEYS, by default PAYGATE_ENCRYPTION_KEY or
+// the demo key under credential.DefaultKeyID).
+func (c Config) credentialKeys(box *keyring.Keyring) (*credential.Keyring, error) {
 	if c.CredentialsKeys != "" {
 		k, err := credential.ParseKeyring(c.CredentialsKeys)
 		if err != nil {
@@ -30,24 +31,14 @@ func (c Config) credentialKeys() (*credential.Keyring, error) {
 		}
 		return k, nil
 	}
-	if c.EncryptionKey == "" {
-		if !c.Demo {
-			return nil, errors.New("PAYGATE_CREDENTIALS_KEYS or PAYGATE_ENCRYPTION_KEY is required outside demo mode")
-		}
-		return credential.NewKeyring(credential.DefaultKeyID, aesgcm.DemoKey())
-	}
-	key, err := aesgcm.ParseKey(c.EncryptionKey)
-	if err != nil {
-		return nil, fmt.Errorf("PAYGATE_ENCRYPTION_KEY: %w", err)
-	}
-	return credential.NewKeyring(credential.DefaultKeyID, key)
+	return credential.FromRing(box), nil
 }
 
 // credentialService builds the credentials service: providers'
 // credentials sealed in Postgres under the keyring of credentialKeys. The
 // payment path and the balances ask it for a collab's credentials.
-func credentialService(cfg Config, pool *pgxpool.Pool) (*credential.Service, error) {
-	keys, err := cfg.credentialKeys()
+func credentialService(cfg Config, pool *pgxpool.Pool, box *keyring.Keyring) (*credential.Service, error) {
+	keys, err := cfg.credentialKeys(box)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,8 @@
 // Package aesgcm seals services' secrets at rest (the gateway's merchant API
 // secrets and provider webhook secrets, the callbacks service's signing
-// secrets) with AES-256-GCM under the key of PAYGATE_ENCRYPTION_KEY. A sealed value is the 12-byte random nonce
-// followed by the ciphertext and tag.
+// secrets) with AES-256-GCM under one key; services hold several through
+// services/internal/keyring (PAYGATE_ENCRYPTION_KEYS). A sealed value is the
+// 12-byte random nonce followed by the ciphertext and tag.
 package aesgcm
 
 import (

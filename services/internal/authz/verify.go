@@ -111,6 +111,12 @@ const (
 	jwksMaxAge = 10 * time.Minute
 )
 
+// JWKSMaxAge is how long a JWKS verifier keeps using a fetched set: a key
+// retired at auth is still accepted elsewhere for up to this long, and a key
+// published at auth reaches every verifier within it even when no token
+// names it.
+const JWKSMaxAge = jwksMaxAge
+
 type jwksVerifier struct {
 	*keyVerifier
 	url    string

@@ -142,13 +142,19 @@ func claims(ctx context.Context) (*authz.Claims, error) {
 	return c, nil
 }
 
-// JWKSHandler serves the public signing keys as a JWK set.
+// JWKSHandler serves the public signing keys as a JWK set: the keys of the
+// moment, since the replicas reload them (a key added ahead of a rotation
+// appears here before it signs).
 func JWKSHandler(keys *identity.KeySet) (http.Handler, error) {
-	body, err := authz.MarshalJWKS(keys.PublicKeys())
-	if err != nil {
+	if _, err := authz.MarshalJWKS(keys.PublicKeys()); err != nil {
 		return nil, err
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		body, err := authz.MarshalJWKS(keys.PublicKeys())
+		if err != nil {
+			http.Error(w, "The signing keys cannot be published.", http.StatusInternalServerError)
+			return
+		}
 		w.Header().Set("Content-Type", "application/jwk-set+json")
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		_, _ = w.Write(body)

@@ -1,14 +1,17 @@
 package identity
 
 import (
+	"context"
 	"crypto"
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -23,26 +26,101 @@ type SigningKey struct {
 	Private ed25519.PrivateKey
 }
 
-// KeySet signs access tokens with its newest key and answers for the public
-// halves of all of them, so tokens signed before a rotation stay valid.
+// SigningKeyInfo is a signing key with its life: made at CreatedAt,
+// signing from ActivatedAt (zero: published only, added ahead of a
+// rotation), no longer published from RetiredAt (zero: live). Signing marks
+// the key that signs now.
+type SigningKeyInfo struct {
+	SigningKey
+	CreatedAt   time.Time
+	ActivatedAt time.Time
+	RetiredAt   time.Time
+	Signing     bool
+}
+
+// KeySet signs access tokens with its signing key and answers for the public
+// halves of all its keys, so tokens signed before a rotation stay valid, and
+// a key added ahead of one is known before it signs. Replace swaps the keys
+// while the set is in use (the replicas reload them from the database).
 type KeySet struct {
+	state atomic.Pointer[keyState]
+}
+
+type keyState struct {
 	current SigningKey
 	public  map[string]ed25519.PublicKey
 }
 
 // NewKeySet builds a key set; keys[0] signs.
 func NewKeySet(keys []SigningKey) (*KeySet, error) {
-	if len(keys) == 0 {
-		return nil, fmt.Errorf("key set needs at least one signing key")
-	}
-	ks := &KeySet{current: keys[0], public: make(map[string]ed25519.PublicKey, len(keys))}
-	for _, k := range keys {
-		if len(k.Private) != ed25519.PrivateKeySize {
-			return nil, fmt.Errorf("signing key %s: wrong size %d", k.ID, len(k.Private))
-		}
-		ks.public[k.ID] = k.Private.Public().(ed25519.PublicKey)
+	ks := &KeySet{}
+	if err := ks.Replace(keys); err != nil {
+		return nil, err
 	}
 	return ks, nil
+}
+
+// Replace makes keys the set's keys, keys[0] the signing one. On error the
+// set keeps its keys.
+func (ks *KeySet) Replace(keys []SigningKey) error {
+	if len(keys) == 0 {
+		return fmt.Errorf("key set needs at least one signing key")
+	}
+	st := &keyState{current: keys[0], public: make(map[string]ed25519.PublicKey, len(keys))}
+	for _, k := range keys {
+		if len(k.Private) != ed25519.PrivateKeySize {
+			return fmt.Errorf("signing key %s: wrong size %d", k.ID, len(k.Private))
+		}
+		st.public[k.ID] = k.Private.Public().(ed25519.PublicKey)
+	}
+	ks.state.Store(st)
+	return nil
+}
+
+// Current is the id (kid) of the key that signs.
+func (ks *KeySet) Current() string { return ks.state.Load().current.ID }
+
+// KeepLoaded replaces the set's keys with load's every interval until ctx
+// ends, so that a key added, activated or retired in the database takes
+// effect on every replica without a restart. A failed load is logged and the
+// keys in use are kept.
+func (ks *KeySet) KeepLoaded(ctx context.Context, load func(context.Context) ([]SigningKey, error), interval time.Duration, log *slog.Logger) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		keys, err := load(ctx)
+		if err == nil {
+			err = ks.sameOrReplace(keys, log)
+		}
+		if err != nil && ctx.Err() == nil {
+			log.WarnContext(ctx, "could not reload the signing keys; keeping those in use", "error", err)
+		}
+	}
+}
+
+func (ks *KeySet) sameOrReplace(keys []SigningKey, log *slog.Logger) error {
+	old := ks.state.Load()
+	same := len(keys) == len(old.public) && len(keys) > 0 && keys[0].ID == old.current.ID
+	for _, k := range keys {
+		same = same && old.public[k.ID] != nil
+	}
+	if same {
+		return nil
+	}
+	if err := ks.Replace(keys); err != nil {
+		return err
+	}
+	ids := make([]string, len(keys))
+	for i, k := range keys {
+		ids[i] = k.ID
+	}
+	log.Info("signing keys reloaded", "signing", keys[0].ID, "published", ids)
+	return nil
 }
 
 // GenerateSigningKey makes a new random Ed25519 key with a random id.
@@ -56,8 +134,9 @@ func GenerateSigningKey() (SigningKey, error) {
 
 // PublicKeys returns the public keys by key id, for the JWKS.
 func (ks *KeySet) PublicKeys() map[string]ed25519.PublicKey {
-	out := make(map[string]ed25519.PublicKey, len(ks.public))
-	for kid, k := range ks.public {
+	st := ks.state.Load()
+	out := make(map[string]ed25519.PublicKey, len(st.public))
+	for kid, k := range st.public {
 		out[kid] = k
 	}
 	return out
@@ -65,7 +144,7 @@ func (ks *KeySet) PublicKeys() map[string]ed25519.PublicKey {
 
 // PublicKey looks up the public key of kid for token verification.
 func (ks *KeySet) PublicKey(kid string) (crypto.PublicKey, error) {
-	k, ok := ks.public[kid]
+	k, ok := ks.state.Load().public[kid]
 	if !ok {
 		return nil, fmt.Errorf("unknown signing key %q", kid)
 	}
@@ -93,8 +172,9 @@ func (ks *KeySet) sign(u User, sid string, now time.Time, ttl time.Duration) (st
 		IPRestricted:        u.IsIPRestricted,
 	}
 	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, claims)
-	tok.Header["kid"] = ks.current.ID
-	s, err := tok.SignedString(ks.current.Private)
+	current := ks.state.Load().current
+	tok.Header["kid"] = current.ID
+	s, err := tok.SignedString(current.Private)
 	if err != nil {
 		return "", fmt.Errorf("sign access token: %w", err)
 	}
@@ -117,8 +197,9 @@ func (ks *KeySet) signDevice(username string, now time.Time, ttl time.Duration) 
 		ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
 		ID:        uuid.NewString(),
 	})
-	tok.Header["kid"] = ks.current.ID
-	s, err := tok.SignedString(ks.current.Private)
+	current := ks.state.Load().current
+	tok.Header["kid"] = current.ID
+	s, err := tok.SignedString(current.Private)
 	if err != nil {
 		return "", fmt.Errorf("sign device token: %w", err)
 	}

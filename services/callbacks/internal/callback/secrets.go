@@ -23,9 +23,9 @@ func NewSecrets(store SecretStore, sealer Sealer, demo bool, now func() time.Tim
 	return &Secrets{store: store, sealer: sealer, demo: demo, now: now}
 }
 
-// owner is the additional data that binds a sealed key to its merchant, so
-// a sealed value moved to another row does not open.
-func owner(merchantID int32) string { return "merchant:" + strconv.FormatInt(int64(merchantID), 10) }
+// Owner is the additional data that binds a merchant's sealed signing key
+// to the merchant, so a sealed value moved to another row does not open.
+func Owner(merchantID int32) string { return "merchant:" + strconv.FormatInt(int64(merchantID), 10) }
 
 // Keys returns the signing keys of merchantIDs, making the missing ones.
 func (s *Secrets) Keys(ctx context.Context, merchantIDs []int32) (map[int32][]byte, error) {
@@ -44,7 +44,7 @@ func (s *Secrets) Keys(ctx context.Context, merchantIDs []int32) (map[int32][]by
 				return nil, err
 			}
 		}
-		k, err := s.sealer.Open(sk, owner(id))
+		k, err := s.sealer.Open(sk, Owner(id))
 		if err != nil {
 			return nil, fmt.Errorf("open signing key of merchant %d: %w", id, err)
 		}
@@ -68,7 +68,7 @@ func (s *Secrets) Rotate(ctx context.Context, merchantID int32) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	sealed, err := s.sealer.Seal(k, owner(merchantID))
+	sealed, err := s.sealer.Seal(k, Owner(merchantID))
 	if err != nil {
 		return nil, fmt.Errorf("seal signing key of merchant %d: %w", merchantID, err)
 	}
@@ -86,7 +86,7 @@ func (s *Secrets) create(ctx context.Context, merchantID int32) ([]byte, error) 
 			return nil, err
 		}
 	}
-	sealed, err := s.sealer.Seal(k, owner(merchantID))
+	sealed, err := s.sealer.Seal(k, Owner(merchantID))
 	if err != nil {
 		return nil, fmt.Errorf("seal signing key of merchant %d: %w", merchantID, err)
 	}

@@ -51,3 +51,34 @@ func (s *Store) ReplaceSealedKey(ctx context.Context, merchantID int32, sealed [
 	}
 	return nil
 }
+
+// SealedKey is one merchant's signing key as stored, for the reseal job.
+type SealedKey struct {
+	MerchantID int32
+	Sealed     []byte
+}
+
+// AllSealedKeys returns every merchant's sealed signing key (one row per
+// merchant: read at once).
+func (s *Store) AllSealedKeys(ctx context.Context) ([]SealedKey, error) {
+	rows, err := s.pool.Query(ctx, `SELECT merchant_id, sealed FROM signing_secrets ORDER BY merchant_id`)
+	if err != nil {
+		return nil, fmt.Errorf("select signing keys: %w", err)
+	}
+	keys, err := pgx.CollectRows(rows, pgx.RowToStructByPos[SealedKey])
+	if err != nil {
+		return nil, fmt.Errorf("read signing keys: %w", err)
+	}
+	return keys, nil
+}
+
+// ResealKey stores sealed as the merchant's sealed signing key when the
+// stored one is still old, and reports whether it did (false: it was
+// rotated meanwhile). The key itself is unchanged, so its dates are too.
+func (s *Store) ResealKey(ctx context.Context, merchantID int32, old, sealed []byte) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE signing_secrets SET sealed = $3 WHERE merchant_id = $1 AND sealed = $2`, merchantID, old, sealed)
+	if err != nil {
+		return false, fmt.Errorf("re-seal signing key of merchant %d: %w", merchantID, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}

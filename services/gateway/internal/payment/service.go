@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
-	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/keyring"
 )
 
 // Messages of refusals that several calls share.
@@ -55,7 +55,7 @@ type Options struct {
 type Service struct {
 	store     Store
 	providers ProviderClient
-	box       *aesgcm.Box
+	box       *keyring.Keyring
 	accepting func(context.Context) error
 	now       func() time.Time
 	opts      Options
@@ -64,9 +64,9 @@ type Service struct {
 }
 
 // NewService returns the payment service. accepting refuses new payments
-// (maintenance mode: collab.Service.CheckAcceptingTransactions); box opens
-// providers' webhook secrets; now is the clock (time.Now when nil).
-func NewService(store Store, providers ProviderClient, box *aesgcm.Box, accepting func(context.Context) error, now func() time.Time, opts Options) *Service {
+// (maintenance mode: collab.Service.CheckAcceptingTransactions); box (the
+// PAYGATE_ENCRYPTION_KEYS keyring) opens providers' webhook secrets; now is the clock (time.Now when nil).
+func NewService(store Store, providers ProviderClient, box *keyring.Keyring, accepting func(context.Context) error, now func() time.Time, opts Options) *Service {
 	if now == nil {
 		now = time.Now
 	}

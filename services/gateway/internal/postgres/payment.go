@@ -16,9 +16,9 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
-	"github.com/paygate/paygate/services/internal/aesgcm"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/bus"
+	"github.com/paygate/paygate/services/internal/keyring"
 	"github.com/paygate/paygate/services/internal/pgdb"
 )
 
@@ -521,7 +521,7 @@ func (p *Payments) ClaimPolls(ctx context.Context, now time.Time, limit int, bac
 // payment.DemoWebhookSecret), adds the demo fees when there are no fees
 // yet, and the demo currency rates (SeedRatesDemo). Running it again
 // refreshes the secrets and addresses.
-func (p *Payments) SeedPaymentsDemo(ctx context.Context, box *aesgcm.Box, sandboxURL string) error {
+func (p *Payments) SeedPaymentsDemo(ctx context.Context, box *keyring.Keyring, sandboxURL string) error {
 	for _, m := range merchant.Demo() {
 		sealed, err := box.Seal([]byte(payment.DemoMerchantSecret(m.ID)), payment.MerchantSecretOwner(m.ID))
 		if err != nil {
