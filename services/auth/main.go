@@ -113,6 +113,14 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return errors.New("PAYGATE_REVOCATION_REFILL_INTERVAL must be positive")
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()})).With("service", "auth")
+	// Probes get answers (live, not ready) while the schema migrates, which
+	// may take longer than the startup probe's budget; the server takes the
+	// ports over once everything is up.
+	startup, err := server.Start(server.OptionsFrom("auth", cfg.Common, log, nil))
+	if err != nil {
+		return err
+	}
+	defer startup.Close()
 
 	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations(), pgdb.WithLogger(log)); err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -186,9 +194,11 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	maps.Copy(rules, grpcapi.WebAuthnRules)
 	// --- end passkeys (the rest of the wiring is in the registrations below)
 
-	srv := server.New(server.OptionsFrom("auth", cfg.Common, log, tracing,
+	srvOpts := server.OptionsFrom("auth", cfg.Common, log, tracing,
 		authz.UnaryInterceptor(authz.NewKeyVerifier(keys.PublicKey), rules, revocations,
-			authz.WithAllowLists(allowLists, server.ClientIP))))
+			authz.WithAllowLists(allowLists, server.ClientIP)))
+	srvOpts.Startup = startup
+	srv := server.New(srvOpts)
 	srv.Register(&authv1.AuthService_ServiceDesc, grpcapi.NewServer(svc))
 	srv.Register(&authv1.UserService_ServiceDesc, grpcapi.NewUserServer(svc))
 	srv.Register(&authv1.SessionService_ServiceDesc, grpcapi.NewSessionServer(svc))
