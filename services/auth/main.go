@@ -65,8 +65,10 @@ type Config struct {
 	// kept before the cleanup deletes it.
 	SessionRetention time.Duration `env:"PAYGATE_SESSION_RETENTION" default:"24h"`
 	// RevocationRefillInterval is how often each replica writes the sessions
-	// revoked within the access-token lifetime back into Redis, so that a
-	// Redis that lost them refuses their tokens again within this interval.
+	// revoked within the access-token lifetime back into Redis (repairing
+	// lost or failed writes). A Redis that lost all its data is refilled
+	// within authz.FilledCheckInterval instead, and readers wait for that
+	// (authz.RevocationsFilledKey).
 	RevocationRefillInterval time.Duration `env:"PAYGATE_REVOCATION_REFILL_INTERVAL" default:"30s"`
 	// WebAuthnRPID is the passkeys' relying party id: the host name of the
 	// console (no scheme, no port).
