@@ -285,7 +285,11 @@ func (s *Server) Run(ctx context.Context) error {
 	s.mu.Unlock()
 	if s.o.Startup != nil {
 		// From here on this server answers on the ports.
-		s.o.Startup.stop()
+		if err := s.o.Startup.handOver(); err != nil {
+			_ = grpcLis.Close()
+			_ = httpLis.Close()
+			return err
+		}
 	}
 
 	for _, fn := range gateways {

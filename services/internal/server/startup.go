@@ -47,9 +47,10 @@ type Startup struct {
 	http             *http.Server
 	served           sync.WaitGroup
 
-	mu      sync.Mutex
-	stopped bool // the startup servers stopped (handed over or closed)
-	adopted bool // a Server took the listeners
+	mu         sync.Mutex
+	stopped    bool // the startup servers stopped (handed over or closed)
+	adopted    bool // a Server has the listeners (Listen)
+	handedOver bool // that Server runs: the ports are its to close
 }
 
 // Start binds o.GRPCAddr and o.HTTPAddr and answers probes on them until a
@@ -126,22 +127,36 @@ func (st *Startup) Addrs() (grpcAddr, httpAddr string) {
 	return st.grpcLis.Addr().String(), st.httpLis.Addr().String()
 }
 
-// Close stops answering probes and, unless a Server took the ports over,
+// Close stops answering probes and, unless a Server runs on the ports,
 // closes them. It is safe to call more than once, and after the hand-over
 // (a deferred Close in run is then a no-op).
 func (st *Startup) Close() {
 	st.stop()
 	st.mu.Lock()
-	adopted := st.adopted
+	handedOver := st.handedOver
 	st.mu.Unlock()
-	if !adopted {
+	if !handedOver {
 		_ = st.grpcLis.Close()
 		_ = st.httpLis.Close()
 	}
 }
 
+// handOver stops the startup servers for good: the Server that adopted the
+// ports serves them from now on, and closes them.
+func (st *Startup) handOver() error {
+	st.mu.Lock()
+	if st.stopped {
+		st.mu.Unlock()
+		return errors.New("server: the startup was closed")
+	}
+	st.handedOver = true
+	st.mu.Unlock()
+	st.stop()
+	return nil
+}
+
 // adopt gives the ports to a Server: listeners that accept for it once the
-// startup servers stopped (see handOver), and close the ports when closed.
+// startup servers stopped (handOver), and close the ports when closed.
 func (st *Startup) adopt() (grpcLis, httpLis net.Listener, err error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()

@@ -178,3 +178,27 @@ func TestStartupCloseReleasesPorts(t *testing.T) {
 		t.Errorf("Run on a closed startup = %v, want an error", err)
 	}
 }
+
+// A service that fails after its server took the ports (Listen) but before
+// it ran releases them too.
+func TestStartupCloseAfterListenReleasesPorts(t *testing.T) {
+	t.Parallel()
+	st, err := server.Start(server.Options{Name: "test", GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := server.New(server.Options{Name: "test", Logger: quietLogger(), Startup: st})
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	grpcAddr, httpAddr := srv.Addrs()
+	st.Close()
+	for _, addr := range []string{grpcAddr, httpAddr} {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Errorf("port %s still taken after Close: %v", addr, err)
+			continue
+		}
+		_ = l.Close()
+	}
+}
