@@ -129,16 +129,34 @@ type deps struct {
 	pool      *pgxpool.Pool
 	stats     *statistics.Service
 	rebuilder *statistics.Rebuilder
-	close     func()
+	// startup holds the service's ports until its server runs (nil for the
+	// rebuild command).
+	startup *server.Startup
+	close   func()
 }
 
-// open migrates the schema and connects to Postgres and the gateway.
-func open(ctx context.Context, getenv func(string) string, stdout io.Writer) (*deps, error) {
+// open migrates the schema and connects to Postgres and the gateway. With
+// probes (the service, not the rebuild command) it first binds the
+// service's ports and answers probes on them (live, not ready) while the
+// schema migrates, which may take longer than the startup probe's budget;
+// run's server takes them over.
+func open(ctx context.Context, getenv func(string) string, stdout io.Writer, probes bool) (_ *deps, err error) {
 	cfg, err := loadConfig(getenv)
 	if err != nil {
 		return nil, err
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
+	var startup *server.Startup
+	if probes {
+		if startup, err = server.Start(server.OptionsFrom("aggregator", cfg.Common, log, nil)); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				startup.Close()
+			}
+		}()
+	}
 	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations, pgdb.WithLogger(log)); err != nil {
 		return nil, err
 	}
@@ -158,16 +176,19 @@ func open(ctx context.Context, getenv func(string) string, stdout io.Writer) (*d
 	rebuilder := statistics.NewRebuilder(stats, store, gatewayclient.NewReplay(gatewayv1.NewReplayServiceClient(gatewayConn)),
 		log.With("component", "rebuild"))
 	rebuilder.Span, rebuilder.Parallel = cfg.RebuildSpan, cfg.RebuildParallel
-	return &deps{cfg: cfg, log: log, pool: pool, stats: stats, rebuilder: rebuilder, close: func() {
+	return &deps{cfg: cfg, log: log, pool: pool, stats: stats, rebuilder: rebuilder, startup: startup, close: func() {
 		_ = gatewayConn.Close()
 		pool.Close()
+		if startup != nil {
+			startup.Close()
+		}
 	}}, nil
 }
 
 // rebuild is the rebuild command: it replays the statistics from the
 // gateway and returns.
 func rebuild(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
-	d, err := open(ctx, getenv, stdout)
+	d, err := open(ctx, getenv, stdout, false)
 	if err != nil {
 		return err
 	}
@@ -177,7 +198,7 @@ func rebuild(ctx context.Context, getenv func(string) string, stdout io.Writer) 
 
 // run builds every dependency, serves until ctx ends, then stops.
 func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
-	d, err := open(ctx, getenv, stdout)
+	d, err := open(ctx, getenv, stdout, true)
 	if err != nil {
 		return err
 	}
@@ -212,9 +233,11 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 
 	jobStats := jobstats.NewService(postgres.NewStore(d.pool), flags, time.Now)
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
-	srv := server.New(server.OptionsFrom("aggregator", cfg.Common, log, tracing,
+	srvOpts := server.OptionsFrom("aggregator", cfg.Common, log, tracing,
 		authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb),
-			authz.WithAllowLists(authz.NewRedisAllowLists(rdb), server.ClientIP))))
+			authz.WithAllowLists(authz.NewRedisAllowLists(rdb), server.ClientIP)))
+	srvOpts.Startup = d.startup
+	srv := server.New(srvOpts)
 	srv.Register(&aggregatorv1.StatisticsService_ServiceDesc, grpcapi.NewStatistics(d.stats))
 	srv.Register(&aggregatorv1.JobService_ServiceDesc, grpcapi.NewJobs(jobStats))
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {

@@ -66,8 +66,10 @@ type Config struct {
 	// kept before the cleanup deletes it.
 	SessionRetention time.Duration `env:"PAYGATE_SESSION_RETENTION" default:"24h"`
 	// RevocationRefillInterval is how often each replica writes the sessions
-	// revoked within the access-token lifetime back into Redis, so that a
-	// Redis that lost them refuses their tokens again within this interval.
+	// revoked within the access-token lifetime back into Redis (repairing
+	// lost or failed writes). A Redis that lost all its data is refilled
+	// within authz.FilledCheckInterval instead, and readers wait for that
+	// (authz.RevocationsFilledKey).
 	RevocationRefillInterval time.Duration `env:"PAYGATE_REVOCATION_REFILL_INTERVAL" default:"30s"`
 	// SigningKeyReload is how often each replica reloads the signing keys
 	// from the database, so that a key added, activated or retired with
@@ -129,6 +131,14 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return errors.New("PAYGATE_SIGNING_KEY_RELOAD_INTERVAL must be positive")
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()})).With("service", "auth")
+	// Probes get answers (live, not ready) while the schema migrates, which
+	// may take longer than the startup probe's budget; the server takes the
+	// ports over once everything is up.
+	startup, err := server.Start(server.OptionsFrom("auth", cfg.Common, log, nil))
+	if err != nil {
+		return err
+	}
+	defer startup.Close()
 
 	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations(), pgdb.WithLogger(log)); err != nil {
 		return fmt.Errorf("migrate: %w", err)
@@ -202,9 +212,11 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	maps.Copy(rules, grpcapi.WebAuthnRules)
 	// --- end passkeys (the rest of the wiring is in the registrations below)
 
-	srv := server.New(server.OptionsFrom("auth", cfg.Common, log, tracing,
+	srvOpts := server.OptionsFrom("auth", cfg.Common, log, tracing,
 		authz.UnaryInterceptor(authz.NewKeyVerifier(keys.PublicKey), rules, revocations,
-			authz.WithAllowLists(allowLists, server.ClientIP))))
+			authz.WithAllowLists(allowLists, server.ClientIP)))
+	srvOpts.Startup = startup
+	srv := server.New(srvOpts)
 	srv.Register(&authv1.AuthService_ServiceDesc, grpcapi.NewServer(svc))
 	srv.Register(&authv1.UserService_ServiceDesc, grpcapi.NewUserServer(svc))
 	srv.Register(&authv1.SessionService_ServiceDesc, grpcapi.NewSessionServer(svc))

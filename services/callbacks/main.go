@@ -159,6 +159,14 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// Probes get answers (live, not ready) while the schema migrates, which
+	// may take longer than the startup probe's budget; the server takes the
+	// ports over once everything is up.
+	startup, err := server.Start(server.OptionsFrom("callbacks", cfg.Common, log, nil))
+	if err != nil {
+		return err
+	}
+	defer startup.Close()
 
 	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations, pgdb.WithLogger(log)); err != nil {
 		return err
@@ -217,9 +225,11 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	// admit the deployment's internal token; without one configured they
 	// refuse every caller.
 	internalToken, _ := cfg.Internal()
-	srv := server.New(server.OptionsFrom("callbacks", cfg.Common, log, tracing,
+	srvOpts := server.OptionsFrom("callbacks", cfg.Common, log, tracing,
 		authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb),
-			authz.WithAllowLists(authz.NewRedisAllowLists(rdb), server.ClientIP), authz.WithInternalToken(internalToken))))
+			authz.WithAllowLists(authz.NewRedisAllowLists(rdb), server.ClientIP), authz.WithInternalToken(internalToken)))
+	srvOpts.Startup = startup
+	srv := server.New(srvOpts)
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, grpcapi.NewServer(svc))
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(cc))

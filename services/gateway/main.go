@@ -235,6 +235,14 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// Probes get answers (live, not ready) while the schema migrates, which
+	// may take longer than the startup probe's budget; the server takes the
+	// ports over once everything is up.
+	startup, err := server.Start(server.OptionsFrom("gateway", cfg.Common, log, nil))
+	if err != nil {
+		return err
+	}
+	defer startup.Close()
 
 	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations, pgdb.WithLogger(log)); err != nil {
 		return err
@@ -291,6 +299,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	// ReplayService streams; its calls pass the same rules (all Internal).
 	srvOpts.StreamInterceptors = []grpc.StreamServerInterceptor{
 		authz.StreamInterceptor(verifier, grpcapi.Rules, revocations, authzOpts...)}
+	srvOpts.Startup = startup
 	srv := server.New(srvOpts)
 	collabs := collab.NewService(store, time.Now)
 	providerTransport := &http.Transport{MaxIdleConnsPerHost: 64}

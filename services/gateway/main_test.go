@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -33,6 +34,15 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// No auth service fills the test Redis: mark it filled, as its refill
+	// does, or every revocation check would wait for one.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	err := authztest.MarkRevocationsFilled(ctx, testEnv("PAYGATE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15"))
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	goleak.VerifyTestMain(m)
 }
 

@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -150,4 +152,108 @@ func TestRedisRevocationsKeepRefilled(t *testing.T) {
 	case <-time.After(3 * time.Second):
 		t.Fatal("KeepRefilled still running 3s after its context ended")
 	}
+}
+
+// privateRedis returns a client of a Redis database of this test's own
+// (PAYGATE_TEST_REDIS_URL's server, database 10), emptied, since the test
+// flushes it: the shared test database is never flushed.
+func privateRedis(t *testing.T) *redis.Client {
+	t.Helper()
+	opts, err := redis.ParseURL(redisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.DB = 10
+	rdb := redis.NewClient(opts)
+	t.Cleanup(func() {
+		rdb.FlushDB(context.Background())
+		_ = rdb.Close()
+	})
+	if err := rdb.FlushDB(testContext(t)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rdb
+}
+
+// After Redis lost its data (FLUSHDB), an absent mark is not trusted: a
+// reader waits for the auth service's refill, which comes within
+// FilledCheckInterval instead of the refill interval, and then answers
+// right; with no refill coming it refuses (fails closed). A whole Redis
+// answers in one round trip either way.
+func TestRedisRevocationsAfterFlush(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	rdb := privateRedis(t)
+	rev := authz.NewRedisRevocations(rdb)
+	const accessTTL = 5 * time.Minute
+	revoked := authz.RevokedSession{ID: "flush-revoked", RevokedAt: time.Now().Add(-time.Minute)}
+	const live = "flush-live"
+
+	// Never filled (or flushed before this process started): not trusted.
+	start := time.Now()
+	if _, err := rev.IsRevoked(ctx, live); !errors.Is(err, authz.ErrRevocationsLost) {
+		t.Fatalf("IsRevoked on a Redis never filled = %v, want ErrRevocationsLost", err)
+	}
+	if d := time.Since(start); d < authz.RefillWait || d > authz.RefillWait+2*time.Second {
+		t.Errorf("refused after %v, want after RefillWait (%v)", d, authz.RefillWait)
+	}
+
+	// The auth service keeps them refilled, every hour only: recovering
+	// from a flush must not wait for that.
+	list := func(context.Context, time.Time) ([]authz.RevokedSession, error) {
+		return []authz.RevokedSession{revoked}, nil
+	}
+	kctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- rev.KeepRefilled(kctx, list, accessTTL, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}()
+	defer func() {
+		stop()
+		<-done
+	}()
+	check := func(what string) {
+		t.Helper()
+		start := time.Now()
+		if got, err := rev.IsRevoked(ctx, revoked.ID); err != nil || !got {
+			t.Errorf("%s: IsRevoked(revoked) = %v, %v; want true", what, got, err)
+		}
+		if got, err := rev.IsRevoked(ctx, live); err != nil || got {
+			t.Errorf("%s: IsRevoked(live) = %v, %v; want false", what, got, err)
+		}
+		if d := time.Since(start); d > 2*authz.FilledCheckInterval+time.Second {
+			t.Errorf("%s: answered after %v", what, d)
+		}
+	}
+	check("first refill")
+
+	for i := range 3 {
+		if err := rdb.FlushDB(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		// Many calls at once share one wait.
+		var wg sync.WaitGroup
+		for range 20 {
+			wg.Go(func() { check(fmt.Sprintf("right after flush %d", i+1)) })
+		}
+		wg.Wait()
+	}
+
+	// No auth service to refill: the readers refuse, then recover once one
+	// refills.
+	stop()
+	if err := <-done; err != nil {
+		t.Errorf("KeepRefilled = %v", err)
+	}
+	done <- nil // for the deferred stop
+	if err := rdb.FlushDB(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rev.IsRevoked(ctx, revoked.ID); !errors.Is(err, authz.ErrRevocationsLost) {
+		t.Errorf("IsRevoked with nobody refilling = %v, want ErrRevocationsLost", err)
+	}
+	if n, err := rev.Refill(ctx, []authz.RevokedSession{revoked}, accessTTL, time.Now()); err != nil || n != 1 {
+		t.Fatalf("Refill = %d, %v", n, err)
+	}
+	check("after a refill")
 }

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"time"
 
-	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
@@ -62,46 +60,6 @@ type Rules map[string]Rule
 type Revocations interface {
 	// IsRevoked reports whether sessionID was revoked. Errors are internal.
 	IsRevoked(ctx context.Context, sessionID string) (bool, error)
-}
-
-// RedisRevocations keeps revoked session ids in Redis, each under
-// "paygate:revoked-session:<sid>" until the session's last token expires.
-// Redis may lose them (a restart without persistence, a flush, a failover):
-// the auth service, which records revocations in Postgres too, puts them back
-// with KeepRefilled.
-type RedisRevocations struct {
-	rdb *redis.Client
-}
-
-var _ Revocations = (*RedisRevocations)(nil)
-
-// NewRedisRevocations returns revocations stored in rdb.
-func NewRedisRevocations(rdb *redis.Client) *RedisRevocations {
-	return &RedisRevocations{rdb: rdb}
-}
-
-// RevokedSessionKey returns the Redis key that marks sessionID revoked.
-func RevokedSessionKey(sessionID string) string {
-	return "paygate:revoked-session:" + sessionID
-}
-
-// Revoke marks sessionID revoked for ttl, which should be the access token
-// lifetime, plus Leeway (a verifier accepts a token up to Leeway after its
-// expiry).
-func (r *RedisRevocations) Revoke(ctx context.Context, sessionID string, ttl time.Duration) error {
-	if err := r.rdb.Set(ctx, RevokedSessionKey(sessionID), "1", ttl+Leeway).Err(); err != nil {
-		return fmt.Errorf("revoke session %s: %w", sessionID, err)
-	}
-	return nil
-}
-
-// IsRevoked implements Revocations.
-func (r *RedisRevocations) IsRevoked(ctx context.Context, sessionID string) (bool, error) {
-	n, err := r.rdb.Exists(ctx, RevokedSessionKey(sessionID)).Result()
-	if err != nil {
-		return false, fmt.Errorf("check revocation of session %s: %w", sessionID, err)
-	}
-	return n > 0, nil
 }
 
 // alwaysAllowed says whether a method belongs to the infrastructure services

@@ -552,3 +552,16 @@ func TestAddRefusesBadJobs(t *testing.T) {
 		t.Errorf("%d jobs added, want 1", got)
 	}
 }
+
+// A runner stopped while it opens the flags bucket (the process got SIGTERM
+// right after it started) stops cleanly, as it does later on.
+func TestRunStoppedWhileStarting(t *testing.T) {
+	t.Parallel()
+	js := connect(t)
+	r := jobs.NewRunner("test", nil, js, jobs.Options{Logger: slog.New(slog.DiscardHandler)})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := r.Run(ctx); err != nil {
+		t.Errorf("Run with its context ended = %v, want nil", err)
+	}
+}

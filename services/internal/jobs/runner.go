@@ -118,6 +118,9 @@ func (r *Runner) Run(ctx context.Context) error {
 	r.started = r.o.Now()
 	kv, err := Bucket(ctx, r.js)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while starting, like the wait for the flags below
+		}
 		return fmt.Errorf("jobs: %w", err)
 	}
 	wctx, stopWatch := context.WithCancel(ctx)

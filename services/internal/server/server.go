@@ -12,7 +12,15 @@
 // Lifecycle: New, then Register / RegisterGateway / Handle / AddReadyCheck,
 // then optionally Listen (binds both ports, after which Addrs reports them;
 // tests listen on 127.0.0.1:0), then Run, which listens if needed and serves
-// until its context ends.
+// until its context ends. A service whose start takes long (migrations)
+// binds its ports first with Start, which answers the probes as live and not
+// ready meanwhile, and hands them to the Server through Options.Startup.
+//
+// Health: gRPC health of the whole server ("", what the startup and
+// liveness probes ask) is SERVING from Start or Run until shutdown: the
+// process is alive. /readyz and the gRPC health of each registered service
+// follow the readiness checks, so a dependency that is down takes the pod out
+// of the load balancer without getting it restarted.
 package server
 
 import (
@@ -85,6 +93,10 @@ type Options struct {
 	// PprofAddr, when set, is the listen address of Go's runtime profiles
 	// (net/http/pprof), apart from the public HTTP port.
 	PprofAddr string
+	// Startup, when set, holds the ports (see Start): the server serves on
+	// them instead of binding GRPCAddr and HTTPAddr, and stops the startup's
+	// answers when it runs.
+	Startup *Startup
 }
 
 type readyCheck struct {
@@ -159,7 +171,7 @@ func New(o Options) *Server {
 		health:   health.NewServer(),
 		registry: reg,
 	}
-	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	s.mux.HandleFunc("GET /healthz", s.serveHealthz)
 	s.mux.HandleFunc("GET /readyz", s.serveReadyz)
@@ -222,6 +234,14 @@ func (s *Server) Listen() error {
 	if s.grpcLis != nil {
 		return nil
 	}
+	if s.o.Startup != nil {
+		grpcLis, httpLis, err := s.o.Startup.adopt()
+		if err != nil {
+			return err
+		}
+		s.grpcLis, s.httpLis = grpcLis, httpLis
+		return nil
+	}
 	var lc net.ListenConfig
 	grpcLis, err := lc.Listen(context.Background(), "tcp", s.o.GRPCAddr)
 	if err != nil {
@@ -263,6 +283,14 @@ func (s *Server) Run(ctx context.Context) error {
 	gateways := slices.Clone(s.gateways)
 	grpcLis, httpLis := s.grpcLis, s.httpLis
 	s.mu.Unlock()
+	if s.o.Startup != nil {
+		// From here on this server answers on the ports.
+		if err := s.o.Startup.handOver(); err != nil {
+			_ = grpcLis.Close()
+			_ = httpLis.Close()
+			return err
+		}
+	}
 
 	for _, fn := range gateways {
 		if err := fn(ctx, s.gwMux, s.inproc); err != nil {
@@ -402,8 +430,8 @@ func (s *Server) runChecks(ctx context.Context) []string {
 	return failed
 }
 
-// watchReadiness keeps gRPC health in line with the readiness checks until
-// ctx ends.
+// watchReadiness keeps the gRPC health of each registered service in line
+// with the readiness checks until ctx ends ("" stays SERVING: liveness).
 func (s *Server) watchReadiness(ctx context.Context) {
 	ticker := time.NewTicker(ReadyCheckInterval)
 	defer ticker.Stop()
@@ -418,7 +446,6 @@ func (s *Server) watchReadiness(ctx context.Context) {
 		s.mu.Lock()
 		services := slices.Clone(s.services)
 		s.mu.Unlock()
-		s.health.SetServingStatus("", status)
 		for _, name := range services {
 			s.health.SetServingStatus(name, status)
 		}

@@ -205,19 +205,24 @@ func Start(bin string, env map[string]string) (*Service, error) {
 }
 
 // Logs collects a service's JSON log lines (it is the service's stdout)
-// and notes the addresses of its "serving" line.
+// and notes the addresses of its "listening" line (its ports answer probes
+// while it starts) and of its "serving" line (it has started).
 type Logs struct {
-	mu       sync.Mutex
-	buf      bytes.Buffer
-	partial  []byte
-	serving  chan struct{}
-	once     sync.Once
-	httpURL  string
-	grpcAddr string
+	mu            sync.Mutex
+	buf           bytes.Buffer
+	partial       []byte
+	serving       chan struct{}
+	once          sync.Once
+	httpURL       string
+	grpcAddr      string
+	listening     chan struct{}
+	listeningOnce sync.Once
+	probeURL      string
+	probeGRPC     string
 }
 
 // NewLogs returns an empty log collector.
-func NewLogs() *Logs { return &Logs{serving: make(chan struct{})} }
+func NewLogs() *Logs { return &Logs{serving: make(chan struct{}), listening: make(chan struct{})} }
 
 // Write records p, spotting the "serving" line even when a line arrives in
 // several writes (a child process's pipe).
@@ -245,13 +250,34 @@ func (l *Logs) note(line []byte) {
 		GRPCAddr string `json:"grpc_addr"`
 		HTTPAddr string `json:"http_addr"`
 	}
-	if json.Unmarshal(line, &entry) != nil || entry.Msg != "serving" || entry.HTTPAddr == "" {
+	if json.Unmarshal(line, &entry) != nil || entry.HTTPAddr == "" {
+		return
+	}
+	if entry.Msg == "listening" {
+		l.listeningOnce.Do(func() {
+			l.probeURL, l.probeGRPC = "http://"+entry.HTTPAddr, entry.GRPCAddr
+			close(l.listening)
+		})
+		return
+	}
+	if entry.Msg != "serving" {
 		return
 	}
 	l.once.Do(func() {
 		l.httpURL, l.grpcAddr = "http://"+entry.HTTPAddr, entry.GRPCAddr
 		close(l.serving)
 	})
+}
+
+// Listening is closed once the service logged that its ports answer
+// probes, before it migrates (server.Start).
+func (l *Logs) Listening() <-chan struct{} { return l.listening }
+
+// ProbeAddrs returns the addresses the "listening" line gave.
+func (l *Logs) ProbeAddrs() (httpURL, grpcAddr string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.probeURL, l.probeGRPC
 }
 
 // Serving is closed once the service logged that it serves.

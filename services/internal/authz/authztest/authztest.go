@@ -3,9 +3,11 @@
 package authztest
 
 import (
+	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/paygate/paygate/services/internal/authz"
 )
@@ -149,4 +152,22 @@ func (j *JWKS) Fetches() int {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.fetches
+}
+
+// MarkRevocationsFilled writes authz.RevocationsFilledKey into the Redis at
+// redisURL, as the auth service's refill does. Tests and benchmarks that run
+// services without the auth service need it: their revocation checks would
+// otherwise take the Redis for one that lost its data, wait for a refill
+// that never comes, and refuse every token.
+func MarkRevocationsFilled(ctx context.Context, redisURL string) error {
+	opts, err := redis.ParseURL(redisURL)
+	if err != nil {
+		return fmt.Errorf("authztest: %w", err)
+	}
+	rdb := redis.NewClient(opts)
+	defer rdb.Close()
+	if err := rdb.Set(ctx, authz.RevocationsFilledKey, "test", 0).Err(); err != nil {
+		return fmt.Errorf("authztest: mark the revocations filled: %w", err)
+	}
+	return nil
 }

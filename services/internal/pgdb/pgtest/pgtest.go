@@ -9,9 +9,12 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/golang-migrate/migrate/v4/database"
+	migratepgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -81,4 +84,44 @@ func randomHex(t testing.TB, n int) string {
 		t.Fatalf("pgtest: random schema name: %v", err)
 	}
 	return hex.EncodeToString(b)
+}
+
+// HoldMigrationLock takes the migration lock of schema in the test database
+// (golang-migrate's advisory lock, which pgdb.Migrate waits for) on a
+// connection of its own, as a replica that is migrating holds it, and
+// returns its release. The test's end releases it too. The schema need not
+// exist.
+func HoldMigrationLock(t testing.TB, schema string) (release func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, URL())
+	if err != nil {
+		t.Fatalf("pgtest: connect to hold the migration lock of %s: %v", schema, err)
+	}
+	var dbName string
+	if err := conn.QueryRow(ctx, "SELECT current_database()").Scan(&dbName); err != nil {
+		_ = conn.Close(ctx)
+		t.Fatalf("pgtest: %v", err)
+	}
+	key, err := database.GenerateAdvisoryLockId(dbName, schema, migratepgx.DefaultMigrationsTable)
+	if err != nil {
+		_ = conn.Close(ctx)
+		t.Fatalf("pgtest: migration lock of %s: %v", schema, err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1::bigint)", key); err != nil {
+		_ = conn.Close(ctx)
+		t.Fatalf("pgtest: take the migration lock of %s: %v", schema, err)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			// Closing the session releases its advisory locks.
+			if err := conn.Close(context.Background()); err != nil {
+				t.Errorf("pgtest: release the migration lock of %s: %v", schema, err)
+			}
+		})
+	}
+	t.Cleanup(release)
+	return release
 }
