@@ -66,7 +66,7 @@ func TestDeliveryContinuesTheEventsTrace(t *testing.T) {
 	waitFor(t, 15*time.Second, "the retry", func() bool { return len(rec.of(x.id)) == 2 })
 
 	var consume sdktrace.ReadOnlySpan
-	attempts := map[int]sdktrace.ReadOnlySpan{}   // by attempt number
+	attempts := map[int]sdktrace.ReadOnlySpan{}    // by attempt number
 	requests := map[string]sdktrace.ReadOnlySpan{} // by span id
 	waitFor(t, 10*time.Second, "the event's consumer span, both attempts' spans and their requests' spans", func() bool {
 		for _, s := range recorder.Ended() {
