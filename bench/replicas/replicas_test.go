@@ -40,6 +40,7 @@ type stack struct {
 	natsURL              string
 	admin                *client
 	receiver             *receiver
+	spans                *spanSink
 	merchantID, collabID int32
 	killedAt             time.Time
 	hash, payType        string
@@ -53,7 +54,7 @@ func newStack(t *testing.T) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &stack{natsURL: startNATS(t), receiver: newReceiver(t)}
+	s := &stack{natsURL: startNATS(t), receiver: newReceiver(t), spans: newSpanSink(t)}
 	prefix := "replicas_" + randomHex(4) + "_"
 	schemas := map[string]string{"auth": prefix + "auth", "gateway": prefix + "gateway",
 		"callbacks": prefix + "callbacks", "aggregator": prefix + "aggregator"}
@@ -79,6 +80,8 @@ func newStack(t *testing.T) *stack {
 			"PAYGATE_DEMO": "true", "PAYGATE_LOG_LEVEL": "info", "PAYGATE_ALLOW_PRIVATE_URLS": "true",
 			"PAYGATE_JWKS_URL":      "http://" + authHTTP + "/.well-known/jwks.json",
 			"PAYGATE_AUTH_GRPC_URL": authGRPC,
+			// Every service exports its spans to the test (checkTraces).
+			"PAYGATE_OTLP_ENDPOINT": s.spans.url,
 		}
 	}
 	authEnv := common("auth", authHTTP, authGRPC)
@@ -234,6 +237,7 @@ func TestReplicas(t *testing.T) {
 	s.drive(t, "a", perPhase, []int{0, 1}, -1, nil, nil)
 	s.checkPayments(t, "both replicas", false)
 	s.checkStatistics(t, []int{0, 1})
+	s.checkTraces(t)
 
 	// 2. Configuration changed through one gateway is obeyed by the other
 	// from the next payment.
@@ -369,7 +373,7 @@ func retryDB(fn func() error) error {
 
 // readStream calls fn with every message of the event stream, from the first
 // to the last one there when it is called.
-func (s *stack) readStream(t *testing.T, fn func(subject string, msgID string, data []byte)) {
+func (s *stack) readStream(t *testing.T, fn func(subject, msgID string, data []byte, traceparent string)) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -412,7 +416,7 @@ func (s *stack) readStream(t *testing.T, fn func(subject string, msgID string, d
 		if err != nil {
 			t.Fatal(err)
 		}
-		fn(m.Subject(), m.Headers().Get(nats.MsgIdHdr), m.Data())
+		fn(m.Subject(), m.Headers().Get(nats.MsgIdHdr), m.Data(), m.Headers().Get("traceparent"))
 		if meta.Sequence.Stream >= last {
 			return
 		}
@@ -424,7 +428,7 @@ func (s *stack) readStream(t *testing.T, fn func(subject string, msgID string, d
 func (s *stack) finalizedEvents(t *testing.T) (map[int64]int, map[string]int) {
 	t.Helper()
 	perTx, perMsg := map[int64]int{}, map[string]int{}
-	s.readStream(t, func(subject, msgID string, data []byte) {
+	s.readStream(t, func(subject, msgID string, data []byte, _ string) {
 		perMsg[msgID]++
 		if subject != "paygate.events.transaction_finalized" {
 			return
@@ -643,7 +647,7 @@ func (s *stack) jobRuns(t *testing.T) ([]*jobRun, map[string]map[string]bool) {
 		r := get(job, instance, id)
 		r.start, r.end = start.AsTime(), end.AsTime()
 	}
-	s.readStream(t, func(subject, _ string, data []byte) {
+	s.readStream(t, func(subject, _ string, data []byte, _ string) {
 		switch subject {
 		case "paygate.events.job_registered":
 			var ev eventsv1.JobRegistered
