@@ -22,7 +22,8 @@ import (
 // TransactionFinalized event carries, in the outbox and in the message the
 // relay publishes, the traceparent of the job's "poll transaction" span
 // for that transaction: the callbacks service continues that trace into
-// its consumer and delivery spans (services/callbacks/trace_test.go).
+// its consumer and delivery spans (services/callbacks/trace_test.go; the
+// whole chain across the processes: bench/replicas, checkTraces).
 // Not parallel: it installs the process's tracer provider (a recorder),
 // which the parallel tests then share harmlessly.
 func TestPolledPaymentIsTraced(t *testing.T) {
