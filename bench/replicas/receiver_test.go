@@ -17,11 +17,12 @@ type receiver struct {
 	mu        sync.Mutex
 	perHook   map[string]int            // webhook id → deliveries received
 	hooksOfTx map[int64]map[string]bool // transaction → its webhook ids
+	parentsOf map[int64][]string        // transaction → the traceparent headers of its callbacks
 }
 
 func newReceiver(t *testing.T) *receiver {
 	t.Helper()
-	r := &receiver{perHook: map[string]int{}, hooksOfTx: map[int64]map[string]bool{}}
+	r := &receiver{perHook: map[string]int{}, hooksOfTx: map[int64]map[string]bool{}, parentsOf: map[int64][]string{}}
 	srv := httptest.NewServer(http.HandlerFunc(r.serve))
 	t.Cleanup(srv.Close)
 	r.url = srv.URL + "/callbacks"
@@ -54,6 +55,7 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		r.hooksOfTx[id] = map[string]bool{}
 	}
 	r.hooksOfTx[id][hook] = true
+	r.parentsOf[id] = append(r.parentsOf[id], req.Header.Get("traceparent"))
 	r.mu.Unlock()
 	w.WriteHeader(http.StatusOK)
 }
@@ -89,4 +91,12 @@ func (r *receiver) byTransaction() (map[int64][]string, int) {
 		dups += n - 1
 	}
 	return out, dups
+}
+
+// traceparents returns the traceparent headers of transaction id's
+// callbacks, in the order they came.
+func (r *receiver) traceparents(id int64) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.parentsOf[id]...)
 }

@@ -40,6 +40,7 @@ type stack struct {
 	natsURL              string
 	admin                *client
 	receiver             *receiver
+	spans                *spanSink
 	merchantID, collabID int32
 	killedAt             time.Time
 	hash, payType        string
@@ -53,7 +54,7 @@ func newStack(t *testing.T) *stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &stack{natsURL: startNATS(t), receiver: newReceiver(t)}
+	s := &stack{natsURL: startNATS(t), receiver: newReceiver(t), spans: newSpanSink(t)}
 	prefix := "replicas_" + randomHex(4) + "_"
 	schemas := map[string]string{"auth": prefix + "auth", "gateway": prefix + "gateway",
 		"callbacks": prefix + "callbacks", "aggregator": prefix + "aggregator"}
@@ -79,6 +80,8 @@ func newStack(t *testing.T) *stack {
 			"PAYGATE_DEMO": "true", "PAYGATE_LOG_LEVEL": "info", "PAYGATE_ALLOW_PRIVATE_URLS": "true",
 			"PAYGATE_JWKS_URL":      "http://" + authHTTP + "/.well-known/jwks.json",
 			"PAYGATE_AUTH_GRPC_URL": authGRPC,
+			// Every service exports its spans to the test (checkTraces).
+			"PAYGATE_OTLP_ENDPOINT": s.spans.url,
 		}
 	}
 	authEnv := common("auth", authHTTP, authGRPC)
@@ -234,10 +237,12 @@ func TestReplicas(t *testing.T) {
 	s.drive(t, "a", perPhase, []int{0, 1}, -1, nil, nil)
 	s.checkPayments(t, "both replicas", false)
 	s.checkStatistics(t, []int{0, 1})
+	s.checkTraces(t)
 
 	// 2. Configuration changed through one gateway is obeyed by the other
 	// from the next payment.
 	s.checkConfiguration(t)
+	s.checkFeeEdit(t)
 
 	// 3. SIGKILL one replica of each mid-load, while payments go to both
 	// gateways; the survivors carry on. A payment sent to the dead gateway
@@ -368,7 +373,7 @@ func retryDB(fn func() error) error {
 
 // readStream calls fn with every message of the event stream, from the first
 // to the last one there when it is called.
-func (s *stack) readStream(t *testing.T, fn func(subject string, msgID string, data []byte)) {
+func (s *stack) readStream(t *testing.T, fn func(subject, msgID string, data []byte, traceparent string)) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -411,7 +416,7 @@ func (s *stack) readStream(t *testing.T, fn func(subject string, msgID string, d
 		if err != nil {
 			t.Fatal(err)
 		}
-		fn(m.Subject(), m.Headers().Get(nats.MsgIdHdr), m.Data())
+		fn(m.Subject(), m.Headers().Get(nats.MsgIdHdr), m.Data(), m.Headers().Get("traceparent"))
 		if meta.Sequence.Stream >= last {
 			return
 		}
@@ -423,7 +428,7 @@ func (s *stack) readStream(t *testing.T, fn func(subject string, msgID string, d
 func (s *stack) finalizedEvents(t *testing.T) (map[int64]int, map[string]int) {
 	t.Helper()
 	perTx, perMsg := map[int64]int{}, map[string]int{}
-	s.readStream(t, func(subject, msgID string, data []byte) {
+	s.readStream(t, func(subject, msgID string, data []byte, _ string) {
 		perMsg[msgID]++
 		if subject != "paygate.events.transaction_finalized" {
 			return
@@ -543,6 +548,79 @@ func (s *stack) checkConfiguration(t *testing.T) {
 	}
 }
 
+// checkFeeEdit creates a fee through one gateway and edits it through the
+// other, and after each change pays through both at once: every payment
+// must carry the fee as it was just saved (its id and charge, read from the
+// gateway's transactions table). The fee is the most specific there can be
+// (the test's collab, deposits, its pay type, PHP) at the highest priority,
+// so it wins over the demo fees; it is deleted at the end.
+func (s *stack) checkFeeEdit(t *testing.T) {
+	t.Helper()
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var currencyID, payTypeID int32
+	err := retryDB(func() error {
+		return s.gwDB.QueryRow(ctx, `SELECT (SELECT id FROM currencies WHERE code = 'PHP'), (SELECT id FROM pay_types WHERE code = $1)`,
+			s.payType).Scan(&currencyID, &payTypeID)
+	})
+	if err != nil {
+		t.Fatalf("find the PHP currency and the pay type %s: %v", s.payType, err)
+	}
+	fee := func(value string) map[string]any {
+		return map[string]any{"collabId": s.collabID, "transactionType": 1, "payTypeId": payTypeID,
+			"currencyFromId": currencyID, "currencyToId": currencyID, "amountMin": "", "amountMax": "",
+			"priority": 1000000, "enabled": true, "feeType": 2, "value": value, "payer": 2, "allowConflict": true}
+	}
+	seq := 0
+	expect := func(what string, g int, feeID string, charge string) {
+		t.Helper()
+		seq++
+		nonce := fmt.Sprintf("fee-%d", seq)
+		status, raw, err := s.pay(ctx, g, nonce, "150.00", "pending-success")
+		if err != nil || status != http.StatusOK {
+			t.Fatalf("%s: payment through gateway %d answered %d %s (%v)", what, g, status, raw, err)
+		}
+		var gotID *int64
+		var gotAmount *string
+		err = retryDB(func() error {
+			return s.gwDB.QueryRow(ctx, `SELECT applied_fee_id, applied_fee_amount::text FROM transactions
+				WHERE merchant_id = $1 AND nonce = $2`, s.merchantID, nonce).Scan(&gotID, &gotAmount)
+		})
+		if err != nil {
+			t.Fatalf("%s: read the fee of payment %s: %v", what, nonce, err)
+		}
+		if gotID == nil || strconv.FormatInt(*gotID, 10) != feeID || gotAmount == nil || !sameAmount(*gotAmount, charge) {
+			t.Errorf("%s: payment through gateway %d got fee %v charging %v, want fee %s charging %s",
+				what, g, deref(gotID), deref(gotAmount), feeID, charge)
+		}
+	}
+
+	var saved struct {
+		ID string `json:"id"`
+	}
+	s.admin.must(t, http.StatusOK, http.MethodPost, s.gw[0].URL()+"/api/v1/fees", fee("1.2300"), &saved)
+	expect("fee created through gateway 0", 1, saved.ID, "1.23")
+	expect("fee created through gateway 0", 0, saved.ID, "1.23")
+	s.admin.must(t, http.StatusOK, http.MethodPut, s.gw[1].URL()+"/api/v1/fees/"+saved.ID, fee("2.3400"), nil)
+	expect("fee edited through gateway 1", 0, saved.ID, "2.34")
+	expect("fee edited through gateway 1", 1, saved.ID, "2.34")
+	s.admin.must(t, http.StatusOK, http.MethodPut, s.gw[0].URL()+"/api/v1/fees/"+saved.ID, fee("3.4500"), nil)
+	expect("fee edited through gateway 0", 1, saved.ID, "3.45")
+	expect("fee edited through gateway 0", 0, saved.ID, "3.45")
+	s.admin.must(t, http.StatusOK, http.MethodDelete, s.gw[1].URL()+"/api/v1/fees/"+saved.ID, nil, nil)
+	t.Logf("fee %s created and edited twice through alternate gateways: %d payments through both carried it as just saved, in %s",
+		saved.ID, seq, time.Since(began).Round(time.Millisecond))
+}
+
+// deref is *p, or nil for a nil p, for messages.
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
 // jobRun is one run of a job as the stream reports it.
 type jobRun struct {
 	job, instance, id string
@@ -569,7 +647,7 @@ func (s *stack) jobRuns(t *testing.T) ([]*jobRun, map[string]map[string]bool) {
 		r := get(job, instance, id)
 		r.start, r.end = start.AsTime(), end.AsTime()
 	}
-	s.readStream(t, func(subject, _ string, data []byte) {
+	s.readStream(t, func(subject, _ string, data []byte, _ string) {
 		switch subject {
 		case "paygate.events.job_registered":
 			var ev eventsv1.JobRegistered

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,8 +21,11 @@ import (
 )
 
 // TestDeliveryContinuesTheEventsTrace publishes a finalized event carrying
-// a traceparent, as the gateway's relay does, and checks the delivery's
-// attempt is a span of that trace, under the consumer span of the event.
+// a traceparent, as the gateway's relay does, to a receiver that fails the
+// first attempt, and checks that both attempts (the fresh one and the retry
+// the claim job makes later from the stored delivery) are spans of that
+// trace, under the consumer span of the event, and that each request
+// reached the receiver with the traceparent of its own client span there.
 // Not parallel: it installs the process's tracer provider (a recorder),
 // which the parallel tests then share harmlessly.
 func TestDeliveryContinuesTheEventsTrace(t *testing.T) {
@@ -34,6 +39,7 @@ func TestDeliveryContinuesTheEventsTrace(t *testing.T) {
 	merchant := newMerchant(t)
 	collab := newCollab(t, merchant)
 	rec := newReceiver(t)
+	rec.status.Store(http.StatusInternalServerError)
 	svc.createURL(t, user(t, authz.RoleAdmin), map[string]any{"collabId": collab, "callbackUrl": rec.URL})
 
 	const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
@@ -55,10 +61,14 @@ func TestDeliveryContinuesTheEventsTrace(t *testing.T) {
 	if _, err := js.PublishMsg(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 15*time.Second, "the callback", func() bool { return len(rec.of(x.id)) == 1 })
+	waitFor(t, 15*time.Second, "the first attempt", func() bool { return len(rec.of(x.id)) == 1 })
+	rec.status.Store(http.StatusOK)
+	waitFor(t, 15*time.Second, "the retry", func() bool { return len(rec.of(x.id)) == 2 })
 
-	var consume, attempt sdktrace.ReadOnlySpan
-	waitFor(t, 10*time.Second, "the event's consumer span and the attempt's span", func() bool {
+	var consume sdktrace.ReadOnlySpan
+	attempts := map[int]sdktrace.ReadOnlySpan{}    // by attempt number
+	requests := map[string]sdktrace.ReadOnlySpan{} // by span id
+	waitFor(t, 10*time.Second, "the event's consumer span, both attempts' spans and their requests' spans", func() bool {
 		for _, s := range recorder.Ended() {
 			if s.SpanContext().TraceID().String() != traceID {
 				continue
@@ -67,15 +77,45 @@ func TestDeliveryContinuesTheEventsTrace(t *testing.T) {
 			case s.SpanKind() == trace.SpanKindConsumer:
 				consume = s
 			case s.SpanKind() == trace.SpanKindClient && s.Name() == "callback delivery attempt":
-				attempt = s
+				for _, kv := range s.Attributes() {
+					if kv.Key == "paygate.callback.attempt" {
+						attempts[int(kv.Value.AsInt64())] = s
+					}
+				}
+			case s.SpanKind() == trace.SpanKindClient && s.Name() == "POST":
+				requests[s.SpanContext().SpanID().String()] = s
 			}
 		}
-		return consume != nil && attempt != nil
+		return consume != nil && len(attempts) == 2 && len(requests) == 2
 	})
 	if consume.Parent().SpanID().String() != parentID {
 		t.Errorf("consumer span's parent %s, want the event's writer %s", consume.Parent().SpanID(), parentID)
 	}
-	if attempt.Parent().SpanID() != consume.SpanContext().SpanID() {
-		t.Errorf("attempt span's parent %s, want the consumer span %s", attempt.Parent().SpanID(), consume.SpanContext().SpanID())
+	for n := 1; n <= 2; n++ {
+		a := attempts[n]
+		if a == nil {
+			t.Fatalf("no span of attempt %d in the trace (attempts %v)", n, attempts)
+		}
+		if a.Parent().SpanID() != consume.SpanContext().SpanID() {
+			t.Errorf("attempt %d span's parent %s, want the consumer span %s", n, a.Parent().SpanID(), consume.SpanContext().SpanID())
+		}
+	}
+	// Each request the receiver got carries the traceparent of a request
+	// span of the trace, itself under an attempt's span.
+	for i, r := range rec.of(x.id) {
+		tp := r.header.Get("traceparent")
+		parts := strings.Split(tp, "-")
+		if len(parts) != 4 || parts[1] != traceID {
+			t.Errorf("request %d reached the receiver with traceparent %q, want one of trace %s", i+1, tp, traceID)
+			continue
+		}
+		req := requests[parts[2]]
+		if req == nil {
+			t.Errorf("request %d's traceparent %q names no request span", i+1, tp)
+			continue
+		}
+		if req.Parent().SpanID() != attempts[i+1].SpanContext().SpanID() {
+			t.Errorf("request %d's span is under %s, want attempt %d's %s", i+1, req.Parent().SpanID(), i+1, attempts[i+1].SpanContext().SpanID())
+		}
 	}
 }

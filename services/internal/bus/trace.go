@@ -76,3 +76,20 @@ func StartConsumeSpan(ctx context.Context, msg jetstream.Msg, consumer string) (
 			attribute.String("messaging.consumer.group.name", consumer),
 		))
 }
+
+// FormatTraceparent returns the W3C traceparent of sc, "" when sc is not
+// valid: the form in which a span context is stored beside data that is
+// acted on later (an outbox row, a callback delivery).
+func FormatTraceparent(sc trace.SpanContext) string {
+	return traceparent(trace.ContextWithSpanContext(context.Background(), sc))
+}
+
+// ParseTraceparent returns the remote span context of a W3C traceparent,
+// an invalid one when s is empty or malformed.
+func ParseTraceparent(s string) trace.SpanContext {
+	if s == "" {
+		return trace.SpanContext{}
+	}
+	ctx := traceContext.Extract(context.Background(), propagation.MapCarrier{HeaderTraceparent: s})
+	return trace.SpanContextFromContext(ctx)
+}

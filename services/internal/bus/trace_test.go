@@ -149,3 +149,27 @@ func TestQueueEnqueueTracedKeepsEachRequestsTrace(t *testing.T) {
 		t.Errorf("untraced event's traceparent = %v (row found: %v), want NULL", tp, ok)
 	}
 }
+
+// TestTraceparentRoundTrip checks a span context stored as a traceparent
+// comes back as the same (remote) span context, and that nothing stored,
+// or something malformed, gives none.
+func TestTraceparentRoundTrip(t *testing.T) {
+	t.Parallel()
+	_, sc := requestContext(t)
+	s := bus.FormatTraceparent(sc)
+	if s != "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" {
+		t.Errorf("FormatTraceparent = %q", s)
+	}
+	got := bus.ParseTraceparent(s)
+	if !got.Equal(sc) || !got.IsRemote() {
+		t.Errorf("ParseTraceparent(%q) = %v, want %v (remote)", s, got, sc)
+	}
+	if bus.FormatTraceparent(trace.SpanContext{}) != "" {
+		t.Error("an invalid span context has a traceparent")
+	}
+	for _, bad := range []string{"", "00-xyz", "00-00000000000000000000000000000000-00f067aa0ba902b7-01"} {
+		if bus.ParseTraceparent(bad).IsValid() {
+			t.Errorf("ParseTraceparent(%q) is valid", bad)
+		}
+	}
+}

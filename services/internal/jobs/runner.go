@@ -15,6 +15,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -279,11 +283,30 @@ func maxTime(a, b time.Time) time.Time {
 	return b
 }
 
+// tracerName names the spans the runner starts.
+const tracerName = "github.com/paygate/paygate/services/internal/jobs"
+
 // runOnce runs j once and reports it. It returns when the run started, and
 // whether the lock was lost meanwhile.
 func (r *Runner) runOnce(ctx context.Context, j Job, conn *pgx.Conn, log *slog.Logger) (time.Time, bool) {
 	stopping := make(chan struct{})
 	run := &Run{ID: uuid.NewString(), StartedAt: r.o.Now(), now: r.o.Now, stopping: stopping}
+	// A scheduled run is a span, the root of its trace: the events it
+	// writes (its reports included) carry it. A continuous run lasts a
+	// lease (minutes), too long for a span; such a job traces each piece of
+	// its work instead (the gateway's polling: one span per transaction).
+	var err error
+	if !j.Continuous {
+		var span trace.Span
+		ctx, span = otel.Tracer(tracerName).Start(ctx, "job "+j.Name, trace.WithNewRoot(),
+			trace.WithAttributes(attribute.String("paygate.job", j.Name), attribute.String("paygate.job.run_id", run.ID)))
+		defer func() {
+			if err != nil {
+				span.SetStatus(codes.Error, sentence(err))
+			}
+			span.End()
+		}()
+	}
 	r.publish(ctx, &eventsv1.JobRunStarted{
 		Job: j.Name, Service: r.service, Instance: r.o.Instance, RunId: run.ID, StartedAt: timestamppb.New(run.StartedAt),
 	})
@@ -294,7 +317,7 @@ func (r *Runner) runOnce(ctx context.Context, j Job, conn *pgx.Conn, log *slog.L
 	watched := make(chan bool, 1)
 	go func() { watched <- r.watchRun(ctx, j, conn, stopping, done, log) }()
 
-	err := r.call(ctx, j, run, log)
+	err = r.call(ctx, j, run, log)
 	close(done)
 	lost := <-watched
 

@@ -118,8 +118,8 @@ type TransactionEvent struct {
 	// (IsMerchantCallbackEnabled) were off as the status became final.
 	MerchantCallbacksOff bool
 	// Trace is the span context of the request that wrote the event (its
-	// traceparent header), invalid when it carried none: the first attempts
-	// of the deliveries it makes are traced as its children.
+	// traceparent header), invalid when it carried none: the attempts of the
+	// deliveries it makes are traced as its children (Delivery.Trace).
 	Trace trace.SpanContext
 }
 

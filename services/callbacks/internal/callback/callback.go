@@ -17,6 +17,7 @@ import (
 	"slices"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
@@ -123,6 +124,11 @@ type Delivery struct {
 	// Lease identifies the claim; a result is applied only under the lease
 	// it was claimed with.
 	Lease string
+	// Trace is the span context of the request whose event (or enqueue)
+	// made the delivery, invalid when there was none. It is stored with the
+	// delivery's body, so that every attempt, the first or a retry claimed
+	// later by any replica, is traced as its child.
+	Trace trace.SpanContext
 }
 
 // Attempt is one recorded attempt of a delivery.

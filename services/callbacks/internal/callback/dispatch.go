@@ -115,10 +115,7 @@ type Dispatcher struct {
 type Job struct {
 	Delivery Delivery
 	Done     func(error)
-	// Trace is the span context of the request whose event made the
-	// delivery (TransactionEvent.Trace): the attempt's span is its child.
-	Trace  trace.SpanContext
-	queued time.Time
+	queued   time.Time
 }
 
 // ErrStopped is what a Job's Done gets when the dispatcher stopped before
@@ -317,7 +314,7 @@ func (d *Dispatcher) claimLoop(waitCtx, ctx context.Context, slots chan struct{}
 			inflight.Add(1)
 			go func() {
 				defer inflight.Done()
-				results <- d.attempt(sendCtx, trace.SpanContext{}, dl, batch.keys[dl.MerchantID])
+				results <- d.attempt(sendCtx, dl, batch.keys[dl.MerchantID])
 				<-slots
 			}()
 		}
@@ -390,7 +387,7 @@ func (d *Dispatcher) freshLoop(ctx context.Context, slots chan struct{}, results
 			inflight.Add(1)
 			go func() {
 				defer inflight.Done()
-				r := d.attempt(sendCtx, j.Trace, j.Delivery, keys[j.Delivery.MerchantID])
+				r := d.attempt(sendCtx, j.Delivery, keys[j.Delivery.MerchantID])
 				r.done = j.Done
 				results <- r
 				<-slots
@@ -502,11 +499,11 @@ func (d *Dispatcher) claim(ctx context.Context, n int) (claimed, error) {
 }
 
 // attempt posts one delivery and decides what follows, in a span that
-// continues parent (the trace of the request whose event made the delivery)
-// when it is valid.
-func (d *Dispatcher) attempt(ctx context.Context, parent trace.SpanContext, dl Delivery, key []byte) Result {
-	if parent.IsValid() {
-		ctx = trace.ContextWithRemoteSpanContext(ctx, parent)
+// continues the delivery's trace (that of the request whose event made it)
+// when it has one: the first attempt and every retry alike.
+func (d *Dispatcher) attempt(ctx context.Context, dl Delivery, key []byte) Result {
+	if dl.Trace.IsValid() {
+		ctx = trace.ContextWithRemoteSpanContext(ctx, dl.Trace)
 	}
 	ctx, span := d.tracer.Start(ctx, "callback delivery attempt", trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.Int64("paygate.callback.delivery_id", dl.ID),

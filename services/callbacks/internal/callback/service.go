@@ -393,7 +393,8 @@ func (s *Service) HandleTransactionEvents(ctx context.Context, events []Transact
 	}
 	jobs := make([]Job, len(fresh))
 	for i, dl := range fresh {
-		jobs[i] = Job{Delivery: dl, Done: pending[dl.EventID].done, Trace: traces[dl.EventID]}
+		dl.Trace = traces[dl.EventID]
+		jobs[i] = Job{Delivery: dl, Done: pending[dl.EventID].done}
 	}
 	s.queue.Submit(ctx, jobs)
 	return nil

@@ -8,8 +8,10 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paygate/paygate/services/callbacks/internal/callback"
+	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/pgdb"
 )
 
@@ -20,12 +22,12 @@ type deliveryRows struct {
 	txIDs, urlIDs                 []int64
 	merchants, maxes              []int32
 	signs                         []bool
-	bodyEvents, bodies            []string
+	bodyEvents, bodies, traces    []string
 }
 
 // add adds one delivery of data per URL of urls that matches the
-// transaction type, under eventID.
-func (r *deliveryRows) add(eventID string, transactionID int64, merchantID, typ int32, data callback.Data, urls []callback.URL, at time.Time) error {
+// transaction type, under eventID, in the trace of sc (none when invalid).
+func (r *deliveryRows) add(eventID string, transactionID int64, merchantID, typ int32, data callback.Data, urls []callback.URL, at time.Time, sc trace.SpanContext) error {
 	added := false
 	for _, u := range urls {
 		if !u.Matches(typ) {
@@ -48,6 +50,7 @@ func (r *deliveryRows) add(eventID string, transactionID int64, merchantID, typ 
 		return err
 	}
 	r.bodyEvents, r.bodies = append(r.bodyEvents, eventID), append(r.bodies, string(body))
+	r.traces = append(r.traces, bus.FormatTraceparent(sc))
 	return nil
 }
 
@@ -60,8 +63,8 @@ func (r *deliveryRows) insert(ctx context.Context, tx pgx.Tx, at time.Time, d de
 	}
 	rows, err := tx.Query(ctx, `
 		WITH body AS (
-			INSERT INTO delivery_bodies (event_id, body)
-			SELECT * FROM unnest($1::text[], $2::text[])
+			INSERT INTO delivery_bodies (event_id, body, traceparent)
+			SELECT e, b, NULLIF(tp, '') FROM unnest($1::text[], $2::text[], $12::text[]) AS x(e, b, tp)
 			ON CONFLICT (event_id) DO NOTHING)
 		INSERT INTO deliveries (webhook_id, event_id, transaction_id, merchant_id, callback_url_id, url, sign,
 			max_attempts, status, next_attempt_at, created_at, updated_at)
@@ -70,7 +73,7 @@ func (r *deliveryRows) insert(ctx context.Context, tx pgx.Tx, at time.Time, d de
 			AS x(w, e, t, m, u, target, sign, mx)
 		ON CONFLICT (event_id, callback_url_id) DO NOTHING
 		RETURNING transaction_id, merchant_id`,
-		r.bodyEvents, r.bodies, at, r.webhookIDs, r.eventIDs, r.txIDs, r.merchants, r.urlIDs, r.targets, r.signs, r.maxes)
+		r.bodyEvents, r.bodies, at, r.webhookIDs, r.eventIDs, r.txIDs, r.merchants, r.urlIDs, r.targets, r.signs, r.maxes, r.traces)
 	if err != nil {
 		return 0, fmt.Errorf("insert deliveries: %w", err)
 	}
@@ -127,7 +130,8 @@ func (s *Store) Enqueue(ctx context.Context, transactionID int64, eventID string
 			return err
 		}
 		var rows deliveryRows
-		if err := rows.add(eventID, t.ID, t.MerchantID, t.Type, t.Data, urls[t.CollabID], at); err != nil {
+		// The deliveries continue the trace of the request that enqueued them.
+		if err := rows.add(eventID, t.ID, t.MerchantID, t.Type, t.Data, urls[t.CollabID], at, trace.SpanContextFromContext(ctx)); err != nil {
 			return err
 		}
 		d := deltas{}
@@ -266,7 +270,8 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, limit int, leaseUnt
 				LIMIT $2
 				FOR UPDATE SKIP LOCKED))
 			RETURNING d.id, d.webhook_id, d.transaction_id, d.merchant_id, d.url, d.event_id, d.sign, d.attempts_made, d.max_attempts)
-		SELECT c.id, c.webhook_id, c.transaction_id, c.merchant_id, c.url, b.body, c.sign, c.attempts_made, c.max_attempts
+		SELECT c.id, c.webhook_id, c.transaction_id, c.merchant_id, c.url, b.body, c.sign, c.attempts_made, c.max_attempts,
+			coalesce(b.traceparent, '')
 		FROM claimed c JOIN delivery_bodies b ON b.event_id = c.event_id`,
 		now, limit, lease, leaseUntil)
 	if err != nil {
@@ -274,9 +279,9 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, limit int, leaseUnt
 	}
 	ds, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (callback.Delivery, error) {
 		d := callback.Delivery{Lease: lease.String()}
-		var body string
-		err := row.Scan(&d.ID, &d.WebhookID, &d.TransactionID, &d.MerchantID, &d.URL, &body, &d.Sign, &d.AttemptsMade, &d.MaxAttempts)
-		d.Body = []byte(body)
+		var body, traceparent string
+		err := row.Scan(&d.ID, &d.WebhookID, &d.TransactionID, &d.MerchantID, &d.URL, &body, &d.Sign, &d.AttemptsMade, &d.MaxAttempts, &traceparent)
+		d.Body, d.Trace = []byte(body), bus.ParseTraceparent(traceparent)
 		return d, err
 	})
 	if err != nil {
@@ -327,7 +332,7 @@ func recordFresh(ctx context.Context, tx pgx.Tx, results []callback.Result, at t
 		codes                      = make([]int32, n)
 		nexts, ats                 = make([]time.Time, n), make([]time.Time, n)
 		errs                       = make([]string, n)
-		bodyEvents, bodies         []string
+		bodyEvents, bodies, traces []string
 		pending                    []int64
 	)
 	hasBody := map[string]bool{}
@@ -343,6 +348,7 @@ func recordFresh(ctx context.Context, tx pgx.Tx, results []callback.Result, at t
 		if !hasBody[dl.EventID] {
 			hasBody[dl.EventID] = true
 			bodyEvents, bodies = append(bodyEvents, dl.EventID), append(bodies, string(dl.Body))
+			traces = append(traces, bus.FormatTraceparent(dl.Trace))
 		}
 		if r.Status == callback.DeliveryPending {
 			pending = append(pending, dl.TransactionID)
@@ -359,8 +365,8 @@ func recordFresh(ctx context.Context, tx pgx.Tx, results []callback.Result, at t
 	}
 	rows, err := tx.Query(ctx, `
 		WITH body AS (
-			INSERT INTO delivery_bodies (event_id, body)
-			SELECT * FROM unnest($1::text[], $2::text[])
+			INSERT INTO delivery_bodies (event_id, body, traceparent)
+			SELECT e, b, NULLIF(tp, '') FROM unnest($1::text[], $2::text[], $19::text[]) AS x(e, b, tp)
 			ON CONFLICT (event_id) DO NOTHING),
 		x AS (
 			SELECT * FROM unnest($4::text[], $5::text[], $6::bigint[], $7::int[], $8::bigint[], $9::text[], $10::boolean[],
@@ -382,7 +388,7 @@ func recordFresh(ctx context.Context, tx pgx.Tx, results []callback.Result, at t
 			WHERE x.astatus <> '')
 		SELECT transaction_id, merchant_id, status FROM ins`,
 		bodyEvents, bodies, at,
-		webhookIDs, eventIDs, txIDs, merchants, urlIDs, urls, signs, maxes, made, statuses, nexts, ats, codes, attemptStatus, errs)
+		webhookIDs, eventIDs, txIDs, merchants, urlIDs, urls, signs, maxes, made, statuses, nexts, ats, codes, attemptStatus, errs, traces)
 	if err != nil {
 		return fmt.Errorf("insert fresh deliveries: %w", err)
 	}

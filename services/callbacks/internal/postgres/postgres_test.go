@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/goleak"
 	"google.golang.org/protobuf/proto"
 
@@ -532,5 +533,66 @@ func TestURLOnceMigrationDisablesLaterCopies(t *testing.T) {
 	}
 	if want := []bool{true, false, false, false, true, true}; !slices.Equal(got, want) {
 		t.Errorf("enabled after the migration %v, want %v", got, want)
+	}
+}
+
+// TestClaimedDeliveryKeepsItsTrace stores a fresh delivery made in a known
+// trace after a failed first attempt, and an operator's enqueue made in
+// another, and checks each comes back from ClaimDue (its retry) in its own
+// trace; a delivery made outside any trace comes back with none.
+func TestClaimedDeliveryKeepsItsTrace(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	f.url(t, 14, callback.TypeAll, true)
+	span := func(tid, sid string) trace.SpanContext {
+		t.Helper()
+		traceID, err := trace.TraceIDFromHex(tid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spanID, err := trace.SpanIDFromHex(sid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return trace.NewSpanContext(trace.SpanContextConfig{TraceID: traceID, SpanID: spanID, TraceFlags: trace.FlagsSampled, Remote: true})
+	}
+	event, enqueue := span("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"), span("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331")
+
+	fresh, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{
+		finalized("tr-1", 140, 14, 1, 3, 4, t0), finalized("tr-2", 141, 14, 1, 3, 4, t0)}, t0)
+	if err != nil || len(fresh) != 2 {
+		t.Fatalf("%d deliveries (%v)", len(fresh), err)
+	}
+	var results []callback.Result
+	for _, dl := range fresh {
+		if dl.TransactionID == 140 {
+			dl.Trace = event
+		}
+		results = append(results, callback.Result{Delivery: dl, At: t0, ResponseCode: 503, Attempt: callback.AttemptRetried,
+			Status: callback.DeliveryPending, NextAttemptAt: t0})
+	}
+	if err := f.store.RecordResults(ctx, results, t0); err != nil {
+		t.Fatal(err)
+	}
+	enqueued := finalized("tr-3", 142, 14, 1, 3, 4, t0)
+	enqueued.State.Status = 3 // not final: no delivery of its own
+	if _, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{enqueued}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := f.store.Enqueue(trace.ContextWithSpanContext(ctx, enqueue), 142, "enqueue-tr-3", t0,
+		func(callback.Transaction) error { return nil }); err != nil || n != 1 {
+		t.Fatalf("enqueue made %d deliveries (%v)", n, err)
+	}
+
+	ds, err := f.store.ClaimDue(ctx, t0.Add(time.Hour), 10, t0.Add(2*time.Hour))
+	if err != nil || len(ds) != 3 {
+		t.Fatalf("claimed %d deliveries (%v), want 3", len(ds), err)
+	}
+	want := map[int64]trace.SpanContext{140: event, 141: {}, 142: enqueue}
+	for _, dl := range ds {
+		if !dl.Trace.Equal(want[dl.TransactionID]) {
+			t.Errorf("transaction %d's delivery claimed in trace %v, want %v", dl.TransactionID, dl.Trace, want[dl.TransactionID])
+		}
 	}
 }

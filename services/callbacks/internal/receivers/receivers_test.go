@@ -7,16 +7,21 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/goleak"
 
 	"github.com/paygate/paygate/services/callbacks/internal/callback"
 	"github.com/paygate/paygate/services/callbacks/internal/receivers"
 	"github.com/paygate/paygate/services/internal/netguard"
+	"github.com/paygate/paygate/services/internal/stdwebhooks"
 )
 
 func TestMain(m *testing.M) {
@@ -130,5 +135,70 @@ func TestSendReasonsAreOurs(t *testing.T) {
 		if resp.Err != nil && strings.Contains(resp.Err.Error(), "127.0.0.1") {
 			t.Errorf("%s: reason names the address: %v", tt.url, resp.Err)
 		}
+	}
+}
+
+// TestSendTraces sends a signed delivery within a span and checks the
+// request is a client span of that trace whose context reaches the receiver
+// in the traceparent header, and that the header leaves the Standard
+// Webhooks signature valid (it covers the id, timestamp and body only).
+func TestSendTraces(t *testing.T) {
+	t.Parallel()
+	type seen struct {
+		traceparent string
+		verified    bool
+	}
+	key := []byte("trace-test-signing-key")
+	got := make(chan seen, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		ts, _ := strconv.ParseInt(r.Header.Get(stdwebhooks.HeaderTimestamp), 10, 64)
+		got <- seen{traceparent: r.Header.Get("traceparent"),
+			verified: stdwebhooks.Verify(key, r.Header.Get(stdwebhooks.HeaderID), ts, body, r.Header.Get(stdwebhooks.HeaderSignature))}
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	t.Cleanup(srv.Close)
+	recorder := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	s := newSender(t, netguard.Policy{AllowPrivate: true}, time.Second, 0)
+	s.TraceWith(tp)
+
+	ctx, attempt := tp.Tracer("test").Start(context.Background(), "callback delivery attempt")
+	body := []byte(`{"type":"transaction.finalized"}`)
+	ts := time.Now().Unix()
+	resp := s.Send(ctx, callback.Request{URL: srv.URL + "/cb", Body: body, Headers: map[string]string{
+		stdwebhooks.HeaderID: "msg_traced", stdwebhooks.HeaderTimestamp: strconv.FormatInt(ts, 10),
+		stdwebhooks.HeaderSignature: stdwebhooks.Sign(key, "msg_traced", ts, body)}})
+	attempt.End()
+	if resp.StatusCode != http.StatusAccepted || resp.Err != nil {
+		t.Fatalf("send: %+v", resp)
+	}
+	r := <-got
+	if !r.verified {
+		t.Error("the receiver could not verify the signature of a traced request")
+	}
+	var client sdktrace.ReadOnlySpan
+	for _, sp := range recorder.Ended() {
+		if sp.SpanKind() == trace.SpanKindClient {
+			client = sp
+		}
+	}
+	if client == nil {
+		t.Fatalf("no client span among %d spans", len(recorder.Ended()))
+	}
+	if client.Parent().SpanID() != attempt.SpanContext().SpanID() || client.SpanContext().TraceID() != attempt.SpanContext().TraceID() {
+		t.Errorf("request span under %s in trace %s, want under the attempt %s", client.Parent().SpanID(), client.SpanContext().TraceID(), attempt.SpanContext().SpanID())
+	}
+	want := "00-" + client.SpanContext().TraceID().String() + "-" + client.SpanContext().SpanID().String() + "-01"
+	if r.traceparent != want {
+		t.Errorf("receiver saw traceparent %q, want the request span's %q", r.traceparent, want)
+	}
+	attrs := map[string]string{}
+	for _, kv := range client.Attributes() {
+		attrs[string(kv.Key)] = kv.Value.Emit()
+	}
+	if client.Name() != "POST" || attrs["http.response.status_code"] != "202" || attrs["server.address"] != "127.0.0.1" {
+		t.Errorf("request span %q with attributes %v", client.Name(), attrs)
 	}
 }

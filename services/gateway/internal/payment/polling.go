@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 
@@ -48,9 +52,12 @@ func (s *Service) PollOnce(ctx context.Context) (SweepReport, error) {
 	}
 	rep := SweepReport{Claimed: len(ts)}
 	for _, t := range ts {
-		final, err := s.poll(ctx, t)
+		tctx, span := s.startBackground(ctx, "poll transaction", t)
+		final, err := s.poll(tctx, t)
+		span.SetAttributes(attribute.Int("paygate.poll.attempt", int(t.PollAttempts)), attribute.Bool("paygate.transaction.final", final))
+		endBackground(span, err)
 		if err != nil && ctx.Err() == nil {
-			s.opts.Logger.WarnContext(ctx, "poll transaction", "transaction_id", t.ID, "error", err)
+			s.opts.Logger.WarnContext(tctx, "poll transaction", "transaction_id", t.ID, "error", err)
 			rep.Failed++
 			rep.LastError = err
 		}
@@ -59,6 +66,28 @@ func (s *Service) PollOnce(ctx context.Context) (SweepReport, error) {
 		}
 	}
 	return rep, nil
+}
+
+// startBackground starts the span of one transaction a background job
+// handles (a poll, a recovery): the root of a trace of its own, so that the
+// events it writes (a final status, and the callbacks that follow) carry a
+// trace per transaction, linked to the span in ctx (a job run's) when there
+// is one.
+func (s *Service) startBackground(ctx context.Context, name string, t Transaction) (context.Context, trace.Span) {
+	opts := []trace.SpanStartOption{trace.WithNewRoot(), trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(attribute.Int64("paygate.transaction_id", t.ID), attribute.Int("paygate.transaction.status", int(t.Status)))}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: sc}))
+	}
+	return s.tracer.Start(ctx, name, opts...)
+}
+
+// endBackground ends a span of startBackground, failed when err is not nil.
+func endBackground(span trace.Span, err error) {
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
 }
 
 // PollDue polls every transaction due now, 50 at a time, and reports what

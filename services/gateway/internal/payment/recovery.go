@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 
@@ -39,8 +41,12 @@ func (s *Service) RecoverOnce(ctx context.Context) (SweepReport, error) {
 	}
 	rep := SweepReport{Claimed: len(rs)}
 	for _, r := range rs {
-		if err := s.recover(ctx, r); err != nil && ctx.Err() == nil {
-			s.opts.Logger.WarnContext(ctx, "recover transaction", "transaction_id", r.Transaction.ID, "error", err)
+		tctx, span := s.startBackground(ctx, "recover transaction", r.Transaction)
+		span.SetAttributes(attribute.Int("paygate.recovery.attempt", int(r.Attempt)))
+		err := s.recover(tctx, r)
+		endBackground(span, err)
+		if err != nil && ctx.Err() == nil {
+			s.opts.Logger.WarnContext(tctx, "recover transaction", "transaction_id", r.Transaction.ID, "error", err)
 			rep.Failed++
 			rep.LastError = err
 		}

@@ -8,6 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/keyring"
@@ -49,6 +52,10 @@ type Options struct {
 	// Credentials returns a collab's provider credentials, opened, for the
 	// calls to its provider; none are sent when nil.
 	Credentials func(ctx context.Context, collabID int32) (map[string]any, error)
+	// Tracer traces the background work (each polled or recovered
+	// transaction), whose events then carry its trace; the process's global
+	// tracer provider when nil.
+	Tracer trace.TracerProvider
 }
 
 // Service runs the payment path.
@@ -59,6 +66,7 @@ type Service struct {
 	accepting func(context.Context) error
 	now       func() time.Time
 	opts      Options
+	tracer    trace.Tracer
 	// background runs the validation calls that are not awaited.
 	background sync.WaitGroup
 }
@@ -91,7 +99,11 @@ func NewService(store Store, providers ProviderClient, box *keyring.Keyring, acc
 	if opts.Validation.Timeout <= 0 {
 		opts.Validation.Timeout = DefaultValidationTimeout
 	}
-	return &Service{store: store, providers: providers, box: box, accepting: accepting, now: now, opts: opts}
+	if opts.Tracer == nil {
+		opts.Tracer = otel.GetTracerProvider()
+	}
+	return &Service{store: store, providers: providers, box: box, accepting: accepting, now: now, opts: opts,
+		tracer: opts.Tracer.Tracer("github.com/paygate/paygate/services/gateway/internal/payment")}
 }
 
 func (s *Service) stamp() time.Time { return s.now().UTC().Truncate(time.Microsecond) }

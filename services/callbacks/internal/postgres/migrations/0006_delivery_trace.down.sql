@@ -1,0 +1,1 @@
+ALTER TABLE delivery_bodies DROP COLUMN IF EXISTS traceparent;
