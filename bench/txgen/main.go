@@ -77,6 +77,19 @@ func main() {
 		log.Fatal(err)
 	}
 
+	// A partitioned table (gateway migration 0028) gets the monthly
+	// partitions of the months loaded first; otherwise they would all land
+	// in its default partition.
+	var partitioned bool
+	if err := conn.QueryRow(ctx, `SELECT relkind = 'p' FROM pg_class WHERE oid = 'transactions'::regclass`).Scan(&partitioned); err != nil {
+		log.Fatal(err)
+	}
+	if partitioned {
+		if _, err := conn.Exec(ctx, `SELECT ensure_transaction_partitions(now(), now() - make_interval(months => $1))`, *months); err != nil {
+			log.Fatal(err)
+		}
+	}
+
 	var rebuild []string
 	if *deferIndexes {
 		if rebuild, err = dropIndexes(ctx, conn); err != nil {
@@ -167,7 +180,7 @@ func main() {
 		log.Fatal(err)
 	}
 	var size string
-	if err := conn.QueryRow(ctx, "SELECT pg_size_pretty(pg_total_relation_size('transactions'))").Scan(&size); err != nil {
+	if err := conn.QueryRow(ctx, "SELECT pg_size_pretty(sum(pg_total_relation_size(relid))) FROM pg_partition_tree('transactions')").Scan(&size); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("inserted %d transactions in %s (%.0f rows/s), vacuum analyze %s; transactions with indexes: %s\n",
@@ -194,7 +207,9 @@ func dropIndexes(ctx context.Context, conn *pgx.Conn) ([]string, error) {
 		if err := rows.Scan(&c, &d); err != nil {
 			return nil, err
 		}
-		create, drop = append(create, c), append(drop, d)
+		// A partitioned table's index is defined ON ONLY the parent; built
+		// again, it must cover the partitions too.
+		create, drop = append(create, strings.Replace(c, " ON ONLY ", " ON ", 1)), append(drop, d)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
