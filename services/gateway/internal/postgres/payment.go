@@ -237,9 +237,17 @@ func scanTransaction(row pgx.Row) (payment.Transaction, error) {
 	return t, nil
 }
 
-// byID is the condition on transactions that finds transaction $1: its key
-// gives the created_at that prunes the lookup to its partition (docs/partitioning.md).
-const byID = `id = $1 AND created_at = (SELECT created_at FROM transaction_keys WHERE id = $1)`
+// createdAt is transaction id's created_at, read from its key: the lookups
+// and updates by id name it beside the id, so that their plan is made for
+// the one partition that holds the row (plan-time pruning). A condition
+// that reads it in a subquery leaves the planner every partition to plan
+// and prune at run time: on a dozen partitions that planning took 2 ms,
+// against 0.3 ms for both statements here (docs/partitioning.md).
+func createdAt(ctx context.Context, q querier, id int64) (time.Time, error) {
+	var at time.Time
+	err := q.QueryRow(ctx, `SELECT created_at FROM transaction_keys WHERE id = $1`, id).Scan(&at)
+	return at, pgdb.Translate(err, entityTransaction)
+}
 
 // nonceNames are the unique constraints a reused nonce violates: the keys'
 // (every transaction's), and the one the unpartitioned table kept, which a
@@ -259,7 +267,11 @@ func (p *Payments) ByNonce(ctx context.Context, merchantID int32, nonce string) 
 
 // Transaction implements payment.Store.
 func (p *Payments) Transaction(ctx context.Context, id int64) (payment.Transaction, error) {
-	return p.one(ctx, p.pool, "WHERE "+byID, id)
+	at, err := createdAt(ctx, p.pool, id)
+	if err != nil {
+		return payment.Transaction{}, err
+	}
+	return p.one(ctx, p.pool, "WHERE id = $1 AND created_at = $2", id, at)
 }
 
 // ByProviderTID implements payment.Store.
@@ -368,7 +380,10 @@ func (p *Payments) changeOne(ctx context.Context, c payment.StatusChange) (payme
 				return fmt.Errorf("provider data: %w", err)
 			}
 		}
-		var err error
+		at, err := createdAt(ctx, tx, c.ID)
+		if err != nil {
+			return err
+		}
 		out, err = scanTransaction(tx.QueryRow(ctx, `
 			UPDATE transactions SET status = $3, status_message = $4,
 				error_message = CASE WHEN $5 <> '' THEN $5 ELSE error_message END,
@@ -377,12 +392,12 @@ func (p *Payments) changeOne(ctx context.Context, c payment.StatusChange) (payme
 				callbacks_canceled = callbacks_canceled OR $10,
 				recovery_attempts = CASE WHEN $3::smallint = 1 THEN 0 ELSE recovery_attempts END,
 				status_version = status_version + CASE WHEN status <> $3::smallint THEN 1 ELSE 0 END
-			WHERE `+byID+` AND status = $2
+			WHERE id = $1 AND created_at = $11 AND status = $2
 			RETURNING `+transactionColumns,
-			c.ID, c.From, c.To, c.Message, c.ErrorMessage, c.ProviderTID, providerData, c.NextPollAt, c.At, c.CancelCallbacks))
+			c.ID, c.From, c.To, c.Message, c.ErrorMessage, c.ProviderTID, providerData, c.NextPollAt, c.At, c.CancelCallbacks, at))
 		if errors.Is(err, pgx.ErrNoRows) {
 			var cur int16
-			if err := tx.QueryRow(ctx, `SELECT status FROM transactions WHERE `+byID, c.ID).Scan(&cur); err != nil {
+			if err := tx.QueryRow(ctx, `SELECT status FROM transactions WHERE id = $1 AND created_at = $2`, c.ID, at).Scan(&cur); err != nil {
 				return pgdb.Translate(err, entityTransaction)
 			}
 			return apperr.Conflict("Transaction with id %d status changed (it is now %s). Reload and try again.", c.ID, payment.Status(cur))

@@ -24,17 +24,18 @@ func (p *Payments) ClaimRecoveries(ctx context.Context, before time.Time, limit 
 				WHERE status = $1 AND updated_at <= $2 AND recovery_attempts < $3
 				ORDER BY updated_at, id LIMIT $4 FOR UPDATE SKIP LOCKED) due
 			WHERE t.id = due.id AND t.created_at = due.created_at
-			RETURNING t.id, t.recovery_attempts`, payment.StatusNotConfirmed, before, maxAttempts, limit)
+			RETURNING t.id, t.created_at, t.recovery_attempts`, payment.StatusNotConfirmed, before, maxAttempts, limit)
 		if err != nil {
 			return fmt.Errorf("claim recoveries: %w", err)
 		}
 		type claim struct {
 			id      int64
+			at      time.Time
 			attempt int32
 		}
 		claims, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (claim, error) {
 			var c claim
-			return c, row.Scan(&c.id, &c.attempt)
+			return c, row.Scan(&c.id, &c.at, &c.attempt)
 		})
 		if err != nil {
 			return fmt.Errorf("read claimed recoveries: %w", err)
@@ -42,7 +43,7 @@ func (p *Payments) ClaimRecoveries(ctx context.Context, before time.Time, limit 
 		out = make([]payment.Recovery, 0, len(claims))
 		logs := make([]payment.LogEntry, 0, len(claims))
 		for _, c := range claims {
-			t, err := p.one(ctx, tx, "WHERE "+byID, c.id)
+			t, err := p.one(ctx, tx, "WHERE id = $1 AND created_at = $2", c.id, c.at)
 			if err != nil {
 				return err
 			}

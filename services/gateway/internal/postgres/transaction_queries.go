@@ -651,13 +651,17 @@ func (p *Payments) SearchLogs(ctx context.Context, f payment.LogSearch) ([]payme
 func (p *Payments) casUpdate(ctx context.Context, id int64, seen payment.Status, set string, setArgs []any, logs []payment.LogEntry, events func(payment.Transaction) []proto.Message) (payment.Transaction, error) {
 	var out payment.Transaction
 	err := pgdb.InTx(ctx, p.pool, func(tx pgx.Tx) error {
+		at, err := createdAt(ctx, tx, id)
+		if err != nil {
+			return err
+		}
 		args := append([]any{id, seen}, setArgs...)
-		var err error
 		out, err = scanTransaction(tx.QueryRow(ctx, `UPDATE transactions SET `+set+`
-			WHERE `+byID+` AND status = $2 RETURNING `+transactionColumns, args...))
+			WHERE id = $1 AND status = $2 AND created_at = $`+strconv.Itoa(len(args)+1)+` RETURNING `+transactionColumns,
+			append(args, at)...))
 		if errors.Is(err, pgx.ErrNoRows) {
 			var cur int16
-			if err := tx.QueryRow(ctx, `SELECT status FROM transactions WHERE `+byID, id).Scan(&cur); err != nil {
+			if err := tx.QueryRow(ctx, `SELECT status FROM transactions WHERE id = $1 AND created_at = $2`, id, at).Scan(&cur); err != nil {
 				return pgdb.Translate(err, entityTransaction)
 			}
 			return apperr.Conflict("Transaction with id %d status changed (it is now %s). Reload and try again.", id, payment.Status(cur))

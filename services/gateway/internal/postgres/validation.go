@@ -233,8 +233,12 @@ func (v *Validations) RecordAnswer(ctx context.Context, a payment.Answer) (valid
 			return pgdb.Translate(pgx.ErrNoRows, entityResult)
 		}
 		// An answer is progress of a transaction still being validated.
-		if _, err := t.Exec(ctx, `UPDATE transactions SET updated_at = $2 WHERE `+byID+` AND status = $3 AND updated_at < $2`,
-			a.TransactionID, a.At, payment.StatusNotConfirmed); err != nil {
+		at, err := createdAt(ctx, t, a.TransactionID)
+		if err != nil {
+			return err
+		}
+		if _, err := t.Exec(ctx, `UPDATE transactions SET updated_at = $2 WHERE id = $1 AND created_at = $4 AND status = $3 AND updated_at < $2`,
+			a.TransactionID, a.At, payment.StatusNotConfirmed, at); err != nil {
 			return fmt.Errorf("touch transaction %d: %w", a.TransactionID, err)
 		}
 		if err := insertLogs(ctx, t, a.Logs); err != nil {
