@@ -348,19 +348,28 @@ func (s *Server) shutdown(httpSrv *http.Server) error {
 		errs = append(errs, fmt.Errorf("shut down http: %w", err))
 		_ = httpSrv.Close()
 	}
+	if stopGRPC(ctx, s.grpc) {
+		s.log.Warn("grpc calls still running after the shutdown timeout; cut them off")
+	}
+	return errors.Join(errs...)
+}
+
+// stopGRPC stops g gracefully, and cuts off the calls still running when
+// ctx ends first (reporting it with cut).
+func stopGRPC(ctx context.Context, g *grpc.Server) (cut bool) {
 	stopped := make(chan struct{})
 	go func() {
-		s.grpc.GracefulStop()
+		g.GracefulStop()
 		close(stopped)
 	}()
 	select {
 	case <-stopped:
+		return false
 	case <-ctx.Done():
-		s.log.Warn("grpc calls still running after the shutdown timeout; cutting them off")
-		s.grpc.Stop()
+		g.Stop()
 		<-stopped
+		return true
 	}
-	return errors.Join(errs...)
 }
 
 // httpHandler wraps the HTTP routes with CORS and security headers.

@@ -185,17 +185,7 @@ func (st *Startup) stop() {
 	if err := st.http.Shutdown(ctx); err != nil {
 		_ = st.http.Close()
 	}
-	stopped := make(chan struct{})
-	go func() {
-		st.grpc.GracefulStop()
-		close(stopped)
-	}()
-	select {
-	case <-stopped:
-	case <-ctx.Done():
-		st.grpc.Stop()
-		<-stopped
-	}
+	stopGRPC(ctx, st.grpc)
 	st.served.Wait()
 }
 
