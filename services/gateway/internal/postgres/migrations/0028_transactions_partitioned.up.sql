@@ -8,9 +8,10 @@
 -- partition takes any row outside them (rows backdated by an import, or a month the job has not
 -- reached) instead of failing the payment.
 --
--- It holds the old table's ACCESS EXCLUSIVE lock for the few milliseconds of the switch; behind a
--- long query it gives up after lock_timeout (the migration fails, and is retried at the next
--- start) rather than queue every writer behind it.
+-- It holds the old table's ACCESS EXCLUSIVE lock for the few milliseconds of the switch. Behind a
+-- long query it gives up after lock_timeout rather than queue every writer behind it: the file
+-- rolls back whole and the version is left dirty, for an operator to set back to 27 and start
+-- again in a quieter moment (docs/migrations.md, "Killed mid-migration").
 SET lock_timeout = '5s';
 
 LOCK TABLE transactions IN ACCESS EXCLUSIVE MODE;
