@@ -227,29 +227,7 @@ func TestMigrateWaitsForTheLock(t *testing.T) {
 }
 
 // firstFileOnly is migrations with only its first file: an older release.
-func firstFileOnly(m fs.FS) fs.FS {
-	return onlyFiles{m, "0001_"}
-}
-
-// onlyFiles hides the files of an FS whose names do not start with prefix.
-type onlyFiles struct {
-	fs.FS
-	prefix string
-}
-
-func (o onlyFiles) ReadDir(name string) ([]fs.DirEntry, error) {
-	all, err := fs.ReadDir(o.FS, name)
-	if err != nil {
-		return nil, err
-	}
-	var kept []fs.DirEntry
-	for _, e := range all {
-		if strings.HasPrefix(e.Name(), o.prefix) {
-			kept = append(kept, e)
-		}
-	}
-	return kept, nil
-}
+func firstFileOnly(m fs.FS) fs.FS { return pgtest.UpTo(m, 1) }
 
 // An older binary (fewer migrations than the schema's version) starts with a
 // warning and leaves the schema as it is.

@@ -23,33 +23,7 @@ import (
 
 // beforePartitioning is the migrations up to 0023: the schema of the last
 // release whose transactions table is one unpartitioned table.
-func beforePartitioning(t *testing.T) fs.FS {
-	t.Helper()
-	return versionFS{fsys: postgres.Migrations, upto: 23}
-}
-
-// versionFS shows the migrations of fsys up to version upto.
-type versionFS struct {
-	fsys fs.FS
-	upto int
-}
-
-func (v versionFS) Open(name string) (fs.File, error) { return v.fsys.Open(name) }
-
-func (v versionFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	all, err := fs.ReadDir(v.fsys, name)
-	if err != nil {
-		return nil, err
-	}
-	var out []fs.DirEntry
-	for _, e := range all {
-		n, err := strconv.Atoi(strings.SplitN(e.Name(), "_", 2)[0])
-		if err == nil && n <= v.upto {
-			out = append(out, e)
-		}
-	}
-	return out, nil
-}
+func beforePartitioning() fs.FS { return pgtest.UpTo(postgres.Migrations, 23) }
 
 // copyRows is how many transactions the migration test loads before it
 // migrates: PAYGATE_PARTITION_COPY_ROWS (bench/RESULTS.md records a run with
@@ -76,7 +50,7 @@ func TestPartitionMigrationOnACopy(t *testing.T) {
 	n := copyRows(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	pool, _ := pgtest.Schema(t, beforePartitioning(t))
+	pool, _ := pgtest.Schema(t, beforePartitioning())
 	schema := pool.Config().ConnConfig.RuntimeParams["search_path"]
 	if err := postgres.NewStore(pool).SeedDemo(ctx); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -124,4 +126,28 @@ func HoldMigrationLock(t testing.TB, schema string) (release func()) {
 	}
 	t.Cleanup(release)
 	return release
+}
+
+// UpTo is migrations with only the files of versions up to version: the
+// migrations of an earlier release, for tests of what a later one does to
+// its schema.
+func UpTo(migrations fs.FS, version int) fs.FS { return upTo{migrations, version} }
+
+type upTo struct {
+	fs.FS
+	version int
+}
+
+func (u upTo) ReadDir(name string) ([]fs.DirEntry, error) {
+	all, err := fs.ReadDir(u.FS, name)
+	if err != nil {
+		return nil, err
+	}
+	var kept []fs.DirEntry
+	for _, e := range all {
+		if n, err := strconv.Atoi(strings.SplitN(e.Name(), "_", 2)[0]); err == nil && n <= u.version {
+			kept = append(kept, e)
+		}
+	}
+	return kept, nil
 }
