@@ -276,17 +276,9 @@ func callbacksJobs(dispatcher *callback.Dispatcher, relay *bus.Relay, sealer *ke
 					stored[i] = keyring.Stored{Name: fmt.Sprintf("signing key of merchant %d", k.MerchantID),
 						AAD: callback.Owner(k.MerchantID), Sealed: k.Sealed}
 				}
-				n, err := sealer.ResealAll(ctx, stored, func(ctx context.Context, i int, sealed []byte) (bool, error) {
+				return sealer.ResealRun(ctx, run, "signing keys", stored, func(ctx context.Context, i int, sealed []byte) (bool, error) {
 					return store.ResealKey(ctx, keys[i].MerchantID, keys[i].Sealed, sealed)
 				})
-				if err != nil {
-					run.Notifyf(jobs.LevelError, "Re-sealed %d signing keys under key %q; the others could not be, the next run tries again.", n, sealer.Current())
-					return fmt.Errorf("re-seal signing keys under key %q: %w", sealer.Current(), err)
-				}
-				if n > 0 {
-					run.Notifyf(jobs.LevelInformation, "Re-sealed %d signing keys under key %q.", n, sealer.Current())
-				}
-				return nil
 			},
 		},
 		{

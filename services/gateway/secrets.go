@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/paygate/paygate/services/gateway/internal/postgres"
@@ -35,15 +34,7 @@ func resealSecrets(ctx context.Context, run *jobs.Run, box *keyring.Keyring, sto
 	for i, s := range secrets {
 		stored[i] = s.Stored
 	}
-	n, err := box.ResealAll(ctx, stored, func(ctx context.Context, i int, sealed []byte) (bool, error) {
+	return box.ResealRun(ctx, run, "secrets", stored, func(ctx context.Context, i int, sealed []byte) (bool, error) {
 		return store.ReplaceSealedSecret(ctx, secrets[i], sealed)
 	})
-	if err != nil {
-		run.Notifyf(jobs.LevelError, "Re-sealed %d secrets under key %q; the others could not be, the next run tries again.", n, box.Current())
-		return fmt.Errorf("re-seal secrets under key %q: %w", box.Current(), err)
-	}
-	if n > 0 {
-		run.Notifyf(jobs.LevelInformation, "Re-sealed %d secrets under key %q.", n, box.Current())
-	}
-	return nil
 }
