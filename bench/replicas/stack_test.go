@@ -90,18 +90,35 @@ var buildOnce = sync.OnceValues(func() (string, error) {
 // services' outgoing connections, and every other test's 127.0.0.1:0
 // listeners, take their ports from that range, and one of them could take
 // a port handed out there between this check and the service's bind.
+//
+// A port is handed out once per test process: the check cannot see a port
+// handed out earlier whose service has not bound it yet (18 ports drawn
+// from 12,000 repeat one in about 1 run in 80 by the birthday bound, and the
+// second service given it fails to bind: a clean-clone run failed so).
 func freePort(t *testing.T) string {
 	t.Helper()
+	handedOut.Lock()
+	defer handedOut.Unlock()
 	for range 100 {
 		addr := "127.0.0.1:" + strconv.Itoa(20000+mrand.IntN(12000))
+		if handedOut.ports[addr] {
+			continue
+		}
 		if l, err := net.Listen("tcp", addr); err == nil {
 			_ = l.Close()
+			handedOut.ports[addr] = true
 			return addr
 		}
 	}
 	t.Fatal("no free port between 20000 and 32000")
 	return ""
 }
+
+// handedOut is the ports freePort returned.
+var handedOut = struct {
+	sync.Mutex
+	ports map[string]bool
+}{ports: map[string]bool{}}
 
 // proc is one running service process.
 type proc struct {
