@@ -3,12 +3,14 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"regexp"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -417,5 +419,67 @@ func TestOversizedBodyIs413(t *testing.T) {
 	code, msg := send(t, "POST", base+"/api/v1/callbacks", big)
 	if code != http.StatusRequestEntityTooLarge || msg != server.TooLargeMessage {
 		t.Errorf("oversized body: %d %q, want 413 %q", code, msg, server.TooLargeMessage)
+	}
+}
+
+// TestBodyChecksRunBeforeEveryRoute sends oversized, non-UTF-8 and broken
+// JSON bodies to a route beside the REST mapping (Handle), one whose
+// mapping binds no body, and one whose query is missing: each is refused
+// before any handler runs or any query is read (issue 25: the routes beside
+// the mapping read bodies without a limit, and a mapping without a body
+// never looked at it).
+func TestBodyChecksRunBeforeEveryRoute(t *testing.T) {
+	t.Parallel()
+	srv := server.New(server.Options{Name: "edge", GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", Logger: quietLogger()})
+	var reached atomic.Int32
+	srv.Handle("POST /beside", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		if r.URL.Query().Get("collabId") == "" {
+			http.Error(w, `{"code":"invalid","message":"collabId is required."}`, http.StatusBadRequest)
+			return
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	_, addr := srv.Addrs()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	base := "http://" + addr
+	big := `{"name":"` + strings.Repeat("x", server.MaxBodyBytes) + `"}`
+	for _, path := range []string{"/beside", "/beside?collabId=1"} {
+		for _, tt := range []struct {
+			name, body string
+			code       int
+			msg        string
+		}{
+			{"oversized", big, http.StatusRequestEntityTooLarge, server.TooLargeMessage},
+			{"invalid UTF-8", "{\"a\":\"\xff\"}", http.StatusBadRequest, "The request body is not valid UTF-8 text."},
+			{"broken JSON", `{"a":`, http.StatusBadRequest, "The request body is not valid JSON."},
+			{"two values", `{} {}`, http.StatusBadRequest, "The request body is not valid JSON."},
+		} {
+			code, msg := send(t, "POST", base+path, tt.body)
+			if code != tt.code || msg != tt.msg {
+				t.Errorf("%s to %s: %d %q, want %d %q", tt.name, path, code, msg, tt.code, tt.msg)
+			}
+		}
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("the handler ran %d times for refused bodies", n)
+	}
+	// A good body, and none, reach it.
+	if code, _ := send(t, "POST", base+"/beside?collabId=1", `{"a":1}`); code != http.StatusOK || reached.Load() != 1 {
+		t.Errorf("good body: %d, reached %d", code, reached.Load())
+	}
+	if code, _ := send(t, "POST", base+"/beside?collabId=1", ""); code != http.StatusOK || reached.Load() != 2 {
+		t.Errorf("no body: %d, reached %d", code, reached.Load())
 	}
 }
