@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -192,5 +193,64 @@ func TestEdgeChecksRunBeforeNoBodyRoutes(t *testing.T) {
 				t.Errorf("a clean POST %s changed nothing: the test would not see a handler run", path)
 			}
 		})
+	}
+}
+
+// TestTextFiltersAreBounded sends every text filter of the transaction
+// list, the export, the log search, the frauds list and the activity log
+// one character over its bound (and the list's nonce 100,000 characters):
+// each is a 400 naming the field by its JSON name, without echoing it, and
+// the export schedules nothing (issue 25: the list's nonce and merchantCid
+// took 100,000 characters, and an export stored them).
+func TestTextFiltersAreBounded(t *testing.T) {
+	t.Parallel()
+	g := newTestGateway(t)
+	admin := g.user(t, authz.RoleAdmin)
+	collab := g.initialize(t, admin, g.newMerchant(t), 1)
+	over := func(n int) string { return strings.Repeat("z", n+1) }
+	refused := func(method, path string, body any, field string) {
+		t.Helper()
+		code, raw := admin.do(t, method, path, body)
+		var eb server.ErrorBody
+		_ = json.Unmarshal(raw, &eb)
+		if code != http.StatusBadRequest || !strings.Contains(eb.Message, field+" must be at most") || strings.Contains(eb.Message, "zzzz") {
+			t.Errorf("%s %s: %d %q, want 400 naming %s without echoing it", method, path[:min(len(path), 90)], code, eb.Message, field)
+		}
+	}
+	list := "/api/v1/collabs/" + strconv.Itoa(int(collab)) + "/transactions/advanced?"
+	refused(http.MethodGet, list+"nonce="+strings.Repeat("n", 100_000), nil, "nonce")
+	filters := map[string]int{"providerTid": 100, "merchantCid": 120, "nonce": 100, "paymentMethodValue": 100,
+		"paymentIpAddress": 100, "currency": 100, "from": 100, "to": 100, "minAmount": 100, "maxAmount": 100,
+		"statuses": 100, "search": 100}
+	for name, limit := range filters {
+		refused(http.MethodGet, list+name+"="+over(limit), nil, name)
+	}
+
+	files := func() int64 { return g.queryInt(t, `SELECT count(*) FROM files`) }
+	before := files()
+	settings := map[string]any{"exportType": 1, "fileType": 0, "columns": map[string]string{"id": ""}}
+	for name, limit := range filters {
+		if name == "search" || name == "statuses" {
+			continue // not filters of the export
+		}
+		refused(http.MethodPost, "/api/v1/files/export?collabId="+strconv.Itoa(int(collab)),
+			map[string]any{"filter": map[string]any{name: over(limit)}, "settings": settings}, name)
+	}
+	refused(http.MethodPost, "/api/v1/files/export?collabId="+strconv.Itoa(int(collab)),
+		map[string]any{"filter": map[string]any{"statuses": slices.Repeat([]int{4}, 51)}, "settings": settings}, "statuses")
+	if n := files(); n != before {
+		t.Errorf("refused exports scheduled %d files", n-before)
+	}
+
+	for name, limit := range map[string]int{"fromDate": 100, "toDate": 100, "amount": 100, "currency": 100, "merchantClientId": 120} {
+		body := map[string]any{"transactionType": 1, "fromDate": "2025-03-01T08:00:00", "toDate": "2025-03-01T09:00:00", "searchTerm": "x"}
+		body[name] = over(limit)
+		refused(http.MethodPost, "/api/v1/transactions/search-in-logs", body, name)
+	}
+	for name, limit := range map[string]int{"clientId": 1000, "merchantClientId": 120, "referenceId": 100, "startDate": 100, "endDate": 100} {
+		refused(http.MethodGet, "/api/v1/frauds?"+name+"="+over(limit), nil, name)
+	}
+	for _, name := range []string{"from", "to"} {
+		refused(http.MethodGet, "/api/v1/logs/collabs/activity?"+name+"="+over(100), nil, name)
 	}
 }

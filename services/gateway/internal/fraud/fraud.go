@@ -112,6 +112,10 @@ const (
 	MaxListedTransactions = 50
 	// MaxNotes is the longest note, in characters.
 	MaxNotes = 2000
+	// MaxClientIDFilter bounds the clientId filter, in characters: a
+	// fraud's clientId may be a user agent, longer than an id (the other
+	// text filters are bounded like the transaction list's).
+	MaxClientIDFilter = 1000
 )
 
 // Filter selects frauds (spec 02 §3 Fraud filters). Zero values mean any.
@@ -223,6 +227,12 @@ func (s *Service) List(ctx context.Context, scope merchant.Scope, req ListReques
 			return Page{}, apperr.Invalid("transactionId must be a positive number.")
 		}
 		q.TransactionID = *req.TransactionID
+	}
+	if tooLong, _ := payment.LongFilters(payment.TextFilter{Name: "clientId", Text: req.ClientID, Max: MaxClientIDFilter},
+		payment.TextFilter{Name: "merchantClientId", Text: req.MerchantClientID, Max: payment.MaxClientIDLen},
+		payment.TextFilter{Name: "referenceId", Text: req.ReferenceID}, payment.TextFilter{Name: "startDate", Text: req.StartDate},
+		payment.TextFilter{Name: "endDate", Text: req.EndDate}); len(tooLong) > 0 {
+		return Page{}, apperr.Invalid("%s.", strings.Join(tooLong, "; "))
 	}
 	q.ClientID, q.MerchantClientID, q.ReferenceID = strings.TrimSpace(req.ClientID),
 		strings.TrimSpace(req.MerchantClientID), strings.TrimSpace(req.ReferenceID)

@@ -12,6 +12,7 @@ import (
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	"github.com/paygate/paygate/services/gateway/internal/activity"
+	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 
@@ -61,8 +62,12 @@ func (s *collabServer) activity(ctx context.Context, merchantID int32, from, to 
 	return activityToProto(entries)
 }
 
-// parseTime reads an RFC 3339 query value; empty is the zero time.
+// parseTime reads an RFC 3339 query value; empty is the zero time. A value
+// longer than the list filters' bound is refused unread.
 func parseTime(name, v string) (time.Time, error) {
+	if tooLong, _ := payment.LongFilters(payment.TextFilter{Name: name, Text: v}); len(tooLong) > 0 {
+		return time.Time{}, apperr.Invalid("%s.", tooLong[0])
+	}
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return time.Time{}, nil

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/money"
@@ -16,9 +17,11 @@ import (
 const (
 	DefaultTake = 5
 	MaxTake     = 100
-	// MaxSearchLen bounds the free-text search (ids and references are
-	// far shorter).
-	MaxSearchLen = 100
+	// MaxFilterLen bounds every text filter of the list, the export and
+	// the log search, counted in characters as given (padding included:
+	// an export stores its filter as given). Ids, references, nonces,
+	// dates and amounts are far shorter.
+	MaxFilterLen = 100
 )
 
 // ListQuery is the transaction list's query as received: strings where the
@@ -168,8 +171,16 @@ func ParseListQuery(q ListQuery) (ListFilter, error) {
 	default:
 		bad = append(bad, fmt.Sprintf("take must be between 1 and %d", MaxTake))
 	}
-	if len(q.Search) > MaxSearchLen {
-		bad = append(bad, fmt.Sprintf("search must be at most %d characters", MaxSearchLen))
+	tooLong, long := LongFilters(
+		TextFilter{Name: "search", Text: q.Search}, TextFilter{Name: "providerTid", Text: q.ProviderTID},
+		TextFilter{Name: "merchantCid", Text: q.MerchantCID, Max: MaxClientIDLen}, TextFilter{Name: "nonce", Text: q.Nonce},
+		TextFilter{Name: "paymentMethodValue", Text: q.PaymentMethodValue}, TextFilter{Name: "paymentIpAddress", Text: q.PaymentIP},
+		TextFilter{Name: "currency", Text: q.Currency}, TextFilter{Name: "from", Text: q.From}, TextFilter{Name: "to", Text: q.To},
+		TextFilter{Name: "minAmount", Text: q.MinAmount}, TextFilter{Name: "maxAmount", Text: q.MaxAmount},
+		TextFilter{Name: "statuses", Text: strings.Join(q.Statuses, ",")})
+	bad = append(bad, tooLong...)
+	if long["search"] {
+		// refused above
 	} else if term, ok := ParseSearch(q.Search); ok {
 		f.ID, f.Reference = term.ID, term.Reference
 		if f.ID == 0 && f.Reference == "" {
@@ -184,6 +195,9 @@ func ParseListQuery(q ListQuery) (ListFilter, error) {
 		bad = append(bad, "type must be 1 (deposit) or 2 (withdrawal)")
 	}
 	for _, item := range q.Statuses {
+		if long["statuses"] {
+			break
+		}
 		for _, part := range strings.Split(item, ",") {
 			part = strings.TrimSpace(part)
 			if part == "" {
@@ -203,7 +217,7 @@ func ParseListQuery(q ListQuery) (ListFilter, error) {
 	f.PaymentMethodValue = strings.TrimSpace(q.PaymentMethodValue)
 	f.PaymentIP = strings.TrimSpace(q.PaymentIP)
 	f.Currency = strings.ToUpper(strings.TrimSpace(q.Currency))
-	if len(f.Currency) > 10 {
+	if len(f.Currency) > 10 && !long["currency"] {
 		bad = append(bad, "currency must be at most 10 characters")
 	}
 	switch q.PaymentMethodType {
@@ -216,7 +230,7 @@ func ParseListQuery(q ListQuery) (ListFilter, error) {
 		name, text string
 		dst        **time.Time
 	}{{"from", q.From, &f.From}, {"to", q.To, &f.To}} {
-		if strings.TrimSpace(tm.text) == "" {
+		if strings.TrimSpace(tm.text) == "" || long[tm.name] {
 			continue
 		}
 		t, err := ParseTime(tm.text, nil)
@@ -233,7 +247,7 @@ func ParseListQuery(q ListQuery) (ListFilter, error) {
 		name, text string
 		dst        **money.Amount
 	}{{"minAmount", q.MinAmount, &f.MinAmount}, {"maxAmount", q.MaxAmount, &f.MaxAmount}} {
-		if strings.TrimSpace(am.text) == "" {
+		if strings.TrimSpace(am.text) == "" || long[am.name] {
 			continue
 		}
 		a, err := money.Parse(am.name, am.text)
@@ -247,6 +261,31 @@ func ParseListQuery(q ListQuery) (ListFilter, error) {
 		bad = append(bad, "minAmount must not be more than maxAmount")
 	}
 	return f, joinBad(bad)
+}
+
+// TextFilter is a text filter of a list as the caller gave it, by its JSON
+// name. Max bounds it in characters; 0 is MaxFilterLen.
+type TextFilter struct {
+	Name, Text string
+	Max        int
+}
+
+// LongFilters returns, for each filter over its bound, the refusal
+// "<name> must be at most N characters" (naming it, never echoing it), and
+// the set of names refused, whose text the caller reads no further.
+func LongFilters(filters ...TextFilter) (problems []string, long map[string]bool) {
+	long = map[string]bool{}
+	for _, tf := range filters {
+		limit := tf.Max
+		if limit == 0 {
+			limit = MaxFilterLen
+		}
+		if utf8.RuneCountInString(tf.Text) > limit {
+			problems = append(problems, fmt.Sprintf("%s must be at most %d characters", tf.Name, limit))
+			long[tf.Name] = true
+		}
+	}
+	return problems, long
 }
 
 func appendUnique(ss []Status, s Status) []Status {
