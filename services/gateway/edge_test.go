@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -252,5 +253,56 @@ func TestTextFiltersAreBounded(t *testing.T) {
 	}
 	for _, name := range []string{"from", "to"} {
 		refused(http.MethodGet, "/api/v1/logs/collabs/activity?"+name+"="+over(100), nil, name)
+	}
+}
+
+// TestFilterDatesAreBounded sends the year 0000 and the last day of 2024 as
+// every date filter of the gateway's lists, the export and the log search:
+// each is a 400 naming the field; the console's earliest day, 2025-01-01,
+// passes.
+func TestFilterDatesAreBounded(t *testing.T) {
+	t.Parallel()
+	g := newTestGateway(t)
+	admin := g.user(t, authz.RoleAdmin)
+	collab := strconv.Itoa(int(g.initialize(t, admin, g.newMerchant(t), 1)))
+	settings := map[string]any{"exportType": 1, "fileType": 0, "columns": map[string]string{"id": ""}}
+	logSearch := func(from, to string) map[string]any {
+		return map[string]any{"transactionType": 1, "fromDate": from, "toDate": to, "searchTerm": "x"}
+	}
+	for _, c := range []struct {
+		method, path string
+		body         func(date string) any
+		field        string
+	}{
+		{http.MethodGet, "/api/v1/collabs/" + collab + "/transactions/advanced?from=", nil, "from"},
+		{http.MethodGet, "/api/v1/collabs/" + collab + "/transactions/advanced?to=", nil, "to"},
+		{http.MethodGet, "/api/v1/frauds?startDate=", nil, "startDate"},
+		{http.MethodGet, "/api/v1/frauds?endDate=", nil, "endDate"},
+		{http.MethodGet, "/api/v1/logs/collabs/activity?from=", nil, "from"},
+		{http.MethodGet, "/api/v1/logs/collabs/activity?to=", nil, "to"},
+		{http.MethodPost, "/api/v1/files/export?collabId=" + collab, func(d string) any {
+			return map[string]any{"filter": map[string]any{"from": d}, "settings": settings}
+		}, "from"},
+		{http.MethodPost, "/api/v1/transactions/search-in-logs", func(d string) any { return logSearch(d, "2025-01-01T00:30:00Z") }, "fromDate"},
+	} {
+		for _, date := range []string{"0000-01-01T00:00:00Z", "2024-12-31T23:59:59Z", "2025-01-01T00:00:00Z"} {
+			path, body := c.path, any(nil)
+			if c.body == nil {
+				path += url.QueryEscape(date)
+			} else {
+				body = c.body(date)
+			}
+			code, raw := admin.do(t, c.method, path, body)
+			want := c.field + " must be a date from 2025-01-01 to 9999-12-30"
+			if date == "2025-01-01T00:00:00Z" {
+				if code >= 400 && strings.Contains(string(raw), want) {
+					t.Errorf("%s %s: %d %s, want the first day accepted", c.method, path, code, raw)
+				}
+				continue
+			}
+			if code != http.StatusBadRequest || !strings.Contains(string(raw), want) {
+				t.Errorf("%s %s (%s): %d %s, want 400 %q", c.method, path, date, code, raw, want)
+			}
+		}
 	}
 }

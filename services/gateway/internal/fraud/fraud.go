@@ -11,6 +11,7 @@ package fraud
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/datefilter"
 )
 
 // ReviewStatus is a fraud's review status (spec 02 §4).
@@ -257,6 +259,9 @@ func parseDate(s, field string) (time.Time, error) {
 		return time.Time{}, nil
 	}
 	t, err := payment.ParseTime(strings.TrimSpace(s), time.UTC)
+	if errors.Is(err, payment.ErrDateOutOfRange) {
+		return time.Time{}, apperr.Invalid("%s.", datefilter.Problem(field))
+	}
 	if err != nil {
 		return time.Time{}, apperr.Invalid("%s must be a UTC ISO date-time, e.g. \"2025-01-31T23:59:59.999Z\".", field)
 	}

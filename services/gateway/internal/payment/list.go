@@ -2,6 +2,7 @@ package payment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/datefilter"
 )
 
 // List paging limits (spec 02 §9: the console's page sizes are 5 to 30).
@@ -127,22 +129,34 @@ var zoneless = []string{
 	"2006-01-02",
 }
 
+// ErrDateOutOfRange is ParseTime's error for a time whose date, on the
+// clock it was written on, is outside datefilter.First to datefilter.Last.
+var ErrDateOutOfRange = errors.New("the date is out of range")
+
 // ParseTime reads RFC 3339, or a zone-less date-time read in loc (UTC when
-// nil).
+// nil), and returns it in UTC. A time whose date on its own clock (its
+// offset, or loc) is out of the filters' range is ErrDateOutOfRange:
+// callers refuse it with datefilter.Problem.
 func ParseTime(s string, loc *time.Location) (time.Time, error) {
 	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
-	}
-	if loc == nil {
-		loc = time.UTC
-	}
-	for _, layout := range zoneless {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t.UTC(), nil
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		if loc == nil {
+			loc = time.UTC
+		}
+		for _, layout := range zoneless {
+			if t, err = time.ParseInLocation(layout, s, loc); err == nil {
+				break
+			}
 		}
 	}
-	return time.Time{}, fmt.Errorf("%q is not a time such as 2025-03-01T00:00:00 or 2025-03-01T00:00:00Z", s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not a time such as 2025-03-01T00:00:00 or 2025-03-01T00:00:00Z", s)
+	}
+	if !datefilter.In(t) {
+		return time.Time{}, ErrDateOutOfRange
+	}
+	return t.UTC(), nil
 }
 
 // ParseListQuery validates a list query; every problem is reported at once
@@ -234,6 +248,10 @@ func ParseListQuery(q ListQuery) (ListFilter, error) {
 			continue
 		}
 		t, err := ParseTime(tm.text, nil)
+		if errors.Is(err, ErrDateOutOfRange) {
+			bad = append(bad, datefilter.Problem(tm.name))
+			continue
+		}
 		if err != nil {
 			bad = append(bad, tm.name+": "+err.Error())
 			continue

@@ -277,3 +277,42 @@ func TestLogSearchTextsAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterDatesAreWithinTheProductsRange: the list's, the export's and
+// the log search's dates (one parser, ParseTime) are from 2025-01-01, the
+// console's earliest day, to 9999-12-30, on the clock they are written on
+// (issue 25: the year 0000 reached the store; the statistics answered 500).
+func TestFilterDatesAreWithinTheProductsRange(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		from, to string
+		bad      string
+	}{
+		{"0000-01-01", "", "from must be a date from 2025-01-01 to 9999-12-30"},
+		{"2024-12-31T23:59:59.999", "", "from must be a date from 2025-01-01 to 9999-12-30"},
+		{"2025-01-01T00:00:00+08:00", "", ""}, // 2024 in UTC, 2025 on its clock
+		{"", "9999-12-31", "to must be a date from 2025-01-01 to 9999-12-30"},
+		{"", "0001-01-01T00:00:00Z", "to must be a date from 2025-01-01 to 9999-12-30"},
+		{"2025-01-01", "9999-12-30T23:59:59", ""},
+	} {
+		_, err := ParseListQuery(ListQuery{From: c.from, To: c.to})
+		switch {
+		case c.bad == "" && err != nil:
+			t.Errorf("from %q to %q: %v", c.from, c.to, err)
+		case c.bad != "" && (apperr.KindOf(err) != apperr.KindInvalid || !strings.Contains(err.Error(), c.bad)):
+			t.Errorf("from %q to %q: %v, want %q", c.from, c.to, err, c.bad)
+		}
+	}
+	// The log search reads zone-less dates in the caller's offset: the
+	// first minutes of 2025-01-01 at +08:00 are in range.
+	off := int32(480)
+	if _, err := ParseLogSearch(LogSearchQuery{Type: 1, FromDate: "2025-01-01T00:00:00", ToDate: "2025-01-01T00:30:00", Term: "x",
+		OffsetMinutes: &off}); err != nil {
+		t.Errorf("log search at +08:00 on 2025-01-01: %v", err)
+	}
+	if _, err := ParseLogSearch(LogSearchQuery{Type: 1, FromDate: "0000-01-01T00:00:00", ToDate: "0000-01-01T00:30:00", Term: "x"}); err == nil ||
+		!strings.Contains(err.Error(), "fromDate must be a date from 2025-01-01 to 9999-12-30") ||
+		!strings.Contains(err.Error(), "toDate must be a date from 2025-01-01 to 9999-12-30") {
+		t.Errorf("log search in the year 0000: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package payment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/datefilter"
 )
 
 // Log search limits (spec 02 §5, §9).
@@ -123,6 +125,10 @@ func ParseLogSearch(q LogSearchQuery) (LogSearch, error) {
 			continue
 		}
 		t, err := ParseTime(d.text, loc)
+		if errors.Is(err, ErrDateOutOfRange) {
+			bad = append(bad, datefilter.Problem(d.name))
+			continue
+		}
 		if err != nil {
 			bad = append(bad, d.name+": "+err.Error())
 			continue
