@@ -155,3 +155,27 @@ func TestSigningSecretOfUnknownMerchant(t *testing.T) {
 		t.Errorf("%d signing keys after the known merchant's read and rotation, want 1", n)
 	}
 }
+
+// TestNegativeIdsAreRefused: a negative id in a path is a 400 naming it
+// (issue 25: the lists answered 200 with nothing), before any handler.
+func TestNegativeIdsAreRefused(t *testing.T) {
+	t.Parallel()
+	svc := startService(t)
+	admin := user(t, authz.RoleAdmin)
+	for _, c := range []struct{ method, path, field string }{
+		{http.MethodGet, "/api/v1/merchants/-1/callbacks", "merchantId"},
+		{http.MethodGet, "/api/v1/collabs/-1/callbacks", "collabId"},
+		{http.MethodGet, "/api/v1/transactions/-1/callbacks/attempts", "id"},
+		{http.MethodGet, "/api/v1/merchants/-1/callbacks/secret", "merchantId"},
+		{http.MethodPost, "/api/v1/merchants/-1/callbacks/secret/rotate", "merchantId"},
+		{http.MethodPost, "/api/v1/callbacks/attempts/-1/retry", "id"},
+		{http.MethodPost, "/api/v1/transactions/-1/callbacks/enqueue", "id"},
+		{http.MethodDelete, "/api/v1/callbacks/-1", "id"},
+	} {
+		var e struct{ Code, Message string }
+		must(t, admin, svc.HTTPURL, http.StatusBadRequest, c.method, c.path, nil, &e)
+		if want := c.field + " must not be negative."; e.Message != want {
+			t.Errorf("%s %s: %q, want %q", c.method, c.path, e.Message, want)
+		}
+	}
+}

@@ -306,3 +306,32 @@ func TestFilterDatesAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestNegativeIdsOnTheGatewaysRoutes sends -1 as the id of the gateway's
+// routes beside the REST mapping (the download, the export's query) and of
+// a few mapped ones: each is a 400 naming the id (issue 25).
+func TestNegativeIdsOnTheGatewaysRoutes(t *testing.T) {
+	t.Parallel()
+	g := newTestGateway(t)
+	admin := g.user(t, authz.RoleAdmin)
+	settings := map[string]any{"exportType": 1, "fileType": 0, "columns": map[string]string{"id": ""}}
+	for _, c := range []struct {
+		method, path string
+		body         any
+		field        string
+	}{
+		{http.MethodGet, "/api/v1/files/-1", nil, "id"},
+		{http.MethodPost, "/api/v1/files/export?collabId=-1", map[string]any{"settings": settings}, "collabId"},
+		{http.MethodGet, "/api/v1/transactions/-1", nil, "id"},
+		{http.MethodGet, "/api/v1/merchants/-1/collabs", nil, "merchantId"},
+		{http.MethodGet, "/api/v1/fees?collabId=-1", nil, "collabId"},
+		{http.MethodPost, "/api/v1/transactions/-1/cancel?transactionStatus=3", nil, "id"},
+	} {
+		code, raw := admin.do(t, c.method, c.path, c.body)
+		var eb server.ErrorBody
+		_ = json.Unmarshal(raw, &eb)
+		if want := c.field + " must not be negative."; code != http.StatusBadRequest || eb.Message != want {
+			t.Errorf("%s %s: %d %s, want 400 %q", c.method, c.path, code, raw, want)
+		}
+	}
+}

@@ -49,6 +49,7 @@ func newGatewayMux(log *slog.Logger) *runtime.ServeMux {
 		runtime.WithOutgoingHeaderMatcher(outgoingHeader),
 		runtime.WithIncomingHeaderMatcher(incomingHeader),
 		runtime.WithForwardResponseOption(answerHTTPStatus),
+		runtime.WithMiddlewares(pathMatchesBody),
 	)...)
 }
 

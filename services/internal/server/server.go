@@ -151,7 +151,7 @@ func New(o Options) *Server {
 	}
 	clients := newClientResolver(o.TrustedProxyHops, o.InternalToken)
 	builtin = append(builtin, metrics.unary, logging(log, clients), mapErrors)
-	unary := chainUnary(slices.Concat(builtin, o.Interceptors, []grpc.UnaryServerInterceptor{checkText})...)
+	unary := chainUnary(slices.Concat(builtin, o.Interceptors, []grpc.UnaryServerInterceptor{checkValues})...)
 	streamInner := o.StreamInterceptors
 	if len(streamInner) == 0 {
 		streamInner = []grpc.StreamServerInterceptor{denyStreams}
@@ -159,7 +159,7 @@ func New(o Options) *Server {
 	stream := chainStream(slices.Concat(
 		[]grpc.StreamServerInterceptor{streamRecovery(log), streamLogging(log, clients), mapStreamErrors},
 		streamInner,
-		[]grpc.StreamServerInterceptor{streamCheckText},
+		[]grpc.StreamServerInterceptor{streamCheckValues},
 	)...)
 
 	s := &Server{
