@@ -60,9 +60,9 @@ type Service struct {
 	collabs   Collabs
 	merchants Merchants
 	urls      URLChecker
-	secrets *Secrets
-	now     func() time.Time
-	queue   Queue
+	secrets   *Secrets
+	now       func() time.Time
+	queue     Queue
 }
 
 // Queue takes deliveries to send: the local Dispatcher.
