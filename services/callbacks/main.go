@@ -218,6 +218,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Logger:         log.With("component", "dispatcher"),
 	})
 	svc := callback.NewService(store, gatewayclient.NewGatewayCollabs(gatewayv1.NewCollabServiceClient(gatewayConn), 5*time.Second),
+		gatewayclient.NewGatewayMerchants(gatewayv1.NewMerchantServiceClient(gatewayConn), 5*time.Second),
 		guard, secrets, time.Now, dispatcher)
 
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
