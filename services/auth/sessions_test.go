@@ -97,3 +97,53 @@ func TestSessionsScopeAndTerminate(t *testing.T) {
 	wantStatus(t, "take 0 means 100", in.call(t, http.MethodGet, "/api/v1/user-sessions/active?take=0", admin, testIP(), nil), http.StatusOK)
 	wantStatus(t, "take 501", in.call(t, http.MethodGet, "/api/v1/user-sessions/active?take=501", admin, testIP(), nil), http.StatusBadRequest)
 }
+
+// TestSessionsOfOthersNeedUserManagement: other users' sessions are listed
+// only with Add Users or Edit User and ended only with Edit User; everyone
+// lists and ends its own. A plain Merchant (neither permission) of the same
+// merchant as a Merchant Admin sees and ends only its own sessions.
+func TestSessionsOfOthersNeedUserManagement(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	admin := asAdmin(t, in)
+	m := merchantIDs(1)
+	prefix := "sesperm" + randomHex(3)
+	ma := addUser(t, in, admin, prefix+"-ma", 4, m)
+	merchant := addUser(t, in, admin, prefix+"-merchant", 3, m)
+	peer := addUser(t, in, admin, prefix+"-peer", 3, m)
+
+	maTok, _ := in.mustLogin(t, ma.name, ma.password, "10.171.0.1")
+	merTok, _ := in.mustLogin(t, merchant.name, merchant.password, "10.171.0.2")
+	merTok2, _ := in.mustLogin(t, merchant.name, merchant.password, "10.171.0.3")
+	peerTok, _ := in.mustLogin(t, peer.name, peer.password, "10.171.0.4")
+
+	r, seen := sessionsOf(t, in, merTok, "search="+prefix)
+	if len(seen) != 2 || seen[sid(t, merTok)] == nil || seen[sid(t, merTok2)] == nil || idOf(r.body["totalCount"]) != "2" {
+		t.Fatalf("a plain merchant sees %v, want only its own two sessions", seen)
+	}
+	if _, byMerchant := sessionsOf(t, in, merTok, fmt.Sprintf("merchantId=%d", m[0])); len(byMerchant) != 2 {
+		t.Fatalf("a plain merchant's merchant filter shows %v, want only its own two sessions", byMerchant)
+	}
+	if _, byIP := sessionsOf(t, in, merTok, "search=10.171.0.1"); len(byIP) != 0 {
+		t.Fatalf("a plain merchant finds its merchant admin's session by address: %v", byIP)
+	}
+
+	del := func(token, id string) reply {
+		return in.call(t, http.MethodDelete, "/api/v1/user-sessions/"+id, token, testIP(), nil)
+	}
+	wantStatus(t, "a plain merchant ends its merchant admin's session", del(merTok, sid(t, maTok)), http.StatusNotFound)
+	wantStatus(t, "a plain merchant ends a peer's session", del(merTok, sid(t, peerTok)), http.StatusNotFound)
+	wantStatus(t, "merchant admin's session lives", in.call(t, http.MethodGet, "/api/v1/validate-token", maTok, testIP(), nil), http.StatusOK)
+	wantStatus(t, "peer's session lives", in.call(t, http.MethodGet, "/api/v1/validate-token", peerTok, testIP(), nil), http.StatusOK)
+
+	wantStatus(t, "a plain merchant ends its other session", del(merTok, sid(t, merTok2)), http.StatusOK)
+	wantStatus(t, "the ended session", in.call(t, http.MethodGet, "/api/v1/validate-token", merTok2, testIP(), nil), http.StatusUnauthorized)
+
+	// The Merchant Admin (Add Users and Edit User) lists and ends the
+	// sessions of its merchant's users.
+	if _, all := sessionsOf(t, in, maTok, "search="+prefix); len(all) != 3 || all[sid(t, peerTok)] == nil || all[sid(t, merTok)] == nil {
+		t.Fatalf("merchant admin sees %v", all)
+	}
+	wantStatus(t, "merchant admin ends a merchant's session", del(maTok, sid(t, peerTok)), http.StatusOK)
+	wantStatus(t, "a plain merchant ends its own current session", del(merTok, sid(t, merTok)), http.StatusOK)
+}

@@ -15,7 +15,7 @@ import (
 const MsgSessionNotFound = "Session not found."
 
 // ListActiveSessions returns a page of the live sessions in the actor's
-// session scope (Actor.SessionScope), newest sign-in firs.store.
+// listing scope (Actor.SessionListScope), newest sign-in first.
 //
 // Errors: NotFound (merchant filter outside the actor's merchants).
 func (s *Service) ListActiveSessions(ctx context.Context, a Actor, search string, merchantID int32, offset, limit int) (SessionPage, error) {
@@ -23,14 +23,14 @@ func (s *Service) ListActiveSessions(ctx context.Context, a Actor, search string
 		return SessionPage{}, err
 	}
 	return s.store.ListSessions(ctx, SessionQuery{
-		Scope: a.SessionScope(), Search: strings.TrimSpace(search), MerchantID: merchantID,
+		Scope: a.SessionListScope(), Search: strings.TrimSpace(search), MerchantID: merchantID,
 		Now: s.now(), Offset: offset, Limit: limit,
 	})
 }
 
-// TerminateSession ends a live session in the actor's session scope (its
-// own included): its refresh tokens stop working and its access token is
-// refused at the next call.
+// TerminateSession ends a live session in the actor's ending scope
+// (Actor.SessionEndScope, its own always included): its refresh tokens stop
+// working and its access token is refused at the next call.
 //
 // Errors: NotFound (no such live session in scope).
 func (s *Service) TerminateSession(ctx context.Context, a Actor, id string) error {
@@ -54,7 +54,7 @@ func (s *Service) TerminateSession(ctx context.Context, a Actor, id string) erro
 		if err != nil {
 			return err
 		}
-		if !a.SessionScope().Contains(owner) {
+		if !a.SessionEndScope().Contains(owner) {
 			return apperr.NotFound(MsgSessionNotFound)
 		}
 		if err := tx.RevokeSession(ctx, sess.ID, ReasonTerminated, now); err != nil {
