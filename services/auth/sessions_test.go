@@ -147,3 +147,53 @@ func TestSessionsOfOthersNeedUserManagement(t *testing.T) {
 	wantStatus(t, "merchant admin ends a merchant's session", del(maTok, sid(t, peerTok)), http.StatusOK)
 	wantStatus(t, "a plain merchant ends its own current session", del(merTok, sid(t, merTok)), http.StatusOK)
 }
+
+// TestOwnSessionListedFirst: the caller's current session leads the first
+// page when it matches the filters, however old its sign-in; the other
+// sessions follow newest first and no page repeats it.
+func TestOwnSessionListedFirst(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	admin := asAdmin(t, in)
+	m := merchantIDs(1)
+	prefix := "sespin" + randomHex(3)
+	ma := addUser(t, in, admin, prefix+"-ma", 4, m)
+	others := []user{
+		addUser(t, in, admin, prefix+"-a", 3, m),
+		addUser(t, in, admin, prefix+"-b", 3, m),
+		addUser(t, in, admin, prefix+"-c", 3, m),
+	}
+	maTok, _ := in.mustLogin(t, ma.name, ma.password, "10.172.0.1")
+	var newest []string // newest first
+	for i, u := range others {
+		tok, _ := in.mustLogin(t, u.name, u.password, fmt.Sprintf("10.172.0.%d", 10+i))
+		newest = append([]string{sid(t, tok)}, newest...)
+	}
+	ids := func(r reply) []string {
+		var out []string
+		for _, x := range r.body["sessions"].([]any) {
+			out = append(out, x.(map[string]any)["id"].(string))
+		}
+		return out
+	}
+	own := sid(t, maTok)
+	p1, _ := sessionsOf(t, in, maTok, "take=2&page=1&search="+prefix)
+	p2, _ := sessionsOf(t, in, maTok, "take=2&page=2&search="+prefix)
+	got := append(ids(p1), ids(p2)...)
+	want := append([]string{own}, newest...)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("pages list %v, want the own session first, then newest first: %v", got, want)
+	}
+	if first := p1.body["sessions"].([]any)[0].(map[string]any); first["isCurrent"] != true {
+		t.Fatalf("first row %v is not the current session", first)
+	}
+	for _, p := range []reply{p1, p2} {
+		if idOf(p.body["totalCount"]) != "4" || p.body["totalPages"] != float64(2) {
+			t.Fatalf("paging figures %v", p.body)
+		}
+	}
+	// A filter the own session does not match leaves it out.
+	if r, _ := sessionsOf(t, in, maTok, "search=10.172.0.1"+"1"); fmt.Sprint(ids(r)) != fmt.Sprint([]string{newest[1]}) {
+		t.Fatalf("search by another's address lists %v", ids(r))
+	}
+}

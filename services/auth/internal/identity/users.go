@@ -102,9 +102,13 @@ type SessionQuery struct {
 	Search string
 	// MerchantID keeps the sessions of users of that merchant (0: all).
 	MerchantID int32
-	Now        time.Time
-	Offset     int
-	Limit      int
+	// OnlyID keeps only the session of this id ("": no such filter).
+	OnlyID string
+	// ExceptID leaves out the session of this id ("": none).
+	ExceptID string
+	Now      time.Time
+	Offset   int
+	Limit    int
 }
 
 // SessionPage is one page of sessions and how many match in all.
