@@ -47,11 +47,28 @@ describe('Add New Passkey dialog (spec 02 "Account Security", spec 01 §8)', () 
     expect(await screen.findByRole('table', { name: 'Passkeys' })).toBeInTheDocument();
   });
 
-  it('registers without a name, the name being optional', async () => {
+  it('registers without a name, the name being optional, named after the browser, its system and the day', async () => {
+    vi.spyOn(navigator, 'userAgent', 'get').mockReturnValue(
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+    );
     const { user, dialog } = await openDialog();
     ceremony.register.mockResolvedValue({});
+    const today = new Date();
     await user.click(within(dialog).getByRole('button', { name: 'Create Passkey' }));
-    await waitFor(() => expect(ceremony.register).toHaveBeenCalledWith(''));
+    await waitFor(() => expect(ceremony.register).toHaveBeenCalled());
+    const day = `${today.getDate()} ${today.toLocaleString('en-US', { month: 'short' })} ${today.getFullYear()}`;
+    expect(ceremony.register).toHaveBeenCalledWith(`Chrome on Linux · ${day}`);
+  });
+
+  it('sends a name of blanks as the default name too', async () => {
+    vi.spyOn(navigator, 'userAgent', 'get').mockReturnValue(
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
+    );
+    const { user, dialog } = await openDialog();
+    ceremony.register.mockResolvedValue({});
+    await user.type(within(dialog).getByLabelText(/Passkey Name/), '   ');
+    await user.click(within(dialog).getByRole('button', { name: 'Create Passkey' }));
+    await waitFor(() => expect(ceremony.register).toHaveBeenCalledWith(expect.stringMatching(/^Safari on macOS · \d{1,2} [A-Z][a-z]{2} \d{4}$/)));
   });
 
   it('shows the registration error text and keeps the dialog open', async () => {

@@ -1,5 +1,5 @@
 import { Button, Field, Input, Stack, Text } from '@chakra-ui/react';
-import { DialogFrame, notify, registrationErrorMessage } from '@paygate/sdk';
+import { defaultPasskeyName, DialogFrame, notify, registrationErrorMessage } from '@paygate/sdk';
 import { useState, type FormEvent } from 'react';
 import { useRegisterPasskey } from '../api/register-passkey';
 
@@ -12,7 +12,8 @@ export function AddPasskeyDialog({ onClose }: { onClose: () => void }) {
     e.preventDefault();
     if (register.isPending) return;
     register.mutate(
-      { displayName: name },
+      // Without a name, the passkey is named after this browser, its system and the day.
+      { displayName: name.trim() || defaultPasskeyName() },
       {
         onSuccess: () => {
           notify.success('Passkey Created', 'Your passkey has been set up successfully!', 3_000);
