@@ -104,6 +104,18 @@ describe('Users Management tab (spec 02 "Account Security", §5, §8, §9)', () 
     await waitFor(() => expect(queries.at(-1)?.get('take')).toBe('20'));
   });
 
+  it('draws the change-password key as an icon, never an emoji (no emoji font needed), named for the user', async () => {
+    usersHandler([managedUser(), managedUser({ id: '9', username: 'bob' })]);
+    renderSecurity(ADMIN, 'users');
+    const key = await screen.findByRole('button', { name: 'Change password for alice' });
+    expect(key.querySelector('svg')).not.toBeNull();
+    expect(key.querySelector('svg')).toHaveAttribute('aria-hidden', 'true');
+    const table = screen.getByRole('table', { name: 'Users' });
+    for (const button of within(table).getAllByRole('button')) {
+      expect(button.textContent ?? '').not.toMatch(/\p{Extended_Pictographic}/u);
+    }
+  });
+
   it('sends only the changed fields of an edited row', async () => {
     usersHandler();
     const sent = updateHandler();

@@ -1,6 +1,7 @@
 import { Badge, Button, EmptyState, Field, HStack, IconButton, Input, NativeSelect, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
 import { ConfirmDialog, errorMessage, FlagSwitch, notify, Pager, useUser } from '@paygate/sdk';
 import { useState } from 'react';
+import { KeyIcon } from '../../../components/key-icon';
 import { useDebouncedValue } from '../../../hooks/use-debounced-value';
 import { useMerchants } from '../../../hooks/use-merchants';
 import { useRoles, type RoleOption } from '../api/get-roles';
@@ -302,7 +303,7 @@ export function UsersTab() {
                         Edit
                       </Button>
                       <IconButton size="xs" variant="outline" aria-label={`Change password for ${u.username}`} title="Change password" onClick={() => setPasswordFor(u)}>
-                        <span aria-hidden>🔑</span>
+                        <KeyIcon />
                       </IconButton>
                     </HStack>
                   </Table.Cell>
