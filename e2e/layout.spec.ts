@@ -21,12 +21,12 @@ test('at 1440×900 the sidebar and its Logout stay in view while a long Transact
   const stamp = Date.now();
   await createDeposits(
     page,
-    Array.from({ length: 12 }, (_, i) => ({ clientId: `e2e-layout-${i}`, nonce: `layout-${stamp}-${i}`, amount: `${10 + i}.00` })),
+    Array.from({ length: 12 }, (_, i) => ({ clientId: `e2e-layout-${i}`, nonce: `layout-${stamp}-${i}`, amount: `${150 + i}.00` })),
   );
   await page.reload();
-  const rowsPerPage = page.getByRole('combobox', { name: /rows per page/i });
-  if (await rowsPerPage.count()) await rowsPerPage.first().selectOption({ label: '30 / page' }).catch(() => undefined);
   await expect(page.getByTestId(/^transaction-/).first()).toBeVisible();
+  await page.getByRole('combobox', { name: 'Rows per page' }).selectOption({ label: '30 / page' });
+  await expect.poll(() => page.getByTestId(/^transaction-\d+$/).count()).toBeGreaterThanOrEqual(12);
 
   const logout = page.getByRole('button', { name: 'Logout' });
   const sidebar = page.getByRole('complementary', { name: 'Sidebar' });
