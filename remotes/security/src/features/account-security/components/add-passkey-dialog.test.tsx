@@ -71,11 +71,26 @@ describe('Add New Passkey dialog (spec 02 "Account Security", spec 01 §8)', () 
     await waitFor(() => expect(ceremony.register).toHaveBeenCalledWith(expect.stringMatching(/^Safari on macOS · \d{1,2} [A-Z][a-z]{2} \d{4}$/)));
   });
 
-  it('shows the registration error text and keeps the dialog open', async () => {
+  // Spec 02 §8 words the page's texts; spec 01's "Passkey registration was cancelled or not allowed"
+  // belongs to the setup dialog, not here.
+  it.each([
+    ['NotAllowedError', 'denied', 'Passkey creation was cancelled or not allowed'],
+    ['InvalidStateError', 'exists', 'A passkey already exists for this device'],
+    ['NotSupportedError', 'unsupported', 'Your device does not support passkeys'],
+    ['Error', '', 'Failed to create passkey. Please try again.'],
+  ])("shows spec 02's text for a browser %s and keeps the dialog open", async (name, message, text) => {
     const { user, dialog } = await openDialog();
-    ceremony.register.mockRejectedValue(Object.assign(new Error('denied'), { name: 'NotAllowedError' }));
+    ceremony.register.mockRejectedValue(Object.assign(new Error(message), { name }));
     await user.click(within(dialog).getByRole('button', { name: 'Create Passkey' }));
-    expect(await screen.findByText('Passkey registration was cancelled or not allowed')).toBeInTheDocument();
+    expect(await screen.findByText(text)).toBeInTheDocument();
+    expect(screen.queryByText('Passkey registration was cancelled or not allowed')).not.toBeInTheDocument();
     expect(screen.getByRole('dialog', { name: 'Add New Passkey' })).toBeInTheDocument();
+  });
+
+  it("shows the server's refusal as it says it", async () => {
+    const { user, dialog } = await openDialog();
+    ceremony.register.mockRejectedValue(Object.assign(new Error('The passkey name must be at most 64 characters long.'), { name: 'ApiError' }));
+    await user.click(within(dialog).getByRole('button', { name: 'Create Passkey' }));
+    expect(await screen.findByText('The passkey name must be at most 64 characters long.')).toBeInTheDocument();
   });
 });
