@@ -350,7 +350,7 @@ describe('Login page: passkeys', () => {
       const first = renderApp('/transactions', { user: merchant });
       await first.user.click(await screen.findByRole('button', { name: 'Logout' }));
       await waitFor(() => expect(first.router.state.location.pathname).toBe('/login'));
-      expect(screen.getByLabelText('Username')).toHaveValue('merchant');
+      expect(await screen.findByLabelText('Username')).toHaveValue('merchant');
       await act(() => new Promise((r) => setTimeout(r, 100)));
       expect(webauthn.get).not.toHaveBeenCalled();
       expect(calls).toEqual([]);
