@@ -132,6 +132,11 @@ test('admin creates a transaction, finds it, filters, reads its logs and marks i
   await other.goto(`/transactions/${id}`);
   await other.getByTestId(`transaction-${id}`).getByRole('button', { name: `More actions for transaction ${id}` }).click();
   await other.getByRole('menuitem', { name: 'Mark Failed' }).click();
+  // It asks first, naming the transaction, its amount, the new status and the stopped callbacks.
+  const question = other.getByRole('alertdialog', { name: 'Mark Failed?' });
+  await expect(question).toContainText(`Transaction ${reference} (ID ${id}) of `);
+  await expect(question).toContainText('will be set to Cancelled. Its callbacks will be stopped');
+  await question.getByRole('button', { name: 'Mark Failed' }).click();
   await expect(other.getByTestId(`transaction-${id}`).getByLabel('Status Cancelled')).toBeVisible();
   await expect(row(page, id).getByLabel('Status Cancelled')).toBeVisible({ timeout: 8_000 });
   await expect(row(page, id).getByRole('button', { name: 'Mark Failed' })).toHaveCount(0);

@@ -13,6 +13,7 @@ export * from './flag-switch';
 export * from './jwt';
 export * from './merchant-filter';
 export * from './merchants';
+export * from './money';
 export * from './page-frame';
 export * from './page-title';
 export * from './pager';

@@ -12,6 +12,12 @@ function renderPage(path = '/transactions', user: TestUser = ADMIN) {
 
 const row = (id: number) => screen.getByTestId(`transaction-${id}`);
 
+/** confirmManual presses the confirm button of a manual action's question. */
+async function confirmManual(user: ReturnType<typeof renderPage>['user'], label: string) {
+  const question = await screen.findByRole('alertdialog', { name: `${label}?` });
+  await user.click(within(question).getByRole('button', { name: label }));
+}
+
 
 describe('Transactions page (spec 02 §2)', () => {
   it('lists the page of transactions for an admin with collab labels merchant - provider', async () => {
@@ -93,6 +99,7 @@ describe('Transactions page (spec 02 §2)', () => {
     await screen.findByTestId('transaction-11');
     const before = seen.lists.length;
     await runRowAction(user, 11, 'Manual Load');
+    await confirmManual(user, 'Manual Load');
     expect(await screen.findByText('Setting Manual Mode Failed - Conflict')).toBeInTheDocument();
     expect(screen.getByText('Transaction with id 11 status changed. Reloading transactions...')).toBeInTheDocument();
     expect(sent?.pathname).toBe('/api/v1/transactions/11/status/4');
@@ -112,8 +119,49 @@ describe('Transactions page (spec 02 §2)', () => {
     const { user } = renderPage();
     await screen.findByTestId('transaction-11');
     await runRowAction(user, 11, 'Mark Failed');
+    await confirmManual(user, 'Mark Failed');
     await waitFor(() => expect(sent?.pathname).toBe('/api/v1/transactions/11/cancel'));
     expect(sent?.searchParams.get('transactionStatus')).toBe('3');
+  });
+
+  it('asks before each manual action, naming the transaction, its amount, the new status and the stopped callbacks', async () => {
+    const sent: string[] = [];
+    server.use(
+      ...listHandlers(() => page([tx(11, { amount: '1234.5' }), tx(12, { transactionType: 2, transactionStatus: 4, amount: '250000', currency: 'USD' })])),
+      http.post(`${GATEWAY}/api/v1/transactions/:id/*`, ({ request }) => {
+        sent.push(new URL(request.url).pathname);
+        return HttpResponse.json(tx(11));
+      }),
+    );
+    const { user } = renderPage();
+    await screen.findByTestId('transaction-11');
+
+    await runRowAction(user, 11, 'Mark Failed');
+    let question = await screen.findByRole('alertdialog', { name: 'Mark Failed?' });
+    expect(question).toHaveTextContent(
+      'Transaction ref-11 (ID 11) of 1,234.50 PHP will be set to Cancelled. Its callbacks will be stopped: the merchant will not be sent this result.',
+    );
+    await user.click(within(question).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+
+    await runRowAction(user, 11, 'Manual Load');
+    question = await screen.findByRole('alertdialog', { name: 'Manual Load?' });
+    expect(question).toHaveTextContent('Transaction ref-11 (ID 11) of 1,234.50 PHP will be set to Success. Its callbacks will be stopped');
+    await user.click(within(question).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+
+    await runRowAction(user, 12, 'Mark Success');
+    question = await screen.findByRole('alertdialog', { name: 'Mark Success?' });
+    expect(question).toHaveTextContent('Transaction ref-12 (ID 12) of 250,000.00 USD will be set to Success. Its callbacks will be stopped');
+    await user.click(within(question).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    // Nothing is sent until the operator confirms.
+    expect(sent).toEqual([]);
+
+    await runRowAction(user, 12, 'Mark Success');
+    await confirmManual(user, 'Mark Success');
+    await waitFor(() => expect(sent).toEqual(['/api/v1/transactions/12/status/4', '/api/v1/transactions/12/callbacks/cancel']));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
   });
 
   it('opens the logs by stage, and offers Retry when they fail to load', async () => {
@@ -324,6 +372,7 @@ describe('Transactions page (spec 02 §2)', () => {
     await screen.findByTestId('transaction-11');
     const before = seen.lists.length;
     await runRowAction(user, 11, 'Mark Failed');
+    await confirmManual(user, 'Mark Failed');
     expect(await screen.findByText('Setting Cancelled Status Failed - Conflict')).toBeInTheDocument();
     expect(screen.getByText('Transaction with id 11 status changed. Reloading transactions...')).toBeInTheDocument();
     await waitFor(() => expect(seen.lists.length).toBeGreaterThan(before));

@@ -1,15 +1,16 @@
 import { Alert, Box, Button, Field, HStack, Input, NativeSelect, Text } from '@chakra-ui/react';
-import { errorMessage, hasPermission, isAdmin, NoPermission, notify, PageFrame, SCREENS, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
+import { ConfirmDialog, errorMessage, hasPermission, isAdmin, NoPermission, notify, PageFrame, SCREENS, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { useCollabs } from '../../../api/get-collabs';
 import { CollabSelect } from '../../../components/collab-select';
 import { useTransactions, type TransactionsInput } from '../api/get-transactions';
 import type { Transaction } from '../api/types';
-import { useManualAction } from '../hooks/use-manual-action';
+import { useManualAction, type ManualKind } from '../hooks/use-manual-action';
 import { useTransactionStream } from '../hooks/use-transaction-stream';
 import { defaultRange } from '../../../utils/date-range';
 import { logSearchFromTransaction } from '../utils/log-search';
+import { manualQuestion } from '../utils/manual-confirm';
 import { PAGE_SIZES, parseFilters, serializeFilters, type Filters } from '../utils/query-state';
 import { paymentMethodType, searchTarget } from '../utils/search';
 import { formatMoney, needsTotals, TOTAL_CURRENCIES, totalFor, type TotalCurrency } from '../utils/totals';
@@ -79,6 +80,8 @@ function TransactionsView({ user }: { user: User | null }) {
   const [currency, setCurrency] = useState<TotalCurrency>('PHP');
   const [dialog, setDialog] = useState<{ kind: RowDialog; t: Transaction } | null>(null);
   const [logSearch, setLogSearch] = useState(false);
+  // A manual status action waits for the operator's confirmation (it changes money state and stops callbacks).
+  const [confirming, setConfirming] = useState<{ kind: ManualKind; t: Transaction } | null>(null);
 
   const collabs = useCollabs({});
   const input = toListInput(filters, routeSearch, range, admin ? null : merchantFilter);
@@ -203,7 +206,7 @@ function TransactionsView({ user }: { user: User | null }) {
         zone={zone}
         busyId={manual.busy}
         onDialog={(kind, t) => setDialog({ kind, t })}
-        onManual={(kind, t) => void manual.run(kind, t)}
+        onManual={(kind, t) => setConfirming({ kind, t })}
       />
 
       <HStack justify="space-between" wrap="wrap">
@@ -237,6 +240,17 @@ function TransactionsView({ user }: { user: User | null }) {
       {dialog?.kind === 'data' && <AdditionalDataDialog transaction={dialog.t} onClose={() => setDialog(null)} />}
       {logSearch && <SearchInLogsDialog onClose={() => setLogSearch(false)} />}
       {dialog?.kind === 'searchInLogs' && <SearchInLogsDialog initial={logSearchFromTransaction(dialog.t, zone, new Date())} onClose={() => setDialog(null)} />}
+      {confirming && (
+        <ConfirmDialog
+          {...manualQuestion(confirming.kind, confirming.t)}
+          pending={manual.busy === confirming.t.id}
+          onCancel={() => setConfirming(null)}
+          onConfirm={() => {
+            const { kind, t } = confirming;
+            void manual.run(kind, t).finally(() => setConfirming(null));
+          }}
+        />
+      )}
       {dialog?.kind === 'edit' && <EditTransactionDialog transaction={dialog.t} onClose={() => setDialog(null)} />}
     </PageFrame>
   );
