@@ -194,7 +194,7 @@ test('20 transaction rows fit a 1440×900 screen; the rest of a row\'s actions a
   await top.getByRole('button', { name: `More actions for transaction ${id}` }).click();
   const menu = page.getByRole('menu', { name: `More actions for transaction ${id}` });
   await expect(menu).toBeVisible();
-  await expect(menu.getByRole('menuitem')).toHaveText(['Callbacks', 'Data', 'Search in Logs', 'Mark Failed', /^(Manual Load|Mark Success)$/]);
+  await expect(menu.getByRole('menuitem')).toHaveText(['Callbacks', 'Data', 'Export', 'Search in Logs', 'Mark Failed', /^(Manual Load|Mark Success)$/]);
   await menu.getByRole('menuitem', { name: 'Callbacks' }).click();
   await expect(page.getByRole('dialog', { name: `Callback Attempts - ${id}` })).toBeVisible();
   await page.keyboard.press('Escape');

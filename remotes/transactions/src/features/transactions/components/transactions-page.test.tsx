@@ -41,19 +41,25 @@ describe('Transactions page (spec 02 §2)', () => {
     expect(within(row(11)).getByRole('button', { name: 'Edit' })).toBeInTheDocument();
     expect(within(row(11)).getByRole('button', { name: 'Logs' })).toBeInTheDocument();
     // The other actions are in the row's menu, each under its name.
-    expect(await rowMenuItems(user, 11)).toEqual(['Callbacks', 'Data', 'Search in Logs', 'Mark Failed', 'Manual Load']);
-    expect(await rowMenuItems(user, 12)).toEqual(['Callbacks', 'Data', 'Search in Logs', 'Mark Failed', 'Mark Success']);
+    expect(await rowMenuItems(user, 11)).toEqual(['Callbacks', 'Data', 'Export', 'Search in Logs', 'Mark Failed', 'Manual Load']);
+    expect(await rowMenuItems(user, 12)).toEqual(['Callbacks', 'Data', 'Export', 'Search in Logs', 'Mark Failed', 'Mark Success']);
   });
 
   it('shows Select Provider with provider labels, and no edit, logs or manual buttons, to a merchant user', async () => {
     server.use(...listHandlers());
-    renderPage('/transactions', MERCHANT_USER);
+    const { user } = renderPage('/transactions', MERCHANT_USER);
     expect(await screen.findByTestId('transaction-11')).toBeInTheDocument();
     const collab = screen.getByRole('combobox', { name: 'Select Provider' });
     await waitFor(() => expect(within(collab).getByRole('option', { name: 'GoVip' })).toBeInTheDocument());
     for (const name of ['Edit', 'Logs', 'Mark Failed', 'Manual Load']) expect(within(row(11)).queryByRole('button', { name })).toBeNull();
-    // Without Edit Transactions and View Logs the row keeps Callbacks and Data only, and no menu.
-    expect(within(row(11)).getAllByRole('button').map((b) => b.getAttribute('aria-label') ?? b.textContent)).toEqual(['Expand transaction 11', 'Callbacks', 'Data']);
+    // Without Edit Transactions and View Logs the row keeps Callbacks and Data, and its menu only Export (Files Access).
+    expect(within(row(11)).getAllByRole('button').map((b) => b.getAttribute('aria-label') ?? b.textContent)).toEqual([
+      'Expand transaction 11',
+      'Callbacks',
+      'Data',
+      'More actions for transaction 11',
+    ]);
+    expect(await rowMenuItems(user, 11)).toEqual(['Export']);
   });
 
   it('searches by the route id, leaving the filters out and disabled', async () => {

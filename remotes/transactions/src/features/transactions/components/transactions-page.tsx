@@ -17,7 +17,7 @@ import { formatMoney, needsTotals, TOTAL_CURRENCIES, totalFor, type TotalCurrenc
 import { AdditionalDataDialog } from './additional-data-dialog';
 import { CallbackAttemptsDialog } from './callback-attempts-dialog';
 import { EditTransactionDialog } from './edit-transaction-dialog';
-import { ExportTransactionsButton } from './export-transactions-button';
+import { exportScope, ExportTransactionsButton, transactionExportScope, useExportWizard } from './export-transactions-button';
 import { FilterBar } from './filter-bar';
 import { SearchInLogsDialog } from './search-in-logs-dialog';
 import { TransactionLogsDialog } from './transaction-logs-dialog';
@@ -88,6 +88,7 @@ function TransactionsView({ user }: { user: User | null }) {
   const live = useTransactionStream(true);
   const list = useTransactions(input, live ? false : REFRESH_MS);
   const manual = useManualAction();
+  const exporter = useExportWizard();
 
   const update = (patch: Partial<Filters>) => setParams(serializeFilters({ ...filters, currentPage: 1, ...patch }));
 
@@ -126,7 +127,7 @@ function TransactionsView({ user }: { user: User | null }) {
               Search in Logs
             </Button>
           )}
-          <ExportTransactionsButton user={user} input={input} collabs={collabs.data} admin={admin} zone={zone} />
+          <ExportTransactionsButton user={user} loading={exporter.loading} onOpen={() => exporter.open(exportScope(input, { collabs: collabs.data, admin, zone }))} />
         </HStack>
       }
     >
@@ -205,7 +206,7 @@ function TransactionsView({ user }: { user: User | null }) {
         user={user}
         zone={zone}
         busyId={manual.busy}
-        onDialog={(kind, t) => setDialog({ kind, t })}
+        onDialog={(kind, t) => (kind === 'export' ? exporter.open(transactionExportScope(t, collabs.data, admin)) : setDialog({ kind, t }))}
         onManual={(kind, t) => setConfirming({ kind, t })}
       />
 
@@ -240,6 +241,7 @@ function TransactionsView({ user }: { user: User | null }) {
       {dialog?.kind === 'data' && <AdditionalDataDialog transaction={dialog.t} onClose={() => setDialog(null)} />}
       {logSearch && <SearchInLogsDialog onClose={() => setLogSearch(false)} />}
       {dialog?.kind === 'searchInLogs' && <SearchInLogsDialog initial={logSearchFromTransaction(dialog.t, zone, new Date())} onClose={() => setDialog(null)} />}
+      {exporter.dialog}
       {confirming && (
         <ConfirmDialog
           {...manualQuestion(confirming.kind, confirming.t)}

@@ -7,7 +7,7 @@ import { rowActionLayout, rowActions, type RowActionKey, type RowActions } from 
 import { callbackDelivery, DELIVERY_PALETTE, pollingWarning, STATUS_PALETTE, statusClass, statusLabel } from '../utils/status';
 
 /** RowDialog names the dialog a row button opens. */
-export type RowDialog = 'edit' | 'logs' | 'data' | 'callbacks' | 'searchInLogs';
+export type RowDialog = 'edit' | 'logs' | 'data' | 'callbacks' | 'export' | 'searchInLogs';
 
 interface Props {
   transactions: Transaction[];
