@@ -5,6 +5,7 @@ export * from './access';
 export * from './api-client';
 export * from './api-error';
 export * from './auth';
+export * from './collab-choices';
 export * from './config';
 export * from './confirm-dialog';
 export * from './console';

@@ -1,7 +1,7 @@
 import { Button } from '@chakra-ui/react';
 import { formatDateTime, hasPermission, notify, useRemoteModule, type ExportWizardProps, type User } from '@paygate/sdk';
 import { useEffect, useState } from 'react';
-import { collabLabel, type CollabOption } from '../../../api/get-collabs';
+import { collabNamer, type CollabOption } from '../../../api/get-collabs';
 import type { TransactionsInput } from '../api/get-transactions';
 import type { Transaction } from '../api/types';
 import { statusLabel, TRANSACTION_TYPES } from '../utils/status';
@@ -35,7 +35,7 @@ export function exportScope(
   for (const k of Object.keys(filter) as (keyof typeof filter)[]) if (filter[k] === undefined) delete filter[k];
   const collab = collabs?.find((c) => c.id === input.collabId);
   const labels: ExportWizardProps['labels'] = {};
-  if (collab) labels.collab = collabLabel(collab, admin);
+  if (collab) labels.collab = collabNamer(collabs, admin)(collab.id);
   if (filter.type) labels.type = TRANSACTION_TYPES.find((t) => t.value === filter.type)?.label;
   if (filter.statuses) labels.statuses = filter.statuses.map(statusLabel).join(', ');
   if (filter.from && filter.to) labels.dateRange = `${formatDateTime(filter.from, zone)} – ${formatDateTime(filter.to, zone)}`;
@@ -52,7 +52,7 @@ export type ExportScope = Omit<ExportWizardProps, 'onClose'>;
  */
 export function transactionExportScope(t: Pick<Transaction, 'collabId' | 'nonce'>, collabs: readonly CollabOption[] | undefined, admin: boolean): ExportScope {
   const collab = collabs?.find((c) => c.id === t.collabId);
-  return { collabId: t.collabId || null, filter: { nonce: t.nonce }, labels: collab ? { collab: collabLabel(collab, admin) } : {} };
+  return { collabId: t.collabId || null, filter: { nonce: t.nonce }, labels: collab ? { collab: collabNamer(collabs, admin)(collab.id) } : {} };
 }
 
 /**

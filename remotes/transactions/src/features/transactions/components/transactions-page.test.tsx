@@ -4,7 +4,7 @@ import { renderApp } from '@paygate/devkit/testing';
 import { GATEWAY, server } from '@paygate/devkit/testing/msw';
 import { ADMIN, MERCHANT_USER, type TestUser } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
-import { listHandlers, page, rowMenuItems, runRowAction, transactionsLoader, tx, type Seen } from '../../../testing/fixtures';
+import { COLLABS, listHandlers, page, rowMenuItems, runRowAction, transactionsLoader, tx, type Seen } from '../../../testing/fixtures';
 
 function renderPage(path = '/transactions', user: TestUser = ADMIN) {
   return renderApp(path, { user, loader: transactionsLoader() });
@@ -60,6 +60,42 @@ describe('Transactions page (spec 02 §2)', () => {
       'More actions for transaction 11',
     ]);
     expect(await rowMenuItems(user, 11)).toEqual(['Export']);
+  });
+
+  const twoGoVips = () =>
+    http.get(`${GATEWAY}/api/v1/merchant-collabs`, () =>
+      HttpResponse.json({ collabs: [...COLLABS, { id: 5, merchant: { id: 2, name: 'Blue Harbor Shop' }, provider: { id: 1, name: 'GoVip' } }] }),
+    );
+
+  it("lists the Current Merchant's collabs only (spec 01 §4)", async () => {
+    server.use(...listHandlers());
+    server.use(twoGoVips());
+    const { user } = renderPage('/transactions', { username: 'two-shops', roles: ['Merchant Admin'], merchantIds: [1, 2] });
+    await screen.findByTestId('transaction-11');
+    const picker = screen.getByRole('combobox', { name: 'Select Provider' });
+    const options = () => within(picker).getAllByRole('option').map((o) => o.textContent);
+    // The sidebar settles on the first merchant.
+    await waitFor(() => expect(options()).toEqual(['Select Provider', 'GoVip']));
+    expect(within(picker).getByRole('option', { name: 'GoVip' })).toHaveValue('1');
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Current Merchant' }), 'Blue Harbor Shop (2)');
+    await waitFor(() => expect(options()).toEqual(['Select Provider', 'FbPay', 'GoVip']));
+    expect(within(picker).getByRole('option', { name: 'GoVip' })).toHaveValue('5');
+  });
+
+  it('labels collabs that would read the same apart, with their merchant', async () => {
+    server.use(...listHandlers());
+    server.use(twoGoVips());
+    renderPage('/transactions', { username: 'no-shop', roles: ['Support'], merchantIds: [] });
+    await screen.findByTestId('transaction-11');
+    const picker = screen.getByRole('combobox', { name: 'Select Provider' });
+    await waitFor(() =>
+      expect(within(picker).getAllByRole('option').map((o) => o.textContent)).toEqual([
+        'Select Provider',
+        'GoVip · Acme Games (1)',
+        'FbPay',
+        'GoVip · Blue Harbor Shop (2)',
+      ]),
+    );
   });
 
   it('searches by the route id, leaving the filters out and disabled', async () => {
