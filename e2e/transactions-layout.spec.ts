@@ -39,7 +39,7 @@ test('at 1024×768 Amount, Status and Created are in view without scrolling, and
   const stamp = Date.now();
   await createDeposits(page, [
     { clientId: 'e2e-layout-1', nonce: `e2e-layout-${stamp}-1`, amount: '1234.50' },
-    { clientId: 'e2e-layout-2', nonce: `e2e-layout-${stamp}-2`, amount: '99.00' },
+    { clientId: 'e2e-layout-2', nonce: `e2e-layout-${stamp}-2`, amount: '199.00' },
   ]);
   await page.goto('/transactions');
   const table = page.getByRole('table', { name: 'Transactions' });
