@@ -176,7 +176,7 @@ function TransactionsView({ user }: { user: User | null }) {
             Average: <strong>{summary ? `${formatMoney(summary.average)} ${currency}` : '-'}</strong>
           </Text>
           <Text color="fg.muted">{data ? `${data.totalCount} transactions` : ''}</Text>
-          <Text fontSize="xs" color={live ? 'green.600' : 'fg.muted'} aria-label="Live updates">
+          <Text fontSize="xs" color={live ? 'green.fg' : 'fg.muted'} aria-label="Live updates">
             {live ? '● Live' : '○ Refreshing every 10 s'}
           </Text>
         </HStack>

@@ -59,7 +59,7 @@ const FEE_TYPES = ['None', 'Percent', 'Fixed'];
 export function CallbackDeliveryMark({ tally }: { tally: string }) {
   const d = callbackDelivery(tally);
   return (
-    <Text as="span" whiteSpace="nowrap" role="img" aria-label={d.label} data-delivery={d.state} color={`${DELIVERY_PALETTE[d.state]}.600`} fontSize="sm">
+    <Text as="span" whiteSpace="nowrap" role="img" aria-label={d.label} data-delivery={d.state} color={`${DELIVERY_PALETTE[d.state]}.fg`} fontSize="sm">
       <span aria-hidden>
         {d.mark} {d.figures}
       </span>
@@ -77,7 +77,7 @@ export function PollingMark({ attempts }: { attempts: number }) {
   return (
     <Badge
       size="sm"
-      variant={warn ? 'solid' : 'outline'}
+      variant={warn ? 'surface' : 'outline'}
       colorPalette={warn ? 'orange' : 'gray'}
       whiteSpace="nowrap"
       data-polling-warning={warn}
@@ -133,7 +133,7 @@ function RowActionsCell({ t, actions, busy, onDialog, onManual }: RowActionsCell
                     value={a.key}
                     onSelect={() => run(a.key)}
                     disabled={manual(a.key) && busy}
-                    color={a.key === 'markFailed' ? 'fg.error' : a.key === 'markSuccess' ? 'green.600' : undefined}
+                    color={a.key === 'markFailed' ? 'red.fg' : a.key === 'markSuccess' ? 'green.fg' : undefined}
                   >
                     {a.label}
                   </Menu.Item>
