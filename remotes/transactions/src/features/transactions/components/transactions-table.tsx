@@ -31,10 +31,10 @@ const COLUMNS = 10;
  * always stay.
  */
 export const OPTIONAL_COLUMNS = [
-  { key: 'callbacks', hideBelow: 1180 },
-  { key: 'type', hideBelow: 1100 },
-  { key: 'merchant', hideBelow: 1000 },
-  { key: 'reference', hideBelow: 820 },
+  { key: 'callbacks', hideBelow: 1200 },
+  { key: 'merchant', hideBelow: 1120 },
+  { key: 'type', hideBelow: 960 },
+  { key: 'reference', hideBelow: 880 },
 ] as const;
 type OptionalColumn = (typeof OPTIONAL_COLUMNS)[number]['key'];
 
