@@ -73,3 +73,27 @@ test('at 1024×768 Amount, Status and Created are in view without scrolling, and
   await expect(details).toContainText('Reference ID');
   await expect(details).toContainText('Acme Games / GoVip');
 });
+
+test('wider screens show more columns, lowest priority last, and still need no sideways scroll', async ({ page }) => {
+  test.setTimeout(120_000);
+  await signIn(page);
+  await createDeposits(page, [{ clientId: 'e2e-layout-wide', nonce: `e2e-layout-wide-${Date.now()}`, amount: '12345.67' }]);
+  const always = ['ID', 'Amount', 'Status', 'Created', 'Actions'];
+  const widths: [number, string[], string[]][] = [
+    [1280, ['Reference ID', 'Callbacks'], ['Merchant / Provider', 'Type']],
+    [1440, ['Reference ID', 'Callbacks', 'Merchant / Provider'], ['Type']],
+    [1680, ['Reference ID', 'Callbacks', 'Merchant / Provider', 'Type'], []],
+  ];
+  for (const [width, shown, hidden] of widths) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto('/transactions');
+    const table = page.getByRole('table', { name: 'Transactions' });
+    await expect(page.getByTestId(/^transaction-\d+$/).first()).toBeVisible();
+    for (const name of [...always, ...shown]) {
+      expect(await inView(table.getByRole('columnheader', { name, exact: true })), `${name} in view at ${width} px`).toBe(true);
+    }
+    for (const name of hidden) await expect(table.getByRole('columnheader', { name, exact: true }), `${name} hidden at ${width} px`).toBeHidden();
+    const area = await table.evaluate((t) => ({ scroll: t.parentElement!.scrollWidth, client: t.parentElement!.clientWidth }));
+    expect(area.scroll, `no sideways scroll at ${width} px`).toBeLessThanOrEqual(area.client);
+  }
+});

@@ -31,16 +31,20 @@ const COLUMNS = 10;
  * always stay.
  */
 export const OPTIONAL_COLUMNS = [
-  { key: 'callbacks', hideBelow: 1200 },
-  { key: 'merchant', hideBelow: 1120 },
-  { key: 'type', hideBelow: 960 },
+  { key: 'type', hideBelow: 1190 },
+  { key: 'merchant', hideBelow: 1115 },
+  { key: 'callbacks', hideBelow: 955 },
   { key: 'reference', hideBelow: 880 },
 ] as const;
 type OptionalColumn = (typeof OPTIONAL_COLUMNS)[number]['key'];
 
 const CONTAINER = 'transactions-table';
 
-/** A hidden column's cells disappear; its detail in the expanded row appears only while the column is hidden. */
+/**
+ * A hidden column's cells disappear; its detail in the expanded row appears
+ * only while the column is hidden (the callback tally is always among the
+ * details).
+ */
 const PRIORITY_CSS = Object.fromEntries(
   OPTIONAL_COLUMNS.flatMap(({ key, hideBelow }) => [
     [`@container ${CONTAINER} (width < ${hideBelow}px)`, { [`& [data-column="${key}"]`]: { display: 'none' } }],
