@@ -71,10 +71,16 @@ test('the admin saves a collab’s credentials, reads them back masked, and the 
   await expect(row).toContainText('250,000.00');
 });
 
-test('a merchant admin is offered its own merchants’ collabs by provider', async ({ page }) => {
+test('a merchant admin is offered its Current Merchant’s collabs by provider', async ({ page }) => {
   await signInTo(page, 'merchant-admin');
   await page.goto('/credentials');
   const select = page.getByRole('combobox', { name: 'Select Provider' });
+  // Acme Games (1), the first of its merchants, is the Current Merchant at first: Blue Harbor Shop's FbPay is not offered.
+  await expect(page.getByRole('combobox', { name: 'Current Merchant' })).toHaveValue('1');
+  await expect(select.getByRole('option', { name: 'GoVip' })).toHaveCount(1);
+  await expect(select.getByRole('option', { name: 'FbPay' })).toHaveCount(0);
+  await page.getByRole('combobox', { name: 'Current Merchant' }).selectOption({ label: 'Blue Harbor Shop (2)' });
+  await expect(select.getByRole('option', { name: 'GoVip' })).toHaveCount(0);
   await expect(select.getByRole('option', { name: 'FbPay' })).toHaveCount(1);
   await expect(select.getByRole('option', { name: 'RollingPay' })).toHaveCount(0);
   await expect(select.getByRole('option', { name: /Cobalt/ })).toHaveCount(0);

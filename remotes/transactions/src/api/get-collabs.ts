@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { CollabJson, ListCollabsResponseJson } from '@paygate/gen/gateway/v1/collabs_pb';
-import { api } from '@paygate/sdk';
+import { api, collabLabels } from '@paygate/sdk';
 import { z } from 'zod';
 
 /**
@@ -47,7 +47,12 @@ export function useCollabs(input: CollabsInput) {
   return useQuery(collabsQuery(input));
 }
 
-/** collabLabel: merchant–provider for admins, provider only for others (spec 02 §2). */
-export function collabLabel(c: CollabOption, admin: boolean): string {
-  return admin ? `${c.merchantName} - ${c.providerName}` : c.providerName;
+/**
+ * collabNamer names the collabs of the list apart from each other (the SDK's
+ * collabLabels: merchant - provider for admins, provider for others, spec 02
+ * §2), for tables and summaries; an id not in the list reads "Collab {id}".
+ */
+export function collabNamer(collabs: readonly CollabOption[] | undefined, admin: boolean): (id: number) => string {
+  const labels = collabLabels(collabs ?? [], admin);
+  return (id) => labels.get(id) ?? `Collab ${id}`;
 }

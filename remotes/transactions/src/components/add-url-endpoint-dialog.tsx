@@ -11,7 +11,6 @@ import { capitalized, type UrlEndpointTexts } from './url-endpoints';
 /** AddUrlEndpointDialogProps configure an AddUrlEndpointDialog. */
 export interface AddUrlEndpointDialogProps<Draft extends { collabId: number | null }, F extends string, Stored extends { collabId: number }, CreateInput> {
   texts: Pick<UrlEndpointTexts, 'noun' | 'title'>;
-  admin: boolean;
   collabs: readonly CollabOption[];
   /** The page's collab, preselected. */
   collabId: number | null;
@@ -70,7 +69,7 @@ export function AddUrlEndpointDialog<Draft extends { collabId: number | null }, 
       }
     >
       <Stack gap="4">
-        <CollabField admin={props.admin} collabs={props.collabs} value={draft.collabId} error={errors.collabId} onChange={(collabId) => set({ collabId } as Partial<Draft>)} />
+        <CollabField collabs={props.collabs} value={draft.collabId} error={errors.collabId} onChange={(collabId) => set({ collabId } as Partial<Draft>)} />
         {props.children({ draft, errors, set })}
       </Stack>
     </DialogFrame>

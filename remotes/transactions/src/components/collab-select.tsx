@@ -1,5 +1,6 @@
 import { Field, NativeSelect } from '@chakra-ui/react';
-import { collabLabel, type CollabOption } from '../api/get-collabs';
+import { useCollabChoices } from '@paygate/sdk';
+import type { CollabOption } from '../api/get-collabs';
 
 interface Props {
   /** Admins pick "merchant - provider" under "Select Collab"; others pick a provider under "Select Provider". */
@@ -31,7 +32,7 @@ export function CollabSelect({ admin, collabs, value, onChange, loading, label, 
           onChange={(e) => onChange(e.target.value ? Number(e.target.value) : null)}
         >
           <option value="">{placeholder}</option>
-          <CollabOptions admin={admin} collabs={collabs} />
+          <CollabOptions collabs={collabs} value={value} />
         </NativeSelect.Field>
         <NativeSelect.Indicator />
       </NativeSelect.Root>
@@ -39,17 +40,20 @@ export function CollabSelect({ admin, collabs, value, onChange, loading, label, 
   );
 }
 
-/** CollabOptions are the options of a collab select, after its placeholder. */
-function CollabOptions({ admin, collabs }: { admin: boolean; collabs: readonly CollabOption[] | undefined }) {
-  return collabs?.map((c) => (
+/**
+ * CollabOptions are the options of a collab select, after its placeholder:
+ * the collabs of the sidebar's Current Merchant (the chosen one kept), each
+ * labelled apart from the others (the SDK's useCollabChoices).
+ */
+function CollabOptions({ collabs, value }: { collabs: readonly CollabOption[] | undefined; value: number | null }) {
+  return useCollabChoices(collabs, value).map((c) => (
     <option key={c.id} value={c.id}>
-      {collabLabel(c, admin)}
+      {c.label}
     </option>
   ));
 }
 
 interface CollabFieldProps {
-  admin: boolean;
   collabs: readonly CollabOption[];
   value: number | null;
   error: string | undefined;
@@ -59,7 +63,7 @@ interface CollabFieldProps {
 }
 
 /** CollabField picks the collaboration a callback URL or validation endpoint belongs to, in a form or an edited row. */
-export function CollabField({ admin, collabs, value, error, onChange, inRow }: CollabFieldProps) {
+export function CollabField({ collabs, value, error, onChange, inRow }: CollabFieldProps) {
   return (
     <Field.Root required={!inRow} invalid={!!error}>
       {!inRow && <Field.Label>Collaboration</Field.Label>}
@@ -70,7 +74,7 @@ export function CollabField({ admin, collabs, value, error, onChange, inRow }: C
           onChange={(e) => onChange(e.target.value ? Number(e.target.value) : null)}
         >
           <option value="">Select a collaboration</option>
-          <CollabOptions admin={admin} collabs={collabs} />
+          <CollabOptions collabs={collabs} value={value} />
         </NativeSelect.Field>
         <NativeSelect.Indicator />
       </NativeSelect.Root>

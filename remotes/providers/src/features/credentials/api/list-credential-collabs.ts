@@ -5,6 +5,7 @@ import type { CredentialCollabJson } from '@paygate/gen/gateway/v1/credentials_p
 /** CredentialCollab is a collab the credentials page offers. */
 export interface CredentialCollab {
   collabId: number;
+  merchantId: number;
   merchantName: string;
   providerName: string;
 }
@@ -18,6 +19,7 @@ export async function fetchCredentialCollabs(signal?: AbortSignal): Promise<Cred
   const body = await api.get<CredentialCollabJson[]>('gateway', '/api/v1/credentials/collabs', { signal });
   return (Array.isArray(body) ? body : []).map((c) => ({
     collabId: c.collabId ?? 0,
+    merchantId: c.merchantId ?? 0,
     merchantName: c.merchantName ?? '',
     providerName: c.providerName ?? '',
   }));

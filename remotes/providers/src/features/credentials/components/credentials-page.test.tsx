@@ -48,11 +48,25 @@ describe('Credentials page (spec 02 §2 "Credentials", §5, §8)', () => {
     await waitFor(() => expect(document.title).toBe('Paygate - Credentials'));
   });
 
-  it("offers providers under 'Select Provider' to merchant users", async () => {
+  it("offers the Current Merchant's providers under 'Select Provider' to merchant users (spec 01 §4)", async () => {
     server.use(...handlers({}));
-    renderPage(MERCHANT_ADMIN);
+    server.use(http.get(`${GATEWAY}/api/v1/credentials/collabs`, () => HttpResponse.json([...COLLABS, { ...COLLABS[1]!, collabId: 13, providerName: 'FbPay' }])));
+    const { user } = renderPage({ ...MERCHANT_ADMIN, merchantIds: [1, 2] });
     const select = await screen.findByRole('combobox', { name: 'Select Provider' });
-    await waitFor(() => expect(within(select).getAllByRole('option').map((o) => o.textContent)).toEqual(['Select Provider', 'FbPay', 'HumPas']));
+    const options = () => within(select).getAllByRole('option').map((o) => [o.textContent, o.getAttribute('value')]);
+    await waitFor(() => expect(options()).toEqual([['Select Provider', ''], ['FbPay', '11']]));
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Current Merchant' }), 'Blue Harbor Shop (2)');
+    await waitFor(() => expect(options()).toEqual([['Select Provider', ''], ['HumPas', '12'], ['FbPay', '13']]));
+  });
+
+  it('labels collabs that would read the same apart, with their merchant', async () => {
+    server.use(...handlers({}));
+    server.use(http.get(`${GATEWAY}/api/v1/credentials/collabs`, () => HttpResponse.json([...COLLABS, { ...COLLABS[1]!, collabId: 13, providerName: 'FbPay' }])));
+    renderPage({ username: 'no-shop', permissions: ['Credentials Access'], merchantIds: [] });
+    const select = await screen.findByRole('combobox', { name: 'Select Provider' });
+    await waitFor(() =>
+      expect(within(select).getAllByRole('option').map((o) => o.textContent)).toEqual(['Select Provider', 'FbPay · Acme Games (1)', 'HumPas', 'FbPay · Blue Harbor Shop (2)']),
+    );
   });
 
   it('loads masked fields with eye toggles and a group, and saves numbers as numbers unless empty', async () => {

@@ -1,11 +1,10 @@
 import { Alert, Box, Button, Field, Fieldset, Heading, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
-import { errorMessage, hasPermission, isAdmin, isApiError, NoPermission, notify, PageFrame, SCREENS, useUser } from '@paygate/sdk';
-import { useState } from 'react';
+import { errorMessage, hasPermission, isAdmin, isApiError, NoPermission, notify, PageFrame, SCREENS, useCollabChoices, useUser } from '@paygate/sdk';
+import { useMemo, useState } from 'react';
 import { useCredentialCollabs } from '../api/list-credential-collabs';
 import { useLoadCredentials } from '../api/get-credentials';
 import { useSaveCredentials } from '../api/save-credentials';
 import {
-  collabLabel,
   collabPlaceholder,
   fieldId,
   groupsOf,
@@ -53,6 +52,9 @@ function Credentials({ admin }: { admin: boolean }) {
   const [newKind, setNewKind] = useState<FieldKind>('text');
   const [newKeyError, setNewKeyError] = useState<string | null>(null);
   const placeholder = collabPlaceholder(admin);
+  // The collabs of the sidebar's Current Merchant, each labelled apart from the others (spec 01 §4).
+  const named = useMemo(() => collabs.data?.map((c) => ({ ...c, id: c.collabId })), [collabs.data]);
+  const choices = useCollabChoices(named, collabId);
 
   function onLoad() {
     if (collabId === null) {
@@ -131,9 +133,9 @@ function Credentials({ admin }: { admin: boolean }) {
               onChange={(e) => setCollabId(e.target.value ? Number(e.target.value) : null)}
             >
               <option value="">{placeholder}</option>
-              {collabs.data?.map((c) => (
-                <option key={c.collabId} value={c.collabId}>
-                  {collabLabel(c, admin)}
+              {choices.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.label}
                 </option>
               ))}
             </NativeSelect.Field>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collabLabel, collabPlaceholder, numberError, parseNewKey, toCredentials, toFields } from './credentials';
+import { collabPlaceholder, numberError, parseNewKey, toCredentials, toFields } from './credentials';
 
 describe('credentials form model (spec 02 §5)', () => {
   it('turns an object with one nested group into fields and back, numbers kept as numbers', () => {
@@ -27,10 +27,7 @@ describe('credentials form model (spec 02 §5)', () => {
     expect(parseNewKey('a.')).toBeNull();
   });
 
-  it('labels collabs merchant - provider for admins and by provider otherwise', () => {
-    const c = { merchantName: 'Acme Games', providerName: 'FbPay' };
-    expect(collabLabel(c, true)).toBe('Acme Games - FbPay');
-    expect(collabLabel(c, false)).toBe('FbPay');
+  it("names the dropdown 'Select Collaboration' for admins and 'Select Provider' otherwise", () => {
     expect(collabPlaceholder(true)).toBe('Select Collaboration');
     expect(collabPlaceholder(false)).toBe('Select Provider');
   });

@@ -94,11 +94,6 @@ export function parseNewKey(text: string): { group: string; key: string } | null
   return parts.length === 2 ? { group: parts[0]!.trim(), key: parts[1]!.trim() } : { group: '', key: parts[0]!.trim() };
 }
 
-/** collabLabel is a collab's option text: 'merchant - provider' for admins, the provider otherwise (spec 02 §6). */
-export function collabLabel(c: { merchantName: string; providerName: string }, admin: boolean): string {
-  return admin ? `${c.merchantName} - ${c.providerName}` : c.providerName;
-}
-
 /** collabPlaceholder is the dropdown's placeholder (spec 02 §2 "Credentials"). */
 export function collabPlaceholder(admin: boolean): string {
   return admin ? 'Select Collaboration' : 'Select Provider';

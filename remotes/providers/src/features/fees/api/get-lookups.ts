@@ -13,6 +13,7 @@ export interface Option {
 /** CollabOption is a collab the caller sees, with its merchant and provider names. */
 export interface CollabOption {
   id: number;
+  merchantId: number;
   merchantName: string;
   providerName: string;
 }
@@ -21,7 +22,7 @@ export interface CollabOption {
 export async function fetchCollabs(signal?: AbortSignal): Promise<CollabOption[]> {
   const body = await api.get<CollabJson[] | ListCollabsResponseJson | undefined>('gateway', '/api/v1/merchant-collabs', { signal });
   const list = Array.isArray(body) ? body : (body?.collabs ?? []);
-  return list.map((c) => ({ id: c.id ?? 0, merchantName: c.merchant?.name ?? '', providerName: c.provider?.name ?? '' }));
+  return list.map((c) => ({ id: c.id ?? 0, merchantId: c.merchant?.id ?? 0, merchantName: c.merchant?.name ?? '', providerName: c.provider?.name ?? '' }));
 }
 
 /** fetchCurrencies lists the currencies (GET {gatewayUrl}/api/v1/currencies). */

@@ -7,7 +7,7 @@ import { renderApp } from '@paygate/devkit/testing';
 import { GATEWAY, server } from '@paygate/devkit/testing/msw';
 import { ADMIN, MERCHANT_USER, tokensFor, type TestUser } from '@paygate/devkit/testing/tokens';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { COLLABS, MERCHANTS, providersLoader } from '../../../testing/fixtures';
+import { collab, COLLABS, MERCHANTS, providersLoader } from '../../../testing/fixtures';
 import { FeesPage } from './fees-page';
 
 const FEES = `${GATEWAY}/api/v1/fees`;
@@ -120,6 +120,38 @@ describe('Fees page (spec 02 "Fees")', () => {
     server.use(...handlers([], []));
     renderApp('/fees', { user: ADMIN, loader: providersLoader() });
     expect(await screen.findByText('No fees match these filters.')).toBeInTheDocument();
+  });
+
+  it("offers the Current Merchant's collabs in the Collab filter (spec 01 §4)", async () => {
+    server.use(...handlers());
+    server.use(http.get(`${GATEWAY}/api/v1/merchant-collabs`, () => HttpResponse.json({ collabs: [...COLLABS, collab(5, 2, 1)] })));
+    const { user } = renderApp('/fees', { user: { ...EDITOR, merchantIds: [1, 2] }, loader: providersLoader() });
+    await table();
+    const picker = screen.getByRole('combobox', { name: 'Collab' });
+    const options = () => within(picker).getAllByRole('option').map((o) => [o.textContent, o.getAttribute('value')]);
+    const fixed = [['All collabs', ''], ['Global (every collab)', '0']];
+    await waitFor(() => expect(options()).toEqual([...fixed, ['GoVip', '1'], ['QRPh', '2']]));
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Current Merchant' }), 'Blue Harbor Shop (2)');
+    await waitFor(() => expect(options()).toEqual([...fixed, ['FbPay', '3'], ['GoVip', '5']]));
+  });
+
+  it('labels collabs that would read the same apart, with their merchant', async () => {
+    server.use(...handlers());
+    server.use(http.get(`${GATEWAY}/api/v1/merchant-collabs`, () => HttpResponse.json({ collabs: [...COLLABS, collab(5, 2, 1)] })));
+    renderApp('/fees', { user: { username: 'no-shop', permissions: ['View Fees'], merchantIds: [] }, loader: providersLoader() });
+    await table();
+    const picker = screen.getByRole('combobox', { name: 'Collab' });
+    await waitFor(() =>
+      expect(within(picker).getAllByRole('option').map((o) => o.textContent)).toEqual([
+        'All collabs',
+        'Global (every collab)',
+        'GoVip · Acme Games (1)',
+        'QRPh',
+        'FbPay',
+        'RollingPay',
+        'GoVip · Blue Harbor Shop (2)',
+      ]),
+    );
   });
 
   it('offers no editing without Edit Fees', async () => {

@@ -1,6 +1,21 @@
 import { Alert, Button, Stack } from '@chakra-ui/react';
-import { ConfirmDialog, errorMessage, hasPermission, isAdmin, NoPermission, notify, PageFrame, Pager, SCREENS, useUser, type User } from '@paygate/sdk';
-import { useEffect, useState } from 'react';
+import {
+  collabLabels,
+  ConfirmDialog,
+  errorMessage,
+  hasPermission,
+  isAdmin,
+  NoPermission,
+  notify,
+  PageFrame,
+  Pager,
+  SCREENS,
+  useCollabChoices,
+  useUser,
+  type CollabChoice,
+  type User,
+} from '@paygate/sdk';
+import { useEffect, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useDeleteFee } from '../api/delete-fee';
 import { useFees, type FeesInput } from '../api/get-fees';
@@ -20,6 +35,16 @@ export function FeesPage() {
 }
 
 const num = (v: string) => (v === '' ? undefined : Number(v));
+
+/**
+ * offered turns a picker's choices (the SDK's useCollabChoices: the Current
+ * Merchant's collabs, labelled apart) into the collabs and the label function
+ * the fee filters and the fee dialog take.
+ */
+function offered(all: readonly CollabOption[], choices: readonly CollabChoice[]) {
+  const labels = new Map(choices.map((c) => [c.id, c.label]));
+  return { collabs: all.filter((c) => labels.has(c.id)), collabLabel: (c: CollabOption) => labels.get(c.id) ?? `Collab ${c.id}` };
+}
 
 /** filterInput turns the selects' values into the list call's filters. */
 export function filterInput(f: FeeFilterValues, page: number, take: number): FeesInput {
@@ -47,13 +72,14 @@ function FeesView({ user }: { user: User }) {
   const lookups = useFeeLookups();
   const remove = useDeleteFee();
 
-  const collabLabel = (c: CollabOption) => (admin ? `${c.merchantName} - ${c.providerName}` : c.providerName);
-  const collabName = (id: number) => {
-    const c = lookups.collabs.find((x) => x.id === id);
-    return c ? collabLabel(c) : `Collab ${id}`;
-  };
+  // The table names every collab apart; the pickers offer the Current Merchant's (spec 01 §4), an edited fee's kept.
+  const names = useMemo(() => collabLabels(lookups.collabs, admin), [lookups.collabs, admin]);
+  const collabName = (id: number) => names.get(id) ?? `Collab ${id}`;
   const payTypeName = (id: number) => lookups.payTypes.find((p) => p.id === id)?.label ?? `Pay type ${id}`;
   const selectedCollab = Number(filters.collabId) > 0 ? Number(filters.collabId) : 0;
+  const filterPicker = offered(lookups.collabs, useCollabChoices(lookups.collabs, selectedCollab || null));
+  const editedCollab = open?.kind === 'edit' ? (open.fee?.collabId ?? selectedCollab) : 0;
+  const dialogPicker = offered(lookups.collabs, useCollabChoices(lookups.collabs, editedCollab || null));
 
   const failure = list.isError ? errorMessage(list.error, 'Unknown error') : null;
   useEffect(() => {
@@ -106,8 +132,7 @@ function FeesView({ user }: { user: User }) {
         <FeeFiltersBar
           values={filters}
           onChange={changeFilters}
-          collabs={lookups.collabs}
-          collabLabel={collabLabel}
+          {...filterPicker}
           currencies={lookups.currencies}
           payTypes={lookups.payTypes}
         />
@@ -154,8 +179,7 @@ function FeesView({ user }: { user: User }) {
           fee={open.fee}
           collabId={selectedCollab || undefined}
           allowGlobal={admin}
-          collabs={lookups.collabs}
-          collabLabel={collabLabel}
+          {...dialogPicker}
           currencies={lookups.currencies}
           payTypes={lookups.payTypes}
           onClose={() => setOpen(null)}

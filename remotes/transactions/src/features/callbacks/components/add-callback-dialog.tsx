@@ -10,7 +10,6 @@ import { CALLBACK_URL_INPUT, MAX_ATTEMPTS_INPUT } from './callback-columns';
 import { CallbackTypeSelect } from './callback-fields';
 
 interface Props {
-  admin: boolean;
   collabs: readonly CollabOption[];
   /** The page's collab, preselected. */
   collabId: number | null;
@@ -20,13 +19,12 @@ interface Props {
 }
 
 /** AddCallbackDialog is the "Add Callback URL" dialog (spec 02 §2, §5). */
-export function AddCallbackDialog({ admin, collabs, collabId, onCreated, onClose }: Props) {
+export function AddCallbackDialog({ collabs, collabId, onCreated, onClose }: Props) {
   const queryClient = useQueryClient();
   const create = useCreateCallback();
   return (
     <AddUrlEndpointDialog
       texts={{ noun: 'callback URL', title: 'Callback URL' }}
-      admin={admin}
       collabs={collabs}
       collabId={collabId}
       newDraft={newCallbackDraft}

@@ -2,7 +2,7 @@ import { Button, HStack, Text } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
 import { hasPermission, isAdmin, PageFrame, SCREENS, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
 import { useState } from 'react';
-import { collabLabel, useCollabs } from '../../../api/get-collabs';
+import { collabNamer, useCollabs } from '../../../api/get-collabs';
 import { CollabSelect } from '../../../components/collab-select';
 import { UrlEndpoints, type UrlEndpointTexts } from '../../../components/url-endpoints';
 import { useDeleteCallback } from '../api/delete-callback';
@@ -61,10 +61,7 @@ function Callbacks({ user }: { user: User }) {
   const remove = useDeleteCallback();
   const reload = () => void queryClient.invalidateQueries({ queryKey: ['callbacks'] });
 
-  const collabName = (id: number) => {
-    const c = collabs.data?.find((x) => x.id === id);
-    return c ? collabLabel(c, admin) : `Collab ${id}`;
-  };
+  const collabName = collabNamer(collabs.data, admin);
   const merchantName = scope?.kind === 'merchant' ? (collabs.data?.find((c) => c.merchantId === scope.id)?.merchantName ?? `merchant ${scope.id}`) : '';
 
   function choose(id: number | null) {
@@ -119,7 +116,6 @@ function Callbacks({ user }: { user: User }) {
 
       {adding && (
         <AddCallbackDialog
-          admin={admin}
           collabs={collabs.data ?? []}
           collabId={collabId}
           // Show the list the new callback URL is in.

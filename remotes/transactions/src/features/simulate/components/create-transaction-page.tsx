@@ -236,7 +236,7 @@ export function CreateTransactionPage() {
                 Reference ID: <strong>{flow.result.transactionReferenceId}</strong>
               </Text>
               {flow.result.id && (
-                <Link asChild color="blue.600">
+                <Link asChild color="blue.fg">
                   <RouterLink to={`/transactions/${flow.result.id}`}>View transaction {flow.result.id}</RouterLink>
                 </Link>
               )}

@@ -168,7 +168,7 @@ export function DateRangePicker({ range, chosen, zone, disabled, onChange }: Pro
           </DatePicker.Trigger>
         </DatePicker.IndicatorGroup>
       </DatePicker.Control>
-      <HStack gap="1" fontSize="xs" color={invalid ? 'fg.error' : 'fg.muted'} aria-live="polite">
+      <HStack gap="1" fontSize="xs" color={invalid ? 'red.fg' : 'fg.muted'} aria-live="polite">
         {invalid && <Text>Type days as YYYY-MM-DD.</Text>}
         <Text>
           {formatDateTime(range.from, zone)} – {formatDateTime(range.to, zone)}

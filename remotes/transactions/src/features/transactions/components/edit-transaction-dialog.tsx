@@ -85,7 +85,7 @@ export function EditTransactionDialog({ transaction: row, onClose }: { transacti
           Transaction {t.id} — current status: <strong>{statusLabel(t.transactionStatus)}</strong>
         </Text>
         {t.pollingAttempts > 0 && (
-          <Text fontSize="sm" color={pollingWarning(t.pollingAttempts) ? 'orange.600' : 'fg.muted'} data-polling-warning={pollingWarning(t.pollingAttempts)}>
+          <Text fontSize="sm" color={pollingWarning(t.pollingAttempts) ? 'orange.fg' : 'fg.muted'} data-polling-warning={pollingWarning(t.pollingAttempts)}>
             Polling attempts: {t.pollingAttempts}
             {pollingWarning(t.pollingAttempts) ? ' (more than 10: check the provider)' : ''}
           </Text>

@@ -4,7 +4,7 @@ import { renderApp, type LocalModules } from '@paygate/devkit/testing';
 import { server } from '@paygate/devkit/testing/msw';
 import { ADMIN, type TestUser } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it, vi } from 'vitest';
-import { listHandlers, transactionsLoader, type Seen } from '../../../testing/fixtures';
+import { listHandlers, rowMenuItems, runRowAction, transactionsLoader, type Seen } from '../../../testing/fixtures';
 
 const SUPPORT_WITHOUT_FILES: TestUser = { username: 'msupport', roles: ['Merchant Support'], merchantIds: [1] };
 
@@ -89,5 +89,27 @@ describe('Export button of the Transactions page (spec 02 §2, §6: files-access
     expect(await screen.findByText('The export wizard could not be loaded: Could not load /remotes/files/remoteEntry.js')).toBeInTheDocument();
     await user.click(screen.getByRole('button', { name: 'Export' }));
     expect(await screen.findByText('Wizard here')).toBeInTheDocument();
+  });
+
+  it("offers each row's Export to a user with Files Access, opening the wizard with that transaction alone", async () => {
+    server.use(...listHandlers());
+    const opened: ExportWizardProps[] = [];
+    const { user } = renderPage('/transactions', ADMIN, { files: { './export-wizard': wizardModule(opened) } });
+    expect(await screen.findByTestId('transaction-11', {}, { timeout: 15_000 })).toBeInTheDocument();
+    await screen.findByRole('option', { name: 'Acme Games - GoVip' });
+    expect(await rowMenuItems(user, 11)).toContain('Export');
+    await runRowAction(user, 11, 'Export');
+    expect(await screen.findByRole('dialog', { name: 'Export Transactions' })).toBeInTheDocument();
+    // The collab and the merchant's nonce (unique per merchant) select this transaction only.
+    expect(opened.at(-1)).toMatchObject({ collabId: 1, filter: { nonce: 'nonce-11' }, labels: { collab: 'Acme Games - GoVip' } });
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+  });
+
+  it("leaves each row's Export out for a user without Files Access", async () => {
+    server.use(...listHandlers());
+    const { user } = renderPage('/transactions', { username: 'ops', permissions: ['Get Transactions', 'Edit Transactions', 'View Logs'], merchantIds: [1] });
+    expect(await screen.findByTestId('transaction-11', {}, { timeout: 15_000 })).toBeInTheDocument();
+    expect(await rowMenuItems(user, 11)).not.toContain('Export');
   });
 });

@@ -113,7 +113,7 @@ export function SearchInLogsDialog({ onClose, initial }: { onClose: () => void; 
           </Field.Root>
         </Wrap>
         {!checked.ok && form.searchTerm !== '' && (
-          <Text fontSize="sm" color="fg.error">
+          <Text fontSize="sm" color="red.fg">
             {checked.errors.join(' ')}
           </Text>
         )}
@@ -144,7 +144,7 @@ export function SearchInLogsDialog({ onClose, initial }: { onClose: () => void; 
                 {shown.map((h) => (
                   <Table.Row key={h.id}>
                     <Table.Cell>
-                      <Link href={`/transactions/${h.id}`} target="_blank" rel="noopener" color="blue.600">
+                      <Link href={`/transactions/${h.id}`} target="_blank" rel="noopener" color="blue.fg">
                         {h.id}
                       </Link>
                     </Table.Cell>

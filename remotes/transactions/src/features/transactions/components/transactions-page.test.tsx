@@ -4,13 +4,19 @@ import { renderApp } from '@paygate/devkit/testing';
 import { GATEWAY, server } from '@paygate/devkit/testing/msw';
 import { ADMIN, MERCHANT_USER, type TestUser } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
-import { listHandlers, page, rowMenuItems, runRowAction, transactionsLoader, tx, type Seen } from '../../../testing/fixtures';
+import { COLLABS, listHandlers, page, rowMenuItems, runRowAction, transactionsLoader, tx, type Seen } from '../../../testing/fixtures';
 
 function renderPage(path = '/transactions', user: TestUser = ADMIN) {
   return renderApp(path, { user, loader: transactionsLoader() });
 }
 
 const row = (id: number) => screen.getByTestId(`transaction-${id}`);
+
+/** confirmManual presses the confirm button of a manual action's question. */
+async function confirmManual(user: ReturnType<typeof renderPage>['user'], label: string) {
+  const question = await screen.findByRole('alertdialog', { name: `${label}?` });
+  await user.click(within(question).getByRole('button', { name: label }));
+}
 
 
 describe('Transactions page (spec 02 §2)', () => {
@@ -35,19 +41,61 @@ describe('Transactions page (spec 02 §2)', () => {
     expect(within(row(11)).getByRole('button', { name: 'Edit' })).toBeInTheDocument();
     expect(within(row(11)).getByRole('button', { name: 'Logs' })).toBeInTheDocument();
     // The other actions are in the row's menu, each under its name.
-    expect(await rowMenuItems(user, 11)).toEqual(['Callbacks', 'Data', 'Search in Logs', 'Mark Failed', 'Manual Load']);
-    expect(await rowMenuItems(user, 12)).toEqual(['Callbacks', 'Data', 'Search in Logs', 'Mark Failed', 'Mark Success']);
+    expect(await rowMenuItems(user, 11)).toEqual(['Callbacks', 'Data', 'Export', 'Search in Logs', 'Mark Failed', 'Manual Load']);
+    expect(await rowMenuItems(user, 12)).toEqual(['Callbacks', 'Data', 'Export', 'Search in Logs', 'Mark Failed', 'Mark Success']);
   });
 
   it('shows Select Provider with provider labels, and no edit, logs or manual buttons, to a merchant user', async () => {
     server.use(...listHandlers());
-    renderPage('/transactions', MERCHANT_USER);
+    const { user } = renderPage('/transactions', MERCHANT_USER);
     expect(await screen.findByTestId('transaction-11')).toBeInTheDocument();
     const collab = screen.getByRole('combobox', { name: 'Select Provider' });
     await waitFor(() => expect(within(collab).getByRole('option', { name: 'GoVip' })).toBeInTheDocument());
     for (const name of ['Edit', 'Logs', 'Mark Failed', 'Manual Load']) expect(within(row(11)).queryByRole('button', { name })).toBeNull();
-    // Without Edit Transactions and View Logs the row keeps Callbacks and Data only, and no menu.
-    expect(within(row(11)).getAllByRole('button').map((b) => b.getAttribute('aria-label') ?? b.textContent)).toEqual(['Expand transaction 11', 'Callbacks', 'Data']);
+    // Without Edit Transactions and View Logs the row keeps Callbacks and Data, and its menu only Export (Files Access).
+    expect(within(row(11)).getAllByRole('button').map((b) => b.getAttribute('aria-label') ?? b.textContent)).toEqual([
+      'Expand transaction 11',
+      'Callbacks',
+      'Data',
+      'More actions for transaction 11',
+    ]);
+    expect(await rowMenuItems(user, 11)).toEqual(['Export']);
+  });
+
+  const twoGoVips = () =>
+    http.get(`${GATEWAY}/api/v1/merchant-collabs`, () =>
+      HttpResponse.json({ collabs: [...COLLABS, { id: 5, merchant: { id: 2, name: 'Blue Harbor Shop' }, provider: { id: 1, name: 'GoVip' } }] }),
+    );
+
+  it("lists the Current Merchant's collabs only (spec 01 §4)", async () => {
+    server.use(...listHandlers());
+    server.use(twoGoVips());
+    const { user } = renderPage('/transactions', { username: 'two-shops', roles: ['Merchant Admin'], merchantIds: [1, 2] });
+    await screen.findByTestId('transaction-11');
+    const picker = screen.getByRole('combobox', { name: 'Select Provider' });
+    const options = () => within(picker).getAllByRole('option').map((o) => o.textContent);
+    // The sidebar settles on the first merchant.
+    await waitFor(() => expect(options()).toEqual(['Select Provider', 'GoVip']));
+    expect(within(picker).getByRole('option', { name: 'GoVip' })).toHaveValue('1');
+    await user.selectOptions(screen.getByRole('combobox', { name: 'Current Merchant' }), 'Blue Harbor Shop (2)');
+    await waitFor(() => expect(options()).toEqual(['Select Provider', 'FbPay', 'GoVip']));
+    expect(within(picker).getByRole('option', { name: 'GoVip' })).toHaveValue('5');
+  });
+
+  it('labels collabs that would read the same apart, with their merchant', async () => {
+    server.use(...listHandlers());
+    server.use(twoGoVips());
+    renderPage('/transactions', { username: 'no-shop', roles: ['Support'], merchantIds: [] });
+    await screen.findByTestId('transaction-11');
+    const picker = screen.getByRole('combobox', { name: 'Select Provider' });
+    await waitFor(() =>
+      expect(within(picker).getAllByRole('option').map((o) => o.textContent)).toEqual([
+        'Select Provider',
+        'GoVip · Acme Games (1)',
+        'FbPay',
+        'GoVip · Blue Harbor Shop (2)',
+      ]),
+    );
   });
 
   it('searches by the route id, leaving the filters out and disabled', async () => {
@@ -93,6 +141,7 @@ describe('Transactions page (spec 02 §2)', () => {
     await screen.findByTestId('transaction-11');
     const before = seen.lists.length;
     await runRowAction(user, 11, 'Manual Load');
+    await confirmManual(user, 'Manual Load');
     expect(await screen.findByText('Setting Manual Mode Failed - Conflict')).toBeInTheDocument();
     expect(screen.getByText('Transaction with id 11 status changed. Reloading transactions...')).toBeInTheDocument();
     expect(sent?.pathname).toBe('/api/v1/transactions/11/status/4');
@@ -112,8 +161,49 @@ describe('Transactions page (spec 02 §2)', () => {
     const { user } = renderPage();
     await screen.findByTestId('transaction-11');
     await runRowAction(user, 11, 'Mark Failed');
+    await confirmManual(user, 'Mark Failed');
     await waitFor(() => expect(sent?.pathname).toBe('/api/v1/transactions/11/cancel'));
     expect(sent?.searchParams.get('transactionStatus')).toBe('3');
+  });
+
+  it('asks before each manual action, naming the transaction, its amount, the new status and the stopped callbacks', async () => {
+    const sent: string[] = [];
+    server.use(
+      ...listHandlers(() => page([tx(11, { amount: '1234.5' }), tx(12, { transactionType: 2, transactionStatus: 4, amount: '250000', currency: 'USD' })])),
+      http.post(`${GATEWAY}/api/v1/transactions/:id/*`, ({ request }) => {
+        sent.push(new URL(request.url).pathname);
+        return HttpResponse.json(tx(11));
+      }),
+    );
+    const { user } = renderPage();
+    await screen.findByTestId('transaction-11');
+
+    await runRowAction(user, 11, 'Mark Failed');
+    let question = await screen.findByRole('alertdialog', { name: 'Mark Failed?' });
+    expect(question).toHaveTextContent(
+      'Transaction ref-11 (ID 11) of 1,234.50 PHP will be set to Cancelled. Its callbacks will be stopped: the merchant will not be sent this result.',
+    );
+    await user.click(within(question).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+
+    await runRowAction(user, 11, 'Manual Load');
+    question = await screen.findByRole('alertdialog', { name: 'Manual Load?' });
+    expect(question).toHaveTextContent('Transaction ref-11 (ID 11) of 1,234.50 PHP will be set to Success. Its callbacks will be stopped');
+    await user.click(within(question).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+
+    await runRowAction(user, 12, 'Mark Success');
+    question = await screen.findByRole('alertdialog', { name: 'Mark Success?' });
+    expect(question).toHaveTextContent('Transaction ref-12 (ID 12) of 250,000.00 USD will be set to Success. Its callbacks will be stopped');
+    await user.click(within(question).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
+    // Nothing is sent until the operator confirms.
+    expect(sent).toEqual([]);
+
+    await runRowAction(user, 12, 'Mark Success');
+    await confirmManual(user, 'Mark Success');
+    await waitFor(() => expect(sent).toEqual(['/api/v1/transactions/12/status/4', '/api/v1/transactions/12/callbacks/cancel']));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).toBeNull());
   });
 
   it('opens the logs by stage, and offers Retry when they fail to load', async () => {
@@ -324,6 +414,7 @@ describe('Transactions page (spec 02 §2)', () => {
     await screen.findByTestId('transaction-11');
     const before = seen.lists.length;
     await runRowAction(user, 11, 'Mark Failed');
+    await confirmManual(user, 'Mark Failed');
     expect(await screen.findByText('Setting Cancelled Status Failed - Conflict')).toBeInTheDocument();
     expect(screen.getByText('Transaction with id 11 status changed. Reloading transactions...')).toBeInTheDocument();
     await waitFor(() => expect(seen.lists.length).toBeGreaterThan(before));

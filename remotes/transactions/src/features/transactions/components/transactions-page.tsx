@@ -1,22 +1,23 @@
 import { Alert, Box, Button, Field, HStack, Input, NativeSelect, Text } from '@chakra-ui/react';
-import { errorMessage, hasPermission, isAdmin, NoPermission, notify, PageFrame, SCREENS, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
+import { ConfirmDialog, errorMessage, hasPermission, isAdmin, NoPermission, notify, PageFrame, SCREENS, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { useCollabs } from '../../../api/get-collabs';
 import { CollabSelect } from '../../../components/collab-select';
 import { useTransactions, type TransactionsInput } from '../api/get-transactions';
 import type { Transaction } from '../api/types';
-import { useManualAction } from '../hooks/use-manual-action';
+import { useManualAction, type ManualKind } from '../hooks/use-manual-action';
 import { useTransactionStream } from '../hooks/use-transaction-stream';
 import { defaultRange } from '../../../utils/date-range';
 import { logSearchFromTransaction } from '../utils/log-search';
+import { manualQuestion } from '../utils/manual-confirm';
 import { PAGE_SIZES, parseFilters, serializeFilters, type Filters } from '../utils/query-state';
 import { paymentMethodType, searchTarget } from '../utils/search';
 import { formatMoney, needsTotals, TOTAL_CURRENCIES, totalFor, type TotalCurrency } from '../utils/totals';
 import { AdditionalDataDialog } from './additional-data-dialog';
 import { CallbackAttemptsDialog } from './callback-attempts-dialog';
 import { EditTransactionDialog } from './edit-transaction-dialog';
-import { ExportTransactionsButton } from './export-transactions-button';
+import { exportScope, ExportTransactionsButton, transactionExportScope, useExportWizard } from './export-transactions-button';
 import { FilterBar } from './filter-bar';
 import { SearchInLogsDialog } from './search-in-logs-dialog';
 import { TransactionLogsDialog } from './transaction-logs-dialog';
@@ -79,12 +80,15 @@ function TransactionsView({ user }: { user: User | null }) {
   const [currency, setCurrency] = useState<TotalCurrency>('PHP');
   const [dialog, setDialog] = useState<{ kind: RowDialog; t: Transaction } | null>(null);
   const [logSearch, setLogSearch] = useState(false);
+  // A manual status action waits for the operator's confirmation (it changes money state and stops callbacks).
+  const [confirming, setConfirming] = useState<{ kind: ManualKind; t: Transaction } | null>(null);
 
   const collabs = useCollabs({});
   const input = toListInput(filters, routeSearch, range, admin ? null : merchantFilter);
   const live = useTransactionStream(true);
   const list = useTransactions(input, live ? false : REFRESH_MS);
   const manual = useManualAction();
+  const exporter = useExportWizard();
 
   const update = (patch: Partial<Filters>) => setParams(serializeFilters({ ...filters, currentPage: 1, ...patch }));
 
@@ -123,7 +127,7 @@ function TransactionsView({ user }: { user: User | null }) {
               Search in Logs
             </Button>
           )}
-          <ExportTransactionsButton user={user} input={input} collabs={collabs.data} admin={admin} zone={zone} />
+          <ExportTransactionsButton user={user} loading={exporter.loading} onOpen={() => exporter.open(exportScope(input, { collabs: collabs.data, admin, zone }))} />
         </HStack>
       }
     >
@@ -172,7 +176,7 @@ function TransactionsView({ user }: { user: User | null }) {
             Average: <strong>{summary ? `${formatMoney(summary.average)} ${currency}` : '-'}</strong>
           </Text>
           <Text color="fg.muted">{data ? `${data.totalCount} transactions` : ''}</Text>
-          <Text fontSize="xs" color={live ? 'green.600' : 'fg.muted'} aria-label="Live updates">
+          <Text fontSize="xs" color={live ? 'green.fg' : 'fg.muted'} aria-label="Live updates">
             {live ? '● Live' : '○ Refreshing every 10 s'}
           </Text>
         </HStack>
@@ -202,8 +206,8 @@ function TransactionsView({ user }: { user: User | null }) {
         user={user}
         zone={zone}
         busyId={manual.busy}
-        onDialog={(kind, t) => setDialog({ kind, t })}
-        onManual={(kind, t) => void manual.run(kind, t)}
+        onDialog={(kind, t) => (kind === 'export' ? exporter.open(transactionExportScope(t, collabs.data, admin)) : setDialog({ kind, t }))}
+        onManual={(kind, t) => setConfirming({ kind, t })}
       />
 
       <HStack justify="space-between" wrap="wrap">
@@ -237,6 +241,18 @@ function TransactionsView({ user }: { user: User | null }) {
       {dialog?.kind === 'data' && <AdditionalDataDialog transaction={dialog.t} onClose={() => setDialog(null)} />}
       {logSearch && <SearchInLogsDialog onClose={() => setLogSearch(false)} />}
       {dialog?.kind === 'searchInLogs' && <SearchInLogsDialog initial={logSearchFromTransaction(dialog.t, zone, new Date())} onClose={() => setDialog(null)} />}
+      {exporter.dialog}
+      {confirming && (
+        <ConfirmDialog
+          {...manualQuestion(confirming.kind, confirming.t)}
+          pending={manual.busy === confirming.t.id}
+          onCancel={() => setConfirming(null)}
+          onConfirm={() => {
+            const { kind, t } = confirming;
+            void manual.run(kind, t).finally(() => setConfirming(null));
+          }}
+        />
+      )}
       {dialog?.kind === 'edit' && <EditTransactionDialog transaction={dialog.t} onClose={() => setDialog(null)} />}
     </PageFrame>
   );

@@ -1,5 +1,5 @@
 import { Badge, Box, Button, HStack, IconButton, Menu, Portal, SimpleGrid, Skeleton, Table, Text } from '@chakra-ui/react';
-import { formatDateTime, type User } from '@paygate/sdk';
+import { formatAmount, formatDateTime, type User } from '@paygate/sdk';
 import { Fragment, useState } from 'react';
 import type { Transaction } from '../api/types';
 import type { ManualKind } from '../hooks/use-manual-action';
@@ -7,7 +7,7 @@ import { rowActionLayout, rowActions, type RowActionKey, type RowActions } from 
 import { callbackDelivery, DELIVERY_PALETTE, pollingWarning, STATUS_PALETTE, statusClass, statusLabel } from '../utils/status';
 
 /** RowDialog names the dialog a row button opens. */
-export type RowDialog = 'edit' | 'logs' | 'data' | 'callbacks' | 'searchInLogs';
+export type RowDialog = 'edit' | 'logs' | 'data' | 'callbacks' | 'export' | 'searchInLogs';
 
 interface Props {
   transactions: Transaction[];
@@ -22,6 +22,39 @@ interface Props {
 
 const COLUMNS = 10;
 
+/**
+ * The columns a narrow table leaves out, lowest priority first, with the
+ * table width (px) below which each is hidden. ID, Amount, Status, Created
+ * and Actions always stay; a hidden column's value is in the row's details.
+ * The widths are the table's own (a container query), so they hold whatever
+ * the sidebar takes: at 1,024 px wide the table keeps only the columns that
+ * always stay.
+ */
+export const OPTIONAL_COLUMNS = [
+  { key: 'type', hideBelow: 1190 },
+  { key: 'merchant', hideBelow: 1115 },
+  { key: 'callbacks', hideBelow: 955 },
+  { key: 'reference', hideBelow: 880 },
+] as const;
+type OptionalColumn = (typeof OPTIONAL_COLUMNS)[number]['key'];
+
+const CONTAINER = 'transactions-table';
+
+/**
+ * A hidden column's cells disappear; its detail in the expanded row appears
+ * only while the column is hidden (the callback tally is always among the
+ * details).
+ */
+const PRIORITY_CSS = Object.fromEntries(
+  OPTIONAL_COLUMNS.flatMap(({ key, hideBelow }) => [
+    [`@container ${CONTAINER} (width < ${hideBelow}px)`, { [`& [data-column="${key}"]`]: { display: 'none' } }],
+    [`@container ${CONTAINER} (width >= ${hideBelow}px)`, { [`& [data-column-detail="${key}"]`]: { display: 'none' } }],
+  ]),
+);
+
+/** col marks a cell (or detail) of an optional column. */
+const col = (key: OptionalColumn) => ({ 'data-column': key });
+
 /** The Actions column stays in view at the right edge while a narrow screen scrolls the table sideways. */
 const STICKY_END = { position: 'sticky', insetInlineEnd: 0, bg: 'bg', zIndex: 1, boxShadow: 'inset 1px 0 0 var(--chakra-colors-border)' } as const;
 const FEE_TYPES = ['None', 'Percent', 'Fixed'];
@@ -30,7 +63,7 @@ const FEE_TYPES = ['None', 'Percent', 'Fixed'];
 export function CallbackDeliveryMark({ tally }: { tally: string }) {
   const d = callbackDelivery(tally);
   return (
-    <Text as="span" whiteSpace="nowrap" role="img" aria-label={d.label} data-delivery={d.state} color={`${DELIVERY_PALETTE[d.state]}.600`} fontSize="sm">
+    <Text as="span" whiteSpace="nowrap" role="img" aria-label={d.label} data-delivery={d.state} color={`${DELIVERY_PALETTE[d.state]}.fg`} fontSize="sm">
       <span aria-hidden>
         {d.mark} {d.figures}
       </span>
@@ -48,7 +81,7 @@ export function PollingMark({ attempts }: { attempts: number }) {
   return (
     <Badge
       size="sm"
-      variant={warn ? 'solid' : 'outline'}
+      variant={warn ? 'surface' : 'outline'}
       colorPalette={warn ? 'orange' : 'gray'}
       whiteSpace="nowrap"
       data-polling-warning={warn}
@@ -104,7 +137,7 @@ function RowActionsCell({ t, actions, busy, onDialog, onManual }: RowActionsCell
                     value={a.key}
                     onSelect={() => run(a.key)}
                     disabled={manual(a.key) && busy}
-                    color={a.key === 'markFailed' ? 'fg.error' : a.key === 'markSuccess' ? 'green.600' : undefined}
+                    color={a.key === 'markFailed' ? 'red.fg' : a.key === 'markSuccess' ? 'green.fg' : undefined}
                   >
                     {a.label}
                   </Menu.Item>
@@ -118,9 +151,11 @@ function RowActionsCell({ t, actions, busy, onDialog, onManual }: RowActionsCell
   );
 }
 
-function Detail({ label, value }: { label: string; value: string }) {
+const typeLabel = (t: Pick<Transaction, 'transactionType'>) => (t.transactionType === 2 ? 'Withdrawal' : 'Deposit');
+
+function Detail({ label, value, column }: { label: string; value: string; column?: OptionalColumn }) {
   return (
-    <Box>
+    <Box data-column-detail={column}>
       <Text fontSize="xs" color="fg.muted">
         {label}
       </Text>
@@ -142,18 +177,18 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
   };
 
   return (
-    <Table.ScrollArea borderWidth="1px" borderRadius="md">
-      <Table.Root size="sm" aria-label="Transactions" aria-busy={loading} whiteSpace="nowrap" css={{ '& tbody > tr > td': { py: '1' } }}>
+    <Table.ScrollArea borderWidth="1px" borderRadius="md" css={{ containerType: 'inline-size', containerName: CONTAINER }}>
+      <Table.Root size="sm" aria-label="Transactions" aria-busy={loading} whiteSpace="nowrap" css={{ '& tbody > tr > td': { py: '1' }, ...PRIORITY_CSS }}>
         <Table.Header>
           <Table.Row>
             <Table.ColumnHeader w="8" />
             <Table.ColumnHeader>ID</Table.ColumnHeader>
-            <Table.ColumnHeader>Reference ID</Table.ColumnHeader>
-            <Table.ColumnHeader>Merchant / Provider</Table.ColumnHeader>
-            <Table.ColumnHeader>Type</Table.ColumnHeader>
+            <Table.ColumnHeader {...col('reference')}>Reference ID</Table.ColumnHeader>
+            <Table.ColumnHeader {...col('merchant')}>Merchant / Provider</Table.ColumnHeader>
+            <Table.ColumnHeader {...col('type')}>Type</Table.ColumnHeader>
             <Table.ColumnHeader textAlign="end">Amount</Table.ColumnHeader>
             <Table.ColumnHeader>Status</Table.ColumnHeader>
-            <Table.ColumnHeader>Callbacks</Table.ColumnHeader>
+            <Table.ColumnHeader {...col('callbacks')}>Callbacks</Table.ColumnHeader>
             <Table.ColumnHeader>Created</Table.ColumnHeader>
             <Table.ColumnHeader {...STICKY_END}>Actions</Table.ColumnHeader>
           </Table.Row>
@@ -189,16 +224,14 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
                     </IconButton>
                   </Table.Cell>
                   <Table.Cell>{t.id}</Table.Cell>
-                  <Table.Cell fontFamily="mono" fontSize="xs">
+                  <Table.Cell {...col('reference')} fontFamily="mono" fontSize="xs">
                     {t.transactionReferenceId}
                   </Table.Cell>
-                  <Table.Cell>
+                  <Table.Cell {...col('merchant')}>
                     {t.merchantName} / {t.providerName}
                   </Table.Cell>
-                  <Table.Cell>{t.transactionType === 2 ? 'Withdrawal' : 'Deposit'}</Table.Cell>
-                  <Table.Cell textAlign="end">
-                    {t.amount} {t.currency}
-                  </Table.Cell>
+                  <Table.Cell {...col('type')}>{typeLabel(t)}</Table.Cell>
+                  <Table.Cell textAlign="end">{formatAmount(t.amount, t.currency)}</Table.Cell>
                   <Table.Cell>
                     <HStack gap="1">
                       <Badge colorPalette={STATUS_PALETTE[cls]} data-status-class={cls} aria-label={`Status ${statusLabel(t.transactionStatus)}`}>
@@ -207,7 +240,7 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
                       <PollingMark attempts={t.pollingAttempts} />
                     </HStack>
                   </Table.Cell>
-                  <Table.Cell>
+                  <Table.Cell {...col('callbacks')}>
                     <HStack gap="1">
                       <CallbackDeliveryMark tally={t.callbackDeliveryStatus} />
                       {t.isCallbackSendingCanceled && (
@@ -226,6 +259,9 @@ export function TransactionsTable({ transactions, loading, pageSize, user, zone,
                   <Table.Row>
                     <Table.Cell colSpan={COLUMNS} bg="bg.muted" whiteSpace="normal">
                       <SimpleGrid columns={{ base: 2, md: 4 }} gap="3" p="2" aria-label={`Details of transaction ${t.id}`}>
+                        <Detail column="reference" label="Reference ID" value={t.transactionReferenceId} />
+                        <Detail column="merchant" label="Merchant / Provider" value={`${t.merchantName} / ${t.providerName}`} />
+                        <Detail column="type" label="Type" value={typeLabel(t)} />
                         <Detail label="Nonce" value={t.nonce} />
                         <Detail label="Merchant Client ID" value={t.merchantClientId} />
                         <Detail label="Provider TID" value={t.providerTransactionId} />

@@ -54,7 +54,7 @@ export function ValidationResults({ transactionId }: { transactionId: string }) 
       {results.isPending && <Skeleton height="10" />}
       {failed && (
         <HStack>
-          <Text fontSize="sm" color="fg.error">
+          <Text fontSize="sm" color="red.fg">
             Could not load validation results
           </Text>
           <Button size="xs" variant="outline" onClick={() => void results.refetch()}>

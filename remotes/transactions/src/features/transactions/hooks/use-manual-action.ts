@@ -5,10 +5,10 @@ import { cancelCallbacks } from '../api/cancel-callbacks';
 import { cancelTransaction } from '../api/cancel-transaction';
 import { setTransactionStatus } from '../api/set-transaction-status';
 import type { Transaction } from '../api/types';
+import type { ManualKind } from '../utils/manual-confirm';
 import { STATUS_SUCCESS } from '../utils/status';
 
-/** ManualKind: 'load' marks Success (Manual Load / Mark Success), 'cancel' marks Cancelled (Mark Failed). */
-export type ManualKind = 'load' | 'cancel';
+export type { ManualKind };
 
 const TITLES: Record<ManualKind, string> = {
   load: 'Setting Manual Mode Failed',

@@ -8,7 +8,7 @@ const withdrawal = { transactionType: 2, isCallbackSendingCanceled: false };
 
 describe('row buttons by permission and direction (spec 02 §2)', () => {
   it('offers edit, logs, Mark Failed and Manual Load on a deposit to a user with every permission', () => {
-    expect(rowActions(deposit, user(PERMISSIONS))).toEqual({ edit: true, logs: true, additionalData: true, searchInLogs: true, markFailed: true, markSuccess: 'Manual Load' });
+    expect(rowActions(deposit, user(PERMISSIONS))).toEqual({ edit: true, logs: true, additionalData: true, export: true, searchInLogs: true, markFailed: true, markSuccess: 'Manual Load' });
   });
 
   it('offers Mark Success on a withdrawal', () => {
@@ -23,8 +23,13 @@ describe('row buttons by permission and direction (spec 02 §2)', () => {
   });
 
   it('needs Edit Transactions for edit and the manual buttons, View Logs for logs', () => {
-    expect(rowActions(deposit, user(['Get Transactions', 'View Logs']))).toEqual({ edit: false, logs: true, additionalData: true, searchInLogs: true, markFailed: false, markSuccess: null });
+    expect(rowActions(deposit, user(['Get Transactions', 'View Logs']))).toEqual({ edit: false, logs: true, additionalData: true, export: false, searchInLogs: true, markFailed: false, markSuccess: null });
     expect(rowActions(deposit, user(['Get Transactions', 'Edit Transactions']))).toMatchObject({ edit: true, logs: false, searchInLogs: false, markFailed: true });
     expect(rowActions(deposit, null)).toMatchObject({ edit: false, logs: false, searchInLogs: false, markFailed: false });
+  });
+
+  it('offers Export of the transaction with Files Access, as the export call requires', () => {
+    expect(rowActions(deposit, user(['Get Transactions', 'Files Access'])).export).toBe(true);
+    expect(rowActions(deposit, user(['Get Transactions', 'View Logs', 'Edit Transactions'])).export).toBe(false);
   });
 });

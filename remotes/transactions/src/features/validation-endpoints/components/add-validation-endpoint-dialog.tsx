@@ -9,7 +9,6 @@ import { endpointFields, newEndpointDraft, PRIORITY_MAX, PRIORITY_MIN, validateE
 import { ENDPOINT_URL_INPUT, PRIORITY_INPUT } from './endpoint-columns';
 
 interface Props {
-  admin: boolean;
   collabs: readonly CollabOption[];
   /** The page's collab, preselected. */
   collabId: number | null;
@@ -19,13 +18,12 @@ interface Props {
 }
 
 /** AddValidationEndpointDialog is the "Add Validation Endpoint" dialog (spec 02 §2, §5). */
-export function AddValidationEndpointDialog({ admin, collabs, collabId, onCreated, onClose }: Props) {
+export function AddValidationEndpointDialog({ collabs, collabId, onCreated, onClose }: Props) {
   const queryClient = useQueryClient();
   const create = useCreateValidationEndpoint();
   return (
     <AddUrlEndpointDialog
       texts={{ noun: 'validation endpoint', title: 'Validation Endpoint' }}
-      admin={admin}
       collabs={collabs}
       collabId={collabId}
       newDraft={newEndpointDraft}

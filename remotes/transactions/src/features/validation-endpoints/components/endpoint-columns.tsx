@@ -1,5 +1,5 @@
 import { FlagSwitch } from '@paygate/sdk';
-import { collabLabel, type CollabOption } from '../../../api/get-collabs';
+import { collabNamer, type CollabOption } from '../../../api/get-collabs';
 import { CollabField } from '../../../components/collab-select';
 import { DraftInput, type DraftInputSpec } from '../../../components/draft-input';
 import { OnOff, URL_CELL, type UrlEndpointColumn } from '../../../components/url-endpoints-table';
@@ -17,16 +17,13 @@ type Column = UrlEndpointColumn<ValidationEndpoint, EndpointDraft, keyof Endpoin
  * §2); a row edit changes every field, the collab included.
  */
 export function endpointColumns(admin: boolean, collabs: readonly CollabOption[]): Column[] {
-  const name = (id: number) => {
-    const c = collabs.find((x) => x.id === id);
-    return c ? collabLabel(c, admin) : `Collab ${id}`;
-  };
+  const name = collabNamer(collabs, admin);
   return [
     {
       header: admin ? 'Collab' : 'Provider',
       view: (e) => name(e.collabId),
       edit: ({ draft, errors, set }) => (
-        <CollabField inRow admin={admin} collabs={collabs} value={draft.collabId} error={errors.collabId} onChange={(collabId) => set({ collabId })} />
+        <CollabField inRow collabs={collabs} value={draft.collabId} error={errors.collabId} onChange={(collabId) => set({ collabId })} />
       ),
       editProps: { minW: '48' },
     },

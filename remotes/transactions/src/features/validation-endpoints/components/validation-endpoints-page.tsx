@@ -2,7 +2,7 @@ import { Button, HStack } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
 import { hasPermission, isAdmin, NoPermission, notify, PageFrame, SCREENS, useUser, type User } from '@paygate/sdk';
 import { useState } from 'react';
-import { collabLabel, useCollabs } from '../../../api/get-collabs';
+import { collabNamer, useCollabs } from '../../../api/get-collabs';
 import { CollabSelect } from '../../../components/collab-select';
 import { UrlEndpoints, type UrlEndpointTexts } from '../../../components/url-endpoints';
 import { useDeleteValidationEndpoint } from '../api/delete-validation-endpoint';
@@ -50,10 +50,7 @@ function ValidationEndpoints({ user }: { user: User }) {
   const update = useUpdateValidationEndpoint();
   const remove = useDeleteValidationEndpoint();
   const reload = () => void queryClient.invalidateQueries({ queryKey: ['validation-endpoints'] });
-  const collabName = (id: number) => {
-    const c = collabs.data?.find((x) => x.id === id);
-    return c ? collabLabel(c, admin) : `collab ${id}`;
-  };
+  const collabName = collabNamer(collabs.data, admin);
 
   function search() {
     if (collabId === null) {
@@ -118,7 +115,6 @@ function ValidationEndpoints({ user }: { user: User }) {
 
       {adding && (
         <AddValidationEndpointDialog
-          admin={admin}
           collabs={collabs.data ?? []}
           collabId={collabId}
           onCreated={(id) => {

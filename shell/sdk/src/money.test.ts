@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDecimal, formatDecimal, formatMoney, isDecimal, subDecimal } from './decimal';
+import { addDecimal, formatAmount, formatDecimal, formatMoney, isDecimal, subDecimal } from './money';
 
 describe('decimal strings', () => {
   it('adds and subtracts exactly, where floats would not', () => {
@@ -26,5 +26,12 @@ describe('decimal strings', () => {
     expect(isDecimal('1e3')).toBe(false);
     expect(isDecimal('')).toBe(false);
     expect(isDecimal('abc')).toBe(false);
+  });
+});
+
+describe('formatAmount', () => {
+  it('formats a wire amount as money, and shows anything else as it came', () => {
+    expect(formatAmount('1234.5', 'PHP')).toBe('1,234.50 PHP');
+    expect(formatAmount('n/a', 'PHP')).toBe('n/a PHP');
   });
 });
