@@ -5,50 +5,20 @@
  *
  * Run with the rest of the suite: `npm run e2e` against a fresh stack (deploy/local/e2e.sh).
  *
- * The console's CSP stays in force while the pages load and render: axe-core is not added as a
- * script element (script-src has no 'unsafe-inline', so an inline copy would be refused) but
- * evaluated through the DevTools protocol, which the page's policy does not govern. axe-core itself
- * needs no eval.
+ * The console's CSP stays in force while the pages load and render (support.ts axeAudit says how).
+ * Transactions' row menu is opened too, as its items are coloured.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { ROUTES } from '../shell/sdk/src/route-table';
-import { createDeposits } from './support';
+import { axeAudit as audit, createDeposits, type AxeFinding as Finding } from './support';
 
 const DEMO_PASSWORD = 'paygate-demo';
-
-/** The rule sets the console must meet, and the impacts that fail the test. */
-const TAGS = ['wcag2a', 'wcag2aa'];
-const FAILING_IMPACTS = new Set(['serious', 'critical']);
-
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-/** Finding is one failing rule on one page: its id, impact, help text and the elements it names. */
-interface Finding {
-  id: string;
-  impact: string;
-  help: string;
-  targets: string[];
-  /** axe's explanation per element (for contrast: the two colours and the ratio). */
-  summaries: string[];
-}
 
 /** settled waits until the screen has rendered: the suspense spinner gone, the network quiet. */
 async function settled(page: Page) {
   await page.waitForLoadState('networkidle');
   await expect(page.getByLabel('Loading')).toHaveCount(0);
-}
-
-/** audit runs axe-core's WCAG 2 A/AA rules on the page and answers its serious and critical findings. */
-async function audit(page: Page): Promise<Finding[]> {
-  const loaded = await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe === 'object');
-  if (!loaded) await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async (tags) => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, opts: unknown) => Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] }[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact ?? '', help: v.help, targets: v.nodes.map((n) => n.target.map(String).join(' ')), summaries: v.nodes.map((n) => (n.failureSummary ?? '').replace(/\s+/g, ' ')) }));
-  }, TAGS);
-  return violations.filter((v) => FAILING_IMPACTS.has(v.impact));
 }
 
 /** Every page's findings, in full: written to the test's output folder and attached (axe.json). */
@@ -90,6 +60,16 @@ test('no screen has a serious or critical WCAG 2 A/AA violation (admin)', async 
     const landed = new URL(page.url()).pathname;
     problems.push(...report(landed === route.link ? route.link : `${route.link} (→ ${landed})`, await audit(page)));
   }
+
+  // A row's menu on Transactions, whose manual actions are coloured, and the row's details.
+  await page.goto('/transactions');
+  const first = page.getByTestId(/^transaction-\d+$/).first();
+  await expect(first).toBeVisible();
+  const id = ((await first.getAttribute('data-testid')) ?? '').replace('transaction-', '');
+  await first.getByRole('button', { name: `Expand transaction ${id}` }).click();
+  await first.getByRole('button', { name: `More actions for transaction ${id}` }).click();
+  await expect(page.getByRole('menuitem', { name: 'Mark Failed' })).toBeVisible();
+  problems.push(...report('/transactions (row menu open)', await audit(page)));
 
   const details = test.info().outputPath('axe.json');
   writeFileSync(details, JSON.stringify(all, null, 2));
