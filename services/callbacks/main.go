@@ -35,6 +35,7 @@ import (
 	"github.com/paygate/paygate/services/internal/config"
 	"github.com/paygate/paygate/services/internal/jobs"
 	"github.com/paygate/paygate/services/internal/keyring"
+	"github.com/paygate/paygate/services/internal/keyring/resealjob"
 	"github.com/paygate/paygate/services/internal/netguard"
 	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/server"
@@ -276,7 +277,7 @@ func callbacksJobs(dispatcher *callback.Dispatcher, relay *bus.Relay, sealer *ke
 					stored[i] = keyring.Stored{Name: fmt.Sprintf("signing key of merchant %d", k.MerchantID),
 						AAD: callback.Owner(k.MerchantID), Sealed: k.Sealed}
 				}
-				return sealer.ResealRun(ctx, run, "signing keys", stored, func(ctx context.Context, i int, sealed []byte) (bool, error) {
+				return resealjob.Run(ctx, sealer, run, "signing keys", stored, func(ctx context.Context, i int, sealed []byte) (bool, error) {
 					return store.ResealKey(ctx, keys[i].MerchantID, keys[i].Sealed, sealed)
 				})
 			},
