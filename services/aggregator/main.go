@@ -16,7 +16,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -90,8 +89,8 @@ type Config struct {
 	RebuildParallel int   `env:"PAYGATE_AGGREGATOR_REBUILD_PARALLEL" default:"4"`
 }
 
-// check reports every value Load cannot judge on its own.
-func (c Config) check() error {
+// Check reports every value Load cannot judge on its own. (config.Load reports them with the keys it cannot parse)
+func (c Config) Check() []string {
 	var problems []string
 	if c.BatchSize < 1 {
 		problems = append(problems, "PAYGATE_AGGREGATOR_BATCH_SIZE must be at least 1")
@@ -108,10 +107,7 @@ func (c Config) check() error {
 	if _, err := c.Internal(); err != nil {
 		problems = append(problems, err.Error())
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("config: %s", strings.Join(problems, "; "))
-	}
-	return nil
+	return problems
 }
 
 func loadConfig(getenv func(string) string) (Config, error) {
@@ -119,7 +115,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if err := config.Load(getenv, &cfg, config.Ports(":8084", ":9084"), config.Default("PAYGATE_DATABASE_SCHEMA", postgres.Schema)); err != nil {
 		return cfg, err
 	}
-	return cfg, cfg.check()
+	return cfg, nil
 }
 
 // deps are what both the service and the rebuild command use.

@@ -105,30 +105,37 @@ func main() {
 	}
 }
 
+// Check reports every value Load cannot judge on its own (config.Load
+// reports them with the keys it cannot parse).
+func (c Config) Check() []string {
+	var problems []string
+	if c.LoginIPLimit < 1 {
+		problems = append(problems, "PAYGATE_LOGIN_IP_LIMIT must be at least 1")
+	}
+	if c.PasswordMinLen < identity.MinPasswordLen || c.PasswordMinLen > identity.MaxPasswordLen {
+		problems = append(problems, fmt.Sprintf("PAYGATE_PASSWORD_MIN_LENGTH must be between %d and %d", identity.MinPasswordLen, identity.MaxPasswordLen))
+	}
+	if c.RefreshGrace > 10*time.Second {
+		problems = append(problems, "PAYGATE_REFRESH_GRACE must be at most 10s")
+	}
+	if c.SessionCleanupInterval <= 0 || c.SessionRetention < 0 {
+		problems = append(problems, "PAYGATE_SESSION_CLEANUP_INTERVAL must be positive and PAYGATE_SESSION_RETENTION not negative")
+	}
+	if c.RevocationRefillInterval <= 0 {
+		problems = append(problems, "PAYGATE_REVOCATION_REFILL_INTERVAL must be positive")
+	}
+	if c.SigningKeyReload <= 0 {
+		problems = append(problems, "PAYGATE_SIGNING_KEY_RELOAD_INTERVAL must be positive")
+	}
+	return problems
+}
+
 // run builds every dependency, serves until ctx ends and stops in reverse
 // order.
 func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 	var cfg Config
 	if err := config.Load(getenv, &cfg, config.Ports(":8081", ":9081")); err != nil {
 		return err
-	}
-	if cfg.LoginIPLimit < 1 {
-		return errors.New("PAYGATE_LOGIN_IP_LIMIT: at least 1")
-	}
-	if cfg.PasswordMinLen < identity.MinPasswordLen || cfg.PasswordMinLen > identity.MaxPasswordLen {
-		return fmt.Errorf("PAYGATE_PASSWORD_MIN_LENGTH: between %d and %d", identity.MinPasswordLen, identity.MaxPasswordLen)
-	}
-	if cfg.RefreshGrace > 10*time.Second {
-		return errors.New("PAYGATE_REFRESH_GRACE: at most 10s")
-	}
-	if cfg.SessionCleanupInterval <= 0 || cfg.SessionRetention < 0 {
-		return errors.New("PAYGATE_SESSION_CLEANUP_INTERVAL must be positive and PAYGATE_SESSION_RETENTION not negative")
-	}
-	if cfg.RevocationRefillInterval <= 0 {
-		return errors.New("PAYGATE_REVOCATION_REFILL_INTERVAL must be positive")
-	}
-	if cfg.SigningKeyReload <= 0 {
-		return errors.New("PAYGATE_SIGNING_KEY_RELOAD_INTERVAL must be positive")
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()})).With("service", "auth")
 	// Probes get answers (live, not ready) while the schema migrates, which

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -103,8 +102,8 @@ type Config struct {
 // it is stored pending instead (callback.DispatcherOptions.FreshWait).
 const freshWait = 2 * time.Second
 
-// check reports every value Load cannot judge on its own.
-func (c Config) check() error {
+// Check reports every value Load cannot judge on its own. (config.Load reports them with the keys it cannot parse)
+func (c Config) Check() []string {
 	var problems []string
 	if c.CallbackTimeout <= 0 {
 		problems = append(problems, "PAYGATE_CALLBACK_TIMEOUT must be positive")
@@ -133,10 +132,7 @@ func (c Config) check() error {
 	if _, err := c.sealer(); err != nil {
 		problems = append(problems, err.Error())
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("config: %s", strings.Join(problems, "; "))
-	}
-	return nil
+	return problems
 }
 
 // sealer returns the keyring of merchants' signing keys:
@@ -150,9 +146,6 @@ func (c Config) sealer() (*keyring.Keyring, error) {
 func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 	var cfg Config
 	if err := config.Load(getenv, &cfg, config.Ports(":8083", ":9083"), config.Default("PAYGATE_DATABASE_SCHEMA", postgres.Schema)); err != nil {
-		return err
-	}
-	if err := cfg.check(); err != nil {
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()}))

@@ -178,8 +178,8 @@ type Config struct {
 	BalanceCacheTTL time.Duration `env:"PAYGATE_BALANCE_CACHE_TTL" default:"15s"`
 }
 
-// check reports every bad value of the gateway's own keys at once.
-func (c Config) check() error {
+// Check reports every bad value of the gateway's own keys at once. (config.Load reports them with the keys it cannot parse)
+func (c Config) Check() []string {
 	var bad []string
 	if c.FilesWorkers < 0 {
 		bad = append(bad, "PAYGATE_FILES_WORKERS must be 0 or more")
@@ -208,10 +208,7 @@ func (c Config) check() error {
 	if c.FilesS3Endpoint != "" && strings.TrimSpace(c.FilesS3Bucket) == "" {
 		bad = append(bad, "PAYGATE_FILES_S3_BUCKET must name a bucket when PAYGATE_FILES_S3_ENDPOINT is set")
 	}
-	if len(bad) > 0 {
-		return errors.New(strings.Join(bad, "; "))
-	}
-	return nil
+	return bad
 }
 
 // box returns the keyring of the gateway's secrets: PAYGATE_ENCRYPTION_KEYS,
@@ -225,9 +222,6 @@ func (c Config) box() (*keyring.Keyring, error) {
 func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 	var cfg Config
 	if err := config.Load(getenv, &cfg, config.Ports(":8082", ":9082"), config.Default("PAYGATE_DATABASE_SCHEMA", postgres.Schema)); err != nil {
-		return err
-	}
-	if err := cfg.check(); err != nil {
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
