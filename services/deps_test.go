@@ -91,6 +91,7 @@ var primitives = []string{
 	"services/internal/keyring",
 	"services/internal/config",
 	"services/internal/telemetry/metrics",
+	"services/internal/jobs/job",
 }
 
 // plumbingOrder lists, for each plumbing package, the other plumbing packages

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
 	// Time zone names of exports resolve without the host's zoneinfo
 	// (distroless images have none).
 	_ "time/tzdata"
@@ -452,15 +453,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	// The background jobs (docs/jobs.md): one replica runs each, and every
 	// run is reported through the outbox.
 	runner := jobs.NewRunner("gateway", pool, js, jobs.Options{Logger: log})
-	if err := runner.Add(gatewayJobs(cfg, payments, payStore, bus.NewRelay(pool, js, log), tunables.PollingInterval)...); err != nil {
-		return err
-	}
-	sweeper, ok := fileStore.(tempSweeper)
+	sweeper, ok := fileStore.(export.TempSweeper)
 	if !ok {
 		return fmt.Errorf("export file store %T cannot sweep its temporary files", fileStore)
-	}
-	if err := runner.Add(retentionJob(cfg, files, sweeper, tunables.ExportRetention)); err != nil {
-		return err
 	}
 	// The thresholds are the FraudDetection setting, read on every run (a
 	// stored value passed its schema; Check holds them to the rules' own).
@@ -471,16 +466,23 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		}
 		return t, t.Check()
 	}
-	if err := runner.Add(fraudDetectionJob(cfg, fraudStore, fraudThresholds)); err != nil {
-		return err
+	gatewayJobs := []jobs.Job{
+		payment.PollingJob(payments, tunables.PollingInterval),
+		payment.RecoveryJob(payments, tunables.PollingInterval),
+		jobs.OutboxRelay("gateway", bus.NewRelay(pool, js, log)),
 	}
-	if err := runner.Add(credentialsResealJob(credentials)); err != nil {
-		return err
+	// 0 turns folding off: the list stays exact, reading the deltas.
+	if cfg.TotalsFoldInterval > 0 {
+		gatewayJobs = append(gatewayJobs, payment.TotalsFoldJob(payStore.FoldTotalsOnce, cfg.TotalsFoldInterval))
 	}
-	if err := runner.Add(partitionsJob(cfg, postgres.NewPartitions(pool))); err != nil {
-		return err
-	}
-	if err := runner.Add(secretsResealJob(box, payStore)); err != nil {
+	gatewayJobs = append(gatewayJobs,
+		export.RetentionJob(files, sweeper, tunables.ExportRetention, cfg.FilesRetentionInterval),
+		fraud.DetectionJob(fraudStore, fraudThresholds, cfg.FraudInterval, cfg.FraudSettle),
+		credentialsResealJob(credentials),
+		postgres.PartitionsJob(postgres.NewPartitions(pool), cfg.PartitionMonthsAhead),
+		secretsResealJob(box, payStore),
+	)
+	if err := runner.Add(gatewayJobs...); err != nil {
 		return err
 	}
 	// The export workers consume the export requests outside the jobs
@@ -510,84 +512,6 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	return g.Wait()
 }
 
-// gatewayJobs are the gateway's background jobs. The recovery sweep ran in
-// the poller's loop before it was a job; they are separate jobs now, both
-// continuous and checking every pollEvery (the PollingIntervalSeconds
-// setting, read on every tick; PAYGATE_POLL_INTERVAL by default).
-func gatewayJobs(cfg Config, payments *payment.Service, payStore *postgres.Payments, relay *bus.Relay,
-	pollEvery func(context.Context) time.Duration) []jobs.Job {
-	js := []jobs.Job{
-		{
-			Name:        "gateway.provider-polling",
-			Description: "Asks providers for the status of pending transactions due for a poll (each waits longer after every attempt), looking every PollingIntervalSeconds (setting; PAYGATE_POLL_INTERVAL by default).",
-			Continuous:  true,
-			Run: func(ctx context.Context, run *jobs.Run) error {
-				total := sweepLoop(ctx, run, pollEvery, payments.PollDue, "Polling could not claim the transactions due")
-				if total.Claimed > 0 {
-					run.Notifyf(jobs.LevelInformation, "Polled %d pending transactions; %d became final.", total.Claimed, total.Final)
-				}
-				if total.Failed > 0 {
-					run.Notifyf(jobs.LevelError, "%d polls could not be recorded and are tried again later; the last error: %v.", total.Failed, total.LastError)
-				}
-				return nil
-			},
-		},
-		{
-			Name:        "gateway.recovery-sweep",
-			Description: "Resolves transactions left Not Confirmed longer than PAYGATE_RECOVERY_AFTER (a process died mid-call) by polling or resubmitting them, looking every PollingIntervalSeconds (setting; PAYGATE_POLL_INTERVAL by default).",
-			Continuous:  true,
-			Run: func(ctx context.Context, run *jobs.Run) error {
-				total := sweepLoop(ctx, run, pollEvery, payments.RecoverDue, "The recovery sweep could not claim the stranded transactions")
-				if total.Claimed > 0 {
-					run.Notifyf(jobs.LevelWarning, "Took %d transactions stranded at Not Confirmed for recovery.", total.Claimed)
-				}
-				if total.Failed > 0 {
-					run.Notifyf(jobs.LevelError, "%d recoveries failed; the last error: %v.", total.Failed, total.LastError)
-				}
-				return nil
-			},
-		},
-		jobs.OutboxRelay("gateway", relay),
-	}
-	// 0 turns folding off: the list stays exact, reading the deltas.
-	if cfg.TotalsFoldInterval > 0 {
-		js = append(js, jobs.Job{
-			Name:        "gateway.totals-fold",
-			Description: "Folds the transaction list's count and totals deltas into their hourly and daily rollups every PAYGATE_TOTALS_FOLD_INTERVAL, building the rollups first on a table that predates them.",
-			Continuous:  true,
-			Run: func(ctx context.Context, run *jobs.Run) error {
-				var moved, failed int64
-				var lastErr error
-				for {
-					n, err := payStore.FoldTotalsOnce(ctx)
-					moved += n
-					if err != nil && ctx.Err() == nil {
-						failed++
-						lastErr = err
-					}
-					if !run.Wait(cfg.TotalsFoldInterval) {
-						break
-					}
-				}
-				if moved > 0 {
-					run.Notifyf(jobs.LevelInformation, "Folded %d deltas into the transaction list's totals.", moved)
-				}
-				if failed > 0 {
-					run.Notifyf(jobs.LevelError, "%d folds failed; the deltas wait and the list stays exact. The last error: %v.", failed, lastErr)
-				}
-				return nil
-			},
-		})
-	}
-	return js
-}
-
-// tempSweeper removes what workers that died mid-file left behind: a local
-// directory's temporary files, an S3 bucket's abandoned uploads.
-type tempSweeper interface {
-	SweepTemp(ctx context.Context, olderThan time.Duration) (int, error)
-}
-
 // fileStore is the export file store's configuration: S3 when an endpoint
 // is set, the local directory otherwise.
 func (c Config) fileStore() filestore.Config {
@@ -595,131 +519,4 @@ func (c Config) fileStore() filestore.Config {
 		Endpoint: c.FilesS3Endpoint, Bucket: c.FilesS3Bucket, Region: c.FilesS3Region,
 		AccessKey: c.FilesS3AccessKey, SecretKey: c.FilesS3SecretKey, UseSSL: c.FilesS3UseSSL,
 		Insecure: c.FilesS3Insecure, Prefix: c.FilesS3Prefix, CreateBucket: c.FilesS3CreateBucket}}
-}
-
-// retentionJob deletes export files older than retention (the
-// ExportRetentionHours setting, read on every run; PAYGATE_FILES_RETENTION by
-// default): their bytes go, their rows stay as Deleted. It also sweeps the
-// temporary files of workers that died mid-file (older than a day: no export
-// takes that long).
-// partitionsJob keeps the transactions' monthly partitions created
-// PAYGATE_PARTITION_MONTHS_AHEAD months ahead, every hour (migration 0028,
-// docs/partitioning.md).
-func partitionsJob(cfg Config, partitions *postgres.Partitions) jobs.Job {
-	return jobs.Job{
-		Name:        "gateway.transaction-partitions",
-		Description: "Creates the transactions table's monthly partitions PAYGATE_PARTITION_MONTHS_AHEAD months ahead (3 by default), every hour, and warns when rows fell outside them into the default partition.",
-		Every:       time.Hour,
-		Run: func(ctx context.Context, run *jobs.Run) error {
-			created, strays, err := partitions.Ensure(ctx, cfg.PartitionMonthsAhead)
-			if err != nil {
-				run.Notifyf(jobs.LevelError, "Could not create the transactions' partitions ahead: %v.", err)
-				return err
-			}
-			if created > 0 {
-				run.Notifyf(jobs.LevelInformation, "Created %d monthly partitions of transactions.", created)
-			}
-			if strays {
-				run.Notifyf(jobs.LevelWarning, "Some transactions are in the default partition, outside every monthly partition; docs/partitioning.md says how to move them.")
-			}
-			return nil
-		},
-	}
-}
-
-func retentionJob(cfg Config, files *export.Service, store tempSweeper, retention func(context.Context) time.Duration) jobs.Job {
-	return jobs.Job{
-		Name:        "gateway.files-retention",
-		Description: "Deletes export files older than ExportRetentionHours (setting; PAYGATE_FILES_RETENTION, 3 days, by default): their bytes are removed and they stay listed as Deleted, looking every PAYGATE_FILES_RETENTION_INTERVAL.",
-		Every:       cfg.FilesRetentionInterval,
-		Run: func(ctx context.Context, run *jobs.Run) error {
-			const batch = 500
-			total := 0
-			keep := retention(ctx)
-			for {
-				n, err := files.DeleteExpired(ctx, time.Now().Add(-keep), batch)
-				total += n
-				if err != nil {
-					run.Notifyf(jobs.LevelError, "Deleted %d export files, then stopped: %v.", total, err)
-					return errors.New("the expired export files could not all be deleted; the next run tries again")
-				}
-				if n < batch {
-					break
-				}
-			}
-			if total > 0 {
-				run.Notifyf(jobs.LevelInformation, "Deleted %d export files older than %s.", total, keep)
-			}
-			swept, err := store.SweepTemp(ctx, 24*time.Hour)
-			if err != nil {
-				run.Notifyf(jobs.LevelError, "The temporary files of interrupted exports could not be swept: %v.", err)
-			} else if swept > 0 {
-				run.Notifyf(jobs.LevelWarning, "Removed %d temporary files left by export workers that stopped mid-file.", swept)
-			}
-			return nil
-		},
-	}
-}
-
-// fraudDetectionJob scans the transactions created since its last run for
-// the fraud rules (docs/contracts-frauds.md), every PAYGATE_FRAUD_INTERVAL.
-func fraudDetectionJob(cfg Config, detector fraud.Detector, thresholds func(context.Context) (fraud.Thresholds, error)) jobs.Job {
-	return jobs.Job{
-		Name:        "gateway.fraud-detection",
-		Description: "Scans the transactions made since its last run for velocity, amount spikes, failures followed by a success and identities shared by several clients, and flags them for review on the Fraud Management page, every PAYGATE_FRAUD_INTERVAL.",
-		Every:       cfg.FraudInterval,
-		Run: func(ctx context.Context, run *jobs.Run) error {
-			rep, err := fraud.Detect(ctx, detector, fraud.DetectOptions{Thresholds: thresholds, Settle: cfg.FraudSettle}, time.Now())
-			if rep.Scanned > 0 || rep.Flagged > 0 {
-				run.Notifyf(jobs.LevelInformation, "Scanned %d transactions made until %s: %d new frauds, %d raised, %d transactions linked.",
-					rep.Scanned, rep.To.Format(time.RFC3339), rep.Flagged, rep.Updated, rep.Linked)
-			}
-			if err != nil {
-				run.Notifyf(jobs.LevelError, "Fraud detection stopped: %v.", err)
-				return errors.New("the fraud detection could not finish; the next run starts where this one stopped")
-			}
-			return nil
-		},
-	}
-}
-
-// sweepLoop runs sweep every interval (asked again after every pass) until
-// the run ends and returns the sum of its reports; a pass that could not
-// claim its transactions is notified at once.
-func sweepLoop(ctx context.Context, run *jobs.Run, interval func(context.Context) time.Duration,
-	sweep func(context.Context) (payment.SweepReport, error), failure string) payment.SweepReport {
-	var total payment.SweepReport
-	for {
-		rep, err := sweep(ctx)
-		total.Add(rep)
-		if err != nil && ctx.Err() == nil {
-			run.Notifyf(jobs.LevelError, "%s: %v.", failure, err)
-		}
-		if !nextTick(ctx, time.Now(), interval, run.Wait) {
-			return total
-		}
-	}
-}
-
-// maxTickWait is the longest nextTick waits before asking the interval
-// again.
-const maxTickWait = time.Second
-
-// nextTick waits until interval has passed since began (the end of a
-// pass), asking interval
-// again at least every maxTickWait, so that a shorter interval set
-// meanwhile (PollingIntervalSeconds down from 300 to 1, say) takes effect
-// within a second rather than after the old one. It reports false as soon
-// as wait does (the run ends).
-func nextTick(ctx context.Context, began time.Time, interval func(context.Context) time.Duration,
-	wait func(time.Duration) bool) bool {
-	for {
-		left := time.Until(began.Add(interval(ctx)))
-		if left <= 0 {
-			return true
-		}
-		if !wait(min(left, maxTickWait)) {
-			return false
-		}
-	}
 }
