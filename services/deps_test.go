@@ -92,6 +92,7 @@ var primitives = []string{
 	"services/internal/config",
 	"services/internal/telemetry/metrics",
 	"services/internal/jobs/job",
+	"services/internal/datefilter",
 }
 
 // plumbingOrder lists, for each plumbing package, the other plumbing packages
@@ -104,12 +105,14 @@ var plumbingOrder = map[string][]string{
 	"services/internal/netguard":          {},
 	"services/internal/pgdb":              {},
 	"services/internal/authz":             {},
-	"services/internal/callrules":         {"services/internal/authz"},
 	"services/internal/bus":               {"services/internal/telemetry"},
 	"services/internal/bus/natsembed":     {},
 	"services/internal/jobs":              {"services/internal/bus", "services/internal/telemetry"},
 	"services/internal/keyring/resealjob": {"services/internal/jobs"},
 	"services/internal/server":            {"services/internal/apperr/grpcstatus", "services/internal/telemetry"},
+	// The service runner starts everything below it.
+	"services/internal/app": {"services/internal/bus", "services/internal/jobs", "services/internal/pgdb",
+		"services/internal/server", "services/internal/telemetry"},
 }
 
 // testKit are the shared test helpers: imported by test files only.
@@ -117,6 +120,8 @@ var testKit = []string{
 	"services/internal/servicetest",
 	"services/internal/pgdb/pgtest",
 	"services/internal/authz/authztest",
+	// The call-rules writer runs in each service's grpcapi tests.
+	"services/internal/callrules",
 }
 
 // adapterNames are the package names a service keeps its transport, storage

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"os/signal"
@@ -23,8 +22,6 @@ import (
 	_ "time/tzdata"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"github.com/redis/go-redis/v9"
-	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -47,15 +44,14 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/settings"
 	"github.com/paygate/paygate/services/gateway/internal/validation"
 	"github.com/paygate/paygate/services/gateway/internal/validationclient"
+	"github.com/paygate/paygate/services/internal/app"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
 	"github.com/paygate/paygate/services/internal/jobs"
 	"github.com/paygate/paygate/services/internal/keyring"
 	"github.com/paygate/paygate/services/internal/netguard"
-	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/server"
-	"github.com/paygate/paygate/services/internal/telemetry"
 )
 
 func main() {
@@ -179,7 +175,8 @@ type Config struct {
 	BalanceCacheTTL time.Duration `env:"PAYGATE_BALANCE_CACHE_TTL" default:"15s"`
 }
 
-// Check reports every bad value of the gateway's own keys at once. (config.Load reports them with the keys it cannot parse)
+// Check reports every bad value of the gateway's own keys at once (config.Load
+// reports them with the keys it cannot parse).
 func (c Config) Check() []string {
 	var bad []string
 	if c.FilesWorkers < 0 {
@@ -219,34 +216,26 @@ func (c Config) box() (*keyring.Keyring, error) {
 	return keyring.FromConfig("PAYGATE_ENCRYPTION_KEYS", c.EncryptionKeys, "PAYGATE_ENCRYPTION_KEY", c.EncryptionKey, c.Demo)
 }
 
-// run builds every dependency, serves until ctx ends, then stops.
+// run builds every dependency, serves until ctx ends, then stops (app.Run).
 func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 	var cfg Config
-	if err := config.Load(getenv, &cfg, config.Ports(":8082", ":9082"), config.Default("PAYGATE_DATABASE_SCHEMA", postgres.Schema)); err != nil {
-		return err
-	}
-	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
+	return app.Run(ctx, getenv, stdout, app.Service{
+		Name: "gateway", Config: &cfg,
+		Defaults:   []config.Option{config.Ports(":8082", ":9082"), config.Default("PAYGATE_DATABASE_SCHEMA", postgres.Schema)},
+		Migrations: postgres.Migrations, Schema: &cfg.Schema, Redis: true, NATS: true,
+		Wire: func(ctx context.Context, p *app.Parts) error { return wire(ctx, cfg, p) },
+	})
+}
+
+// wire builds the gateway on p's connections: its services, their gRPC and
+// REST routes, the routes it forwards to the other services, its jobs and
+// its consumers.
+func wire(ctx context.Context, cfg Config, p *app.Parts) error {
+	log, pool, rdb, nc, js := p.Log, p.Pool, p.Redis, p.NATS, p.JetStream
 	box, err := cfg.box()
 	if err != nil {
 		return err
 	}
-	// Probes get answers (live, not ready) while the schema migrates, which
-	// may take longer than the startup probe's budget; the server takes the
-	// ports over once everything is up.
-	startup, err := server.Start(server.OptionsFrom("gateway", cfg.Common, log, nil))
-	if err != nil {
-		return err
-	}
-	defer startup.Close()
-
-	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations, pgdb.WithLogger(log)); err != nil {
-		return err
-	}
-	pool, err := pgdb.Open(ctx, cfg.DatabaseURL, cfg.Schema)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
 	store := postgres.NewStore(pool)
 	payStore := postgres.NewPayments(pool)
 	if cfg.Demo {
@@ -258,29 +247,6 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		}
 		log.Info("demo merchants, providers, collabs, API secrets and fees seeded", "sandbox_url", cfg.SandboxURL)
 	}
-
-	nc, js, err := bus.Connect(ctx, cfg.NATSURL)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	if err := bus.EnsureStreamReplicas(ctx, js, cfg.NATSStreamReplicas); err != nil {
-		return err
-	}
-
-	redisOpts, err := redis.ParseURL(cfg.RedisURL)
-	if err != nil {
-		return fmt.Errorf("parse redis url: %w", err)
-	}
-	rdb := redis.NewClient(redisOpts)
-	defer rdb.Close()
-
-	tracing, err := telemetry.Setup("gateway", cfg.TracingEndpoint)
-	if err != nil {
-		return fmt.Errorf("PAYGATE_OTLP_ENDPOINT: %w", err)
-	}
-	defer tracing.Close()
-
 	internalToken, err := cfg.Internal()
 	if err != nil {
 		return err
@@ -289,19 +255,17 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	revocations := authz.NewRedisRevocations(rdb)
 	allowLists := authz.NewRedisAllowLists(rdb)
 	authzOpts := []authz.Option{authz.WithInternalToken(internalToken), authz.WithAllowLists(allowLists, server.ClientIP)}
-	srvOpts := server.OptionsFrom("gateway", cfg.Common, log, tracing,
-		authz.UnaryInterceptor(verifier, grpcapi.Rules, revocations, authzOpts...))
-	// ReplayService streams; its calls pass the same rules (all Internal).
-	srvOpts.StreamInterceptors = []grpc.StreamServerInterceptor{
-		authz.StreamInterceptor(verifier, grpcapi.Rules, revocations, authzOpts...)}
-	srvOpts.Startup = startup
-	srv := server.New(srvOpts)
+	srv := p.Server(func(o *server.Options) {
+		// ReplayService streams; its calls pass the same rules (all Internal).
+		o.StreamInterceptors = []grpc.StreamServerInterceptor{
+			authz.StreamInterceptor(verifier, grpcapi.Rules, revocations, authzOpts...)}
+	}, authz.UnaryInterceptor(verifier, grpcapi.Rules, revocations, authzOpts...))
 	collabs := collab.NewService(store, time.Now)
 	providerTransport := &http.Transport{MaxIdleConnsPerHost: 64}
-	defer providerTransport.CloseIdleConnections()
+	p.Defer(providerTransport.CloseIdleConnections)
 	urlPolicy := netguard.Policy{AllowPrivate: cfg.AllowPrivateURLs}
 	validationCaller := validationclient.New(urlPolicy, cfg.ValidationTimeout)
-	defer validationCaller.CloseIdleConnections()
+	p.Defer(validationCaller.CloseIdleConnections)
 	validations := postgres.NewValidations(pool)
 	// The payment path reads the configuration from memory, kept current by
 	// the configuration version (migration 0011); the console's calls read
@@ -331,7 +295,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 				}}})
 	// Validation calls not awaited finish (each within its timeout) before
 	// the pool closes.
-	defer payments.Wait()
+	p.Defer(payments.Wait)
 	secretLookup := func(fresh bool) httpapi.SecretLookup {
 		return func(ctx context.Context, hash string) (int32, []byte, error) {
 			id, sealed, err := config.MerchantSecret(ctx, hash, fresh)
@@ -423,7 +387,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("PAYGATE_CALLBACKS_GRPC_ADDR: %w", err)
 	}
-	defer callbacksConn.Close()
+	p.Defer(func() { _ = callbacksConn.Close() })
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, _ grpc.ClientConnInterface) error {
 		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(callbacksConn))
 	})
@@ -433,26 +397,22 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("PAYGATE_AGGREGATOR_GRPC_ADDR: %w", err)
 	}
-	defer aggregatorRoutes.Close()
+	p.Defer(func() { _ = aggregatorRoutes.Close() })
 	srv.RegisterGateway(aggregatorRoutes.Register)
 	// Users, sessions and allowed IPs belong to the auth service.
 	authRoutes, err := grpcapi.NewAuthRoutes(cfg.AuthGRPCAddr, cfg.TrustedProxyHops, internalToken)
 	if err != nil {
 		return fmt.Errorf("PAYGATE_AUTH_GRPC_URL: %w", err)
 	}
-	defer authRoutes.Close()
+	p.Defer(func() { _ = authRoutes.Close() })
 	srv.RegisterGateway(authRoutes.Register)
 	hub := httpapi.NewHub(log.With("component", "stream"))
 	srv.Handle(httpapi.StreamPattern, hub.Handler(httpapi.StreamOptions{
 		Verifier: verifier, Revocations: revocations, AllowLists: allowLists, Heartbeat: cfg.StreamHeartbeat,
 		ClientIP: func(r *http.Request) string { return server.RequestClientIP(r, cfg.TrustedProxyHops) }}))
-	srv.AddReadyCheck("postgres", pool.Ping)
-	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
-	srv.AddReadyCheck("nats", bus.Connected(nc))
 
 	// The background jobs (docs/jobs.md): one replica runs each, and every
 	// run is reported through the outbox.
-	runner := jobs.NewRunner("gateway", pool, js, jobs.Options{Logger: log})
 	sweeper, ok := fileStore.(export.TempSweeper)
 	if !ok {
 		return fmt.Errorf("export file store %T cannot sweep its temporary files", fileStore)
@@ -482,7 +442,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		postgres.PartitionsJob(postgres.NewPartitions(pool), cfg.PartitionMonthsAhead),
 		secretsResealJob(box, payStore),
 	)
-	if err := runner.Add(gatewayJobs...); err != nil {
+	if err := p.Jobs.Add(gatewayJobs...); err != nil {
 		return err
 	}
 	// The export workers consume the export requests outside the jobs
@@ -492,24 +452,19 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	worker := export.NewWorker(fileRows, fileStore, callbacksclient.NewAttempts(callbacksConn, internalToken, 30*time.Second), time.Now,
 		export.WorkerOptions{Name: fmt.Sprintf("%s:%d", host, os.Getpid()), Lease: cfg.FilesLease,
 			RowsPerSecond: cfg.FilesRowsPerSecond, Logger: log.With("component", "export-worker")})
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return srv.Run(gctx) })
-	g.Go(func() error { return runner.Run(gctx) })
-	g.Go(func() error { return hub.Run(gctx, nc) })
-	g.Go(func() error {
-		if cfg.FilesWorkers == 0 {
-			return nil
-		}
-		return gwnats.RunFileExports(gctx, js, cfg.Schema, worker, gwnats.ExportOptions{Workers: cfg.FilesWorkers,
-			Logger: log.With("component", "export-worker")})
-	})
-	g.Go(func() error {
-		if !cfg.ConsumeCallbackEvents {
-			return nil
-		}
-		return gwnats.RunCallbackEvents(gctx, js, cfg.Schema, payStore, collabs, log.With("component", "callback-events"))
-	})
-	return g.Wait()
+	p.Go(func(ctx context.Context) error { return hub.Run(ctx, nc) })
+	if cfg.FilesWorkers > 0 {
+		p.Go(func(ctx context.Context) error {
+			return gwnats.RunFileExports(ctx, js, cfg.Schema, worker, gwnats.ExportOptions{Workers: cfg.FilesWorkers,
+				Logger: log.With("component", "export-worker")})
+		})
+	}
+	if cfg.ConsumeCallbackEvents {
+		p.Go(func(ctx context.Context) error {
+			return gwnats.RunCallbackEvents(ctx, js, cfg.Schema, payStore, collabs, log.With("component", "callback-events"))
+		})
+	}
+	return nil
 }
 
 // fileStore is the export file store's configuration: S3 when an endpoint

@@ -113,6 +113,10 @@ func (c Common) Internal() (string, error) {
 	return c.InternalToken, nil
 }
 
+// Shared returns the shared settings of a service's configuration that
+// embeds Common (the app runner reads them through it).
+func (c *Common) Shared() *Common { return c }
+
 // SlogLevel returns LogLevel as a slog level (info when unset).
 func (c Common) SlogLevel() slog.Level {
 	switch c.LogLevel {
