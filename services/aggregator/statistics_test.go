@@ -190,6 +190,16 @@ func TestStatisticsRefusals(t *testing.T) {
 		"/api/v1/statistics?currency=ZZZ&from=2026-04-02T00:00:00Z&to=2026-04-02T23:59:59.999Z":               "currency ZZZ has no rate",
 		"/api/v1/statistics?currency=usd&from=2026-04-02T00:00:00Z&to=2026-04-02T23:59:59.999Z":               "currency must be",
 		"/api/v1/statistics?currency=USD&from=2026-04-02T00:00:00%2B08:00&to=2026-04-02T23:59:59.999%2B08:00": "",
+		// Dates from 2025-01-01, the console's earliest, on the caller's
+		// clock; the year 0000 answered 500 (issue 25: its timestamp could
+		// not be encoded).
+		"/api/v1/statistics?currency=USD&from=0000-01-01T00:00:00Z&to=0000-01-01T23:59:59.999Z":               "from must be a date from 2025-01-01 to 9999-12-30.",
+		"/api/v1/statistics?currency=USD&from=2024-12-31T00:00:00Z&to=2025-01-01T23:59:59.999Z":               "from must be a date from 2025-01-01 to 9999-12-30.",
+		"/api/v1/statistics?currency=USD&from=2025-01-01T00:00:00%2B08:00&to=2025-01-01T23:59:59.999%2B08:00": "",
+		"/api/v1/statistics?currency=USD&from=9999-12-30T00:00:00Z&to=9999-12-31T23:59:59.999Z":               "to must be a date from 2025-01-01 to 9999-12-30.",
+		"/api/v1/statistics?currency=USD&from=9999-12-29T00:00:00Z&to=9999-12-30T23:59:59.999Z":               "",
+		// Issue 25: a negative merchant answered 200 with nothing.
+		"/api/v1/statistics?currency=USD&from=2026-04-02T00:00:00Z&to=2026-04-02T23:59:59.999Z&merchantId=-1": "merchantId must not be negative.",
 	}
 	for path, msg := range bad {
 		code, body := get(t, s, admin(t), http.MethodGet, path, "")

@@ -97,3 +97,103 @@ func TestSessionsScopeAndTerminate(t *testing.T) {
 	wantStatus(t, "take 0 means 100", in.call(t, http.MethodGet, "/api/v1/user-sessions/active?take=0", admin, testIP(), nil), http.StatusOK)
 	wantStatus(t, "take 501", in.call(t, http.MethodGet, "/api/v1/user-sessions/active?take=501", admin, testIP(), nil), http.StatusBadRequest)
 }
+
+// TestSessionsOfOthersNeedUserManagement: other users' sessions are listed
+// only with Add Users or Edit User and ended only with Edit User; everyone
+// lists and ends its own. A plain Merchant (neither permission) of the same
+// merchant as a Merchant Admin sees and ends only its own sessions.
+func TestSessionsOfOthersNeedUserManagement(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	admin := asAdmin(t, in)
+	m := merchantIDs(1)
+	prefix := "sesperm" + randomHex(3)
+	ma := addUser(t, in, admin, prefix+"-ma", 4, m)
+	merchant := addUser(t, in, admin, prefix+"-merchant", 3, m)
+	peer := addUser(t, in, admin, prefix+"-peer", 3, m)
+
+	maTok, _ := in.mustLogin(t, ma.name, ma.password, "10.171.0.1")
+	merTok, _ := in.mustLogin(t, merchant.name, merchant.password, "10.171.0.2")
+	merTok2, _ := in.mustLogin(t, merchant.name, merchant.password, "10.171.0.3")
+	peerTok, _ := in.mustLogin(t, peer.name, peer.password, "10.171.0.4")
+
+	r, seen := sessionsOf(t, in, merTok, "search="+prefix)
+	if len(seen) != 2 || seen[sid(t, merTok)] == nil || seen[sid(t, merTok2)] == nil || idOf(r.body["totalCount"]) != "2" {
+		t.Fatalf("a plain merchant sees %v, want only its own two sessions", seen)
+	}
+	if _, byMerchant := sessionsOf(t, in, merTok, fmt.Sprintf("merchantId=%d", m[0])); len(byMerchant) != 2 {
+		t.Fatalf("a plain merchant's merchant filter shows %v, want only its own two sessions", byMerchant)
+	}
+	if _, byIP := sessionsOf(t, in, merTok, "search=10.171.0.1"); len(byIP) != 0 {
+		t.Fatalf("a plain merchant finds its merchant admin's session by address: %v", byIP)
+	}
+
+	del := func(token, id string) reply {
+		return in.call(t, http.MethodDelete, "/api/v1/user-sessions/"+id, token, testIP(), nil)
+	}
+	wantStatus(t, "a plain merchant ends its merchant admin's session", del(merTok, sid(t, maTok)), http.StatusNotFound)
+	wantStatus(t, "a plain merchant ends a peer's session", del(merTok, sid(t, peerTok)), http.StatusNotFound)
+	wantStatus(t, "merchant admin's session lives", in.call(t, http.MethodGet, "/api/v1/validate-token", maTok, testIP(), nil), http.StatusOK)
+	wantStatus(t, "peer's session lives", in.call(t, http.MethodGet, "/api/v1/validate-token", peerTok, testIP(), nil), http.StatusOK)
+
+	wantStatus(t, "a plain merchant ends its other session", del(merTok, sid(t, merTok2)), http.StatusOK)
+	wantStatus(t, "the ended session", in.call(t, http.MethodGet, "/api/v1/validate-token", merTok2, testIP(), nil), http.StatusUnauthorized)
+
+	// The Merchant Admin (Add Users and Edit User) lists and ends the
+	// sessions of its merchant's users.
+	if _, all := sessionsOf(t, in, maTok, "search="+prefix); len(all) != 3 || all[sid(t, peerTok)] == nil || all[sid(t, merTok)] == nil {
+		t.Fatalf("merchant admin sees %v", all)
+	}
+	wantStatus(t, "merchant admin ends a merchant's session", del(maTok, sid(t, peerTok)), http.StatusOK)
+	wantStatus(t, "a plain merchant ends its own current session", del(merTok, sid(t, merTok)), http.StatusOK)
+}
+
+// TestOwnSessionListedFirst: the caller's current session leads the first
+// page when it matches the filters, however old its sign-in; the other
+// sessions follow newest first and no page repeats it.
+func TestOwnSessionListedFirst(t *testing.T) {
+	t.Parallel()
+	in := defaultInstance(t)
+	admin := asAdmin(t, in)
+	m := merchantIDs(1)
+	prefix := "sespin" + randomHex(3)
+	ma := addUser(t, in, admin, prefix+"-ma", 4, m)
+	others := []user{
+		addUser(t, in, admin, prefix+"-a", 3, m),
+		addUser(t, in, admin, prefix+"-b", 3, m),
+		addUser(t, in, admin, prefix+"-c", 3, m),
+	}
+	maTok, _ := in.mustLogin(t, ma.name, ma.password, "10.172.0.1")
+	var newest []string // newest first
+	for i, u := range others {
+		tok, _ := in.mustLogin(t, u.name, u.password, fmt.Sprintf("10.172.0.%d", 10+i))
+		newest = append([]string{sid(t, tok)}, newest...)
+	}
+	ids := func(r reply) []string {
+		var out []string
+		for _, x := range r.body["sessions"].([]any) {
+			out = append(out, x.(map[string]any)["id"].(string))
+		}
+		return out
+	}
+	own := sid(t, maTok)
+	p1, _ := sessionsOf(t, in, maTok, "take=2&page=1&search="+prefix)
+	p2, _ := sessionsOf(t, in, maTok, "take=2&page=2&search="+prefix)
+	got := append(ids(p1), ids(p2)...)
+	want := append([]string{own}, newest...)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("pages list %v, want the own session first, then newest first: %v", got, want)
+	}
+	if first := p1.body["sessions"].([]any)[0].(map[string]any); first["isCurrent"] != true {
+		t.Fatalf("first row %v is not the current session", first)
+	}
+	for _, p := range []reply{p1, p2} {
+		if idOf(p.body["totalCount"]) != "4" || p.body["totalPages"] != float64(2) {
+			t.Fatalf("paging figures %v", p.body)
+		}
+	}
+	// A filter the own session does not match leaves it out.
+	if r, _ := sessionsOf(t, in, maTok, "search=10.172.0.1"+"1"); fmt.Sprint(ids(r)) != fmt.Sprint([]string{newest[1]}) {
+		t.Fatalf("search by another's address lists %v", ids(r))
+	}
+}

@@ -176,6 +176,7 @@ func wire(cfg Config, p *app.Parts) error {
 		Logger:         p.Log.With("component", "dispatcher"),
 	})
 	svc := callback.NewService(store, gatewayclient.NewGatewayCollabs(gatewayv1.NewCollabServiceClient(gatewayConn), 5*time.Second),
+		gatewayclient.NewGatewayMerchants(gatewayv1.NewMerchantServiceClient(gatewayConn), 5*time.Second),
 		guard, secrets, time.Now, dispatcher)
 
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})

@@ -117,3 +117,65 @@ func TestEncryptionKeyRotation(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestSigningSecretOfUnknownMerchant reads and rotates the signing secret
+// of a merchant the gateway does not have: 404, and no key is written
+// (issue 25: both answered 200 and stored a key for it). A merchant the
+// gateway has gets its key as before.
+func TestSigningSecretOfUnknownMerchant(t *testing.T) {
+	t.Parallel()
+	svc := startService(t)
+	admin := user(t, authz.RoleAdmin)
+	keys := func() int {
+		t.Helper()
+		var n int
+		if err := svc.pool.QueryRow(context.Background(), `SELECT count(*) FROM signing_secrets`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	unknown := strconv.Itoa(int(suite.merchSeq.Add(1))) // never inserted in the gateway
+	for _, c := range []struct{ method, path string }{
+		{http.MethodGet, "/api/v1/merchants/" + unknown + "/callbacks/secret"},
+		{http.MethodPost, "/api/v1/merchants/" + unknown + "/callbacks/secret/rotate"},
+	} {
+		var e struct{ Code, Message string }
+		must(t, admin, svc.HTTPURL, http.StatusNotFound, c.method, c.path, nil, &e)
+		if e.Message != "The merchant was not found." {
+			t.Errorf("%s %s: message %q", c.method, c.path, e.Message)
+		}
+	}
+	if n := keys(); n != 0 {
+		t.Fatalf("%d signing keys written for a merchant that does not exist", n)
+	}
+	known := strconv.Itoa(int(newMerchant(t)))
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodGet, "/api/v1/merchants/"+known+"/callbacks/secret", nil, nil)
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodPost, "/api/v1/merchants/"+known+"/callbacks/secret/rotate", nil, nil)
+	if n := keys(); n != 1 {
+		t.Errorf("%d signing keys after the known merchant's read and rotation, want 1", n)
+	}
+}
+
+// TestNegativeIdsAreRefused: a negative id in a path is a 400 naming it
+// (issue 25: the lists answered 200 with nothing), before any handler.
+func TestNegativeIdsAreRefused(t *testing.T) {
+	t.Parallel()
+	svc := startService(t)
+	admin := user(t, authz.RoleAdmin)
+	for _, c := range []struct{ method, path, field string }{
+		{http.MethodGet, "/api/v1/merchants/-1/callbacks", "merchantId"},
+		{http.MethodGet, "/api/v1/collabs/-1/callbacks", "collabId"},
+		{http.MethodGet, "/api/v1/transactions/-1/callbacks/attempts", "id"},
+		{http.MethodGet, "/api/v1/merchants/-1/callbacks/secret", "merchantId"},
+		{http.MethodPost, "/api/v1/merchants/-1/callbacks/secret/rotate", "merchantId"},
+		{http.MethodPost, "/api/v1/callbacks/attempts/-1/retry", "id"},
+		{http.MethodPost, "/api/v1/transactions/-1/callbacks/enqueue", "id"},
+		{http.MethodDelete, "/api/v1/callbacks/-1", "id"},
+	} {
+		var e struct{ Code, Message string }
+		must(t, admin, svc.HTTPURL, http.StatusBadRequest, c.method, c.path, nil, &e)
+		if want := c.field + " must not be negative."; e.Message != want {
+			t.Errorf("%s %s: %q, want %q", c.method, c.path, e.Message, want)
+		}
+	}
+}

@@ -170,6 +170,25 @@ func TestFees(t *testing.T) {
 		admin.expectChanges(t, 1)
 	})
 
+	// Issue 25: the path's id silently won, so the body's fields were
+	// applied to the path's fee.
+	t.Run("a body id other than the path's is refused; neither fee changes", func(t *testing.T) {
+		var before1, before2, after1, after2 feeJSON
+		admin.must(t, http.StatusOK, http.MethodGet, "/api/v1/fees/"+first.ID, nil, &before1)
+		admin.must(t, http.StatusOK, http.MethodGet, "/api/v1/fees/"+second.ID, nil, &before2)
+		b := body("value", "9", "allowConflict", true)
+		b["id"] = first.ID
+		msg := admin.refused(t, http.StatusBadRequest, 0, http.MethodPut, "/api/v1/fees/"+second.ID, b)
+		if msg != "The body's id differs from the path's: give the same value in both, or leave it out of the body." {
+			t.Errorf("message %q", msg)
+		}
+		admin.must(t, http.StatusOK, http.MethodGet, "/api/v1/fees/"+first.ID, nil, &after1)
+		admin.must(t, http.StatusOK, http.MethodGet, "/api/v1/fees/"+second.ID, nil, &after2)
+		if after1 != before1 || after2 != before2 {
+			t.Errorf("a refused update changed a fee: %+v → %+v, %+v → %+v", before1, after1, before2, after2)
+		}
+	})
+
 	var disabled feeJSON
 	t.Run("a disabled fee conflicts with nothing until enabled", func(t *testing.T) {
 		admin.must(t, http.StatusOK, http.MethodPost, "/api/v1/fees", body("enabled", false, "payTypeId", 1), &disabled)

@@ -377,8 +377,8 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { restMux.Load().ServeHTTP(w, r) })))
 	srv.Handle(httpapi.DownloadPattern, httpapi.Download(restMux.Load,
 		func() grpc.ClientConnInterface { return restConn.Load().(grpc.ClientConnInterface) }))
-	srv.Handle("POST /api/v1/transactions/initialize", merchantAuth.Wrap(http.MaxBytesHandler(
-		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { restMux.Load().ServeHTTP(w, r) }), server.MaxBodyBytes)))
+	srv.Handle("POST /api/v1/transactions/initialize", merchantAuth.Wrap(
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { restMux.Load().ServeHTTP(w, r) })))
 	srv.Handle(httpapi.WebhookPattern, httpapi.WebhookHandler(payments, log))
 	// Callback URLs and attempts belong to the callbacks service; the gateway
 	// host forwards their REST calls to it over gRPC with the caller's token.

@@ -306,7 +306,9 @@ func TestPayments(t *testing.T) {
 		}
 	})
 
-	t.Run("webhook secret is checked before the body is read", func(t *testing.T) {
+	// The edge's body checks come first on every route (issue 25), then the
+	// secret, before the body's fields are read.
+	t.Run("webhook: the body's edge checks, then the secret", func(t *testing.T) {
 		post := func(secret string, body []byte) int {
 			req, _ := http.NewRequest(http.MethodPost, e.HTTPURL+"/api/v1/providers/qrph/webhook", bytes.NewReader(body))
 			req.Header.Set(httpapi.HeaderWebhookSecret, secret)
@@ -317,11 +319,14 @@ func TestPayments(t *testing.T) {
 			resp.Body.Close()
 			return resp.StatusCode
 		}
-		if code := post("nope", []byte(`{not json`)); code != http.StatusUnauthorized {
-			t.Errorf("wrong secret, broken body: %d, want 401", code)
+		if code := post("nope", []byte(`{not json`)); code != http.StatusBadRequest {
+			t.Errorf("wrong secret, broken body: %d, want 400", code)
 		}
-		if code := post("nope", bytes.Repeat([]byte("x"), server.MaxBodyBytes+1)); code != http.StatusUnauthorized {
-			t.Errorf("wrong secret, oversized body: %d, want 401", code)
+		if code := post("nope", bytes.Repeat([]byte("x"), server.MaxBodyBytes+1)); code != http.StatusRequestEntityTooLarge {
+			t.Errorf("wrong secret, oversized body: %d, want 413", code)
+		}
+		if code := post("nope", []byte(`{"providerTransactionId":"x","status":"success"}`)); code != http.StatusUnauthorized {
+			t.Errorf("wrong secret, good body: %d, want 401", code)
 		}
 		if code := post(payment.DemoWebhookSecret, bytes.Repeat([]byte("x"), server.MaxBodyBytes+1)); code != http.StatusRequestEntityTooLarge {
 			t.Errorf("right secret, oversized body: %d, want 413", code)

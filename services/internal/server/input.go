@@ -22,8 +22,10 @@ import (
 
 // The edge of every service: what a request must look like before any
 // handler sees it. The REST codec (jsoncodec.go) checks each JSON value's
-// shape against its field, the query parser each query value, and the
-// checkText interceptor every string of every request, REST and gRPC alike.
+// shape against its field, the query parser each query value, the
+// pathMatchesBody middleware (paths.go) a field given in both the path and
+// the body, and the checkValues interceptor every string and every id of
+// every request, REST and gRPC alike.
 // Each refusal is a sentence naming the field by its JSON name; library text
 // goes to the log only.
 
@@ -404,23 +406,90 @@ func fieldAt(md protoreflect.MessageDescriptor, path string) (protoreflect.Field
 	return fd, strings.Join(names, ".")
 }
 
-// checkText is the interceptor that refuses, for every RPC on either
+// checkValues is the interceptor that refuses, for every RPC on either
 // transport, a request holding a string with a NUL character or invalid
 // UTF-8 anywhere (fields, list items, map keys and values, JSON objects in
-// google.protobuf.Struct): Postgres cannot store either, and no field of ours
-// has a use for them.
-func checkText(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+// google.protobuf.Struct): Postgres cannot store either, and no field of
+// ours has a use for them; and a request holding a negative id anywhere
+// (idError): no id of ours is negative, and a store would answer it with an
+// empty list rather than a refusal.
+func checkValues(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if msg, ok := req.(proto.Message); ok {
-		if err := textError(msg.ProtoReflect(), ""); err != nil {
+		if err := valuesError(msg.ProtoReflect()); err != nil {
 			return nil, err
 		}
 	}
 	return handler(ctx, req)
 }
 
-// streamCheckText applies checkText to every message a stream receives.
-func streamCheckText(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+// streamCheckValues applies checkValues to every message a stream
+// receives.
+func streamCheckValues(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	return handler(srv, &checkedStream{ServerStream: ss})
+}
+
+func valuesError(m protoreflect.Message) error {
+	if err := textError(m, ""); err != nil {
+		return err
+	}
+	return idError(m, "")
+}
+
+// isIDField reports whether fd holds ids: an integer field named id or
+// ending in _id or _ids.
+func isIDField(fd protoreflect.FieldDescriptor) bool {
+	switch fd.Kind() {
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
+		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+	default:
+		return false
+	}
+	name := string(fd.Name())
+	return name == "id" || strings.HasSuffix(name, "_id") || strings.HasSuffix(name, "_ids")
+}
+
+// idError walks m's populated fields, nested messages included (not
+// google.protobuf's), for a negative id, and refuses it naming the field.
+func idError(m protoreflect.Message, path string) error {
+	if strings.HasPrefix(string(m.Descriptor().FullName()), "google.protobuf.") {
+		return nil
+	}
+	var err error
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		p := join(path, fd.JSONName())
+		switch {
+		case fd.IsMap():
+			if fd.MapValue().Kind() == protoreflect.MessageKind {
+				v.Map().Range(func(_ protoreflect.MapKey, mv protoreflect.Value) bool {
+					err = idError(mv.Message(), p)
+					return err == nil
+				})
+			}
+		case fd.Kind() == protoreflect.MessageKind:
+			if fd.IsList() {
+				for i := range v.List().Len() {
+					if err = idError(v.List().Get(i).Message(), p); err != nil {
+						break
+					}
+				}
+			} else {
+				err = idError(v.Message(), p)
+			}
+		case isIDField(fd):
+			if fd.IsList() {
+				for i := range v.List().Len() {
+					if v.List().Get(i).Int() < 0 {
+						err = apperr.Invalid("%s must not be negative.", p)
+						break
+					}
+				}
+			} else if v.Int() < 0 {
+				err = apperr.Invalid("%s must not be negative.", p)
+			}
+		}
+		return err == nil
+	})
+	return err
 }
 
 type checkedStream struct{ grpc.ServerStream }
@@ -430,7 +499,7 @@ func (s *checkedStream) RecvMsg(m any) error {
 		return err
 	}
 	if msg, ok := m.(proto.Message); ok {
-		return textError(msg.ProtoReflect(), "")
+		return valuesError(msg.ProtoReflect())
 	}
 	return nil
 }

@@ -3,16 +3,22 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"regexp"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/genproto/googleapis/api/annotations"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	aggregatorv1 "github.com/paygate/paygate/gen/go/paygate/aggregator/v1"
 	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
@@ -417,5 +423,187 @@ func TestOversizedBodyIs413(t *testing.T) {
 	code, msg := send(t, "POST", base+"/api/v1/callbacks", big)
 	if code != http.StatusRequestEntityTooLarge || msg != server.TooLargeMessage {
 		t.Errorf("oversized body: %d %q, want 413 %q", code, msg, server.TooLargeMessage)
+	}
+}
+
+// TestBodyChecksRunBeforeEveryRoute sends oversized, non-UTF-8 and broken
+// JSON bodies to a route beside the REST mapping (Handle), one whose
+// mapping binds no body, and one whose query is missing: each is refused
+// before any handler runs or any query is read (issue 25: the routes beside
+// the mapping read bodies without a limit, and a mapping without a body
+// never looked at it).
+func TestBodyChecksRunBeforeEveryRoute(t *testing.T) {
+	t.Parallel()
+	srv := server.New(server.Options{Name: "edge", GRPCAddr: "127.0.0.1:0", HTTPAddr: "127.0.0.1:0", Logger: quietLogger()})
+	var reached atomic.Int32
+	srv.Handle("POST /beside", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		if r.URL.Query().Get("collabId") == "" {
+			http.Error(w, `{"code":"invalid","message":"collabId is required."}`, http.StatusBadRequest)
+			return
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	_, addr := srv.Addrs()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	base := "http://" + addr
+	big := `{"name":"` + strings.Repeat("x", server.MaxBodyBytes) + `"}`
+	for _, path := range []string{"/beside", "/beside?collabId=1"} {
+		for _, tt := range []struct {
+			name, body string
+			code       int
+			msg        string
+		}{
+			{"oversized", big, http.StatusRequestEntityTooLarge, server.TooLargeMessage},
+			{"invalid UTF-8", "{\"a\":\"\xff\"}", http.StatusBadRequest, "The request body is not valid UTF-8 text."},
+			{"broken JSON", `{"a":`, http.StatusBadRequest, "The request body is not valid JSON."},
+			{"two values", `{} {}`, http.StatusBadRequest, "The request body is not valid JSON."},
+		} {
+			code, msg := send(t, "POST", base+path, tt.body)
+			if code != tt.code || msg != tt.msg {
+				t.Errorf("%s to %s: %d %q, want %d %q", tt.name, path, code, msg, tt.code, tt.msg)
+			}
+		}
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("the handler ran %d times for refused bodies", n)
+	}
+	// A good body, and none, reach it.
+	if code, _ := send(t, "POST", base+"/beside?collabId=1", `{"a":1}`); code != http.StatusOK || reached.Load() != 1 {
+		t.Errorf("good body: %d, reached %d", code, reached.Load())
+	}
+	if code, _ := send(t, "POST", base+"/beside?collabId=1", ""); code != http.StatusOK || reached.Load() != 2 {
+		t.Errorf("no body: %d, reached %d", code, reached.Load())
+	}
+}
+
+// idName matches the names of id fields as the OpenAPI document spells
+// them.
+var idName = regexp.MustCompile(`(^id$|Id$|_id$|Ids$|_ids$)`)
+
+// TestNegativeIdsAreRefused walks every integer id in a path or a query of
+// every REST route with -1: each is a 400 naming it before any handler runs
+// (issue 25: /merchants/-1/callbacks and statistics' merchantId=-1 answered
+// 200 with an empty list). Ids in bodies likewise.
+func TestNegativeIdsAreRefused(t *testing.T) {
+	t.Parallel()
+	base := startAllREST(t)
+	doc := loadOpenAPI(t)
+	cases := 0
+	check := func(method, u, body, field string) {
+		t.Helper()
+		cases++
+		code, msg := send(t, method, u, body)
+		if want := field + " must not be negative."; code != http.StatusBadRequest || msg != want {
+			t.Errorf("%s %s %s: %d %q, want 400 %q", method, u, body, code, msg, want)
+		}
+	}
+	for p, ops := range doc.Paths {
+		for method, op := range ops {
+			if p == "/api/v1/files/{id}" && method == "get" {
+				continue // a stream: refused here (no stream authorization); the gateway's test sends it
+			}
+			body := ""
+			if b := bodyOf(doc, op); b != nil {
+				body = "{}"
+				if b.Type == "array" {
+					body = "[]"
+				}
+			}
+			for _, prm := range op.Parameters {
+				integer := prm.Type == "integer" || prm.Format == "int64" || prm.Format == "int32"
+				if !integer || !idName.MatchString(prm.Name) {
+					continue
+				}
+				switch prm.In {
+				case "path":
+					path := strings.ReplaceAll(p, "{"+prm.Name+"}", "-1")
+					path, _ = fillPath(path, op.Parameters, "")
+					check(method, base+path, body, jsonName(prm.Name))
+				case "query":
+					path, _ := fillPath(p, op.Parameters, "")
+					check(method, base+path+"?"+prm.Name+"=-1", body, jsonName(prm.Name))
+				}
+			}
+		}
+	}
+	if cases < 40 {
+		t.Fatalf("the walk made %d requests; expected every route's ids", cases)
+	}
+	check("POST", base+"/api/v1/callbacks", `{"collabId": -1, "callbackUrl": "https://example.com/cb"}`, "collabId")
+	check("PUT", base+"/api/v1/fees/7", `{"payTypeId": -3}`, "payTypeId")
+	check("POST", base+"/api/v1/collabs/initialize", `{"merchantId": 1, "providerId": 1, "payTypeIds": [1, -2]}`, "payTypeIds")
+}
+
+// TestPathAndBodyMustAgree sends, to every route whose whole body is the
+// request (body "*" in the mapping) and whose path names a field, a body
+// giving that field another value: each is a 400 naming it (issue 25: PUT
+// /api/v1/fees/3 with {"id": "1"} was applied to fee 3, the path's value
+// silently winning). The same value in the body passes the check.
+func TestPathAndBodyMustAgree(t *testing.T) {
+	t.Parallel()
+	base := startAllREST(t)
+	vars := regexp.MustCompile(`\{([^}]+)\}`)
+	cases := 0
+	protoregistry.GlobalFiles.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
+		if !strings.HasPrefix(string(fd.Package()), "paygate.") {
+			return true
+		}
+		for i := range fd.Services().Len() {
+			methods := fd.Services().Get(i).Methods()
+			for j := range methods.Len() {
+				md := methods.Get(j)
+				rule, _ := proto.GetExtension(md.Options(), annotations.E_Http).(*annotations.HttpRule)
+				if rule.GetBody() != "*" {
+					continue
+				}
+				method, tmpl := "", ""
+				switch p := rule.GetPattern().(type) {
+				case *annotations.HttpRule_Post:
+					method, tmpl = "POST", p.Post
+				case *annotations.HttpRule_Put:
+					method, tmpl = "PUT", p.Put
+				default:
+					continue
+				}
+				path := vars.ReplaceAllString(tmpl, "7")
+				for _, m := range vars.FindAllStringSubmatch(tmpl, -1) {
+					f := md.Input().Fields().ByName(protoreflect.Name(m[1]))
+					if f == nil {
+						continue
+					}
+					name := f.JSONName()
+					cases++
+					other, same := `"8"`, `"7"`
+					if f.Kind() != protoreflect.StringKind {
+						other, same = "8", "7.0"
+					}
+					want := "The body's " + name + " differs from the path's: give the same value in both, or leave it out of the body."
+					for _, key := range []string{name, string(f.Name()), strings.ToUpper(name[:1]) + name[1:]} {
+						if code, msg := send(t, method, base+path, `{"`+key+`": `+other+`}`); code != http.StatusBadRequest || msg != want {
+							t.Errorf("%s %s {%s: 8}: %d %q, want 400 %q", method, path, key, code, msg, want)
+						}
+					}
+					if code, msg := send(t, method, base+path, `{"`+name+`": `+same+`}`); strings.Contains(msg, "differs") {
+						t.Errorf("%s %s with the path's own value: %d %q", method, path, code, msg)
+					}
+				}
+			}
+		}
+		return true
+	})
+	if cases < 5 {
+		t.Fatalf("the walk found %d fields in both a path and a body", cases)
 	}
 }

@@ -3,10 +3,8 @@ package server
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"reflect"
 	"strconv"
@@ -90,15 +88,12 @@ func plainShape(t reflect.Type) string {
 
 // NewDecoder returns a decoder that reads one JSON body from r and decodes it
 // like Unmarshal. An empty body is io.EOF, which grpc-gateway accepts as "no
-// body"; a body over MaxBodyBytes is TooLargeMessage (a 413).
+// body". The body's size, UTF-8 and JSON syntax were checked at the edge
+// (guardBody) before the route was matched.
 func (m *JSONMarshaler) NewDecoder(r io.Reader) runtime.Decoder {
 	return runtime.DecoderFunc(func(v any) error {
 		data, err := io.ReadAll(r)
 		if err != nil {
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				return refuse(err, "%s", TooLargeMessage)
-			}
 			return refuse(err, "The request body could not be read.")
 		}
 		if len(bytes.TrimSpace(data)) == 0 {

@@ -49,6 +49,7 @@ func newGatewayMux(log *slog.Logger) *runtime.ServeMux {
 		runtime.WithOutgoingHeaderMatcher(outgoingHeader),
 		runtime.WithIncomingHeaderMatcher(incomingHeader),
 		runtime.WithForwardResponseOption(answerHTTPStatus),
+		runtime.WithMiddlewares(pathMatchesBody),
 	)...)
 }
 
@@ -135,8 +136,8 @@ func outgoingHeader(key string) (string, bool) {
 // restErrorHandler writes {"code", "message"} with the status of the error's
 // kind (from the status's ErrorInfo, or its gRPC code) and Retry-After for a
 // throttled call. A request refused before any handler ran keeps our
-// sentence; library text in such a refusal is logged, never sent, and a body
-// over MaxBodyBytes is a 413.
+// sentence; library text in such a refusal is logged, never sent. (A body
+// over MaxBodyBytes never gets here: guardBody answers 413 first.)
 func restErrorHandler(log *slog.Logger) runtime.ErrorHandlerFunc {
 	return func(ctx context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 		httpStatus := 0
@@ -153,9 +154,6 @@ func restErrorHandler(log *slog.Logger) runtime.ErrorHandlerFunc {
 			if library {
 				log.WarnContext(ctx, "request refused before its handler", "method", r.Method, "path", r.URL.Path,
 					"cause", st.Message(), "message", message)
-			}
-			if message == TooLargeMessage {
-				httpStatus = http.StatusRequestEntityTooLarge
 			}
 		}
 		if httpStatus == 0 {

@@ -61,7 +61,8 @@ const (
 	// ReadyCheckInterval is how often gRPC health is refreshed from the
 	// readiness checks.
 	ReadyCheckInterval = 5 * time.Second
-	// MaxBodyBytes bounds REST request bodies.
+	// MaxBodyBytes bounds the request bodies of every HTTP route
+	// (guardBody).
 	MaxBodyBytes = 4 << 20
 )
 
@@ -151,7 +152,7 @@ func New(o Options) *Server {
 	}
 	clients := newClientResolver(o.TrustedProxyHops, o.InternalToken)
 	builtin = append(builtin, rpc.unary, logging(log, clients), mapErrors)
-	unary := chainUnary(slices.Concat(builtin, o.Interceptors, []grpc.UnaryServerInterceptor{checkText})...)
+	unary := chainUnary(slices.Concat(builtin, o.Interceptors, []grpc.UnaryServerInterceptor{checkValues})...)
 	streamInner := o.StreamInterceptors
 	if len(streamInner) == 0 {
 		streamInner = []grpc.StreamServerInterceptor{denyStreams}
@@ -159,7 +160,7 @@ func New(o Options) *Server {
 	stream := chainStream(slices.Concat(
 		[]grpc.StreamServerInterceptor{streamRecovery(log), streamLogging(log, clients), mapStreamErrors},
 		streamInner,
-		[]grpc.StreamServerInterceptor{streamCheckText},
+		[]grpc.StreamServerInterceptor{streamCheckValues},
 	)...)
 
 	s := &Server{
@@ -179,7 +180,7 @@ func New(o Options) *Server {
 	// The shared plumbing's metrics (outbox relay, consumers, jobs, callback
 	// deliveries) live in one process-wide registry beside the server's own.
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(prometheus.Gatherers{reg, metrics.Registry}, promhttp.HandlerOpts{Registry: reg}))
-	s.mux.Handle("/", http.MaxBytesHandler(s.gwMux, MaxBodyBytes))
+	s.mux.Handle("/", s.gwMux)
 	return s
 }
 
@@ -373,9 +374,11 @@ func stopGRPC(ctx context.Context, g *grpc.Server) (cut bool) {
 	}
 }
 
-// httpHandler wraps the HTTP routes with CORS and security headers.
+// httpHandler wraps the HTTP routes with CORS, security headers and the
+// body checks (guardBody), in that order, so that a refused body's answer
+// carries the headers too.
 func (s *Server) httpHandler() http.Handler {
-	return cors(s.o.CORSOrigins, securityHeaders(s.mux))
+	return cors(s.o.CORSOrigins, securityHeaders(guardBody(s.log, s.mux)))
 }
 
 func securityHeaders(next http.Handler) http.Handler {

@@ -8,6 +8,7 @@ export * from './auth';
 export * from './config';
 export * from './confirm-dialog';
 export * from './console';
+export * from './device-name';
 export * from './dialog-frame';
 export * from './flag-switch';
 export * from './jwt';

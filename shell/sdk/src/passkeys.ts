@@ -66,7 +66,11 @@ function textOf(err: unknown, field: 'name' | 'message'): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** registrationErrorMessage maps a failed registration to the texts of spec 01 §8 / spec 02 §8. */
+/**
+ * registrationErrorMessage maps a failed registration to the texts of spec 01 §8 (the setup
+ * dialog). The Account Security page words a cancelled creation as spec 02 §8 does
+ * (remotes/security passkey-texts.ts).
+ */
 export function registrationErrorMessage(err: unknown): string {
   switch (errorName(err)) {
     case 'NotAllowedError':

@@ -7,7 +7,7 @@ import { ApiClient } from './api-client';
 import { createAuth } from './auth';
 import { darkMode, selectedMerchant, selectedTimezone } from './preferences';
 import { SessionStore } from './session';
-import { readStored, STORAGE_KEYS } from './storage';
+import { readStored, SESSION_KEYS, STORAGE_KEYS } from './storage';
 
 function setup() {
   const session = new SessionStore();
@@ -111,7 +111,13 @@ describe('browser-stored data (spec 01 §3)', () => {
     darkMode.set(false);
     selectedTimezone.set('UTC');
     expect(localStorage.getItem('selectedMerchant')).toBeNull();
-    expect(sessionStorage.length).toBe(0);
+    // sessionStorage holds only the Logout mark (issue 25), and nothing of these.
+    const tabKeys = Array.from({ length: sessionStorage.length }, (_, i) => sessionStorage.key(i));
+    expect(tabKeys.every((k) => k === SESSION_KEYS.loggedOut)).toBe(true);
+  });
+
+  it('keeps only the Logout mark in sessionStorage', () => {
+    expect(Object.values(SESSION_KEYS)).toEqual(['loggedOut']);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { User } from './access';
 import { userFromToken } from './jwt';
-import { readStored, writeStored } from './storage';
+import { readStored, writeStored, writeTabStored } from './storage';
 
 /** TokenPair is what login, refresh and password change answer with. */
 export interface TokenPair {
@@ -66,6 +66,8 @@ export class SessionStore {
 
   /** signIn stores a new token pair and takes the user from the access token's claims. */
   signIn(tokens: TokenPair): void {
+    // A sign-in ends the effect of an earlier Logout (see auth.logout).
+    writeTabStored('loggedOut', null);
     writeStored('accessToken', tokens.accessToken);
     writeStored('refreshToken', tokens.refreshToken);
     this.set({ ...tokens, user: userFromToken(tokens.accessToken) });

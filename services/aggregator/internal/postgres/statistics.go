@@ -319,11 +319,14 @@ func (s *Store) FinishRebuild(ctx context.Context) error {
 	return nil
 }
 
-// NeedsRebuild implements statistics.RebuildStore.
+// NeedsRebuild implements statistics.RebuildStore. A rebuild may finish
+// without having started (FinishRebuild alone, when the gateway had no
+// transactions): a start that is NULL is no unfinished rebuild, so the
+// comparison is read as false rather than left NULL.
 func (s *Store) NeedsRebuild(ctx context.Context) (bool, error) {
 	var need bool
 	err := s.pool.QueryRow(ctx, `
-		SELECT rebuild_finished_at IS NULL OR rebuild_started_at > rebuild_finished_at FROM progress`).Scan(&need)
+		SELECT rebuild_finished_at IS NULL OR (rebuild_started_at > rebuild_finished_at) IS TRUE FROM progress`).Scan(&need)
 	if err != nil {
 		return false, fmt.Errorf("read rebuild progress: %w", err)
 	}

@@ -255,3 +255,34 @@ func checkTruth(t *testing.T, st statistics.Statistics, tr truth, global bool) {
 		}
 	}
 }
+
+// TestNeedsRebuild reads every state the progress row can be in; none
+// leaves the answer NULL (a rebuild finished without a start did, and
+// failed every aggregator.rebuild run after it, issue 25).
+func TestNeedsRebuild(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.Schema(t, postgres.Migrations)
+	store := postgres.NewStore(pool)
+	ctx := context.Background()
+	t1 := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	t2 := t1.Add(time.Hour)
+	for _, c := range []struct {
+		name              string
+		started, finished *time.Time
+		want              bool
+	}{
+		{"never rebuilt", nil, nil, true},
+		{"finished without a start (no transactions)", nil, &t1, false},
+		{"started, never finished", &t1, nil, true},
+		{"started after the last finish", &t2, &t1, true},
+		{"finished after its start", &t1, &t2, false},
+	} {
+		if _, err := pool.Exec(ctx, `UPDATE progress SET rebuild_started_at = $1, rebuild_finished_at = $2`, c.started, c.finished); err != nil {
+			t.Fatal(err)
+		}
+		got, err := store.NeedsRebuild(ctx)
+		if err != nil || got != c.want {
+			t.Errorf("%s: NeedsRebuild = %v, %v; want %v", c.name, got, err, c.want)
+		}
+	}
+}

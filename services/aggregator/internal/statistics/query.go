@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/datefilter"
 )
 
 // MaxRange is the longest range asked for: 366 days.
@@ -29,15 +30,23 @@ func (r Range) Days() int {
 }
 
 // ParseRange reads a request's from and to (RFC 3339 with a zone, to
-// inclusive) and checks them, naming the field at fault.
+// inclusive) and checks them, naming the field at fault. Each must be a
+// date from datefilter.First to datefilter.Last on its own clock: the
+// answer's timestamps could not encode the year 0000 (a 500 before).
 func ParseRange(from, to string) (Range, error) {
 	f, err := time.Parse(time.RFC3339Nano, from)
 	if err != nil {
 		return Range{}, apperr.Invalid("from must be a date and time with a zone, such as 2026-11-25T00:00:00+08:00.")
 	}
+	if !datefilter.In(f) {
+		return Range{}, apperr.Invalid("%s.", datefilter.Problem("from"))
+	}
 	t, err := time.Parse(time.RFC3339Nano, to)
 	if err != nil {
 		return Range{}, apperr.Invalid("to must be a date and time with a zone, such as 2026-11-25T23:59:59.999+08:00.")
+	}
+	if !datefilter.In(t) {
+		return Range{}, apperr.Invalid("%s.", datefilter.Problem("to"))
 	}
 	if !f.Truncate(time.Hour).Equal(f) {
 		return Range{}, apperr.Invalid("from must fall on a whole hour, such as 2026-11-25T00:00:00+08:00.")

@@ -42,6 +42,9 @@ var Rules = authz.Rules{
 	authv1.UserService_UpdateUser_FullMethodName:         {Permissions: []string{authz.PermEditUser, authz.PermAddUsers}},
 	authv1.UserService_ChangeUserPassword_FullMethodName: {Permissions: []string{authz.PermEditUser}},
 
+	// Everyone lists and ends its own sessions; other users' sessions need
+	// Add Users or Edit User to list and Edit User to end, which the service
+	// checks (identity.Actor.SessionListScope, SessionEndScope).
 	authv1.SessionService_ListActiveSessions_FullMethodName: {Authenticated: true},
 	authv1.SessionService_TerminateSession_FullMethodName:   {Authenticated: true},
 

@@ -15,22 +15,53 @@ import (
 const MsgSessionNotFound = "Session not found."
 
 // ListActiveSessions returns a page of the live sessions in the actor's
-// session scope (Actor.SessionScope), newest sign-in firs.store.
+// listing scope (Actor.SessionListScope): the actor's current session first
+// when it matches the filters, however old, then the others newest sign-in
+// first; no page repeats the current one.
 //
 // Errors: NotFound (merchant filter outside the actor's merchants).
 func (s *Service) ListActiveSessions(ctx context.Context, a Actor, search string, merchantID int32, offset, limit int) (SessionPage, error) {
 	if err := a.checkMerchantFilter(merchantID); err != nil {
 		return SessionPage{}, err
 	}
-	return s.store.ListSessions(ctx, SessionQuery{
-		Scope: a.SessionScope(), Search: strings.TrimSpace(search), MerchantID: merchantID,
+	q := SessionQuery{
+		Scope: a.SessionListScope(), Search: strings.TrimSpace(search), MerchantID: merchantID,
 		Now: s.now(), Offset: offset, Limit: limit,
-	})
+	}
+	if a.SessionID == "" {
+		return s.store.ListSessions(ctx, q)
+	}
+	pin := q
+	pin.OnlyID, pin.Offset, pin.Limit = a.SessionID, 0, 1
+	current, err := s.store.ListSessions(ctx, pin)
+	if err != nil || len(current.Sessions) == 0 {
+		if err != nil {
+			return SessionPage{}, err
+		}
+		return s.store.ListSessions(ctx, q)
+	}
+	// The current session takes the first place of the first page; the
+	// others shift one place down.
+	q.ExceptID = a.SessionID
+	if offset == 0 {
+		q.Limit = limit - 1
+	} else {
+		q.Offset = offset - 1
+	}
+	rest, err := s.store.ListSessions(ctx, q)
+	if err != nil {
+		return SessionPage{}, err
+	}
+	page := SessionPage{Sessions: rest.Sessions, Total: rest.Total + 1}
+	if offset == 0 {
+		page.Sessions = append(current.Sessions[:1], rest.Sessions...)
+	}
+	return page, nil
 }
 
-// TerminateSession ends a live session in the actor's session scope (its
-// own included): its refresh tokens stop working and its access token is
-// refused at the next call.
+// TerminateSession ends a live session in the actor's ending scope
+// (Actor.SessionEndScope, its own always included): its refresh tokens stop
+// working and its access token is refused at the next call.
 //
 // Errors: NotFound (no such live session in scope).
 func (s *Service) TerminateSession(ctx context.Context, a Actor, id string) error {
@@ -54,7 +85,7 @@ func (s *Service) TerminateSession(ctx context.Context, a Actor, id string) erro
 		if err != nil {
 			return err
 		}
-		if !a.SessionScope().Contains(owner) {
+		if !a.SessionEndScope().Contains(owner) {
 			return apperr.NotFound(MsgSessionNotFound)
 		}
 		if err := tx.RevokeSession(ctx, sess.ID, ReasonTerminated, now); err != nil {

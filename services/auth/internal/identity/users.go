@@ -94,7 +94,7 @@ type ActiveSession struct {
 }
 
 // SessionQuery selects a page of live sessions (not revoked, refresh not
-// expired at Now), newest firs.store.
+// expired at Now), newest first.
 type SessionQuery struct {
 	Scope Scope
 	// Search keeps the sessions whose username, address or user agent
@@ -102,9 +102,13 @@ type SessionQuery struct {
 	Search string
 	// MerchantID keeps the sessions of users of that merchant (0: all).
 	MerchantID int32
-	Now        time.Time
-	Offset     int
-	Limit      int
+	// OnlyID keeps only the session of this id ("": no such filter).
+	OnlyID string
+	// ExceptID leaves out the session of this id ("": none).
+	ExceptID string
+	Now      time.Time
+	Offset   int
+	Limit    int
 }
 
 // SessionPage is one page of sessions and how many match in all.
@@ -205,17 +209,30 @@ func (a Actor) UserScope() Scope {
 	return Scope{ByMerchants: true, MerchantIDs: a.MerchantIDs}
 }
 
-// SessionScope is the sessions the actor sees and ends: every session for
-// an Admin; for a Merchant or Merchant Admin with merchants, those of the
-// users of its merchants and its own; for anyone else its own.
-func (a Actor) SessionScope() Scope {
-	if a.IsAdmin() {
-		return Scope{All: true}
+// HasPermission reports whether the actor, as stored now, holds any of perms.
+func (a Actor) HasPermission(perms ...string) bool {
+	return slices.ContainsFunc(perms, func(p string) bool { return slices.Contains(a.Permissions, p) })
+}
+
+// SessionListScope is the sessions the actor lists: with a user-management
+// permission (Add Users or Edit User), those of the users of its user scope
+// and its own; without one, only its own. Decided by permission, never by
+// a role's name (a plain Merchant sees only its own sessions).
+func (a Actor) SessionListScope() Scope {
+	return a.sessionScope(access.PermAddUsers, access.PermEditUser)
+}
+
+// SessionEndScope is the sessions the actor ends: with Edit User, those of
+// the users of its user scope and its own; without it, only its own.
+func (a Actor) SessionEndScope() Scope { return a.sessionScope(access.PermEditUser) }
+
+func (a Actor) sessionScope(perms ...string) Scope {
+	if !a.HasPermission(perms...) {
+		return Scope{UserID: a.ID}
 	}
-	if len(a.MerchantIDs) > 0 && (slices.Contains(a.Roles, access.RoleMerchant) || slices.Contains(a.Roles, access.RoleMerchantAdmin)) {
-		return Scope{ByMerchants: true, MerchantIDs: a.MerchantIDs, UserID: a.ID}
-	}
-	return Scope{UserID: a.ID}
+	sc := a.UserScope()
+	sc.UserID = a.ID
+	return sc
 }
 
 // checkMerchantFilter refuses a merchant filter outside the actor's

@@ -166,6 +166,12 @@ func (s *Store) ListSessions(ctx context.Context, q identity.SessionQuery) (iden
 	if q.MerchantID != 0 {
 		conds = append(conds, merchantSQL(q.MerchantID, "s.user_id", &a))
 	}
+	if q.OnlyID != "" {
+		conds = append(conds, "s.id = "+a.add(q.OnlyID)+"::uuid")
+	}
+	if q.ExceptID != "" {
+		conds = append(conds, "s.id <> "+a.add(q.ExceptID)+"::uuid")
+	}
 	from := "sessions s"
 	if q.Search != "" {
 		p := a.add(likePattern(q.Search))

@@ -229,7 +229,7 @@ func (acceptAll) CheckURL(_ context.Context, raw string) (*url.URL, error) { ret
 func TestCreateValidation(t *testing.T) {
 	t.Parallel()
 	// Validation runs before any store or gateway call, so none is given.
-	svc := callback.NewService(nil, nil, acceptAll{}, nil, time.Now, nil)
+	svc := callback.NewService(nil, nil, nil, acceptAll{}, nil, time.Now, nil)
 	admin := callback.Actor{UserID: 1, Scope: callback.Scope{All: true}}
 	i32 := func(v int32) *int32 { return &v }
 	str := func(v string) *string { return &v }

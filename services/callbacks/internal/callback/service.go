@@ -56,12 +56,13 @@ type Input struct {
 
 // Service answers the CallbacksService calls within each caller's scope.
 type Service struct {
-	store   Store
-	collabs Collabs
-	urls    URLChecker
-	secrets *Secrets
-	now     func() time.Time
-	queue   Queue
+	store     Store
+	collabs   Collabs
+	merchants Merchants
+	urls      URLChecker
+	secrets   *Secrets
+	now       func() time.Time
+	queue     Queue
 }
 
 // Queue takes deliveries to send: the local Dispatcher.
@@ -74,8 +75,8 @@ type Queue interface {
 
 // NewService returns the service. queue (nil only where no events are
 // handled and nothing is queued) sends the deliveries.
-func NewService(store Store, collabs Collabs, urls URLChecker, secrets *Secrets, now func() time.Time, queue Queue) *Service {
-	return &Service{store: store, collabs: collabs, urls: urls, secrets: secrets, now: now, queue: queue}
+func NewService(store Store, collabs Collabs, merchants Merchants, urls URLChecker, secrets *Secrets, now func() time.Time, queue Queue) *Service {
+	return &Service{store: store, collabs: collabs, merchants: merchants, urls: urls, secrets: secrets, now: now, queue: queue}
 }
 
 func (s *Service) wake() {
@@ -334,8 +335,8 @@ func (s *Service) Enqueue(ctx context.Context, scope Scope, transactionID int64)
 // SigningSecret returns a merchant's signing secret ("whsec_…"), making it
 // on first use.
 func (s *Service) SigningSecret(ctx context.Context, scope Scope, merchantID int32) (string, error) {
-	if !scope.Includes(merchantID) || merchantID <= 0 {
-		return "", apperr.NotFound(msgMerchant)
+	if err := s.checkMerchant(ctx, scope, merchantID); err != nil {
+		return "", err
 	}
 	k, err := s.secrets.Key(ctx, merchantID)
 	if err != nil {
@@ -344,11 +345,28 @@ func (s *Service) SigningSecret(ctx context.Context, scope Scope, merchantID int
 	return FormatSecret(k), nil
 }
 
+// checkMerchant refuses, as not found, a merchant outside scope or one the
+// gateway does not have: a signing key is made on the first read, so an
+// unknown merchant would otherwise get one.
+func (s *Service) checkMerchant(ctx context.Context, scope Scope, merchantID int32) error {
+	if !scope.Includes(merchantID) || merchantID <= 0 {
+		return apperr.NotFound(msgMerchant)
+	}
+	ok, err := s.merchants.Exists(ctx, merchantID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return apperr.NotFound(msgMerchant)
+	}
+	return nil
+}
+
 // RotateSigningSecret replaces a merchant's signing secret and returns the
 // new one; deliveries from then on are signed with it.
 func (s *Service) RotateSigningSecret(ctx context.Context, scope Scope, merchantID int32) (string, error) {
-	if !scope.Includes(merchantID) || merchantID <= 0 {
-		return "", apperr.NotFound(msgMerchant)
+	if err := s.checkMerchant(ctx, scope, merchantID); err != nil {
+		return "", err
 	}
 	k, err := s.secrets.Rotate(ctx, merchantID)
 	if err != nil {

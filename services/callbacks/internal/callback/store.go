@@ -108,6 +108,14 @@ type Collabs interface {
 	MerchantOf(ctx context.Context, collabID int32) (int32, error)
 }
 
+// Merchants tells whether a merchant exists; the gateway owns them (the
+// caller's credentials travel in ctx).
+type Merchants interface {
+	// Exists reports whether merchantID is a merchant the caller may see.
+	// Errors: unauthenticated, internal.
+	Exists(ctx context.Context, merchantID int32) (bool, error)
+}
+
 // URLChecker validates user-supplied URLs (netguard.Policy).
 type URLChecker interface {
 	// CheckURL returns the parsed URL or an invalid error saying what is

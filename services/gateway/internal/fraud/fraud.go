@@ -11,6 +11,7 @@ package fraud
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/datefilter"
 )
 
 // ReviewStatus is a fraud's review status (spec 02 §4).
@@ -112,6 +114,10 @@ const (
 	MaxListedTransactions = 50
 	// MaxNotes is the longest note, in characters.
 	MaxNotes = 2000
+	// MaxClientIDFilter bounds the clientId filter, in characters: a
+	// fraud's clientId may be a user agent, longer than an id (the other
+	// text filters are bounded like the transaction list's).
+	MaxClientIDFilter = 1000
 )
 
 // Filter selects frauds (spec 02 §3 Fraud filters). Zero values mean any.
@@ -224,6 +230,12 @@ func (s *Service) List(ctx context.Context, scope merchant.Scope, req ListReques
 		}
 		q.TransactionID = *req.TransactionID
 	}
+	if tooLong, _ := payment.LongFilters(payment.TextFilter{Name: "clientId", Text: req.ClientID, Max: MaxClientIDFilter},
+		payment.TextFilter{Name: "merchantClientId", Text: req.MerchantClientID, Max: payment.MaxClientIDLen},
+		payment.TextFilter{Name: "referenceId", Text: req.ReferenceID}, payment.TextFilter{Name: "startDate", Text: req.StartDate},
+		payment.TextFilter{Name: "endDate", Text: req.EndDate}); len(tooLong) > 0 {
+		return Page{}, apperr.Invalid("%s.", strings.Join(tooLong, "; "))
+	}
 	q.ClientID, q.MerchantClientID, q.ReferenceID = strings.TrimSpace(req.ClientID),
 		strings.TrimSpace(req.MerchantClientID), strings.TrimSpace(req.ReferenceID)
 	var err error
@@ -247,6 +259,9 @@ func parseDate(s, field string) (time.Time, error) {
 		return time.Time{}, nil
 	}
 	t, err := payment.ParseTime(strings.TrimSpace(s), time.UTC)
+	if errors.Is(err, payment.ErrDateOutOfRange) {
+		return time.Time{}, apperr.Invalid("%s.", datefilter.Problem(field))
+	}
 	if err != nil {
 		return time.Time{}, apperr.Invalid("%s must be a UTC ISO date-time, e.g. \"2025-01-31T23:59:59.999Z\".", field)
 	}

@@ -12,7 +12,9 @@ import (
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	"github.com/paygate/paygate/services/gateway/internal/activity"
+	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/datefilter"
 )
 
 // ListMerchantCollabActivity implements gatewayv1.CollabServiceServer.
@@ -61,8 +63,13 @@ func (s *collabServer) activity(ctx context.Context, merchantID int32, from, to 
 	return activityToProto(entries)
 }
 
-// parseTime reads an RFC 3339 query value; empty is the zero time.
+// parseTime reads an RFC 3339 query value; empty is the zero time. A value
+// longer than the list filters' bound is refused unread, and a date out of
+// datefilter's range is refused like the other lists' dates.
 func parseTime(name, v string) (time.Time, error) {
+	if tooLong, _ := payment.LongFilters(payment.TextFilter{Name: name, Text: v}); len(tooLong) > 0 {
+		return time.Time{}, apperr.Invalid("%s.", tooLong[0])
+	}
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return time.Time{}, nil
@@ -70,6 +77,9 @@ func parseTime(name, v string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
 		return time.Time{}, apperr.Invalid("%s must be a time in RFC 3339 form, such as 2025-11-22T08:00:00Z, not %q.", name, v)
+	}
+	if !datefilter.In(t) {
+		return time.Time{}, apperr.Invalid("%s.", datefilter.Problem(name))
 	}
 	return t, nil
 }

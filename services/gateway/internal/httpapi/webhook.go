@@ -29,8 +29,8 @@ type webhookBody struct {
 // its shared secret and applies the reported status.
 func WebhookHandler(svc *payment.Service, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// The secret first: an unauthenticated caller costs no body read and
-		// no parsing.
+		// The secret before the body's fields: the edge (server.guardBody)
+		// has only bounded the body and checked that it is JSON.
 		from, err := svc.AuthenticateWebhook(r.Context(), r.PathValue("segment"), r.Header.Get(HeaderWebhookSecret))
 		if err != nil {
 			if apperr.KindOf(err) == apperr.KindInternal {

@@ -288,8 +288,8 @@ func (s *Service) validate(r InitRequest) (Transaction, error) {
 	if strings.TrimSpace(r.MerchantHash) == "" {
 		problems = append(problems, "merchantData.merchantHash is required")
 	}
-	if len(r.ClientID) > 120 {
-		problems = append(problems, "merchantData.clientId is at most 120 characters")
+	if len(r.ClientID) > MaxClientIDLen {
+		problems = append(problems, fmt.Sprintf("merchantData.clientId is at most %d characters", MaxClientIDLen))
 	}
 	if len(r.ProviderTags) > MaxProviderTags {
 		problems = append(problems, fmt.Sprintf("paymentData.providerTags holds at most %d tags", MaxProviderTags))
@@ -331,6 +331,10 @@ func letters(s string) bool {
 
 // Limits of a payment's free-form parts (docs/contracts-transactions.md).
 const (
+	// MaxClientIDLen is the longest merchantData.clientId, in bytes, and
+	// so the bound of the filters that match it (merchantCid,
+	// merchantClientId), in characters.
+	MaxClientIDLen = 120
 	// MaxProviderTags is how many provider tags a payment may carry.
 	MaxProviderTags = 20
 	// MaxProviderTagLen is the longest provider tag, in bytes.

@@ -2,23 +2,28 @@ package payment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/datefilter"
 )
 
 // List paging limits (spec 02 §9: the console's page sizes are 5 to 30).
 const (
 	DefaultTake = 5
 	MaxTake     = 100
-	// MaxSearchLen bounds the free-text search (ids and references are
-	// far shorter).
-	MaxSearchLen = 100
+	// MaxFilterLen bounds every text filter of the list, the export and
+	// the log search, counted in characters as given (padding included:
+	// an export stores its filter as given). Ids, references, nonces,
+	// dates and amounts are far shorter.
+	MaxFilterLen = 100
 )
 
 // ListQuery is the transaction list's query as received: strings where the
@@ -124,22 +129,34 @@ var zoneless = []string{
 	"2006-01-02",
 }
 
+// ErrDateOutOfRange is ParseTime's error for a time whose date, on the
+// clock it was written on, is outside datefilter.First to datefilter.Last.
+var ErrDateOutOfRange = errors.New("the date is out of range")
+
 // ParseTime reads RFC 3339, or a zone-less date-time read in loc (UTC when
-// nil).
+// nil), and returns it in UTC. A time whose date on its own clock (its
+// offset, or loc) is out of the filters' range is ErrDateOutOfRange:
+// callers refuse it with datefilter.Problem.
 func ParseTime(s string, loc *time.Location) (time.Time, error) {
 	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
-	}
-	if loc == nil {
-		loc = time.UTC
-	}
-	for _, layout := range zoneless {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t.UTC(), nil
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		if loc == nil {
+			loc = time.UTC
+		}
+		for _, layout := range zoneless {
+			if t, err = time.ParseInLocation(layout, s, loc); err == nil {
+				break
+			}
 		}
 	}
-	return time.Time{}, fmt.Errorf("%q is not a time such as 2025-03-01T00:00:00 or 2025-03-01T00:00:00Z", s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not a time such as 2025-03-01T00:00:00 or 2025-03-01T00:00:00Z", s)
+	}
+	if !datefilter.In(t) {
+		return time.Time{}, ErrDateOutOfRange
+	}
+	return t.UTC(), nil
 }
 
 // ParseListQuery validates a list query; every problem is reported at once
@@ -168,8 +185,16 @@ func ParseListQuery(q ListQuery) (ListFilter, error) {
 	default:
 		bad = append(bad, fmt.Sprintf("take must be between 1 and %d", MaxTake))
 	}
-	if len(q.Search) > MaxSearchLen {
-		bad = append(bad, fmt.Sprintf("search must be at most %d characters", MaxSearchLen))
+	tooLong, long := LongFilters(
+		TextFilter{Name: "search", Text: q.Search}, TextFilter{Name: "providerTid", Text: q.ProviderTID},
+		TextFilter{Name: "merchantCid", Text: q.MerchantCID, Max: MaxClientIDLen}, TextFilter{Name: "nonce", Text: q.Nonce},
+		TextFilter{Name: "paymentMethodValue", Text: q.PaymentMethodValue}, TextFilter{Name: "paymentIpAddress", Text: q.PaymentIP},
+		TextFilter{Name: "currency", Text: q.Currency}, TextFilter{Name: "from", Text: q.From}, TextFilter{Name: "to", Text: q.To},
+		TextFilter{Name: "minAmount", Text: q.MinAmount}, TextFilter{Name: "maxAmount", Text: q.MaxAmount},
+		TextFilter{Name: "statuses", Text: strings.Join(q.Statuses, ",")})
+	bad = append(bad, tooLong...)
+	if long["search"] {
+		// refused above
 	} else if term, ok := ParseSearch(q.Search); ok {
 		f.ID, f.Reference = term.ID, term.Reference
 		if f.ID == 0 && f.Reference == "" {
@@ -184,6 +209,9 @@ func ParseListQuery(q ListQuery) (ListFilter, error) {
 		bad = append(bad, "type must be 1 (deposit) or 2 (withdrawal)")
 	}
 	for _, item := range q.Statuses {
+		if long["statuses"] {
+			break
+		}
 		for _, part := range strings.Split(item, ",") {
 			part = strings.TrimSpace(part)
 			if part == "" {
@@ -203,7 +231,7 @@ func ParseListQuery(q ListQuery) (ListFilter, error) {
 	f.PaymentMethodValue = strings.TrimSpace(q.PaymentMethodValue)
 	f.PaymentIP = strings.TrimSpace(q.PaymentIP)
 	f.Currency = strings.ToUpper(strings.TrimSpace(q.Currency))
-	if len(f.Currency) > 10 {
+	if len(f.Currency) > 10 && !long["currency"] {
 		bad = append(bad, "currency must be at most 10 characters")
 	}
 	switch q.PaymentMethodType {
@@ -216,10 +244,14 @@ func ParseListQuery(q ListQuery) (ListFilter, error) {
 		name, text string
 		dst        **time.Time
 	}{{"from", q.From, &f.From}, {"to", q.To, &f.To}} {
-		if strings.TrimSpace(tm.text) == "" {
+		if strings.TrimSpace(tm.text) == "" || long[tm.name] {
 			continue
 		}
 		t, err := ParseTime(tm.text, nil)
+		if errors.Is(err, ErrDateOutOfRange) {
+			bad = append(bad, datefilter.Problem(tm.name))
+			continue
+		}
 		if err != nil {
 			bad = append(bad, tm.name+": "+err.Error())
 			continue
@@ -233,7 +265,7 @@ func ParseListQuery(q ListQuery) (ListFilter, error) {
 		name, text string
 		dst        **money.Amount
 	}{{"minAmount", q.MinAmount, &f.MinAmount}, {"maxAmount", q.MaxAmount, &f.MaxAmount}} {
-		if strings.TrimSpace(am.text) == "" {
+		if strings.TrimSpace(am.text) == "" || long[am.name] {
 			continue
 		}
 		a, err := money.Parse(am.name, am.text)
@@ -247,6 +279,31 @@ func ParseListQuery(q ListQuery) (ListFilter, error) {
 		bad = append(bad, "minAmount must not be more than maxAmount")
 	}
 	return f, joinBad(bad)
+}
+
+// TextFilter is a text filter of a list as the caller gave it, by its JSON
+// name. Max bounds it in characters; 0 is MaxFilterLen.
+type TextFilter struct {
+	Name, Text string
+	Max        int
+}
+
+// LongFilters returns, for each filter over its bound, the refusal
+// "<name> must be at most N characters" (naming it, never echoing it), and
+// the set of names refused, whose text the caller reads no further.
+func LongFilters(filters ...TextFilter) (problems []string, long map[string]bool) {
+	long = map[string]bool{}
+	for _, tf := range filters {
+		limit := tf.Max
+		if limit == 0 {
+			limit = MaxFilterLen
+		}
+		if utf8.RuneCountInString(tf.Text) > limit {
+			problems = append(problems, fmt.Sprintf("%s must be at most %d characters", tf.Name, limit))
+			long[tf.Name] = true
+		}
+	}
+	return problems, long
 }
 
 func appendUnique(ss []Status, s Status) []Status {

@@ -1,6 +1,7 @@
 package payment
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -195,5 +196,123 @@ func TestExplicitZeroPagingIsRefused(t *testing.T) {
 	f, err := ParseListQuery(ListQuery{})
 	if err != nil || f.Page != 1 || f.Take != DefaultTake {
 		t.Errorf("absent paging: %+v %v, want page 1 take %d", f, err, DefaultTake)
+	}
+}
+
+// TestListTextFiltersAreBounded gives every text filter of the list (and so
+// of the export, which the list's parser validates) one character over its
+// bound: each is refused naming its JSON name, without echoing the text;
+// the bound itself passes (issue 25: nonce, merchantCid and the others took
+// 100,000 characters). Client ids are up to 120 characters, so their
+// filter is too; every other filter is bounded like search.
+func TestListTextFiltersAreBounded(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		max  int
+		set  func(q *ListQuery, v string)
+	}{
+		{"providerTid", MaxFilterLen, func(q *ListQuery, v string) { q.ProviderTID = v }},
+		{"merchantCid", MaxClientIDLen, func(q *ListQuery, v string) { q.MerchantCID = v }},
+		{"nonce", MaxFilterLen, func(q *ListQuery, v string) { q.Nonce = v }},
+		{"paymentMethodValue", MaxFilterLen, func(q *ListQuery, v string) { q.PaymentMethodValue = v }},
+		{"paymentIpAddress", MaxFilterLen, func(q *ListQuery, v string) { q.PaymentIP = v }},
+		{"currency", MaxFilterLen, func(q *ListQuery, v string) { q.Currency = v }},
+		{"from", MaxFilterLen, func(q *ListQuery, v string) { q.From = v }},
+		{"to", MaxFilterLen, func(q *ListQuery, v string) { q.To = v }},
+		{"minAmount", MaxFilterLen, func(q *ListQuery, v string) { q.MinAmount = v }},
+		{"maxAmount", MaxFilterLen, func(q *ListQuery, v string) { q.MaxAmount = v }},
+		{"statuses", MaxFilterLen, func(q *ListQuery, v string) { q.Statuses = []string{v} }},
+		{"search", MaxFilterLen, func(q *ListQuery, v string) { q.Search = v }},
+	} {
+		var q ListQuery
+		c.set(&q, strings.Repeat("é", c.max+1))
+		_, err := ParseListQuery(q)
+		want := fmt.Sprintf("%s must be at most %d characters", c.name, c.max)
+		if apperr.KindOf(err) != apperr.KindInvalid || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "éé") {
+			t.Errorf("%s of %d characters: %v, want a refusal %q", c.name, c.max+1, err, want)
+		}
+		// Padding counts too: the text is stored as given (an export's
+		// filter).
+		q = ListQuery{}
+		c.set(&q, strings.Repeat(" ", 200))
+		if _, err := ParseListQuery(q); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s of 200 spaces: %v, want a refusal %q", c.name, err, want)
+		}
+	}
+	q := ListQuery{ProviderTID: strings.Repeat("p", 100), MerchantCID: strings.Repeat("é", 120), Nonce: strings.Repeat("n", 100),
+		PaymentMethodValue: strings.Repeat("v", 100), PaymentIP: strings.Repeat("1", 100), Statuses: []string{strings.Repeat("4,", 49) + "4"}}
+	if _, err := ParseListQuery(q); err != nil {
+		t.Errorf("each at its bound: %v", err)
+	}
+	// Many statuses values are one filter: together at most 100 characters.
+	if _, err := ParseListQuery(ListQuery{Statuses: strings.Split(strings.Repeat("4,", 60)+"4", ",")}); err == nil ||
+		!strings.Contains(err.Error(), "statuses must be at most 100 characters") {
+		t.Errorf("61 statuses values: %v", err)
+	}
+}
+
+// TestLogSearchTextsAreBounded: the log search's dates, amount, currency
+// and merchant client id are bounded like the list's filters, named, never
+// echoed.
+func TestLogSearchTextsAreBounded(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		max  int
+		set  func(q *LogSearchQuery, v string)
+	}{
+		{"fromDate", MaxFilterLen, func(q *LogSearchQuery, v string) { q.FromDate = v }},
+		{"toDate", MaxFilterLen, func(q *LogSearchQuery, v string) { q.ToDate = v }},
+		{"amount", MaxFilterLen, func(q *LogSearchQuery, v string) { q.Amount = v }},
+		{"currency", MaxFilterLen, func(q *LogSearchQuery, v string) { q.Currency = v }},
+		{"merchantClientId", MaxClientIDLen, func(q *LogSearchQuery, v string) { q.MerchantClientID = v }},
+	} {
+		q := LogSearchQuery{Type: 1, FromDate: "2025-03-01T08:00:00", ToDate: "2025-03-01T09:00:00", Term: "x"}
+		c.set(&q, strings.Repeat("9", c.max+1))
+		_, err := ParseLogSearch(q)
+		want := fmt.Sprintf("%s must be at most %d characters", c.name, c.max)
+		if apperr.KindOf(err) != apperr.KindInvalid || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "9999") {
+			t.Errorf("%s of %d characters: %v, want a refusal %q", c.name, c.max+1, err, want)
+		}
+	}
+}
+
+// TestFilterDatesAreWithinTheProductsRange: the list's, the export's and
+// the log search's dates (one parser, ParseTime) are from 2025-01-01, the
+// console's earliest day, to 9999-12-30, on the clock they are written on
+// (issue 25: the year 0000 reached the store; the statistics answered 500).
+func TestFilterDatesAreWithinTheProductsRange(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		from, to string
+		bad      string
+	}{
+		{"0000-01-01", "", "from must be a date from 2025-01-01 to 9999-12-30"},
+		{"2024-12-31T23:59:59.999", "", "from must be a date from 2025-01-01 to 9999-12-30"},
+		{"2025-01-01T00:00:00+08:00", "", ""}, // 2024 in UTC, 2025 on its clock
+		{"", "9999-12-31", "to must be a date from 2025-01-01 to 9999-12-30"},
+		{"", "0001-01-01T00:00:00Z", "to must be a date from 2025-01-01 to 9999-12-30"},
+		{"2025-01-01", "9999-12-30T23:59:59", ""},
+	} {
+		_, err := ParseListQuery(ListQuery{From: c.from, To: c.to})
+		switch {
+		case c.bad == "" && err != nil:
+			t.Errorf("from %q to %q: %v", c.from, c.to, err)
+		case c.bad != "" && (apperr.KindOf(err) != apperr.KindInvalid || !strings.Contains(err.Error(), c.bad)):
+			t.Errorf("from %q to %q: %v, want %q", c.from, c.to, err, c.bad)
+		}
+	}
+	// The log search reads zone-less dates in the caller's offset: the
+	// first minutes of 2025-01-01 at +08:00 are in range.
+	off := int32(480)
+	if _, err := ParseLogSearch(LogSearchQuery{Type: 1, FromDate: "2025-01-01T00:00:00", ToDate: "2025-01-01T00:30:00", Term: "x",
+		OffsetMinutes: &off}); err != nil {
+		t.Errorf("log search at +08:00 on 2025-01-01: %v", err)
+	}
+	if _, err := ParseLogSearch(LogSearchQuery{Type: 1, FromDate: "0000-01-01T00:00:00", ToDate: "0000-01-01T00:30:00", Term: "x"}); err == nil ||
+		!strings.Contains(err.Error(), "fromDate must be a date from 2025-01-01 to 9999-12-30") ||
+		!strings.Contains(err.Error(), "toDate must be a date from 2025-01-01 to 9999-12-30") {
+		t.Errorf("log search in the year 0000: %v", err)
 	}
 }

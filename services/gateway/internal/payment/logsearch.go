@@ -2,6 +2,7 @@ package payment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/datefilter"
 )
 
 // Log search limits (spec 02 §5, §9).
@@ -86,13 +88,14 @@ func ParseLogSearch(q LogSearchQuery) (LogSearch, error) {
 	if n := utf8.RuneCountInString(f.Term); n < 1 || n > MaxLogSearchTerm {
 		bad = append(bad, fmt.Sprintf("searchTerm must be 1 to %d characters", MaxLogSearchTerm))
 	}
-	if len(f.Currency) > 10 {
+	tooLong, long := LongFilters(TextFilter{Name: "fromDate", Text: q.FromDate}, TextFilter{Name: "toDate", Text: q.ToDate},
+		TextFilter{Name: "amount", Text: q.Amount}, TextFilter{Name: "currency", Text: q.Currency},
+		TextFilter{Name: "merchantClientId", Text: q.MerchantClientID, Max: MaxClientIDLen})
+	bad = append(bad, tooLong...)
+	if len(f.Currency) > 10 && !long["currency"] {
 		bad = append(bad, "currency must be at most 10 characters")
 	}
-	if utf8.RuneCountInString(f.MerchantClientID) > 120 {
-		bad = append(bad, "merchantClientId must be at most 120 characters")
-	}
-	if strings.TrimSpace(q.Amount) != "" {
+	if strings.TrimSpace(q.Amount) != "" && !long["amount"] {
 		a, err := money.Parse("amount", q.Amount)
 		if err != nil || a.CentsValue() < 1 {
 			bad = append(bad, "amount must be an amount of at least 0.01 with at most 2 decimal places")
@@ -114,11 +117,18 @@ func ParseLogSearch(q LogSearchQuery) (LogSearch, error) {
 		dst        *time.Time
 		ok         *bool
 	}{{"fromDate", q.FromDate, &f.From, &okFrom}, {"toDate", q.ToDate, &f.To, &okTo}} {
+		if long[d.name] {
+			continue
+		}
 		if strings.TrimSpace(d.text) == "" {
 			bad = append(bad, d.name+" is required")
 			continue
 		}
 		t, err := ParseTime(d.text, loc)
+		if errors.Is(err, ErrDateOutOfRange) {
+			bad = append(bad, datefilter.Problem(d.name))
+			continue
+		}
 		if err != nil {
 			bad = append(bad, d.name+": "+err.Error())
 			continue

@@ -339,5 +339,56 @@ describe('Login page: passkeys', () => {
       await act(() => new Promise((r) => setTimeout(r, 50)));
       expect(webauthn.get).not.toHaveBeenCalled();
     });
+
+    it("does not run right after Logout; 'Sign in with Passkey' still works, and the next arrival tries again", async () => {
+      sessionStorage.clear();
+      const merchant: TestUser = { username: 'merchant', roles: ['Merchant'] };
+      localStorage.setItem('lastUsername', 'merchant');
+      rememberPasskey('merchant');
+      const { calls } = answerPasskey(merchant);
+      server.use(http.post(`${AUTH}/api/v1/logout`, () => HttpResponse.json({})));
+      const first = renderApp('/transactions', { user: merchant });
+      await first.user.click(await screen.findByRole('button', { name: 'Logout' }));
+      await waitFor(() => expect(first.router.state.location.pathname).toBe('/login'));
+      expect(await screen.findByLabelText('Username')).toHaveValue('merchant');
+      await act(() => new Promise((r) => setTimeout(r, 100)));
+      expect(webauthn.get).not.toHaveBeenCalled();
+      expect(calls).toEqual([]);
+      expect(first.router.state.location.pathname).toBe('/login');
+
+      // A click is the user's own choice: it signs in.
+      webauthn.get.mockResolvedValueOnce(assertion());
+      await first.user.click(await screen.findByRole('button', { name: 'Sign in with Passkey' }));
+      expect(await screen.findByText('Screen /transactions/:id?')).toBeInTheDocument();
+      expect(calls).toEqual(['options {"username":"merchant"}', 'complete']);
+      first.unmount();
+
+      // That sign-in ended the logout's effect: a later arrival (a reload after the session expired) tries by itself.
+      session.clear();
+      webauthn.get.mockResolvedValueOnce(assertion());
+      renderApp('/login');
+      await waitFor(() => expect(webauthn.get).toHaveBeenCalledTimes(2));
+      expect(await screen.findByText('Screen /transactions/:id?')).toBeInTheDocument();
+    });
+
+    it('does not run after a reload of the login page that Logout opened (the mark outlives the page, in this tab)', async () => {
+      sessionStorage.clear();
+      const merchant: TestUser = { username: 'merchant', roles: ['Merchant'] };
+      localStorage.setItem('lastUsername', 'merchant');
+      rememberPasskey('merchant');
+      server.use(http.post(`${AUTH}/api/v1/logout`, () => HttpResponse.json({})));
+      const first = renderApp('/transactions', { user: merchant });
+      await first.user.click(await screen.findByRole('button', { name: 'Logout' }));
+      await waitFor(() => expect(first.router.state.location.pathname).toBe('/login'));
+      first.unmount();
+      const { calls } = answerPasskey(merchant);
+      webauthn.get.mockResolvedValue(assertion());
+      const reloaded = renderApp('/login');
+      await act(() => new Promise((r) => setTimeout(r, 100)));
+      expect(calls).toEqual([]);
+      expect(webauthn.get).not.toHaveBeenCalled();
+      expect(reloaded.router.state.location.pathname).toBe('/login');
+      sessionStorage.clear();
+    });
   });
 });

@@ -5,6 +5,7 @@ import {
   errorMessage,
   hasPasskeyHint,
   isApiError,
+  loggedOutByUser,
   loginErrorMessage,
   notePasswordSignIn,
   notify,
@@ -66,7 +67,8 @@ function usePasskeyAttempt() {
  * LoginPage signs in with username and password, or with a passkey (spec 01
  * §2 "Login page"). The 'Sign in with Passkey' button shows while the entered
  * username is known to have a passkey on this device; for a prefilled username
- * with one, a passkey sign-in starts by itself on arrival. That attempt fails
+ * with one, a passkey sign-in starts by itself on arrival, except right after
+ * an explicit Logout in this tab (until the next sign-in). That attempt fails
  * silently, and the password form stays usable meanwhile: signing in with the
  * password cancels it.
  */
@@ -80,8 +82,12 @@ export function LoginPage() {
   const [supported] = useState(passkeysSupported);
   const { busy: passkeyBusy, run: runPasskey, cancel: cancelPasskey } = usePasskeyAttempt();
 
+  // Right after an explicit Logout the user chose to leave: no automatic
+  // attempt until the next sign-in (the 'Sign in with Passkey' button stays).
+  const [afterLogout] = useState(loggedOutByUser);
+
   useEffect(() => {
-    if (supported && hasPasskeyHint(lastUsername)) {
+    if (supported && !afterLogout && hasPasskeyHint(lastUsername)) {
       runPasskey(lastUsername).then(
         (user) => user && navigate(landingOf(user), { replace: true }),
         () => {
@@ -90,7 +96,7 @@ export function LoginPage() {
       );
     }
     return cancelPasskey;
-  }, [supported, lastUsername, navigate, runPasskey, cancelPasskey]);
+  }, [supported, afterLogout, lastUsername, navigate, runPasskey, cancelPasskey]);
 
   async function signInWithPasskeyButton() {
     try {

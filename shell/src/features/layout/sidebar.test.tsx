@@ -158,3 +158,63 @@ describe('Sidebar (spec 01 §2)', () => {
     await waitFor(() => expect(router.state.location.pathname).toBe('/jobs'));
   });
 });
+
+/**
+ * declarationsAt returns the CSS declarations of the page's stylesheets that
+ * apply to el in a viewport px wide (jsdom's getComputedStyle ignores media
+ * queries; Chakra writes its responsive styles as min-width queries).
+ */
+function declarationsAt(el: Element, px: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  const applies = (media: string) =>
+    [...media.matchAll(/min-width:\s*([\d.]+)(rem|em|px)/g)].every(([, n, unit]) => px >= Number(n) * (unit === 'px' ? 1 : 16)) &&
+    ![...media.matchAll(/max-width/g)].length;
+  const walk = (rules: CSSRuleList) => {
+    for (const rule of Array.from(rules)) {
+      if (rule instanceof CSSMediaRule) {
+        if (applies(rule.conditionText ?? rule.media.mediaText)) walk(rule.cssRules);
+      } else if (rule instanceof CSSStyleRule) {
+        let matches = false;
+        try {
+          matches = el.matches(rule.selectorText);
+        } catch {
+          // A selector jsdom does not know applies to nothing here.
+        }
+        if (!matches) continue;
+        for (const name of Array.from(rule.style)) out[name] = rule.style.getPropertyValue(name);
+      }
+    }
+  };
+  for (const sheet of Array.from(document.styleSheets)) walk(sheet.cssRules);
+  return out;
+}
+
+describe('Sidebar layout (issue 25)', () => {
+  it('stays in view on a desktop, the viewport high, its entries scrolling on their own above a foot with Logout', async () => {
+    merchantsAnswer();
+    await renderAs({ username: 'admin', roles: ['Admin'] });
+    const aside = screen.getByRole('complementary');
+    expect(declarationsAt(aside, 1440)).toMatchObject({ position: 'sticky', top: '0', height: '100vh', 'align-self': 'flex-start' });
+    // The entries scroll inside the sidebar; the theme switch and Logout stay below them, always in view.
+    const nav = screen.getByRole('navigation', { name: 'Main' });
+    const body = aside.querySelector('[data-part="sidebar-body"]');
+    const foot = aside.querySelector('[data-part="sidebar-foot"]');
+    expect(body?.contains(nav)).toBe(true);
+    expect(declarationsAt(body!, 1440)).toMatchObject({ 'overflow-y': 'auto', 'min-height': '0', flex: '1' });
+    expect(foot?.contains(screen.getByRole('button', { name: 'Logout' }))).toBe(true);
+    expect(foot?.contains(screen.getByRole('button', { name: 'Dark mode' }))).toBe(true);
+    expect(declarationsAt(foot!, 1440)['flex-shrink']).toBe('0');
+    // The screen beside it is not a box of its own: the page scrolls it.
+    expect(declarationsAt(screen.getByRole('main'), 1440)['overflow-y']).toBeUndefined();
+  });
+
+  it('heads the page on a phone and scrolls with it', async () => {
+    merchantsAnswer();
+    await renderAs({ username: 'admin', roles: ['Admin'] });
+    const aside = screen.getByRole('complementary');
+    const phone = declarationsAt(aside, 375);
+    expect(phone.position).toBeUndefined();
+    expect(phone.height).toBeUndefined();
+    expect(declarationsAt(aside.querySelector('[data-part="sidebar-body"]')!, 375)['overflow-y']).toBeUndefined();
+  });
+});

@@ -128,7 +128,7 @@ describe('Passkey setup dialog', () => {
     await shown();
   });
 
-  it("'Set Up Passkey' registers a passkey, busy meanwhile, then says 'Passkey Created'", async () => {
+  it("'Set Up Passkey' registers a passkey named after the browser, busy meanwhile, then says 'Passkey Created'", async () => {
     const bodies: unknown[] = [];
     server.use(
       http.post(`${AUTH}/api/v1/webauthn/register/options`, async ({ request }) => {
@@ -138,6 +138,9 @@ describe('Passkey setup dialog', () => {
       http.post(`${AUTH}/api/v1/webauthn/register/complete`, () =>
         HttpResponse.json({ success: true, passkey: { id: '9', description: 'Passkey', createdAt: START.toISOString() } }),
       ),
+    );
+    vi.spyOn(navigator, 'userAgent', 'get').mockReturnValue(
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
     );
     let answer: (credential: unknown) => void = () => {};
     webauthn.create.mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
@@ -151,7 +154,8 @@ describe('Passkey setup dialog', () => {
     expect(setUp).toBeDisabled();
     expect(setUp).toHaveAttribute('data-loading');
     expect(within(open).getByRole('button', { name: 'Not Now' })).toBeDisabled();
-    expect(bodies).toEqual([{ displayName: '' }]);
+    // Named after the browser, its system and the day, not the server's bare "Passkey".
+    expect(bodies).toEqual([{ displayName: 'Chrome on Linux · 10 Mar 2026' }]);
 
     answer(attestation());
     await text('Passkey Created');

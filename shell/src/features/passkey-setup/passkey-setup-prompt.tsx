@@ -1,5 +1,6 @@
 import { Button, Stack, Text } from '@chakra-ui/react';
 import {
+  defaultPasskeyName,
   DialogFrame,
   hasPasskeyHint,
   justSignedInWithPassword,
@@ -70,7 +71,9 @@ function PasskeySetupDialog({ onClose }: { onClose: () => void }) {
   async function setUp() {
     setBusy(true);
     try {
-      await registerPasskey('');
+      // Named after this browser, its system and the day ("Chrome on Linux · 28 Nov 2026"), so that
+      // passkeys made here tell apart in Account Security.
+      await registerPasskey(defaultPasskeyName());
       notify.success('Passkey Created', 'Your passkey has been set up successfully!', TOAST_DURATION.success);
       onClose();
     } catch (err) {

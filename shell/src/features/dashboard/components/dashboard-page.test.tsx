@@ -1,4 +1,5 @@
 import { screen, waitFor, within } from '@testing-library/react';
+import axe from 'axe-core';
 import { http, HttpResponse } from 'msw';
 import type { GetStatisticsResponseJson } from '@paygate/gen/aggregator/v1/statistics_pb';
 import { dashboardAutoRefresh, selectedMerchant, selectedTimezone } from '@paygate/sdk';
@@ -123,6 +124,23 @@ describe('Financial Dashboard (spec 01 §2)', () => {
     const to = Date.parse(calls[1]!.searchParams.get('to')!);
     expect(calls[1]!.searchParams.get('to')).toMatch(/T23:59:59\.999\+08:00$/);
     expect(to + 1 - from).toBe(7 * 86_400_000);
+  });
+
+  it('passes the WCAG 2 A/AA rules axe can check without layout: definition lists, the doughnut\'s text alternative', async () => {
+    statistics(STATS);
+    renderDashboard();
+    await waitFor(() => expect(within(card('Total')).getByText('100')).toBeInTheDocument());
+    // The doughnut is drawn (an SVG) inside one image named by the figures it shows; no image is unnamed.
+    const doughnut = screen.getByRole('img', { name: /^Transaction status: Successful 80 \(80\.00%\)/ });
+    expect(doughnut.querySelector('svg')).not.toBeNull();
+    expect(screen.queryAllByRole('img', { name: '' })).toEqual([]);
+    // Contrast needs a layout jsdom has not got: e2e/a11y.spec.ts checks it in a browser.
+    const result = await axe.run(document.body, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] },
+      rules: { 'color-contrast': { enabled: false } },
+      resultTypes: ['violations'],
+    });
+    expect(result.violations.map((v) => `${v.id} ×${v.nodes.length}: ${v.nodes[0]?.html.slice(0, 120)}`)).toEqual([]);
   });
 
   it("says 'No Data' when there is no transaction", async () => {

@@ -8,7 +8,11 @@ export interface Figure {
   color?: string;
 }
 
-/** FigureCards lays out figure cards; while loading, each shows a skeleton. */
+/**
+ * FigureCards lays out figure cards; while loading, each shows a skeleton. A card is a definition
+ * list of one label (dt) and its value (dd); the skeleton sits inside the dd, since a dl may hold
+ * only dt/dd groups.
+ */
 export function FigureCards({ figures, loading, label, columns }: { figures: readonly Figure[]; loading: boolean; label: string; columns: Record<string, number> }) {
   return (
     <SimpleGrid columns={columns} gap="3" role="list" aria-label={label}>
@@ -17,9 +21,11 @@ export function FigureCards({ figures, loading, label, columns }: { figures: rea
           <Card.Body>
             <Stat.Root>
               <Stat.Label>{f.label}</Stat.Label>
-              <Skeleton loading={loading} minH="8">
-                <Stat.ValueText color={f.color}>{f.value}</Stat.ValueText>
-              </Skeleton>
+              <Stat.ValueText color={f.color}>
+                <Skeleton loading={loading} minH="8">
+                  {f.value}
+                </Skeleton>
+              </Stat.ValueText>
             </Stat.Root>
           </Card.Body>
         </Card.Root>

@@ -74,6 +74,25 @@ describe('Files page (spec 02 "Files")', () => {
     expect(within(row(4)).getByTestId('file-status')).toHaveAttribute('data-status-tone', 'neutral');
   });
 
+  it('draws its row buttons as icons, not emoji a machine without an emoji font shows as empty boxes', async () => {
+    server.use(filesHandler(() => listOf([file(1), file(2, { name: 'logs-2.xlsx', status: -1, errorMessage: 'Export timed out after 300 s' })])));
+    renderFiles();
+    const t = await table();
+    await screen.findByText('transactions-1.csv');
+    const buttons = [
+      within(row(1)).getByRole('button', { name: 'Download transactions-1.csv' }),
+      within(row(1)).getByRole('button', { name: 'Show info for transactions-1.csv' }),
+      within(row(1)).getByRole('button', { name: 'Delete transactions-1.csv' }),
+      within(row(2)).getByRole('button', { name: 'Show error details for logs-2.xlsx' }),
+    ];
+    for (const b of buttons) {
+      expect(b.querySelector('svg'), b.getAttribute('aria-label') ?? '').not.toBeNull();
+      expect(b.textContent, b.getAttribute('aria-label') ?? '').toBe('');
+    }
+    // No pictographic character anywhere in the table (🗑, ⚠, ℹ are all emoji-capable).
+    expect(t.textContent).not.toMatch(/\p{Extended_Pictographic}/u);
+  });
+
   it('shows an empty state, and a loading state while the list is read', async () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));

@@ -4,6 +4,7 @@ import type { ExportFile } from '../api/types';
 import { canDelete, canDownload, exportTypeName, fileTypeName, isFailed, isProcessing } from '../utils/file-status';
 import { formatSize, processingTime, relativeTime } from '../utils/format';
 import { FileStatusTag } from './file-status-tag';
+import { DownloadIcon, InfoIcon, TrashIcon, WarningIcon } from './row-icons';
 
 /** FileAction is what a row button does. */
 export type FileAction = 'download' | 'info' | 'delete' | 'error';
@@ -113,20 +114,20 @@ export function FilesTable({ files, loading, failed, pageSize, zone, now, types,
                         disabled={downloadingId !== null && downloadingId !== f.id}
                         onClick={() => onAction('download', f)}
                       >
-                        <span aria-hidden>⬇</span>
+                        <DownloadIcon />
                       </IconButton>
                     )}
                     <IconButton size="xs" variant="outline" aria-label={`Show info for ${f.name}`} title="Info" onClick={() => onAction('info', f)}>
-                      <span aria-hidden>ℹ</span>
+                      <InfoIcon />
                     </IconButton>
                     {isFailed(f.status) && (
                       <IconButton size="xs" variant="outline" colorPalette="orange" aria-label={`Show error details for ${f.name}`} title="Error details" onClick={() => onAction('error', f)}>
-                        <span aria-hidden>⚠</span>
+                        <WarningIcon />
                       </IconButton>
                     )}
                     {canDelete(f.status) && (
                       <IconButton size="xs" variant="outline" colorPalette="red" aria-label={`Delete ${f.name}`} title="Delete" onClick={() => onAction('delete', f)}>
-                        <span aria-hidden>🗑</span>
+                        <TrashIcon />
                       </IconButton>
                     )}
                   </HStack>

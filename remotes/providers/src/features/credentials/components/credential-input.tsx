@@ -1,6 +1,7 @@
 import { Field, HStack, IconButton, Input, NativeSelect } from '@chakra-ui/react';
 import { useState } from 'react';
 import { fieldId, numberError, type CredentialField } from '../utils/credentials';
+import { EyeIcon, EyeOffIcon } from './eye-icons';
 
 interface Props {
   field: CredentialField;
@@ -46,7 +47,7 @@ export function CredentialInput({ field, onChange }: Props) {
           aria-pressed={shown}
           onClick={() => setShown((s) => !s)}
         >
-          <span aria-hidden>{shown ? '🙈' : '👁'}</span>
+          {shown ? <EyeOffIcon /> : <EyeIcon />}
         </IconButton>
       </HStack>
       {error && <Field.ErrorText>{error}</Field.ErrorText>}

@@ -1,6 +1,7 @@
 import { Alert, Box, Button, Field, HStack, Input, List, SimpleGrid, Stack, Table, Text } from '@chakra-ui/react';
 import { DialogFrame, errorMessage, FlagSwitch, isApiError, notify } from '@paygate/sdk';
 import { useId, useState } from 'react';
+import { READABLE_SOLID_BUTTON } from '../../../contrast';
 import { useCheckFeeConflicts, type FeeConflict } from '../api/check-fee-conflicts';
 import type { CollabOption, Option } from '../api/get-lookups';
 import { usePreviewFee } from '../api/preview-fee';
@@ -110,7 +111,7 @@ export function FeeDialog({ fee, collabId, allowGlobal, collabs, collabLabel, cu
             Preview impact
           </Button>
           {conflicts && conflicts.length > 0 ? (
-            <Button colorPalette="orange" onClick={() => doSave(true)} loading={save.isPending}>
+            <Button colorPalette="orange" {...READABLE_SOLID_BUTTON} onClick={() => doSave(true)} loading={save.isPending}>
               Save anyway
             </Button>
           ) : (

@@ -1,4 +1,4 @@
-import { Button, SimpleGrid } from '@chakra-ui/react';
+import { Button, Flex } from '@chakra-ui/react';
 import type { CollabOption, Option } from '../api/get-lookups';
 import { SelectField } from './select-field';
 
@@ -22,11 +22,15 @@ interface Props {
   payTypes: Option[];
 }
 
-/** FeeFiltersBar filters the fee list by collab, type, pay type, currency and state. */
+/**
+ * FeeFiltersBar filters the fee list by collab, type, pay type, currency and state. The filters
+ * wrap: each is as wide as its longest option at least (a native select's own width) and grows to
+ * share a row, so no choice is cut short however narrow the window.
+ */
 export function FeeFiltersBar({ values, onChange, collabs, collabLabel, currencies, payTypes }: Props) {
   const set = (k: keyof FeeFilterValues) => (v: string) => onChange({ ...values, [k]: v });
   return (
-    <SimpleGrid as="form" role="search" aria-label="Fee filters" columns={{ base: 1, md: 3, lg: 6 }} gap={3} alignItems="end">
+    <Flex as="form" role="search" aria-label="Fee filters" wrap="wrap" gap={3} align="end" css={{ '& > *': { flex: '1 0 auto', width: 'auto' } }}>
       <SelectField
         label="Collab"
         value={values.collabId}
@@ -69,6 +73,6 @@ export function FeeFiltersBar({ values, onChange, collabs, collabLabel, currenci
       <Button size="sm" variant="outline" onClick={() => onChange(NO_FILTERS)}>
         Clear
       </Button>
-    </SimpleGrid>
+    </Flex>
   );
 }

@@ -16,15 +16,27 @@ interface Props {
 
 const COLUMNS = ['ID', 'Collab', 'Type', 'Pay Type', 'Currencies', 'Amounts', 'Fee', 'Payer', 'Priority', 'Status', 'Actions'];
 
+/**
+ * STICKY_END keeps the Actions column at the right edge of the table's scroll box: when the
+ * table is wider than the window (1,024 px with the sidebar), the other columns scroll under it
+ * and Edit and Delete stay in view.
+ */
+const STICKY_END = { position: 'sticky', insetEnd: 0, zIndex: 1, bg: 'bg', borderStartWidth: '1px' } as const;
+
+/** Cells a little narrower than size="sm" gives: eleven columns then fit 1,024 px beside the sidebar. */
+const TIGHT_CELLS = { '& :is(th, td)': { px: '1' }, '& :is(th, td):first-of-type': { ps: '2' } } as const;
+
 /** FeesTable lists one page of fees. */
 export function FeesTable({ fees, loading, pageSize, collabName, payTypeName, canEdit, onEdit, onDelete }: Props) {
   return (
     <Box overflowX="auto">
-      <Table.Root size="sm" variant="outline" aria-label="Fees" aria-busy={loading}>
+      <Table.Root size="sm" variant="outline" css={TIGHT_CELLS} aria-label="Fees" aria-busy={loading}>
         <Table.Header>
           <Table.Row>
             {COLUMNS.map((c) => (
-              <Table.ColumnHeader key={c}>{c}</Table.ColumnHeader>
+              <Table.ColumnHeader key={c} {...(c === 'Actions' ? { ...STICKY_END, bg: 'bg.muted' } : {})}>
+                {c}
+              </Table.ColumnHeader>
             ))}
           </Table.Row>
         </Table.Header>
@@ -61,7 +73,7 @@ export function FeesTable({ fees, loading, pageSize, collabName, payTypeName, ca
                 <Table.Cell>
                   <Badge colorPalette={f.enabled ? 'green' : 'gray'}>{f.enabled ? 'Enabled' : 'Disabled'}</Badge>
                 </Table.Cell>
-                <Table.Cell>
+                <Table.Cell {...STICKY_END}>
                   {canEdit(f) && (
                     <HStack gap={1}>
                       <IconButton size="xs" variant="outline" aria-label={`Edit fee ${f.id}`} onClick={() => onEdit(f)}>

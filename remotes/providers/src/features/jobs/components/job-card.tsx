@@ -1,6 +1,7 @@
 import { Alert, Badge, Box, Button, Card, DataList, HStack, Stack, Text } from '@chakra-ui/react';
 import { formatDateTime } from '@paygate/sdk';
 import { useId } from 'react';
+import { READABLE_SOLID } from '../../../contrast';
 import type { Job } from '../api/types';
 import { formatInterval, jobStatus, STATUS_BADGE } from '../utils/jobs';
 import { JobNotifications } from './job-notifications';
@@ -12,8 +13,9 @@ export const STALE_WARNING = 'Missed its expected run by more than two intervals
 export function JobStatusBadge({ job }: { job: Pick<Job, 'enabled' | 'running'> }) {
   const status = jobStatus(job);
   const { label, palette } = STATUS_BADGE[status];
+  const solid = status !== 'idle';
   return (
-    <Badge colorPalette={palette} variant={status === 'idle' ? 'subtle' : 'solid'} data-status={status} size="md" flexShrink={0}>
+    <Badge colorPalette={palette} variant={solid ? 'solid' : 'subtle'} {...(solid ? READABLE_SOLID : {})} data-status={status} size="md" flexShrink={0}>
       {label}
     </Badge>
   );

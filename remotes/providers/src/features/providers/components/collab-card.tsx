@@ -1,5 +1,6 @@
 import { Badge, Button, Card, HStack, Stack, Tag, Text, Wrap } from '@chakra-ui/react';
 import { useId } from 'react';
+import { READABLE_SOLID, READABLE_SOLID_BUTTON } from '../../../contrast';
 import type { Collab } from '../api/types';
 import {
   badgeSeverity,
@@ -16,7 +17,7 @@ export function CollabStatusBadge({ collab }: { collab: Collab }) {
   const severity = badgeSeverity(collab);
   const arrow = directionArrow(collab);
   return (
-    <Badge colorPalette={SEVERITY_PALETTE[severity]} variant="solid" data-severity={severity} size="md">
+    <Badge colorPalette={SEVERITY_PALETTE[severity]} variant="solid" {...READABLE_SOLID} data-severity={severity} size="md">
       {isCollabActive(collab) ? 'Active' : 'Disabled'}
       {arrow && (
         <span role="img" aria-label={arrow.label} title={arrow.label}>
@@ -93,6 +94,7 @@ export function CollabCard({ collab, canViewFees, toggling, onFees, onSettings, 
             size="xs"
             variant="solid"
             colorPalette={collab.isEnabled ? 'red' : 'green'}
+            {...READABLE_SOLID_BUTTON}
             onClick={onToggle}
             loading={toggling}
           >

@@ -23,7 +23,7 @@ import { useMerchantCollabs } from '../api/get-merchant-collabs';
 import { useSetCollabActiveness } from '../api/set-collab-activeness';
 import type { Collab } from '../api/types';
 import { merchantsOf, searchCollabs, sortCollabs, SORT_KEYS, type SortDirection, type SortKey } from '../utils/collab-list';
-import { deniedOr, messageOf } from '../utils/errors';
+import { disableMaintenanceError, enableMaintenanceError, messageOf, toggleMaintenanceError } from '../utils/errors';
 import { ActivityDialog } from './activity-dialog';
 import { CollabCard } from './collab-card';
 import { CollabLimitsDialog } from './collab-limits-dialog';
@@ -71,7 +71,11 @@ function Providers({ user }: { user: User }) {
   const merchants = useQuery(merchantsQuery(user.username));
   const needsStatus = collabsQuery.isSuccess && collabsQuery.data.isMaintenanceModeEnabled === undefined;
   const statusQuery = useMaintenanceStatus(needsStatus);
-  const maintenance = collabsQuery.data?.isMaintenanceModeEnabled ?? statusQuery.data ?? false;
+  /** Whether maintenance mode is on; undefined until the list or the status says. */
+  const maintenanceState: boolean | undefined = collabsQuery.data?.isMaintenanceModeEnabled ?? statusQuery.data;
+  const maintenance = maintenanceState ?? false;
+  /** The state could not be read: the toolbar offers a toggle (see toggleMaintenance). */
+  const maintenanceUnknown = maintenanceState === undefined && (collabsQuery.isError || statusQuery.isError);
 
   const [search, setSearch] = useState('');
   const [sortKey, setSortKey] = useState<SortKey>('provider');
@@ -140,17 +144,34 @@ function Providers({ user }: { user: User }) {
 
   function turnMaintenance(on: boolean) {
     const mutation = on ? enableMaintenance : disableMaintenance;
-    const verb = on ? 'enable' : 'disable';
     mutation.mutate(undefined, {
       onSuccess: () => {
         notify.success(on ? 'Maintenance mode enabled' : 'Maintenance mode disabled');
         close();
       },
       onError: (err) => {
-        notify.error(deniedOr(err, `You don't have permission to ${verb} maintenance mode.`, `Failed to ${verb} maintenance mode`));
+        notify.error(on ? enableMaintenanceError(err) : disableMaintenanceError(err));
         close();
       },
     });
+  }
+
+  /** askMaintenance goes the other way from the known state: enabling asks first, disabling does not. */
+  function askMaintenance(on: boolean) {
+    if (on) turnMaintenance(false);
+    else setDialog({ kind: 'enable-maintenance' });
+  }
+
+  /**
+   * toggleMaintenance is the button's action while the state is not known (the collab list came
+   * without the flag, or not at all, and the status could not be read): it reads the status again
+   * and goes the other way; when that read fails too the direction is unknown, and the error says
+   * so ('Failed to toggle maintenance mode', spec 01 §8) without changing anything.
+   */
+  async function toggleMaintenance() {
+    const read = await statusQuery.refetch();
+    if (read.data === undefined || read.isError) notify.error(toggleMaintenanceError(read.error));
+    else askMaintenance(read.data);
   }
 
   const loading = collabsQuery.isPending;
@@ -180,18 +201,23 @@ function Providers({ user }: { user: User }) {
               Add
             </Button>
           )}
-          {hasPermission(user, 'Edit Maintenance Mode') && (
-            <Button
-              size="sm"
-              variant="outline"
-              colorPalette={maintenance ? 'green' : 'orange'}
-              loading={maintenancePending}
-              disabled={loading}
-              onClick={() => (maintenance ? turnMaintenance(false) : setDialog({ kind: 'enable-maintenance' }))}
-            >
-              {maintenance ? 'Disable Maintenance' : 'Enable Maintenance'}
-            </Button>
-          )}
+          {hasPermission(user, 'Edit Maintenance Mode') &&
+            (maintenanceUnknown ? (
+              <Button size="sm" variant="outline" loading={maintenancePending || statusQuery.isFetching} onClick={() => void toggleMaintenance()}>
+                Toggle Maintenance
+              </Button>
+            ) : (
+              <Button
+                size="sm"
+                variant="outline"
+                colorPalette={maintenance ? 'green' : 'orange'}
+                loading={maintenancePending}
+                disabled={maintenanceState === undefined}
+                onClick={() => askMaintenance(maintenance)}
+              >
+                {maintenance ? 'Disable Maintenance' : 'Enable Maintenance'}
+              </Button>
+            ))}
           {hasPermission(user, 'View Recent Actions') && (
             <Button size="sm" variant="outline" onClick={() => setDialog({ kind: 'activity', merchant: activityMerchant() })}>
               Recent Actions

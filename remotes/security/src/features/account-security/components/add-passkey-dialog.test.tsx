@@ -47,18 +47,50 @@ describe('Add New Passkey dialog (spec 02 "Account Security", spec 01 §8)', () 
     expect(await screen.findByRole('table', { name: 'Passkeys' })).toBeInTheDocument();
   });
 
-  it('registers without a name, the name being optional', async () => {
+  it('registers without a name, the name being optional, named after the browser, its system and the day', async () => {
+    vi.spyOn(navigator, 'userAgent', 'get').mockReturnValue(
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+    );
     const { user, dialog } = await openDialog();
     ceremony.register.mockResolvedValue({});
+    const today = new Date();
     await user.click(within(dialog).getByRole('button', { name: 'Create Passkey' }));
-    await waitFor(() => expect(ceremony.register).toHaveBeenCalledWith(''));
+    await waitFor(() => expect(ceremony.register).toHaveBeenCalled());
+    const day = `${today.getDate()} ${today.toLocaleString('en-US', { month: 'short' })} ${today.getFullYear()}`;
+    expect(ceremony.register).toHaveBeenCalledWith(`Chrome on Linux · ${day}`);
   });
 
-  it('shows the registration error text and keeps the dialog open', async () => {
+  it('sends a name of blanks as the default name too', async () => {
+    vi.spyOn(navigator, 'userAgent', 'get').mockReturnValue(
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
+    );
     const { user, dialog } = await openDialog();
-    ceremony.register.mockRejectedValue(Object.assign(new Error('denied'), { name: 'NotAllowedError' }));
+    ceremony.register.mockResolvedValue({});
+    await user.type(within(dialog).getByLabelText(/Passkey Name/), '   ');
     await user.click(within(dialog).getByRole('button', { name: 'Create Passkey' }));
-    expect(await screen.findByText('Passkey registration was cancelled or not allowed')).toBeInTheDocument();
+    await waitFor(() => expect(ceremony.register).toHaveBeenCalledWith(expect.stringMatching(/^Safari on macOS · \d{1,2} [A-Z][a-z]{2} \d{4}$/)));
+  });
+
+  // Spec 02 §8 words the page's texts; spec 01's "Passkey registration was cancelled or not allowed"
+  // belongs to the setup dialog, not here.
+  it.each([
+    ['NotAllowedError', 'denied', 'Passkey creation was cancelled or not allowed'],
+    ['InvalidStateError', 'exists', 'A passkey already exists for this device'],
+    ['NotSupportedError', 'unsupported', 'Your device does not support passkeys'],
+    ['Error', '', 'Failed to create passkey. Please try again.'],
+  ])("shows spec 02's text for a browser %s and keeps the dialog open", async (name, message, text) => {
+    const { user, dialog } = await openDialog();
+    ceremony.register.mockRejectedValue(Object.assign(new Error(message), { name }));
+    await user.click(within(dialog).getByRole('button', { name: 'Create Passkey' }));
+    expect(await screen.findByText(text)).toBeInTheDocument();
+    expect(screen.queryByText('Passkey registration was cancelled or not allowed')).not.toBeInTheDocument();
     expect(screen.getByRole('dialog', { name: 'Add New Passkey' })).toBeInTheDocument();
+  });
+
+  it("shows the server's refusal as it says it", async () => {
+    const { user, dialog } = await openDialog();
+    ceremony.register.mockRejectedValue(Object.assign(new Error('The passkey name must be at most 64 characters long.'), { name: 'ApiError' }));
+    await user.click(within(dialog).getByRole('button', { name: 'Create Passkey' }));
+    expect(await screen.findByText('The passkey name must be at most 64 characters long.')).toBeInTheDocument();
   });
 });

@@ -1,9 +1,10 @@
 import { Button, Field, Input, Stack, Text } from '@chakra-ui/react';
-import { DialogFrame, notify, registrationErrorMessage } from '@paygate/sdk';
+import { defaultPasskeyName, DialogFrame, notify } from '@paygate/sdk';
 import { useState, type FormEvent } from 'react';
 import { useRegisterPasskey } from '../api/register-passkey';
+import { creationErrorMessage } from '../passkey-texts';
 
-/** AddPasskeyDialog registers a passkey for the signed-in user, with an optional name (spec 02 "Account Security", spec 01 §8). */
+/** AddPasskeyDialog registers a passkey for the signed-in user, with an optional name (spec 02 "Account Security" and its §8 texts). */
 export function AddPasskeyDialog({ onClose }: { onClose: () => void }) {
   const [name, setName] = useState('');
   const register = useRegisterPasskey();
@@ -12,13 +13,14 @@ export function AddPasskeyDialog({ onClose }: { onClose: () => void }) {
     e.preventDefault();
     if (register.isPending) return;
     register.mutate(
-      { displayName: name },
+      // Without a name, the passkey is named after this browser, its system and the day.
+      { displayName: name.trim() || defaultPasskeyName() },
       {
         onSuccess: () => {
           notify.success('Passkey Created', 'Your passkey has been set up successfully!', 3_000);
           onClose();
         },
-        onError: (err) => notify.error(registrationErrorMessage(err)),
+        onError: (err) => notify.error(creationErrorMessage(err)),
       },
     );
   }

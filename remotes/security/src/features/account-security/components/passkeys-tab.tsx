@@ -4,15 +4,9 @@ import { ConfirmDialog, notify, passkeysSupported, rememberPasskey, useTimezone,
 import { useState } from 'react';
 import { useDeletePasskey } from '../api/delete-passkey';
 import { usePasskeys } from '../api/get-passkeys';
+import { PASSKEY_TEXTS } from '../passkey-texts';
 import { AddPasskeyDialog } from './add-passkey-dialog';
 import { PasskeyDate } from './passkey-date';
-
-/** The texts of the Passkeys tab (spec 02 "Account Security", §8). */
-export const PASSKEY_TEXTS = {
-  unsupported: "Your browser or device doesn't support passkeys.",
-  loadFailed: 'Failed to load passkeys. Please try again.',
-  removeFailed: 'Failed to remove passkey. Please try again.',
-} as const;
 
 const COLUMNS = ['Name', 'Created', 'Last Used', 'Actions'];
 

@@ -1,26 +1,8 @@
 import { Text } from '@chakra-ui/react';
+import { deviceOfUserAgent } from '@paygate/sdk';
 
 /** An unknown device's user agent is cut at this many characters (spec 02 "Account Security"). */
 export const DEVICE_TEXT_LIMIT = 30;
-
-const BROWSERS: [RegExp, string][] = [
-  [/Edg(e|A|iOS)?\//, 'Edge'],
-  [/OPR\/|Opera/, 'Opera'],
-  [/Firefox\/|FxiOS\//, 'Firefox'],
-  [/Chrome\/|CriOS\//, 'Chrome'],
-  [/Version\/[\d.]+.*Safari\//, 'Safari'],
-];
-
-const SYSTEMS: [RegExp, string][] = [
-  [/Windows NT/, 'Windows'],
-  [/iPhone|iPad|iPod/, 'iOS'],
-  [/Android/, 'Android'],
-  [/Mac OS X|Macintosh/, 'macOS'],
-  [/CrOS/, 'ChromeOS'],
-  [/Linux/, 'Linux'],
-];
-
-const find = (ua: string, table: [RegExp, string][]) => table.find(([re]) => re.test(ua))?.[1];
 
 /**
  * deviceLabel names the device of a user agent ('Chrome on Windows'); a user
@@ -29,8 +11,7 @@ const find = (ua: string, table: [RegExp, string][]) => table.find(([re]) => re.
 export function deviceLabel(userAgent: string | undefined): string {
   const ua = (userAgent ?? '').trim();
   if (!ua) return 'Unknown device';
-  const browser = find(ua, BROWSERS);
-  const system = find(ua, SYSTEMS);
+  const { browser, system } = deviceOfUserAgent(ua);
   if (browser && system) return `${browser} on ${system}`;
   if (browser || system) return (browser ?? system) as string;
   return ua.length > DEVICE_TEXT_LIMIT ? `${ua.slice(0, DEVICE_TEXT_LIMIT)}...` : ua;

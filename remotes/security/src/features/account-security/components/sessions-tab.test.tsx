@@ -9,6 +9,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MERCHANTS, renderSecurity, session } from '../../../testing/fixtures';
 
 const SUPPORT: TestUser = { username: 'support', roles: ['Support'] };
+/** A user-management user of merchant 1 (Add Users and Edit User): it sees and ends its merchant's sessions. */
+const MERCHANT_ADMIN: TestUser = { username: 'ma-user', roles: ['Merchant Admin'], merchantIds: [1] };
+/** A custom role that lists users (Add Users) but may not edit them. */
+const USER_LISTER: TestUser = { username: 'lister', roles: [], permissions: ['Add Users'], merchantIds: [1] };
 const SESSIONS = `${GATEWAY}/api/v1/user-sessions/active`;
 
 /** sessionsHandler answers the list and records each call's query. */
@@ -39,9 +43,9 @@ describe('Active Sessions tab (spec 02 "Account Security", §4, §8, §9)', () =
   ] as const)('refreshes every 30 s for admins and merchants: %s', async (_, who, calls) => {
     // Only the interval clock is faked: rendering and requests run in real time.
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    const queries = sessionsHandler();
+    const queries = sessionsHandler([session({ userId: '7', username: 'tester', isCurrent: true })]);
     renderSecurity(who);
-    await screen.findByText('alice');
+    await screen.findByText('tester');
     expect(queries).toHaveLength(1);
     await act(async () => {
       vi.advanceTimersByTime(29_000);
@@ -62,7 +66,7 @@ describe('Active Sessions tab (spec 02 "Account Security", §4, §8, §9)', () =
       session({ id: '102', username: 'tester', userIp: '10.0.0.7', isCurrent: true, refreshTokenExpiryUtc: new Date(Date.now() + 5 * 3_600_000 - 60_000).toISOString() }),
       session({ id: '103', username: 'bob', userAgent: 'curl-like-agent/7.1 (custom build for tests)', refreshTokenExpiryUtc: '2020-01-01T00:00:00Z' }),
     ]);
-    renderSecurity(SUPPORT);
+    renderSecurity(MERCHANT_ADMIN);
     const t = await table();
     expect(within(t).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['User', 'IP', 'Device', 'Login Time', 'Expires', 'Actions']);
     const alice = await rowOf('alice');
@@ -101,7 +105,7 @@ describe('Active Sessions tab (spec 02 "Account Security", §4, §8, §9)', () =
 
   it('searches and pages on the server', async () => {
     const queries = sessionsHandler([session()], { totalCount: '45', totalPages: 5 });
-    const { user } = renderSecurity(SUPPORT);
+    const { user } = renderSecurity(MERCHANT_ADMIN);
     await table();
     await user.click(screen.getByRole('button', { name: 'Next' }));
     await waitFor(() => expect(queries.at(-1)?.get('page')).toBe('2'));
@@ -128,7 +132,7 @@ describe('Active Sessions tab (spec 02 "Account Security", §4, §8, §9)', () =
         return HttpResponse.json({});
       }),
     );
-    const { user } = renderSecurity(SUPPORT);
+    const { user } = renderSecurity(MERCHANT_ADMIN);
     await user.click(await screen.findByRole('button', { name: 'Terminate session of alice from 10.0.0.8' }));
     const dialog = await screen.findByRole('alertdialog', { name: 'Terminate Session' });
     await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
@@ -164,11 +168,48 @@ describe('Active Sessions tab (spec 02 "Account Security", §4, §8, §9)', () =
   it("says 'Failed to terminate session' when the server refuses", async () => {
     sessionsHandler();
     server.use(http.delete(`${GATEWAY}/api/v1/user-sessions/101`, () => HttpResponse.json({ code: 'internal', message: 'boom' }, { status: 500 })));
-    const { user } = renderSecurity(SUPPORT);
+    const { user } = renderSecurity(MERCHANT_ADMIN);
     await user.click(await screen.findByRole('button', { name: 'Terminate session of alice from 10.0.0.8' }));
     await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Terminate' }));
     expect(await screen.findByText('Failed to terminate session')).toBeInTheDocument();
     expect(screen.getByText('alice')).toBeInTheDocument();
+  });
+
+  it("pins the user's own Current session first, wherever the page puts it", async () => {
+    sessionsHandler([
+      session({ id: '201', username: 'alice' }),
+      session({ id: '202', username: 'bob', userId: '9' }),
+      session({ id: '203', userId: '7', username: 'tester', isCurrent: true }),
+      session({ id: '204', userId: '7', username: 'tester', userIp: '10.0.0.44' }),
+    ]);
+    renderSecurity(MERCHANT_ADMIN);
+    const t = await table();
+    await within(t).findByText('bob');
+    const body = within(t).getAllByRole('row').slice(1);
+    expect(within(body[0]!).getByText('Current')).toBeInTheDocument();
+    expect(body.map((r) => within(r).getAllByRole('cell')[1]?.textContent)).toEqual(['10.0.0.8', '10.0.0.8', '10.0.0.8', '10.0.0.44']);
+    expect(body.map((r) => within(r).getAllByRole('cell')[0]?.textContent)).toEqual(['testerCurrent', 'alice', 'bob', 'tester']);
+  });
+
+  it.each([
+    ['a support user (no user-management permission)', SUPPORT],
+    ['a merchant (no user-management permission)', MERCHANT_USER],
+  ] as const)("shows %s only its own sessions, and no way to end another's", async (_, who) => {
+    sessionsHandler([session(), session({ id: '202', userId: '7', username: who.username ?? 'tester', isCurrent: true })]);
+    renderSecurity(who);
+    const t = await table();
+    await within(t).findByText('Current');
+    expect(within(t).queryByText('alice')).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /^Terminate session of alice/ })).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: /^Terminate session of / })).toBeInTheDocument();
+  });
+
+  it("lists others' sessions with Add Users, but ends only its own without Edit User", async () => {
+    sessionsHandler([session(), session({ id: '202', userId: '7', username: 'tester', isCurrent: true }), session({ id: '203', userId: '7', username: 'tester', userIp: '10.0.0.9' })]);
+    renderSecurity(USER_LISTER);
+    expect(await screen.findByText('alice')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Terminate session of alice from 10.0.0.8' })).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Terminate session of tester from 10.0.0.9' })).toBeInTheDocument();
   });
 
   it("shows 'Failed to load sessions', and 'Failed to fetch sessions' when Refresh fails", async () => {

@@ -1,6 +1,21 @@
 import { Alert, Badge, Button, EmptyState, HStack, Input, NativeSelect, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
 import type { ActiveSessionJson } from '@paygate/gen/auth/v1/sessions_pb';
-import { auth, ConfirmDialog, errorMessage, formatDateTime, isAdmin, isMerchant, notify, Pager, useTimezone, useUser } from '@paygate/sdk';
+import {
+  auth,
+  ConfirmDialog,
+  errorMessage,
+  formatDateTime,
+  hasAnyPermission,
+  hasPermission,
+  isAdmin,
+  isMerchant,
+  notify,
+  Pager,
+  type Permission,
+  type User,
+  useTimezone,
+  useUser,
+} from '@paygate/sdk';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useDebouncedValue } from '../../../hooks/use-debounced-value';
@@ -17,6 +32,27 @@ const DEFAULT_PAGE_SIZE = 10;
 export const SESSIONS_REFRESH_MS = 30_000;
 
 const COLUMNS = ['User', 'IP', 'Device', 'Login Time', 'Expires', 'Actions'];
+
+/**
+ * Other users' sessions are listed with a user-management permission and ended with Edit User; everyone lists
+ * and ends its own (the server's rule, docs/contracts-security.md "Scope").
+ */
+export const LIST_OTHERS_SESSIONS: readonly Permission[] = ['Add Users', 'Edit User'];
+export const END_OTHERS_SESSIONS: Permission = 'Edit User';
+
+/** isOwnSession tells whether the session is the signed-in user's (the current one or another of its own). */
+function isOwnSession(s: ActiveSessionJson, user: User | null): boolean {
+  return !!s.isCurrent || (!!user && !!s.userId && s.userId === user.id);
+}
+
+/**
+ * visibleSessions keeps the sessions the user may see (others' only with a user-management permission) and pins
+ * the current session first, the rest in the server's order.
+ */
+export function visibleSessions(sessions: readonly ActiveSessionJson[], user: User | null): ActiveSessionJson[] {
+  const shown = hasAnyPermission(user, LIST_OTHERS_SESSIONS) ? [...sessions] : sessions.filter((s) => isOwnSession(s, user));
+  return [...shown.filter((s) => s.isCurrent), ...shown.filter((s) => !s.isCurrent)];
+}
 
 /** SessionsTab lists the active sessions the user may see and terminates them (spec 02 "Account Security"). */
 export function SessionsTab() {
@@ -38,7 +74,8 @@ export function SessionsTab() {
   );
   const terminate = useTerminateSession();
   const data = list.data;
-  const rows = data?.sessions ?? [];
+  const rows = visibleSessions(data?.sessions ?? [], user);
+  const canEndOthers = hasPermission(user, END_OTHERS_SESSIONS);
   // Rendered with the answer, so that "Nh left" moves on with every refresh.
   const now = list.dataUpdatedAt || Date.now();
 
@@ -169,16 +206,18 @@ export function SessionsTab() {
                   <SessionExpiry expiresAt={s.refreshTokenExpiryUtc} now={now} />
                 </Table.Cell>
                 <Table.Cell>
-                  <Button
-                    size="xs"
-                    variant="outline"
-                    colorPalette="red"
-                    aria-label={`Terminate session of ${s.username ?? ''} from ${s.userIp ?? ''}`}
-                    disabled={terminate.isPending}
-                    onClick={() => setConfirming(s)}
-                  >
-                    Terminate
-                  </Button>
+                  {(canEndOthers || isOwnSession(s, user)) && (
+                    <Button
+                      size="xs"
+                      variant="outline"
+                      colorPalette="red"
+                      aria-label={`Terminate session of ${s.username ?? ''} from ${s.userIp ?? ''}`}
+                      disabled={terminate.isPending}
+                      onClick={() => setConfirming(s)}
+                    >
+                      Terminate
+                    </Button>
+                  )}
                 </Table.Cell>
               </Table.Row>
             ))}

@@ -104,6 +104,18 @@ describe('Users Management tab (spec 02 "Account Security", §5, §8, §9)', () 
     await waitFor(() => expect(queries.at(-1)?.get('take')).toBe('20'));
   });
 
+  it('draws the change-password key as an icon, never an emoji (no emoji font needed), named for the user', async () => {
+    usersHandler([managedUser(), managedUser({ id: '9', username: 'bob' })]);
+    renderSecurity(ADMIN, 'users');
+    const key = await screen.findByRole('button', { name: 'Change password for alice' });
+    expect(key.querySelector('svg')).not.toBeNull();
+    expect(key.querySelector('svg')).toHaveAttribute('aria-hidden', 'true');
+    const table = screen.getByRole('table', { name: 'Users' });
+    for (const button of within(table).getAllByRole('button')) {
+      expect(button.textContent ?? '').not.toMatch(/\p{Extended_Pictographic}/u);
+    }
+  });
+
   it('sends only the changed fields of an edited row', async () => {
     usersHandler();
     const sent = updateHandler();
@@ -114,8 +126,50 @@ describe('Users Management tab (spec 02 "Account Security", §5, §8, §9)', () 
     await user.selectOptions(within(row).getByRole('combobox', { name: 'Role' }), 'Merchant Admin');
     await user.click(within(row).getByRole('checkbox', { name: 'IP Restricted' }));
     await user.click(within(row).getByRole('button', { name: 'Save' }));
+    // A role change asks first.
+    const confirm = await screen.findByRole('alertdialog', { name: 'Change Role' });
+    await user.click(within(confirm).getByRole('button', { name: 'Change Role' }));
     expect(await screen.findByText('User updated')).toBeInTheDocument();
     expect(sent).toEqual([{ userId: '8', roleIds: [2], isIpRestricted: true }]);
+  });
+
+  it('asks before changing a role, naming the user, the old and the new role; Cancel sends nothing', async () => {
+    usersHandler();
+    const sent = updateHandler();
+    const { user } = renderSecurity(ADMIN, 'users');
+    await user.click(await screen.findByRole('button', { name: 'Edit alice' }));
+    const row = (await screen.findByRole('textbox', { name: 'Username' })).closest('tr') as HTMLElement;
+    await within(row).findByRole('option', { name: 'Merchant Admin' });
+    await user.selectOptions(within(row).getByRole('combobox', { name: 'Role' }), 'Merchant Admin');
+    await user.click(within(row).getByRole('button', { name: 'Save' }));
+    const confirm = await screen.findByRole('alertdialog', { name: 'Change Role' });
+    expect(within(confirm).getByText('Change the role of alice from Merchant Support to Merchant Admin?')).toBeInTheDocument();
+    expect(sent).toEqual([]);
+    await user.click(within(confirm).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(screen.queryByRole('alertdialog')).not.toBeInTheDocument());
+    expect(sent).toEqual([]);
+    // Still editing, the choice kept.
+    expect(within(row).getByRole('combobox', { name: 'Role' })).toHaveValue('2');
+
+    await user.click(within(row).getByRole('button', { name: 'Save' }));
+    await user.click(within(await screen.findByRole('alertdialog', { name: 'Change Role' })).getByRole('button', { name: 'Change Role' }));
+    expect(await screen.findByText('User updated')).toBeInTheDocument();
+    expect(sent).toEqual([{ userId: '8', roleIds: [2] }]);
+  });
+
+  it('names the new username in the question when the row renames the user too', async () => {
+    usersHandler([managedUser({ roleIds: [], roles: ['Merchant Support'] })]);
+    updateHandler();
+    const { user } = renderSecurity(ADMIN, 'users');
+    await user.click(await screen.findByRole('button', { name: 'Edit alice' }));
+    const name = await screen.findByRole('textbox', { name: 'Username' });
+    const row = name.closest('tr') as HTMLElement;
+    await user.type(name, '2');
+    await within(row).findByRole('option', { name: 'Admin' });
+    await user.selectOptions(within(row).getByRole('combobox', { name: 'Role' }), 'Admin');
+    await user.click(within(row).getByRole('button', { name: 'Save' }));
+    const confirm = await screen.findByRole('alertdialog', { name: 'Change Role' });
+    expect(within(confirm).getByText('Change the role of alice (renamed alice2) from Merchant Support to Admin?')).toBeInTheDocument();
   });
 
   it('sends a new username and merchants, never an emptied merchant list', async () => {

@@ -1,6 +1,7 @@
 import { Badge, Button, EmptyState, Field, HStack, IconButton, Input, NativeSelect, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
-import { errorMessage, FlagSwitch, notify, Pager, useUser } from '@paygate/sdk';
+import { ConfirmDialog, errorMessage, FlagSwitch, notify, Pager, useUser } from '@paygate/sdk';
 import { useState } from 'react';
+import { KeyIcon } from '../../../components/key-icon';
 import { useDebouncedValue } from '../../../hooks/use-debounced-value';
 import { useMerchants } from '../../../hooks/use-merchants';
 import { useRoles, type RoleOption } from '../api/get-roles';
@@ -57,6 +58,28 @@ export function userChanges(user: ManagedUser, draft: UserDraft, roles: readonly
   return Object.keys(changes).length > 1 ? changes : null;
 }
 
+/** roleNamesOf names a user's roles, from the ids when the server sent no names. */
+function roleNamesOf(user: ManagedUser, roles: readonly RoleOption[]): string[] {
+  return user.roles.length > 0 ? user.roles : user.roleIds.map((id) => roles.find((r) => r.id === id)?.name ?? `Role ${id}`);
+}
+
+/** RoleChange is an update that changes a user's role, waiting for the operator's yes. */
+interface RoleChange {
+  changes: UpdateUserInput;
+  question: string;
+}
+
+/**
+ * roleChangeQuestion asks before a role change (as IP, callback and endpoint edits do, issue 25),
+ * naming the user, the old and the new role.
+ */
+export function roleChangeQuestion(user: ManagedUser, changes: UpdateUserInput, roles: readonly RoleOption[]): string {
+  const from = roleNamesOf(user, roles).join(', ') || 'no role';
+  const to = (changes.roleIds ?? []).map((id) => roles.find((r) => r.id === id)?.name ?? `Role ${id}`).join(', ');
+  const who = changes.username ? `${user.username} (renamed ${changes.username})` : user.username;
+  return `Change the role of ${who} from ${from} to ${to}?`;
+}
+
 function YesNo({ on, yes = 'Yes' }: { on: boolean; yes?: string }) {
   return (
     <Badge colorPalette={on ? 'green' : 'gray'} variant="subtle">
@@ -80,6 +103,7 @@ export function UsersTab() {
   const [adding, setAdding] = useState(false);
   const [passwordFor, setPasswordFor] = useState<ManagedUser | null>(null);
   const [editing, setEditing] = useState<{ id: string; draft: UserDraft; error?: string } | null>(null);
+  const [roleChange, setRoleChange] = useState<RoleChange | null>(null);
   const rows = list.data?.users ?? [];
 
   const setDraft = (patch: Partial<UserDraft>) => setEditing((e) => (e ? { ...e, draft: { ...e.draft, ...patch }, error: undefined } : e));
@@ -95,12 +119,24 @@ export function UsersTab() {
       notify.info('Nothing to update');
       return;
     }
+    if (changes.roleIds) {
+      setRoleChange({ changes, question: roleChangeQuestion(user, changes, roleList) });
+      return;
+    }
+    send(changes);
+  }
+
+  function send(changes: UpdateUserInput) {
     update.mutate(changes, {
       onSuccess: () => {
         notify.success('User updated');
         setEditing(null);
+        setRoleChange(null);
       },
-      onError: (err) => notify.error(errorMessage(err, 'Failed to update user')),
+      onError: (err) => {
+        setRoleChange(null);
+        notify.error(errorMessage(err, 'Failed to update user'));
+      },
     });
   }
 
@@ -162,7 +198,7 @@ export function UsersTab() {
             {rows.map((u) => {
               const current = !!me && me.id === u.id;
               const edit = editing?.id === u.id ? editing : null;
-              const roleNames = u.roles.length > 0 ? u.roles : u.roleIds.map((id) => roleList.find((r) => r.id === id)?.name ?? `Role ${id}`);
+              const roleNames = roleNamesOf(u, roleList);
               if (edit) {
                 return (
                   <Table.Row key={u.id} bg="bg.muted">
@@ -267,7 +303,7 @@ export function UsersTab() {
                         Edit
                       </Button>
                       <IconButton size="xs" variant="outline" aria-label={`Change password for ${u.username}`} title="Change password" onClick={() => setPasswordFor(u)}>
-                        <span aria-hidden>🔑</span>
+                        <KeyIcon />
                       </IconButton>
                     </HStack>
                   </Table.Cell>
@@ -294,6 +330,16 @@ export function UsersTab() {
 
       {adding && <AddUserDialog roles={roleList} merchants={merchants} onClose={() => setAdding(false)} />}
       {passwordFor && <ChangeUserPasswordDialog user={passwordFor} onClose={() => setPasswordFor(null)} />}
+      {roleChange && (
+        <ConfirmDialog
+          title="Change Role"
+          message={roleChange.question}
+          confirmLabel="Change Role"
+          pending={update.isPending}
+          onCancel={() => setRoleChange(null)}
+          onConfirm={() => send(roleChange.changes)}
+        />
+      )}
     </Stack>
   );
 }
