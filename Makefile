@@ -113,6 +113,14 @@ images-ci:
 	PAYGATE_IMAGES_CONSOLE_BUILT=1 deploy/images/build.sh
 	deploy/images/smoke.sh
 
+.PHONY: lint
+lint: proto-deps ## the dependency policy (services/deps_test.go), go vet, buf lint, the type check and eslint
+	go test -count=1 -run 'TestDependencyPolicy|TestLayerOf' ./services/
+	go vet $(GO_PKGS)
+	buf lint
+	npm run typecheck
+	npm run lint
+
 .PHONY: e2e
 e2e: build-go ## run the Playwright tests against a fresh local stack (needs the console built)
 	PAYGATE_SERVICES="$(SERVICES)" deploy/local/e2e.sh

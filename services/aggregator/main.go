@@ -16,14 +16,11 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -36,13 +33,12 @@ import (
 	aggnats "github.com/paygate/paygate/services/aggregator/internal/nats"
 	"github.com/paygate/paygate/services/aggregator/internal/postgres"
 	"github.com/paygate/paygate/services/aggregator/internal/statistics"
+	"github.com/paygate/paygate/services/internal/app"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
 	"github.com/paygate/paygate/services/internal/jobs"
-	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/server"
-	"github.com/paygate/paygate/services/internal/telemetry"
 )
 
 func main() {
@@ -90,8 +86,9 @@ type Config struct {
 	RebuildParallel int   `env:"PAYGATE_AGGREGATOR_REBUILD_PARALLEL" default:"4"`
 }
 
-// check reports every value Load cannot judge on its own.
-func (c Config) check() error {
+// Check reports every value Load cannot judge on its own (config.Load
+// reports them with the keys it cannot parse).
+func (c Config) Check() []string {
 	var problems []string
 	if c.BatchSize < 1 {
 		problems = append(problems, "PAYGATE_AGGREGATOR_BATCH_SIZE must be at least 1")
@@ -108,137 +105,78 @@ func (c Config) check() error {
 	if _, err := c.Internal(); err != nil {
 		problems = append(problems, err.Error())
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("config: %s", strings.Join(problems, "; "))
-	}
-	return nil
+	return problems
 }
 
-func loadConfig(getenv func(string) string) (Config, error) {
-	var cfg Config
-	if err := config.Load(getenv, &cfg, config.Ports(":8084", ":9084"), config.Default("PAYGATE_DATABASE_SCHEMA", postgres.Schema)); err != nil {
-		return cfg, err
+// describe describes the aggregator to app.Run; command makes it the
+// rebuild command (no listeners, server or jobs).
+func describe(cfg *Config, command bool, wire func(ctx context.Context, p *app.Parts, c core) error) app.Service {
+	return app.Service{
+		Name: "aggregator", Config: cfg,
+		Defaults:   []config.Option{config.Ports(":8084", ":9084"), config.Default("PAYGATE_DATABASE_SCHEMA", postgres.Schema)},
+		Migrations: postgres.Migrations, Schema: &cfg.Schema, Redis: !command, NATS: !command, Command: command,
+		Wire: func(ctx context.Context, p *app.Parts) error {
+			c, err := newCore(*cfg, p)
+			if err != nil {
+				return err
+			}
+			return wire(ctx, p, c)
+		},
 	}
-	return cfg, cfg.check()
 }
 
-// deps are what both the service and the rebuild command use.
-type deps struct {
-	cfg       Config
-	log       *slog.Logger
-	pool      *pgxpool.Pool
+// core is what both the service and the rebuild command use: the
+// statistics and their rebuilder, which replays the gateway's transactions.
+type core struct {
 	stats     *statistics.Service
 	rebuilder *statistics.Rebuilder
-	// startup holds the service's ports until its server runs (nil for the
-	// rebuild command).
-	startup *server.Startup
-	close   func()
 }
 
-// open migrates the schema and connects to Postgres and the gateway. With
-// probes (the service, not the rebuild command) it first binds the
-// service's ports and answers probes on them (live, not ready) while the
-// schema migrates, which may take longer than the startup probe's budget;
-// run's server takes them over.
-func open(ctx context.Context, getenv func(string) string, stdout io.Writer, probes bool) (_ *deps, err error) {
-	cfg, err := loadConfig(getenv)
-	if err != nil {
-		return nil, err
-	}
-	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
-	var startup *server.Startup
-	if probes {
-		if startup, err = server.Start(server.OptionsFrom("aggregator", cfg.Common, log, nil)); err != nil {
-			return nil, err
-		}
-		defer func() {
-			if err != nil {
-				startup.Close()
-			}
-		}()
-	}
-	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations, pgdb.WithLogger(log)); err != nil {
-		return nil, err
-	}
-	pool, err := pgdb.Open(ctx, cfg.DatabaseURL, cfg.Schema)
-	if err != nil {
-		return nil, err
-	}
-	internalToken, _ := cfg.Internal() // checked by cfg.check
+func newCore(cfg Config, p *app.Parts) (core, error) {
+	internalToken, _ := cfg.Internal() // checked by Config.Check
 	gatewayConn, err := grpc.NewClient(cfg.GatewayGRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithPerRPCCredentials(authz.InternalCredentials(internalToken)))
 	if err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("PAYGATE_GATEWAY_GRPC_ADDR: %w", err)
+		return core{}, fmt.Errorf("PAYGATE_GATEWAY_GRPC_ADDR: %w", err)
 	}
-	store := postgres.NewStore(pool)
+	p.Defer(func() { _ = gatewayConn.Close() })
+	store := postgres.NewStore(p.Pool)
 	stats := statistics.NewService(store)
 	rebuilder := statistics.NewRebuilder(stats, store, gatewayclient.NewReplay(gatewayv1.NewReplayServiceClient(gatewayConn)),
-		log.With("component", "rebuild"))
+		p.Log.With("component", "rebuild"))
 	rebuilder.Span, rebuilder.Parallel = cfg.RebuildSpan, cfg.RebuildParallel
-	return &deps{cfg: cfg, log: log, pool: pool, stats: stats, rebuilder: rebuilder, startup: startup, close: func() {
-		_ = gatewayConn.Close()
-		pool.Close()
-		if startup != nil {
-			startup.Close()
-		}
-	}}, nil
+	return core{stats: stats, rebuilder: rebuilder}, nil
 }
 
 // rebuild is the rebuild command: it replays the statistics from the
 // gateway and returns.
 func rebuild(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
-	d, err := open(ctx, getenv, stdout, false)
-	if err != nil {
-		return err
-	}
-	defer d.close()
-	return d.rebuilder.Rebuild(ctx)
+	var cfg Config
+	return app.Run(ctx, getenv, stdout, describe(&cfg, true, func(ctx context.Context, _ *app.Parts, c core) error {
+		return c.rebuilder.Rebuild(ctx)
+	}))
 }
 
-// run builds every dependency, serves until ctx ends, then stops.
+// run builds every dependency, serves until ctx ends, then stops (app.Run).
 func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
-	d, err := open(ctx, getenv, stdout, true)
+	var cfg Config
+	return app.Run(ctx, getenv, stdout, describe(&cfg, false, func(ctx context.Context, p *app.Parts, c core) error {
+		return wire(ctx, cfg, p, c)
+	}))
+}
+
+// wire builds the aggregator on p's connections: the statistics and job
+// stats services, their routes, and the jobs that consume the events.
+func wire(ctx context.Context, cfg Config, p *app.Parts, c core) error {
+	flags, err := aggnats.OpenFlags(ctx, p.JetStream)
 	if err != nil {
 		return err
 	}
-	defer d.close()
-	cfg, log := d.cfg, d.log
-
-	nc, js, err := bus.Connect(ctx, cfg.NATSURL)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	if err := bus.EnsureStreamReplicas(ctx, js, cfg.NATSStreamReplicas); err != nil {
-		return err
-	}
-	flags, err := aggnats.OpenFlags(ctx, js)
-	if err != nil {
-		return err
-	}
-
-	redisOpts, err := redis.ParseURL(cfg.RedisURL)
-	if err != nil {
-		return fmt.Errorf("parse redis url: %w", err)
-	}
-	rdb := redis.NewClient(redisOpts)
-	defer rdb.Close()
-
-	tracing, err := telemetry.Setup("aggregator", cfg.TracingEndpoint)
-	if err != nil {
-		return fmt.Errorf("PAYGATE_OTLP_ENDPOINT: %w", err)
-	}
-	defer tracing.Close()
-
-	jobStats := jobstats.NewService(postgres.NewStore(d.pool), flags, time.Now)
+	jobStats := jobstats.NewService(postgres.NewStore(p.Pool), flags, time.Now)
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
-	srvOpts := server.OptionsFrom("aggregator", cfg.Common, log, tracing,
-		authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb),
-			authz.WithAllowLists(authz.NewRedisAllowLists(rdb), server.ClientIP)))
-	srvOpts.Startup = d.startup
-	srv := server.New(srvOpts)
-	srv.Register(&aggregatorv1.StatisticsService_ServiceDesc, grpcapi.NewStatistics(d.stats))
+	srv := p.Server(nil, authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(p.Redis),
+		authz.WithAllowLists(authz.NewRedisAllowLists(p.Redis), server.ClientIP)))
+	srv.Register(&aggregatorv1.StatisticsService_ServiceDesc, grpcapi.NewStatistics(c.stats))
 	srv.Register(&aggregatorv1.JobService_ServiceDesc, grpcapi.NewJobs(jobStats))
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		if err := aggregatorv1.RegisterStatisticsServiceHandlerClient(ctx, mux, aggregatorv1.NewStatisticsServiceClient(cc)); err != nil {
@@ -246,24 +184,13 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		}
 		return aggregatorv1.RegisterJobServiceHandlerClient(ctx, mux, aggregatorv1.NewJobServiceClient(cc))
 	})
-	srv.AddReadyCheck("postgres", d.pool.Ping)
-	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
-	srv.AddReadyCheck("nats", bus.Connected(nc))
 
-	from, _ := aggnats.ParseFrom(cfg.EventsFrom) // checked by cfg.check
+	from, _ := aggnats.ParseFrom(cfg.EventsFrom) // checked by Config.Check
 	opts := aggnats.Options{BatchSize: cfg.BatchSize, Linger: cfg.BatchLinger, From: from}
-	loops := loops{js: js, group: cfg.Schema, stats: d.stats, jobStats: jobStats, rebuilder: d.rebuilder, opts: opts, log: log}
-
+	loops := loops{js: p.JetStream, group: cfg.Schema, stats: c.stats, jobStats: jobStats, rebuilder: c.rebuilder, opts: opts, log: p.Log}
 	// The background jobs (docs/jobs.md): one replica runs each, and every
 	// run is reported through the outbox, like every other service's.
-	runner := jobs.NewRunner("aggregator", d.pool, js, jobs.Options{Logger: log})
-	if err := runner.Add(loops.backgroundJobs(cfg, bus.NewRelay(d.pool, js, log))...); err != nil {
-		return err
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return srv.Run(gctx) })
-	g.Go(func() error { return runner.Run(gctx) })
-	return g.Wait()
+	return p.Jobs.Add(loops.backgroundJobs(cfg, bus.NewRelay(p.Pool, p.JetStream, p.Log))...)
 }
 
 // backgroundJobs are the aggregator's background jobs: the two consumers run

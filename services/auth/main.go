@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	goredis "github.com/redis/go-redis/v9"
-	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 
 	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
@@ -27,13 +25,12 @@ import (
 	"github.com/paygate/paygate/services/auth/internal/passkey"
 	"github.com/paygate/paygate/services/auth/internal/postgres"
 	authredis "github.com/paygate/paygate/services/auth/internal/redis"
+	"github.com/paygate/paygate/services/internal/app"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
 	"github.com/paygate/paygate/services/internal/jobs"
-	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/server"
-	"github.com/paygate/paygate/services/internal/telemetry"
 )
 
 // Config is the auth service's configuration, read from PAYGATE_* variables.
@@ -105,67 +102,47 @@ func main() {
 	}
 }
 
+// Check reports every value Load cannot judge on its own (config.Load
+// reports them with the keys it cannot parse).
+func (c Config) Check() []string {
+	var problems []string
+	if c.LoginIPLimit < 1 {
+		problems = append(problems, "PAYGATE_LOGIN_IP_LIMIT must be at least 1")
+	}
+	if c.PasswordMinLen < identity.MinPasswordLen || c.PasswordMinLen > identity.MaxPasswordLen {
+		problems = append(problems, fmt.Sprintf("PAYGATE_PASSWORD_MIN_LENGTH must be between %d and %d", identity.MinPasswordLen, identity.MaxPasswordLen))
+	}
+	if c.RefreshGrace > 10*time.Second {
+		problems = append(problems, "PAYGATE_REFRESH_GRACE must be at most 10s")
+	}
+	if c.SessionCleanupInterval <= 0 || c.SessionRetention < 0 {
+		problems = append(problems, "PAYGATE_SESSION_CLEANUP_INTERVAL must be positive and PAYGATE_SESSION_RETENTION not negative")
+	}
+	if c.RevocationRefillInterval <= 0 {
+		problems = append(problems, "PAYGATE_REVOCATION_REFILL_INTERVAL must be positive")
+	}
+	if c.SigningKeyReload <= 0 {
+		problems = append(problems, "PAYGATE_SIGNING_KEY_RELOAD_INTERVAL must be positive")
+	}
+	return problems
+}
+
 // run builds every dependency, serves until ctx ends and stops in reverse
-// order.
+// order (app.Run).
 func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 	var cfg Config
-	if err := config.Load(getenv, &cfg, config.Ports(":8081", ":9081")); err != nil {
-		return err
-	}
-	if cfg.LoginIPLimit < 1 {
-		return errors.New("PAYGATE_LOGIN_IP_LIMIT: at least 1")
-	}
-	if cfg.PasswordMinLen < identity.MinPasswordLen || cfg.PasswordMinLen > identity.MaxPasswordLen {
-		return fmt.Errorf("PAYGATE_PASSWORD_MIN_LENGTH: between %d and %d", identity.MinPasswordLen, identity.MaxPasswordLen)
-	}
-	if cfg.RefreshGrace > 10*time.Second {
-		return errors.New("PAYGATE_REFRESH_GRACE: at most 10s")
-	}
-	if cfg.SessionCleanupInterval <= 0 || cfg.SessionRetention < 0 {
-		return errors.New("PAYGATE_SESSION_CLEANUP_INTERVAL must be positive and PAYGATE_SESSION_RETENTION not negative")
-	}
-	if cfg.RevocationRefillInterval <= 0 {
-		return errors.New("PAYGATE_REVOCATION_REFILL_INTERVAL must be positive")
-	}
-	if cfg.SigningKeyReload <= 0 {
-		return errors.New("PAYGATE_SIGNING_KEY_RELOAD_INTERVAL must be positive")
-	}
-	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()})).With("service", "auth")
-	// Probes get answers (live, not ready) while the schema migrates, which
-	// may take longer than the startup probe's budget; the server takes the
-	// ports over once everything is up.
-	startup, err := server.Start(server.OptionsFrom("auth", cfg.Common, log, nil))
-	if err != nil {
-		return err
-	}
-	defer startup.Close()
+	return app.Run(ctx, getenv, stdout, app.Service{
+		Name: "auth", Config: &cfg, Defaults: []config.Option{config.Ports(":8081", ":9081")},
+		Migrations: postgres.Migrations(), Schema: &cfg.Schema, Redis: true, NATS: true,
+		Wire: func(ctx context.Context, p *app.Parts) error { return wire(ctx, cfg, p) },
+	})
+}
 
-	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations(), pgdb.WithLogger(log)); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	pool, err := pgdb.Open(ctx, cfg.DatabaseURL, cfg.Schema)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	store := postgres.New(pool)
-
-	ropts, err := goredis.ParseURL(cfg.RedisURL)
-	if err != nil {
-		return fmt.Errorf("PAYGATE_REDIS_URL: %w", err)
-	}
-	rdb := goredis.NewClient(ropts)
-	defer rdb.Close()
-
-	nc, js, err := bus.Connect(ctx, cfg.NATSURL)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	if err := bus.EnsureStreamReplicas(ctx, js, cfg.NATSStreamReplicas); err != nil {
-		return err
-	}
-
+// wire builds the auth service on p's connections: the identity and passkey
+// services, their gRPC and REST routes, the JWKS, the jobs and the loops that
+// keep the revocations and the signing keys current.
+func wire(ctx context.Context, cfg Config, p *app.Parts) error {
+	store := postgres.New(p.Pool)
 	signingKeys, err := store.SigningKeys(ctx)
 	if err != nil {
 		return err
@@ -174,37 +151,22 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	revocations := authz.NewRedisRevocations(rdb)
-	allowLists := authz.NewRedisAllowLists(rdb)
-	svc, err := identity.NewService(store, keys, authredis.NewThrottle(rdb, cfg.RedisKeyPrefix+"throttle:"), revocations, log, nil,
+	revocations := authz.NewRedisRevocations(p.Redis)
+	allowLists := authz.NewRedisAllowLists(p.Redis)
+	svc, err := identity.NewService(store, keys, authredis.NewThrottle(p.Redis, cfg.RedisKeyPrefix+"throttle:"), revocations, p.Log, nil,
 		identity.Config{AccessTTL: cfg.AccessTTL, RefreshTTL: cfg.RefreshTTL, RefreshGrace: cfg.RefreshGrace,
 			MaxFailuresPerIP: cfg.LoginIPLimit, AllowLists: allowLists, PasswordMinLen: cfg.PasswordMinLen})
 	if err != nil {
 		return err
 	}
-
-	if cfg.Demo {
-		n, err := identity.EnsureUsers(ctx, store, identity.DemoUsers, identity.DefaultArgon2)
-		if err != nil {
-			return fmt.Errorf("seed demo users: %w", err)
-		}
-		log.InfoContext(ctx, "demo users ready", "created", n)
-	} else if created, err := identity.BootstrapAdmin(ctx, store, cfg.AdminPassword, identity.DefaultArgon2); err != nil {
+	if err := seedUsers(ctx, cfg, store, p.Log); err != nil {
 		return err
-	} else if created {
-		log.InfoContext(ctx, "created the first admin with a temporary password", "username", "admin")
 	}
-
-	tracing, err := telemetry.Setup("auth", cfg.TracingEndpoint)
-	if err != nil {
-		return fmt.Errorf("PAYGATE_OTLP_ENDPOINT: %w", err)
-	}
-	defer tracing.Close()
 
 	// --- Passkeys (WebAuthnService): the relying party, its rules merged
 	// into the interceptor's, the gRPC service and its REST routes.
 	passkeys, err := passkey.New(passkey.Config{RPID: cfg.WebAuthnRPID, RPDisplayName: "Paygate", Origins: cfg.WebAuthnOrigins},
-		postgres.NewPasskeys(pool), svc, log, nil)
+		postgres.NewPasskeys(p.Pool), svc, p.Log, nil)
 	if err != nil {
 		return fmt.Errorf("PAYGATE_WEBAUTHN_RP_ID / PAYGATE_WEBAUTHN_ORIGINS: %w", err)
 	}
@@ -212,11 +174,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	maps.Copy(rules, grpcapi.WebAuthnRules)
 	// --- end passkeys (the rest of the wiring is in the registrations below)
 
-	srvOpts := server.OptionsFrom("auth", cfg.Common, log, tracing,
-		authz.UnaryInterceptor(authz.NewKeyVerifier(keys.PublicKey), rules, revocations,
-			authz.WithAllowLists(allowLists, server.ClientIP)))
-	srvOpts.Startup = startup
-	srv := server.New(srvOpts)
+	srv := p.Server(nil, authz.UnaryInterceptor(authz.NewKeyVerifier(keys.PublicKey), rules, revocations,
+		authz.WithAllowLists(allowLists, server.ClientIP)))
 	srv.Register(&authv1.AuthService_ServiceDesc, grpcapi.NewServer(svc))
 	srv.Register(&authv1.UserService_ServiceDesc, grpcapi.NewUserServer(svc))
 	srv.Register(&authv1.SessionService_ServiceDesc, grpcapi.NewSessionServer(svc))
@@ -240,29 +199,42 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	srv.Handle("/.well-known/jwks.json", jwks)
-	srv.AddReadyCheck("postgres", func(ctx context.Context) error { return pool.Ping(ctx) })
-	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
-	srv.AddReadyCheck("nats", bus.Connected(nc))
 
-	if err := srv.Listen(); err != nil {
-		return err
-	}
 	// The background jobs (docs/jobs.md): one replica runs each, and every
 	// run is reported through the outbox.
-	runner := jobs.NewRunner("auth", pool, js, jobs.Options{Logger: log})
-	if err := runner.Add(authJobs(cfg, store, bus.NewRelay(pool, js, log))...); err != nil {
+	if err := p.Jobs.Add(authJobs(cfg, store, bus.NewRelay(p.Pool, p.JetStream, p.Log))...); err != nil {
 		return err
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return runner.Run(gctx) })
 	// Revocations live in Redis, which may lose them; Postgres has them too.
-	g.Go(func() error {
-		return revocations.KeepRefilled(gctx, store.RevokedSessionsSince, cfg.AccessTTL, cfg.RevocationRefillInterval, log)
+	p.Go(func(ctx context.Context) error {
+		return revocations.KeepRefilled(ctx, store.RevokedSessionsSince, cfg.AccessTTL, cfg.RevocationRefillInterval, p.Log)
 	})
 	// Signing keys added, activated or retired by "auth signing-keys".
-	g.Go(func() error { return keys.KeepLoaded(gctx, store.SigningKeys, cfg.SigningKeyReload, log) })
-	g.Go(func() error { return srv.Run(gctx) })
-	return g.Wait()
+	p.Go(func(ctx context.Context) error {
+		return keys.KeepLoaded(ctx, store.SigningKeys, cfg.SigningKeyReload, p.Log)
+	})
+	return nil
+}
+
+// seedUsers creates the demo users in demo mode, and otherwise the first
+// admin (with a temporary password) when there is no user yet.
+func seedUsers(ctx context.Context, cfg Config, store *postgres.Store, log *slog.Logger) error {
+	if cfg.Demo {
+		n, err := identity.EnsureUsers(ctx, store, identity.DemoUsers, identity.DefaultArgon2)
+		if err != nil {
+			return fmt.Errorf("seed demo users: %w", err)
+		}
+		log.InfoContext(ctx, "demo users ready", "created", n)
+		return nil
+	}
+	created, err := identity.BootstrapAdmin(ctx, store, cfg.AdminPassword, identity.DefaultArgon2)
+	if err != nil {
+		return err
+	}
+	if created {
+		log.InfoContext(ctx, "created the first admin with a temporary password", "username", "admin")
+	}
+	return nil
 }
 
 // authJobs are the auth service's background jobs.

@@ -739,3 +739,24 @@ func TestRefreshUnderAFullPool(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestRunReportsEveryBadKey: the service's own checks come in one error with
+// the keys config cannot parse, not one at a time.
+func TestRunReportsEveryBadKey(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{
+		"PAYGATE_LOGIN_IP_LIMIT":             "0",
+		"PAYGATE_REFRESH_GRACE":              "1m",
+		"PAYGATE_REVOCATION_REFILL_INTERVAL": "-1s",
+		"PAYGATE_DEMO":                       "maybe",
+	}
+	err := run(context.Background(), func(k string) string { return env[k] }, io.Discard)
+	if err == nil {
+		t.Fatal("run accepted bad configuration")
+	}
+	for key := range env {
+		if !strings.Contains(err.Error(), key) {
+			t.Errorf("error does not name %s: %v", key, err)
+		}
+	}
+}

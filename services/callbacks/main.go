@@ -8,17 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"github.com/redis/go-redis/v9"
-	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -30,15 +26,15 @@ import (
 	cbnats "github.com/paygate/paygate/services/callbacks/internal/nats"
 	"github.com/paygate/paygate/services/callbacks/internal/postgres"
 	"github.com/paygate/paygate/services/callbacks/internal/receivers"
+	"github.com/paygate/paygate/services/internal/app"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
 	"github.com/paygate/paygate/services/internal/jobs"
 	"github.com/paygate/paygate/services/internal/keyring"
+	"github.com/paygate/paygate/services/internal/keyring/resealjob"
 	"github.com/paygate/paygate/services/internal/netguard"
-	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/server"
-	"github.com/paygate/paygate/services/internal/telemetry"
 )
 
 func main() {
@@ -102,8 +98,9 @@ type Config struct {
 // it is stored pending instead (callback.DispatcherOptions.FreshWait).
 const freshWait = 2 * time.Second
 
-// check reports every value Load cannot judge on its own.
-func (c Config) check() error {
+// Check reports every value Load cannot judge on its own (config.Load
+// reports them with the keys it cannot parse).
+func (c Config) Check() []string {
 	var problems []string
 	if c.CallbackTimeout <= 0 {
 		problems = append(problems, "PAYGATE_CALLBACK_TIMEOUT must be positive")
@@ -132,10 +129,7 @@ func (c Config) check() error {
 	if _, err := c.sealer(); err != nil {
 		problems = append(problems, err.Error())
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("config: %s", strings.Join(problems, "; "))
-	}
-	return nil
+	return problems
 }
 
 // sealer returns the keyring of merchants' signing keys:
@@ -145,77 +139,41 @@ func (c Config) sealer() (*keyring.Keyring, error) {
 	return keyring.FromConfig("PAYGATE_ENCRYPTION_KEYS", c.EncryptionKeys, "PAYGATE_ENCRYPTION_KEY", c.EncryptionKey, c.Demo)
 }
 
-// run builds every dependency, serves until ctx ends, then stops.
+// run builds every dependency, serves until ctx ends, then stops (app.Run).
 func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 	var cfg Config
-	if err := config.Load(getenv, &cfg, config.Ports(":8083", ":9083"), config.Default("PAYGATE_DATABASE_SCHEMA", postgres.Schema)); err != nil {
-		return err
-	}
-	if err := cfg.check(); err != nil {
-		return err
-	}
-	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
+	return app.Run(ctx, getenv, stdout, app.Service{
+		Name: "callbacks", Config: &cfg,
+		Defaults:   []config.Option{config.Ports(":8083", ":9083"), config.Default("PAYGATE_DATABASE_SCHEMA", postgres.Schema)},
+		Migrations: postgres.Migrations, Schema: &cfg.Schema, Redis: true, NATS: true,
+		Wire: func(ctx context.Context, p *app.Parts) error { return wire(cfg, p) },
+	})
+}
+
+// wire builds the callbacks service on p's connections: the dispatcher,
+// the service, its routes, its jobs and the consumer of transaction events.
+func wire(cfg Config, p *app.Parts) error {
 	sealer, err := cfg.sealer()
 	if err != nil {
 		return err
 	}
-	// Probes get answers (live, not ready) while the schema migrates, which
-	// may take longer than the startup probe's budget; the server takes the
-	// ports over once everything is up.
-	startup, err := server.Start(server.OptionsFrom("callbacks", cfg.Common, log, nil))
-	if err != nil {
-		return err
-	}
-	defer startup.Close()
-
-	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations, pgdb.WithLogger(log)); err != nil {
-		return err
-	}
-	pool, err := pgdb.Open(ctx, cfg.DatabaseURL, cfg.Schema)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	store := postgres.NewStore(pool)
-
-	nc, js, err := bus.Connect(ctx, cfg.NATSURL)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	if err := bus.EnsureStreamReplicas(ctx, js, cfg.NATSStreamReplicas); err != nil {
-		return err
-	}
-
-	redisOpts, err := redis.ParseURL(cfg.RedisURL)
-	if err != nil {
-		return fmt.Errorf("parse redis url: %w", err)
-	}
-	rdb := redis.NewClient(redisOpts)
-	defer rdb.Close()
-
-	tracing, err := telemetry.Setup("callbacks", cfg.TracingEndpoint)
-	if err != nil {
-		return fmt.Errorf("PAYGATE_OTLP_ENDPOINT: %w", err)
-	}
-	defer tracing.Close()
-
+	store := postgres.NewStore(p.Pool)
 	gatewayConn, err := grpc.NewClient(cfg.GatewayGRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		return fmt.Errorf("PAYGATE_GATEWAY_GRPC_ADDR: %w", err)
 	}
-	defer gatewayConn.Close()
+	p.Defer(func() { _ = gatewayConn.Close() })
 
 	guard := netguard.Policy{AllowPrivate: cfg.AllowPrivateURLs}
 	client := guard.Client(cfg.CallbackTimeout)
-	defer client.CloseIdleConnections()
+	p.Defer(client.CloseIdleConnections)
 	secrets := callback.NewSecrets(store, sealer, cfg.Demo, time.Now)
 	dispatcher := callback.NewDispatcher(store, secrets, receivers.NewSender(client, netguard.DefaultResponseLimit), callback.DispatcherOptions{
 		Workers: cfg.Workers, BatchSize: cfg.BatchSize, Lease: cfg.Lease, PollInterval: cfg.PollInterval, FreshWait: freshWait,
 		Backoff: callback.Backoff{Base: cfg.BackoffBase, Cap: cfg.BackoffCap},
 		// The claim loop is the job callbacks.delivery-claim.
 		ExternalClaims: true,
-		Logger:         log.With("component", "dispatcher"),
+		Logger:         p.Log.With("component", "dispatcher"),
 	})
 	svc := callback.NewService(store, gatewayclient.NewGatewayCollabs(gatewayv1.NewCollabServiceClient(gatewayConn), 5*time.Second),
 		gatewayclient.NewGatewayMerchants(gatewayv1.NewMerchantServiceClient(gatewayConn), 5*time.Second),
@@ -226,37 +184,27 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	// admit the deployment's internal token; without one configured they
 	// refuse every caller.
 	internalToken, _ := cfg.Internal()
-	srvOpts := server.OptionsFrom("callbacks", cfg.Common, log, tracing,
-		authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(rdb),
-			authz.WithAllowLists(authz.NewRedisAllowLists(rdb), server.ClientIP), authz.WithInternalToken(internalToken)))
-	srvOpts.Startup = startup
-	srv := server.New(srvOpts)
+	srv := p.Server(nil, authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(p.Redis),
+		authz.WithAllowLists(authz.NewRedisAllowLists(p.Redis), server.ClientIP), authz.WithInternalToken(internalToken)))
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, grpcapi.NewServer(svc))
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(cc))
 	})
-	srv.AddReadyCheck("postgres", pool.Ping)
-	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
-	srv.AddReadyCheck("nats", bus.Connected(nc))
 
 	// The background jobs (docs/jobs.md): one replica runs each, and every
 	// run is reported through the outbox. Fresh deliveries are sent by every
 	// replica's dispatcher, outside the jobs.
-	runner := jobs.NewRunner("callbacks", pool, js, jobs.Options{Logger: log})
-	if err := runner.Add(callbacksJobs(dispatcher, bus.NewRelay(pool, js, log), sealer, store)...); err != nil {
+	if err := p.Jobs.Add(callbacksJobs(dispatcher, bus.NewRelay(p.Pool, p.JetStream, p.Log), sealer, store)...); err != nil {
 		return err
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return srv.Run(gctx) })
-	g.Go(func() error { return runner.Run(gctx) })
-	g.Go(func() error { return dispatcher.Run(gctx) })
-	from, _ := cbnats.ParseFrom(cfg.EventsFrom) // checked by cfg.check
-	g.Go(func() error {
-		return cbnats.Run(gctx, js, cfg.Schema, svc.HandleTransactionEvents, cbnats.Options{
-			BatchSize: cfg.BatchSize, From: from, AckWait: cfg.EventsAckWait, Logger: log.With("component", "transaction-events"),
+	p.Go(dispatcher.Run)
+	from, _ := cbnats.ParseFrom(cfg.EventsFrom) // checked by Config.Check
+	p.Go(func(ctx context.Context) error {
+		return cbnats.Run(ctx, p.JetStream, cfg.Schema, svc.HandleTransactionEvents, cbnats.Options{
+			BatchSize: cfg.BatchSize, From: from, AckWait: cfg.EventsAckWait, Logger: p.Log.With("component", "transaction-events"),
 		})
 	})
-	return g.Wait()
+	return nil
 }
 
 // callbacksJobs are the callbacks service's background jobs.
@@ -277,7 +225,7 @@ func callbacksJobs(dispatcher *callback.Dispatcher, relay *bus.Relay, sealer *ke
 					stored[i] = keyring.Stored{Name: fmt.Sprintf("signing key of merchant %d", k.MerchantID),
 						AAD: callback.Owner(k.MerchantID), Sealed: k.Sealed}
 				}
-				return sealer.ResealRun(ctx, run, "signing keys", stored, func(ctx context.Context, i int, sealed []byte) (bool, error) {
+				return resealjob.Run(ctx, sealer, run, "signing keys", stored, func(ctx context.Context, i int, sealed []byte) (bool, error) {
 					return store.ResealKey(ctx, keys[i].MerchantID, keys[i].Sealed, sealed)
 				})
 			},

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"os/signal"
@@ -17,13 +16,12 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
 	// Time zone names of exports resolve without the host's zoneinfo
 	// (distroless images have none).
 	_ "time/tzdata"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
-	"github.com/redis/go-redis/v9"
-	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -46,15 +44,14 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/settings"
 	"github.com/paygate/paygate/services/gateway/internal/validation"
 	"github.com/paygate/paygate/services/gateway/internal/validationclient"
+	"github.com/paygate/paygate/services/internal/app"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
 	"github.com/paygate/paygate/services/internal/jobs"
 	"github.com/paygate/paygate/services/internal/keyring"
 	"github.com/paygate/paygate/services/internal/netguard"
-	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/server"
-	"github.com/paygate/paygate/services/internal/telemetry"
 )
 
 func main() {
@@ -178,8 +175,9 @@ type Config struct {
 	BalanceCacheTTL time.Duration `env:"PAYGATE_BALANCE_CACHE_TTL" default:"15s"`
 }
 
-// check reports every bad value of the gateway's own keys at once.
-func (c Config) check() error {
+// Check reports every bad value of the gateway's own keys at once (config.Load
+// reports them with the keys it cannot parse).
+func (c Config) Check() []string {
 	var bad []string
 	if c.FilesWorkers < 0 {
 		bad = append(bad, "PAYGATE_FILES_WORKERS must be 0 or more")
@@ -208,10 +206,7 @@ func (c Config) check() error {
 	if c.FilesS3Endpoint != "" && strings.TrimSpace(c.FilesS3Bucket) == "" {
 		bad = append(bad, "PAYGATE_FILES_S3_BUCKET must name a bucket when PAYGATE_FILES_S3_ENDPOINT is set")
 	}
-	if len(bad) > 0 {
-		return errors.New(strings.Join(bad, "; "))
-	}
-	return nil
+	return bad
 }
 
 // box returns the keyring of the gateway's secrets: PAYGATE_ENCRYPTION_KEYS,
@@ -221,37 +216,26 @@ func (c Config) box() (*keyring.Keyring, error) {
 	return keyring.FromConfig("PAYGATE_ENCRYPTION_KEYS", c.EncryptionKeys, "PAYGATE_ENCRYPTION_KEY", c.EncryptionKey, c.Demo)
 }
 
-// run builds every dependency, serves until ctx ends, then stops.
+// run builds every dependency, serves until ctx ends, then stops (app.Run).
 func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 	var cfg Config
-	if err := config.Load(getenv, &cfg, config.Ports(":8082", ":9082"), config.Default("PAYGATE_DATABASE_SCHEMA", postgres.Schema)); err != nil {
-		return err
-	}
-	if err := cfg.check(); err != nil {
-		return err
-	}
-	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
+	return app.Run(ctx, getenv, stdout, app.Service{
+		Name: "gateway", Config: &cfg,
+		Defaults:   []config.Option{config.Ports(":8082", ":9082"), config.Default("PAYGATE_DATABASE_SCHEMA", postgres.Schema)},
+		Migrations: postgres.Migrations, Schema: &cfg.Schema, Redis: true, NATS: true,
+		Wire: func(ctx context.Context, p *app.Parts) error { return wire(ctx, cfg, p) },
+	})
+}
+
+// wire builds the gateway on p's connections: its services, their gRPC and
+// REST routes, the routes it forwards to the other services, its jobs and
+// its consumers.
+func wire(ctx context.Context, cfg Config, p *app.Parts) error {
+	log, pool, rdb, nc, js := p.Log, p.Pool, p.Redis, p.NATS, p.JetStream
 	box, err := cfg.box()
 	if err != nil {
 		return err
 	}
-	// Probes get answers (live, not ready) while the schema migrates, which
-	// may take longer than the startup probe's budget; the server takes the
-	// ports over once everything is up.
-	startup, err := server.Start(server.OptionsFrom("gateway", cfg.Common, log, nil))
-	if err != nil {
-		return err
-	}
-	defer startup.Close()
-
-	if err := pgdb.Migrate(ctx, cfg.DatabaseURL, cfg.Schema, postgres.Migrations, pgdb.WithLogger(log)); err != nil {
-		return err
-	}
-	pool, err := pgdb.Open(ctx, cfg.DatabaseURL, cfg.Schema)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
 	store := postgres.NewStore(pool)
 	payStore := postgres.NewPayments(pool)
 	if cfg.Demo {
@@ -263,29 +247,6 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		}
 		log.Info("demo merchants, providers, collabs, API secrets and fees seeded", "sandbox_url", cfg.SandboxURL)
 	}
-
-	nc, js, err := bus.Connect(ctx, cfg.NATSURL)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	if err := bus.EnsureStreamReplicas(ctx, js, cfg.NATSStreamReplicas); err != nil {
-		return err
-	}
-
-	redisOpts, err := redis.ParseURL(cfg.RedisURL)
-	if err != nil {
-		return fmt.Errorf("parse redis url: %w", err)
-	}
-	rdb := redis.NewClient(redisOpts)
-	defer rdb.Close()
-
-	tracing, err := telemetry.Setup("gateway", cfg.TracingEndpoint)
-	if err != nil {
-		return fmt.Errorf("PAYGATE_OTLP_ENDPOINT: %w", err)
-	}
-	defer tracing.Close()
-
 	internalToken, err := cfg.Internal()
 	if err != nil {
 		return err
@@ -294,19 +255,17 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	revocations := authz.NewRedisRevocations(rdb)
 	allowLists := authz.NewRedisAllowLists(rdb)
 	authzOpts := []authz.Option{authz.WithInternalToken(internalToken), authz.WithAllowLists(allowLists, server.ClientIP)}
-	srvOpts := server.OptionsFrom("gateway", cfg.Common, log, tracing,
-		authz.UnaryInterceptor(verifier, grpcapi.Rules, revocations, authzOpts...))
-	// ReplayService streams; its calls pass the same rules (all Internal).
-	srvOpts.StreamInterceptors = []grpc.StreamServerInterceptor{
-		authz.StreamInterceptor(verifier, grpcapi.Rules, revocations, authzOpts...)}
-	srvOpts.Startup = startup
-	srv := server.New(srvOpts)
+	srv := p.Server(func(o *server.Options) {
+		// ReplayService streams; its calls pass the same rules (all Internal).
+		o.StreamInterceptors = []grpc.StreamServerInterceptor{
+			authz.StreamInterceptor(verifier, grpcapi.Rules, revocations, authzOpts...)}
+	}, authz.UnaryInterceptor(verifier, grpcapi.Rules, revocations, authzOpts...))
 	collabs := collab.NewService(store, time.Now)
 	providerTransport := &http.Transport{MaxIdleConnsPerHost: 64}
-	defer providerTransport.CloseIdleConnections()
+	p.Defer(providerTransport.CloseIdleConnections)
 	urlPolicy := netguard.Policy{AllowPrivate: cfg.AllowPrivateURLs}
 	validationCaller := validationclient.New(urlPolicy, cfg.ValidationTimeout)
-	defer validationCaller.CloseIdleConnections()
+	p.Defer(validationCaller.CloseIdleConnections)
 	validations := postgres.NewValidations(pool)
 	// The payment path reads the configuration from memory, kept current by
 	// the configuration version (migration 0011); the console's calls read
@@ -336,7 +295,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 				}}})
 	// Validation calls not awaited finish (each within its timeout) before
 	// the pool closes.
-	defer payments.Wait()
+	p.Defer(payments.Wait)
 	secretLookup := func(fresh bool) httpapi.SecretLookup {
 		return func(ctx context.Context, hash string) (int32, []byte, error) {
 			id, sealed, err := config.MerchantSecret(ctx, hash, fresh)
@@ -428,7 +387,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("PAYGATE_CALLBACKS_GRPC_ADDR: %w", err)
 	}
-	defer callbacksConn.Close()
+	p.Defer(func() { _ = callbacksConn.Close() })
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, _ grpc.ClientConnInterface) error {
 		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(callbacksConn))
 	})
@@ -438,35 +397,25 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("PAYGATE_AGGREGATOR_GRPC_ADDR: %w", err)
 	}
-	defer aggregatorRoutes.Close()
+	p.Defer(func() { _ = aggregatorRoutes.Close() })
 	srv.RegisterGateway(aggregatorRoutes.Register)
 	// Users, sessions and allowed IPs belong to the auth service.
 	authRoutes, err := grpcapi.NewAuthRoutes(cfg.AuthGRPCAddr, cfg.TrustedProxyHops, internalToken)
 	if err != nil {
 		return fmt.Errorf("PAYGATE_AUTH_GRPC_URL: %w", err)
 	}
-	defer authRoutes.Close()
+	p.Defer(func() { _ = authRoutes.Close() })
 	srv.RegisterGateway(authRoutes.Register)
 	hub := httpapi.NewHub(log.With("component", "stream"))
 	srv.Handle(httpapi.StreamPattern, hub.Handler(httpapi.StreamOptions{
 		Verifier: verifier, Revocations: revocations, AllowLists: allowLists, Heartbeat: cfg.StreamHeartbeat,
 		ClientIP: func(r *http.Request) string { return server.RequestClientIP(r, cfg.TrustedProxyHops) }}))
-	srv.AddReadyCheck("postgres", pool.Ping)
-	srv.AddReadyCheck("redis", func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
-	srv.AddReadyCheck("nats", bus.Connected(nc))
 
 	// The background jobs (docs/jobs.md): one replica runs each, and every
 	// run is reported through the outbox.
-	runner := jobs.NewRunner("gateway", pool, js, jobs.Options{Logger: log})
-	if err := runner.Add(gatewayJobs(cfg, payments, payStore, bus.NewRelay(pool, js, log), tunables.PollingInterval)...); err != nil {
-		return err
-	}
-	sweeper, ok := fileStore.(tempSweeper)
+	sweeper, ok := fileStore.(export.TempSweeper)
 	if !ok {
 		return fmt.Errorf("export file store %T cannot sweep its temporary files", fileStore)
-	}
-	if err := runner.Add(retentionJob(cfg, files, sweeper, tunables.ExportRetention)); err != nil {
-		return err
 	}
 	// The thresholds are the FraudDetection setting, read on every run (a
 	// stored value passed its schema; Check holds them to the rules' own).
@@ -477,16 +426,23 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		}
 		return t, t.Check()
 	}
-	if err := runner.Add(fraudDetectionJob(cfg, fraudStore, fraudThresholds)); err != nil {
-		return err
+	gatewayJobs := []jobs.Job{
+		payment.PollingJob(payments, tunables.PollingInterval),
+		payment.RecoveryJob(payments, tunables.PollingInterval),
+		jobs.OutboxRelay("gateway", bus.NewRelay(pool, js, log)),
 	}
-	if err := runner.Add(credentialsResealJob(credentials)); err != nil {
-		return err
+	// 0 turns folding off: the list stays exact, reading the deltas.
+	if cfg.TotalsFoldInterval > 0 {
+		gatewayJobs = append(gatewayJobs, payment.TotalsFoldJob(payStore.FoldTotalsOnce, cfg.TotalsFoldInterval))
 	}
-	if err := runner.Add(partitionsJob(cfg, postgres.NewPartitions(pool))); err != nil {
-		return err
-	}
-	if err := runner.Add(secretsResealJob(box, payStore)); err != nil {
+	gatewayJobs = append(gatewayJobs,
+		export.RetentionJob(files, sweeper, tunables.ExportRetention, cfg.FilesRetentionInterval),
+		fraud.DetectionJob(fraudStore, fraudThresholds, cfg.FraudInterval, cfg.FraudSettle),
+		credentialsResealJob(credentials),
+		postgres.PartitionsJob(postgres.NewPartitions(pool), cfg.PartitionMonthsAhead),
+		secretsResealJob(box, payStore),
+	)
+	if err := p.Jobs.Add(gatewayJobs...); err != nil {
 		return err
 	}
 	// The export workers consume the export requests outside the jobs
@@ -496,102 +452,19 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	worker := export.NewWorker(fileRows, fileStore, callbacksclient.NewAttempts(callbacksConn, internalToken, 30*time.Second), time.Now,
 		export.WorkerOptions{Name: fmt.Sprintf("%s:%d", host, os.Getpid()), Lease: cfg.FilesLease,
 			RowsPerSecond: cfg.FilesRowsPerSecond, Logger: log.With("component", "export-worker")})
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return srv.Run(gctx) })
-	g.Go(func() error { return runner.Run(gctx) })
-	g.Go(func() error { return hub.Run(gctx, nc) })
-	g.Go(func() error {
-		if cfg.FilesWorkers == 0 {
-			return nil
-		}
-		return gwnats.RunFileExports(gctx, js, cfg.Schema, worker, gwnats.ExportOptions{Workers: cfg.FilesWorkers,
-			Logger: log.With("component", "export-worker")})
-	})
-	g.Go(func() error {
-		if !cfg.ConsumeCallbackEvents {
-			return nil
-		}
-		return gwnats.RunCallbackEvents(gctx, js, cfg.Schema, payStore, collabs, log.With("component", "callback-events"))
-	})
-	return g.Wait()
-}
-
-// gatewayJobs are the gateway's background jobs. The recovery sweep ran in
-// the poller's loop before it was a job; they are separate jobs now, both
-// continuous and checking every pollEvery (the PollingIntervalSeconds
-// setting, read on every tick; PAYGATE_POLL_INTERVAL by default).
-func gatewayJobs(cfg Config, payments *payment.Service, payStore *postgres.Payments, relay *bus.Relay,
-	pollEvery func(context.Context) time.Duration) []jobs.Job {
-	js := []jobs.Job{
-		{
-			Name:        "gateway.provider-polling",
-			Description: "Asks providers for the status of pending transactions due for a poll (each waits longer after every attempt), looking every PollingIntervalSeconds (setting; PAYGATE_POLL_INTERVAL by default).",
-			Continuous:  true,
-			Run: func(ctx context.Context, run *jobs.Run) error {
-				total := sweepLoop(ctx, run, pollEvery, payments.PollDue, "Polling could not claim the transactions due")
-				if total.Claimed > 0 {
-					run.Notifyf(jobs.LevelInformation, "Polled %d pending transactions; %d became final.", total.Claimed, total.Final)
-				}
-				if total.Failed > 0 {
-					run.Notifyf(jobs.LevelError, "%d polls could not be recorded and are tried again later; the last error: %v.", total.Failed, total.LastError)
-				}
-				return nil
-			},
-		},
-		{
-			Name:        "gateway.recovery-sweep",
-			Description: "Resolves transactions left Not Confirmed longer than PAYGATE_RECOVERY_AFTER (a process died mid-call) by polling or resubmitting them, looking every PollingIntervalSeconds (setting; PAYGATE_POLL_INTERVAL by default).",
-			Continuous:  true,
-			Run: func(ctx context.Context, run *jobs.Run) error {
-				total := sweepLoop(ctx, run, pollEvery, payments.RecoverDue, "The recovery sweep could not claim the stranded transactions")
-				if total.Claimed > 0 {
-					run.Notifyf(jobs.LevelWarning, "Took %d transactions stranded at Not Confirmed for recovery.", total.Claimed)
-				}
-				if total.Failed > 0 {
-					run.Notifyf(jobs.LevelError, "%d recoveries failed; the last error: %v.", total.Failed, total.LastError)
-				}
-				return nil
-			},
-		},
-		jobs.OutboxRelay("gateway", relay),
-	}
-	// 0 turns folding off: the list stays exact, reading the deltas.
-	if cfg.TotalsFoldInterval > 0 {
-		js = append(js, jobs.Job{
-			Name:        "gateway.totals-fold",
-			Description: "Folds the transaction list's count and totals deltas into their hourly and daily rollups every PAYGATE_TOTALS_FOLD_INTERVAL, building the rollups first on a table that predates them.",
-			Continuous:  true,
-			Run: func(ctx context.Context, run *jobs.Run) error {
-				var moved, failed int64
-				var lastErr error
-				for {
-					n, err := payStore.FoldTotalsOnce(ctx)
-					moved += n
-					if err != nil && ctx.Err() == nil {
-						failed++
-						lastErr = err
-					}
-					if !run.Wait(cfg.TotalsFoldInterval) {
-						break
-					}
-				}
-				if moved > 0 {
-					run.Notifyf(jobs.LevelInformation, "Folded %d deltas into the transaction list's totals.", moved)
-				}
-				if failed > 0 {
-					run.Notifyf(jobs.LevelError, "%d folds failed; the deltas wait and the list stays exact. The last error: %v.", failed, lastErr)
-				}
-				return nil
-			},
+	p.Go(func(ctx context.Context) error { return hub.Run(ctx, nc) })
+	if cfg.FilesWorkers > 0 {
+		p.Go(func(ctx context.Context) error {
+			return gwnats.RunFileExports(ctx, js, cfg.Schema, worker, gwnats.ExportOptions{Workers: cfg.FilesWorkers,
+				Logger: log.With("component", "export-worker")})
 		})
 	}
-	return js
-}
-
-// tempSweeper removes what workers that died mid-file left behind: a local
-// directory's temporary files, an S3 bucket's abandoned uploads.
-type tempSweeper interface {
-	SweepTemp(ctx context.Context, olderThan time.Duration) (int, error)
+	if cfg.ConsumeCallbackEvents {
+		p.Go(func(ctx context.Context) error {
+			return gwnats.RunCallbackEvents(ctx, js, cfg.Schema, payStore, collabs, log.With("component", "callback-events"))
+		})
+	}
+	return nil
 }
 
 // fileStore is the export file store's configuration: S3 when an endpoint
@@ -601,131 +474,4 @@ func (c Config) fileStore() filestore.Config {
 		Endpoint: c.FilesS3Endpoint, Bucket: c.FilesS3Bucket, Region: c.FilesS3Region,
 		AccessKey: c.FilesS3AccessKey, SecretKey: c.FilesS3SecretKey, UseSSL: c.FilesS3UseSSL,
 		Insecure: c.FilesS3Insecure, Prefix: c.FilesS3Prefix, CreateBucket: c.FilesS3CreateBucket}}
-}
-
-// retentionJob deletes export files older than retention (the
-// ExportRetentionHours setting, read on every run; PAYGATE_FILES_RETENTION by
-// default): their bytes go, their rows stay as Deleted. It also sweeps the
-// temporary files of workers that died mid-file (older than a day: no export
-// takes that long).
-// partitionsJob keeps the transactions' monthly partitions created
-// PAYGATE_PARTITION_MONTHS_AHEAD months ahead, every hour (migration 0028,
-// docs/partitioning.md).
-func partitionsJob(cfg Config, partitions *postgres.Partitions) jobs.Job {
-	return jobs.Job{
-		Name:        "gateway.transaction-partitions",
-		Description: "Creates the transactions table's monthly partitions PAYGATE_PARTITION_MONTHS_AHEAD months ahead (3 by default), every hour, and warns when rows fell outside them into the default partition.",
-		Every:       time.Hour,
-		Run: func(ctx context.Context, run *jobs.Run) error {
-			created, strays, err := partitions.Ensure(ctx, cfg.PartitionMonthsAhead)
-			if err != nil {
-				run.Notifyf(jobs.LevelError, "Could not create the transactions' partitions ahead: %v.", err)
-				return err
-			}
-			if created > 0 {
-				run.Notifyf(jobs.LevelInformation, "Created %d monthly partitions of transactions.", created)
-			}
-			if strays {
-				run.Notifyf(jobs.LevelWarning, "Some transactions are in the default partition, outside every monthly partition; docs/partitioning.md says how to move them.")
-			}
-			return nil
-		},
-	}
-}
-
-func retentionJob(cfg Config, files *export.Service, store tempSweeper, retention func(context.Context) time.Duration) jobs.Job {
-	return jobs.Job{
-		Name:        "gateway.files-retention",
-		Description: "Deletes export files older than ExportRetentionHours (setting; PAYGATE_FILES_RETENTION, 3 days, by default): their bytes are removed and they stay listed as Deleted, looking every PAYGATE_FILES_RETENTION_INTERVAL.",
-		Every:       cfg.FilesRetentionInterval,
-		Run: func(ctx context.Context, run *jobs.Run) error {
-			const batch = 500
-			total := 0
-			keep := retention(ctx)
-			for {
-				n, err := files.DeleteExpired(ctx, time.Now().Add(-keep), batch)
-				total += n
-				if err != nil {
-					run.Notifyf(jobs.LevelError, "Deleted %d export files, then stopped: %v.", total, err)
-					return errors.New("the expired export files could not all be deleted; the next run tries again")
-				}
-				if n < batch {
-					break
-				}
-			}
-			if total > 0 {
-				run.Notifyf(jobs.LevelInformation, "Deleted %d export files older than %s.", total, keep)
-			}
-			swept, err := store.SweepTemp(ctx, 24*time.Hour)
-			if err != nil {
-				run.Notifyf(jobs.LevelError, "The temporary files of interrupted exports could not be swept: %v.", err)
-			} else if swept > 0 {
-				run.Notifyf(jobs.LevelWarning, "Removed %d temporary files left by export workers that stopped mid-file.", swept)
-			}
-			return nil
-		},
-	}
-}
-
-// fraudDetectionJob scans the transactions created since its last run for
-// the fraud rules (docs/contracts-frauds.md), every PAYGATE_FRAUD_INTERVAL.
-func fraudDetectionJob(cfg Config, detector fraud.Detector, thresholds func(context.Context) (fraud.Thresholds, error)) jobs.Job {
-	return jobs.Job{
-		Name:        "gateway.fraud-detection",
-		Description: "Scans the transactions made since its last run for velocity, amount spikes, failures followed by a success and identities shared by several clients, and flags them for review on the Fraud Management page, every PAYGATE_FRAUD_INTERVAL.",
-		Every:       cfg.FraudInterval,
-		Run: func(ctx context.Context, run *jobs.Run) error {
-			rep, err := fraud.Detect(ctx, detector, fraud.DetectOptions{Thresholds: thresholds, Settle: cfg.FraudSettle}, time.Now())
-			if rep.Scanned > 0 || rep.Flagged > 0 {
-				run.Notifyf(jobs.LevelInformation, "Scanned %d transactions made until %s: %d new frauds, %d raised, %d transactions linked.",
-					rep.Scanned, rep.To.Format(time.RFC3339), rep.Flagged, rep.Updated, rep.Linked)
-			}
-			if err != nil {
-				run.Notifyf(jobs.LevelError, "Fraud detection stopped: %v.", err)
-				return errors.New("the fraud detection could not finish; the next run starts where this one stopped")
-			}
-			return nil
-		},
-	}
-}
-
-// sweepLoop runs sweep every interval (asked again after every pass) until
-// the run ends and returns the sum of its reports; a pass that could not
-// claim its transactions is notified at once.
-func sweepLoop(ctx context.Context, run *jobs.Run, interval func(context.Context) time.Duration,
-	sweep func(context.Context) (payment.SweepReport, error), failure string) payment.SweepReport {
-	var total payment.SweepReport
-	for {
-		rep, err := sweep(ctx)
-		total.Add(rep)
-		if err != nil && ctx.Err() == nil {
-			run.Notifyf(jobs.LevelError, "%s: %v.", failure, err)
-		}
-		if !nextTick(ctx, time.Now(), interval, run.Wait) {
-			return total
-		}
-	}
-}
-
-// maxTickWait is the longest nextTick waits before asking the interval
-// again.
-const maxTickWait = time.Second
-
-// nextTick waits until interval has passed since began (the end of a
-// pass), asking interval
-// again at least every maxTickWait, so that a shorter interval set
-// meanwhile (PollingIntervalSeconds down from 300 to 1, say) takes effect
-// within a second rather than after the old one. It reports false as soon
-// as wait does (the run ends).
-func nextTick(ctx context.Context, began time.Time, interval func(context.Context) time.Duration,
-	wait func(time.Duration) bool) bool {
-	for {
-		left := time.Until(began.Add(interval(ctx)))
-		if left <= 0 {
-			return true
-		}
-		if !wait(min(left, maxTickWait)) {
-			return false
-		}
-	}
 }

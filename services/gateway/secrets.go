@@ -7,6 +7,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/postgres"
 	"github.com/paygate/paygate/services/internal/jobs"
 	"github.com/paygate/paygate/services/internal/keyring"
+	"github.com/paygate/paygate/services/internal/keyring/resealjob"
 )
 
 // secretsResealJob re-seals, every hour, the merchants' API secrets and
@@ -34,7 +35,7 @@ func resealSecrets(ctx context.Context, run *jobs.Run, box *keyring.Keyring, sto
 	for i, s := range secrets {
 		stored[i] = s.Stored
 	}
-	return box.ResealRun(ctx, run, "secrets", stored, func(ctx context.Context, i int, sealed []byte) (bool, error) {
+	return resealjob.Run(ctx, box, run, "secrets", stored, func(ctx context.Context, i int, sealed []byte) (bool, error) {
 		return store.ReplaceSealedSecret(ctx, secrets[i], sealed)
 	})
 }

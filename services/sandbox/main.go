@@ -21,9 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
-	"github.com/paygate/paygate/services/internal/config"
+	"github.com/paygate/paygate/services/internal/app"
 	"github.com/paygate/paygate/services/sandbox/internal/httpapi"
 	"github.com/paygate/paygate/services/sandbox/internal/simulator"
 )
@@ -89,15 +87,24 @@ func (c Config) behaviours() (simulator.Behaviour, map[string]simulator.Behaviou
 	return def, per, nil
 }
 
-// run serves until ctx ends.
+// run serves until ctx ends (app.Run: the sandbox has no database, Redis or
+// NATS, so it gets the configuration, the logger, its loops and the
+// shutdown).
 func run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 	var cfg Config
-	if err := config.Load(getenv, &cfg); err != nil {
-		return err
-	}
-	var level slog.Level
-	_ = level.UnmarshalText([]byte(cfg.LogLevel))
-	log := slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: level})).With("service", "sandbox")
+	return app.Run(ctx, getenv, stdout, app.Service{
+		Name: "sandbox", Config: &cfg,
+		LogLevel: func() slog.Level {
+			var level slog.Level
+			_ = level.UnmarshalText([]byte(cfg.LogLevel))
+			return level
+		},
+		Wire: func(ctx context.Context, p *app.Parts) error { return wire(ctx, cfg, p) },
+	})
+}
+
+// wire starts the simulator's HTTP server and its webhook notifier.
+func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 	def, per, err := cfg.behaviours()
 	if err != nil {
 		return err
@@ -109,30 +116,28 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("listen http %s: %w", cfg.HTTPAddr, err)
 	}
-	srv := &http.Server{Handler: httpapi.Handler(sim, log), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: httpapi.Handler(sim, p.Log), ReadHeaderTimeout: 10 * time.Second}
 	const webhookConcurrency = 16
 	tr := &http.Transport{MaxIdleConnsPerHost: webhookConcurrency}
-	defer tr.CloseIdleConnections()
+	p.Defer(tr.CloseIdleConnections)
 	notifier := &httpapi.Notifier{Sim: sim, GatewayURL: cfg.GatewayURL, Secret: cfg.WebhookSecret,
-		Client: &http.Client{Transport: tr, Timeout: 10 * time.Second}, Log: log, Interval: 50 * time.Millisecond,
+		Client: &http.Client{Transport: tr, Timeout: 10 * time.Second}, Log: p.Log, Interval: 50 * time.Millisecond,
 		Concurrency: webhookConcurrency}
 
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
+	p.Go(func(context.Context) error {
 		if err := srv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("serve http: %w", err)
 		}
 		return nil
 	})
-	g.Go(func() error { return notifier.Run(gctx) })
-	g.Go(func() error {
-		<-gctx.Done()
+	p.Go(notifier.Run)
+	p.Go(func(ctx context.Context) error {
+		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		return srv.Shutdown(sctx)
 	})
-	log.Info("serving", "http_addr", lis.Addr().String())
-	err = g.Wait()
-	log.Info("stopped")
-	return err
+	p.Log.Info("serving", "http_addr", lis.Addr().String())
+	p.Defer(func() { p.Log.Info("stopped") })
+	return nil
 }

@@ -10,7 +10,6 @@ package apperr
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 )
 
@@ -56,25 +55,26 @@ const InternalMessage = "Something went wrong on our side. Please try again late
 func (k Kind) String() string { return string(k) }
 
 // HTTPStatus returns the HTTP status REST answers carry for the kind; unknown
-// kinds are 500.
+// kinds are 500. The codes are written as numbers so that apperr, which every
+// domain package imports, does not link net/http.
 func (k Kind) HTTPStatus() int {
 	switch k {
 	case KindInvalid:
-		return http.StatusBadRequest
+		return 400 // StatusBadRequest
 	case KindUnauthenticated:
-		return http.StatusUnauthorized
+		return 401 // StatusUnauthorized
 	case KindForbidden:
-		return http.StatusForbidden
+		return 403 // StatusForbidden
 	case KindNotFound:
-		return http.StatusNotFound
+		return 404 // StatusNotFound
 	case KindConflict:
-		return http.StatusConflict
+		return 409 // StatusConflict
 	case KindFailedPrecondition:
-		return http.StatusUnprocessableEntity
+		return 422 // StatusUnprocessableEntity
 	case KindTooManyRequests:
-		return http.StatusTooManyRequests
+		return 429 // StatusTooManyRequests
 	default:
-		return http.StatusInternalServerError
+		return 500 // StatusInternalServerError
 	}
 }
 

@@ -7,10 +7,10 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/paygate/paygate/services/internal/telemetry"
+	"github.com/paygate/paygate/services/internal/telemetry/metrics"
 )
 
-// The relay's and the consumers' metrics, in telemetry.Metrics. The schema
+// The relay's and the consumers' metrics, in metrics.Registry. The schema
 // label is the outbox's schema, which is its service's name (a label named
 // service or job would clash with the target labels Prometheus adds).
 var (
@@ -49,7 +49,7 @@ var (
 )
 
 func init() {
-	telemetry.Metrics.MustRegister(outboxPublished, outboxFailures, outboxPending, outboxLag, outboxSampled,
+	metrics.Registry.MustRegister(outboxPublished, outboxFailures, outboxPending, outboxLag, outboxSampled,
 		consumerPending, consumerAckPending, consumerRedelivered)
 }
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/pgdb/pgtest"
-	"github.com/paygate/paygate/services/internal/telemetry"
+	"github.com/paygate/paygate/services/internal/telemetry/metrics"
 )
 
 // TestRelayMetricsCountPublished checks the relay counts what it publishes
@@ -25,13 +25,13 @@ func TestRelayMetricsCountPublished(t *testing.T) {
 	startRelay(t, pool, js)
 
 	waitFor(t, 10*time.Second, "3 events counted as published and an empty outbox", func() bool {
-		return telemetry.MetricValue("paygate_outbox_published_total", "schema", schema) == 3 &&
-			telemetry.MetricValue("paygate_outbox_pending_events", "schema", schema) == 0
+		return metrics.Value("paygate_outbox_published_total", "schema", schema) == 3 &&
+			metrics.Value("paygate_outbox_pending_events", "schema", schema) == 0
 	})
-	if lag := telemetry.MetricValue("paygate_outbox_lag_seconds", "schema", schema); lag != 0 {
+	if lag := metrics.Value("paygate_outbox_lag_seconds", "schema", schema); lag != 0 {
 		t.Errorf("outbox lag %v s with nothing left to publish, want 0", lag)
 	}
-	if f := telemetry.MetricValue("paygate_outbox_publish_failures_total", "schema", schema); f != 0 {
+	if f := metrics.Value("paygate_outbox_publish_failures_total", "schema", schema); f != 0 {
 		t.Errorf("%v publish failures, want 0", f)
 	}
 }
@@ -51,11 +51,11 @@ func TestRelayMetricsShowAStuckOutbox(t *testing.T) {
 	startRelay(t, pool, js)
 
 	waitFor(t, 20*time.Second, "a failure, one pending event and its age", func() bool {
-		return telemetry.MetricValue("paygate_outbox_publish_failures_total", "schema", schema) >= 1 &&
-			telemetry.MetricValue("paygate_outbox_pending_events", "schema", schema) == 1 &&
-			telemetry.MetricValue("paygate_outbox_lag_seconds", "schema", schema) >= 90
+		return metrics.Value("paygate_outbox_publish_failures_total", "schema", schema) >= 1 &&
+			metrics.Value("paygate_outbox_pending_events", "schema", schema) == 1 &&
+			metrics.Value("paygate_outbox_lag_seconds", "schema", schema) >= 90
 	})
-	if p := telemetry.MetricValue("paygate_outbox_published_total", "schema", schema); p != 0 {
+	if p := metrics.Value("paygate_outbox_published_total", "schema", schema); p != 0 {
 		t.Errorf("%v events counted as published, want 0", p)
 	}
 }
@@ -84,7 +84,7 @@ func TestSampleLag(t *testing.T) {
 	defer stop()
 
 	waitFor(t, 10*time.Second, "5 pending messages", func() bool {
-		return telemetry.MetricValue("paygate_consumer_pending_messages", "consumer", durable) == 5
+		return metrics.Value("paygate_consumer_pending_messages", "consumer", durable) == 5
 	})
 	batch, err := cons.Fetch(2, jetstream.FetchMaxWait(5*time.Second))
 	if err != nil {
@@ -98,8 +98,8 @@ func TestSampleLag(t *testing.T) {
 		t.Fatalf("fetched %d messages, want 2", n)
 	}
 	waitFor(t, 10*time.Second, "3 pending and 2 unacknowledged messages", func() bool {
-		return telemetry.MetricValue("paygate_consumer_pending_messages", "consumer", durable) == 3 &&
-			telemetry.MetricValue("paygate_consumer_ack_pending_messages", "consumer", durable) == 2
+		return metrics.Value("paygate_consumer_pending_messages", "consumer", durable) == 3 &&
+			metrics.Value("paygate_consumer_ack_pending_messages", "consumer", durable) == 2
 	})
 }
 

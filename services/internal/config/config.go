@@ -113,6 +113,10 @@ func (c Common) Internal() (string, error) {
 	return c.InternalToken, nil
 }
 
+// Shared returns the shared settings of a service's configuration that
+// embeds Common (the app runner reads them through it).
+func (c *Common) Shared() *Common { return c }
+
 // SlogLevel returns LogLevel as a slog level (info when unset).
 func (c Common) SlogLevel() slog.Level {
 	switch c.LogLevel {
@@ -165,10 +169,41 @@ func Load(getenv func(string) string, dst any, opts ...Option) error {
 	if err := fill(v.Elem(), getenv, o, &problems); err != nil {
 		return err
 	}
+	if c, ok := dst.(Checker); ok {
+		// A key that could not be parsed is reported once, by its parse
+		// problem, not again by the check of its (unfilled) value.
+		for _, p := range c.Check() {
+			if !slices.ContainsFunc(problems, func(q string) bool { return sameKey(p, q) }) {
+				problems = append(problems, p)
+			}
+		}
+	}
 	if len(problems) > 0 {
 		return fmt.Errorf("config: %s", strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// Checker is a configuration struct that judges its own values once Load has
+// filled them (ranges, values that depend on each other). Load reports its
+// problems together with the keys it could not parse, so that an operator
+// sees every bad key in one error. Each problem starts with the key it is
+// about.
+type Checker interface {
+	Check() []string
+}
+
+// sameKey reports whether two problems start with the same PAYGATE_ key.
+func sameKey(a, b string) bool {
+	key := func(s string) string {
+		end := strings.IndexFunc(s, func(r rune) bool { return !(r == '_' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') })
+		if end < 0 {
+			return s
+		}
+		return s[:end]
+	}
+	ka := key(a)
+	return strings.HasPrefix(ka, "PAYGATE_") && ka == key(b)
 }
 
 func fill(v reflect.Value, getenv func(string) string, o options, problems *[]string) error {

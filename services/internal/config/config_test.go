@@ -187,3 +187,46 @@ func TestInternalToken(t *testing.T) {
 		})
 	}
 }
+
+// checkedConfig judges its own values: MaxItems at most 10.
+type checkedConfig struct {
+	config.Common
+	MaxItems int64 `env:"PAYGATE_TEST_MAX_ITEMS" default:"5"`
+	MinItems int64 `env:"PAYGATE_TEST_MIN_ITEMS" default:"1"`
+}
+
+func (c checkedConfig) Check() []string {
+	var problems []string
+	if c.MaxItems > 10 || c.MaxItems < 1 {
+		problems = append(problems, "PAYGATE_TEST_MAX_ITEMS must be between 1 and 10")
+	}
+	if c.MinItems < 1 {
+		problems = append(problems, "PAYGATE_TEST_MIN_ITEMS must be at least 1")
+	}
+	return problems
+}
+
+func TestLoadReportsChecksWithParseProblems(t *testing.T) {
+	t.Parallel()
+	var cfg checkedConfig
+	err := config.Load(env(map[string]string{
+		"PAYGATE_DEMO":           "perhaps", // cannot be parsed
+		"PAYGATE_TEST_MIN_ITEMS": "0",       // parsed, refused by Check
+		"PAYGATE_TEST_MAX_ITEMS": "ten",     // cannot be parsed: reported once
+	}), &cfg, config.Ports(":1", ":2"))
+	if err == nil {
+		t.Fatal("Load accepted bad values")
+	}
+	msg := err.Error()
+	for _, want := range []string{"PAYGATE_DEMO", "PAYGATE_TEST_MIN_ITEMS must be at least 1", `PAYGATE_TEST_MAX_ITEMS="ten"`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error does not say %q: %v", want, err)
+		}
+	}
+	if strings.Contains(msg, "between 1 and 10") {
+		t.Errorf("a key that could not be parsed is reported twice: %v", err)
+	}
+	if err := config.Load(env(nil), &cfg, config.Ports(":1", ":2")); err != nil {
+		t.Fatalf("good config refused: %v", err)
+	}
+}

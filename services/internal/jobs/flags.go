@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/paygate/paygate/services/internal/jobs/job"
 )
 
 // BucketName is the JetStream key-value bucket of the jobs' enabled flags:
@@ -52,7 +53,7 @@ func Bucket(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, er
 // finish (continuous ones are asked to stop), and no new run starts while it
 // is off.
 func SetEnabled(ctx context.Context, js jetstream.JetStream, name string, enabled bool) error {
-	if !namePattern.MatchString(name) {
+	if !job.ValidName(name) {
 		return fmt.Errorf("job name %q is not <service>.<kebab-case name>", name)
 	}
 	kv, err := Bucket(ctx, js)

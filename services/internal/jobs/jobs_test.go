@@ -26,7 +26,7 @@ import (
 	"github.com/paygate/paygate/services/internal/bus/natsembed"
 	"github.com/paygate/paygate/services/internal/jobs"
 	"github.com/paygate/paygate/services/internal/pgdb/pgtest"
-	"github.com/paygate/paygate/services/internal/telemetry"
+	"github.com/paygate/paygate/services/internal/telemetry/metrics"
 )
 
 // natsURL is the embedded server shared by the package's tests; each test
@@ -464,19 +464,19 @@ func TestRunEventsInTheOutbox(t *testing.T) {
 		{failName, "completed", 0}, {failName, "failed", 1},
 		{panicName, "failed", 1},
 	} {
-		if got := telemetry.MetricValue("paygate_job_runs_total", "job_name", c.job, "outcome", c.outcome); got != c.want {
+		if got := metrics.Value("paygate_job_runs_total", "job_name", c.job, "outcome", c.outcome); got != c.want {
 			t.Errorf("paygate_job_runs_total{job_name=%q,outcome=%q} = %v, want %v", c.job, c.outcome, got, c.want)
 		}
 	}
 	for _, job := range []string{okName, failName, panicName} {
-		if got := telemetry.MetricValue("paygate_job_run_duration_seconds", "job_name", job); got != 1 {
+		if got := metrics.Value("paygate_job_run_duration_seconds", "job_name", job); got != 1 {
 			t.Errorf("%v runs of %s timed, want 1", got, job)
 		}
 	}
-	if got := telemetry.MetricValue("paygate_job_last_success_timestamp_seconds", "job_name", okName); got < float64(done.CompletedAt.AsTime().Unix()) {
+	if got := metrics.Value("paygate_job_last_success_timestamp_seconds", "job_name", okName); got < float64(done.CompletedAt.AsTime().Unix()) {
 		t.Errorf("last success of %s at %v, want its run's end %v", okName, got, done.CompletedAt.AsTime())
 	}
-	if got := telemetry.MetricValue("paygate_job_last_success_timestamp_seconds", "job_name", failName); got != 0 {
+	if got := metrics.Value("paygate_job_last_success_timestamp_seconds", "job_name", failName); got != 0 {
 		t.Errorf("last success of the failing job at %v, want none", got)
 	}
 }

@@ -5,10 +5,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/paygate/paygate/services/internal/telemetry"
+	"github.com/paygate/paygate/services/internal/telemetry/metrics"
 )
 
-// The runner's metrics, in telemetry.Metrics. A job's name starts with its
+// The runner's metrics, in metrics.Registry. A job's name starts with its
 // service's, so the job_name label alone tells them apart (a label named job
 // would clash with the scrape job's).
 var (
@@ -28,7 +28,7 @@ var (
 )
 
 func init() {
-	telemetry.Metrics.MustRegister(jobRuns, jobRunDuration, jobLastSuccess)
+	metrics.Registry.MustRegister(jobRuns, jobRunDuration, jobLastSuccess)
 }
 
 // Outcome labels of paygate_job_runs_total.

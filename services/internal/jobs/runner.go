@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paygate/paygate/services/internal/jobs/job"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -96,7 +98,7 @@ func Instance() string {
 func (r *Runner) Add(jobs ...Job) error {
 	var errs []error
 	for _, j := range jobs {
-		err := j.check(r.service)
+		err := j.Check(r.service)
 		for _, have := range r.jobs {
 			if have.Name == j.Name {
 				err = errors.Join(err, fmt.Errorf("job %s: added twice", j.Name))
@@ -152,7 +154,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		initMetrics(j.Name)
 		registered = append(registered, &eventsv1.JobRegistered{
 			Job: j.Name, Service: r.service, Instance: r.o.Instance, Description: j.Description,
-			IntervalMs: j.interval().Milliseconds(), StartedAt: timestamppb.New(r.started),
+			IntervalMs: j.Interval().Milliseconds(), StartedAt: timestamppb.New(r.started),
 		})
 	}
 	r.publish(ctx, registered...)
@@ -290,7 +292,7 @@ const tracerName = "github.com/paygate/paygate/services/internal/jobs"
 // whether the lock was lost meanwhile.
 func (r *Runner) runOnce(ctx context.Context, j Job, conn *pgx.Conn, log *slog.Logger) (time.Time, bool) {
 	stopping := make(chan struct{})
-	run := &Run{ID: uuid.NewString(), StartedAt: r.o.Now(), now: r.o.Now, stopping: stopping}
+	run := job.NewRun(uuid.NewString(), r.o.Now(), r.o.Now, stopping)
 	// A scheduled run is a span, the root of its trace: the events it
 	// writes (its reports included) carry it. A continuous run lasts a
 	// lease (minutes), too long for a span; such a job traces each piece of
@@ -350,7 +352,7 @@ func (r *Runner) watchRun(ctx context.Context, j Job, conn *pgx.Conn, stopping c
 	defer stop()
 	var lease <-chan time.Time
 	if j.Continuous {
-		t := time.NewTimer(j.lease())
+		t := time.NewTimer(j.LeaseTime())
 		defer t.Stop()
 		lease = t.C
 	}

@@ -48,6 +48,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/paygate/paygate/services/internal/telemetry"
+	"github.com/paygate/paygate/services/internal/telemetry/metrics"
 )
 
 // Timing of the runner.
@@ -143,14 +144,14 @@ func New(o Options) *Server {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
-	metrics := newRPCMetrics(reg)
+	rpc := newRPCMetrics(reg)
 
 	builtin := []grpc.UnaryServerInterceptor{recovery(log)}
 	if o.Tracing != nil {
 		builtin = append(builtin, o.Tracing.UnaryInterceptor())
 	}
 	clients := newClientResolver(o.TrustedProxyHops, o.InternalToken)
-	builtin = append(builtin, metrics.unary, logging(log, clients), mapErrors)
+	builtin = append(builtin, rpc.unary, logging(log, clients), mapErrors)
 	unary := chainUnary(slices.Concat(builtin, o.Interceptors, []grpc.UnaryServerInterceptor{checkValues})...)
 	streamInner := o.StreamInterceptors
 	if len(streamInner) == 0 {
@@ -178,7 +179,7 @@ func New(o Options) *Server {
 	s.mux.HandleFunc("GET /readyz", s.serveReadyz)
 	// The shared plumbing's metrics (outbox relay, consumers, jobs, callback
 	// deliveries) live in one process-wide registry beside the server's own.
-	s.mux.Handle("GET /metrics", promhttp.HandlerFor(prometheus.Gatherers{reg, telemetry.Metrics}, promhttp.HandlerOpts{Registry: reg}))
+	s.mux.Handle("GET /metrics", promhttp.HandlerFor(prometheus.Gatherers{reg, metrics.Registry}, promhttp.HandlerOpts{Registry: reg}))
 	s.mux.Handle("/", s.gwMux)
 	return s
 }

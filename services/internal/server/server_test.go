@@ -31,7 +31,7 @@ import (
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 	"github.com/paygate/paygate/services/internal/server"
-	"github.com/paygate/paygate/services/internal/telemetry"
+	"github.com/paygate/paygate/services/internal/telemetry/metrics"
 )
 
 func TestMain(m *testing.M) {
@@ -444,10 +444,10 @@ func TestHealthReadyMetrics(t *testing.T) {
 	}
 
 	// The shared plumbing's registry is served beside the server's own.
-	shared := prometheus.NewGauge(prometheus.GaugeOpts{Name: "test_shared_registry_gauge", Help: "A series of telemetry.Metrics."})
+	shared := prometheus.NewGauge(prometheus.GaugeOpts{Name: "test_shared_registry_gauge", Help: "A series of metrics.Registry."})
 	shared.Set(1)
-	telemetry.Metrics.MustRegister(shared)
-	defer telemetry.Metrics.Unregister(shared)
+	metrics.Registry.MustRegister(shared)
+	defer metrics.Registry.Unregister(shared)
 
 	r.do(t, "POST", "/api/v1/login", `{"username":"ann"}`, nil)
 	resp, body = r.do(t, "GET", "/metrics", "", nil)

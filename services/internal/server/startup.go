@@ -20,7 +20,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 
-	"github.com/paygate/paygate/services/internal/telemetry"
+	"github.com/paygate/paygate/services/internal/telemetry/metrics"
 )
 
 // startingMessage is what a caller reads while the service starts.
@@ -93,7 +93,7 @@ func Start(o Options) (*Startup, error) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_ = json.NewEncoder(w).Encode(readyzBody{Status: "starting"})
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(prometheus.Gatherers{reg, telemetry.Metrics}, promhttp.HandlerOpts{Registry: reg}))
+	mux.Handle("GET /metrics", promhttp.HandlerFor(prometheus.Gatherers{reg, metrics.Registry}, promhttp.HandlerOpts{Registry: reg}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
 		body, _ := json.Marshal(ErrorBody{Code: "unavailable", Message: startingMessage})
 		w.Header().Set("Content-Type", "application/json")

@@ -10,7 +10,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 )
 
 // User is an account that can sign in to the console.
@@ -29,7 +29,7 @@ type User struct {
 
 // IPRange is an inclusive range of addresses an IP-restricted user may sign
 // in from (the type every verifier checks calls against).
-type IPRange = authz.IPRange
+type IPRange = access.IPRange
 
 // Client describes where a request came from.
 type Client struct {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 )
 
 // NewUser describes a user to create.
@@ -22,13 +22,13 @@ const DemoPassword = "paygate-demo"
 // DemoUsers are the logins `make run` creates: one per role, plus a newcomer
 // who must replace a temporary password. They are listed in the README.
 var DemoUsers = []NewUser{
-	{Username: "admin", Password: DemoPassword, Roles: []string{authz.RoleAdmin}},
-	{Username: "support", Password: DemoPassword, Roles: []string{authz.RoleSupport}, MerchantIDs: []int32{1, 2, 3}},
-	{Username: "merchant", Password: DemoPassword, Roles: []string{authz.RoleMerchant}, MerchantIDs: []int32{1}},
-	{Username: "merchant-admin", Password: DemoPassword, Roles: []string{authz.RoleMerchantAdmin}, MerchantIDs: []int32{1, 2}},
-	{Username: "merchant-finance-manager", Password: DemoPassword, Roles: []string{authz.RoleMerchantFinanceManager}, MerchantIDs: []int32{1}},
-	{Username: "merchant-support", Password: DemoPassword, Roles: []string{authz.RoleMerchantSupport}, MerchantIDs: []int32{2}},
-	{Username: "newcomer", Password: "paygate-temp", Temporary: true, Roles: []string{authz.RoleMerchantAdmin}, MerchantIDs: []int32{1}},
+	{Username: "admin", Password: DemoPassword, Roles: []string{access.RoleAdmin}},
+	{Username: "support", Password: DemoPassword, Roles: []string{access.RoleSupport}, MerchantIDs: []int32{1, 2, 3}},
+	{Username: "merchant", Password: DemoPassword, Roles: []string{access.RoleMerchant}, MerchantIDs: []int32{1}},
+	{Username: "merchant-admin", Password: DemoPassword, Roles: []string{access.RoleMerchantAdmin}, MerchantIDs: []int32{1, 2}},
+	{Username: "merchant-finance-manager", Password: DemoPassword, Roles: []string{access.RoleMerchantFinanceManager}, MerchantIDs: []int32{1}},
+	{Username: "merchant-support", Password: DemoPassword, Roles: []string{access.RoleMerchantSupport}, MerchantIDs: []int32{2}},
+	{Username: "newcomer", Password: "paygate-temp", Temporary: true, Roles: []string{access.RoleMerchantAdmin}, MerchantIDs: []int32{1}},
 }
 
 // Seeder is the storage a Service needs to create users at start-up.
@@ -73,7 +73,7 @@ func BootstrapAdmin(ctx context.Context, seeder Seeder, password string, p Argon
 		return false, fmt.Errorf("no users exist: set PAYGATE_ADMIN_PASSWORD (at least %d characters) to create the first admin", MinPasswordLen)
 	}
 	created, err := EnsureUsers(ctx, seeder, []NewUser{{
-		Username: "admin", Password: password, Temporary: true, Roles: []string{authz.RoleAdmin},
+		Username: "admin", Password: password, Temporary: true, Roles: []string{access.RoleAdmin},
 	}}, p)
 	return created == 1, err
 }

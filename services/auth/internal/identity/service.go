@@ -14,8 +14,8 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/apperr"
-	"github.com/paygate/paygate/services/internal/authz"
 )
 
 // Messages shown to users. The sign-in failure reads the same for an unknown
@@ -234,7 +234,7 @@ func (s *Service) startSession(ctx context.Context, u User, c Client, method str
 			if err != nil {
 				return err
 			}
-			if !authz.IPAllowed(c.IP, ranges) {
+			if !access.IPAllowed(c.IP, ranges) {
 				return apperr.Forbidden(MsgIPNotAllowed)
 			}
 		}
@@ -427,7 +427,7 @@ func (s *Service) Refresh(ctx context.Context, token string, c Client) (TokenPai
 			if ranges, err = tx.AllowedRanges(ctx, u.ID); err != nil {
 				return err
 			}
-			if !authz.IPAllowed(c.IP, ranges) {
+			if !access.IPAllowed(c.IP, ranges) {
 				return apperr.Forbidden(MsgIPNotAllowed)
 			}
 		}
@@ -455,7 +455,7 @@ func (s *Service) Refresh(ctx context.Context, token string, c Client) (TokenPai
 }
 
 // Logout revokes the caller's session.
-func (s *Service) Logout(ctx context.Context, c *authz.Claims) error {
+func (s *Service) Logout(ctx context.Context, c *access.Claims) error {
 	now := s.now()
 	err := s.store.Tx(ctx, func(tx Tx) error {
 		sess, err := tx.SessionForUpdate(ctx, c.SessionID)
@@ -487,7 +487,7 @@ func (s *Service) Logout(ctx context.Context, c *authz.Claims) error {
 // still alive.
 //
 // Errors: Unauthenticated (session revoked or user gone).
-func (s *Service) CurrentUser(ctx context.Context, c *authz.Claims) (User, error) {
+func (s *Service) CurrentUser(ctx context.Context, c *access.Claims) (User, error) {
 	id, err := c.UserID()
 	if err != nil {
 		return User{}, apperr.Unauthenticated(MsgSessionEnded)
@@ -512,7 +512,7 @@ func (s *Service) CurrentUser(ctx context.Context, c *authz.Claims) (User, error
 // for the audit.
 //
 // Errors: Invalid (password rules), Unauthenticated (session ended).
-func (s *Service) ChangeOwnPassword(ctx context.Context, c *authz.Claims, password, ip string) (TokenPair, error) {
+func (s *Service) ChangeOwnPassword(ctx context.Context, c *access.Claims, password, ip string) (TokenPair, error) {
 	if password == "" {
 		return TokenPair{}, apperr.Invalid("password is required.")
 	}

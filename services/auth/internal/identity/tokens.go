@@ -17,7 +17,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
 
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 )
 
 // SigningKey is one Ed25519 key that signs access tokens.
@@ -153,10 +153,10 @@ func (ks *KeySet) PublicKey(kid string) (crypto.PublicKey, error) {
 
 // sign issues an access token for u in session sid.
 func (ks *KeySet) sign(u User, sid string, now time.Time, ttl time.Duration) (string, error) {
-	claims := authz.Claims{
+	claims := access.Claims{
 		RegisteredClaims: jwt.RegisteredClaims{
-			Issuer:    authz.Issuer,
-			Audience:  jwt.ClaimStrings{authz.Audience},
+			Issuer:    access.Issuer,
+			Audience:  jwt.ClaimStrings{access.Audience},
 			Subject:   strconv.FormatInt(u.ID, 10),
 			IssuedAt:  jwt.NewNumericDate(now),
 			NotBefore: jwt.NewNumericDate(now),
@@ -182,7 +182,7 @@ func (ks *KeySet) sign(u User, sid string, now time.Time, ttl time.Duration) (st
 }
 
 // DeviceAudience is the audience of device cookies: a token made for it is
-// no access token (verifiers require authz.Audience).
+// no access token (verifiers require access.Audience).
 const DeviceAudience = "paygate-device"
 
 // signDevice issues the device cookie of a browser that signed in as
@@ -190,7 +190,7 @@ const DeviceAudience = "paygate-device"
 // the access-token key, with its own id for counting its failures.
 func (ks *KeySet) signDevice(username string, now time.Time, ttl time.Duration) (string, error) {
 	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, jwt.RegisteredClaims{
-		Issuer:    authz.Issuer,
+		Issuer:    access.Issuer,
 		Audience:  jwt.ClaimStrings{DeviceAudience},
 		Subject:   strings.ToLower(username),
 		IssuedAt:  jwt.NewNumericDate(now),
@@ -217,7 +217,7 @@ func (ks *KeySet) verifyDevice(token, username string, now time.Time) string {
 		kid, _ := t.Header["kid"].(string)
 		return ks.PublicKey(kid)
 	}, jwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}), jwt.WithAudience(DeviceAudience),
-		jwt.WithIssuer(authz.Issuer), jwt.WithExpirationRequired(), jwt.WithTimeFunc(func() time.Time { return now }))
+		jwt.WithIssuer(access.Issuer), jwt.WithExpirationRequired(), jwt.WithTimeFunc(func() time.Time { return now }))
 	if err != nil || claims.Subject != strings.ToLower(username) || claims.ID == "" {
 		return ""
 	}

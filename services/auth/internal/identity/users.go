@@ -10,8 +10,8 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/apperr"
-	"github.com/paygate/paygate/services/internal/authz"
 )
 
 // Role is a role a user may hold.
@@ -39,7 +39,7 @@ func (u ManagedUser) HasRole(name string) bool { return slices.Contains(u.Roles,
 
 // hasGlobalRole reports whether the user holds Admin or Support.
 func (u ManagedUser) hasGlobalRole() bool {
-	return slices.ContainsFunc(authz.GlobalRoles, u.HasRole)
+	return slices.ContainsFunc(access.GlobalRoles, u.HasRole)
 }
 
 // Scope says which users (and so which sessions) a caller reaches.
@@ -198,7 +198,7 @@ type Actor struct {
 }
 
 // IsAdmin reports whether the actor holds the Admin role.
-func (a Actor) IsAdmin() bool { return slices.Contains(a.Roles, authz.RoleAdmin) }
+func (a Actor) IsAdmin() bool { return slices.Contains(a.Roles, access.RoleAdmin) }
 
 // UserScope is the users the actor sees and manages: every user for an
 // Admin, otherwise the users of its own merchants.
@@ -219,12 +219,12 @@ func (a Actor) HasPermission(perms ...string) bool {
 // and its own; without one, only its own. Decided by permission, never by
 // a role's name (a plain Merchant sees only its own sessions).
 func (a Actor) SessionListScope() Scope {
-	return a.sessionScope(authz.PermAddUsers, authz.PermEditUser)
+	return a.sessionScope(access.PermAddUsers, access.PermEditUser)
 }
 
 // SessionEndScope is the sessions the actor ends: with Edit User, those of
 // the users of its user scope and its own; without it, only its own.
-func (a Actor) SessionEndScope() Scope { return a.sessionScope(authz.PermEditUser) }
+func (a Actor) SessionEndScope() Scope { return a.sessionScope(access.PermEditUser) }
 
 func (a Actor) sessionScope(perms ...string) Scope {
 	if !a.HasPermission(perms...) {
@@ -247,7 +247,7 @@ func (a Actor) checkMerchantFilter(id int32) error {
 // Actor returns the caller of claims as stored now, calling from ip.
 //
 // Errors: Unauthenticated (session ended or user gone).
-func (s *Service) Actor(ctx context.Context, c *authz.Claims, ip string) (Actor, error) {
+func (s *Service) Actor(ctx context.Context, c *access.Claims, ip string) (Actor, error) {
 	u, err := s.CurrentUser(ctx, c)
 	if err != nil {
 		return Actor{}, err
@@ -265,7 +265,7 @@ func (s *Service) GivableRoles(ctx context.Context, a Actor) ([]Role, error) {
 	if a.IsAdmin() {
 		return all, nil
 	}
-	return slices.DeleteFunc(all, func(r Role) bool { return slices.Contains(authz.GlobalRoles, r.Name) }), nil
+	return slices.DeleteFunc(all, func(r Role) bool { return slices.Contains(access.GlobalRoles, r.Name) }), nil
 }
 
 // Page bounds of the list calls.
@@ -357,7 +357,7 @@ func (s *Service) checkRoleAndMerchants(ctx context.Context, a Actor, roleField 
 		return Role{}, apperr.Invalid("%s is not a known role.", roleField)
 	}
 	role := all[i]
-	if !a.IsAdmin() && slices.Contains(authz.GlobalRoles, role.Name) {
+	if !a.IsAdmin() && slices.Contains(access.GlobalRoles, role.Name) {
 		return Role{}, apperr.Forbidden("You may not give the role %s.", role.Name)
 	}
 	for _, m := range merchants {
@@ -368,7 +368,7 @@ func (s *Service) checkRoleAndMerchants(ctx context.Context, a Actor, roleField 
 			return Role{}, apperr.Forbidden("You may give only your own merchants; merchant %d is not one of them.", m)
 		}
 	}
-	if !slices.Contains(authz.GlobalRoles, role.Name) && len(merchants) == 0 {
+	if !slices.Contains(access.GlobalRoles, role.Name) && len(merchants) == 0 {
 		return Role{}, apperr.Invalid("merchantIds must hold at least one merchant for the role %s.", role.Name)
 	}
 	return role, nil
@@ -508,7 +508,7 @@ func (s *Service) UpdateUser(ctx context.Context, a Actor, ch UserChanges) (Mana
 		if err := checkSelfChange(a, cur, next); err != nil {
 			return err
 		}
-		if cur.HasRole(authz.RoleAdmin) && !cur.IsDisabled && (!next.HasRole(authz.RoleAdmin) || next.IsDisabled) {
+		if cur.HasRole(access.RoleAdmin) && !cur.IsDisabled && (!next.HasRole(access.RoleAdmin) || next.IsDisabled) {
 			admins, err := tx.EnabledAdmins(ctx)
 			if err != nil {
 				return err
@@ -563,7 +563,7 @@ func checkSelfChange(a Actor, cur, next ManagedUser) error {
 	if cur.ID != a.ID {
 		return nil
 	}
-	for _, role := range []string{authz.RoleAdmin, authz.RoleMerchantAdmin} {
+	for _, role := range []string{access.RoleAdmin, access.RoleMerchantAdmin} {
 		if cur.HasRole(role) && !next.HasRole(role) {
 			return apperr.Forbidden("You cannot remove your own %s role.", role)
 		}

@@ -3,10 +3,10 @@ package callback
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/paygate/paygate/services/internal/telemetry"
+	"github.com/paygate/paygate/services/internal/telemetry/metrics"
 )
 
-// The dispatcher's metrics, in telemetry.Metrics.
+// The dispatcher's metrics, in metrics.Registry.
 var (
 	attemptsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "paygate_callback_attempts_total",
@@ -21,7 +21,7 @@ var (
 )
 
 func init() {
-	telemetry.Metrics.MustRegister(attemptsTotal, attemptDuration)
+	metrics.Registry.MustRegister(attemptsTotal, attemptDuration)
 	// Every outcome's counter exists from the start, at 0, so that the
 	// first failure is an increase Prometheus can see.
 	for _, s := range []AttemptStatus{AttemptSuccess, AttemptRetried, AttemptFailed} {

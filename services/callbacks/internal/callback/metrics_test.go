@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/services/callbacks/internal/callback"
-	"github.com/paygate/paygate/services/internal/telemetry"
+	"github.com/paygate/paygate/services/internal/telemetry/metrics"
 )
 
 // TestDispatcherCountsOutcomes sends three claimed deliveries (one answered
@@ -19,7 +19,7 @@ func TestDispatcherCountsOutcomes(t *testing.T) {
 	outcomes := []string{"delivered", "retried", "failed"}
 	before := map[string]float64{}
 	for _, o := range outcomes {
-		before[o] = telemetry.MetricValue("paygate_callback_attempts_total", "outcome", o)
+		before[o] = metrics.Value("paygate_callback_attempts_total", "outcome", o)
 	}
 	var mu sync.Mutex
 	claimed := false
@@ -68,10 +68,10 @@ func TestDispatcherCountsOutcomes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, o := range outcomes {
-		if got := telemetry.MetricValue("paygate_callback_attempts_total", "outcome", o) - before[o]; got != 1 {
+		if got := metrics.Value("paygate_callback_attempts_total", "outcome", o) - before[o]; got != 1 {
 			t.Errorf("paygate_callback_attempts_total{outcome=%q} moved by %v, want 1", o, got)
 		}
-		if got := telemetry.MetricValue("paygate_callback_attempt_duration_seconds", "outcome", o); got < 1 {
+		if got := metrics.Value("paygate_callback_attempt_duration_seconds", "outcome", o); got < 1 {
 			t.Errorf("no attempt timed with outcome %q", o)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/exportfmt"
-	"github.com/paygate/paygate/services/gateway/internal/filestore"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
@@ -52,13 +51,13 @@ type Store interface {
 // Service schedules, lists, serves and deletes export files.
 type Service struct {
 	store Store
-	files filestore.Store
+	files FileStore
 	now   func() time.Time
 }
 
 // NewService returns the service on store, keeping bytes in files, with now
 // the clock.
-func NewService(store Store, files filestore.Store, now func() time.Time) *Service {
+func NewService(store Store, files FileStore, now func() time.Time) *Service {
 	return &Service{store: store, files: files, now: now}
 }
 
@@ -279,7 +278,7 @@ func (s *Service) Open(ctx context.Context, v Viewer, id int64) (f File, r io.Re
 		return f, nil, 0, apperr.Conflict("File %d is not ready: it is %s and holds nothing. Export again.", id, f.Status)
 	}
 	r, size, err = s.files.Open(ctx, f.StorageKey)
-	if errors.Is(err, filestore.ErrNotFound) {
+	if errors.Is(err, ErrFileNotFound) {
 		return f, nil, 0, apperr.Conflict("File %d is not ready: its content is gone. Export again.", id)
 	}
 	if err != nil {

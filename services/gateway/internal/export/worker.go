@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/services/gateway/internal/exportfmt"
-	"github.com/paygate/paygate/services/gateway/internal/filestore"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
@@ -96,7 +95,7 @@ type WorkerOptions struct {
 // its row to its final status.
 type Worker struct {
 	store    WorkerStore
-	files    filestore.Store
+	files    FileStore
 	attempts AttemptSource
 	now      func() time.Time
 	o        WorkerOptions
@@ -104,7 +103,7 @@ type Worker struct {
 
 // NewWorker returns a worker reading store (and attempts for callback
 // attempt exports), writing to files.
-func NewWorker(store WorkerStore, files filestore.Store, attempts AttemptSource, now func() time.Time, o WorkerOptions) *Worker {
+func NewWorker(store WorkerStore, files FileStore, attempts AttemptSource, now func() time.Time, o WorkerOptions) *Worker {
 	if o.Lease <= 0 {
 		o.Lease = 30 * time.Second
 	}

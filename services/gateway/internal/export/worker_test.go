@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/services/gateway/internal/exportfmt"
-	"github.com/paygate/paygate/services/gateway/internal/filestore"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 )
@@ -97,12 +97,58 @@ func (e *recordingEncoder) Row(cells []exportfmt.Cell) error {
 	return nil
 }
 
+// memFiles is an in-memory FileStore: committed files by key.
+type memFiles struct {
+	mu    sync.Mutex
+	files map[string][]byte
+}
+
+func (m *memFiles) Create(_ context.Context, key string) (FileWriter, error) {
+	return &memWriter{m: m, key: key}, nil
+}
+
+func (m *memFiles) Open(_ context.Context, key string) (io.ReadCloser, int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.files[key]
+	if !ok {
+		return nil, 0, ErrFileNotFound
+	}
+	return io.NopCloser(bytes.NewReader(b)), int64(len(b)), nil
+}
+
+func (m *memFiles) DeletePrefix(_ context.Context, prefix string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k := range m.files {
+		if strings.HasPrefix(k, prefix) {
+			delete(m.files, k)
+		}
+	}
+	return nil
+}
+
+type memWriter struct {
+	m   *memFiles
+	key string
+	buf bytes.Buffer
+}
+
+func (w *memWriter) Write(p []byte) (int, error) { return w.buf.Write(p) }
+func (w *memWriter) Abort()                      {}
+func (w *memWriter) Commit(context.Context) error {
+	w.m.mu.Lock()
+	defer w.m.mu.Unlock()
+	if w.m.files == nil {
+		w.m.files = map[string][]byte{}
+	}
+	w.m.files[w.key] = bytes.Clone(w.buf.Bytes())
+	return nil
+}
+
 func newTestWorker(t *testing.T, s *fakeStore, enc *recordingEncoder) *Worker {
 	t.Helper()
-	files, err := filestore.NewLocal(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := &memFiles{}
 	s.file = File{ID: 1, Name: "transactions.csv", Status: StatusScheduled, Scope: merchant.Scope{All: true},
 		Request: Request{Type: TypeTransactions, Format: exportfmt.CSV, Columns: []ColumnChoice{{"id", "ID"}}, TimeZone: "UTC"}}
 	return NewWorker(s, files, nil, time.Now, WorkerOptions{Name: "test", Lease: time.Minute,

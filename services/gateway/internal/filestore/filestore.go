@@ -5,37 +5,14 @@
 // leaves no half file behind a key anyone reads.
 package filestore
 
-import (
-	"context"
-	"errors"
-	"io"
-)
+import "github.com/paygate/paygate/services/gateway/internal/export"
 
 // ErrNotFound is returned by Open for a key that holds no committed file.
-var ErrNotFound = errors.New("filestore: no such file")
+var ErrNotFound = export.ErrFileNotFound
 
-// Store keeps files under keys such as "exports/42/1/transactions.csv"
-// ("/"-separated, no leading slash, no "..").
-type Store interface {
-	// Create starts a file under key. Nothing is visible under key until
-	// the Writer's Commit returns nil; Abort (or a Commit that fails)
-	// discards what was written. Creating a key that exists replaces it at
-	// Commit.
-	Create(ctx context.Context, key string) (Writer, error)
-	// Open reads a committed file; size is its length in bytes.
-	Open(ctx context.Context, key string) (r io.ReadCloser, size int64, err error)
-	// DeletePrefix removes every file whose key starts with prefix (a
-	// "directory" such as "exports/42/"); removing nothing is not an error.
-	DeletePrefix(ctx context.Context, prefix string) error
-}
+// Store keeps files under keys: the export package's port (export.FileStore),
+// which Local and S3 implement.
+type Store = export.FileStore
 
-// Writer is a file being written. It is not safe for concurrent use.
-type Writer interface {
-	io.Writer
-	// Commit makes the file visible under its key (durably: fsync and
-	// rename, or the completed upload).
-	Commit(ctx context.Context) error
-	// Abort discards the file; it is safe after Commit (then it does
-	// nothing) and more than once.
-	Abort()
-}
+// Writer is a file being written (export.FileWriter).
+type Writer = export.FileWriter

@@ -3,6 +3,9 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"github.com/paygate/paygate/services/internal/jobs/job"
 )
 
 // Partitions are the upkeep of the transactions table's monthly partitions
@@ -28,4 +31,29 @@ func (p *Partitions) Ensure(ctx context.Context, monthsAhead int) (created int, 
 		return created, false, fmt.Errorf("look into the transactions' default partition: %w", err)
 	}
 	return created, strays, nil
+}
+
+// PartitionsJob keeps the transactions' monthly partitions created
+// monthsAhead months ahead, every hour (migration 0028,
+// docs/partitioning.md).
+func PartitionsJob(p *Partitions, monthsAhead int) job.Job {
+	return job.Job{
+		Name:        "gateway.transaction-partitions",
+		Description: "Creates the transactions table's monthly partitions PAYGATE_PARTITION_MONTHS_AHEAD months ahead (3 by default), every hour, and warns when rows fell outside them into the default partition.",
+		Every:       time.Hour,
+		Run: func(ctx context.Context, run *job.Run) error {
+			created, strays, err := p.Ensure(ctx, monthsAhead)
+			if err != nil {
+				run.Notifyf(job.LevelError, "Could not create the transactions' partitions ahead: %v.", err)
+				return err
+			}
+			if created > 0 {
+				run.Notifyf(job.LevelInformation, "Created %d monthly partitions of transactions.", created)
+			}
+			if strays {
+				run.Notifyf(job.LevelWarning, "Some transactions are in the default partition, outside every monthly partition; docs/partitioning.md says how to move them.")
+			}
+			return nil
+		},
+	}
 }

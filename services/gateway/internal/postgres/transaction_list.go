@@ -1,24 +1,17 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
-	"github.com/paygate/paygate/services/internal/apperr"
-	"github.com/paygate/paygate/services/internal/pgdb"
 )
 
 // conditions builds a WHERE clause with numbered arguments.
@@ -494,198 +487,4 @@ func (p *Payments) List(ctx context.Context, f payment.ListFilter) (payment.List
 		return nil
 	})
 	return page, err
-}
-
-// FoldTotals moves the deltas that transactions' triggers appended into the
-// hourly and daily rollups of the list's totals (migration 0010) and
-// returns how many it moved; 0 when another process is folding. Rollups not
-// built yet (a table that had rows before migration 0010) are built first.
-func (p *Payments) FoldTotals(ctx context.Context) (int64, error) {
-	var built bool
-	if err := p.pool.QueryRow(ctx, totalsBuilt).Scan(&built); err != nil {
-		return 0, fmt.Errorf("read transaction totals state: %w", err)
-	}
-	if !built {
-		var n *int64
-		if err := p.pool.QueryRow(ctx, `SELECT build_transaction_totals(true)`).Scan(&n); err != nil {
-			return 0, fmt.Errorf("build transaction totals: %w", err)
-		}
-		if n != nil { // built here, not by another replica
-			if err := p.analyzeTotals(ctx); err != nil {
-				return 0, err
-			}
-		}
-	}
-	var moved int64
-	if err := p.pool.QueryRow(ctx, `SELECT fold_transaction_totals()`).Scan(&moved); err != nil {
-		return 0, fmt.Errorf("fold transaction totals: %w", err)
-	}
-	return moved, nil
-}
-
-// BuildTotals recomputes the list's rollups from the transactions, without
-// blocking writers, and returns the number of transactions it counted: a
-// repair, since FoldTotals builds them when they never were.
-func (p *Payments) BuildTotals(ctx context.Context) (int64, error) {
-	var n int64
-	if err := p.pool.QueryRow(ctx, `SELECT build_transaction_totals()`).Scan(&n); err != nil {
-		return 0, fmt.Errorf("build transaction totals: %w", err)
-	}
-	return n, p.analyzeTotals(ctx)
-}
-
-// analyzeTotals vacuums and analyzes rollups just built: the planner has
-// no statistics of them yet, and the list reads them index-only, which
-// needs their pages marked all-visible.
-func (p *Payments) analyzeTotals(ctx context.Context) error {
-	if _, err := p.pool.Exec(ctx, `VACUUM (ANALYZE) transaction_totals_hourly, transaction_totals_daily`); err != nil {
-		return fmt.Errorf("analyze transaction totals: %w", err)
-	}
-	return nil
-}
-
-// RunTotals folds the list's totals (FoldTotals) every interval until ctx
-// ends. A failed fold is logged and tried again at the next tick: the
-// deltas wait, and the counts stay exact meanwhile. After a fold that moved
-// deltas it vacuums their table, which the list scans: at thousands of
-// changes a second, waiting for autovacuum (a minute apart at least) would
-// leave it hundreds of thousands of dead rows long.
-func (p *Payments) RunTotals(ctx context.Context, every time.Duration, log *slog.Logger) error {
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		if _, err := p.FoldTotalsOnce(ctx); err != nil && ctx.Err() == nil {
-			log.WarnContext(ctx, "fold transaction totals", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-	}
-}
-
-// FoldTotalsOnce is one pass of RunTotals (the job gateway.totals-fold
-// runs it every PAYGATE_TOTALS_FOLD_INTERVAL): FoldTotals, then a vacuum of
-// the deltas' table when deltas moved. It returns how many moved.
-func (p *Payments) FoldTotalsOnce(ctx context.Context) (int64, error) {
-	moved, err := p.FoldTotals(ctx)
-	if err != nil || moved == 0 {
-		return moved, err
-	}
-	if _, err := p.pool.Exec(ctx, `VACUUM (SKIP_LOCKED) transaction_totals_delta`); err != nil {
-		return moved, fmt.Errorf("vacuum transaction totals deltas: %w", err)
-	}
-	return moved, nil
-}
-
-// extraRow scans the transaction columns and then extra destinations.
-type extraRow struct {
-	pgx.Row
-	extra []any
-}
-
-func (r extraRow) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.extra...)...) }
-
-// likePattern is an ILIKE pattern matching s anywhere, s taken literally.
-func likePattern(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return "%" + r.Replace(s) + "%"
-}
-
-// SearchLogs implements payment.Store. The window is read through
-// transaction_logs_at_idx; each entry's JSON payloads are prefiltered with
-// ILIKE on their text (the domain then finds the matching key).
-func (p *Payments) SearchLogs(ctx context.Context, f payment.LogSearch) ([]payment.LogPayload, error) {
-	var c conditions
-	c.add("transaction_type = ?", int16(f.Type))
-	if !f.Scope.All {
-		c.add("merchant_id = ANY(?::integer[])", f.Scope.MerchantIDs)
-	}
-	if f.Amount != nil {
-		c.add("amount = ?::numeric", f.Amount.String())
-	}
-	if f.Currency != "" {
-		c.add("currency = ?", f.Currency)
-	}
-	if f.MerchantClientID != "" {
-		c.add("merchant_client_id = ?", f.MerchantClientID)
-	}
-	n := len(c.args)
-	args := append(append([]any{}, c.args...), f.From, f.To, likePattern(f.Term), f.Limit)
-	q := `SELECT ` + transactionColumns + `, x.stage, x.col, x.val::text
-		FROM (
-			SELECT l.transaction_id, l.id AS log_id, l.stage, v.col, v.val
-			FROM transaction_logs l
-			CROSS JOIN LATERAL (VALUES ('transaction_update', l.transaction_update), ('content', l.content),
-				('headers', l.headers), ('query_params', l.query_params), ('webhook_request', l.webhook_request),
-				('webhook_response', l.webhook_response), ('webhook_headers', l.webhook_headers)) AS v(col, val)
-			WHERE l.at >= $` + strconv.Itoa(n+1) + ` AND l.at <= $` + strconv.Itoa(n+2) + `
-				AND v.val IS NOT NULL AND v.val::text ILIKE $` + strconv.Itoa(n+3) + `
-		) x JOIN transactions ON transactions.id = x.transaction_id
-			AND transactions.created_at = (SELECT k.created_at FROM transaction_keys k WHERE k.id = x.transaction_id)` + c.where() + `
-		ORDER BY x.log_id LIMIT $` + strconv.Itoa(n+4)
-	rows, err := p.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("search logs: %w", err)
-	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (payment.LogPayload, error) {
-		var lp payment.LogPayload
-		var raw string
-		t, err := scanTransaction(extraRow{Row: row, extra: []any{&lp.Stage, &lp.Column, &raw}})
-		if err != nil {
-			return lp, err
-		}
-		lp.Transaction = t
-		dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
-		dec.UseNumber()
-		if err := dec.Decode(&lp.Value); err != nil {
-			return lp, fmt.Errorf("log payload of transaction %d: %w", t.ID, err)
-		}
-		return lp, nil
-	})
-}
-
-// casUpdate runs set on a transaction whose status is still seen, then
-// writes logs and events, in one Postgres transaction.
-func (p *Payments) casUpdate(ctx context.Context, id int64, seen payment.Status, set string, setArgs []any, logs []payment.LogEntry, events func(payment.Transaction) []proto.Message) (payment.Transaction, error) {
-	var out payment.Transaction
-	err := pgdb.InTx(ctx, p.pool, func(tx pgx.Tx) error {
-		at, err := createdAt(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		args := append([]any{id, seen}, setArgs...)
-		out, err = scanTransaction(tx.QueryRow(ctx, `UPDATE transactions SET `+set+`
-			WHERE id = $1 AND status = $2 AND created_at = $`+strconv.Itoa(len(args)+1)+` RETURNING `+transactionColumns,
-			append(args, at)...))
-		if errors.Is(err, pgx.ErrNoRows) {
-			var cur int16
-			if err := tx.QueryRow(ctx, `SELECT status FROM transactions WHERE id = $1 AND created_at = $2`, id, at).Scan(&cur); err != nil {
-				return pgdb.Translate(err, entityTransaction)
-			}
-			return apperr.Conflict("Transaction with id %d status changed (it is now %s). Reload and try again.", id, payment.Status(cur))
-		}
-		if err != nil {
-			return fmt.Errorf("update transaction %d: %w", id, err)
-		}
-		if err := insertLogs(ctx, tx, logs); err != nil {
-			return err
-		}
-		if events != nil {
-			return publish(ctx, tx, events(out))
-		}
-		return nil
-	})
-	return out, err
-}
-
-// CancelCallbacks implements payment.Store.
-func (p *Payments) CancelCallbacks(ctx context.Context, id int64, seen payment.Status, at time.Time, logs []payment.LogEntry, events func(payment.Transaction) []proto.Message) (payment.Transaction, error) {
-	return p.casUpdate(ctx, id, seen, `callbacks_canceled = true, updated_at = $3`, []any{at}, logs, events)
-}
-
-// SchedulePoll implements payment.Store.
-func (p *Payments) SchedulePoll(ctx context.Context, id int64, seen payment.Status, at time.Time, logs []payment.LogEntry, events func(payment.Transaction) []proto.Message) (payment.Transaction, error) {
-	return p.casUpdate(ctx, id, seen, `next_poll_at = $3, poll_attempts = 0, updated_at = $3`, []any{at}, logs, events)
 }

@@ -1,16 +1,21 @@
-package keyring
+// Package resealjob is the body of the services' re-seal jobs: it re-seals
+// stored values under a keyring's current key and reports on the job's run.
+// It lives apart from keyring so that the keyring, which domain packages
+// import, never links the job runner (and through it pgx and NATS).
+package resealjob
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/paygate/paygate/services/internal/jobs"
+	"github.com/paygate/paygate/services/internal/keyring"
 )
 
-// ResealRun is one run of a service's re-seal job: ResealAll over values,
+// Run is one run of a service's re-seal job: k.ResealAll over values,
 // reported on run as the re-sealing of so many of what ("secrets", "signing
 // keys").
-func (k *Keyring) ResealRun(ctx context.Context, run *jobs.Run, what string, values []Stored,
+func Run(ctx context.Context, k *keyring.Keyring, run *jobs.Run, what string, values []keyring.Stored,
 	replace func(ctx context.Context, i int, sealed []byte) (bool, error)) error {
 	n, err := k.ResealAll(ctx, values, replace)
 	if err != nil {
