@@ -533,7 +533,7 @@ func gatewayJobs(cfg Config, payments *payment.Service, payStore *postgres.Payme
 					run.Notifyf(jobs.LevelInformation, "Polled %d pending transactions; %d became final.", total.Claimed, total.Final)
 				}
 				if total.Failed > 0 {
-					run.Notifyf(jobs.LevelError, "%d polls could not be recorded and are tried again later; the last error: %v.", total.Failed, total.LastError)
+					run.NotifyErr(jobs.LevelError, total.LastError, "%d polls could not be recorded and are tried again later.", total.Failed)
 				}
 				return nil
 			},
@@ -548,7 +548,7 @@ func gatewayJobs(cfg Config, payments *payment.Service, payStore *postgres.Payme
 					run.Notifyf(jobs.LevelWarning, "Took %d transactions stranded at Not Confirmed for recovery.", total.Claimed)
 				}
 				if total.Failed > 0 {
-					run.Notifyf(jobs.LevelError, "%d recoveries failed; the last error: %v.", total.Failed, total.LastError)
+					run.NotifyErr(jobs.LevelError, total.LastError, "%d recoveries failed and are tried again later.", total.Failed)
 				}
 				return nil
 			},
@@ -579,7 +579,7 @@ func gatewayJobs(cfg Config, payments *payment.Service, payStore *postgres.Payme
 					run.Notifyf(jobs.LevelInformation, "Folded %d deltas into the transaction list's totals.", moved)
 				}
 				if failed > 0 {
-					run.Notifyf(jobs.LevelError, "%d folds failed; the deltas wait and the list stays exact. The last error: %v.", failed, lastErr)
+					run.NotifyErr(jobs.LevelError, lastErr, "%d folds failed; the deltas wait and the list stays exact.", failed)
 				}
 				return nil
 			},
@@ -619,8 +619,7 @@ func partitionsJob(cfg Config, partitions *postgres.Partitions) jobs.Job {
 		Run: func(ctx context.Context, run *jobs.Run) error {
 			created, strays, err := partitions.Ensure(ctx, cfg.PartitionMonthsAhead)
 			if err != nil {
-				run.Notifyf(jobs.LevelError, "Could not create the transactions' partitions ahead: %v.", err)
-				return err
+				return jobs.Failed(err, "The transactions' partitions could not be created ahead; the next run tries again.")
 			}
 			if created > 0 {
 				run.Notifyf(jobs.LevelInformation, "Created %d monthly partitions of transactions.", created)
@@ -646,8 +645,8 @@ func retentionJob(cfg Config, files *export.Service, store tempSweeper, retentio
 				n, err := files.DeleteExpired(ctx, time.Now().Add(-keep), batch)
 				total += n
 				if err != nil {
-					run.Notifyf(jobs.LevelError, "Deleted %d export files, then stopped: %v.", total, err)
-					return errors.New("the expired export files could not all be deleted; the next run tries again")
+					run.Notifyf(jobs.LevelError, "Deleted %d export files, then stopped.", total)
+					return jobs.Failed(err, "The expired export files could not all be deleted; the next run tries again.")
 				}
 				if n < batch {
 					break
@@ -658,7 +657,7 @@ func retentionJob(cfg Config, files *export.Service, store tempSweeper, retentio
 			}
 			swept, err := store.SweepTemp(ctx, 24*time.Hour)
 			if err != nil {
-				run.Notifyf(jobs.LevelError, "The temporary files of interrupted exports could not be swept: %v.", err)
+				run.NotifyErr(jobs.LevelError, err, "The temporary files of interrupted exports could not be swept; the next run tries again.")
 			} else if swept > 0 {
 				run.Notifyf(jobs.LevelWarning, "Removed %d temporary files left by export workers that stopped mid-file.", swept)
 			}
@@ -681,8 +680,7 @@ func fraudDetectionJob(cfg Config, detector fraud.Detector, thresholds func(cont
 					rep.Scanned, rep.To.Format(time.RFC3339), rep.Flagged, rep.Updated, rep.Linked)
 			}
 			if err != nil {
-				run.Notifyf(jobs.LevelError, "Fraud detection stopped: %v.", err)
-				return errors.New("the fraud detection could not finish; the next run starts where this one stopped")
+				return jobs.Failed(err, "The fraud detection could not finish; the next run starts where this one stopped.")
 			}
 			return nil
 		},
@@ -699,7 +697,7 @@ func sweepLoop(ctx context.Context, run *jobs.Run, interval func(context.Context
 		rep, err := sweep(ctx)
 		total.Add(rep)
 		if err != nil && ctx.Err() == nil {
-			run.Notifyf(jobs.LevelError, "%s: %v.", failure, err)
+			run.NotifyErr(jobs.LevelError, err, "%s; the next pass tries again.", failure)
 		}
 		if !nextTick(ctx, time.Now(), interval, run.Wait) {
 			return total
