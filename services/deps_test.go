@@ -103,6 +103,8 @@ var plumbingOrder = map[string][]string{
 	"services/internal/apperr/grpcstatus": {},
 	"services/internal/telemetry":         {},
 	"services/internal/netguard":          {},
+	// The sentences of failed outbound calls classify netguard's refusals.
+	"services/internal/callfailure":       {"services/internal/netguard"},
 	"services/internal/pgdb":              {},
 	"services/internal/authz":             {},
 	"services/internal/bus":               {"services/internal/telemetry"},

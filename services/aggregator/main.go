@@ -223,7 +223,7 @@ func (l loops) backgroundJobs(cfg Config, relay *bus.Relay) []jobs.Job {
 			Every:       time.Minute,
 			Run: func(ctx context.Context, run *jobs.Run) error {
 				if err := l.rebuilder.RebuildIfNeeded(ctx); err != nil {
-					return fmt.Errorf("the rebuild did not finish and is tried again at the next run: %w", err)
+					return jobs.Failed(err, "The rebuild did not finish and is tried again at the next run.")
 				}
 				return nil
 			},
@@ -246,10 +246,10 @@ func untilStopping(ctx context.Context, run *jobs.Run, loop func(context.Context
 		}
 	}()
 	err := loop(ctx)
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || err == nil {
 		return nil
 	}
-	return err
+	return jobs.Failed(err, "The consumer stopped on an error; the next run starts it again.")
 }
 
 // loops are the service's background work, each a function that runs until

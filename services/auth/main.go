@@ -251,7 +251,10 @@ func authJobs(cfg Config, store *postgres.Store, relay *bus.Relay) []jobs.Job {
 				retention := max(cfg.SessionRetention, cfg.AccessTTL+authz.Leeway)
 				tokens, sessions, err := store.CleanUp(ctx, time.Now(), retention, cleanupBatch, run.Stopping())
 				run.Notifyf(jobs.LevelInformation, "Deleted %d expired refresh tokens and %d ended sessions.", tokens, sessions)
-				return err
+				if err != nil {
+					return jobs.Failed(err, "The cleanup stopped before it finished; the next run goes on.")
+				}
+				return nil
 			},
 		},
 		jobs.OutboxRelay("auth", relay),

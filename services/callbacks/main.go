@@ -218,7 +218,7 @@ func callbacksJobs(dispatcher *callback.Dispatcher, relay *bus.Relay, sealer *ke
 			Run: func(ctx context.Context, run *jobs.Run) error {
 				keys, err := store.AllSealedKeys(ctx)
 				if err != nil {
-					return err
+					return jobs.Failed(err, "The sealed signing keys could not be read; the next run tries again.")
 				}
 				stored := make([]keyring.Stored, len(keys))
 				for i, k := range keys {
@@ -241,13 +241,13 @@ func callbacksJobs(dispatcher *callback.Dispatcher, relay *bus.Relay, sealer *ke
 					return nil // the process is stopping
 				}
 				if err != nil {
-					return err
+					return jobs.Failed(err, "The due deliveries could not be claimed; the next run tries again.")
 				}
 				if rep.Sent > 0 {
 					run.Notifyf(jobs.LevelInformation, "Sent %d due deliveries.", rep.Sent)
 				}
 				if rep.Failures > 0 {
-					run.Notifyf(jobs.LevelError, "%d claims of due deliveries failed; the last error: %v.", rep.Failures, rep.LastError)
+					run.NotifyErr(jobs.LevelError, rep.LastError, "%d claims of due deliveries failed and are tried again.", rep.Failures)
 				}
 				return nil
 			},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -77,8 +76,8 @@ func credentialsResealJob(credentials *credential.Service) jobs.Job {
 				n, more, err := credentials.Reseal(ctx, 100)
 				total += n
 				if err != nil {
-					run.Notifyf(jobs.LevelError, "Re-sealed %d collabs' credentials, then stopped: %v.", total, err)
-					return errors.New("some credentials could not be re-sealed under the current key; the next run tries again")
+					run.Notifyf(jobs.LevelError, "Re-sealed %d collabs' credentials, then stopped.", total)
+					return jobs.Failed(err, "Some credentials could not be re-sealed under the current key; the next run tries again.")
 				}
 				if !more || n == 0 {
 					break

@@ -29,7 +29,7 @@ func secretsResealJob(box *keyring.Keyring, store *postgres.Payments) jobs.Job {
 func resealSecrets(ctx context.Context, run *jobs.Run, box *keyring.Keyring, store *postgres.Payments) error {
 	secrets, err := store.SealedSecrets(ctx)
 	if err != nil {
-		return err
+		return jobs.Failed(err, "The sealed secrets could not be read; the next run tries again.")
 	}
 	stored := make([]keyring.Stored, len(secrets))
 	for i, s := range secrets {

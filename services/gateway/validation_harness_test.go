@@ -158,6 +158,10 @@ type (
 		SourceContext string `json:"sourceContext"`
 		AuthData      string `json:"authData"`
 		Content       any    `json:"content"`
+		Exception     *struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"exception"`
 	}
 )
 

@@ -281,6 +281,45 @@ func testValidationPaymentPath(t *testing.T, e *validationEnv) {
 		}
 	})
 
+	// The client's text names the resolver ("lookup validator.invalid on
+	// 10.255.255.53:53: no such host"): the result, the retry's answer and
+	// the journal get a sentence instead.
+	t.Run("a call that fails is told in a sentence, never the client's text", func(t *testing.T) {
+		e.clearEndpoints(t)
+		e.endpoint(t, e.admin, map[string]any{"collabId": e.govip, "url": "http://validator.invalid/validate", "awaitable": true, "forCashIn": true})
+		out := e.pay(t, "v-unknown-host")
+		if out.TransactionStatus != -6 {
+			t.Fatalf("answer %+v", out)
+		}
+		const want = `The URL's host name "validator.invalid" was not found in DNS.`
+		rs := e.results(t, out.ID)
+		if len(rs) != 1 || rs[0].Status != -1 || rs[0].Message != want {
+			t.Fatalf("results %+v, want the message %q", rs, want)
+		}
+		var retried resultJSON
+		e.admin.must(t, http.StatusOK, http.MethodPost, "/api/v1/validation/"+rs[0].ValidationID+"/retry", nil, &retried)
+		if retried.Status != -1 || retried.Attempts != 2 || retried.Message != want {
+			t.Errorf("retry answered %+v, want the message %q", retried, want)
+		}
+		var failures int
+		for _, l := range e.journal(t, out.ID) {
+			if l.Exception != nil {
+				failures++
+				if l.Exception.Type != "ValidationError" || l.Exception.Message != want {
+					t.Errorf("journal exception %+v, want %q", *l.Exception, want)
+				}
+			}
+			for _, leak := range []string{"lookup", "dial tcp", ":53"} {
+				if strings.Contains(l.Message, leak) {
+					t.Errorf("journal entry %q holds the client's text", l.Message)
+				}
+			}
+		}
+		if failures != 2 {
+			t.Errorf("%d journaled failures, want 2", failures)
+		}
+	})
+
 	t.Run("a failure not awaited does not fail the transaction", func(t *testing.T) {
 		e.clearEndpoints(t)
 		e.endpoint(t, e.admin, map[string]any{"collabId": e.govip, "url": reject, "forCashIn": true})

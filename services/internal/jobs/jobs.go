@@ -24,8 +24,6 @@
 package jobs
 
 import (
-	"errors"
-
 	"github.com/paygate/paygate/services/internal/jobs/job"
 )
 
@@ -53,5 +51,23 @@ const (
 	MaxNotifications = job.MaxNotifications
 )
 
+// The failure sentences of package job, under the names the services use.
+type (
+	// Failure is the error of a run that failed, with the sentence
+	// operators see (job.Failure).
+	Failure = job.Failure
+)
+
+// InternalFailure is what operators are told of a failed run whose error
+// has no sentence for them (job.InternalFailure).
+const InternalFailure = job.InternalFailure
+
+// Failed returns the error of a run that failed as a whole: operators read
+// the sentence, the log gets cause (job.Failed).
+func Failed(cause error, format string, args ...any) error { return job.Failed(cause, format, args...) }
+
+// Reported is what operators are told of a run's error (job.Reported).
+func Reported(err error) string { return job.Reported(err) }
+
 // errPanic is the error of a run whose Run panicked.
-var errPanic = errors.New("the job stopped on an unexpected internal error")
+var errPanic = Failed(nil, "The job stopped on an unexpected internal error; the service's log has the details under the run's id.")

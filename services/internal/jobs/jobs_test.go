@@ -1,9 +1,11 @@
 package jobs_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -22,6 +24,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
+	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/bus/natsembed"
 	"github.com/paygate/paygate/services/internal/jobs"
@@ -117,8 +120,13 @@ func (r *replica) wait(t *testing.T) {
 
 func startReplica(t *testing.T, pool *pgxpool.Pool, js jetstream.JetStream, instance string, js2 ...jobs.Job) *replica {
 	t.Helper()
+	return startLoggedReplica(t, pool, js, instance, slog.New(slog.DiscardHandler), js2...)
+}
+
+func startLoggedReplica(t *testing.T, pool *pgxpool.Pool, js jetstream.JetStream, instance string, log *slog.Logger, js2 ...jobs.Job) *replica {
+	t.Helper()
 	r := jobs.NewRunner("test", pool, js, jobs.Options{Retry: 50 * time.Millisecond, LockCheck: 100 * time.Millisecond,
-		Instance: instance, Logger: slog.New(slog.DiscardHandler)})
+		Instance: instance, Logger: log})
 	if err := r.Add(js2...); err != nil {
 		t.Fatal(err)
 	}
@@ -375,9 +383,10 @@ func TestRunEventsInTheOutbox(t *testing.T) {
 	pool, _ := pgtest.Schema(t, outboxMigrations)
 	js := connect(t)
 
-	okName, failName, panicName := jobName(t, "ok"), jobName(t, "fail"), jobName(t, "panic")
+	okName, failName, panicName, toldName := jobName(t, "ok"), jobName(t, "fail"), jobName(t, "panic"), jobName(t, "told")
 	var failRuns, panicRuns atomic.Int64
-	rep := startReplica(t, pool, js, "host:1",
+	logs := &lockedBuffer{}
+	rep := startLoggedReplica(t, pool, js, "host:1", slog.New(slog.NewJSONHandler(logs, nil)),
 		jobs.Job{Name: okName, Description: "Succeeds and says so.", Every: time.Hour,
 			Run: func(_ context.Context, run *jobs.Run) error {
 				run.Notify(jobs.LevelInformation, "Cleaned 3 rows.")
@@ -389,8 +398,13 @@ func TestRunEventsInTheOutbox(t *testing.T) {
 		jobs.Job{Name: failName, Description: "Fails.", Every: time.Hour,
 			Run: func(_ context.Context, run *jobs.Run) error {
 				failRuns.Add(1)
-				run.Notify(jobs.LevelError, "The database did not answer.")
-				return errors.New("delete expired rows: the database did not answer")
+				run.NotifyErr(jobs.LevelError, errors.New("dial tcp 10.0.0.5:5432: connect: connection refused"), "The database did not answer.")
+				// A library's text: operators get a sentence, the log gets this.
+				return fmt.Errorf("read the flags: %w", errors.New("can't scan into dest[0]: cannot scan NULL into *bool"))
+			}},
+		jobs.Job{Name: toldName, Description: "Fails with a sentence.", Every: time.Hour,
+			Run: func(context.Context, *jobs.Run) error {
+				return jobs.Failed(errors.New("delete expired rows: conn closed"), "Expired rows could not be deleted; the next run tries again.")
 			}},
 		jobs.Job{Name: panicName, Description: "Panics.", Every: time.Hour,
 			Run: func(context.Context, *jobs.Run) error {
@@ -398,16 +412,16 @@ func TestRunEventsInTheOutbox(t *testing.T) {
 				panic("boom")
 			}},
 	)
-	eventually(t, 10*time.Second, "three runs reported", func() bool {
+	eventually(t, 10*time.Second, "four runs reported", func() bool {
 		evs := outboxEvents(t, pool)
-		return len(eventsOf[*eventsv1.JobRunCompleted](evs)) == 1 && len(eventsOf[*eventsv1.JobRunFailed](evs)) == 2
+		return len(eventsOf[*eventsv1.JobRunCompleted](evs)) == 1 && len(eventsOf[*eventsv1.JobRunFailed](evs)) == 3
 	})
 	rep.stop(t)
 	evs := outboxEvents(t, pool)
 
 	registered := eventsOf[*eventsv1.JobRegistered](evs)
-	if len(registered) != 3 {
-		t.Fatalf("%d JobRegistered, want 3", len(registered))
+	if len(registered) != 4 {
+		t.Fatalf("%d JobRegistered, want 4", len(registered))
 	}
 	for _, r := range registered {
 		if r.Service != "test" || r.Instance != "host:1" || r.IntervalMs != time.Hour.Milliseconds() || r.Description == "" || r.StartedAt == nil {
@@ -418,8 +432,8 @@ func TestRunEventsInTheOutbox(t *testing.T) {
 	for _, s := range eventsOf[*eventsv1.JobRunStarted](evs) {
 		started[s.Job] = s
 	}
-	if len(started) != 3 {
-		t.Fatalf("JobRunStarted of %d jobs, want 3", len(started))
+	if len(started) != 4 {
+		t.Fatalf("JobRunStarted of %d jobs, want 4", len(started))
 	}
 
 	done := eventsOf[*eventsv1.JobRunCompleted](evs)[0]
@@ -443,9 +457,26 @@ func TestRunEventsInTheOutbox(t *testing.T) {
 	for _, f := range eventsOf[*eventsv1.JobRunFailed](evs) {
 		failed[f.Job] = f
 	}
-	if f := failed[failName]; f == nil || f.Error != "delete expired rows: the database did not answer" ||
-		len(f.Notifications) != 1 || f.Notifications[0].Level != int32(jobs.LevelError) || f.RunId != started[failName].RunId {
+	if f := failed[failName]; f == nil || f.Error != jobs.InternalFailure || len(f.Notifications) != 1 ||
+		f.Notifications[0].Level != int32(jobs.LevelError) || f.Notifications[0].Message != "The database did not answer." || f.RunId != started[failName].RunId {
 		t.Errorf("JobRunFailed of the failing job = %v", f)
+	}
+	if f := failed[toldName]; f == nil || f.Error != "Expired rows could not be deleted; the next run tries again." {
+		t.Errorf("JobRunFailed of the job that says why = %v", f)
+	}
+	// What operators were not told is in the log, with the run's id.
+	var loggedNote, loggedErr bool
+	for _, line := range strings.Split(logs.String(), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) != nil || rec["job"] != failName || rec["run_id"] != started[failName].RunId {
+			continue
+		}
+		e, _ := rec["error"].(string)
+		loggedNote = loggedNote || strings.Contains(e, "connection refused")
+		loggedErr = loggedErr || strings.Contains(e, "can't scan into dest[0]")
+	}
+	if !loggedNote || !loggedErr {
+		t.Errorf("the failing job's errors are not both in the log with its run id (notification %v, run %v):\n%s", loggedNote, loggedErr, logs)
 	}
 	if f := failed[panicName]; f == nil || f.Error == "" || strings.Contains(f.Error, "boom") {
 		t.Errorf("JobRunFailed of the panicking job = %v", f)
@@ -478,6 +509,43 @@ func TestRunEventsInTheOutbox(t *testing.T) {
 	}
 	if got := metrics.Value("paygate_job_last_success_timestamp_seconds", "job_name", failName); got != 0 {
 		t.Errorf("last success of the failing job at %v, want none", got)
+	}
+}
+
+// lockedBuffer is a log destination the runner's goroutines share.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestReported(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"a library's error", errors.New("can't scan into dest[0]: cannot scan NULL into *bool"), jobs.InternalFailure},
+		{"a failure with its sentence", fmt.Errorf("rebuild: %w", jobs.Failed(errors.New("conn closed"), "The rebuild stopped.")), "The rebuild stopped."},
+		{"a failure formatted", jobs.Failed(nil, "Re-sealed %d keys.", 3), "Re-sealed 3 keys."},
+		{"a domain error", fmt.Errorf("wrap: %w", apperr.FailedPrecondition("The settings are not valid.")), "The settings are not valid."},
+		{"an internal domain error", apperr.Internal("select rows: %v", errors.New("conn closed")), jobs.InternalFailure},
+	} {
+		if got := jobs.Reported(tt.err); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }
 

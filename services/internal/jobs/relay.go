@@ -22,13 +22,13 @@ func OutboxRelay(service string, relay *bus.Relay) Job {
 		Run: func(ctx context.Context, run *Run) error {
 			rep, err := relay.RunUntil(ctx, run.Stopping())
 			if err != nil {
-				return err
+				return Failed(err, "The outbox relay stopped on an error; the next run starts it again.")
 			}
 			if rep.Published > 0 {
 				run.Notifyf(LevelInformation, "Published %d events.", rep.Published)
 			}
 			if rep.Failures > 0 {
-				run.Notifyf(LevelError, "%d publish passes failed and are tried again; the last error: %v.", rep.Failures, rep.LastError)
+				run.NotifyErr(LevelError, rep.LastError, "%d publish passes failed and are tried again.", rep.Failures)
 			}
 			return nil
 		},

@@ -292,7 +292,8 @@ const tracerName = "github.com/paygate/paygate/services/internal/jobs"
 // whether the lock was lost meanwhile.
 func (r *Runner) runOnce(ctx context.Context, j Job, conn *pgx.Conn, log *slog.Logger) (time.Time, bool) {
 	stopping := make(chan struct{})
-	run := job.NewRun(uuid.NewString(), r.o.Now(), r.o.Now, stopping)
+	id := uuid.NewString()
+	run := job.NewRun(id, r.o.Now(), r.o.Now, stopping, log.With("run_id", id))
 	// A scheduled run is a span, the root of its trace: the events it
 	// writes (its reports included) carry it. A continuous run lasts a
 	// lease (minutes), too long for a span; such a job traces each piece of
@@ -401,12 +402,12 @@ func (r *Runner) call(ctx context.Context, j Job, run *Run, log *slog.Logger) (e
 	return j.Run(ctx, run)
 }
 
-// sentence is err's text as a reported error, bounded.
+// sentence is what operators are told of err (Reported), bounded.
 func sentence(err error) string {
 	const limit = 500
-	s := err.Error()
-	if len(s) > limit {
-		s = s[:limit] + "…"
+	s := Reported(err)
+	if r := []rune(s); len(r) > limit {
+		s = string(r[:limit]) + "…"
 	}
 	return s
 }

@@ -41,6 +41,11 @@ var ErrForbiddenAddress = errors.New("address not allowed")
 // ErrTooLarge is returned by ReadLimited when a body is larger than allowed.
 var ErrTooLarge = errors.New("body too large")
 
+// ErrRedirect is in the chain of every redirect a guarded client refuses:
+// one too many, or one to a URL the policy does not allow (then
+// ErrForbiddenAddress may be in the chain too).
+var ErrRedirect = errors.New("redirect refused")
+
 // Policy says which addresses user-supplied URLs may reach.
 type Policy struct {
 	// AllowPrivate lets URLs reach loopback and private addresses
@@ -259,10 +264,10 @@ func (p Policy) Client(timeout time.Duration) *http.Client {
 		Timeout:   timeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > maxRedirects {
-				return fmt.Errorf("stopped after %d redirects", maxRedirects)
+				return fmt.Errorf("%w: stopped after %d redirects", ErrRedirect, maxRedirects)
 			}
 			if err := p.checkTarget(req.Context(), req.URL); err != nil {
-				return fmt.Errorf("redirect to %s refused: %w", req.URL.Redacted(), err)
+				return fmt.Errorf("%w: to %s: %w", ErrRedirect, req.URL.Redacted(), err)
 			}
 			return nil
 		},

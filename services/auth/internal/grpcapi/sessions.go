@@ -26,11 +26,15 @@ func (s *SessionServer) ListActiveSessions(ctx context.Context, req *authv1.List
 	if err != nil {
 		return nil, err
 	}
+	search, err := identity.SearchFilter(req.GetSearch())
+	if err != nil {
+		return nil, err
+	}
 	a, err := actor(ctx, s.svc)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.svc.ListActiveSessions(ctx, a, req.GetSearch(), req.GetMerchantId(), offset, int(take))
+	res, err := s.svc.ListActiveSessions(ctx, a, search, req.GetMerchantId(), offset, int(take))
 	if err != nil {
 		return nil, err
 	}

@@ -54,11 +54,15 @@ func (s *UserServer) ListUsers(ctx context.Context, req *authv1.ListUsersRequest
 	if err != nil {
 		return nil, err
 	}
+	search, err := identity.SearchFilter(req.GetSearch())
+	if err != nil {
+		return nil, err
+	}
 	a, err := actor(ctx, s.svc)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.svc.ListUsers(ctx, a, req.GetSearch(), req.GetMerchantId(), offset, int(take))
+	res, err := s.svc.ListUsers(ctx, a, search, req.GetMerchantId(), offset, int(take))
 	if err != nil {
 		return nil, err
 	}

@@ -118,14 +118,18 @@ func TestOutcome(t *testing.T) {
 	}{
 		{"200 delivers", 0, 3, callback.Response{StatusCode: 200}, callback.AttemptSuccess, callback.DeliveryDelivered, 0, ""},
 		{"204 delivers", 2, 3, callback.Response{StatusCode: 204}, callback.AttemptSuccess, callback.DeliveryDelivered, 0, ""},
-		{"500 with attempts left is retried", 0, 3, callback.Response{StatusCode: 500, Snippet: "down"}, callback.AttemptRetried, callback.DeliveryPending, time.Second, "HTTP 500: down"},
-		{"second failure waits longer", 1, 3, callback.Response{StatusCode: 503}, callback.AttemptRetried, callback.DeliveryPending, 2 * time.Second, "HTTP 503"},
+		{"500 with attempts left is retried", 0, 3, callback.Response{StatusCode: 500, Snippet: "down"}, callback.AttemptRetried, callback.DeliveryPending, time.Second, "The receiver answered HTTP 500. Its answer began: down"},
+		{"second failure waits longer", 1, 3, callback.Response{StatusCode: 503}, callback.AttemptRetried, callback.DeliveryPending, 2 * time.Second, "The receiver answered HTTP 503."},
 		{"last attempt fails the delivery", 2, 3, callback.Response{StatusCode: 500}, callback.AttemptFailed, callback.DeliveryFailed, 0, "HTTP 500"},
 		{"one attempt only", 0, 1, callback.Response{StatusCode: 404}, callback.AttemptFailed, callback.DeliveryFailed, 0, "HTTP 404"},
 		{"redirect answer is a failure", 0, 3, callback.Response{StatusCode: 302}, callback.AttemptRetried, callback.DeliveryPending, time.Second, "HTTP 302"},
-		{"no answer", 0, 3, callback.Response{Err: errors.New("no answer within the timeout")}, callback.AttemptRetried, callback.DeliveryPending, time.Second, "no answer within the timeout"},
-		{"2xx with a body too large still delivers", 0, 3, callback.Response{StatusCode: 200, Err: errors.New("answer body larger than 65536 bytes")}, callback.AttemptSuccess, callback.DeliveryDelivered, 0, ""},
-		{"500 with a body too large", 0, 3, callback.Response{StatusCode: 500, Err: errors.New("answer body larger than 65536 bytes")}, callback.AttemptRetried, callback.DeliveryPending, time.Second, "HTTP 500: answer body larger"},
+		{"no answer", 0, 3, callback.Response{Err: errors.New("dial tcp 10.0.0.7:443: i/o timeout"), Reason: "The receiver did not answer within 10s."},
+			callback.AttemptRetried, callback.DeliveryPending, time.Second, "The receiver did not answer within 10s."},
+		{"no answer without a reason never shows the client's text", 0, 3, callback.Response{Err: errors.New("dial tcp: lookup r.example on 10.255.255.53:53: no such host")},
+			callback.AttemptRetried, callback.DeliveryPending, time.Second, "The receiver gave no usable answer."},
+		{"2xx with a body too large still delivers", 0, 3, callback.Response{StatusCode: 200, Err: errors.New("body too large"), Reason: "The receiver's answer is larger than 64 KiB."}, callback.AttemptSuccess, callback.DeliveryDelivered, 0, ""},
+		{"500 with a body too large", 0, 3, callback.Response{StatusCode: 500, Err: errors.New("body too large"), Reason: "The receiver's answer is larger than 64 KiB."},
+			callback.AttemptRetried, callback.DeliveryPending, time.Second, "The receiver answered HTTP 500. The receiver's answer is larger than 64 KiB."},
 		{"retry past max attempts fails again", 4, 3, callback.Response{StatusCode: 500}, callback.AttemptFailed, callback.DeliveryFailed, 0, "HTTP 500"},
 	}
 	for _, tt := range tests {
@@ -143,6 +147,9 @@ func TestOutcome(t *testing.T) {
 			}
 			if tt.errContains == "" && r.ErrorMessage != "" || !strings.Contains(r.ErrorMessage, tt.errContains) {
 				t.Errorf("error message %q, want it to contain %q", r.ErrorMessage, tt.errContains)
+			}
+			if strings.Contains(r.ErrorMessage, "dial tcp") || strings.Contains(r.ErrorMessage, "too large") {
+				t.Errorf("error message %q holds the client's text", r.ErrorMessage)
 			}
 		})
 	}

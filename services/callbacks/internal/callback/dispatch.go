@@ -33,8 +33,13 @@ type Response struct {
 	// StatusCode is the receiver's HTTP status, 0 when there was none.
 	StatusCode int
 	// Err says why there was no answer, or what was wrong with it (a body
-	// too large); nil for a complete answer of any status.
+	// too large); nil for a complete answer of any status. Its text is the
+	// client library's, which can name the network Paygate runs in: it goes
+	// to the log only.
 	Err error
+	// Reason says in a sentence why there was no usable answer, without
+	// library text: what the attempt's error message shows. Set with Err.
+	Reason string
 	// Snippet is the start of the answer's body, for the error message of a
 	// non-2xx answer.
 	Snippet string
@@ -522,6 +527,12 @@ func (d *Dispatcher) attempt(ctx context.Context, dl Delivery, key []byte) Resul
 	sent := time.Now()
 	resp := d.sender.Send(ctx, Request{URL: dl.URL, Body: dl.Body, Headers: headers})
 	r := Outcome(dl, resp, now, d.o.Backoff)
+	if resp.Err != nil {
+		// The attempt stores the sentence; the client's own words are for
+		// the people who run Paygate.
+		d.o.Logger.WarnContext(ctx, "callback receiver gave no usable answer", "transaction_id", dl.TransactionID,
+			"delivery_id", dl.ID, "attempt", r.Number(), "status_code", resp.StatusCode, "error", resp.Err)
+	}
 	outcome := outcomeLabel(r.Attempt)
 	attemptsTotal.WithLabelValues(outcome).Inc()
 	attemptDuration.WithLabelValues(outcome).Observe(time.Since(sent).Seconds())
@@ -554,22 +565,29 @@ func Outcome(dl Delivery, resp Response, now time.Time, b Backoff) Result {
 	return r
 }
 
+// errorMessage words a failed attempt for the attempt's error message:
+// sentences, never the client library's text (Response.Err).
 func errorMessage(resp Response) string {
-	var msg string
-	switch {
-	case resp.Err != nil && resp.StatusCode != 0:
-		msg = fmt.Sprintf("HTTP %d: %v", resp.StatusCode, resp.Err)
-	case resp.Err != nil:
-		msg = resp.Err.Error()
-	default:
-		msg = fmt.Sprintf("HTTP %d", resp.StatusCode)
+	reason := resp.Reason
+	if reason == "" && resp.Err != nil {
+		reason = "The receiver gave no usable answer."
+	}
+	msg := reason
+	if resp.StatusCode != 0 {
+		msg = fmt.Sprintf("The receiver answered HTTP %d.", resp.StatusCode)
+		if reason != "" {
+			msg += " " + reason
+		}
 		if resp.Snippet != "" {
-			msg += ": " + resp.Snippet
+			msg += " Its answer began: " + resp.Snippet
 		}
 	}
+	if msg == "" {
+		msg = "The receiver did not answer."
+	}
 	const limit = 500
-	if len(msg) > limit {
-		msg = msg[:limit]
+	if r := []rune(msg); len(r) > limit {
+		msg = string(r[:limit])
 	}
 	return msg
 }

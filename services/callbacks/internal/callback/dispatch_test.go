@@ -1,9 +1,13 @@
 package callback_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -214,6 +218,76 @@ func TestDispatcherRetriesRecording(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// lockedBuffer is a log destination the dispatcher's goroutines share.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestDispatcherLogsTheClientError stores an attempt that got no answer
+// with the sender's sentence, and logs the client's own error (which names
+// the resolver) with the transaction, for the people who run Paygate.
+func TestDispatcherLogsTheClientError(t *testing.T) {
+	t.Parallel()
+	const raw = "dial tcp: lookup receiver.invalid on 10.255.255.53:53: no such host"
+	const reason = `The URL's host name "receiver.invalid" was not found in DNS.`
+	var claimed atomic.Bool
+	stored := make(chan []callback.Result, 1)
+	store := &fakeStore{
+		claimDue: func(context.Context, time.Time, int, time.Time) ([]callback.Delivery, error) {
+			if claimed.Swap(true) {
+				return nil, nil
+			}
+			return []callback.Delivery{{ID: 7, TransactionID: 4242, WebhookID: "msg_7", MerchantID: 1, MaxAttempts: 1}}, nil
+		},
+		recordResults: func(_ context.Context, rs []callback.Result, _ time.Time) error {
+			stored <- rs
+			return nil
+		},
+	}
+	sender := senderFunc(func(context.Context, callback.Request) callback.Response {
+		return callback.Response{Err: errors.New(raw), Reason: reason}
+	})
+	logs := &lockedBuffer{}
+	d := callback.NewDispatcher(store, callback.NewSecrets(store, plainSealer{}, true, time.Now), sender,
+		callback.DispatcherOptions{Workers: 1, PollInterval: 5 * time.Millisecond, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	select {
+	case rs := <-stored:
+		if len(rs) != 1 || rs[0].ErrorMessage != reason {
+			t.Errorf("stored %+v, want the message %q", rs, reason)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the result was never stored")
+	}
+	cancel()
+	<-done
+	var logged bool
+	for _, line := range strings.Split(logs.String(), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["error"] == raw && rec["transaction_id"] == float64(4242) && rec["delivery_id"] == float64(7) {
+			logged = true
+		}
+	}
+	if !logged {
+		t.Errorf("no log line with the client's error and the transaction id:\n%s", logs)
+	}
 }
 
 // TestDispatcherFreshDeliveries submits fresh deliveries: each is sent once

@@ -10,18 +10,11 @@ package receivers
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"errors"
-	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/netip"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -30,6 +23,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paygate/paygate/services/callbacks/internal/callback"
+	"github.com/paygate/paygate/services/internal/callfailure"
 	"github.com/paygate/paygate/services/internal/netguard"
 )
 
@@ -75,7 +69,7 @@ func NewSender(client *http.Client, limit int64) *Sender {
 func (s *Sender) Send(ctx context.Context, r callback.Request) callback.Response {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(r.Body))
 	if err != nil {
-		return callback.Response{Err: fmt.Errorf("request: %w", err)}
+		return callback.Response{Err: err, Reason: s.reason(err)}
 	}
 	// The span names no URL: a merchant's path or query may hold a token.
 	attrs := []attribute.KeyValue{attribute.String("http.request.method", http.MethodPost),
@@ -117,17 +111,13 @@ func (s *Sender) send(ctx context.Context, req *http.Request) callback.Response 
 	}}))
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return callback.Response{Err: describe(err)}
+		return callback.Response{Err: err, Reason: s.reason(err)}
 	}
 	defer resp.Body.Close()
 	body, err := netguard.ReadLimited(resp.Body, s.limit)
 	out := callback.Response{StatusCode: resp.StatusCode}
 	if err != nil {
-		if errors.Is(err, netguard.ErrTooLarge) {
-			out.Err = fmt.Errorf("answer body larger than %d bytes", s.limit)
-		} else {
-			out.Err = fmt.Errorf("read answer: %w", describe(err))
-		}
+		out.Err, out.Reason = err, s.reason(err)
 	}
 	if (resp.StatusCode < 200 || resp.StatusCode > 299) && remote.IsValid() && s.public(remote) {
 		out.Snippet = snippet(body)
@@ -135,37 +125,13 @@ func (s *Sender) send(ctx context.Context, req *http.Request) callback.Response 
 	return out
 }
 
-// describe turns a client error into a short reason of ours: a network
+// reason words a client error for the attempt's error message: a network
 // error's own text can name internal addresses and is not shown to the
-// merchant users who read attempts.
-func describe(err error) error {
-	var dnsErr *net.DNSError
-	var certErr *tls.CertificateVerificationError
-	var unknownAuthority x509.UnknownAuthorityError
-	var hostnameErr x509.HostnameError
-	var recordErr tls.RecordHeaderError
-	switch {
-	case errors.Is(err, netguard.ErrForbiddenAddress):
-		return errors.New("refused: the URL resolves to a private or reserved address")
-	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
-		return errors.New("no answer within the timeout")
-	case errors.As(err, &dnsErr):
-		return errors.New("the URL's host could not be resolved")
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return errors.New("the receiver refused the connection")
-	case errors.As(err, &certErr), errors.As(err, &unknownAuthority), errors.As(err, &hostnameErr), errors.As(err, &recordErr):
-		return errors.New("the TLS handshake with the receiver failed")
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
-		return errors.New("the receiver closed the connection before answering")
-	case strings.Contains(err.Error(), "redirect"):
-		return errors.New("a redirect was refused (at most 3, to public http or https URLs)")
-	}
-	return errors.New("the request could not be sent")
-}
-
-func isTimeout(err error) bool {
-	var t interface{ Timeout() bool }
-	return errors.As(err, &t) && t.Timeout()
+// merchant users who read attempts (callfailure).
+func (s *Sender) reason(err error) string {
+	f := callfailure.Of(err)
+	f.Limit, f.Timeout = s.limit, s.client.Timeout
+	return f.Sentence("receiver")
 }
 
 func snippet(b []byte) string {

@@ -2,7 +2,6 @@ package export
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/paygate/paygate/services/internal/jobs/job"
@@ -32,8 +31,8 @@ func RetentionJob(s *Service, temp TempSweeper, retention func(context.Context) 
 				n, err := s.DeleteExpired(ctx, time.Now().Add(-keep), batch)
 				total += n
 				if err != nil {
-					run.Notifyf(job.LevelError, "Deleted %d export files, then stopped: %v.", total, err)
-					return errors.New("the expired export files could not all be deleted; the next run tries again")
+					run.Notifyf(job.LevelError, "Deleted %d export files, then stopped.", total)
+					return job.Failed(err, "The expired export files could not all be deleted; the next run tries again.")
 				}
 				if n < batch {
 					break
@@ -44,7 +43,7 @@ func RetentionJob(s *Service, temp TempSweeper, retention func(context.Context) 
 			}
 			swept, err := temp.SweepTemp(ctx, 24*time.Hour)
 			if err != nil {
-				run.Notifyf(job.LevelError, "The temporary files of interrupted exports could not be swept: %v.", err)
+				run.NotifyErr(job.LevelError, err, "The temporary files of interrupted exports could not be swept; the next run tries again.")
 			} else if swept > 0 {
 				run.Notifyf(job.LevelWarning, "Removed %d temporary files left by export workers that stopped mid-file.", swept)
 			}

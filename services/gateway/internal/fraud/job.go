@@ -2,7 +2,6 @@ package fraud
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/paygate/paygate/services/internal/jobs/job"
@@ -23,8 +22,7 @@ func DetectionJob(d Detector, thresholds func(context.Context) (Thresholds, erro
 					rep.Scanned, rep.To.Format(time.RFC3339), rep.Flagged, rep.Updated, rep.Linked)
 			}
 			if err != nil {
-				run.Notifyf(job.LevelError, "Fraud detection stopped: %v.", err)
-				return errors.New("the fraud detection could not finish; the next run starts where this one stopped")
+				return job.Failed(err, "The fraud detection could not finish; the next run starts where this one stopped.")
 			}
 			return nil
 		},

@@ -479,6 +479,7 @@ func (s *Service) submit(ctx context.Context, t Transaction, c Collab, conn Conn
 		Reference: t.ReferenceID, Type: t.Type, Amount: t.Amount, Currency: t.Currency, PayTypeCode: pt.Code,
 		Tags: t.ProviderTags, ClientID: t.MerchantClientID, AdditionalData: r.AdditionalData,
 	})
+	s.logProviderFailure(ctx, t, ex, "payment.submit")
 	ch := s.outcomeChange(t, conn, ex, "payment.submit")
 	ch.Logs = append([]LogEntry{
 		{Stage: StageAPIRequest, Level: LevelInfo, SourceContext: "payment.submit", Message: fmt.Sprintf("%s %s", ex.Method, ex.URL),

@@ -23,7 +23,7 @@ func PollingJob(s *Service, pollEvery func(context.Context) time.Duration) job.J
 				run.Notifyf(job.LevelInformation, "Polled %d pending transactions; %d became final.", total.Claimed, total.Final)
 			}
 			if total.Failed > 0 {
-				run.Notifyf(job.LevelError, "%d polls could not be recorded and are tried again later; the last error: %v.", total.Failed, total.LastError)
+				run.NotifyErr(job.LevelError, total.LastError, "%d polls could not be recorded and are tried again later.", total.Failed)
 			}
 			return nil
 		},
@@ -43,7 +43,7 @@ func RecoveryJob(s *Service, pollEvery func(context.Context) time.Duration) job.
 				run.Notifyf(job.LevelWarning, "Took %d transactions stranded at Not Confirmed for recovery.", total.Claimed)
 			}
 			if total.Failed > 0 {
-				run.Notifyf(job.LevelError, "%d recoveries failed; the last error: %v.", total.Failed, total.LastError)
+				run.NotifyErr(job.LevelError, total.LastError, "%d recoveries failed and are tried again later.", total.Failed)
 			}
 			return nil
 		},
@@ -76,7 +76,7 @@ func TotalsFoldJob(fold func(context.Context) (int64, error), every time.Duratio
 				run.Notifyf(job.LevelInformation, "Folded %d deltas into the transaction list's totals.", moved)
 			}
 			if failed > 0 {
-				run.Notifyf(job.LevelError, "%d folds failed; the deltas wait and the list stays exact. The last error: %v.", failed, lastErr)
+				run.NotifyErr(job.LevelError, lastErr, "%d folds failed; the deltas wait and the list stays exact.", failed)
 			}
 			return nil
 		},
@@ -93,7 +93,7 @@ func sweepLoop(ctx context.Context, run *job.Run, interval func(context.Context)
 		rep, err := sweep(ctx)
 		total.Add(rep)
 		if err != nil && ctx.Err() == nil {
-			run.Notifyf(job.LevelError, "%s: %v.", failure, err)
+			run.NotifyErr(job.LevelError, err, "%s; the next pass tries again.", failure)
 		}
 		if !nextTick(ctx, time.Now(), interval, run.Wait) {
 			return total

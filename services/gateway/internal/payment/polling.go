@@ -123,6 +123,7 @@ func (s *Service) poll(ctx context.Context, t Transaction) (bool, error) {
 		return false, err
 	}
 	ex := s.providers.PaymentStatus(ctx, s.withCredentials(ctx, conn, t.CollabID), t.ProviderTID)
+	s.logProviderFailure(ctx, t, ex, "payment.poll")
 	entry := responseLog(StagePolling, ex, "payment.poll")
 	entry.Message = fmt.Sprintf("Poll %d: %s", t.PollAttempts, entry.Message)
 	if ex.Err != nil || ex.Outcome == OutcomePending {

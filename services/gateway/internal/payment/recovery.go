@@ -97,6 +97,7 @@ func (s *Service) recover(ctx context.Context, r Recovery) error {
 // answer settles it, pending (or no answer) hands it to the poller.
 func (s *Service) recoverByPolling(ctx context.Context, t Transaction, conn Connection) error {
 	ex := s.providers.PaymentStatus(ctx, s.withCredentials(ctx, conn, t.CollabID), t.ProviderTID)
+	s.logProviderFailure(ctx, t, ex, "payment.recover")
 	entry := responseLog(StagePolling, ex, "payment.recover")
 	entry.Message = "Recovery poll: " + entry.Message
 	var ch StatusChange

@@ -19,14 +19,23 @@ func responseLog(stage Stage, ex Exchange, source string) LogEntry {
 		Message: fmt.Sprintf("%s %s answered %d: %s", ex.Method, ex.URL, ex.StatusCode, ex.Outcome)}
 	if ex.Err != nil {
 		e.Level = LevelError
-		e.Message = fmt.Sprintf("%s %s failed: %v", ex.Method, ex.URL, ex.Err)
+		e.Message = fmt.Sprintf("%s %s failed: %s", ex.Method, ex.URL, ex.failure())
 		typ := "ProviderError"
 		if ex.Network {
 			typ = "NetworkError"
 		}
-		e.Exception = &LogException{Type: typ, Message: ex.Err.Error()}
+		e.Exception = &LogException{Type: typ, Message: ex.failure()}
 	}
 	return e
+}
+
+// logProviderFailure logs the client's own error of a failed provider call
+// with the transaction: the journal and the transaction show ex.Failure.
+func (s *Service) logProviderFailure(ctx context.Context, t Transaction, ex Exchange, source string) {
+	if ex.Err != nil {
+		s.opts.Logger.WarnContext(ctx, "provider call failed", "transaction_id", t.ID, "source", source,
+			"method", ex.Method, "status_code", ex.StatusCode, "error", ex.Err)
+	}
 }
 
 // outcomeChange turns a provider exchange into the status change it calls
@@ -40,9 +49,9 @@ func (s *Service) outcomeChange(t Transaction, conn Connection, ex Exchange, sou
 	}
 	switch {
 	case ex.Err != nil && ex.Network:
-		ch.To, ch.Message, ch.ErrorMessage = StatusNetworkError, "The provider could not be reached.", ex.Err.Error()
+		ch.To, ch.Message, ch.ErrorMessage = StatusNetworkError, "The provider could not be reached.", ex.failure()
 	case ex.Err != nil:
-		ch.To, ch.Message, ch.ErrorMessage = StatusPSPGeneric, "The provider answered with an error.", ex.Err.Error()
+		ch.To, ch.Message, ch.ErrorMessage = StatusPSPGeneric, "The provider answered with an error.", ex.failure()
 	default:
 		switch ex.Outcome {
 		case OutcomeSuccess:

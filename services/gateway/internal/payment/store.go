@@ -173,9 +173,23 @@ type Exchange struct {
 	Outcome         Outcome
 	ProviderMessage string
 	// Err is set when the call failed; Network tells a transport failure
-	// (no answer) from a bad answer.
+	// (no answer) from a bad answer. Its text can be the HTTP client's,
+	// which names addresses of the network Paygate runs in: it goes to the
+	// log only.
 	Err     error
 	Network bool
+	// Failure says in a sentence why the call failed, without the client's
+	// text: what the transaction's error message, its journal and the
+	// merchant's callback show. Set with Err.
+	Failure string
+}
+
+// failure is ex's failure as a sentence.
+func (ex Exchange) failure() string {
+	if ex.Failure != "" {
+		return ex.Failure
+	}
+	return "The provider gave no usable answer."
 }
 
 // ProviderClient calls providers' APIs.

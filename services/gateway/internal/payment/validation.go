@@ -279,7 +279,12 @@ func (s *Service) ask(ctx context.Context, t Transaction, r validation.Result, o
 		}
 		resp.Level = LevelError
 		resp.Message = fmt.Sprintf("Validation %s did not answer (%s): %s", r.Label(), ex.Elapsed.Round(time.Millisecond), msg)
-		resp.Exception = &LogException{Type: typ, Message: ex.Err.Error()}
+		// The journal, like the result, gets the sentence: the client's own
+		// text (it can name the resolver's or other internal addresses) goes
+		// to the log only.
+		resp.Exception = &LogException{Type: typ, Message: msg}
+		s.opts.Logger.WarnContext(ctx, "validation endpoint gave no usable answer", "transaction_id", t.ID,
+			"validation_id", r.ID, "attempt", r.Attempts+1, "error", ex.Err)
 	}
 	at := s.stamp()
 	req.At, resp.At = at, at

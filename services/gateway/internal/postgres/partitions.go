@@ -44,8 +44,7 @@ func PartitionsJob(p *Partitions, monthsAhead int) job.Job {
 		Run: func(ctx context.Context, run *job.Run) error {
 			created, strays, err := p.Ensure(ctx, monthsAhead)
 			if err != nil {
-				run.Notifyf(job.LevelError, "Could not create the transactions' partitions ahead: %v.", err)
-				return err
+				return job.Failed(err, "The transactions' partitions could not be created ahead; the next run tries again.")
 			}
 			if created > 0 {
 				run.Notifyf(job.LevelInformation, "Created %d monthly partitions of transactions.", created)

@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/paygate/paygate/services/gateway/internal/balance"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
+	"github.com/paygate/paygate/services/internal/callfailure"
 )
 
 // Client is the HTTP client of the providers' APIs: POST {base}/payments,
@@ -68,7 +68,7 @@ func (c *Client) call(ctx context.Context, method, u string, credentials map[str
 	if body != nil {
 		raw, err := json.Marshal(body)
 		if err != nil {
-			ex.Err = fmt.Errorf("encode request: %w", err)
+			ex.Err, ex.Failure = fmt.Errorf("encode request: %w", err), "The request to the provider could not be encoded."
 			return ex
 		}
 		rd = bytes.NewReader(raw)
@@ -76,26 +76,26 @@ func (c *Client) call(ctx context.Context, method, u string, credentials map[str
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, rd)
 	if err != nil {
-		ex.Err = fmt.Errorf("build request: %w", err)
+		ex.Err, ex.Failure = fmt.Errorf("build request: %w", err), callfailure.Of(err).Sentence("provider")
 		return ex
 	}
 	for k, v := range ex.RequestHeaders {
 		req.Header.Set(k, v)
 	}
 	if err := setCredentials(req, credentials); err != nil {
-		ex.Err = err
+		ex.Err, ex.Failure = err, "The collab's credentials could not be sent to the provider."
 		return ex
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		ex.Err, ex.Network = err, true
+		ex.Err, ex.Network, ex.Failure = err, true, c.failure(err)
 		return ex
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	ex.StatusCode = resp.StatusCode
 	if err != nil {
-		ex.Err, ex.Network = fmt.Errorf("read answer: %w", err), true
+		ex.Err, ex.Network, ex.Failure = fmt.Errorf("read answer: %w", err), true, c.failure(err)
 		return ex
 	}
 	var generic any
@@ -106,11 +106,12 @@ func (c *Client) call(ctx context.Context, method, u string, credentials map[str
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		ex.Err = fmt.Errorf("the provider answered HTTP %d", resp.StatusCode)
+		ex.Failure = fmt.Sprintf("The provider answered HTTP %d.", resp.StatusCode)
 		return ex
 	}
 	var a providerAnswer
 	if err := json.Unmarshal(raw, &a); err != nil {
-		ex.Err = errors.New("the provider's answer is not JSON")
+		ex.Err, ex.Failure = fmt.Errorf("the provider's answer is not JSON: %w", err), "The provider's answer is not JSON."
 		return ex
 	}
 	ex.ProviderTID, ex.Outcome, ex.ProviderMessage = a.ProviderTransactionID, payment.Outcome(strings.ToLower(a.Status)), a.Message
@@ -146,6 +147,14 @@ func (c *Client) Balance(ctx context.Context, baseURL string, credentials map[st
 		return balance.Answer{}, fmt.Errorf("read balance answer: %w", err)
 	}
 	return balance.Answer{StatusCode: resp.StatusCode, Body: body}, nil
+}
+
+// failure words a client error for the transaction (callfailure): its own
+// text can name internal addresses.
+func (c *Client) failure(err error) string {
+	f := callfailure.Of(err)
+	f.Timeout = c.hc.Timeout
+	return f.Sentence("provider")
 }
 
 // setCredentials puts a collab's credentials in HeaderCredentials (nothing

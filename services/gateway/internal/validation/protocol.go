@@ -64,8 +64,14 @@ type Exchange struct {
 	// ResponseBody is the answer's body (at most the caller's limit).
 	ResponseBody []byte
 	// Err is set when no usable answer came: no connection, a refused
-	// address, a timeout, or a body larger than the limit.
+	// address, a timeout, or a body larger than the limit. Its text is the
+	// client library's, which can name the network Paygate runs in (the
+	// resolver's address): it goes to the log only.
 	Err error
+	// Failure says in a sentence why no usable answer came, without
+	// library text: what the result's message and the journal show. Set
+	// with Err.
+	Failure string
 	// Timeout is true when Err is the timeout.
 	Timeout bool
 	// Elapsed is how long the call took.
@@ -103,8 +109,11 @@ func Verdict(ex Exchange, timeout time.Duration) (Status, string) {
 	switch {
 	case ex.Timeout:
 		return StatusFailed, fmt.Sprintf("The endpoint did not answer within %s.", timeout)
+	case ex.Err != nil && ex.Failure != "":
+		return StatusFailed, ex.Failure
 	case ex.Err != nil:
-		return StatusFailed, "The endpoint gave no usable answer: " + strings.TrimSuffix(ex.Err.Error(), ".") + "."
+		// Never Err's text: it is the client library's.
+		return StatusFailed, "The endpoint gave no usable answer."
 	case ex.StatusCode < 200 || ex.StatusCode > 299:
 		return StatusFailed, fmt.Sprintf("The endpoint answered HTTP %d.", ex.StatusCode)
 	}

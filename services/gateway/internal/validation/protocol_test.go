@@ -33,7 +33,10 @@ func TestVerdict(t *testing.T) {
 		{"non-2xx fails", validation.Exchange{StatusCode: 500, ResponseBody: []byte(`{"approved":true}`)}, validation.StatusFailed, "The endpoint answered HTTP 500."},
 		{"redirect left unfollowed fails", validation.Exchange{StatusCode: 302}, validation.StatusFailed, "The endpoint answered HTTP 302."},
 		{"timeout", validation.Exchange{Err: errors.New("deadline"), Timeout: true}, validation.StatusFailed, "The endpoint did not answer within 2s."},
-		{"no answer", validation.Exchange{Err: errors.New("connection refused")}, validation.StatusFailed, "The endpoint gave no usable answer: connection refused."},
+		{"no answer, with its sentence", validation.Exchange{Err: errors.New("dial tcp 127.0.0.1:9: connect: connection refused"),
+			Failure: "The endpoint refused the connection."}, validation.StatusFailed, "The endpoint refused the connection."},
+		{"no answer, never the library's text", validation.Exchange{Err: errors.New("dial tcp: lookup validator.invalid on 10.255.255.53:53: no such host")},
+			validation.StatusFailed, "The endpoint gave no usable answer."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

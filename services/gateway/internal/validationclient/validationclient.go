@@ -6,14 +6,12 @@ package validationclient
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"maps"
-	"net"
 	"net/http"
 	"time"
 
 	"github.com/paygate/paygate/services/gateway/internal/validation"
+	"github.com/paygate/paygate/services/internal/callfailure"
 	"github.com/paygate/paygate/services/internal/netguard"
 )
 
@@ -51,7 +49,7 @@ func (c *Caller) call(ctx context.Context, url string, body []byte, headers map[
 	maps.Copy(ex.RequestHeaders, headers)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		ex.Err = fmt.Errorf("the URL cannot be called: %w", err)
+		failed(&ex, err)
 		return ex
 	}
 	for k, v := range ex.RequestHeaders {
@@ -59,22 +57,22 @@ func (c *Caller) call(ctx context.Context, url string, body []byte, headers map[
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		ex.Err, ex.Timeout = err, isTimeout(err)
+		failed(&ex, err)
 		return ex
 	}
 	defer resp.Body.Close()
 	ex.StatusCode = resp.StatusCode
 	ex.ResponseBody, err = netguard.ReadLimited(resp.Body, netguard.DefaultResponseLimit)
-	switch {
-	case errors.Is(err, netguard.ErrTooLarge):
-		ex.Err = fmt.Errorf("the answer is larger than %d bytes", netguard.DefaultResponseLimit)
-	case err != nil:
-		ex.Err, ex.Timeout = fmt.Errorf("read the answer: %w", err), isTimeout(err)
+	if err != nil {
+		failed(&ex, err)
 	}
 	return ex
 }
 
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+// failed records err in ex: the error itself for the log, and the sentence
+// of its class (callfailure) for the result and the journal.
+func failed(ex *validation.Exchange, err error) {
+	f := callfailure.Of(err)
+	f.Limit = netguard.DefaultResponseLimit
+	ex.Err, ex.Failure, ex.Timeout = err, f.Sentence("endpoint"), f.Class == callfailure.ClassTimeout
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -75,5 +76,46 @@ func TestCaller(t *testing.T) {
 	}
 	if status, _ := validation.Verdict(ex, time.Second); status != validation.StatusFailed {
 		t.Errorf("a refused address is %v, want Failed", status)
+	}
+}
+
+// TestCallerFailuresAreSentences checks that a call that fails is reported
+// with a sentence of ours, which is what the result's message becomes, and
+// never with the client's text (it names the resolver's address, the
+// addresses dialled).
+func TestCallerFailuresAreSentences(t *testing.T) {
+	t.Parallel()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := lis.Addr().String()
+	lis.Close()
+	huge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, strings.Repeat("x", netguard.DefaultResponseLimit+1))
+	}))
+	t.Cleanup(huge.Close)
+	open := validationclient.New(netguard.Policy{AllowPrivate: true}, 2*time.Second)
+	t.Cleanup(open.CloseIdleConnections)
+	strict := validationclient.New(netguard.Policy{}, 2*time.Second)
+	t.Cleanup(strict.CloseIdleConnections)
+	for _, tt := range []struct {
+		name   string
+		caller *validationclient.Caller
+		url    string
+		want   string
+	}{
+		{"unknown host", open, "http://validator.invalid/validate", `The URL's host name "validator.invalid" was not found in DNS.`},
+		{"nothing listening", open, "http://" + closed + "/", "The endpoint refused the connection: nothing accepts connections on the URL's port."},
+		{"private address", strict, huge.URL, "Not called: the URL's host points to a private or reserved address, which is not allowed."},
+		{"answer too large", open, huge.URL, "The endpoint's answer is larger than 64 KiB."},
+	} {
+		ex := tt.caller.Call(context.Background(), tt.url, []byte(`{}`), nil)
+		if ex.Err == nil || ex.Failure != tt.want {
+			t.Errorf("%s: failure %q (err %v), want %q", tt.name, ex.Failure, ex.Err, tt.want)
+		}
+		if status, msg := validation.Verdict(ex, 2*time.Second); status != validation.StatusFailed || msg != tt.want {
+			t.Errorf("%s: verdict %v %q, want Failed %q", tt.name, status, msg, tt.want)
+		}
 	}
 }

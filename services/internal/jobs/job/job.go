@@ -7,11 +7,15 @@ package job
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/paygate/paygate/services/internal/apperr"
 )
 
 // DefaultLease is how long a continuous run lasts when its Job sets no Lease.
@@ -52,9 +56,11 @@ type Job struct {
 	// Lease is how long a continuous run lasts (DefaultLease).
 	Lease time.Duration
 	// Run does the work. A continuous job loops until run.Stopping() closes
-	// (run.Wait helps) and returns nil; an error fails the run and is
-	// reported as a sentence, so it must hold no secret. ctx ends when the
-	// process stops.
+	// (run.Wait helps) and returns nil; an error fails the run. Operators
+	// see the sentence of an error made with Failed (or of an apperr.Error
+	// of a kind other than internal); any other error is reported as
+	// InternalFailure, its text going to the log only (it is a library's:
+	// "can't scan into dest[0]: ..."). ctx ends when the process stops.
 	Run func(ctx context.Context, run *Run) error
 }
 
@@ -109,10 +115,11 @@ type Notification struct {
 }
 
 // NewRun returns a run that began at startedAt, stamps its notifications
-// with now, and ends when stopping closes (the runner makes one per run;
-// tests of a job's body may too).
-func NewRun(id string, startedAt time.Time, now func() time.Time, stopping <-chan struct{}) *Run {
-	return &Run{ID: id, StartedAt: startedAt, now: now, stopping: stopping}
+// with now, ends when stopping closes and logs the failures it is told of
+// (NotifyErr) to log (slog.Default when nil). The runner makes one per run;
+// tests of a job's body may too.
+func NewRun(id string, startedAt time.Time, now func() time.Time, stopping <-chan struct{}, log *slog.Logger) *Run {
+	return &Run{ID: id, StartedAt: startedAt, now: now, stopping: stopping, log: log}
 }
 
 // Run is one run of a job: its id, when it began, the notifications it
@@ -125,6 +132,7 @@ type Run struct {
 
 	now      func() time.Time
 	stopping <-chan struct{}
+	log      *slog.Logger
 
 	mu      sync.Mutex
 	notes   []Notification
@@ -146,6 +154,21 @@ func (r *Run) Notify(level Level, message string) {
 // Notifyf is Notify with a formatted message.
 func (r *Run) Notifyf(level Level, format string, args ...any) {
 	r.Notify(level, fmt.Sprintf(format, args...))
+}
+
+// NotifyErr adds a notification saying what failed (format and args: a
+// sentence that does not quote err) and logs err with the job and the run,
+// for the people who run the service. An error's text is a library's ("can't
+// scan into dest[0]: ...", addresses, SQL) and never goes into a
+// notification.
+func (r *Run) NotifyErr(level Level, err error, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	r.Notify(level, msg)
+	log := r.log
+	if log == nil {
+		log = slog.Default().With("run_id", r.ID)
+	}
+	log.Warn("job run notified a failure", "notification", msg, "error", err)
 }
 
 // Notifications returns the run's notifications, oldest first. When more
@@ -185,4 +208,54 @@ func (r *Run) Wait(d time.Duration) bool {
 	case <-t.C:
 		return true
 	}
+}
+
+// InternalFailure is what operators are told of a failed run whose error
+// has no sentence for them (not made with Failed): the error itself goes to
+// the log with the run id.
+const InternalFailure = "The run failed on an internal error; the service's log has the details under the run's id."
+
+// Failure is the error of a run that failed, with the sentence operators
+// see and the cause kept for the log.
+type Failure struct {
+	// Message is a sentence for operators: what failed and what happens
+	// next, without library text or secrets.
+	Message string
+	// Cause is the underlying error, for the log only.
+	Cause error
+}
+
+// Failed returns the error of a run that failed as a whole: operators read
+// the sentence made of format and args, the log gets cause.
+func Failed(cause error, format string, args ...any) error {
+	msg := format
+	if len(args) > 0 {
+		msg = fmt.Sprintf(format, args...)
+	}
+	return &Failure{Message: msg, Cause: cause}
+}
+
+// Error returns the message followed by the cause, for the log.
+func (f *Failure) Error() string {
+	if f.Cause != nil {
+		return f.Message + " " + f.Cause.Error()
+	}
+	return f.Message
+}
+
+// Unwrap returns the cause.
+func (f *Failure) Unwrap() error { return f.Cause }
+
+// Reported is what operators are told of a run's error: the sentence of a
+// Failure in its chain, the message of an apperr.Error of a kind other than
+// internal, or InternalFailure.
+func Reported(err error) string {
+	var f *Failure
+	if errors.As(err, &f) {
+		return f.Message
+	}
+	if e := apperr.As(err); e != nil && e.Kind != apperr.KindInternal && e.Kind != "" && e.Message != "" {
+		return e.Message
+	}
+	return InternalFailure
 }

@@ -6,7 +6,6 @@ package resealjob
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/paygate/paygate/services/internal/jobs"
 	"github.com/paygate/paygate/services/internal/keyring"
@@ -20,7 +19,7 @@ func Run(ctx context.Context, k *keyring.Keyring, run *jobs.Run, what string, va
 	n, err := k.ResealAll(ctx, values, replace)
 	if err != nil {
 		run.Notifyf(jobs.LevelError, "Re-sealed %d %s under key %q; the others could not be, the next run tries again.", n, what, k.Current())
-		return fmt.Errorf("re-seal %s under key %q: %w", what, k.Current(), err)
+		return jobs.Failed(err, "Some %s could not be re-sealed under key %q; the next run tries again.", what, k.Current())
 	}
 	if n > 0 {
 		run.Notifyf(jobs.LevelInformation, "Re-sealed %d %s under key %q.", n, what, k.Current())
