@@ -2,13 +2,10 @@ package bus
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"go.opentelemetry.io/otel/codes"
 )
 
 // ConsumeOption changes how Consume handles messages.
@@ -60,78 +57,12 @@ func Consume(ctx context.Context, js jetstream.JetStream, durable, subject strin
 	for _, opt := range opts {
 		opt(&o)
 	}
-	log := o.log.With("consumer", durable, "subject", subject)
-
-	cons, err := js.CreateOrUpdateConsumer(ctx, StreamName, jetstream.ConsumerConfig{
-		Durable:       durable,
-		FilterSubject: subject,
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       o.ackWait,
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-		MaxDeliver:    -1,
-		MaxAckPending: 1000,
+	route := Route{Durable: durable, Subject: subject, AckWait: o.ackWait, FirstRetry: o.minBackoff, MaxRetry: o.maxBackoff,
+		LagEvery: o.lagEvery, Logger: o.log.With("subject", subject)}
+	return Run(ctx, js, route, func(_ context.Context, batch []Delivery, _ *Settle) error {
+		// One message a batch (Size 1): its error is the batch's.
+		return handle(batch[0].Ctx, batch[0].Msg)
 	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return fmt.Errorf("consumer %s on %s: %w", durable, subject, err)
-	}
-
-	stopLag := StartLagSampler(ctx, cons, durable, o.lagEvery)
-	defer stopLag()
-	cc, err := cons.Consume(func(msg jetstream.Msg) {
-		handleOne(ctx, log, o, durable, msg, handle)
-	}, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-		if ctx.Err() == nil {
-			log.WarnContext(ctx, "consume", "error", err)
-		}
-	}))
-	if err != nil {
-		return fmt.Errorf("consume %s on %s: %w", durable, subject, err)
-	}
-	<-ctx.Done()
-	cc.Stop()
-	select {
-	case <-cc.Closed():
-	case <-time.After(10 * time.Second):
-		log.Warn("consumer did not stop within 10s")
-	}
-	return nil
-}
-
-func handleOne(ctx context.Context, log *slog.Logger, o consumeOptions, durable string, msg jetstream.Msg, handle func(context.Context, jetstream.Msg) error) {
-	// The handler continues the trace of the request that wrote the event.
-	hctx, span := StartConsumeSpan(ctx, msg, durable)
-	err := handle(hctx, msg)
-	if err != nil {
-		span.SetStatus(codes.Error, "event not handled")
-	}
-	span.End()
-	if err == nil {
-		if err := msg.Ack(); err != nil && ctx.Err() == nil {
-			log.WarnContext(ctx, "ack event", "error", err)
-		}
-		return
-	}
-	if errors.Is(err, ErrPermanent) {
-		log.ErrorContext(ctx, "event dropped after a permanent failure", "error", err)
-		if err := msg.Term(); err != nil && ctx.Err() == nil {
-			log.WarnContext(ctx, "terminate event", "error", err)
-		}
-		return
-	}
-	var delivered uint64 = 1
-	if md, mdErr := msg.Metadata(); mdErr == nil {
-		delivered = md.NumDelivered
-	}
-	delay := backoff(delivered, o.minBackoff, o.maxBackoff)
-	if ctx.Err() == nil {
-		log.WarnContext(ctx, "event handler failed; will retry", "error", err, "delivered", delivered, "retry_in", delay)
-	}
-	if err := msg.NakWithDelay(delay); err != nil && ctx.Err() == nil {
-		log.WarnContext(ctx, "nak event", "error", err)
-	}
 }
 
 // backoff returns first doubled for each earlier delivery, capped at limit.

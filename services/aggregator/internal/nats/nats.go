@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/protobuf/proto"
 
@@ -60,28 +59,11 @@ func durableName(group, subject string) string {
 	return group + "-aggregator-" + strings.TrimPrefix(subject, bus.SubjectPrefix)
 }
 
-// From says where a new consumer starts reading.
-type From struct {
-	// New starts with events published from now on.
-	New bool
-	// Time, when not zero, starts with events published since then.
-	Time time.Time
-}
+// From says where a new consumer starts reading (bus.Start).
+type From = bus.Start
 
-// ParseFrom reads "all", "new" or an RFC 3339 time.
-func ParseFrom(s string) (From, error) {
-	switch s {
-	case "", "all":
-		return From{}, nil
-	case "new":
-		return From{New: true}, nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return From{}, fmt.Errorf("want all, new or an RFC 3339 time, got %q", s)
-	}
-	return From{Time: t}, nil
-}
+// ParseFrom reads "all", "new" or an RFC 3339 time (bus.ParseStart).
+func ParseFrom(s string) (From, error) { return bus.ParseStart(s) }
 
 // Options tune the consumers; zero values take the defaults.
 type Options struct {
@@ -114,47 +96,6 @@ func (o *Options) defaults() {
 	}
 }
 
-// consumer creates or updates the durable consumer of subject. An existing
-// consumer keeps its start.
-func consumer(ctx context.Context, js jetstream.JetStream, durable, subject string, maxPending int, o Options) (jetstream.Consumer, error) {
-	cfg := jetstream.ConsumerConfig{
-		Durable:       durable,
-		FilterSubject: subject,
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       o.AckWait,
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-		MaxDeliver:    -1,
-		MaxAckPending: maxPending,
-	}
-	switch {
-	case o.From.New:
-		cfg.DeliverPolicy = jetstream.DeliverNewPolicy
-	case !o.From.Time.IsZero():
-		cfg.DeliverPolicy, cfg.OptStartTime = jetstream.DeliverByStartTimePolicy, &o.From.Time
-	}
-	if existing, err := js.Consumer(ctx, bus.StreamName, durable); err == nil {
-		if info, err := existing.Info(ctx); err == nil {
-			cfg.DeliverPolicy, cfg.OptStartTime = info.Config.DeliverPolicy, info.Config.OptStartTime
-		}
-	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, bus.StreamName, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("consumer %s: %w", durable, err)
-	}
-	return cons, nil
-}
-
-// retryDelay is the redelivery delay of a message delivered n times.
-func retryDelay(m jetstream.Msg) time.Duration {
-	d := time.Second
-	if md, err := m.Metadata(); err == nil {
-		for i := uint64(1); i < md.NumDelivered && d < time.Minute; i++ {
-			d *= 2
-		}
-	}
-	return min(d, time.Minute)
-}
-
 // RunTransactions applies the transaction events with apply, in batches,
 // until ctx ends; it then returns nil. A batch apply took is acked; one it
 // failed comes back after a delay; a message that does not decode is
@@ -169,124 +110,30 @@ func RunTransactions(ctx context.Context, js jetstream.JetStream, group string, 
 	return g.Wait()
 }
 
+// route is the consumer of subject under durable, with the options' batch,
+// linger, ack wait and start, and at most maxPending messages out.
+func route(durable, subject string, size, maxPending int, o Options) bus.Route {
+	return bus.Route{Durable: durable, Subject: subject, Start: o.From, AckWait: o.AckWait, Size: size, Linger: o.Linger,
+		MaxAckPending: maxPending, Logger: o.Logger}
+}
+
 func consumeTransactions(ctx context.Context, js jetstream.JetStream, durable, subject string, apply func(context.Context, []statistics.State) (int, error), o Options) error {
-	log := o.Logger.With("consumer", durable)
-	cons, err := consumer(ctx, js, durable, subject, 4*o.BatchSize, o)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return err
-	}
-	// The consumer's lag, for paygate_consumer_pending_messages.
-	defer bus.StartLagSampler(ctx, cons, durable, 0)()
-	msgs := make(chan jetstream.Msg, 2*o.BatchSize)
-	cc, err := cons.Consume(func(m jetstream.Msg) {
-		select {
-		case msgs <- m:
-		case <-ctx.Done():
-			// Stopping: hand it back for the next run (or replica) at once.
-			_ = m.Nak()
-		}
-	}, jetstream.PullMaxMessages(2*o.BatchSize), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-		if ctx.Err() == nil {
-			log.WarnContext(ctx, "consume transaction events", "error", err)
-		}
-	}))
-	if err != nil {
-		return fmt.Errorf("consume %s: %w", durable, err)
-	}
-	defer stopAndReturn(cc, msgs, log)
-	for {
-		var first jetstream.Msg
-		select {
-		case <-ctx.Done():
-			return nil
-		case first = <-msgs:
-		}
-		batch := []jetstream.Msg{first}
-		linger := time.NewTimer(o.Linger)
-	fill:
-		for len(batch) < o.BatchSize {
-			select {
-			case m := <-msgs:
-				batch = append(batch, m)
-			case <-linger.C:
-				break fill
-			case <-ctx.Done():
-				break fill
+	return bus.Run(ctx, js, route(durable, subject, o.BatchSize, 4*o.BatchSize, o), func(ctx context.Context, batch []bus.Delivery, settle *bus.Settle) error {
+		states := make([]statistics.State, 0, len(batch))
+		for _, d := range batch {
+			st, err := DecodeTransaction(d.Msg.Subject(), d.Msg.Data())
+			if err != nil {
+				settle.Drop(d.Msg, fmt.Errorf("transaction event does not decode: %w", err))
+				continue
 			}
+			states = append(states, st)
 		}
-		linger.Stop()
-		applyBatch(ctx, log, durable, batch, apply)
-	}
-}
-
-func applyBatch(ctx context.Context, log *slog.Logger, durable string, batch []jetstream.Msg, apply func(context.Context, []statistics.State) (int, error)) {
-	// One consumer span per event, in the trace of the request that wrote
-	// it, lasting until the batch is applied.
-	spans := make([]trace.Span, len(batch))
-	for i, m := range batch {
-		_, spans[i] = bus.StartConsumeSpan(ctx, m, durable)
-	}
-	defer func() {
-		for _, span := range spans {
-			span.End()
+		if len(states) == 0 {
+			return nil
 		}
-	}()
-	states := make([]statistics.State, 0, len(batch))
-	keep := batch[:0]
-	for _, m := range batch {
-		st, err := DecodeTransaction(m.Subject(), m.Data())
-		if err != nil {
-			log.ErrorContext(ctx, "transaction event dropped: it does not decode", "subject", m.Subject(), "error", err)
-			_ = m.Term()
-			continue
-		}
-		states = append(states, st)
-		keep = append(keep, m)
-	}
-	if len(states) == 0 {
-		return
-	}
-	if _, err := apply(ctx, states); err != nil {
-		if ctx.Err() == nil {
-			log.WarnContext(ctx, "transaction events not applied; they come back", "events", len(keep), "error", err)
-		}
-		for _, m := range keep {
-			_ = m.NakWithDelay(retryDelay(m))
-		}
-		return
-	}
-	for _, m := range keep {
-		if err := m.Ack(); err != nil && ctx.Err() == nil {
-			log.WarnContext(ctx, "ack transaction event", "error", err)
-		}
-	}
-}
-
-// stopAndReturn stops the consumer and hands back the messages received but
-// not applied, so that they are delivered again at once rather than after
-// AckWait (a run of a continuous job ends every lease).
-func stopAndReturn(cc jetstream.ConsumeContext, msgs <-chan jetstream.Msg, log *slog.Logger) {
-	stop(cc, log)
-	for {
-		select {
-		case m := <-msgs:
-			_ = m.Nak()
-		default:
-			return
-		}
-	}
-}
-
-func stop(cc jetstream.ConsumeContext, log *slog.Logger) {
-	cc.Stop()
-	select {
-	case <-cc.Closed():
-	case <-time.After(10 * time.Second):
-		log.Warn("consumer did not stop within 10s")
-	}
+		_, err := apply(ctx, states)
+		return err
+	})
 }
 
 // DecodeTransaction reads a created, updated or finalized event's state.
@@ -372,44 +219,14 @@ func runEach(ctx context.Context, js jetstream.JetStream, group string, subjects
 }
 
 func consumeEach(ctx context.Context, js jetstream.JetStream, durable, subject string, handle func(context.Context, jetstream.Msg) error, o Options) error {
-	log := o.Logger.With("consumer", durable)
-	cons, err := consumer(ctx, js, durable, subject, 1, o)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
+	// One message out at a time: the events apply in stream order.
+	return bus.Run(ctx, js, route(durable, subject, 1, 1, o), func(_ context.Context, batch []bus.Delivery, _ *bus.Settle) error {
+		err := handle(batch[0].Ctx, batch[0].Msg)
+		if errors.Is(err, errPermanent) {
+			return fmt.Errorf("%w: %w", bus.ErrPermanent, err)
 		}
 		return err
-	}
-	// The consumer's lag, for paygate_consumer_pending_messages.
-	defer bus.StartLagSampler(ctx, cons, durable, 0)()
-	cc, err := cons.Consume(func(m jetstream.Msg) {
-		// The handler continues the trace of the request that wrote the event.
-		hctx, span := bus.StartConsumeSpan(ctx, m, durable)
-		err := handle(hctx, m)
-		span.End()
-		switch {
-		case err == nil:
-			_ = m.Ack()
-		case errors.Is(err, errPermanent):
-			log.ErrorContext(ctx, "event dropped: it does not decode", "subject", m.Subject(), "error", err)
-			_ = m.Term()
-		default:
-			if ctx.Err() == nil {
-				log.WarnContext(ctx, "event not applied; it comes back", "subject", m.Subject(), "error", err)
-			}
-			_ = m.NakWithDelay(retryDelay(m))
-		}
-	}, jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-		if ctx.Err() == nil {
-			log.WarnContext(ctx, "consume events", "error", err)
-		}
-	}))
-	if err != nil {
-		return fmt.Errorf("consume %s: %w", durable, err)
-	}
-	<-ctx.Done()
-	stop(cc, log)
-	return nil
+	})
 }
 
 // RunRates applies the currency rate events with apply until ctx ends.

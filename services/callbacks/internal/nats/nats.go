@@ -38,28 +38,11 @@ var (
 	updatedSubject   = bus.Subject(&eventsv1.TransactionUpdated{})
 )
 
-// From says where a new consumer starts reading.
-type From struct {
-	// New starts with events published from now on.
-	New bool
-	// Time, when not zero, starts with events published since then.
-	Time time.Time
-}
+// From says where a new consumer starts reading (bus.Start).
+type From = bus.Start
 
-// ParseFrom reads "all", "new" or an RFC 3339 time.
-func ParseFrom(s string) (From, error) {
-	switch s {
-	case "", "all":
-		return From{}, nil
-	case "new":
-		return From{New: true}, nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return From{}, fmt.Errorf("want all, new or an RFC 3339 time, got %q", s)
-	}
-	return From{Time: t}, nil
-}
+// ParseFrom reads "all", "new" or an RFC 3339 time (bus.ParseStart).
+func ParseFrom(s string) (From, error) { return bus.ParseStart(s) }
 
 // errSkip marks an event of a subject the service does not use.
 var errSkip = errors.New("not a finalized or updated event")
@@ -115,167 +98,63 @@ func Run(ctx context.Context, js jetstream.JetStream, group string, handle Handl
 }
 
 func consume(ctx context.Context, js jetstream.JetStream, durable, subject string, handle Handler, o Options) error {
-	log := o.Logger.With("consumer", durable)
-	cfg := jetstream.ConsumerConfig{
-		Durable:       durable,
-		FilterSubject: subject,
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       o.AckWait,
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-		MaxDeliver:    -1,
-		MaxAckPending: 8 * o.BatchSize,
-	}
-	switch {
-	case o.From.New:
-		cfg.DeliverPolicy = jetstream.DeliverNewPolicy
-	case !o.From.Time.IsZero():
-		cfg.DeliverPolicy, cfg.OptStartTime = jetstream.DeliverByStartTimePolicy, &o.From.Time
-	}
-	// A consumer's start cannot change once made: an existing one keeps its
-	// own.
-	if existing, err := js.Consumer(ctx, bus.StreamName, durable); err == nil {
-		if info, err := existing.Info(ctx); err == nil {
-			cfg.DeliverPolicy, cfg.OptStartTime = info.Config.DeliverPolicy, info.Config.OptStartTime
-		}
-	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, bus.StreamName, cfg)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return fmt.Errorf("consumer %s: %w", durable, err)
-	}
-	// The consumer's lag, for paygate_consumer_pending_messages.
-	defer bus.StartLagSampler(ctx, cons, durable, 0)()
-
-	msgs := make(chan jetstream.Msg, 2*o.BatchSize)
-	cc, err := cons.Consume(func(m jetstream.Msg) {
-		select {
-		case msgs <- m:
-		case <-ctx.Done():
-		}
-	}, jetstream.PullMaxMessages(2*o.BatchSize), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-		if ctx.Err() == nil {
-			log.WarnContext(ctx, "consume transaction events", "error", err)
-		}
-	}))
-	if err != nil {
-		return fmt.Errorf("consume %s: %w", durable, err)
-	}
-	defer func() {
-		cc.Stop()
-		select {
-		case <-cc.Closed():
-		case <-time.After(10 * time.Second):
-			log.Warn("consumer did not stop within 10s")
-		}
-	}()
-
-	for {
-		var first jetstream.Msg
-		select {
-		case <-ctx.Done():
-			// Unacked messages come back after AckWait, to this or another
-			// replica.
-			return nil
-		case first = <-msgs:
-		}
+	r := bus.Route{Durable: durable, Subject: subject, Start: o.From, AckWait: o.AckWait, Size: o.BatchSize,
 		// A few milliseconds of waiting for more make far fewer, larger
 		// database transactions under load.
-		batch := []jetstream.Msg{first}
-		linger := time.NewTimer(5 * time.Millisecond)
-	fill:
-		for len(batch) < o.BatchSize {
-			select {
-			case m := <-msgs:
-				batch = append(batch, m)
-			case <-linger.C:
-				break fill
-			case <-ctx.Done():
-				break fill
+		Linger: 5 * time.Millisecond, MaxAckPending: 8 * o.BatchSize, FirstRetry: o.RetryDelay, Logger: o.Logger}
+	return bus.Run(ctx, js, r, func(ctx context.Context, batch []bus.Delivery, settle *bus.Settle) error {
+		events := make([]callback.TransactionEvent, 0, len(batch))
+		byID := make(map[string][]jetstream.Msg, len(batch))
+		for _, d := range batch {
+			ev, err := Decode(d.Msg)
+			if errors.Is(err, errSkip) {
+				settle.Done(d.Msg)
+				continue
 			}
-		}
-		linger.Stop()
-		handleBatch(ctx, log, o, durable, batch, handle)
-	}
-}
-
-func handleBatch(ctx context.Context, log *slog.Logger, o Options, durable string, batch []jetstream.Msg, handle Handler) {
-	events := make([]callback.TransactionEvent, 0, len(batch))
-	byID := make(map[string][]jetstream.Msg, len(batch))
-	// One consumer span per event, in the trace of the request that wrote
-	// it; the deliveries the event makes are traced as its children.
-	var spans []trace.Span
-	defer func() {
-		for _, span := range spans {
-			span.End()
-		}
-	}()
-	for _, m := range batch {
-		ev, err := Decode(m)
-		if errors.Is(err, errSkip) {
-			if err := m.Ack(); err != nil && ctx.Err() == nil {
-				log.WarnContext(ctx, "ack skipped event", "error", err)
+			if err != nil {
+				settle.Drop(d.Msg, fmt.Errorf("transaction event does not decode: %w", err))
+				continue
 			}
-			continue
-		}
-		if err != nil {
-			log.ErrorContext(ctx, "transaction event dropped: it does not decode", "subject", m.Subject(), "error", err)
-			if err := m.Term(); err != nil && ctx.Err() == nil {
-				log.WarnContext(ctx, "terminate event", "error", err)
+			// The deliveries the event makes are traced as children of
+			// its consumer span, in the trace of the request that wrote it.
+			if ev.Trace.IsValid() {
+				ev.Trace = trace.SpanContextFromContext(d.Ctx)
 			}
-			continue
+			events = append(events, ev)
+			byID[ev.EventID] = append(byID[ev.EventID], d.Msg)
 		}
-		if ev.Trace.IsValid() {
-			sctx, span := bus.StartConsumeSpan(ctx, m, durable)
-			ev.Trace = trace.SpanContextFromContext(sctx)
-			spans = append(spans, span)
+		if len(events) == 0 {
+			return nil
 		}
-		events = append(events, ev)
-		byID[ev.EventID] = append(byID[ev.EventID], m)
-	}
-	if len(events) == 0 {
-		return
-	}
-	nak := func(msgs []jetstream.Msg, err error) {
-		delivered := uint64(1)
-		if md, mdErr := msgs[0].Metadata(); mdErr == nil {
-			delivered = md.NumDelivered
-		}
-		delay := o.RetryDelay
-		for i := uint64(1); i < delivered && delay < time.Minute; i++ {
-			delay *= 2
-		}
-		delay = min(delay, time.Minute)
-		if ctx.Err() == nil && !errors.Is(err, callback.ErrStopped) {
-			log.WarnContext(ctx, "transaction events not applied; they come back", "events", len(msgs), "retry_in", delay, "error", err)
-		}
-		for _, m := range msgs {
-			_ = m.NakWithDelay(delay)
-		}
-	}
-	err := handle(ctx, events, func(eventID string, err error) {
-		msgs := byID[eventID]
-		if len(msgs) == 0 {
-			return
-		}
-		if err != nil {
-			nak(msgs, err)
-			return
-		}
-		for _, m := range msgs {
-			if err := m.Ack(); err != nil && ctx.Err() == nil {
-				log.WarnContext(ctx, "ack transaction event", "error", err)
-			}
-		}
-	})
-	if err != nil {
-		var all []jetstream.Msg
+		// The service settles each event when its deliveries are done,
+		// maybe after it returns.
 		for _, msgs := range byID {
-			all = append(all, msgs...)
+			for _, m := range msgs {
+				settle.Later(m)
+			}
 		}
-		nak(all, err)
-	}
+		err := handle(ctx, events, func(eventID string, err error) {
+			for _, m := range byID[eventID] {
+				switch {
+				case err == nil:
+					settle.Done(m)
+				case errors.Is(err, callback.ErrStopped):
+					settle.Retry(m, fmt.Errorf("%w: %w", bus.ErrStopping, err))
+				default:
+					settle.Retry(m, err)
+				}
+			}
+		})
+		if err != nil {
+			// Every message of the batch comes again.
+			for _, msgs := range byID {
+				for _, m := range msgs {
+					settle.Retry(m, err)
+				}
+			}
+		}
+		return err
+	})
 }
 
 // Decode maps a TransactionFinalized or TransactionUpdated message to a
