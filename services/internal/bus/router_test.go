@@ -1,0 +1,103 @@
+package bus_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
+	"github.com/paygate/paygate/services/internal/bus"
+	"github.com/paygate/paygate/services/internal/pgdb/pgtest"
+)
+
+// TestRunBatches drives the router with batches: a message that cannot be
+// handled is dropped at once, a batch that fails comes back whole, and a
+// message settled later (from another goroutine, after the handler
+// returned) is acked only then.
+func TestRunBatches(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.Schema(t, outboxMigrations)
+	js := connect(t)
+	subject := uniqueSubject(t)
+	enqueue(t, pool, subject, started("a"), started("poison"), started("b"), started("later"))
+	startRelay(t, pool, js)
+
+	var mu sync.Mutex
+	seen := map[string]int{}
+	failedOnce := false
+	laterSettled := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	durable := "test-batch-" + subject[len(bus.SubjectPrefix):]
+	done := make(chan error, 1)
+	go func() {
+		done <- bus.Run(ctx, js, bus.Route{Durable: durable, Subject: subject, Size: 10, Linger: 200 * time.Millisecond,
+			FirstRetry: 20 * time.Millisecond, MaxRetry: 100 * time.Millisecond, Logger: quietLogger()},
+			func(_ context.Context, batch []bus.Delivery, settle *bus.Settle) error {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, d := range batch {
+					var ev eventsv1.SessionStarted
+					if err := bus.Decode(d.Msg, &ev); err != nil {
+						t.Errorf("decode: %v", err)
+						continue
+					}
+					id := ev.GetSessionId()
+					seen[id]++
+					switch id {
+					case "poison":
+						settle.Drop(d.Msg, errors.New("cannot handle"))
+					case "later":
+						settle.Later(d.Msg)
+						go func() {
+							time.Sleep(100 * time.Millisecond)
+							settle.Done(d.Msg)
+							close(laterSettled)
+						}()
+					}
+				}
+				// The first batch with "b" fails: its unsettled messages come back.
+				if seen["b"] == 1 && !failedOnce {
+					failedOnce = true
+					return errors.New("temporary failure")
+				}
+				return nil
+			})
+	}()
+
+	infoCtx := testContext(t, 20*time.Second)
+	select {
+	case <-laterSettled:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the message settled later was never settled")
+	}
+	waitFor(t, 15*time.Second, "every message acked or dropped", func() bool {
+		mu.Lock()
+		again := seen["b"] >= 2
+		mu.Unlock()
+		c, err := js.Consumer(infoCtx, bus.StreamName, durable)
+		if err != nil {
+			return false
+		}
+		info, err := c.Info(infoCtx)
+		return again && err == nil && info.NumAckPending == 0 && info.NumPending == 0
+	})
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if seen["poison"] != 1 {
+		t.Errorf("the dropped message came %d times, want once", seen["poison"])
+	}
+	if seen["later"] < 1 || seen["b"] < 2 {
+		t.Errorf("seen = %v: want the failed batch's messages again", seen)
+	}
+}
