@@ -27,6 +27,7 @@ import (
 
 	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/callbacksclient"
 	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/currency"
@@ -36,6 +37,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/fraud"
 	"github.com/paygate/paygate/services/gateway/internal/grpcapi"
 	"github.com/paygate/paygate/services/gateway/internal/httpapi"
+	"github.com/paygate/paygate/services/gateway/internal/maintenance"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	gwnats "github.com/paygate/paygate/services/gateway/internal/nats"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
@@ -277,7 +279,7 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 	if err != nil {
 		return err
 	}
-	accepting := collab.NewService(config.Collabs(store), time.Now).CheckAcceptingTransactions
+	accepting := maintenance.NewService(postgres.NewMaintenance(config, store), time.Now).CheckAcceptingTransactions
 	payments := payment.NewService(config.Payments(payStore),
 		providers.NewClient(&http.Client{Transport: providerTransport, Timeout: cfg.ProviderTimeout}),
 		box, accepting, time.Now,
@@ -318,7 +320,7 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 	// routes. The routes are added in this order, which is the order of the
 	// contracts before they were split, so that the REST mux matches as it did.
 	srv.Register(&gatewayv1.MerchantService_ServiceDesc, grpcapi.NewMerchantServer(merchant.NewService(store)))
-	srv.Register(&gatewayv1.CollabService_ServiceDesc, grpcapi.NewCollabServer(collabs))
+	srv.Register(&gatewayv1.CollabService_ServiceDesc, grpcapi.NewCollabServer(collabs, maintenance.NewService(postgres.NewMaintenance(store, store), time.Now), activity.NewLog(store, time.Now)))
 	srv.Register(&gatewayv1.TransactionService_ServiceDesc, grpcapi.NewTransactionServer(payments, merchantAuth.VerifiedMerchant))
 	srv.Register(&gatewayv1.ValidationService_ServiceDesc, grpcapi.NewValidationServer(
 		validation.NewService(validations, urlPolicy, time.Now), payments))

@@ -13,7 +13,6 @@ package collab
 
 import (
 	"context"
-	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -189,10 +188,6 @@ type Store interface {
 	Collabs(ctx context.Context, f CollabFilter) ([]Collab, error)
 	// Collab returns one collab. Returns a not-found error when there is none.
 	Collab(ctx context.Context, id int32) (Collab, error)
-	// MaintenanceEnabled reports whether maintenance mode is on.
-	MaintenanceEnabled(ctx context.Context) (bool, error)
-	// Activity returns the activity log entries q selects, newest first.
-	Activity(ctx context.Context, q activity.Query) ([]activity.Entry, error)
 	// Tx runs fn in one database transaction, committed when fn returns nil.
 	// fn's error is returned as it is.
 	Tx(ctx context.Context, fn func(Tx) error) error
@@ -230,11 +225,6 @@ type Tx interface {
 	DeleteCollabPayTypes(ctx context.Context, collabID int32, payTypeIDs []int32) error
 	// SetProviderEnabled stores a provider's switch.
 	SetProviderEnabled(ctx context.Context, id int32, enabled bool) error
-	// MaintenanceForUpdate returns the maintenance switch, locking it until
-	// the transaction ends.
-	MaintenanceForUpdate(ctx context.Context) (bool, error)
-	// SetMaintenance stores the maintenance switch and who changed it when.
-	SetMaintenance(ctx context.Context, enabled bool, by int64, at time.Time) error
 	// MarkConsumed records that the event with that id (another service's)
 	// has been applied; false when it already was.
 	MarkConsumed(ctx context.Context, eventID string) (bool, error)

@@ -19,7 +19,7 @@ const (
 	msgProviderNotFound      = "The provider was not found."
 )
 
-// Service reads and changes providers, collabs and the maintenance switch,
+// Service reads and changes providers and collabs,
 // recording every change in the activity log.
 type Service struct {
 	store Store

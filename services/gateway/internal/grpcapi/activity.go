@@ -56,7 +56,7 @@ func (s *collabServer) activity(ctx context.Context, merchantID int32, from, to 
 	if r.To, err = parseTime("to", to); err != nil {
 		return nil, err
 	}
-	entries, err := s.collabs.Activity(ctx, scope, r)
+	entries, err := s.log.List(ctx, scope, r)
 	if err != nil {
 		return nil, err
 	}

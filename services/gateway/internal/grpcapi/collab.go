@@ -4,7 +4,9 @@ import (
 	"context"
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/collab"
+	"github.com/paygate/paygate/services/gateway/internal/maintenance"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 
@@ -13,14 +15,18 @@ import (
 // (docs/contracts-providers.md).
 type collabServer struct {
 	gatewayv1.UnimplementedCollabServiceServer
-	collabs *collab.Service
+	collabs     *collab.Service
+	maintenance *maintenance.Service
+	log         *activity.Log
 }
 
 var _ gatewayv1.CollabServiceServer = (*collabServer)(nil)
 
-// NewCollabServer returns the CollabService implementation.
-func NewCollabServer(collabs *collab.Service) gatewayv1.CollabServiceServer {
-	return &collabServer{collabs: collabs}
+// NewCollabServer returns the CollabService implementation: collabs and
+// providers, the maintenance switch and the activity log (packages of their
+// own, still served by CollabService's RPCs).
+func NewCollabServer(collabs *collab.Service, maint *maintenance.Service, log *activity.Log) gatewayv1.CollabServiceServer {
+	return &collabServer{collabs: collabs, maintenance: maint, log: log}
 }
 
 // ListMerchantCollabs implements gatewayv1.CollabServiceServer.
@@ -52,7 +58,7 @@ func (s *collabServer) ListCollabs(ctx context.Context, req *gatewayv1.ListColla
 	if err != nil {
 		return nil, err
 	}
-	on, err := s.collabs.MaintenanceEnabled(ctx)
+	on, err := s.maintenance.Enabled(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -293,12 +299,12 @@ func (s *collabServer) setMaintenance(ctx context.Context, enabled bool) (bool, 
 	if err != nil {
 		return false, err
 	}
-	return s.collabs.SetMaintenance(ctx, actor, enabled)
+	return s.maintenance.Set(ctx, actor, enabled)
 }
 
 // GetMaintenanceStatus implements gatewayv1.CollabServiceServer.
 func (s *collabServer) GetMaintenanceStatus(ctx context.Context, _ *gatewayv1.GetMaintenanceStatusRequest) (*gatewayv1.GetMaintenanceStatusResponse, error) {
-	on, err := s.collabs.MaintenanceEnabled(ctx)
+	on, err := s.maintenance.Enabled(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,10 @@ import (
 	"google.golang.org/grpc"
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/collab"
 	"github.com/paygate/paygate/services/gateway/internal/grpcapi"
+	"github.com/paygate/paygate/services/gateway/internal/maintenance"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/internal/authz"
 )
@@ -16,7 +18,7 @@ func TestRulesCoverEveryMethod(t *testing.T) {
 	t.Parallel()
 	srv := grpc.NewServer()
 	gatewayv1.RegisterMerchantServiceServer(srv, grpcapi.NewMerchantServer(merchant.NewService(nil)))
-	gatewayv1.RegisterCollabServiceServer(srv, grpcapi.NewCollabServer(collab.NewService(nil, nil)))
+	gatewayv1.RegisterCollabServiceServer(srv, grpcapi.NewCollabServer(collab.NewService(nil, nil), maintenance.NewService(nil, nil), activity.NewLog(nil, nil)))
 	gatewayv1.RegisterTransactionServiceServer(srv, grpcapi.NewTransactionServer(nil, nil))
 	gatewayv1.RegisterValidationServiceServer(srv, grpcapi.NewValidationServer(nil, nil))
 	gatewayv1.RegisterCurrencyServiceServer(srv, grpcapi.NewCurrencyServer(nil))

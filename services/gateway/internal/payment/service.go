@@ -72,7 +72,7 @@ type Service struct {
 }
 
 // NewService returns the payment service. accepting refuses new payments
-// (maintenance mode: collab.Service.CheckAcceptingTransactions); box (the
+// (maintenance mode: maintenance.Service.CheckAcceptingTransactions); box (the
 // PAYGATE_ENCRYPTION_KEYS keyring) opens providers' webhook secrets; now is the clock (time.Now when nil).
 func NewService(store Store, providers ProviderClient, box *keyring.Keyring, accepting func(context.Context) error, now func() time.Time, opts Options) *Service {
 	if now == nil {

@@ -10,7 +10,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/collab"
+	"github.com/paygate/paygate/services/gateway/internal/maintenance"
 	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/bus"
@@ -475,3 +477,45 @@ func attachPayTypes(ctx context.Context, q querier, cs []collab.Collab) error {
 	}
 	return nil
 }
+
+// Maintenance is the maintenance switch's store (maintenance.Store): its
+// reads from reads (the Store, or the configuration cache, which caches
+// them for the payment path), its changes in a Store transaction, which
+// holds the switch and the activity log.
+type Maintenance struct {
+	reads interface {
+		MaintenanceEnabled(ctx context.Context) (bool, error)
+	}
+	store *Store
+}
+
+var _ maintenance.Store = Maintenance{}
+
+// NewMaintenance returns the switch's store reading from reads and writing
+// through store.
+func NewMaintenance(reads interface {
+	MaintenanceEnabled(ctx context.Context) (bool, error)
+}, store *Store) Maintenance {
+	return Maintenance{reads: reads, store: store}
+}
+
+// MaintenanceEnabled implements maintenance.Store.
+func (m Maintenance) MaintenanceEnabled(ctx context.Context) (bool, error) {
+	return m.reads.MaintenanceEnabled(ctx)
+}
+
+// Tx implements maintenance.Store.
+func (m Maintenance) Tx(ctx context.Context, fn func(maintenance.Tx) error) error {
+	return pgdb.InTx(ctx, m.store.pool, func(t pgx.Tx) error { return fn(&tx{t: t}) })
+}
+
+// MerchantExists implements activity.LogStore.
+func (s *Store) MerchantExists(ctx context.Context, id int32) (bool, error) {
+	_, err := merchantRef(ctx, s.pool, id)
+	if e := apperr.As(err); e != nil && e.Kind == apperr.KindNotFound {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+var _ activity.LogStore = (*Store)(nil)
