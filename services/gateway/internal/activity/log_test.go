@@ -20,7 +20,9 @@ func (s *logStore) Activity(_ context.Context, q activity.Query) ([]activity.Ent
 	return []activity.Entry{{Message: "m"}}, nil
 }
 
-func (s *logStore) MerchantExists(_ context.Context, id int32) (bool, error) { return s.merchants[id], nil }
+func (s *logStore) MerchantExists(_ context.Context, id int32) (bool, error) {
+	return s.merchants[id], nil
+}
 
 func TestLogKeepsToTheScope(t *testing.T) {
 	t.Parallel()
