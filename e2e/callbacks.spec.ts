@@ -118,8 +118,12 @@ test('validation endpoints in priority order veto a transaction, which fails as 
     await add.getByRole('combobox', { name: 'Collaboration' }).selectOption({ label: 'Cobalt Travel - RollingPay' });
     await add.getByRole('textbox', { name: 'Endpoint URL' }).fill(url);
     await add.getByRole('spinbutton', { name: 'Priority' }).fill(priority);
-    await add.getByRole('checkbox', { name: 'Awaitable' }).check({ force: true });
-    await add.getByRole('checkbox', { name: 'Cash In' }).check({ force: true });
+    // The switches by their visible labels: Playwright then waits for the dialog to stop moving
+    // (a forced check of the hidden input skips that wait and missed it during the dialog's entrance).
+    for (const name of ['Awaitable', 'Cash In']) {
+      await add.getByText(name, { exact: true }).click();
+      await expect(add.getByRole('checkbox', { name })).toBeChecked();
+    }
     await add.getByRole('button', { name: 'Save' }).click();
     await expect(add).toBeHidden();
   }
