@@ -12,6 +12,7 @@ export * from './dialog-frame';
 export * from './flag-switch';
 export * from './jwt';
 export * from './merchant-filter';
+export * from './may-call';
 export * from './merchants';
 export * from './page-frame';
 export * from './page-title';
