@@ -85,3 +85,43 @@ export function callOfRequest(method: string, path: string): HttpCall | undefine
   }
   return best?.route as HttpCall | undefined;
 }
+
+// Where a handler asks more than its rule. Each helper mirrors one handler's
+// own check (named in its comment) on top of mayCall, so that the console's
+// control and the server agree; docs/contracts.md lists them. Role names here
+// follow the handlers until those checks become permissions too.
+
+/**
+ * mayStartPayments: InitializeTransaction's rule is public (a merchant may
+ * sign the call instead of signing in), and its handler admits a signed-in
+ * user only with the role Admin and Create Transactions
+ * (services/gateway/internal/grpcapi/transactions.go).
+ */
+export function mayStartPayments(user: User | null | undefined): boolean {
+  return (
+    mayCall(user, 'POST /api/v1/transactions/initialize') &&
+    !!user &&
+    !user.isTemporaryPassword &&
+    user.roles.includes('Admin') &&
+    user.permissions.includes('Create Transactions')
+  );
+}
+
+/**
+ * mayChangeGlobalFees: creating, changing or deleting a fee without a collab
+ * (a global fee) also needs the role Admin (fee.Service.editable and parse,
+ * services/gateway/internal/fee/fee.go); a fee of a collab needs only the
+ * call's rule.
+ */
+export function mayChangeGlobalFees(user: User | null | undefined): boolean {
+  return mayCall(user, 'POST /api/v1/fees') && !!user && user.roles.includes('Admin');
+}
+
+/**
+ * mayStopFraudCallbacks: a fraud review that also stops its transactions'
+ * callbacks needs Cancel Callbacks besides the review's rule
+ * (services/gateway/internal/grpcapi/frauds.go).
+ */
+export function mayStopFraudCallbacks(user: User | null | undefined): boolean {
+  return mayCall(user, 'POST /api/v1/frauds/{id}/status/{status}') && !!user && user.permissions.includes('Cancel Callbacks');
+}

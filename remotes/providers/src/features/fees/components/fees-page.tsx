@@ -1,5 +1,5 @@
 import { Alert, Button, Stack } from '@chakra-ui/react';
-import { ConfirmDialog, errorMessage, hasPermission, isAdmin, NoPermission, notify, PageFrame, Pager, SCREENS, useUser, type User } from '@paygate/sdk';
+import { ConfirmDialog, errorMessage, hasPermission, isAdmin, mayCall, mayChangeGlobalFees, NoPermission, notify, PageFrame, Pager, SCREENS, useUser, type User } from '@paygate/sdk';
 import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useDeleteFee } from '../api/delete-fee';
@@ -36,7 +36,14 @@ export function filterInput(f: FeeFilterValues, page: number, take: number): Fee
 
 function FeesView({ user }: { user: User }) {
   const admin = isAdmin(user);
-  const canEdit = hasPermission(user, 'Edit Fees');
+  // Each control shows only when the server's rule for its call lets the user in; a global fee (no collab) also
+  // needs what the fee handler asks (mayChangeGlobalFees).
+  const may = {
+    create: mayCall(user, 'POST /api/v1/fees'),
+    update: mayCall(user, 'PUT /api/v1/fees/{id}'),
+    delete: mayCall(user, 'DELETE /api/v1/fees/{id}'),
+    global: mayChangeGlobalFees(user),
+  };
   const [params, setParams] = useSearchParams();
   const collabParam = params.get('collabId') ?? '';
   const [filters, setFilters] = useState<FeeFilterValues>({ ...NO_FILTERS, collabId: /^\d+$/.test(collabParam) ? collabParam : '' });
@@ -95,7 +102,7 @@ function FeesView({ user }: { user: User }) {
     <PageFrame
       title={SCREENS.fees.title}
       actions={
-        canEdit && (
+        may.create && (
           <Button size="sm" onClick={() => setOpen({ kind: 'edit', fee: null })}>
             Add Fee
           </Button>
@@ -130,7 +137,8 @@ function FeesView({ user }: { user: User }) {
           pageSize={take}
           collabName={collabName}
           payTypeName={payTypeName}
-          canEdit={(f) => canEdit && (f.collabId !== 0 || admin)}
+          canEdit={(f) => may.update && (f.collabId !== 0 || may.global)}
+          canDelete={(f) => may.delete && (f.collabId !== 0 || may.global)}
           onEdit={(fee) => setOpen({ kind: 'edit', fee })}
           onDelete={(fee) => setOpen({ kind: 'delete', fee })}
         />
@@ -153,7 +161,7 @@ function FeesView({ user }: { user: User }) {
         <FeeDialog
           fee={open.fee}
           collabId={selectedCollab || undefined}
-          allowGlobal={admin}
+          allowGlobal={may.global}
           collabs={lookups.collabs}
           collabLabel={collabLabel}
           currencies={lookups.currencies}

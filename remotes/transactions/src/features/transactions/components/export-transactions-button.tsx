@@ -1,5 +1,5 @@
 import { Button } from '@chakra-ui/react';
-import { formatDateTime, hasPermission, notify, useRemoteModule, type ExportWizardProps, type User } from '@paygate/sdk';
+import { formatDateTime, mayCall, notify, useRemoteModule, type ExportWizardProps, type User } from '@paygate/sdk';
 import { useEffect, useState } from 'react';
 import { collabLabel, type CollabOption } from '../../../api/get-collabs';
 import type { TransactionsInput } from '../api/get-transactions';
@@ -65,7 +65,7 @@ export function ExportTransactionsButton({ user, input, collabs, admin, zone }: 
     setOpen(false);
   }, [failure]);
 
-  if (!hasPermission(user, 'Files Access')) return null;
+  if (!mayCall(user, 'POST /api/v1/files/export')) return null;
   const Wizard = wizard.status === 'ready' ? wizard.module.default : null;
   return (
     <>
