@@ -16,7 +16,7 @@ import (
 func TestCallsReadTheRESTRoutes(t *testing.T) {
 	t.Parallel()
 	rules := authz.Rules{
-		gatewayv1.CollabService_GetCollabSettings_FullMethodName: {Permissions: []string{authz.PermGetProviders}},
+		gatewayv1.CollabService_GetCollabSettings_FullMethodName:    {Permissions: []string{authz.PermGetProviders}},
 		gatewayv1.CollabService_RemoveCollabPayTypes_FullMethodName: {Permissions: []string{authz.PermEditCollab}},
 		gatewayv1.FraudService_UpdateFraudStatus_FullMethodName:     {Permissions: []string{authz.PermEditFrauds}},
 		gatewayv1.ReplayService_StreamTransactions_FullMethodName:   {Internal: true},

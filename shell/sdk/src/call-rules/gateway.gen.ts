@@ -50,7 +50,7 @@ export const GATEWAY_CALLS = {
   },
   '/paygate.gateway.v1.CollabService/ListCollabs': {
     http: ['GET /api/v1/merchant-collabs'],
-    rule: { permissions: ['Get Providers'] },
+    rule: { permissions: ['Get Providers', 'Get Transactions', 'View Fees'] },
   },
   '/paygate.gateway.v1.CollabService/ListMerchantCollabActivity': {
     http: ['GET /api/v1/logs/merchants/{merchantId}/collabs/activity'],
