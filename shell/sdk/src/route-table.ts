@@ -13,7 +13,9 @@ export type Access =
   /** At least one of the roles; otherwise / for users with a dashboard role, else /transactions. */
   | { kind: 'roles'; roles: readonly Role[] }
   /** Edit User and a temporary password. */
-  | { kind: 'change-password' };
+  | { kind: 'change-password' }
+  /** A temporary password: the same form for the users the Change Password route refuses. */
+  | { kind: 'temporary-password' };
 
 /**
  * ScreenOwner is who renders a screen: the shell itself (`/`, the Financial
@@ -51,6 +53,12 @@ export interface RouteSpec {
  *
  * /simulate-payment: the route needs the role Admin while its sidebar entry
  * needs Create Transactions; the spec records both and so does the console.
+ *
+ * /temporary-password is not in the spec's table: it is the Change Password
+ * form for a user whose role lacks Edit User, which /change-password refuses
+ * (spec 01 §2), so that every user can replace a temporary password
+ * (docs/contracts-security.md "Changing one's own password"). It is last,
+ * so it is never "the first route the user may access".
  */
 export const SCREENS = {
   dashboard: { path: '/', link: '/', title: 'Financial Dashboard', remote: 'shell', access: { kind: 'dashboard' }, calls: ['GET /api/v1/statistics'] },
@@ -69,6 +77,7 @@ export const SCREENS = {
   settings: { path: '/settings', link: '/settings', title: 'Settings', remote: 'providers', access: { kind: 'permissions', permissions: ['Settings Access'] }, calls: ['GET /api/v1/settings/keys'] },
   simulatePayment: { path: '/simulate-payment', link: '/simulate-payment', title: 'Create Transaction', remote: 'transactions', access: { kind: 'roles', roles: ['Admin'] }, calls: ['GET /api/v1/providers', 'POST /api/v1/transactions/initialize'] },
   changePassword: { path: '/change-password', link: '/change-password', title: 'Change Password', remote: 'security', access: { kind: 'change-password' }, calls: ['POST /api/v1/user/change-password'] },
+  temporaryPassword: { path: '/temporary-password', link: '/temporary-password', title: 'Change Password', remote: 'security', access: { kind: 'temporary-password' }, calls: ['POST /api/v1/user/change-password'] },
 } as const satisfies Record<string, RouteSpec>;
 
 /** ScreenKey names a screen of the route table. */

@@ -22,7 +22,7 @@ export const AUTH_CALLS = {
   },
   '/paygate.auth.v1.AuthService/ChangeOwnPassword': {
     http: ['POST /api/v1/user/change-password'],
-    rule: { permissions: ['Edit User'], allowTemporaryPassword: true },
+    rule: { authenticated: true, allowTemporaryPassword: true },
   },
   '/paygate.auth.v1.AuthService/Login': {
     http: ['POST /api/v1/login'],
