@@ -56,6 +56,15 @@ generate: tools proto-deps ## regenerate gen/ from proto/
 	buf lint
 	buf generate --path proto/paygate
 	go mod tidy
+	$(MAKE) --no-print-directory call-rules
+
+# The packages whose tests hold each service's Rules table (services/internal/callrules): with
+# PAYGATE_WRITE_CALL_RULES=1 their TestCallRulesFile writes the console's copy instead of comparing.
+RULES_PKGS := $(addsuffix /internal/grpcapi,$(addprefix ./services/,auth gateway callbacks aggregator))
+
+.PHONY: call-rules
+call-rules: ## write the console's copy of the services' rules (shell/sdk/src/call-rules/*.gen.ts)
+	PAYGATE_WRITE_CALL_RULES=1 go test -count=1 -run '^TestCallRulesFile$$' $(RULES_PKGS)
 
 .PHONY: proto-check
 proto-check: generate ## fail when gen/ drifts from proto/ or the contracts break

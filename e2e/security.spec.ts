@@ -8,7 +8,7 @@
  * ASSUMPTION: a fresh demo stack (see console.spec.ts); the users these tests
  * create carry the run's timestamp, so a second run on the same stack works.
  */
-import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 
 const DEMO_PASSWORD = 'paygate-demo';
 const HOUR = 60 * 60 * 1000;
@@ -131,9 +131,11 @@ test('a passkey registered in the Passkeys tab signs the user in after a sign-ou
   await expect(setupDialog(page)).toHaveCount(0);
 });
 
-test('an admin adds a user with a temporary password; the user must change it and lands on /transactions', async ({ browser }) => {
-  const username = `e2e-user-${Date.now()}`;
-  const temporary = `temp-${Date.now()}-Xq`;
+/**
+ * addUserAsAdmin signs in as admin in a page of its own and adds a user with
+ * the given temporary password (the Add User dialog's default: temporary).
+ */
+async function addUserAsAdmin(browser: Browser, username: string, temporary: string, role: string, merchant: string) {
   const admin = await browser.newPage();
   await admin.goto('/login');
   await signIn(admin, 'admin', DEMO_PASSWORD);
@@ -143,25 +145,57 @@ test('an admin adds a user with a temporary password; the user must change it an
   const dialog = admin.getByRole('dialog', { name: 'Add User' });
   await dialog.getByLabel('Username').fill(username);
   await dialog.getByLabel('Password', { exact: true }).fill(temporary);
-  await dialog.getByLabel('Role').selectOption({ label: 'Merchant Admin' });
-  await dialog.getByLabel('Merchants').selectOption({ label: 'Acme Games' });
+  await dialog.getByLabel('Role').selectOption({ label: role });
+  await dialog.getByLabel('Merchants').selectOption({ label: merchant });
   await dialog.getByRole('button', { name: 'Save' }).click();
   await expect(admin.getByText('User created')).toBeVisible();
   await admin.close();
+}
 
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto('/login');
-  await signIn(page, username, temporary);
-  await expect(page).toHaveURL(/\/change-password$/);
-  await expect(page.getByText('You are required to change your temporary password.')).toBeVisible();
-  const fresh = `e2e-fresh-${Date.now()}`;
-  await page.getByLabel('New Password', { exact: true }).fill(fresh);
-  await page.getByLabel('Confirm New Password').fill(fresh);
-  await page.getByRole('button', { name: 'Update' }).click();
-  await expect(page).toHaveURL(/\/transactions$/);
-  await context.close();
-});
+for (const [role, merchant, form] of [
+  // With Edit User: spec 01's /change-password.
+  ['Merchant Admin', 'Acme Games', '/change-password'],
+  // Without Edit User: the same form at /temporary-password (docs/contracts-security.md).
+  ['Merchant Support', 'Blue Harbor Shop', '/temporary-password'],
+] as const) {
+  test(`an admin adds a ${role} with a temporary password; the user must change it and lands on /transactions`, async ({ browser }) => {
+    const username = `e2e-${role.toLowerCase().replace(/ /g, '-')}-${Date.now()}`;
+    const temporary = `temp-${Date.now()}-Xq`;
+    await addUserAsAdmin(browser, username, temporary, role, merchant);
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const refused: string[] = [];
+    page.on('response', (r) => {
+      if ([401, 403].includes(r.status()) && new URL(r.url()).pathname.startsWith('/api/')) refused.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+    });
+    await page.goto('/login');
+    await signIn(page, username, temporary);
+    await expect(page).toHaveURL(new RegExp(`${form}$`));
+    await expect(page.getByText('You are required to change your temporary password.')).toBeVisible();
+    await expect(page).toHaveTitle('Paygate - Change Password');
+    // Any other page sends the user back to the form until the password is replaced.
+    await page.goto('/transactions');
+    await expect(page).toHaveURL(new RegExp(`${form}$`));
+
+    const fresh = `e2e-fresh-${Date.now()}`;
+    await page.getByLabel('Current Password').fill(temporary);
+    await page.getByLabel('New Password', { exact: true }).fill(temporary);
+    await page.getByLabel('Confirm New Password').fill(temporary);
+    await page.getByRole('button', { name: 'Update' }).click();
+    await expect(page.getByText('password must differ from your current password.')).toBeVisible();
+    await expect(page).toHaveURL(new RegExp(`${form}$`));
+
+    await page.getByLabel('New Password', { exact: true }).fill(fresh);
+    await page.getByLabel('Confirm New Password').fill(fresh);
+    await page.getByRole('button', { name: 'Update' }).click();
+    await expect(page).toHaveURL(/\/transactions$/);
+    await expect(page.getByRole('heading', { name: 'Transactions' })).toBeVisible();
+    await expect(page.getByText("You don't have permission to view this page.")).toHaveCount(0);
+    expect(refused, 'no call of the user was refused').toEqual([]);
+    await context.close();
+  });
+}
 
 test("terminating another session sends that browser's next call to /login", async ({ browser }) => {
   const victim: BrowserContext = await browser.newContext();

@@ -166,7 +166,7 @@ func TestUserAuditedEvents(t *testing.T) {
 	created := in.call(t, http.MethodPost, "/api/v1/user/users/ips", admin, ip, map[string]any{"userId": u.id, "name": "Home", "fromIP": "10.190.0.1", "toIP": "10.190.0.9"})
 	wantStatus(t, "create ip", created, http.StatusOK)
 	own, _ := in.mustLogin(t, u.name, reset, "10.190.0.5")
-	wantStatus(t, "own change", in.call(t, http.MethodPost, "/api/v1/user/change-password", own, "10.190.0.5", map[string]string{"password": "Audit-Own-Secret-6"}), http.StatusOK)
+	wantStatus(t, "own change", in.call(t, http.MethodPost, "/api/v1/user/change-password", own, "10.190.0.5", map[string]string{"password": "Audit-Own-Secret-6", "currentPassword": reset}), http.StatusOK)
 	other, _ := in.mustLogin(t, u.name, "Audit-Own-Secret-6", "10.190.0.5")
 	wantStatus(t, "update ip", in.call(t, http.MethodPost, "/api/v1/user/users/ips/"+idOf(created.body["id"]), admin, ip, map[string]any{"name": "Home 2", "fromIP": "10.190.0.1", "toIP": "10.190.0.9"}), http.StatusOK)
 	wantStatus(t, "delete ip", in.call(t, http.MethodDelete, "/api/v1/user/users/ips/"+idOf(created.body["id"]), admin, ip, nil), http.StatusOK)

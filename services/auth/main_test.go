@@ -503,11 +503,29 @@ func TestChangeOwnPassword(t *testing.T) {
 	}
 	otherAccess, otherRefresh := in.mustLogin(t, "newcomer", "paygate-temp", "10.70.0.2")
 
-	short := in.call(t, http.MethodPost, "/api/v1/user/change-password", access, "10.70.0.1", map[string]string{"password": "short"})
-	wantStatus(t, "too short", short, http.StatusBadRequest)
+	change := func(body map[string]string) reply {
+		return in.call(t, http.MethodPost, "/api/v1/user/change-password", access, "10.70.0.1", body)
+	}
+	for _, tc := range []struct {
+		name  string
+		body  map[string]string
+		field string
+	}{
+		{"too short", map[string]string{"password": "short", "currentPassword": "paygate-temp"}, "password"},
+		{"spaces only", map[string]string{"password": strings.Repeat(" ", 14), "currentPassword": "paygate-temp"}, "password"},
+		{"no current password", map[string]string{"password": "a-new-secret-1"}, "currentPassword"},
+		{"a wrong current password", map[string]string{"password": "a-new-secret-1", "currentPassword": "paygate-demo"}, "currentPassword"},
+		{"the current password again", map[string]string{"password": "paygate-temp", "currentPassword": "paygate-temp"}, "password"},
+	} {
+		r := change(tc.body)
+		wantStatus(t, tc.name, r, http.StatusBadRequest)
+		if msg := r.str("message"); !strings.HasPrefix(msg, tc.field+" ") {
+			t.Errorf("%s: message %q does not name %s", tc.name, msg, tc.field)
+		}
+	}
 	wantStatus(t, "still the old password", in.login(t, "newcomer", "paygate-temp", "10.70.0.3"), http.StatusOK)
 
-	r := in.call(t, http.MethodPost, "/api/v1/user/change-password", access, "10.70.0.1", map[string]string{"Password": "a-new-secret-1"})
+	r := change(map[string]string{"Password": "a-new-secret-1", "CurrentPassword": "paygate-temp"})
 	wantStatus(t, "change", r, http.StatusOK)
 	if tokenClaims(t, r.str("accessToken"))["isTemporaryPassword"] != false {
 		t.Fatal("new token still says the password is temporary")
@@ -524,13 +542,45 @@ func TestChangeOwnPassword(t *testing.T) {
 	wantStatus(t, "other session's refresh token", in.call(t, http.MethodPost, "/api/v1/refresh-token", "", "10.70.0.2", map[string]string{"refreshToken": otherRefresh}), http.StatusUnauthorized)
 }
 
-func TestChangeOwnPasswordNeedsEditUser(t *testing.T) {
+// TestTemporaryPasswordWithoutEditUser: a user whose role lacks Edit User
+// (Merchant Support here), added with a temporary password, is held to
+// replacing it, and can: the change needs no permission, only the current
+// password. Afterwards the user's calls pass.
+func TestTemporaryPasswordWithoutEditUser(t *testing.T) {
 	t.Parallel()
 	in := defaultInstance(t)
-	access, _ := in.mustLogin(t, "merchant", "paygate-demo", "10.71.0.1")
-	r := in.call(t, http.MethodPost, "/api/v1/user/change-password", access, "10.71.0.1", map[string]string{"password": "whatever-long"})
-	wantStatus(t, "merchant without Edit User", r, http.StatusForbidden)
-	wantStatus(t, "password unchanged", in.login(t, "merchant", "paygate-demo", "10.71.0.2"), http.StatusOK)
+	admin := asAdmin(t, in)
+	name := "temp-support-" + randomHex(4)
+	added := in.call(t, http.MethodPost, "/api/v1/user/add", admin, testIP(), map[string]any{
+		"username": name, "password": strongPassword, "roleId": 6, "merchantIds": []int32{2},
+	})
+	wantStatus(t, "add a Merchant Support user with the default temporary password", added, http.StatusOK)
+
+	access, _ := in.mustLogin(t, name, strongPassword, testIP())
+	if claims := tokenClaims(t, access); claims["isTemporaryPassword"] != true {
+		t.Fatalf("token %v does not say the password is temporary", claims)
+	}
+	held := in.call(t, http.MethodGet, "/api/v1/user-sessions/active", access, testIP(), nil)
+	wantStatus(t, "a call before the change", held, http.StatusForbidden)
+
+	wrong := in.call(t, http.MethodPost, "/api/v1/user/change-password", access, testIP(),
+		map[string]string{"password": "Violet-Harbor-58", "currentPassword": "not-" + strongPassword})
+	wantStatus(t, "a wrong current password", wrong, http.StatusBadRequest)
+
+	r := in.call(t, http.MethodPost, "/api/v1/user/change-password", access, testIP(),
+		map[string]string{"password": "Violet-Harbor-58", "currentPassword": strongPassword})
+	wantStatus(t, "change without Edit User", r, http.StatusOK)
+	fresh := r.str("accessToken")
+	if claims := tokenClaims(t, fresh); claims["isTemporaryPassword"] != false {
+		t.Fatalf("new token %v still says the password is temporary", claims)
+	}
+	wantStatus(t, "a call after the change", in.call(t, http.MethodGet, "/api/v1/user-sessions/active", fresh, testIP(), nil), http.StatusOK)
+	wantStatus(t, "sign in with the new password", in.login(t, name, "Violet-Harbor-58", testIP()), http.StatusOK)
+
+	// A password that is no longer temporary can be changed the same way.
+	again := in.call(t, http.MethodPost, "/api/v1/user/change-password", fresh, testIP(),
+		map[string]string{"password": "Marble-Comet-77", "currentPassword": "Violet-Harbor-58"})
+	wantStatus(t, "change again", again, http.StatusOK)
 }
 
 func TestTokenFromAnotherSignerIsRejected(t *testing.T) {

@@ -360,8 +360,8 @@ func TestPasswordResetEndsEverySession(t *testing.T) {
 	}
 	// The temporary password admits only the own password change.
 	wantStatus(t, "list users with a temporary password", in.call(t, http.MethodGet, "/api/v1/user/users", fresh, testIP(), nil), http.StatusForbidden)
-	wantStatus(t, "change to a common password", in.call(t, http.MethodPost, "/api/v1/user/change-password", fresh, testIP(), map[string]string{"password": "iloveyou1234"}), http.StatusBadRequest)
-	ch := in.call(t, http.MethodPost, "/api/v1/user/change-password", fresh, testIP(), map[string]string{"password": "My-Own-Choice-31"})
+	wantStatus(t, "change to a common password", in.call(t, http.MethodPost, "/api/v1/user/change-password", fresh, testIP(), map[string]string{"password": "iloveyou1234", "currentPassword": "Fresh-Temporary-9"}), http.StatusBadRequest)
+	ch := in.call(t, http.MethodPost, "/api/v1/user/change-password", fresh, testIP(), map[string]string{"password": "My-Own-Choice-31", "currentPassword": "Fresh-Temporary-9"})
 	wantStatus(t, "own change", ch, http.StatusOK)
 	if tokenClaims(t, ch.str("accessToken"))["isTemporaryPassword"] != false {
 		t.Fatal("still temporary after the own change")

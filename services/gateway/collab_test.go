@@ -20,6 +20,7 @@ import (
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/authz/authztest"
 )
 
 // Demo ids (docs/contracts-providers.md).
@@ -80,12 +81,18 @@ func TestProviderAndCollabReads(t *testing.T) {
 
 	t.Run("who may read", func(t *testing.T) {
 		t.Parallel()
-		for _, path := range []string{"/api/v1/providers", "/api/v1/merchant-collabs", "/api/v1/merchants/1/collabs",
+		// The collab list is readable by Merchant Finance Manager too (see "merchant-collabs").
+		for _, path := range []string{"/api/v1/providers", "/api/v1/merchants/1/collabs",
 			"/api/v1/providers/1/collabs", fmt.Sprintf("/api/v1/collabs/%d/settings", acmeGoVip),
 			fmt.Sprintf("/api/v1/merchants/collab/%d/limits", acmeGoVip)} {
 			finance.refused(t, http.StatusForbidden, 0, http.MethodGet, path, nil)
 			anonymous.must(t, http.StatusUnauthorized, http.MethodGet, path, nil, nil)
 		}
+		// The collab list needs one of the permissions of the screens that pick a collab.
+		filesOnly := &caller{g: g, token: g.issuer.Token(t, authztest.User{ID: 990001, Username: "files-only",
+			Roles: []string{authz.RoleMerchant}, Permissions: []string{authz.PermFilesAccess}, MerchantIDs: []int32{acme}})}
+		filesOnly.must(t, http.StatusForbidden, http.MethodGet, "/api/v1/merchant-collabs", nil, nil)
+		anonymous.must(t, http.StatusUnauthorized, http.MethodGet, "/api/v1/merchant-collabs", nil, nil)
 	})
 
 	t.Run("merchant-collabs", func(t *testing.T) {
@@ -103,6 +110,10 @@ func TestProviderAndCollabReads(t *testing.T) {
 			{"merchant sees its own", merchant, "", 200, []int32{acmeGoVip, acmeQRPh}},
 			{"merchant admin sees its two", merchantAdmin, "", 200, []int32{acmeGoVip, acmeQRPh, blueFbPay}},
 			{"merchant admin filters", merchantAdmin, "?merchantId=2", 200, []int32{blueFbPay}},
+			// Every screen with a collab picker may list them: Transactions (Get Transactions) and
+			// Fees (View Fees) as well as Providers (Get Providers).
+			{"merchant finance manager sees its own", finance, "", 200, []int32{acmeGoVip, acmeQRPh}},
+			{"merchant support sees its own", merchantSupport, "", 200, []int32{blueFbPay}},
 			{"another merchant is not found", merchant, "?merchantId=2", 404, nil},
 			{"an unknown merchant is not found", admin, "?merchantId=999", 404, nil},
 		}

@@ -9,6 +9,8 @@ const manifest: RemoteManifest<'security'> = {
   routes: [
     { path: SCREENS.accountSecurity.path, Component: AccountSecurityPage },
     { path: SCREENS.changePassword.path, Component: ChangePasswordPage },
+    // The same form for a user whose role lacks Edit User (see the SDK's route-table.ts).
+    { path: SCREENS.temporaryPassword.path, Component: ChangePasswordPage },
   ],
 };
 

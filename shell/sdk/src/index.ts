@@ -14,6 +14,7 @@ export * from './dialog-frame';
 export * from './flag-switch';
 export * from './jwt';
 export * from './merchant-filter';
+export * from './may-call';
 export * from './merchants';
 export * from './money';
 export * from './page-frame';

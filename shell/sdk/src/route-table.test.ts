@@ -21,6 +21,7 @@ describe('route table', () => {
       '/settings',
       '/simulate-payment',
       '/change-password',
+      '/temporary-password',
     ]);
     expect(new Set(SCREEN_PATHS).size).toBe(SCREEN_PATHS.length);
     expect(ROUTES.find((r) => r.key === 'validationEndpoints')).toMatchObject({ path: '/validation-endpoints', title: 'Validation Endpoints', remote: 'transactions' });

@@ -1,5 +1,6 @@
 import type { Permission, Role } from './access';
 import type { RemoteName } from './config';
+import type { Call } from './may-call';
 
 /** Access is the guard of one route (spec 01 §2 "Route table"). */
 export type Access =
@@ -12,7 +13,9 @@ export type Access =
   /** At least one of the roles; otherwise / for users with a dashboard role, else /transactions. */
   | { kind: 'roles'; roles: readonly Role[] }
   /** Edit User and a temporary password. */
-  | { kind: 'change-password' };
+  | { kind: 'change-password' }
+  /** A temporary password: the same form for the users the Change Password route refuses. */
+  | { kind: 'temporary-password' };
 
 /**
  * ScreenOwner is who renders a screen: the shell itself (`/`, the Financial
@@ -31,6 +34,13 @@ export interface RouteSpec {
   /** The remote that provides the screen, or 'shell' for the shell's own. */
   remote: ScreenOwner;
   access: Access;
+  /**
+   * The calls the screen needs to be of use: the one that fills it, and for
+   * Validation Endpoints the add, which the page itself requires (spec 02
+   * §2). The sidebar shows an entry only when the server lets the user make
+   * each of them (mayCall) and the guard lets the user in.
+   */
+  calls: readonly Call[];
 }
 
 /**
@@ -43,24 +53,31 @@ export interface RouteSpec {
  *
  * /simulate-payment: the route needs the role Admin while its sidebar entry
  * needs Create Transactions; the spec records both and so does the console.
+ *
+ * /temporary-password is not in the spec's table: it is the Change Password
+ * form for a user whose role lacks Edit User, which /change-password refuses
+ * (spec 01 §2), so that every user can replace a temporary password
+ * (docs/contracts-security.md "Changing one's own password"). It is last,
+ * so it is never "the first route the user may access".
  */
 export const SCREENS = {
-  dashboard: { path: '/', link: '/', title: 'Financial Dashboard', remote: 'shell', access: { kind: 'dashboard' } },
-  providers: { path: '/providers', link: '/providers', title: 'Providers', remote: 'providers', access: { kind: 'permissions', permissions: ['Get Providers'] } },
-  merchants: { path: '/merchants', link: '/merchants', title: 'Merchants', remote: 'providers', access: { kind: 'roles', roles: ['Admin'] } },
-  fees: { path: '/fees', link: '/fees', title: 'Fees', remote: 'providers', access: { kind: 'permissions', permissions: ['View Fees'] } },
-  transactions: { path: '/transactions/:id?', link: '/transactions', title: 'Transactions', remote: 'transactions', access: { kind: 'permissions', permissions: ['Get Transactions'] } },
-  files: { path: '/files', link: '/files', title: 'Files', remote: 'files', access: { kind: 'permissions', permissions: ['Files Access'] } },
-  callbacks: { path: '/callbacks', link: '/callbacks', title: 'Callbacks', remote: 'transactions', access: { kind: 'roles', roles: ['Admin', 'Merchant Admin'] } },
-  validationEndpoints: { path: '/validation-endpoints', link: '/validation-endpoints', title: 'Validation Endpoints', remote: 'transactions', access: { kind: 'roles', roles: ['Admin', 'Merchant Admin'] } },
-  fraudManagement: { path: '/fraud-management', link: '/fraud-management', title: 'Fraud Management', remote: 'transactions', access: { kind: 'permissions', permissions: ['View Frauds'] } },
-  balances: { path: '/balances', link: '/balances', title: 'Balances', remote: 'providers', access: { kind: 'permissions', permissions: ['Balance Access'] } },
-  credentials: { path: '/credentials', link: '/credentials', title: 'Credentials', remote: 'providers', access: { kind: 'permissions', permissions: ['Credentials Access'] } },
-  accountSecurity: { path: '/account-security', link: '/account-security', title: 'Account Security', remote: 'security', access: { kind: 'login' } },
-  jobs: { path: '/jobs', link: '/jobs', title: 'Jobs', remote: 'providers', access: { kind: 'permissions', permissions: ['Jobs Access'] } },
-  settings: { path: '/settings', link: '/settings', title: 'Settings', remote: 'providers', access: { kind: 'permissions', permissions: ['Settings Access'] } },
-  simulatePayment: { path: '/simulate-payment', link: '/simulate-payment', title: 'Create Transaction', remote: 'transactions', access: { kind: 'roles', roles: ['Admin'] } },
-  changePassword: { path: '/change-password', link: '/change-password', title: 'Change Password', remote: 'security', access: { kind: 'change-password' } },
+  dashboard: { path: '/', link: '/', title: 'Financial Dashboard', remote: 'shell', access: { kind: 'dashboard' }, calls: ['GET /api/v1/statistics'] },
+  providers: { path: '/providers', link: '/providers', title: 'Providers', remote: 'providers', access: { kind: 'permissions', permissions: ['Get Providers'] }, calls: ['GET /api/v1/merchant-collabs'] },
+  merchants: { path: '/merchants', link: '/merchants', title: 'Merchants', remote: 'providers', access: { kind: 'roles', roles: ['Admin'] }, calls: ['GET /api/v1/merchants'] },
+  fees: { path: '/fees', link: '/fees', title: 'Fees', remote: 'providers', access: { kind: 'permissions', permissions: ['View Fees'] }, calls: ['GET /api/v1/fees'] },
+  transactions: { path: '/transactions/:id?', link: '/transactions', title: 'Transactions', remote: 'transactions', access: { kind: 'permissions', permissions: ['Get Transactions'] }, calls: ['GET /api/v1/collabs/{collabId}/transactions/advanced'] },
+  files: { path: '/files', link: '/files', title: 'Files', remote: 'files', access: { kind: 'permissions', permissions: ['Files Access'] }, calls: ['GET /api/v1/files'] },
+  callbacks: { path: '/callbacks', link: '/callbacks', title: 'Callbacks', remote: 'transactions', access: { kind: 'roles', roles: ['Admin', 'Merchant Admin'] }, calls: ['GET /api/v1/collabs/{collabId}/callbacks'] },
+  validationEndpoints: { path: '/validation-endpoints', link: '/validation-endpoints', title: 'Validation Endpoints', remote: 'transactions', access: { kind: 'roles', roles: ['Admin', 'Merchant Admin'] }, calls: ['GET /api/v1/collabs/{collabId}/validation-endpoints', 'POST /api/v1/collabs/validation-endpoints'] },
+  fraudManagement: { path: '/fraud-management', link: '/fraud-management', title: 'Fraud Management', remote: 'transactions', access: { kind: 'permissions', permissions: ['View Frauds'] }, calls: ['GET /api/v1/frauds'] },
+  balances: { path: '/balances', link: '/balances', title: 'Balances', remote: 'providers', access: { kind: 'permissions', permissions: ['Balance Access'] }, calls: ['GET /api/v1/balances/collabs'] },
+  credentials: { path: '/credentials', link: '/credentials', title: 'Credentials', remote: 'providers', access: { kind: 'permissions', permissions: ['Credentials Access'] }, calls: ['GET /api/v1/credentials/collabs'] },
+  accountSecurity: { path: '/account-security', link: '/account-security', title: 'Account Security', remote: 'security', access: { kind: 'login' }, calls: ['GET /api/v1/user-sessions/active'] },
+  jobs: { path: '/jobs', link: '/jobs', title: 'Jobs', remote: 'providers', access: { kind: 'permissions', permissions: ['Jobs Access'] }, calls: ['GET /api/v1/jobs/stats'] },
+  settings: { path: '/settings', link: '/settings', title: 'Settings', remote: 'providers', access: { kind: 'permissions', permissions: ['Settings Access'] }, calls: ['GET /api/v1/settings/keys'] },
+  simulatePayment: { path: '/simulate-payment', link: '/simulate-payment', title: 'Create Transaction', remote: 'transactions', access: { kind: 'roles', roles: ['Admin'] }, calls: ['GET /api/v1/providers', 'POST /api/v1/transactions/initialize'] },
+  changePassword: { path: '/change-password', link: '/change-password', title: 'Change Password', remote: 'security', access: { kind: 'change-password' }, calls: ['POST /api/v1/user/change-password'] },
+  temporaryPassword: { path: '/temporary-password', link: '/temporary-password', title: 'Change Password', remote: 'security', access: { kind: 'temporary-password' }, calls: ['POST /api/v1/user/change-password'] },
 } as const satisfies Record<string, RouteSpec>;
 
 /** ScreenKey names a screen of the route table. */

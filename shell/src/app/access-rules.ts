@@ -29,9 +29,26 @@ export function firstAccessibleRoute(user: User): string | undefined {
   return ROUTES.find((r) => mayOpenByPermission(user, r))?.link;
 }
 
-/** decide applies the route guards of spec 01 §2 to a signed-in user. */
+/**
+ * passwordFormOf is where a user with a temporary password replaces it: the
+ * spec's /change-password with Edit User, else /temporary-password (the same
+ * form; docs/contracts-security.md "Changing one's own password").
+ */
+export function passwordFormOf(user: User): string {
+  return hasPermission(user, 'Edit User') ? SCREENS.changePassword.link : SCREENS.temporaryPassword.link;
+}
+
+/**
+ * decide applies the route guards of spec 01 §2 to a signed-in user. A user
+ * with a temporary password may call nothing else until it is replaced (the
+ * server refuses every other call), so every other route sends them to their
+ * password form; the spec's guard of /change-password stands as written.
+ */
 export function decide(user: User, route: RouteSpec): Decision {
   const access = route.access;
+  if (user.isTemporaryPassword && access.kind !== 'change-password' && access.kind !== 'temporary-password') {
+    return redirect(passwordFormOf(user));
+  }
   switch (access.kind) {
     case 'login':
       return allow;
@@ -49,5 +66,7 @@ export function decide(user: User, route: RouteSpec): Decision {
         return redirect(DEFAULT_LANDING, { title: 'Access Denied', description: 'You do not have permission to change passwords.' });
       }
       return allow;
+    case 'temporary-password':
+      return user.isTemporaryPassword ? allow : redirect(DEFAULT_LANDING);
   }
 }

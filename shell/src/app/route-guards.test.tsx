@@ -114,10 +114,31 @@ describe('route table guards (spec 01 §2)', () => {
       await expectRedirect('/change-password', '/transactions', { roles: ['Merchant Admin'] });
       expect(screen.queryByText('Access Denied')).not.toBeInTheDocument();
     });
-    it("tells a user without Edit User 'Access Denied' and sends them to /transactions", async () => {
-      await expectRedirect('/change-password', '/transactions', { roles: ['Merchant'], isTemporaryPassword: true });
+    it("tells a user without Edit User 'Access Denied' and sends them to /transactions, which sends them on to their own form", async () => {
+      await expectRedirect('/change-password', '/temporary-password', { roles: ['Merchant'], isTemporaryPassword: true });
       expect(await screen.findByText('Access Denied')).toBeInTheDocument();
       expect(screen.getByText('You do not have permission to change passwords.')).toBeInTheDocument();
+    });
+  });
+
+  describe('a temporary password (the server refuses every other call until it is replaced)', () => {
+    it.each<Role>(['Merchant', 'Merchant Finance Manager', 'Merchant Support', 'Support'])(
+      '/temporary-password opens for a %s, whose role lacks Edit User',
+      async (r) => {
+        await expectScreen('/temporary-password', '/temporary-password', { roles: [r], isTemporaryPassword: true });
+      },
+    );
+    it('/temporary-password sends a user without a temporary password to /transactions', async () => {
+      await expectRedirect('/temporary-password', '/transactions', { roles: ['Merchant Support'] });
+    });
+    it.each<[string, TestUser, string]>([
+      ['/transactions', { roles: ['Merchant Support'], isTemporaryPassword: true }, '/temporary-password'],
+      ['/account-security', { roles: ['Support'], isTemporaryPassword: true }, '/temporary-password'],
+      ['/', { roles: ['Merchant'], isTemporaryPassword: true }, '/temporary-password'],
+      ['/transactions', { roles: ['Merchant Admin'], isTemporaryPassword: true }, '/change-password'],
+      ['/callbacks', { roles: ['Admin'], isTemporaryPassword: true }, '/change-password'],
+    ])('every other route (%s) sends the user to their password form', async (path, user, to) => {
+      await expectRedirect(path, to, user);
     });
   });
 

@@ -34,10 +34,16 @@ export async function fetchCollabs(input: CollabsInput, signal?: AbortSignal): P
   }));
 }
 
-/** collabsQuery is the query of the collab list; its key starts with 'merchant-collabs'. */
+/**
+ * collabsQuery is the query of the collab list. Its key starts with
+ * 'merchant-collabs', so that a change on the Providers page (which
+ * invalidates that prefix) refreshes it too; 'options' keeps it apart from
+ * the Providers page's own entry of the same call, which holds the answer's
+ * object, not these options, in the console's one shared query cache.
+ */
 export const collabsQuery = (input: CollabsInput) =>
   queryOptions({
-    queryKey: ['merchant-collabs', input.merchantId ?? 'all'],
+    queryKey: ['merchant-collabs', 'options', input.merchantId ?? 'all'],
     queryFn: ({ signal }) => fetchCollabs(input, signal),
     staleTime: 60_000,
   });

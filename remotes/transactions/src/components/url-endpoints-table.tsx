@@ -43,8 +43,9 @@ export interface UrlEndpointsTableProps<Row extends { id: string }, Draft, F ext
   columns: readonly UrlEndpointColumn<Row, Draft, F>[];
   rows: Row[];
   loading: boolean;
-  /** Edit and delete are offered. */
-  canEdit: boolean;
+  /** The row's Edit and Delete are offered. */
+  canUpdate: boolean;
+  canDelete: boolean;
   editing: RowEdit<Draft, F> | null;
   /** A save or delete is running for this row. */
   busyId: string | null;
@@ -58,7 +59,7 @@ export interface UrlEndpointsTableProps<Row extends { id: string }, Draft, F ext
 
 /** UrlEndpointsTable lists URL endpoints (callback URLs, validation endpoints); one row at a time is edited in place. */
 export function UrlEndpointsTable<Row extends { id: string }, Draft, F extends string>(props: UrlEndpointsTableProps<Row, Draft, F>) {
-  const { label, testId, columns, rows, loading, canEdit, editing, busyId, emptyText } = props;
+  const { label, testId, columns, rows, loading, canUpdate, canDelete, editing, busyId, emptyText } = props;
   const span = columns.length + 1;
   return (
     <Table.ScrollArea borderWidth="1px" borderRadius="md">
@@ -68,7 +69,7 @@ export function UrlEndpointsTable<Row extends { id: string }, Draft, F extends s
             {columns.map((c) => (
               <Table.ColumnHeader key={c.header}>{c.header}</Table.ColumnHeader>
             ))}
-            <Table.ColumnHeader>{canEdit ? 'Actions' : ''}</Table.ColumnHeader>
+            <Table.ColumnHeader>{canUpdate || canDelete ? 'Actions' : ''}</Table.ColumnHeader>
           </Table.Row>
         </Table.Header>
         <Table.Body>
@@ -103,14 +104,18 @@ export function UrlEndpointsTable<Row extends { id: string }, Draft, F extends s
                     </Table.Cell>
                   ))}
                   <Table.Cell>
-                    {canEdit && (
+                    {(canUpdate || canDelete) && (
                       <HStack gap="1">
-                        <Button size="xs" variant="outline" disabled={editing !== null || busyId !== null} onClick={() => props.onEdit(row)}>
-                          Edit
-                        </Button>
-                        <Button size="xs" variant="outline" colorPalette="red" disabled={editing !== null || busyId !== null} onClick={() => props.onDelete(row)}>
-                          Delete
-                        </Button>
+                        {canUpdate && (
+                          <Button size="xs" variant="outline" disabled={editing !== null || busyId !== null} onClick={() => props.onEdit(row)}>
+                            Edit
+                          </Button>
+                        )}
+                        {canDelete && (
+                          <Button size="xs" variant="outline" colorPalette="red" disabled={editing !== null || busyId !== null} onClick={() => props.onDelete(row)}>
+                            Delete
+                          </Button>
+                        )}
                       </HStack>
                     )}
                   </Table.Cell>

@@ -29,8 +29,9 @@ export interface UrlEndpointsProps<Row extends { id: string }, Draft, F extends 
   columns: readonly UrlEndpointColumn<Row, Draft, F>[];
   rows: Row[];
   loading: boolean;
-  /** Edit and delete are offered. */
-  canEdit: boolean;
+  /** The row's Edit and Delete are offered (each when the server's rule for its call lets the user in). */
+  canUpdate: boolean;
+  canDelete: boolean;
   emptyText: string;
   /** The list's query: its failure shows instead of the table, with a retry. */
   list: { isError: boolean; error: unknown; refetch: () => unknown };
@@ -126,7 +127,8 @@ export function UrlEndpoints<Row extends { id: string }, Draft, F extends string
           columns={props.columns}
           rows={props.rows}
           loading={props.loading}
-          canEdit={props.canEdit}
+          canUpdate={props.canUpdate}
+          canDelete={props.canDelete}
           editing={editing}
           busyId={busyId}
           emptyText={props.emptyText}

@@ -28,11 +28,13 @@ func NewServer(svc *identity.Service) *Server { return &Server{svc: svc} }
 // Rules is the auth service's access table: every RPC it serves, and who
 // may call it. A method missing here is refused (see authz.UnaryInterceptor).
 var Rules = authz.Rules{
-	authv1.AuthService_Login_FullMethodName:             {Public: true},
-	authv1.AuthService_RefreshToken_FullMethodName:      {Public: true},
-	authv1.AuthService_Logout_FullMethodName:            {Authenticated: true, AllowTemporaryPassword: true},
-	authv1.AuthService_ValidateToken_FullMethodName:     {Authenticated: true, AllowTemporaryPassword: true},
-	authv1.AuthService_ChangeOwnPassword_FullMethodName: {Permissions: []string{authz.PermEditUser}, AllowTemporaryPassword: true},
+	authv1.AuthService_Login_FullMethodName:         {Public: true},
+	authv1.AuthService_RefreshToken_FullMethodName:  {Public: true},
+	authv1.AuthService_Logout_FullMethodName:        {Authenticated: true, AllowTemporaryPassword: true},
+	authv1.AuthService_ValidateToken_FullMethodName: {Authenticated: true, AllowTemporaryPassword: true},
+	// Every user replaces their own password, a temporary one included; the
+	// current password proves it is them (identity.ChangeOwnPassword).
+	authv1.AuthService_ChangeOwnPassword_FullMethodName: {Authenticated: true, AllowTemporaryPassword: true},
 
 	// User administration (docs/contracts-security.md); the service checks
 	// the caller's scope on top.
@@ -127,7 +129,7 @@ func (s *Server) ChangeOwnPassword(ctx context.Context, req *authv1.ChangeOwnPas
 		return nil, err
 	}
 	ip, _ := server.ClientInfo(ctx)
-	pair, err := s.svc.ChangeOwnPassword(ctx, c, req.GetPassword(), ip)
+	pair, err := s.svc.ChangeOwnPassword(ctx, c, req.GetCurrentPassword(), req.GetPassword(), ip)
 	if err != nil {
 		return nil, err
 	}

@@ -39,8 +39,9 @@ func IsCommonPassword(password string) bool {
 }
 
 // CheckPassword applies the password rules to a new password of the user
-// named username: at least minLen and at most MaxPasswordLen characters, not
-// the username (ignoring case) and not a common password. field is the JSON
+// named username: not blank (white space only), at least minLen and at most
+// MaxPasswordLen characters, not the username (ignoring case) and not a
+// common password. field is the JSON
 // name of the request field the refusal names ("password", "newPassword").
 //
 // Errors: Invalid, with a sentence naming field.
@@ -49,6 +50,8 @@ func CheckPassword(field, username, password string, minLen int) error {
 	switch {
 	case password == "":
 		return apperr.Invalid("%s is required.", field)
+	case strings.TrimSpace(password) == "":
+		return apperr.Invalid("%s must not be blank: it has only spaces.", field)
 	case n < minLen:
 		return apperr.Invalid("%s must be at least %d characters long.", field, minLen)
 	case n > MaxPasswordLen || len(password) > 4*MaxPasswordLen:

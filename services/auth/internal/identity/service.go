@@ -506,13 +506,25 @@ func (s *Service) CurrentUser(ctx context.Context, c *access.Claims) (User, erro
 	return u, err
 }
 
-// ChangeOwnPassword replaces the caller's password (the password rules of
-// CheckPassword apply), clears the temporary flag, ends the user's other
-// sessions and returns a new pair for this one. ip is the caller's address,
-// for the audit.
+// Refusals of an own password change, naming the request's JSON fields.
+const (
+	MsgCurrentPasswordRequired = "currentPassword is required: enter the password you signed in with."
+	MsgCurrentPasswordWrong    = "currentPassword is not your current password."
+	MsgPasswordUnchanged       = "password must differ from your current password."
+)
+
+// ChangeOwnPassword replaces the caller's password with password, given the
+// current one: the password rules of CheckPassword apply, and the new
+// password must differ from the current one. It clears the temporary flag,
+// ends the user's other sessions and returns a new pair for this one. ip is
+// the caller's address, for the audit. A wrong current password counts as a
+// failed sign-in of the user (the same throttle), so a stolen access token
+// cannot be used to guess the password.
 //
-// Errors: Invalid (password rules), Unauthenticated (session ended).
-func (s *Service) ChangeOwnPassword(ctx context.Context, c *access.Claims, password, ip string) (TokenPair, error) {
+// Errors: Invalid (password rules, a missing or wrong current password, the
+// same password), TooManyRequests (throttled), Unauthenticated (session
+// ended).
+func (s *Service) ChangeOwnPassword(ctx context.Context, c *access.Claims, current, password, ip string) (TokenPair, error) {
 	if password == "" {
 		return TokenPair{}, apperr.Invalid("password is required.")
 	}
@@ -522,6 +534,25 @@ func (s *Service) ChangeOwnPassword(ctx context.Context, c *access.Claims, passw
 	}
 	if err := s.checkPassword("password", u.Username, password); err != nil {
 		return TokenPair{}, err
+	}
+	if current == "" {
+		return TokenPair{}, apperr.Invalid(MsgCurrentPasswordRequired)
+	}
+	if err := s.checkThrottle(ctx, u.Username, "", ""); err != nil {
+		return TokenPair{}, err
+	}
+	ok := false
+	if len(current) <= MaxPasswordLen*4 {
+		if ok, err = s.verifyPassword(ctx, u.PasswordHash, current); err != nil {
+			return TokenPair{}, fmt.Errorf("verify current password of user %d: %w", u.ID, err)
+		}
+	}
+	if !ok {
+		s.recordFailure(ctx, u.Username, "", "")
+		return TokenPair{}, apperr.Invalid(MsgCurrentPasswordWrong)
+	}
+	if password == current {
+		return TokenPair{}, apperr.Invalid(MsgPasswordUnchanged)
 	}
 	hash, err := HashPassword(password, s.cfg.Argon2)
 	if err != nil {

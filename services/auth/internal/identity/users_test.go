@@ -23,6 +23,9 @@ func TestCheckPassword(t *testing.T) {
 		{"keyboard walk", "alice", "QWERTYUIOP123", false},
 		{"repeated word", "alice", "monkeymonkey", false},
 		{"iloveyou", "alice", "ILoveYou1234", false},
+		{"spaces only", "alice", strings.Repeat(" ", 14), false},
+		{"blanks only", "alice", " \t\u00a0\u3000 \t\u2003    \n  ", false},
+		{"spaces inside", "alice", "Tangerine Orbit 42", true},
 	} {
 		err := CheckPassword("newPassword", tc.username, tc.password, DefaultPasswordMinLen)
 		if (err == nil) != tc.ok {

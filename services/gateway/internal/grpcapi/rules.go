@@ -22,7 +22,13 @@ var Rules = authz.Rules{
 	gatewayv1.CollabService_GetCollab_FullMethodName: {Authenticated: true},
 
 	gatewayv1.CollabService_ListMerchantCollabs_FullMethodName: getProviders,
-	gatewayv1.CollabService_ListCollabs_FullMethodName:         getProviders,
+	// The collab list (GET /api/v1/merchant-collabs) fills the collab picker
+	// of every screen that has one, so each of their permissions reads it:
+	// Providers (Get Providers), Transactions, with its Export, Callbacks and
+	// Validation Endpoints (Get Transactions), Fees (View Fees).
+	gatewayv1.CollabService_ListCollabs_FullMethodName: {Permissions: []string{
+		authz.PermGetProviders, authz.PermGetTransactions, authz.PermViewFees,
+	}},
 	gatewayv1.CollabService_ListProviders_FullMethodName:       getProviders,
 	gatewayv1.CollabService_ListProviderCollabs_FullMethodName: getProviders,
 	gatewayv1.CollabService_GetCollabSettings_FullMethodName:   getProviders,

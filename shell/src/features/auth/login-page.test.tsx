@@ -108,6 +108,14 @@ describe('Login page', () => {
     expect(await screen.findByText('Screen /change-password')).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/change-password');
   });
+
+  it('sends a user with a temporary password whose role lacks Edit User to the same form at /temporary-password', async () => {
+    answerLogin({ username: 'new-support', roles: ['Merchant Support'], merchantIds: [2], isTemporaryPassword: true });
+    const { user, router } = renderApp('/login');
+    await signIn(user, 'new-support', 'Tangerine-Orbit-42');
+    expect(await screen.findByText('Screen /temporary-password')).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/temporary-password');
+  });
 });
 
 /** answerLoginLater answers the password sign-in only once the test calls the returned release. */

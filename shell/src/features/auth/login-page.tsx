@@ -11,7 +11,6 @@ import {
   notify,
   passkeysSupported,
   readStored,
-  SCREENS,
   session,
   signInWithPasskey,
   usePageTitle,
@@ -19,11 +18,16 @@ import {
 } from '@paygate/sdk';
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
+import { passwordFormOf } from '../../app/access-rules';
 
-/** landingOf is where a user goes after signing in: /change-password first, else the stored redirect, else /transactions. */
+/**
+ * landingOf is where a user goes after signing in: a temporary password's
+ * form first (/change-password, or /temporary-password without Edit User),
+ * else the stored redirect, else /transactions.
+ */
 function landingOf(user: User): string {
   const redirect = session.takeRedirect();
-  return user.isTemporaryPassword ? SCREENS.changePassword.link : (redirect ?? DEFAULT_LANDING);
+  return user.isTemporaryPassword ? passwordFormOf(user) : (redirect ?? DEFAULT_LANDING);
 }
 
 /**

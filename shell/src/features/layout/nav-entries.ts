@@ -1,35 +1,53 @@
-import { hasPermission, isAdmin, isMerchant, SCREENS, type Permission, type User } from '@paygate/sdk';
+import { hasPermission, isAdmin, isMerchant, mayCall, SCREENS, type Permission, type ScreenKey, type User } from '@paygate/sdk';
+import { decide } from '../../app/access-rules';
 
 /** NavEntry is one sidebar link. */
 export interface NavEntry {
   label: string;
+  /** The screen of the route table the entry opens. */
+  screen: ScreenKey;
   to: string;
-  visible: (user: User) => boolean;
+  /** The entry's own condition, as spec 01 §2 "Sidebar" words it. */
+  shown: (user: User) => boolean;
 }
 
 const can = (p: Permission) => (user: User) => hasPermission(user, p);
 
-/** The sidebar entries and their visibility, in the order of spec 01 §2 "Sidebar". */
+const entry = (label: string, screen: ScreenKey, shown: (user: User) => boolean): NavEntry => ({ label, screen, to: SCREENS[screen].link, shown });
+
+/** The sidebar entries and their conditions, in the order of spec 01 §2 "Sidebar". */
 export const NAV_ENTRIES: readonly NavEntry[] = [
-  { label: 'Dashboard', to: SCREENS.dashboard.link, visible: can('Statistics Access') },
-  { label: 'Providers', to: SCREENS.providers.link, visible: can('Get Providers') },
-  { label: 'Balances', to: SCREENS.balances.link, visible: can('Balance Access') },
-  { label: 'Transactions', to: SCREENS.transactions.link, visible: can('Get Transactions') },
-  { label: 'Files', to: SCREENS.files.link, visible: can('Files Access') },
-  { label: 'Callbacks', to: SCREENS.callbacks.link, visible: (u) => isAdmin(u) || isMerchant(u) },
-  { label: 'Validation Endpoints', to: SCREENS.validationEndpoints.link, visible: (u) => isAdmin(u) || isMerchant(u) },
-  { label: 'Fraud Management', to: SCREENS.fraudManagement.link, visible: can('View Frauds') },
-  { label: 'Fee Management', to: SCREENS.fees.link, visible: can('View Fees') },
-  { label: 'Credentials', to: SCREENS.credentials.link, visible: can('Credentials Access') },
-  { label: 'Jobs', to: SCREENS.jobs.link, visible: can('Jobs Access') },
-  { label: 'Settings', to: SCREENS.settings.link, visible: can('Settings Access') },
+  entry('Dashboard', 'dashboard', can('Statistics Access')),
+  entry('Providers', 'providers', can('Get Providers')),
+  entry('Balances', 'balances', can('Balance Access')),
+  entry('Transactions', 'transactions', can('Get Transactions')),
+  entry('Files', 'files', can('Files Access')),
+  entry('Callbacks', 'callbacks', (u) => isAdmin(u) || isMerchant(u)),
+  entry('Validation Endpoints', 'validationEndpoints', (u) => isAdmin(u) || isMerchant(u)),
+  entry('Fraud Management', 'fraudManagement', can('View Frauds')),
+  entry('Fee Management', 'fees', can('View Fees')),
+  entry('Credentials', 'credentials', can('Credentials Access')),
+  entry('Jobs', 'jobs', can('Jobs Access')),
+  entry('Settings', 'settings', can('Settings Access')),
   // The route itself needs the role Admin (see the SDK's route-table.ts).
-  { label: 'Create Transaction', to: SCREENS.simulatePayment.link, visible: can('Create Transactions') },
-  { label: 'Account Security', to: SCREENS.accountSecurity.link, visible: () => true },
-  { label: 'Change Password', to: SCREENS.changePassword.link, visible: (u) => hasPermission(u, 'Edit User') && u.isTemporaryPassword },
+  entry('Create Transaction', 'simulatePayment', can('Create Transactions')),
+  entry('Account Security', 'accountSecurity', () => true),
+  entry('Change Password', 'changePassword', (u) => hasPermission(u, 'Edit User') && u.isTemporaryPassword),
 ];
+
+/**
+ * visible tells whether the sidebar shows an entry: its own condition (spec
+ * 01 §2) holds, and the entry leads somewhere: its route's guard lets the
+ * user in (no redirect) and the server lets the user make the calls the
+ * screen needs (its route's `calls`). So no entry opens a redirect, a "not
+ * authorized" page or a screen whose data the server refuses.
+ */
+export function visible(user: User, e: NavEntry): boolean {
+  const screen = SCREENS[e.screen];
+  return e.shown(user) && decide(user, screen).kind === 'allow' && screen.calls.every((c) => mayCall(user, c));
+}
 
 /** visibleEntries lists the entries the user may see. */
 export function visibleEntries(user: User): NavEntry[] {
-  return NAV_ENTRIES.filter((e) => e.visible(user));
+  return NAV_ENTRIES.filter((e) => visible(user, e));
 }

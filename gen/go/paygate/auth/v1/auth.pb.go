@@ -526,13 +526,17 @@ func (x *User) GetIsTemporaryPassword() bool {
 	return false
 }
 
-// ChangeOwnPasswordRequest carries the caller's new password.
+// ChangeOwnPasswordRequest carries the caller's new password and, to prove
+// that the caller is the account's owner, the current one.
 type ChangeOwnPasswordRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The new password.
-	Password      string `protobuf:"bytes,1,opt,name=password,proto3" json:"password,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// The new password: the password rules apply, and it must differ from the
+	// current one.
+	Password string `protobuf:"bytes,1,opt,name=password,proto3" json:"password,omitempty"`
+	// The caller's current (for a new user: temporary) password.
+	CurrentPassword string `protobuf:"bytes,2,opt,name=current_password,json=currentPassword,proto3" json:"current_password,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *ChangeOwnPasswordRequest) Reset() {
@@ -568,6 +572,13 @@ func (*ChangeOwnPasswordRequest) Descriptor() ([]byte, []int) {
 func (x *ChangeOwnPasswordRequest) GetPassword() string {
 	if x != nil {
 		return x.Password
+	}
+	return ""
+}
+
+func (x *ChangeOwnPasswordRequest) GetCurrentPassword() string {
+	if x != nil {
+		return x.CurrentPassword
 	}
 	return ""
 }
@@ -682,9 +693,10 @@ const file_paygate_auth_v1_auth_proto_rawDesc = "" +
 	"\x05roles\x18\x03 \x03(\tR\x05roles\x12 \n" +
 	"\vpermissions\x18\x04 \x03(\tR\vpermissions\x12!\n" +
 	"\fmerchant_ids\x18\x05 \x03(\x05R\vmerchantIds\x122\n" +
-	"\x15is_temporary_password\x18\x06 \x01(\bR\x13isTemporaryPassword\"6\n" +
+	"\x15is_temporary_password\x18\x06 \x01(\bR\x13isTemporaryPassword\"a\n" +
 	"\x18ChangeOwnPasswordRequest\x12\x1a\n" +
-	"\bpassword\x18\x01 \x01(\tR\bpassword\"\xa1\x01\n" +
+	"\bpassword\x18\x01 \x01(\tR\bpassword\x12)\n" +
+	"\x10current_password\x18\x02 \x01(\tR\x0fcurrentPassword\"\xa1\x01\n" +
 	"\x19ChangeOwnPasswordResponse\x12!\n" +
 	"\faccess_token\x18\x01 \x01(\tR\vaccessToken\x12#\n" +
 	"\rrefresh_token\x18\x02 \x01(\tR\frefreshToken\x12\x1d\n" +

@@ -45,8 +45,10 @@ type AuthServiceClient interface {
 	Logout(ctx context.Context, in *LogoutRequest, opts ...grpc.CallOption) (*LogoutResponse, error)
 	// ValidateToken checks the bearer token and returns the user as stored now.
 	ValidateToken(ctx context.Context, in *ValidateTokenRequest, opts ...grpc.CallOption) (*ValidateTokenResponse, error)
-	// ChangeOwnPassword sets a new password for the caller, clears the
-	// temporary-password flag and returns a fresh token pair for the session.
+	// ChangeOwnPassword sets a new password for the caller, given the current
+	// one, clears the temporary-password flag and returns a fresh token pair
+	// for the session. Any signed-in user may call it, a user holding a
+	// temporary password included.
 	ChangeOwnPassword(ctx context.Context, in *ChangeOwnPasswordRequest, opts ...grpc.CallOption) (*ChangeOwnPasswordResponse, error)
 }
 
@@ -127,8 +129,10 @@ type AuthServiceServer interface {
 	Logout(context.Context, *LogoutRequest) (*LogoutResponse, error)
 	// ValidateToken checks the bearer token and returns the user as stored now.
 	ValidateToken(context.Context, *ValidateTokenRequest) (*ValidateTokenResponse, error)
-	// ChangeOwnPassword sets a new password for the caller, clears the
-	// temporary-password flag and returns a fresh token pair for the session.
+	// ChangeOwnPassword sets a new password for the caller, given the current
+	// one, clears the temporary-password flag and returns a fresh token pair
+	// for the session. Any signed-in user may call it, a user holding a
+	// temporary password included.
 	ChangeOwnPassword(context.Context, *ChangeOwnPasswordRequest) (*ChangeOwnPasswordResponse, error)
 	mustEmbedUnimplementedAuthServiceServer()
 }

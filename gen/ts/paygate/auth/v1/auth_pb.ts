@@ -11,7 +11,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file paygate/auth/v1/auth.proto.
  */
 export const file_paygate_auth_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChpwYXlnYXRlL2F1dGgvdjEvYXV0aC5wcm90bxIPcGF5Z2F0ZS5hdXRoLnYxIjIKDExvZ2luUmVxdWVzdBIQCgh1c2VybmFtZRgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSJkCg1Mb2dpblJlc3BvbnNlEhQKDGFjY2Vzc190b2tlbhgBIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAIgASgJEhIKCmV4cGlyZXNfaW4YAyABKAUSEgoKdG9rZW5fdHlwZRgEIAEoCSIsChNSZWZyZXNoVG9rZW5SZXF1ZXN0EhUKDXJlZnJlc2hfdG9rZW4YASABKAkiawoUUmVmcmVzaFRva2VuUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSEgoKZXhwaXJlc19pbhgDIAEoBRISCgp0b2tlbl90eXBlGAQgASgJIg8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UiFgoUVmFsaWRhdGVUb2tlblJlcXVlc3QiSwoVVmFsaWRhdGVUb2tlblJlc3BvbnNlEg0KBXZhbGlkGAEgASgIEiMKBHVzZXIYAiABKAsyFS5wYXlnYXRlLmF1dGgudjEuVXNlciJ9CgRVc2VyEgoKAmlkGAEgASgDEhAKCHVzZXJuYW1lGAIgASgJEg0KBXJvbGVzGAMgAygJEhMKC3Blcm1pc3Npb25zGAQgAygJEhQKDG1lcmNoYW50X2lkcxgFIAMoBRIdChVpc190ZW1wb3JhcnlfcGFzc3dvcmQYBiABKAgiLAoYQ2hhbmdlT3duUGFzc3dvcmRSZXF1ZXN0EhAKCHBhc3N3b3JkGAEgASgJInAKGUNoYW5nZU93blBhc3N3b3JkUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSEgoKZXhwaXJlc19pbhgDIAEoBRISCgp0b2tlbl90eXBlGAQgASgJMuoECgtBdXRoU2VydmljZRJgCgVMb2dpbhIdLnBheWdhdGUuYXV0aC52MS5Mb2dpblJlcXVlc3QaHi5wYXlnYXRlLmF1dGgudjEuTG9naW5SZXNwb25zZSIYgtPkkwISOgEqIg0vYXBpL3YxL2xvZ2luEn0KDFJlZnJlc2hUb2tlbhIkLnBheWdhdGUuYXV0aC52MS5SZWZyZXNoVG9rZW5SZXF1ZXN0GiUucGF5Z2F0ZS5hdXRoLnYxLlJlZnJlc2hUb2tlblJlc3BvbnNlIiCC0+STAho6ASoiFS9hcGkvdjEvcmVmcmVzaC10b2tlbhJkCgZMb2dvdXQSHi5wYXlnYXRlLmF1dGgudjEuTG9nb3V0UmVxdWVzdBofLnBheWdhdGUuYXV0aC52MS5Mb2dvdXRSZXNwb25zZSIZgtPkkwITOgEqIg4vYXBpL3YxL2xvZ291dBJ+Cg1WYWxpZGF0ZVRva2VuEiUucGF5Z2F0ZS5hdXRoLnYxLlZhbGlkYXRlVG9rZW5SZXF1ZXN0GiYucGF5Z2F0ZS5hdXRoLnYxLlZhbGlkYXRlVG9rZW5SZXNwb25zZSIegtPkkwIYEhYvYXBpL3YxL3ZhbGlkYXRlLXRva2VuEpMBChFDaGFuZ2VPd25QYXNzd29yZBIpLnBheWdhdGUuYXV0aC52MS5DaGFuZ2VPd25QYXNzd29yZFJlcXVlc3QaKi5wYXlnYXRlLmF1dGgudjEuQ2hhbmdlT3duUGFzc3dvcmRSZXNwb25zZSIngtPkkwIhOgEqIhwvYXBpL3YxL3VzZXIvY2hhbmdlLXBhc3N3b3JkQrgBChNjb20ucGF5Z2F0ZS5hdXRoLnYxQglBdXRoUHJvdG9QAVo4Z2l0aHViLmNvbS9wYXlnYXRlL3BheWdhdGUvZ2VuL2dvL3BheWdhdGUvYXV0aC92MTthdXRodjGiAgNQQViqAg9QYXlnYXRlLkF1dGguVjHKAg9QYXlnYXRlXEF1dGhcVjHiAhtQYXlnYXRlXEF1dGhcVjFcR1BCTWV0YWRhdGHqAhFQYXlnYXRlOjpBdXRoOjpWMWIGcHJvdG8z", [file_google_api_annotations]);
+  fileDesc("ChpwYXlnYXRlL2F1dGgvdjEvYXV0aC5wcm90bxIPcGF5Z2F0ZS5hdXRoLnYxIjIKDExvZ2luUmVxdWVzdBIQCgh1c2VybmFtZRgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSJkCg1Mb2dpblJlc3BvbnNlEhQKDGFjY2Vzc190b2tlbhgBIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAIgASgJEhIKCmV4cGlyZXNfaW4YAyABKAUSEgoKdG9rZW5fdHlwZRgEIAEoCSIsChNSZWZyZXNoVG9rZW5SZXF1ZXN0EhUKDXJlZnJlc2hfdG9rZW4YASABKAkiawoUUmVmcmVzaFRva2VuUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSEgoKZXhwaXJlc19pbhgDIAEoBRISCgp0b2tlbl90eXBlGAQgASgJIg8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UiFgoUVmFsaWRhdGVUb2tlblJlcXVlc3QiSwoVVmFsaWRhdGVUb2tlblJlc3BvbnNlEg0KBXZhbGlkGAEgASgIEiMKBHVzZXIYAiABKAsyFS5wYXlnYXRlLmF1dGgudjEuVXNlciJ9CgRVc2VyEgoKAmlkGAEgASgDEhAKCHVzZXJuYW1lGAIgASgJEg0KBXJvbGVzGAMgAygJEhMKC3Blcm1pc3Npb25zGAQgAygJEhQKDG1lcmNoYW50X2lkcxgFIAMoBRIdChVpc190ZW1wb3JhcnlfcGFzc3dvcmQYBiABKAgiRgoYQ2hhbmdlT3duUGFzc3dvcmRSZXF1ZXN0EhAKCHBhc3N3b3JkGAEgASgJEhgKEGN1cnJlbnRfcGFzc3dvcmQYAiABKAkicAoZQ2hhbmdlT3duUGFzc3dvcmRSZXNwb25zZRIUCgxhY2Nlc3NfdG9rZW4YASABKAkSFQoNcmVmcmVzaF90b2tlbhgCIAEoCRISCgpleHBpcmVzX2luGAMgASgFEhIKCnRva2VuX3R5cGUYBCABKAky6gQKC0F1dGhTZXJ2aWNlEmAKBUxvZ2luEh0ucGF5Z2F0ZS5hdXRoLnYxLkxvZ2luUmVxdWVzdBoeLnBheWdhdGUuYXV0aC52MS5Mb2dpblJlc3BvbnNlIhiC0+STAhI6ASoiDS9hcGkvdjEvbG9naW4SfQoMUmVmcmVzaFRva2VuEiQucGF5Z2F0ZS5hdXRoLnYxLlJlZnJlc2hUb2tlblJlcXVlc3QaJS5wYXlnYXRlLmF1dGgudjEuUmVmcmVzaFRva2VuUmVzcG9uc2UiIILT5JMCGjoBKiIVL2FwaS92MS9yZWZyZXNoLXRva2VuEmQKBkxvZ291dBIeLnBheWdhdGUuYXV0aC52MS5Mb2dvdXRSZXF1ZXN0Gh8ucGF5Z2F0ZS5hdXRoLnYxLkxvZ291dFJlc3BvbnNlIhmC0+STAhM6ASoiDi9hcGkvdjEvbG9nb3V0En4KDVZhbGlkYXRlVG9rZW4SJS5wYXlnYXRlLmF1dGgudjEuVmFsaWRhdGVUb2tlblJlcXVlc3QaJi5wYXlnYXRlLmF1dGgudjEuVmFsaWRhdGVUb2tlblJlc3BvbnNlIh6C0+STAhgSFi9hcGkvdjEvdmFsaWRhdGUtdG9rZW4SkwEKEUNoYW5nZU93blBhc3N3b3JkEikucGF5Z2F0ZS5hdXRoLnYxLkNoYW5nZU93blBhc3N3b3JkUmVxdWVzdBoqLnBheWdhdGUuYXV0aC52MS5DaGFuZ2VPd25QYXNzd29yZFJlc3BvbnNlIieC0+STAiE6ASoiHC9hcGkvdjEvdXNlci9jaGFuZ2UtcGFzc3dvcmRCuAEKE2NvbS5wYXlnYXRlLmF1dGgudjFCCUF1dGhQcm90b1ABWjhnaXRodWIuY29tL3BheWdhdGUvcGF5Z2F0ZS9nZW4vZ28vcGF5Z2F0ZS9hdXRoL3YxO2F1dGh2MaICA1BBWKoCD1BheWdhdGUuQXV0aC5WMcoCD1BheWdhdGVcQXV0aFxWMeICG1BheWdhdGVcQXV0aFxWMVxHUEJNZXRhZGF0YeoCEVBheWdhdGU6OkF1dGg6OlYxYgZwcm90bzM", [file_google_api_annotations]);
 
 /**
  * LoginRequest carries the credentials typed on the login page.
@@ -475,31 +475,49 @@ export const UserSchema: GenMessage<User, {jsonType: UserJson}> = /*@__PURE__*/
   messageDesc(file_paygate_auth_v1_auth, 8);
 
 /**
- * ChangeOwnPasswordRequest carries the caller's new password.
+ * ChangeOwnPasswordRequest carries the caller's new password and, to prove
+ * that the caller is the account's owner, the current one.
  *
  * @generated from message paygate.auth.v1.ChangeOwnPasswordRequest
  */
 export type ChangeOwnPasswordRequest = Message<"paygate.auth.v1.ChangeOwnPasswordRequest"> & {
   /**
-   * The new password.
+   * The new password: the password rules apply, and it must differ from the
+   * current one.
    *
    * @generated from field: string password = 1;
    */
   password: string;
+
+  /**
+   * The caller's current (for a new user: temporary) password.
+   *
+   * @generated from field: string current_password = 2;
+   */
+  currentPassword: string;
 };
 
 /**
- * ChangeOwnPasswordRequest carries the caller's new password.
+ * ChangeOwnPasswordRequest carries the caller's new password and, to prove
+ * that the caller is the account's owner, the current one.
  *
  * @generated from message paygate.auth.v1.ChangeOwnPasswordRequest
  */
 export type ChangeOwnPasswordRequestJson = {
   /**
-   * The new password.
+   * The new password: the password rules apply, and it must differ from the
+   * current one.
    *
    * @generated from field: string password = 1;
    */
   password?: string;
+
+  /**
+   * The caller's current (for a new user: temporary) password.
+   *
+   * @generated from field: string current_password = 2;
+   */
+  currentPassword?: string;
 };
 
 /**
@@ -640,8 +658,10 @@ export const AuthService: GenService<{
     output: typeof ValidateTokenResponseSchema;
   },
   /**
-   * ChangeOwnPassword sets a new password for the caller, clears the
-   * temporary-password flag and returns a fresh token pair for the session.
+   * ChangeOwnPassword sets a new password for the caller, given the current
+   * one, clears the temporary-password flag and returns a fresh token pair
+   * for the session. Any signed-in user may call it, a user holding a
+   * temporary password included.
    *
    * @generated from rpc paygate.auth.v1.AuthService.ChangeOwnPassword
    */

@@ -1,5 +1,5 @@
 import { Alert, Button, HStack, Stack } from '@chakra-ui/react';
-import { ConfirmDialog, errorMessage, hasPermission, NoPermission, notify, PageFrame, Pager, SCREENS, useTimezone, useUser } from '@paygate/sdk';
+import { ConfirmDialog, errorMessage, hasPermission, mayCall, NoPermission, notify, PageFrame, Pager, SCREENS, useTimezone, useUser } from '@paygate/sdk';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useExportTypes } from '../../../api/get-export-types';
@@ -29,6 +29,7 @@ export function FilesPage() {
 }
 
 function FilesView() {
+  const user = useUser();
   const navigate = useNavigate();
   const [zone] = useTimezone();
   const [page, setPage] = useState(1);
@@ -134,6 +135,7 @@ function FilesView() {
           types={types.data ?? []}
           downloadingId={download.isPending ? (download.variables?.id ?? null) : null}
           onAction={onAction}
+          may={{ download: mayCall(user, 'GET /api/v1/files/{id}'), delete: mayCall(user, 'DELETE /api/v1/files/{id}') }}
         />
         <Pager
           label="Files pages"

@@ -20,12 +20,14 @@ interface Props {
   /** The id of the file being downloaded, if any. */
   downloadingId: string | null;
   onAction: (action: FileAction, file: ExportFile) => void;
+  /** The server lets the user download and delete files (the rules of those calls). */
+  may: { download: boolean; delete: boolean };
 }
 
 const COLUMNS = ['Name', 'Export Type', 'Format', 'Status', 'Records', 'Size', 'Created', 'Actions'];
 
 /** FilesTable lists one page of export files with their row buttons (spec 02 "Files"). */
-export function FilesTable({ files, loading, failed, pageSize, zone, now, types, downloadingId, onAction }: Props) {
+export function FilesTable({ files, loading, failed, pageSize, zone, now, types, downloadingId, onAction, may }: Props) {
   return (
     <Table.ScrollArea borderWidth="1px" borderRadius="md">
       <Table.Root size="sm" aria-label="Files" aria-busy={loading}>
@@ -104,7 +106,7 @@ export function FilesTable({ files, loading, failed, pageSize, zone, now, types,
                 </Table.Cell>
                 <Table.Cell>
                   <HStack gap={1} wrap="nowrap">
-                    {canDownload(f.status) && (
+                    {may.download && canDownload(f.status) && (
                       <IconButton
                         size="xs"
                         variant="outline"
@@ -125,7 +127,7 @@ export function FilesTable({ files, loading, failed, pageSize, zone, now, types,
                         <WarningIcon />
                       </IconButton>
                     )}
-                    {canDelete(f.status) && (
+                    {may.delete && canDelete(f.status) && (
                       <IconButton size="xs" variant="outline" colorPalette="red" aria-label={`Delete ${f.name}`} title="Delete" onClick={() => onAction('delete', f)}>
                         <TrashIcon />
                       </IconButton>

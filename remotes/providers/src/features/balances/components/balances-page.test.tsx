@@ -115,4 +115,14 @@ describe('Balances page (spec 02 §2 "Balances", §8, §9)', () => {
     );
     expect(screen.getByText('You are not authorized to view this page.')).toBeInTheDocument();
   });
+
+  it('says so to a merchant user without Balance Access too: the server would refuse its calls', () => {
+    session.signIn(tokensFor({ username: 'merchant-support', roles: ['Merchant Support'], merchantIds: [2] }));
+    render(
+      <ChakraProvider value={defaultSystem}>
+        <BalancesPage />
+      </ChakraProvider>,
+    );
+    expect(screen.getByText('You are not authorized to view this page.')).toBeInTheDocument();
+  });
 });

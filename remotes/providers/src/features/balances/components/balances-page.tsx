@@ -1,6 +1,6 @@
 import { Alert, Badge, Box, Button, Card, EmptyState, Heading, IconButton, SimpleGrid, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
-import { errorMessage, formatDateTime, isAdmin, isMerchant, notify, PageFrame, SCREENS, useTimezone, useUser } from '@paygate/sdk';
+import { errorMessage, formatDateTime, isAdmin, mayCall, notify, PageFrame, SCREENS, useTimezone, useUser } from '@paygate/sdk';
 import { Fragment, useEffect, useMemo, useState } from 'react';
 import { useBalances, type BalanceItem } from '../api/get-balance';
 import { BALANCE_COLLABS_KEY, useBalanceCollabs, type BalanceCollab } from '../api/list-balance-collabs';
@@ -13,10 +13,15 @@ export const UPDATED = 'Balances Updated';
 export const LOAD_FAILED = 'Failed to load balances';
 export const REFRESH_FAILED = 'Failed to refresh balances';
 
-/** BalancesPage shows the providers' balances of the caller's collabs (spec 02 §2 "Balances"). */
+/**
+ * BalancesPage shows the providers' balances of the caller's collabs (spec 02
+ * §2 "Balances"). It needs what the server asks of its list call (Balance
+ * Access, and the role Admin or a merchant role: spec 02 §6); others see
+ * NOT_AUTHORIZED.
+ */
 export function BalancesPage() {
   const user = useUser();
-  if (!user || !(isAdmin(user) || isMerchant(user))) {
+  if (!user || !mayCall(user, 'GET /api/v1/balances/collabs')) {
     return (
       <PageFrame title={SCREENS.balances.title}>
         <Text>{NOT_AUTHORIZED}</Text>

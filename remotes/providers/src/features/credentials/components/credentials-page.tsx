@@ -1,5 +1,5 @@
 import { Alert, Box, Button, Field, Fieldset, Heading, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
-import { errorMessage, hasPermission, isAdmin, isApiError, NoPermission, notify, PageFrame, SCREENS, useCollabChoices, useUser } from '@paygate/sdk';
+import { errorMessage, hasPermission, isAdmin, isApiError, mayCall, NoPermission, notify, PageFrame, SCREENS, useCollabChoices, useUser } from '@paygate/sdk';
 import { useMemo, useState } from 'react';
 import { useCredentialCollabs } from '../api/list-credential-collabs';
 import { useLoadCredentials } from '../api/get-credentials';
@@ -37,10 +37,10 @@ export function CredentialsPage() {
   const user = useUser();
   // The route guard already sends users without Credentials Access away; the page says so itself too.
   if (!user || !hasPermission(user, 'Credentials Access')) return <NoPermission />;
-  return <Credentials admin={isAdmin(user)} />;
+  return <Credentials admin={isAdmin(user)} canSave={mayCall(user, 'POST /api/v1/credentials')} />;
 }
 
-function Credentials({ admin }: { admin: boolean }) {
+function Credentials({ admin, canSave }: { admin: boolean; canSave: boolean }) {
   const collabs = useCredentialCollabs();
   const load = useLoadCredentials();
   const save = useSaveCredentials();
@@ -190,11 +190,13 @@ function Credentials({ admin }: { admin: boolean }) {
                 Add Field
               </Button>
             </HStack>
-            <HStack justify="end">
-              <Button size="sm" colorPalette="blue" onClick={onSave} loading={save.isPending} disabled={invalid}>
-                Save Changes
-              </Button>
-            </HStack>
+            {canSave && (
+              <HStack justify="end">
+                <Button size="sm" colorPalette="blue" onClick={onSave} loading={save.isPending} disabled={invalid}>
+                  Save Changes
+                </Button>
+              </HStack>
+            )}
           </Stack>
         </Box>
       )}

@@ -5,6 +5,8 @@ import {
   errorMessage,
   hasPermission,
   isAdmin,
+  mayCall,
+  mayChangeGlobalFees,
   NoPermission,
   notify,
   PageFrame,
@@ -61,7 +63,14 @@ export function filterInput(f: FeeFilterValues, page: number, take: number): Fee
 
 function FeesView({ user }: { user: User }) {
   const admin = isAdmin(user);
-  const canEdit = hasPermission(user, 'Edit Fees');
+  // Each control shows only when the server's rule for its call lets the user in; a global fee (no collab) also
+  // needs what the fee handler asks (mayChangeGlobalFees).
+  const may = {
+    create: mayCall(user, 'POST /api/v1/fees'),
+    update: mayCall(user, 'PUT /api/v1/fees/{id}'),
+    delete: mayCall(user, 'DELETE /api/v1/fees/{id}'),
+    global: mayChangeGlobalFees(user),
+  };
   const [params, setParams] = useSearchParams();
   const collabParam = params.get('collabId') ?? '';
   const [filters, setFilters] = useState<FeeFilterValues>({ ...NO_FILTERS, collabId: /^\d+$/.test(collabParam) ? collabParam : '' });
@@ -121,7 +130,7 @@ function FeesView({ user }: { user: User }) {
     <PageFrame
       title={SCREENS.fees.title}
       actions={
-        canEdit && (
+        may.create && (
           <Button size="sm" onClick={() => setOpen({ kind: 'edit', fee: null })}>
             Add Fee
           </Button>
@@ -155,7 +164,8 @@ function FeesView({ user }: { user: User }) {
           pageSize={take}
           collabName={collabName}
           payTypeName={payTypeName}
-          canEdit={(f) => canEdit && (f.collabId !== 0 || admin)}
+          canEdit={(f) => may.update && (f.collabId !== 0 || may.global)}
+          canDelete={(f) => may.delete && (f.collabId !== 0 || may.global)}
           onEdit={(fee) => setOpen({ kind: 'edit', fee })}
           onDelete={(fee) => setOpen({ kind: 'delete', fee })}
         />
@@ -178,7 +188,7 @@ function FeesView({ user }: { user: User }) {
         <FeeDialog
           fee={open.fee}
           collabId={selectedCollab || undefined}
-          allowGlobal={admin}
+          allowGlobal={may.global}
           {...dialogPicker}
           currencies={lookups.currencies}
           payTypes={lookups.payTypes}

@@ -9,7 +9,9 @@ interface Props {
   collabName: (id: number) => string;
   payTypeName: (id: number) => string;
   /** Whether the caller may change a fee (Edit Fees; global fees: admins). */
+  /** The fee's Edit and Delete are offered. */
   canEdit: (f: Fee) => boolean;
+  canDelete: (f: Fee) => boolean;
   onEdit: (f: Fee) => void;
   onDelete: (f: Fee) => void;
 }
@@ -27,7 +29,7 @@ const STICKY_END = { position: 'sticky', insetEnd: 0, zIndex: 1, bg: 'bg', borde
 const TIGHT_CELLS = { '& :is(th, td)': { px: '1' }, '& :is(th, td):first-of-type': { ps: '2' } } as const;
 
 /** FeesTable lists one page of fees. */
-export function FeesTable({ fees, loading, pageSize, collabName, payTypeName, canEdit, onEdit, onDelete }: Props) {
+export function FeesTable({ fees, loading, pageSize, collabName, payTypeName, canEdit, canDelete, onEdit, onDelete }: Props) {
   return (
     <Box overflowX="auto">
       <Table.Root size="sm" variant="outline" css={TIGHT_CELLS} aria-label="Fees" aria-busy={loading}>
@@ -74,14 +76,18 @@ export function FeesTable({ fees, loading, pageSize, collabName, payTypeName, ca
                   <Badge colorPalette={f.enabled ? 'green' : 'gray'}>{f.enabled ? 'Enabled' : 'Disabled'}</Badge>
                 </Table.Cell>
                 <Table.Cell {...STICKY_END}>
-                  {canEdit(f) && (
+                  {(canEdit(f) || canDelete(f)) && (
                     <HStack gap={1}>
-                      <IconButton size="xs" variant="outline" aria-label={`Edit fee ${f.id}`} onClick={() => onEdit(f)}>
-                        ✎
-                      </IconButton>
-                      <IconButton size="xs" variant="outline" colorPalette="red" aria-label={`Delete fee ${f.id}`} onClick={() => onDelete(f)}>
-                        ✕
-                      </IconButton>
+                      {canEdit(f) && (
+                        <IconButton size="xs" variant="outline" aria-label={`Edit fee ${f.id}`} onClick={() => onEdit(f)}>
+                          ✎
+                        </IconButton>
+                      )}
+                      {canDelete(f) && (
+                        <IconButton size="xs" variant="outline" colorPalette="red" aria-label={`Delete fee ${f.id}`} onClick={() => onDelete(f)}>
+                          ✕
+                        </IconButton>
+                      )}
                     </HStack>
                   )}
                 </Table.Cell>

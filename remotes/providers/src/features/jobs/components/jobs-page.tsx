@@ -1,5 +1,5 @@
 import { Alert, Box, Button, CloseButton, EmptyState, Heading, HStack, SimpleGrid, Skeleton, Stack, Text } from '@chakra-ui/react';
-import { ConfirmDialog, errorMessage, hasPermission, isAdmin, NoPermission, notify, PageFrame, SCREENS, useTimezone, useUser } from '@paygate/sdk';
+import { ConfirmDialog, errorMessage, hasPermission, mayCall, NoPermission, notify, PageFrame, SCREENS, useTimezone, useUser } from '@paygate/sdk';
 import { useId, useMemo, useState, type ReactNode } from 'react';
 import { useJobStats } from '../api/get-job-stats';
 import { useSetJobEnabled } from '../api/set-job-enabled';
@@ -18,10 +18,11 @@ export function JobsPage() {
   const user = useUser();
   // The route guard already sends users without Jobs Access away; the page says so itself too.
   if (!user || !hasPermission(user, 'Jobs Access')) return <NoPermission />;
-  return <Jobs admin={isAdmin(user)} />;
+  return <Jobs canToggle={mayCall(user, 'POST /api/v1/jobs/{name}/enabled')} />;
 }
 
-function Jobs({ admin }: { admin: boolean }) {
+/** Jobs is the page; canToggle: the server lets the user switch a job on and off. */
+function Jobs({ canToggle }: { canToggle: boolean }) {
   const [zone] = useTimezone();
   const stats = useJobStats();
   const toggle = useSetJobEnabled();
@@ -104,7 +105,7 @@ function Jobs({ admin }: { admin: boolean }) {
                     key={job.name}
                     job={job}
                     zone={zone}
-                    canToggle={admin}
+                    canToggle={canToggle}
                     toggling={toggle.isPending && toggle.variables?.name === job.name}
                     onToggle={() => setConfirming(job)}
                   />

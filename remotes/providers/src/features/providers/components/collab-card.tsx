@@ -45,6 +45,8 @@ export function CashCountTag({ collab, direction }: { collab: Collab; direction:
 interface Props {
   collab: Collab;
   canViewFees: boolean;
+  /** The user may enable and disable the collab (its call's rule). */
+  canToggle: boolean;
   /** The collab's activeness is being changed. */
   toggling: boolean;
   onFees: () => void;
@@ -54,7 +56,7 @@ interface Props {
 }
 
 /** CollabCard is one collab of the Providers page (spec 01 §2). */
-export function CollabCard({ collab, canViewFees, toggling, onFees, onSettings, onLimits, onToggle }: Props) {
+export function CollabCard({ collab, canViewFees, canToggle, toggling, onFees, onSettings, onLimits, onToggle }: Props) {
   const titleId = useId();
   return (
     <Card.Root as="article" aria-labelledby={titleId} size="sm" variant="outline" data-collab-id={collab.id}>
@@ -90,16 +92,18 @@ export function CollabCard({ collab, canViewFees, toggling, onFees, onSettings, 
           <Button size="xs" variant="outline" onClick={onLimits}>
             Limits
           </Button>
-          <Button
-            size="xs"
-            variant="solid"
-            colorPalette={collab.isEnabled ? 'red' : 'green'}
-            {...READABLE_SOLID_BUTTON}
-            onClick={onToggle}
-            loading={toggling}
-          >
-            {collab.isEnabled ? 'Disable' : 'Enable'}
-          </Button>
+          {canToggle && (
+            <Button
+              size="xs"
+              variant="solid"
+              colorPalette={collab.isEnabled ? 'red' : 'green'}
+              {...READABLE_SOLID_BUTTON}
+              onClick={onToggle}
+              loading={toggling}
+            >
+              {collab.isEnabled ? 'Disable' : 'Enable'}
+            </Button>
+          )}
         </Wrap>
       </Card.Footer>
     </Card.Root>

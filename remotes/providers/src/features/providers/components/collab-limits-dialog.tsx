@@ -1,6 +1,6 @@
 import { Alert, Button, Fieldset, HStack, SimpleGrid, Skeleton, Stack, Text } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
-import { DialogFrame, notify } from '@paygate/sdk';
+import { DialogFrame, mayCall, notify, useUser } from '@paygate/sdk';
 import { useEffect, useState } from 'react';
 import { useCollabLimits } from '../api/get-collab-limits';
 import { useSaveCollabLimits } from '../api/save-collab-limits';
@@ -86,6 +86,13 @@ export function CollabLimitsDialog({ collab, onClose }: Props) {
 
 function LimitsForm({ collabId, limits, onClose }: { collabId: number; limits: CollabLimits; onClose: () => void }) {
   const client = useQueryClient();
+  const user = useUser();
+  // A scope's amounts are editable only when the server's rule for its save lets the user in; without either, the dialog only reads.
+  const may = {
+    collab: mayCall(user, 'POST /api/v1/merchant/collabs/limits'),
+    payType: mayCall(user, 'POST /api/v1/merchants/collabs/pay-type/limits'),
+  };
+  const editable = (scope: Scope) => (scope === 'collab' ? may.collab : may.payType);
   const saveCollab = useSaveCollabLimits();
   const savePayType = useSavePayTypeLimits();
   const [edits, setEdits] = useState<Map<Scope, Partial<Amounts>>>(new Map());
@@ -154,7 +161,7 @@ function LimitsForm({ collabId, limits, onClose }: { collabId: number; limits: C
             label={f.label}
             value={current[f.key]}
             changed={isChanged(initial[f.key], current[f.key])}
-            disabled={saveState === 'loading'}
+            disabled={saveState === 'loading' || !editable(scope)}
             onChange={(v) => edit(scope, f.key, v)}
           />
         ))}
@@ -180,15 +187,17 @@ function LimitsForm({ collabId, limits, onClose }: { collabId: number; limits: C
         <Button variant="outline" onClick={onClose}>
           Close
         </Button>
-        <Button
-          colorPalette={saveState === 'success' ? 'green' : 'blue'}
-          loading={saveState === 'loading'}
-          loadingText="Saving"
-          disabled={saveState === 'success' || changes.length === 0 || invalid}
-          onClick={() => void submit()}
-        >
-          {saveState === 'success' ? 'Saved ✓' : 'Save'}
-        </Button>
+        {(may.collab || may.payType) && (
+          <Button
+            colorPalette={saveState === 'success' ? 'green' : 'blue'}
+            loading={saveState === 'loading'}
+            loadingText="Saving"
+            disabled={saveState === 'success' || changes.length === 0 || invalid}
+            onClick={() => void submit()}
+          >
+            {saveState === 'success' ? 'Saved ✓' : 'Save'}
+          </Button>
+        )}
       </HStack>
     </Stack>
   );

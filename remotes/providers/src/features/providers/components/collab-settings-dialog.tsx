@@ -1,5 +1,5 @@
 import { Alert, Button, Fieldset, HStack, Separator, Skeleton, Stack, Table, Text, VisuallyHidden } from '@chakra-ui/react';
-import { ConfirmDialog, DialogFrame, notify } from '@paygate/sdk';
+import { ConfirmDialog, DialogFrame, mayCall, notify, useUser } from '@paygate/sdk';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useCollabSettings } from '../api/get-collab-settings';
 import { useProviders } from '../api/get-providers';
@@ -85,6 +85,13 @@ function SettingsForm({ collab, saved, onClose }: { collab: Collab; saved: Colla
   const [channels, setChannels] = useState<Channels>({});
   const [state, setState] = useState<'idle' | 'saved' | 'failed'>('idle');
   const [removing, setRemoving] = useState<CollabPayTypeSetting | null>(null);
+  const user = useUser();
+  // Each change shows only when the server's rule for its call lets the user in; without any, the dialog only reads.
+  const may = {
+    save: mayCall(user, 'POST /api/v1/collabs/settings'),
+    add: mayCall(user, 'PUT /api/v1/{collabId}/pay-types'),
+    remove: mayCall(user, 'DELETE /api/v1/{collabId}/pay-types'),
+  };
   const save = useSaveCollabSettings();
   const remove = useRemovePayTypes();
   const providers = useProviders();
@@ -156,6 +163,7 @@ function SettingsForm({ collab, saved, onClose }: { collab: Collab; saved: Colla
           supportsCashIn={collab.provider.supportsCashIn}
           supportsCashOut={collab.provider.supportsCashOut}
           showUnknown
+          disabled={!may.save}
         />
       </Fieldset.Root>
 
@@ -187,22 +195,24 @@ function SettingsForm({ collab, saved, onClose }: { collab: Collab; saved: Colla
                     </Table.Cell>
                     <Table.Cell>
                       {p.cashIn ? (
-                        <SettingSwitch label={`${p.name} cash-in`} checked={current.IsCashInEnabled} onChange={(on) => channel(p, 'IsCashInEnabled', on)} />
+                        <SettingSwitch label={`${p.name} cash-in`} checked={current.IsCashInEnabled} disabled={!may.save} onChange={(on) => channel(p, 'IsCashInEnabled', on)} />
                       ) : (
                         <Text color="fg.muted">Not supported</Text>
                       )}
                     </Table.Cell>
                     <Table.Cell>
                       {p.cashOut ? (
-                        <SettingSwitch label={`${p.name} cash-out`} checked={current.IsCashOutEnabled} onChange={(on) => channel(p, 'IsCashOutEnabled', on)} />
+                        <SettingSwitch label={`${p.name} cash-out`} checked={current.IsCashOutEnabled} disabled={!may.save} onChange={(on) => channel(p, 'IsCashOutEnabled', on)} />
                       ) : (
                         <Text color="fg.muted">Not supported</Text>
                       )}
                     </Table.Cell>
                     <Table.Cell textAlign="end">
-                      <Button size="xs" variant="outline" colorPalette="red" aria-label={`Remove ${p.name} (${p.code})`} onClick={() => setRemoving(p)}>
-                        Remove
-                      </Button>
+                      {may.remove && (
+                        <Button size="xs" variant="outline" colorPalette="red" aria-label={`Remove ${p.name} (${p.code})`} onClick={() => setRemoving(p)}>
+                          Remove
+                        </Button>
+                      )}
                     </Table.Cell>
                   </Table.Row>
                 );
@@ -212,8 +222,12 @@ function SettingsForm({ collab, saved, onClose }: { collab: Collab; saved: Colla
         )}
       </Fieldset.Root>
 
-      <Separator />
-      {providers.isPending ? <Skeleton height="8" /> : <AddPayTypeForm collabId={collab.id} offered={offered} />}
+      {may.add && (
+        <>
+          <Separator />
+          {providers.isPending ? <Skeleton height="8" /> : <AddPayTypeForm collabId={collab.id} offered={offered} />}
+        </>
+      )}
 
       <HStack justify="end" gap={3}>
         {state === 'saved' && (
@@ -227,11 +241,13 @@ function SettingsForm({ collab, saved, onClose }: { collab: Collab; saved: Colla
           </Text>
         )}
         <Button variant="outline" onClick={onClose}>
-          Cancel
+          {may.save ? 'Cancel' : 'Close'}
         </Button>
-        <Button colorPalette="blue" onClick={submit} loading={save.isPending} disabled={!dirty || state === 'saved'}>
-          Save
-        </Button>
+        {may.save && (
+          <Button colorPalette="blue" onClick={submit} loading={save.isPending} disabled={!dirty || state === 'saved'}>
+            Save
+          </Button>
+        )}
       </HStack>
 
       {removing && (

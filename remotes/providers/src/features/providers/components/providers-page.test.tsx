@@ -5,6 +5,7 @@ import { AUTH, GATEWAY, server } from '@paygate/devkit/testing/msw';
 import { ADMIN, MERCHANT_USER, tokensFor, type TestUser } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
 import { collab, COLLABS, GCASH, listHandlers, MAYA, providersLoader } from '../../../testing/fixtures';
+import type { CollabLimitsWire, CollabSettingsWire } from '../api/types';
 
 function renderPage(user: TestUser = ADMIN, path = '/providers') {
   return renderApp(path, { user, loader: providersLoader() });
@@ -377,5 +378,110 @@ describe('Providers page (spec 01 §2)', () => {
     await user.click(screen.getByRole('button', { name: 'Recent Actions' }));
     expect(await screen.findByRole('dialog', { name: 'Recent Actions - Blue Harbor Shop' })).toBeInTheDocument();
     await waitFor(() => expect(asked).toEqual(['all', '2']));
+  });
+
+  describe('shows a control only when the server lets the user make its call', () => {
+    const SETTINGS: CollabSettingsWire = {
+      collabId: 1,
+      settings: { IsEnabled: 'true', IsCashInEnabled: 'true', IsCashOutEnabled: 'true', Mode: '1', Position: '' },
+      payTypeSettings: [{ payTypeId: 1, name: 'GCash', code: 'GCASH', cashIn: true, cashOut: true, IsCashInEnabled: true, IsCashOutEnabled: true }],
+    };
+    const LIMITS: CollabLimitsWire = {
+      collabId: 1,
+      supportsDeposits: true,
+      supportsWithdrawals: true,
+      minimalDepositAmount: '100.00',
+      maximalDepositAmount: '',
+      minimalWithdrawAmount: '',
+      maximalWithdrawAmount: '',
+      collabPayTypeLimits: [],
+    };
+    const dialogs = () => [
+      http.get(`${GATEWAY}/api/v1/collabs/:id/settings`, () => HttpResponse.json(SETTINGS)),
+      http.get(`${GATEWAY}/api/v1/merchants/collab/:id/limits`, () => HttpResponse.json(LIMITS)),
+    ];
+
+    /** What the user sees of the page and of the GoVip card's dialogs. */
+    async function controls(who: TestUser) {
+      server.use(...dialogs(), ...listHandlers());
+      const { user } = renderPage(who);
+      const govip = await screen.findByRole('article', { name: 'Acme Games GoVip' });
+      const seen = {
+        add: !!screen.queryByRole('button', { name: 'Add' }),
+        maintenance: !!screen.queryByRole('button', { name: /Maintenance/ }),
+        toggle: !!within(govip).queryByRole('button', { name: 'Disable' }),
+        settingsSave: false,
+        removePayType: false,
+        addPayType: false,
+        switchesEnabled: false,
+        limitsSave: false,
+        limitsEditable: false,
+      };
+      await user.click(within(govip).getByRole('button', { name: 'Settings' }));
+      const settings = await screen.findByRole('dialog', { name: 'Settings - [Acme Games] GoVip' });
+      await within(settings).findByRole('checkbox', { name: 'Enabled' });
+      seen.settingsSave = !!within(settings).queryByRole('button', { name: 'Save' });
+      seen.removePayType = !!within(settings).queryByRole('button', { name: 'Remove GCash (GCASH)' });
+      seen.addPayType = !!within(settings).queryByRole('button', { name: /Add pay type/i });
+      seen.switchesEnabled = !(within(settings).getByRole('checkbox', { name: 'Enabled' }) as HTMLInputElement).disabled;
+      await user.click(within(settings).getAllByRole('button', { name: /Cancel|Close/ })[0]!);
+      await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+
+      await user.click(within(govip).getByRole('button', { name: 'Limits' }));
+      const limits = await screen.findByRole('dialog', { name: 'Limits - [Acme Games] GoVip' });
+      const input = await within(limits).findByLabelText(/Minimal deposit/i);
+      seen.limitsSave = !!within(limits).queryByRole('button', { name: 'Save' });
+      seen.limitsEditable = !(input as HTMLInputElement).disabled && !(input as HTMLInputElement).readOnly;
+      return seen;
+    }
+
+    it('Merchant: Add (its rule names the role), but no change of a collab (Edit Collab) nor maintenance', async () => {
+      expect(await controls({ username: 'merchant', roles: ['Merchant'], merchantIds: [1] })).toEqual({
+        add: true,
+        maintenance: false,
+        toggle: false,
+        settingsSave: false,
+        removePayType: false,
+        addPayType: false,
+        switchesEnabled: false,
+        limitsSave: false,
+        limitsEditable: false,
+      });
+    });
+
+    it('Merchant Support: reads only', async () => {
+      expect(await controls({ username: 'ms', roles: ['Merchant Support'], merchantIds: [1] })).toMatchObject({
+        add: false,
+        maintenance: false,
+        toggle: false,
+        settingsSave: false,
+        removePayType: false,
+        addPayType: false,
+        limitsSave: false,
+        limitsEditable: false,
+      });
+    });
+
+    it('Merchant Admin: changes its collabs (Edit Collab) but not maintenance', async () => {
+      expect(await controls({ username: 'ma', roles: ['Merchant Admin'], merchantIds: [1] })).toEqual({
+        add: true,
+        maintenance: false,
+        toggle: true,
+        settingsSave: true,
+        removePayType: true,
+        addPayType: true,
+        switchesEnabled: true,
+        limitsSave: true,
+        limitsEditable: true,
+      });
+    });
+
+    it('a user given only Edit Maintenance Mode sees the maintenance toggle', async () => {
+      server.use(...listHandlers());
+      renderPage({ username: 'ops', roles: ['Support'], permissions: ['Get Providers', 'Edit Maintenance Mode'] });
+      await screen.findAllByRole('article');
+      expect(screen.getByRole('button', { name: 'Enable Maintenance' })).toBeInTheDocument();
+      expect(screen.queryByRole('button', { name: 'Recent Actions' })).not.toBeInTheDocument();
+    });
   });
 });

@@ -13,7 +13,7 @@ import {
   Tabs,
 } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { ConfirmDialog, hasPermission, isAdmin, isMerchant, merchantsQuery, notify, PageFrame, SCREENS, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
+import { ConfirmDialog, isAdmin, mayCall, merchantsQuery, notify, PageFrame, SCREENS, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useDisableMaintenance } from '../api/disable-maintenance';
@@ -174,13 +174,24 @@ function Providers({ user }: { user: User }) {
     else askMaintenance(read.data);
   }
 
+  // Each control shows only when the server's rule for its call lets the user in (docs/contracts.md).
+  const activity = activityMerchant();
+  const may = {
+    add: mayCall(user, 'POST /api/v1/collabs/initialize'),
+    maintenance: mayCall(user, maintenance ? 'POST /api/v1/maintenance/disable' : 'POST /api/v1/maintenance/enable'),
+    activity: mayCall(user, activity ? 'GET /api/v1/logs/merchants/{merchantId}/collabs/activity' : 'GET /api/v1/logs/collabs/activity'),
+    fees: mayCall(user, 'GET /api/v1/fees'),
+    toggle: mayCall(user, 'POST /api/v1/collabs/{collabId}/activeness'),
+  };
+
   const loading = collabsQuery.isPending;
   const grid = (
     <CollabGrid
       loading={loading}
       collabs={visible}
       searching={search.trim() !== ''}
-      canViewFees={hasPermission(user, 'View Fees')}
+      canViewFees={may.fees}
+      canToggle={may.toggle}
       togglingId={activeness.isPending ? activeness.variables?.collabId : undefined}
       onFees={(c) => navigate(`/fees?collabId=${c.id}`)}
       onSettings={(c) => setDialog({ kind: 'settings', collab: c })}
@@ -196,12 +207,12 @@ function Providers({ user }: { user: User }) {
       title={SCREENS.providers.title}
       actions={
         <HStack gap={2} wrap="wrap" role="toolbar" aria-label="Providers actions">
-          {(admin || isMerchant(user)) && (
+          {may.add && (
             <Button size="sm" colorPalette="blue" onClick={() => setDialog({ kind: 'initialize' })}>
               Add
             </Button>
           )}
-          {hasPermission(user, 'Edit Maintenance Mode') &&
+          {may.maintenance &&
             (maintenanceUnknown ? (
               <Button size="sm" variant="outline" loading={maintenancePending || statusQuery.isFetching} onClick={() => void toggleMaintenance()}>
                 Toggle Maintenance
@@ -218,8 +229,8 @@ function Providers({ user }: { user: User }) {
                 {maintenance ? 'Disable Maintenance' : 'Enable Maintenance'}
               </Button>
             ))}
-          {hasPermission(user, 'View Recent Actions') && (
-            <Button size="sm" variant="outline" onClick={() => setDialog({ kind: 'activity', merchant: activityMerchant() })}>
+          {may.activity && (
+            <Button size="sm" variant="outline" onClick={() => setDialog({ kind: 'activity', merchant: activity })}>
               Recent Actions
             </Button>
           )}
@@ -347,6 +358,7 @@ interface GridProps {
   collabs: Collab[];
   searching: boolean;
   canViewFees: boolean;
+  canToggle: boolean;
   togglingId: number | undefined;
   onFees: (c: Collab) => void;
   onSettings: (c: Collab) => void;
@@ -355,7 +367,7 @@ interface GridProps {
 }
 
 /** CollabGrid shows the cards, skeletons while loading, or the empty state. */
-function CollabGrid({ loading, collabs, searching, canViewFees, togglingId, onFees, onSettings, onLimits, onToggle }: GridProps) {
+function CollabGrid({ loading, collabs, searching, canViewFees, canToggle, togglingId, onFees, onSettings, onLimits, onToggle }: GridProps) {
   if (loading) {
     return (
       <SimpleGrid columns={{ base: 1, md: 2, xl: 3 }} gap={4} aria-busy="true" aria-label="Loading collaborations">
@@ -384,6 +396,7 @@ function CollabGrid({ loading, collabs, searching, canViewFees, togglingId, onFe
           key={c.id}
           collab={c}
           canViewFees={canViewFees}
+          canToggle={canToggle}
           toggling={togglingId === c.id}
           onFees={() => onFees(c)}
           onSettings={() => onSettings(c)}

@@ -1,5 +1,5 @@
 import { Box, Button, Flex, Heading, HStack, IconButton, Input, Skeleton, Stack, Text } from '@chakra-ui/react';
-import { errorMessage, hasPermission, isAdmin, NoPermission, notify, PageFrame, SCREENS, useUser } from '@paygate/sdk';
+import { errorMessage, hasPermission, mayCall, NoPermission, notify, PageFrame, SCREENS, useUser } from '@paygate/sdk';
 import { useEffect, useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useSettingKeys } from '../api/get-setting-keys';
@@ -14,7 +14,7 @@ export function SettingsPage() {
   const user = useUser();
   // The route guard already sends users without Settings Access away; the page says so itself too.
   if (!user || !hasPermission(user, 'Settings Access')) return <NoPermission />;
-  return <Settings canEdit={isAdmin(user)} />;
+  return <Settings canEdit={mayCall(user, 'POST /api/v1/settings/{key}')} />;
 }
 
 function Settings({ canEdit }: { canEdit: boolean }) {

@@ -1,5 +1,5 @@
 import { Tabs, Text } from '@chakra-ui/react';
-import { hasPermission, PageFrame, SCREENS, useUser } from '@paygate/sdk';
+import { mayCall, PageFrame, SCREENS, useUser } from '@paygate/sdk';
 import { useSearchParams } from 'react-router';
 import { AllowedIpsTab } from './allowed-ips-tab';
 import { PasskeysTab } from './passkeys-tab';
@@ -21,8 +21,9 @@ export const NO_IP_PERMISSION = "You don't have permission to manage IP restrict
 export function AccountSecurityPage() {
   const user = useUser();
   const [params, setParams] = useSearchParams();
-  const canAllowIp = hasPermission(user, 'Allow IP');
-  const canAddUsers = hasPermission(user, 'Add Users');
+  // A tab is offered when the server lets the user make the call that fills it.
+  const canAllowIp = mayCall(user, 'GET /api/v1/user/users/{id}/ips');
+  const canAddUsers = mayCall(user, 'GET /api/v1/user/users');
   const asked = params.get('tab');
   // The IP Restrictions tab may be reached by its address and then says why it is empty;
   // Users Management is not offered at all without Add Users.

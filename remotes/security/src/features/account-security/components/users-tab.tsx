@@ -1,5 +1,5 @@
 import { Badge, Button, EmptyState, Field, HStack, IconButton, Input, NativeSelect, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
-import { ConfirmDialog, errorMessage, FlagSwitch, notify, Pager, useUser } from '@paygate/sdk';
+import { ConfirmDialog, errorMessage, FlagSwitch, mayCall, notify, Pager, useUser } from '@paygate/sdk';
 import { useState } from 'react';
 import { KeyIcon } from '../../../components/key-icon';
 import { useDebouncedValue } from '../../../hooks/use-debounced-value';
@@ -91,6 +91,12 @@ function YesNo({ on, yes = 'Yes' }: { on: boolean; yes?: string }) {
 /** UsersTab lists, adds and edits users and sets their passwords (spec 02 "Account Security", Add Users). */
 export function UsersTab() {
   const me = useUser();
+  // Each control shows only when the server's rule for its call lets the user in (docs/contracts.md).
+  const may = {
+    add: mayCall(me, 'POST /api/v1/user/add'),
+    edit: mayCall(me, 'PUT /api/v1/user'),
+    setPassword: mayCall(me, 'POST /api/v1/user/{id}/change-password'),
+  };
   const { merchants, nameOf } = useMerchants();
   const roles = useRoles();
   const roleList = roles.data ?? [];
@@ -155,9 +161,11 @@ export function UsersTab() {
             setPage(1);
           }}
         />
-        <Button size="sm" colorPalette="blue" onClick={() => setAdding(true)}>
-          Add User
-        </Button>
+        {may.add && (
+          <Button size="sm" colorPalette="blue" onClick={() => setAdding(true)}>
+            Add User
+          </Button>
+        )}
       </HStack>
 
       {list.isError && (
@@ -293,18 +301,22 @@ export function UsersTab() {
                   </Table.Cell>
                   <Table.Cell>
                     <HStack gap={1}>
-                      <Button
-                        size="xs"
-                        variant="outline"
-                        aria-label={`Edit ${u.username}`}
-                        disabled={editing !== null}
-                        onClick={() => setEditing({ id: u.id, draft: draftOf(u, roleList) })}
-                      >
-                        Edit
-                      </Button>
-                      <IconButton size="xs" variant="outline" aria-label={`Change password for ${u.username}`} title="Change password" onClick={() => setPasswordFor(u)}>
-                        <KeyIcon />
-                      </IconButton>
+                      {may.edit && (
+                        <Button
+                          size="xs"
+                          variant="outline"
+                          aria-label={`Edit ${u.username}`}
+                          disabled={editing !== null}
+                          onClick={() => setEditing({ id: u.id, draft: draftOf(u, roleList) })}
+                        >
+                          Edit
+                        </Button>
+                      )}
+                      {may.setPassword && (
+                        <IconButton size="xs" variant="outline" aria-label={`Change password for ${u.username}`} title="Change password" onClick={() => setPasswordFor(u)}>
+                          <KeyIcon />
+                        </IconButton>
+                      )}
                     </HStack>
                   </Table.Cell>
                 </Table.Row>

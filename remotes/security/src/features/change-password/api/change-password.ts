@@ -3,8 +3,12 @@ import type { ChangeOwnPasswordRequestJson, ChangeOwnPasswordResponseJson } from
 import { api, auth, session, tokensFrom } from '@paygate/sdk';
 import { z } from 'zod';
 
-/** The input of a password change: the new password, nothing else (spec 02 §7). */
+/**
+ * The input of a password change: the new password (spec 02 §7) and the
+ * current one, which the server asks for (docs/contracts-security.md).
+ */
 export const changePasswordInput = z.object({
+  currentPassword: z.string().min(1, 'Current password is required.'),
   password: z.string().min(1, 'Password is required.'),
 }) satisfies z.ZodType<ChangeOwnPasswordRequestJson>;
 

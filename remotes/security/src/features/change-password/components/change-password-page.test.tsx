@@ -3,34 +3,38 @@ import { http, HttpResponse } from 'msw';
 import { session } from '@paygate/sdk';
 import { locationOf, renderApp, withRemote } from '@paygate/devkit/testing';
 import { AUTH, GATEWAY, server } from '@paygate/devkit/testing/msw';
-import { NEWCOMER, tokensFor } from '@paygate/devkit/testing/tokens';
+import { NEWCOMER, tokensFor, type TestUser } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
 import securityRoutes from '../../../routes';
 
 /** The real security remote, the other remotes stubbed. */
 const loader = withRemote(securityRoutes);
 
-function renderPage() {
+function renderPage(who: TestUser = NEWCOMER, path = '/change-password') {
   server.use(http.get(`${GATEWAY}/api/v1/merchants`, () => HttpResponse.json([{ id: 1, name: 'Acme Games', hash: 'h' }])));
-  return renderApp('/change-password', { user: NEWCOMER, loader });
+  return renderApp(path, { user: who, loader });
 }
 
+const currentPassword = () => screen.getByLabelText('Current Password');
 const newPassword = () => screen.getByLabelText('New Password');
 const confirmPassword = () => screen.getByLabelText('Confirm New Password');
 const update = () => screen.getByRole('button', { name: 'Update' });
 
 describe('Change Password page (spec 02)', () => {
-  it('shows the notice and two masked fields, titled Paygate - Change Password', async () => {
+  it('shows the notice and the masked fields, titled Paygate - Change Password', async () => {
     renderPage();
     expect(await screen.findByText('You are required to change your temporary password.')).toBeInTheDocument();
+    expect(currentPassword()).toHaveAttribute('type', 'password');
     expect(newPassword()).toHaveAttribute('type', 'password');
     expect(confirmPassword()).toHaveAttribute('type', 'password');
     await waitFor(() => expect(document.title).toBe('Paygate - Change Password'));
   });
 
-  it('enables Update only when both fields are filled and equal', async () => {
+  it('enables Update only when the current password is given and both new fields are filled and equal', async () => {
     const { user } = renderPage();
     await screen.findByLabelText('New Password');
+    expect(update()).toBeDisabled();
+    await user.type(currentPassword(), 'paygate-temp');
     expect(update()).toBeDisabled();
     await user.type(newPassword(), 'n3w-Secret');
     expect(update()).toBeDisabled();
@@ -39,6 +43,10 @@ describe('Change Password page (spec 02)', () => {
     await user.type(confirmPassword(), 't');
     expect(update()).toBeEnabled();
     await user.clear(newPassword());
+    expect(update()).toBeDisabled();
+    await user.type(newPassword(), 'n3w-Secret');
+    expect(update()).toBeEnabled();
+    await user.clear(currentPassword());
     expect(update()).toBeDisabled();
   });
 
@@ -71,7 +79,8 @@ describe('Change Password page (spec 02)', () => {
       ),
     );
     const { user, router } = renderPage();
-    await user.type(await screen.findByLabelText('New Password'), 'n3w-Secret');
+    await user.type(await screen.findByLabelText('Current Password'), 'paygate-temp');
+    await user.type(newPassword(), 'n3w-Secret');
     await user.type(confirmPassword(), 'n3w-Secret');
     await user.click(update());
     // While the request runs the button stays disabled.
@@ -79,7 +88,7 @@ describe('Change Password page (spec 02)', () => {
     release();
     expect(await screen.findByText('Screen /transactions/:id?')).toBeInTheDocument();
     expect(locationOf(router)).toBe('/transactions');
-    expect(sent).toEqual({ password: 'n3w-Secret' });
+    expect(sent).toEqual({ currentPassword: 'paygate-temp', password: 'n3w-Secret' });
     expect(localStorage.getItem('accessToken')).toBe(next.accessToken);
     expect(localStorage.getItem('refreshToken')).toBe(next.refreshToken);
     expect(session.getState().user).toMatchObject({ isTemporaryPassword: false, permissions: ['Get Transactions', 'Edit User'] });
@@ -92,7 +101,8 @@ describe('Change Password page (spec 02)', () => {
       ),
     );
     const { user, router } = renderPage();
-    await user.type(await screen.findByLabelText('New Password'), 'paygate-temp');
+    await user.type(await screen.findByLabelText('Current Password'), 'paygate-temp');
+    await user.type(newPassword(), 'paygate-temp');
     await user.type(confirmPassword(), 'paygate-temp');
     await user.click(update());
     expect(await screen.findByText('The new password must differ from the temporary one.')).toBeInTheDocument();
@@ -102,5 +112,33 @@ describe('Change Password page (spec 02)', () => {
     server.use(http.post(`${AUTH}/api/v1/user/change-password`, () => new HttpResponse(null, { status: 500 })));
     await user.click(update());
     expect(await screen.findByText('Failed to change password')).toBeInTheDocument();
+  });
+
+  it('lets a user whose role lacks Edit User replace a temporary password at /temporary-password', async () => {
+    const support: TestUser = { username: 'new-support', roles: ['Merchant Support'], merchantIds: [2], isTemporaryPassword: true };
+    const next = tokensFor({ ...support, isTemporaryPassword: false });
+    let sent: unknown;
+    server.use(
+      http.post(`${AUTH}/api/v1/user/change-password`, async ({ request }) => {
+        sent = await request.json();
+        return HttpResponse.json({ ...next, expiresIn: 300, tokenType: 'Bearer' });
+      }),
+      http.get(`${AUTH}/api/v1/validate-token`, () =>
+        HttpResponse.json({
+          valid: true,
+          user: { id: '7', username: 'new-support', roles: ['Merchant Support'], permissions: ['Get Transactions', 'View Logs', 'Get Providers'], merchantIds: [2], isTemporaryPassword: false },
+        }),
+      ),
+    );
+    const { user, router } = renderPage(support, '/temporary-password');
+    expect(await screen.findByText('You are required to change your temporary password.')).toBeInTheDocument();
+    await waitFor(() => expect(document.title).toBe('Paygate - Change Password'));
+    await user.type(currentPassword(), 'Tangerine-Orbit-42');
+    await user.type(newPassword(), 'Violet-Harbor-58');
+    await user.type(confirmPassword(), 'Violet-Harbor-58');
+    await user.click(update());
+    expect(await screen.findByText('Screen /transactions/:id?')).toBeInTheDocument();
+    expect(locationOf(router)).toBe('/transactions');
+    expect(sent).toEqual({ currentPassword: 'Tangerine-Orbit-42', password: 'Violet-Harbor-58' });
   });
 });

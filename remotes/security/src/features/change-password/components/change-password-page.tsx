@@ -4,9 +4,15 @@ import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useChangePassword } from '../api/change-password';
 
-/** ChangePasswordPage replaces a temporary password (spec 02 §2 "Change Password"). */
+/**
+ * ChangePasswordPage replaces a temporary password (spec 02 §2 "Change
+ * Password"), at /change-password and at /temporary-password (the same form
+ * for users without Edit User). The server asks for the current password as
+ * well (docs/contracts-security.md), so the form has a third field.
+ */
 export function ChangePasswordPage() {
   const navigate = useNavigate();
+  const [current, setCurrent] = useState('');
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
   const mutation = useChangePassword();
@@ -20,7 +26,7 @@ export function ChangePasswordPage() {
     }
     if (mutation.isPending) return;
     mutation.mutate(
-      { password },
+      { currentPassword: current, password },
       {
         // The route guard may already have moved on: the user has no temporary password now.
         onSuccess: () => navigate('/transactions', { replace: true }),
@@ -38,6 +44,10 @@ export function ChangePasswordPage() {
             <Alert.Title>You are required to change your temporary password.</Alert.Title>
           </Alert.Root>
           <Field.Root>
+            <Field.Label>Current Password</Field.Label>
+            <Input type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} />
+          </Field.Root>
+          <Field.Root>
             <Field.Label>New Password</Field.Label>
             <Input type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
           </Field.Root>
@@ -45,7 +55,7 @@ export function ChangePasswordPage() {
             <Field.Label>Confirm New Password</Field.Label>
             <Input type="password" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} />
           </Field.Root>
-          <Button type="submit" colorPalette="blue" disabled={!valid || mutation.isPending}>
+          <Button type="submit" colorPalette="blue" disabled={!valid || current === '' || mutation.isPending}>
             Update
           </Button>
         </Stack>

@@ -1,6 +1,6 @@
 import { Button, HStack, Text } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
-import { hasPermission, isAdmin, PageFrame, SCREENS, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
+import { isAdmin, mayCall, PageFrame, SCREENS, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
 import { useState } from 'react';
 import { collabNamer, useCollabs } from '../../../api/get-collabs';
 import { CollabSelect } from '../../../components/collab-select';
@@ -46,7 +46,12 @@ export function CallbacksPage() {
 
 function Callbacks({ user }: { user: User }) {
   const admin = isAdmin(user);
-  const canEdit = hasPermission(user, 'Edit Transactions');
+  // Each control shows only when the server's rule for its call lets the user in (docs/contracts.md).
+  const may = {
+    create: mayCall(user, 'POST /api/v1/callbacks'),
+    update: mayCall(user, 'POST /api/v1/callbacks/{id}'),
+    delete: mayCall(user, 'DELETE /api/v1/callbacks/{id}'),
+  };
   const queryClient = useQueryClient();
   const [selectedMerchant] = useSelectedMerchant();
   const [collabId, setCollabId] = useState<number | null>(null);
@@ -72,13 +77,13 @@ function Callbacks({ user }: { user: User }) {
   const emptyText =
     scope === null
       ? `${admin ? 'Select a collab' : 'Select a provider'} to see its callback URLs.`
-      : `No callback URLs found.${canEdit ? ' Add one with Add Callback URL.' : ''}`;
+      : `No callback URLs found.${may.create ? ' Add one with Add Callback URL.' : ''}`;
 
   return (
     <PageFrame
       title={SCREENS.callbacks.title}
       actions={
-        canEdit && (
+        may.create && (
           <Button size="sm" colorPalette="blue" onClick={() => setAdding(true)}>
             Add Callback URL
           </Button>
@@ -101,7 +106,8 @@ function Callbacks({ user }: { user: User }) {
         columns={callbackColumns(admin ? 'Collab' : 'Provider', collabName)}
         rows={scope ? (list.data ?? []) : []}
         loading={scope !== null && list.isPending}
-        canEdit={canEdit}
+        canUpdate={may.update}
+        canDelete={may.delete}
         emptyText={emptyText}
         list={list}
         draftOf={draftOf}

@@ -1,6 +1,6 @@
 import { Button, Field, HStack, Input, NativeSelect, Stack, Wrap } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { errorMessage, hasPermission, isAdmin, merchantLabel, merchantsQuery, NoPermission, notify, PageFrame, Pager, SCREENS, useTimezone, useUser, type User } from '@paygate/sdk';
+import { errorMessage, hasPermission, isAdmin, mayCall, mayStopFraudCallbacks, merchantLabel, merchantsQuery, NoPermission, notify, PageFrame, Pager, SCREENS, useTimezone, useUser, type User } from '@paygate/sdk';
 import { useEffect, useMemo, useState } from 'react';
 import { useFrauds, type FraudsInput } from '../api/get-frauds';
 import type { Fraud } from '../api/types';
@@ -158,7 +158,7 @@ function FraudView({ user }: { user: User }) {
             </Button>
           </HStack>
         </Wrap>
-        <FraudsTable frauds={data?.frauds ?? []} zone={zone} canEdit={hasPermission(user, 'Edit Frauds')} onEdit={setEditing} />
+        <FraudsTable frauds={data?.frauds ?? []} zone={zone} canEdit={mayCall(user, 'POST /api/v1/frauds/{id}/status/{status}')} onEdit={setEditing} />
         <Pager
           label="Fraud pages"
           page={pageIndex + 1}
@@ -173,7 +173,7 @@ function FraudView({ user }: { user: User }) {
           }}
         />
       </Stack>
-      {editing && <ManageFraudDialog fraud={editing} canCancelCallbacks={hasPermission(user, 'Cancel Callbacks')} onClose={() => setEditing(null)} />}
+      {editing && <ManageFraudDialog fraud={editing} canCancelCallbacks={mayStopFraudCallbacks(user)} onClose={() => setEditing(null)} />}
     </PageFrame>
   );
 }

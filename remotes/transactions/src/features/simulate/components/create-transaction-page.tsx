@@ -1,6 +1,6 @@
 import { Alert, Box, Button, Field, Heading, HStack, Input, Link, NativeSelect, Stack, Switch, Text, Textarea } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { errorMessage, merchantsQuery, PageFrame, SCREENS, useUser } from '@paygate/sdk';
+import { errorMessage, mayStartPayments, merchantsQuery, NoPermission, PageFrame, SCREENS, useUser } from '@paygate/sdk';
 import { useState, type FormEvent } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { useInitializeTransaction, type InitializeResult } from '../api/initialize-transaction';
@@ -10,8 +10,18 @@ import { ADDITIONAL_DATA_PRESETS, DEFAULT_AMOUNT, DEFAULT_CURRENCY, newNonce, pa
 /** FormState is the simulate form's flow (spec 02 §4). */
 type Flow = { state: 'idle' } | { state: 'processing' } | { state: 'success'; result: InitializeResult } | { state: 'error'; message: string };
 
-/** CreateTransactionPage simulates a payment as the signed-in admin (route /simulate-payment). */
+/**
+ * CreateTransactionPage simulates a payment as the signed-in admin (route
+ * /simulate-payment). The route lets in the role Admin; the call also needs
+ * what its handler asks (mayStartPayments), else the page says so.
+ */
 export function CreateTransactionPage() {
+  const user = useUser();
+  if (!mayStartPayments(user)) return <NoPermission />;
+  return <CreateTransaction />;
+}
+
+function CreateTransaction() {
   const user = useUser();
   const providers = useProviders();
   const merchants = useQuery(merchantsQuery(user?.username ?? ''));

@@ -1,5 +1,5 @@
 import { Alert, Badge, Button, Code, HStack, IconButton, Spinner, Stack, Table, Text } from '@chakra-ui/react';
-import { DialogFrame, errorMessage, formatDateTime, hasPermission, notify, useTimezone, useUser } from '@paygate/sdk';
+import { DialogFrame, errorMessage, formatDateTime, mayCall, notify, useTimezone, useUser } from '@paygate/sdk';
 import { Fragment, useEffect, useState } from 'react';
 import { ATTEMPTS_TAKE, useCallbackAttempts, type CallbackAttempt } from '../api/get-callback-attempts';
 import { useRetryCallbackAttempt } from '../api/retry-callback-attempt';
@@ -36,7 +36,7 @@ export function CallbackAttemptsDialog({ id, onClose }: { id: string; onClose: (
   const [page, setPage] = useState(0);
   const [sent, setSent] = useState<ReadonlySet<string>>(new Set());
   const [open, setOpen] = useState<string | null>(null);
-  const canRetry = hasPermission(user, 'Edit Transactions');
+  const canRetry = mayCall(user, 'POST /api/v1/callbacks/attempts/{id}/retry');
 
   const failure = attempts.isError ? `Failed to fetch callback attempts: ${errorMessage(attempts.error, 'Unknown error')}` : null;
   useEffect(() => {

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { renderApp } from '@paygate/devkit/testing';
 import { GATEWAY, server } from '@paygate/devkit/testing/msw';
-import { ADMIN } from '@paygate/devkit/testing/tokens';
+import { ADMIN, type TestUser } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
 import type { ValidationResultJson } from '@paygate/gen/gateway/v1/validation_pb';
 import { listHandlers, transactionsLoader } from '../../../testing/fixtures';
@@ -10,8 +10,8 @@ import { listHandlers, transactionsLoader } from '../../../testing/fixtures';
 const AWAITABLE: ValidationResultJson = { validationId: '31', validationUrl: 'https://acme.example/validate', status: -1, isAwaitable: true, responseCode: 200, message: 'blocked client', attempts: 1 };
 const BACKGROUND: ValidationResultJson = { validationId: '32', validationUrl: 'https://acme.example/audit', status: 0, attempts: 2 };
 
-async function openEdit() {
-  const view = renderApp('/transactions', { user: ADMIN, loader: transactionsLoader() });
+async function openEdit(who: TestUser = ADMIN) {
+  const view = renderApp('/transactions', { user: who, loader: transactionsLoader() });
   // The first render of a file loads the page's chunks: slow on a busy machine.
   const row = await screen.findByTestId('transaction-11', {}, { timeout: 15_000 });
   await view.user.click(within(row).getByRole('button', { name: 'Edit' }));
@@ -113,5 +113,13 @@ describe('Edit transaction dialog: validation results and the callback queue (sp
     await user.click(within(dialog).getByRole('button', { name: 'Add to Callback Queue' }));
     expect(await screen.findByText('Transaction 11 added to the callback queue')).toBeInTheDocument();
     expect(sent).toEqual(['/api/v1/transactions/11/callbacks/enqueue', '/api/v1/transactions/11/callbacks/enqueue']);
+  });
+
+  it('offers Cancel Callbacks Sending by the rule of its call (Edit Transactions), not by another permission', async () => {
+    server.use(...listHandlers());
+    const { dialog } = await openEdit({ username: 'ops', roles: ['Support'], permissions: ['Get Transactions', 'Edit Transactions'], merchantIds: [1] });
+    expect(await within(dialog).findByRole('button', { name: 'Cancel Callbacks Sending' })).toBeInTheDocument();
+    expect(within(dialog).getByRole('button', { name: 'Commit State Change' })).toBeInTheDocument();
+    expect(within(dialog).getByRole('button', { name: 'Add to Callback Queue' })).toBeInTheDocument();
   });
 });

@@ -1,6 +1,6 @@
 import { Button, Field, HStack, NativeSelect, Stack, Text } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
-import { DialogFrame, errorMessage, hasPermission, notify, useUser } from '@paygate/sdk';
+import { DialogFrame, errorMessage, mayCall, notify, useUser } from '@paygate/sdk';
 import { useEffect, useState } from 'react';
 import { useCancelCallbacks } from '../api/cancel-callbacks';
 import { useEnqueueCallbacks } from '../api/enqueue-callbacks';
@@ -30,6 +30,14 @@ export function canCommit(chosen: string, current: number): boolean {
  */
 export function EditTransactionDialog({ transaction: row, onClose }: { transaction: Transaction; onClose: () => void }) {
   const user = useUser();
+  // Each control shows only when the server's rule for its call lets the user in (docs/contracts.md).
+  const may = {
+    commit: mayCall(user, 'POST /api/v1/transactions/{id}/status/{status}'),
+    transactionQueue: mayCall(user, 'POST /api/v1/transactions/{id}/enqueue'),
+    pollingQueue: mayCall(user, 'POST /api/v1/transactions/{id}/polling/enqueue'),
+    callbackQueue: mayCall(user, 'POST /api/v1/transactions/{id}/callbacks/enqueue'),
+    cancelCallbacks: mayCall(user, 'POST /api/v1/transactions/{id}/callbacks/cancel'),
+  };
   const current = useTransaction(row.id);
   const t = current.data ?? row;
   const findFailure = current.isError ? errorMessage(current.error, 'Unknown error') : null;
@@ -90,41 +98,51 @@ export function EditTransactionDialog({ transaction: row, onClose }: { transacti
             {pollingWarning(t.pollingAttempts) ? ' (more than 10: check the provider)' : ''}
           </Text>
         )}
-        <HStack align="end">
-          <Field.Root>
-            <Field.Label>New status</Field.Label>
-            <NativeSelect.Root>
-              <NativeSelect.Field value={status} onChange={(e) => setStatus(e.target.value)}>
-                <option value="">Select status</option>
-                {TRANSACTION_STATUSES.map((s) => (
-                  <option key={s.value} value={s.value}>
-                    {s.label} ({s.value})
-                  </option>
-                ))}
-              </NativeSelect.Field>
-              <NativeSelect.Indicator />
-            </NativeSelect.Root>
-          </Field.Root>
-          <Button colorPalette="blue" disabled={!canCommit(status, t.transactionStatus)} loading={setTransactionStatus.isPending} onClick={() => void commit()}>
-            Commit State Change
-          </Button>
-        </HStack>
-        <ValidationResults transactionId={t.id} />
-        <Stack gap="2">
-          <Text fontWeight="semibold">Queues</Text>
-          <HStack wrap="wrap">
-            <Button size="sm" variant="outline" loading={enqueue.isPending && enqueue.variables?.queue === 'transaction'} onClick={() => void queue('transaction')}>
-              Add to Transaction Queue
-            </Button>
-            <Button size="sm" variant="outline" loading={enqueue.isPending && enqueue.variables?.queue === 'polling'} onClick={() => void queue('polling')}>
-              Add to Polling Queue
-            </Button>
-            <Button size="sm" variant="outline" loading={enqueueCallbacks.isPending} onClick={() => void queue('callback')}>
-              Add to Callback Queue
+        {may.commit && (
+          <HStack align="end">
+            <Field.Root>
+              <Field.Label>New status</Field.Label>
+              <NativeSelect.Root>
+                <NativeSelect.Field value={status} onChange={(e) => setStatus(e.target.value)}>
+                  <option value="">Select status</option>
+                  {TRANSACTION_STATUSES.map((s) => (
+                    <option key={s.value} value={s.value}>
+                      {s.label} ({s.value})
+                    </option>
+                  ))}
+                </NativeSelect.Field>
+                <NativeSelect.Indicator />
+              </NativeSelect.Root>
+            </Field.Root>
+            <Button colorPalette="blue" disabled={!canCommit(status, t.transactionStatus)} loading={setTransactionStatus.isPending} onClick={() => void commit()}>
+              Commit State Change
             </Button>
           </HStack>
-        </Stack>
-        {!t.isCallbackSendingCanceled && hasPermission(user, 'Cancel Callbacks') && (
+        )}
+        <ValidationResults transactionId={t.id} />
+        {(may.transactionQueue || may.pollingQueue || may.callbackQueue) && (
+          <Stack gap="2">
+            <Text fontWeight="semibold">Queues</Text>
+            <HStack wrap="wrap">
+              {may.transactionQueue && (
+                <Button size="sm" variant="outline" loading={enqueue.isPending && enqueue.variables?.queue === 'transaction'} onClick={() => void queue('transaction')}>
+                  Add to Transaction Queue
+                </Button>
+              )}
+              {may.pollingQueue && (
+                <Button size="sm" variant="outline" loading={enqueue.isPending && enqueue.variables?.queue === 'polling'} onClick={() => void queue('polling')}>
+                  Add to Polling Queue
+                </Button>
+              )}
+              {may.callbackQueue && (
+                <Button size="sm" variant="outline" loading={enqueueCallbacks.isPending} onClick={() => void queue('callback')}>
+                  Add to Callback Queue
+                </Button>
+              )}
+            </HStack>
+          </Stack>
+        )}
+        {!t.isCallbackSendingCanceled && may.cancelCallbacks && (
           <Button size="sm" colorPalette="red" variant="outline" alignSelf="start" loading={cancel.isPending} onClick={() => void cancelSending()}>
             Cancel Callbacks Sending
           </Button>

@@ -1,5 +1,5 @@
 import { Button } from '@chakra-ui/react';
-import { formatDateTime, hasPermission, notify, useRemoteModule, type ExportWizardProps, type User } from '@paygate/sdk';
+import { formatDateTime, mayCall, notify, useRemoteModule, type ExportWizardProps, type User } from '@paygate/sdk';
 import { useEffect, useState } from 'react';
 import { collabNamer, type CollabOption } from '../../../api/get-collabs';
 import type { TransactionsInput } from '../api/get-transactions';
@@ -88,7 +88,7 @@ interface Props {
  * filters (spec 02 §2, Export needs Files Access, as the export call does).
  */
 export function ExportTransactionsButton({ user, loading, onOpen }: Props) {
-  if (!hasPermission(user, 'Files Access')) return null;
+  if (!mayCall(user, 'POST /api/v1/files/export')) return null;
   return (
     <Button size="sm" variant="outline" aria-haspopup="dialog" loading={loading} onClick={onOpen}>
       Export

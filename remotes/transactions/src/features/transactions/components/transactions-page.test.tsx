@@ -45,6 +45,16 @@ describe('Transactions page (spec 02 §2)', () => {
     expect(await rowMenuItems(user, 12)).toEqual(['Callbacks', 'Data', 'Export', 'Search in Logs', 'Mark Failed', 'Mark Success']);
   });
 
+  it("opens after the Providers page filled the shared query cache with its own collab list (an admin's key 'all')", async () => {
+    server.use(...listHandlers());
+    const { queryClient } = renderPage();
+    // What the Providers page caches for an admin: the answer's object, not a list of options.
+    queryClient.setQueryData(['merchant-collabs', 'all'], { collabs: [], isMaintenanceModeEnabled: false });
+    expect(await screen.findByTestId('transaction-11')).toBeInTheDocument();
+    const collab = screen.getByRole('combobox', { name: 'Select Collab' });
+    await waitFor(() => expect(within(collab).getByRole('option', { name: 'Acme Games - GoVip' })).toBeInTheDocument());
+  });
+
   it('shows Select Provider with provider labels, and no edit, logs or manual buttons, to a merchant user', async () => {
     server.use(...listHandlers());
     const { user } = renderPage('/transactions', MERCHANT_USER);

@@ -1,5 +1,5 @@
 import { Alert, Box, Button, Field, HStack, Input, NativeSelect, Text } from '@chakra-ui/react';
-import { ConfirmDialog, errorMessage, hasPermission, isAdmin, NoPermission, notify, PageFrame, SCREENS, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
+import { ConfirmDialog, errorMessage, hasPermission, isAdmin, mayCall, NoPermission, notify, PageFrame, SCREENS, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { useCollabs } from '../../../api/get-collabs';
@@ -122,7 +122,7 @@ function TransactionsView({ user }: { user: User | null }) {
       title={SCREENS.transactions.title}
       actions={
         <HStack gap="2">
-          {hasPermission(user, 'View Logs') && (
+          {mayCall(user, 'POST /api/v1/transactions/search-in-logs') && (
             <Button size="sm" variant="outline" onClick={() => setLogSearch(true)}>
               Search in Logs
             </Button>

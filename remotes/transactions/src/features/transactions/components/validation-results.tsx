@@ -1,6 +1,6 @@
 import { Badge, Box, Button, HStack, NativeSelect, Skeleton, Stack, Text } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
-import { errorMessage, formatDateTime, notify, useTimezone } from '@paygate/sdk';
+import { errorMessage, formatDateTime, mayCall, notify, useTimezone, useUser } from '@paygate/sdk';
 import { useEffect } from 'react';
 import { useValidationResults, type ValidationResult } from '../api/get-validation-results';
 import { useRetryValidation } from '../api/retry-validation';
@@ -13,6 +13,11 @@ import { VALIDATION_STATUSES, validationPalette, validationResultName, validatio
  */
 export function ValidationResults({ transactionId }: { transactionId: string }) {
   const queryClient = useQueryClient();
+  const user = useUser();
+  const may = {
+    setStatus: mayCall(user, 'POST /api/v1/validation/{id}/status/{status}'),
+    retry: mayCall(user, 'POST /api/v1/validation/{id}/retry'),
+  };
   const [zone] = useTimezone();
   const results = useValidationResults(transactionId);
   const setStatus = useSetValidationStatus();
@@ -95,7 +100,7 @@ export function ValidationResults({ transactionId }: { transactionId: string }) 
                 {r.message && <Text fontSize="xs">{r.message}</Text>}
               </Stack>
               <HStack gap="2">
-                <NativeSelect.Root size="xs" w="32" disabled={busy}>
+                <NativeSelect.Root size="xs" w="32" disabled={busy || !may.setStatus}>
                   <NativeSelect.Field
                     aria-label={`Status of ${name}`}
                     value={String(r.status)}
@@ -109,9 +114,11 @@ export function ValidationResults({ transactionId }: { transactionId: string }) 
                   </NativeSelect.Field>
                   <NativeSelect.Indicator />
                 </NativeSelect.Root>
-                <Button size="xs" variant="outline" aria-label={`Retry ${name}`} loading={retry.isPending && retry.variables?.validationId === r.validationId} disabled={busy} onClick={() => again(r)}>
-                  Retry
-                </Button>
+                {may.retry && (
+                  <Button size="xs" variant="outline" aria-label={`Retry ${name}`} loading={retry.isPending && retry.variables?.validationId === r.validationId} disabled={busy} onClick={() => again(r)}>
+                    Retry
+                  </Button>
+                )}
               </HStack>
             </HStack>
           </Box>

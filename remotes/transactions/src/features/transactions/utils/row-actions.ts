@@ -1,14 +1,16 @@
-import { hasPermission, type User } from '@paygate/sdk';
+import { mayCall, type User } from '@paygate/sdk';
 import type { Transaction } from '../api/types';
 
 /** RowActions are the buttons a row shows (spec 02 §2). */
 export interface RowActions {
   edit: boolean;
   logs: boolean;
+  /** The Callback Attempts dialog. */
+  callbacks: boolean;
   additionalData: boolean;
-  /** Export of this transaction through the export wizard; the export call needs Files Access. */
+  /** Export of this transaction through the export wizard. */
   export: boolean;
-  /** Search in Logs prefilled from the row; the search needs View Logs, as the page's own button does. */
+  /** Search in Logs prefilled from the row. */
   searchInLogs: boolean;
   markFailed: boolean;
   /** 'Manual Load' for a deposit, 'Mark Success' for a withdrawal; null when not offered. */
@@ -16,23 +18,26 @@ export interface RowActions {
 }
 
 /**
- * rowActions: edit needs Edit Transactions, logs and search in logs need View
- * Logs, export needs Files Access; a transaction whose callbacks are not cancelled offers Mark Failed
- * and, by direction, Manual Load (deposit) or Mark Success (withdrawal). The
- * manual actions change the status, so they also need Edit Transactions.
+ * rowActions offers an action only when the server's rule for its call lets
+ * the user in (docs/contracts.md): edit is the status override, logs the
+ * transaction's logs, callbacks the attempts list, export the export call,
+ * search in logs the log search. A transaction whose callbacks are not
+ * cancelled offers Mark Failed (the manual cancel) and, by direction, Manual
+ * Load (deposit) or Mark Success (withdrawal), which set Success and then
+ * stop the callbacks, so they need both calls.
  */
 export function rowActions(t: Pick<Transaction, 'transactionType' | 'isCallbackSendingCanceled'>, user: User | null): RowActions {
-  const canEdit = hasPermission(user, 'Edit Transactions');
-  const manual = canEdit && !t.isCallbackSendingCanceled;
-  const logs = hasPermission(user, 'View Logs');
+  const open = !t.isCallbackSendingCanceled;
+  const markSuccess = open && mayCall(user, 'POST /api/v1/transactions/{id}/status/{status}') && mayCall(user, 'POST /api/v1/transactions/{id}/callbacks/cancel');
   return {
-    edit: canEdit,
-    logs,
+    edit: mayCall(user, 'POST /api/v1/transactions/{id}/status/{status}'),
+    logs: mayCall(user, 'GET /api/v1/logs/transactions/{id}'),
+    callbacks: mayCall(user, 'GET /api/v1/transactions/{id}/callbacks/attempts'),
     additionalData: true,
-    export: hasPermission(user, 'Files Access'),
-    searchInLogs: logs,
-    markFailed: manual,
-    markSuccess: manual ? (t.transactionType === 2 ? 'Mark Success' : 'Manual Load') : null,
+    export: mayCall(user, 'POST /api/v1/files/export'),
+    searchInLogs: mayCall(user, 'POST /api/v1/transactions/search-in-logs'),
+    markFailed: open && mayCall(user, 'POST /api/v1/transactions/{id}/cancel'),
+    markSuccess: markSuccess ? (t.transactionType === 2 ? 'Mark Success' : 'Manual Load') : null,
   };
 }
 
@@ -59,7 +64,7 @@ export function rowActionLayout(a: RowActions): { inline: RowActionItem[]; menu:
   const views: RowActionItem[] = [];
   if (a.edit) views.push({ key: 'edit', label: 'Edit' });
   if (a.logs) views.push({ key: 'logs', label: 'Logs' });
-  views.push({ key: 'callbacks', label: 'Callbacks' });
+  if (a.callbacks) views.push({ key: 'callbacks', label: 'Callbacks' });
   if (a.additionalData) views.push({ key: 'data', label: 'Data' });
   if (a.export) views.push({ key: 'export', label: 'Export' });
   if (a.searchInLogs) views.push({ key: 'searchInLogs', label: 'Search in Logs' });

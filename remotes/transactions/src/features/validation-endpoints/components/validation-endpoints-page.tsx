@@ -1,6 +1,6 @@
 import { Button, HStack } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
-import { hasPermission, isAdmin, NoPermission, notify, PageFrame, SCREENS, useUser, type User } from '@paygate/sdk';
+import { hasPermission, isAdmin, mayCall, NoPermission, notify, PageFrame, SCREENS, useUser, type User } from '@paygate/sdk';
 import { useState } from 'react';
 import { collabNamer, useCollabs } from '../../../api/get-collabs';
 import { CollabSelect } from '../../../components/collab-select';
@@ -38,6 +38,12 @@ export function ValidationEndpointsPage() {
 
 function ValidationEndpoints({ user }: { user: User }) {
   const admin = isAdmin(user);
+  // Each control shows only when the server's rule for its call lets the user in (docs/contracts.md).
+  const may = {
+    create: mayCall(user, 'POST /api/v1/collabs/validation-endpoints'),
+    update: mayCall(user, 'POST /api/v1/collabs/validation-endpoints/{id}'),
+    delete: mayCall(user, 'DELETE /api/v1/collabs/validation-endpoints/{id}'),
+  };
   const queryClient = useQueryClient();
   const [collabId, setCollabId] = useState<number | null>(null);
   const [searched, setSearched] = useState<number | null>(null);
@@ -81,9 +87,11 @@ function ValidationEndpoints({ user }: { user: User }) {
         <Button size="sm" variant="outline" onClick={clear}>
           Clear
         </Button>
-        <Button size="sm" colorPalette="blue" onClick={() => setAdding(true)}>
-          Add
-        </Button>
+        {may.create && (
+          <Button size="sm" colorPalette="blue" onClick={() => setAdding(true)}>
+            Add
+          </Button>
+        )}
       </HStack>
 
       <UrlEndpoints
@@ -93,8 +101,8 @@ function ValidationEndpoints({ user }: { user: User }) {
         columns={endpointColumns(admin, collabs.data ?? [])}
         rows={searched === null ? [] : (list.data ?? [])}
         loading={searched !== null && list.isPending}
-        // The page itself needs Edit Transactions (see ValidationEndpointsPage).
-        canEdit
+        canUpdate={may.update}
+        canDelete={may.delete}
         emptyText={emptyText}
         list={list}
         draftOf={endpointDraftOf}

@@ -1,0 +1,16 @@
+package grpcapi_test
+
+import (
+	"testing"
+
+	"github.com/paygate/paygate/services/callbacks/internal/grpcapi"
+	"github.com/paygate/paygate/services/internal/callrules"
+)
+
+// TestCallRulesFile fails when the console's copy of this service's rules
+// (shell/sdk/src/call-rules/callbacks.gen.ts) differs from Rules: run make
+// call-rules.
+func TestCallRulesFile(t *testing.T) {
+	t.Parallel()
+	callrules.Check(t, "callbacks", grpcapi.Rules)
+}

@@ -1,0 +1,95 @@
+// Code generated from the auth service's authorization rules by services/internal/callrules (make call-rules). DO NOT EDIT.
+
+import type { CallRule } from '../call-rule';
+
+/** AUTH_CALLS: who may call each method of the auth service (its Go Rules table), and its REST routes. */
+export const AUTH_CALLS = {
+  '/paygate.auth.v1.AllowedIpService/CreateAllowedIp': {
+    http: ['POST /api/v1/user/users/ips'],
+    rule: { permissions: ['Allow IP'] },
+  },
+  '/paygate.auth.v1.AllowedIpService/DeleteAllowedIp': {
+    http: ['DELETE /api/v1/user/users/ips/{id}'],
+    rule: { permissions: ['Allow IP'] },
+  },
+  '/paygate.auth.v1.AllowedIpService/ListUserAllowedIps': {
+    http: ['GET /api/v1/user/users/{id}/ips'],
+    rule: { permissions: ['Allow IP'] },
+  },
+  '/paygate.auth.v1.AllowedIpService/UpdateAllowedIp': {
+    http: ['POST /api/v1/user/users/ips/{id}'],
+    rule: { permissions: ['Allow IP'] },
+  },
+  '/paygate.auth.v1.AuthService/ChangeOwnPassword': {
+    http: ['POST /api/v1/user/change-password'],
+    rule: { authenticated: true, allowTemporaryPassword: true },
+  },
+  '/paygate.auth.v1.AuthService/Login': {
+    http: ['POST /api/v1/login'],
+    rule: { public: true },
+  },
+  '/paygate.auth.v1.AuthService/Logout': {
+    http: ['POST /api/v1/logout'],
+    rule: { authenticated: true, allowTemporaryPassword: true },
+  },
+  '/paygate.auth.v1.AuthService/RefreshToken': {
+    http: ['POST /api/v1/refresh-token'],
+    rule: { public: true },
+  },
+  '/paygate.auth.v1.AuthService/ValidateToken': {
+    http: ['GET /api/v1/validate-token'],
+    rule: { authenticated: true, allowTemporaryPassword: true },
+  },
+  '/paygate.auth.v1.SessionService/ListActiveSessions': {
+    http: ['GET /api/v1/user-sessions/active'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.SessionService/TerminateSession': {
+    http: ['DELETE /api/v1/user-sessions/{id}'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.UserService/AddUser': {
+    http: ['POST /api/v1/user/add'],
+    rule: { permissions: ['Add Users'] },
+  },
+  '/paygate.auth.v1.UserService/ChangeUserPassword': {
+    http: ['POST /api/v1/user/{id}/change-password'],
+    rule: { permissions: ['Edit User'] },
+  },
+  '/paygate.auth.v1.UserService/ListRoles': {
+    http: ['GET /api/v1/user/roles'],
+    rule: { permissions: ['Add Users'] },
+  },
+  '/paygate.auth.v1.UserService/ListUsers': {
+    http: ['GET /api/v1/user/users'],
+    rule: { permissions: ['Add Users'] },
+  },
+  '/paygate.auth.v1.UserService/UpdateUser': {
+    http: ['PUT /api/v1/user'],
+    rule: { permissions: ['Edit User', 'Add Users'] },
+  },
+  '/paygate.auth.v1.WebAuthnService/BeginPasskeyLogin': {
+    http: ['POST /api/v1/webauthn/authenticate/options'],
+    rule: { public: true },
+  },
+  '/paygate.auth.v1.WebAuthnService/BeginPasskeyRegistration': {
+    http: ['POST /api/v1/webauthn/register/options'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.WebAuthnService/DeletePasskey': {
+    http: ['DELETE /api/v1/webauthn/credentials/{id}'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.WebAuthnService/FinishPasskeyLogin': {
+    http: ['POST /api/v1/webauthn/authenticate/complete'],
+    rule: { public: true },
+  },
+  '/paygate.auth.v1.WebAuthnService/FinishPasskeyRegistration': {
+    http: ['POST /api/v1/webauthn/register/complete'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.WebAuthnService/ListPasskeys': {
+    http: ['GET /api/v1/webauthn/credentials'],
+    rule: { authenticated: true },
+  },
+} as const satisfies Record<string, CallRule>;

@@ -1,0 +1,51 @@
+// Code generated from the callbacks service's authorization rules by services/internal/callrules (make call-rules). DO NOT EDIT.
+
+import type { CallRule } from '../call-rule';
+
+/** CALLBACKS_CALLS: who may call each method of the callbacks service (its Go Rules table), and its REST routes. */
+export const CALLBACKS_CALLS = {
+  '/paygate.callbacks.v1.CallbacksService/CreateCallback': {
+    http: ['POST /api/v1/callbacks'],
+    rule: { permissions: ['Edit Transactions'], roles: ['Admin', 'Merchant Admin'] },
+  },
+  '/paygate.callbacks.v1.CallbacksService/DeleteCallback': {
+    http: ['DELETE /api/v1/callbacks/{id}'],
+    rule: { permissions: ['Edit Transactions'], roles: ['Admin', 'Merchant Admin'] },
+  },
+  '/paygate.callbacks.v1.CallbacksService/EnqueueTransactionCallbacks': {
+    http: ['POST /api/v1/transactions/{id}/callbacks/enqueue'],
+    rule: { permissions: ['Edit Transactions'] },
+  },
+  '/paygate.callbacks.v1.CallbacksService/GetSigningSecret': {
+    http: ['GET /api/v1/merchants/{merchantId}/callbacks/secret'],
+    rule: { roles: ['Admin', 'Merchant Admin'] },
+  },
+  '/paygate.callbacks.v1.CallbacksService/ListAttemptsOfTransactions': {
+    http: [],
+    rule: { internal: true },
+  },
+  '/paygate.callbacks.v1.CallbacksService/ListCallbackAttempts': {
+    http: ['GET /api/v1/transactions/{id}/callbacks/attempts'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.callbacks.v1.CallbacksService/ListCollabCallbacks': {
+    http: ['GET /api/v1/collabs/{collabId}/callbacks'],
+    rule: { roles: ['Admin', 'Merchant Admin'] },
+  },
+  '/paygate.callbacks.v1.CallbacksService/ListMerchantCallbacks': {
+    http: ['GET /api/v1/merchants/{merchantId}/callbacks'],
+    rule: { roles: ['Admin', 'Merchant Admin'] },
+  },
+  '/paygate.callbacks.v1.CallbacksService/RetryCallbackAttempt': {
+    http: ['POST /api/v1/callbacks/attempts/{id}/retry'],
+    rule: { permissions: ['Edit Transactions'] },
+  },
+  '/paygate.callbacks.v1.CallbacksService/RotateSigningSecret': {
+    http: ['POST /api/v1/merchants/{merchantId}/callbacks/secret/rotate'],
+    rule: { roles: ['Admin', 'Merchant Admin'] },
+  },
+  '/paygate.callbacks.v1.CallbacksService/UpdateCallback': {
+    http: ['POST /api/v1/callbacks/{id}'],
+    rule: { permissions: ['Edit Transactions'], roles: ['Admin', 'Merchant Admin'] },
+  },
+} as const satisfies Record<string, CallRule>;

@@ -1,0 +1,91 @@
+import { mayCall, normalizeUser, ROLES, SCREENS, type Role, type User } from '@paygate/sdk';
+import { GRANTS } from '@paygate/devkit/testing/tokens';
+import { describe, expect, it } from 'vitest';
+import { decide } from '../../app/access-rules';
+import { NAV_ENTRIES, visibleEntries } from './nav-entries';
+
+const demo = (role: Role, merchantIds: number[] = role === 'Admin' ? [] : [1]): User =>
+  normalizeUser({ id: '7', username: role, roles: [role], permissions: GRANTS[role], merchantIds });
+
+const labels = (user: User) => visibleEntries(user).map((e) => e.label);
+
+describe('sidebar entries by role: an entry shows only when it leads somewhere', () => {
+  it.each<[Role, string[]]>([
+    [
+      'Admin',
+      [
+        'Dashboard',
+        'Providers',
+        'Balances',
+        'Transactions',
+        'Files',
+        'Callbacks',
+        'Validation Endpoints',
+        'Fraud Management',
+        'Fee Management',
+        'Credentials',
+        'Jobs',
+        'Settings',
+        'Create Transaction',
+        'Account Security',
+      ],
+    ],
+    // Balance Access, but the balance calls are for admins and merchant users (spec 02 §6): no Balances.
+    ['Support', ['Dashboard', 'Providers', 'Transactions', 'Files', 'Fraud Management', 'Fee Management', 'Jobs', 'Account Security']],
+    // A merchant, but the Callbacks and Validation Endpoints routes are for Admin and Merchant Admin.
+    ['Merchant', ['Dashboard', 'Providers', 'Balances', 'Transactions', 'Files', 'Fee Management', 'Account Security']],
+    [
+      'Merchant Admin',
+      [
+        'Dashboard',
+        'Providers',
+        'Balances',
+        'Transactions',
+        'Files',
+        'Callbacks',
+        'Validation Endpoints',
+        'Fraud Management',
+        'Fee Management',
+        'Credentials',
+        'Account Security',
+      ],
+    ],
+    ['Merchant Finance Manager', ['Dashboard', 'Balances', 'Transactions', 'Files', 'Fee Management', 'Account Security']],
+    ['Merchant Support', ['Providers', 'Transactions', 'Account Security']],
+  ])('%s', (role, want) => {
+    expect(labels(demo(role))).toEqual(want);
+  });
+
+  it('never shows an entry whose route redirects or whose calls the server refuses, for any role', () => {
+    for (const role of ROLES) {
+      for (const temporary of [false, true]) {
+        const user = { ...demo(role), isTemporaryPassword: temporary };
+        for (const e of visibleEntries(user)) {
+          const screen = SCREENS[e.screen];
+          expect(decide(user, screen), `${role} ${e.label}`).toEqual({ kind: 'allow' });
+          for (const call of screen.calls) expect(mayCall(user, call), `${role} ${e.label} ${call}`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('keeps the entries of spec 01 §2 in its order, each linking to its route', () => {
+    expect(NAV_ENTRIES.map((e) => [e.label, e.to])).toEqual([
+      ['Dashboard', '/'],
+      ['Providers', '/providers'],
+      ['Balances', '/balances'],
+      ['Transactions', '/transactions'],
+      ['Files', '/files'],
+      ['Callbacks', '/callbacks'],
+      ['Validation Endpoints', '/validation-endpoints'],
+      ['Fraud Management', '/fraud-management'],
+      ['Fee Management', '/fees'],
+      ['Credentials', '/credentials'],
+      ['Jobs', '/jobs'],
+      ['Settings', '/settings'],
+      ['Create Transaction', '/simulate-payment'],
+      ['Account Security', '/account-security'],
+      ['Change Password', '/change-password'],
+    ]);
+  });
+});
