@@ -13,8 +13,9 @@
 //  6. the jobs runner (a service with a database and NATS);
 //  7. the service's Wire, which builds its parts on these connections,
 //     makes its server and adds its jobs and its loops;
-//  8. the server, the jobs runner and the loops, until ctx ends or one of
-//     them fails;
+//  8. the server (which takes over the probes' listeners once its routes are
+//     all registered), the jobs runner and the loops, until ctx ends or one
+//     of them fails;
 //  9. the shutdown, in the reverse order of the start: what Wire deferred,
 //     then tracing, NATS, Redis, the pool and the listeners.
 package app
@@ -97,6 +98,7 @@ type Parts struct {
 	Jobs *jobs.Runner
 
 	name    string
+	base    *slog.Logger // Log without the service attribute, which the server adds itself
 	common  *config.Common
 	startup *server.Startup
 	srv     *server.Server
@@ -118,7 +120,7 @@ func (p *Parts) Server(configure func(*server.Options), interceptors ...grpc.Una
 	if p.srv != nil {
 		panic("app: the service made a second server")
 	}
-	o := server.OptionsFrom(p.name, *p.common, p.Log, p.Tracing, interceptors...)
+	o := server.OptionsFrom(p.name, *p.common, p.base, p.Tracing, interceptors...)
 	o.Startup = p.startup
 	if configure != nil {
 		configure(&o)
@@ -166,7 +168,8 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer, svc 
 	} else if svc.LogLevel != nil {
 		level = svc.LogLevel()
 	}
-	p.Log = slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: level})).With("service", svc.Name)
+	p.base = slog.New(slog.NewJSONHandler(stdout, &slog.HandlerOptions{Level: level}))
+	p.Log = p.base.With("service", svc.Name)
 	if p.common != nil {
 		if err := p.open(ctx, svc); err != nil {
 			return err
@@ -180,12 +183,6 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer, svc 
 	}
 	if p.common != nil && p.srv == nil {
 		return fmt.Errorf("app: %s made no server", svc.Name)
-	}
-	if p.srv != nil {
-		// The server takes over the probes' listeners before the jobs start.
-		if err := p.srv.Listen(); err != nil {
-			return err
-		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	if p.srv != nil {
@@ -205,7 +202,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer, svc 
 func (p *Parts) open(ctx context.Context, svc Service) error {
 	c := p.common
 	if !svc.Command {
-		startup, err := server.Start(server.OptionsFrom(svc.Name, *c, p.Log, nil))
+		startup, err := server.Start(server.OptionsFrom(svc.Name, *c, p.base, nil))
 		if err != nil {
 			return err
 		}
