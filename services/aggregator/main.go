@@ -99,7 +99,7 @@ func (c Config) Check() []string {
 	if c.RebuildSpan < 1 || c.RebuildParallel < 1 {
 		problems = append(problems, "PAYGATE_AGGREGATOR_REBUILD_SPAN and PAYGATE_AGGREGATOR_REBUILD_PARALLEL must be at least 1")
 	}
-	if _, err := aggnats.ParseFrom(c.EventsFrom); err != nil {
+	if _, err := bus.ParseStart(c.EventsFrom); err != nil {
 		problems = append(problems, "PAYGATE_AGGREGATOR_EVENTS_FROM: "+err.Error())
 	}
 	if _, err := c.Internal(); err != nil {
@@ -185,7 +185,7 @@ func wire(ctx context.Context, cfg Config, p *app.Parts, c core) error {
 		return aggregatorv1.RegisterJobServiceHandlerClient(ctx, mux, aggregatorv1.NewJobServiceClient(cc))
 	})
 
-	from, _ := aggnats.ParseFrom(cfg.EventsFrom) // checked by Config.Check
+	from, _ := bus.ParseStart(cfg.EventsFrom) // checked by Config.Check
 	opts := aggnats.Options{BatchSize: cfg.BatchSize, Linger: cfg.BatchLinger, From: from}
 	loops := loops{js: p.JetStream, group: cfg.Schema, stats: c.stats, jobStats: jobStats, rebuilder: c.rebuilder, opts: opts, log: p.Log}
 	// The background jobs (docs/jobs.md): one replica runs each, and every

@@ -123,7 +123,7 @@ func (c Config) Check() []string {
 	if c.PollInterval <= 0 {
 		problems = append(problems, "PAYGATE_CALLBACK_POLL_INTERVAL must be positive")
 	}
-	if _, err := cbnats.ParseFrom(c.EventsFrom); err != nil {
+	if _, err := bus.ParseStart(c.EventsFrom); err != nil {
 		problems = append(problems, "PAYGATE_CALLBACK_EVENTS_FROM: "+err.Error())
 	}
 	if _, err := c.sealer(); err != nil {
@@ -198,7 +198,7 @@ func wire(cfg Config, p *app.Parts) error {
 		return err
 	}
 	p.Go(dispatcher.Run)
-	from, _ := cbnats.ParseFrom(cfg.EventsFrom) // checked by Config.Check
+	from, _ := bus.ParseStart(cfg.EventsFrom) // checked by Config.Check
 	p.Go(func(ctx context.Context) error {
 		return cbnats.Run(ctx, p.JetStream, cfg.Schema, svc.HandleTransactionEvents, cbnats.Options{
 			BatchSize: cfg.BatchSize, From: from, AckWait: cfg.EventsAckWait, Logger: p.Log.With("component", "transaction-events"),

@@ -101,3 +101,21 @@ func TestRunBatches(t *testing.T) {
 		t.Errorf("seen = %v: want the failed batch's messages again", seen)
 	}
 }
+
+func TestParseStart(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]bus.Start{
+		"": {}, "all": {}, "new": {New: true},
+		"2026-01-02T03:04:05Z": {Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+	} {
+		got, err := bus.ParseStart(in)
+		if err != nil || got.New != want.New || !got.Time.Equal(want.Time) {
+			t.Errorf("ParseStart(%q) = %+v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"latest", "2026-01-02"} {
+		if _, err := bus.ParseStart(bad); err == nil {
+			t.Errorf("ParseStart(%q) accepted", bad)
+		}
+	}
+}

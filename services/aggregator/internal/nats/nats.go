@@ -59,12 +59,6 @@ func durableName(group, subject string) string {
 	return group + "-aggregator-" + strings.TrimPrefix(subject, bus.SubjectPrefix)
 }
 
-// From says where a new consumer starts reading (bus.Start).
-type From = bus.Start
-
-// ParseFrom reads "all", "new" or an RFC 3339 time (bus.ParseStart).
-func ParseFrom(s string) (From, error) { return bus.ParseStart(s) }
-
 // Options tune the consumers; zero values take the defaults.
 type Options struct {
 	// BatchSize is the most transaction events applied at once (500).
@@ -76,7 +70,7 @@ type Options struct {
 	// then.
 	AckWait time.Duration
 	// From is where a consumer that does not exist yet starts.
-	From From
+	From bus.Start
 	// Logger receives failures.
 	Logger *slog.Logger
 }

@@ -38,12 +38,6 @@ var (
 	updatedSubject   = bus.Subject(&eventsv1.TransactionUpdated{})
 )
 
-// From says where a new consumer starts reading (bus.Start).
-type From = bus.Start
-
-// ParseFrom reads "all", "new" or an RFC 3339 time (bus.ParseStart).
-func ParseFrom(s string) (From, error) { return bus.ParseStart(s) }
-
 // errSkip marks an event of a subject the service does not use.
 var errSkip = errors.New("not a finalized or updated event")
 
@@ -67,7 +61,7 @@ type Options struct {
 	// From is where a consumer that does not exist yet starts: every event
 	// the stream holds (the zero value), only new ones (FromNew), or those
 	// since a time (FromTime). An existing consumer goes on where it was.
-	From From
+	From bus.Start
 	// Logger receives failures.
 	Logger *slog.Logger
 }

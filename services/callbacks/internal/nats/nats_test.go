@@ -82,24 +82,6 @@ func TestDecode(t *testing.T) {
 	}
 }
 
-func TestParseFrom(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]cbnats.From{
-		"": {}, "all": {}, "new": {New: true},
-		"2026-01-02T03:04:05Z": {Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
-	} {
-		got, err := cbnats.ParseFrom(in)
-		if err != nil || got.New != want.New || !got.Time.Equal(want.Time) {
-			t.Errorf("ParseFrom(%q) = %+v, %v", in, got, err)
-		}
-	}
-	for _, bad := range []string{"latest", "2026-01-02"} {
-		if _, err := cbnats.ParseFrom(bad); err == nil {
-			t.Errorf("ParseFrom(%q) accepted", bad)
-		}
-	}
-}
-
 // TestDecodeCarriesTheTrace reads the writer's trace context from the
 // event's traceparent header.
 func TestDecodeCarriesTheTrace(t *testing.T) {
