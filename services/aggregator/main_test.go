@@ -96,16 +96,19 @@ type service struct {
 	db     *pgx.Conn
 }
 
-func start(t *testing.T) *service {
+// newSchema names a schema of the test's own and answers the environment of
+// an aggregator on it, a JetStream and a database connection; the schema and
+// its consumers go when the test ends.
+func newSchema(t *testing.T) (schema string, env map[string]string, js jetstream.JetStream, conn *pgx.Conn) {
 	t.Helper()
-	schema := "aggtest_" + randomHex(6)
-	env := serviceEnv(schema)
+	schema = "aggtest_" + randomHex(6)
+	env = serviceEnv(schema)
 	ctx := context.Background()
 	nc, js, err := bus.Connect(ctx, natsURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := pgx.Connect(ctx, pgtest.URL())
+	conn, err = pgx.Connect(ctx, pgtest.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +120,12 @@ func start(t *testing.T) *service {
 		conn.Close(ctx)
 		nc.Close()
 	})
+	return schema, env, js, conn
+}
+
+func start(t *testing.T) *service {
+	t.Helper()
+	schema, env, js, conn := newSchema(t)
 	s := servicetest.Run(t, run, env)
 	waitConsumers(t, js, schema)
 	return &service{Service: s, schema: schema, js: js, db: conn}

@@ -9,7 +9,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
-	aggnats "github.com/paygate/paygate/services/aggregator/internal/nats"
 	"github.com/paygate/paygate/services/aggregator/internal/postgres"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/pgdb"
@@ -24,25 +23,8 @@ import (
 // with "cannot scan NULL into *bool" (issue 25): "finished IS NULL OR
 // started > finished" is NULL when a rebuild finished without a start.
 func TestRebuildJobAfterEmptyRebuild(t *testing.T) {
-	schema := "aggtest_" + randomHex(6)
-	env := serviceEnv(schema)
+	schema, env, _, conn := newSchema(t)
 	ctx := context.Background()
-	nc, js, err := bus.Connect(ctx, natsURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := pgx.Connect(ctx, pgtest.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for _, n := range aggnats.Consumers(schema) {
-			_ = js.DeleteConsumer(ctx, bus.StreamName, n)
-		}
-		_, _ = conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
-		conn.Close(ctx)
-		nc.Close()
-	})
 
 	// The first process migrates the schema; the first run of the job on an
 	// empty gateway marks the rebuild finished, as RebuildIfNeeded does.
