@@ -17,13 +17,6 @@ import (
 	"github.com/paygate/paygate/services/internal/pgdb"
 )
 
-func jsonb(v any) ([]byte, error) {
-	if v == nil {
-		return nil, nil
-	}
-	return json.Marshal(v)
-}
-
 // Create implements payment.Store. Concurrent creations are written
 // together (createBatch).
 func (p *Payments) Create(ctx context.Context, t payment.Transaction, logs []payment.LogEntry, events func(payment.Transaction) []proto.Message) (payment.Transaction, error) {
