@@ -59,8 +59,9 @@ generate: tools proto-deps ## regenerate gen/ from proto/
 	$(MAKE) --no-print-directory call-rules
 
 # The packages whose tests hold each service's Rules table (services/internal/callrules): with
-# PAYGATE_WRITE_CALL_RULES=1 their TestCallRulesFile writes the console's copy instead of comparing.
-RULES_PKGS := $(addsuffix /internal/grpcapi,$(addprefix ./services/,auth gateway callbacks aggregator))
+# PAYGATE_WRITE_CALL_RULES=1 their TestCallRulesFile writes the console's copy instead of comparing
+# (callrules' own test writes requirements.gen.ts, from services/internal/access).
+RULES_PKGS := $(addsuffix /internal/grpcapi,$(addprefix ./services/,auth gateway callbacks aggregator)) ./services/internal/callrules
 
 .PHONY: call-rules
 call-rules: ## write the console's copy of the services' rules (shell/sdk/src/call-rules/*.gen.ts)
@@ -112,6 +113,8 @@ test: ## run every check CI runs, in order, stopping at the first failure
 	@$(STEP) "npm run build" npm run build
 	@$(STEP) "k8s: build every overlay, validate against the API types" $(MAKE) --no-print-directory k8s-check
 	@$(STEP) "e2e: Playwright against a fresh local stack" $(MAKE) --no-print-directory e2e
+	@$(STEP) "compat: each service at this commit with the others at the previous release (N-1)" $(MAKE) --no-print-directory compat
+	@$(STEP) "console: this commit's remotes on the previous release's host, and the reverse" $(MAKE) --no-print-directory console-compat
 	@$(STEP) "images: build FROM scratch, run them, pay and see the callback (skips where containers cannot run)" $(MAKE) --no-print-directory images-ci
 	@printf '\nmake test: every step passed\n'
 
@@ -134,6 +137,28 @@ lint: proto-deps ## the dependency policy (services/deps_test.go), go vet, buf l
 e2e: build-go ## run the Playwright tests against a fresh local stack (needs the console built)
 	PAYGATE_SERVICES="$(SERVICES)" deploy/local/e2e.sh
 
+# compat runs the smoke flow four times, each time with one of auth, gateway, callbacks and
+# aggregator built from this checkout and the other three from the previous release: the newest
+# tag v* before HEAD, else HEAD~40 (docs/releases.md; PAYGATE_COMPAT_BASE picks another).
+.PHONY: compat
+compat: build-go ## N-1: each service at this commit against the others at the previous release (deploy/local/compat.sh)
+	PAYGATE_COMPAT_NEW_BIN=$(GOBIN) deploy/local/compat.sh
+
+# release-tag marks HEAD as a release, v<year>.<month>.<day> in UTC (v2026.12.05; a second one that
+# day gets .2, .3…), an annotated tag; the next release's `make compat` tests against it.
+.PHONY: release-tag
+release-tag: ## tag HEAD as a release (vYYYY.MM.DD); push it with git push origin <tag>
+	@test -z "$$(git status --porcelain --untracked-files=no)" || { echo 'release-tag: the working tree has uncommitted changes: commit them first' >&2; exit 1; }
+	@existing="$$(git tag --points-at HEAD -l 'v*')"; \
+	  test -z "$$existing" || { echo "release-tag: HEAD is already the release $$existing" >&2; exit 1; }
+	@tag="v$$(date -u +%Y.%m.%d)"; n=1; \
+	  while git rev-parse -q --verify "refs/tags/$$tag" >/dev/null; do n=$$((n + 1)); tag="v$$(date -u +%Y.%m.%d).$$n"; done; \
+	  git tag -a "$$tag" -m "Paygate $$tag" && \
+	  echo "release-tag: HEAD ($$(git rev-parse --short HEAD)) is $$tag; publish it with: git push origin $$tag"
+.PHONY: console-compat
+console-compat: node_modules ## this commit's remotes on the previous release's host and the reverse, in Chromium (docs/console-releases.md)
+	node shell/scripts/console-compat.mjs
+
 .PHONY: k8s-check
 k8s-check: ## build every kustomize overlay and validate each object strictly (offline)
 	cd deploy/k8scheck && go test -count=1 ./...
@@ -146,7 +171,7 @@ k8s-build: ## print the manifests of one overlay: make k8s-build OVERLAY=prod
 .PHONY: clean
 clean: ## remove the built binaries, the console builds and the e2e leftovers (keeps .data's stack)
 	rm -f $(addprefix $(GOBIN)/,$(SERVICES) devstack)
-	rm -rf shell/dist remotes/*/dist .data/e2e.* .data/e2e-devstack.log
+	rm -rf shell/dist remotes/*/dist .data/e2e.* .data/e2e-devstack.log .data/compat .data/console-compat
 
 .PHONY: images
 images: ## build the six images FROM scratch with podman or buildah (installed when missing)

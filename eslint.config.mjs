@@ -36,6 +36,23 @@ const depths = (from) => Array.from({ length: MAX_DEPTH - from + 1 }, (_, i) => 
 const importBoundaries = [
   // The host and the SDK never import a remote; the SDK never imports the host or the devkit.
   restrict(['shell/src/**/' + TS, 'shell/devkit/**/' + TS], [OTHER_REMOTES]),
+  // The devkit reaches the host through `#host` only: its bridge (src/host/shell.ts) is the one
+  // file that imports the host, so the programs of remotes, which read `#host`'s types
+  // (src/host/types.d.ts), hold no file of the host (npm run typecheck checks this too).
+  {
+    ...restrict(
+      ['shell/devkit/**/' + TS],
+      [
+        OTHER_REMOTES,
+        {
+          group: ['@paygate/shell', '@paygate/shell/*'],
+          message: "The devkit reaches the host through `import { host } from '#host'` (only src/host/shell.ts imports @paygate/shell/embed).",
+        },
+        { regex: '^(\\.\\./)+src/', message: "The devkit reaches the host through `import { host } from '#host'`." },
+      ],
+    ),
+    ignores: ['shell/devkit/src/host/shell.ts'],
+  },
   restrict(
     ['shell/sdk/src/**/' + TS],
     [
@@ -66,7 +83,7 @@ const importBoundaries = [
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', 'gen/**', 'third_party/**', 'bin/**', 'services/**', 'deploy/**', 'test-results/**', 'playwright-report/**', 'shell/public/docs/**'],
+    ignores: ['**/dist/**', '**/node_modules/**', '.data/**', 'gen/**', 'third_party/**', 'bin/**', 'services/**', 'deploy/**', 'test-results/**', 'playwright-report/**', 'shell/public/docs/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

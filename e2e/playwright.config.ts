@@ -4,6 +4,8 @@ import { defineConfig } from '@playwright/test';
 // Playwright drives the system's Chromium; it never downloads a browser.
 export default defineConfig({
   testDir: '.',
+  // Step-up confirmation off for every spec but approvals.spec.ts (issue 28).
+  globalSetup: './global-setup.ts',
   timeout: 60_000,
   expect: { timeout: 15_000 },
   fullyParallel: false,

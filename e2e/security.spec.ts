@@ -182,8 +182,9 @@ for (const [role, merchant, form] of [
     await page.getByLabel('Current Password').fill(temporary);
     await page.getByLabel('New Password', { exact: true }).fill(temporary);
     await page.getByLabel('Confirm New Password').fill(temporary);
-    await page.getByRole('button', { name: 'Update' }).click();
-    await expect(page.getByText('password must differ from your current password.')).toBeVisible();
+    // The live policy (issue 27) refuses the current password before any call.
+    await expect(page.getByRole('listitem').filter({ hasText: 'Not your current password' })).toContainText('(not met)');
+    await expect(page.getByRole('button', { name: 'Update' })).toBeDisabled();
     await expect(page).toHaveURL(new RegExp(`${form}$`));
 
     await page.getByLabel('New Password', { exact: true }).fill(fresh);

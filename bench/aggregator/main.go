@@ -27,7 +27,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net/http"
 	"net/url"
 	"os"
@@ -46,9 +45,12 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/paygate/paygate/bench/internal/harness"
 	aggregatorv1 "github.com/paygate/paygate/gen/go/paygate/aggregator/v1"
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 )
+
+var natsServer, natsURL = harness.NATSFlags()
 
 var (
 	dbURL       = flag.String("db", "postgres://postgres@127.0.0.1:5432/paygate?sslmode=disable", "Postgres URL (database of the three schemas)")
@@ -56,8 +58,6 @@ var (
 	aggSchema   = flag.String("schema", "aggregator_bench", "aggregator schema (made by the aggregator)")
 	authSchema  = flag.String("auth-schema", "auth_bench", "auth schema")
 	binDir      = flag.String("bin", "bin", "folder of the auth, gateway and aggregator binaries")
-	natsServer  = flag.String("nats-server", "nats-server", "nats-server binary; empty uses -nats instead of a server of the bench's own")
-	natsURL     = flag.String("nats", "nats://127.0.0.1:4222", "NATS URL when -nats-server is empty")
 	redisURL    = flag.String("redis", "redis://127.0.0.1:6379/7", "Redis URL of the bench services (a DB of their own)")
 	portBase    = flag.Int("port-base", 18000, "auth on base+81, gateway +82, aggregator +84 (gRPC +1081, +1082, +1084), NATS +4222")
 	doRebuild   = flag.Bool("rebuild", true, "time `aggregator rebuild` (false: measure the statistics the schema holds)")
@@ -68,73 +68,10 @@ var (
 	eventsQuiet = flag.Duration("consumer-timeout", 5*time.Minute, "most time the consumer phase waits for the statistics")
 )
 
-type service struct {
-	name string
-	cmd  *exec.Cmd
-}
+// procs are the processes the bench started; their logs are /tmp/aggbench-<name>.log.
+var procs = &harness.Group{Logs: "/tmp/aggbench-", Grace: 10 * time.Second}
 
-var running []*service
-
-func start(name string, args []string, env []string) *service {
-	logPath := "/tmp/aggbench-" + name + ".log"
-	f, err := os.Create(logPath)
-	if err != nil {
-		fatalf("%v", err)
-	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		fatalf("start %s: %v", name, err)
-	}
-	s := &service{name: name, cmd: cmd}
-	running = append(running, s)
-	return s
-}
-
-func stopAll() {
-	for i := len(running) - 1; i >= 0; i-- {
-		s := running[i]
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = s.cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = s.cmd.Process.Kill()
-		}
-	}
-	running = nil
-}
-
-func fatalf(format string, args ...any) {
-	stopAll()
-	log.Fatalf(format, args...)
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	return strings.Join(f[:3], " ")
-}
-
-func waitReady(base string) {
-	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) {
-		resp, err := http.Get(base + "/readyz")
-		if err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	fatalf("%s/readyz: not ready after 2 minutes", base)
-}
+func fatalf(format string, args ...any) { procs.Fatalf(format, args...) }
 
 func main() {
 	flag.Parse()
@@ -142,7 +79,7 @@ func main() {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() { <-sig; fatalf("interrupted") }()
-	defer stopAll()
+	defer procs.StopAll()
 
 	ctx := context.Background()
 	gw := connect(ctx, *gwSchema)
@@ -159,7 +96,7 @@ func main() {
 	// ids are handed out as rows are made), about 1000 when it does not (as
 	// bench/txgen writes them: created_at random, corr ≈ 0).
 	_ = gw.QueryRow(ctx, `SELECT COALESCE(corr(id, extract(epoch FROM created_at)), 0) FROM transactions`).Scan(&corr)
-	fmt.Printf("gateway rows: %d (ids %d … %d), table %s, corr(id, created_at) %.3f; load average %s\n", rows, minID, maxID, heap, corr, loadavg())
+	fmt.Printf("gateway rows: %d (ids %d … %d), table %s, corr(id, created_at) %.3f; load average %s\n", rows, minID, maxID, heap, corr, harness.LoadAvg())
 
 	// The services.
 	authHTTP := fmt.Sprintf("127.0.0.1:%d", *portBase+81)
@@ -167,23 +104,18 @@ func main() {
 	gwGRPC := fmt.Sprintf("127.0.0.1:%d", *portBase+1082)
 	aggHTTP := fmt.Sprintf("127.0.0.1:%d", *portBase+84)
 	aggGRPC := fmt.Sprintf("127.0.0.1:%d", *portBase+1084)
-	nurl := *natsURL
-	if *natsServer != "" {
-		port := *portBase + 4222
-		dir := fmt.Sprintf("/tmp/aggbench-nats-%d", port)
-		_ = os.RemoveAll(dir)
-		start("nats", []string{*natsServer, "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-js", "-sd", dir}, nil)
-		nurl = fmt.Sprintf("nats://127.0.0.1:%d", port)
-		waitNATS(nurl)
+	nurl, err := procs.StartNATS(*natsServer, *natsURL, *portBase+4222)
+	if err != nil {
+		fatalf("%v", err)
 	}
 	common := []string{"PAYGATE_DEMO=true", "PAYGATE_LOG_LEVEL=warn", "PAYGATE_NATS_URL=" + nurl,
 		"PAYGATE_REDIS_URL=" + *redisURL, "PAYGATE_JWKS_URL=http://" + authHTTP + "/.well-known/jwks.json",
 		"PAYGATE_DATABASE_URL=" + *dbURL}
-	start("auth", []string{*binDir + "/auth"}, append(slices.Clone(common),
+	authProc := procs.MustStart("auth", []string{*binDir + "/auth"}, append(slices.Clone(common),
 		"PAYGATE_DATABASE_SCHEMA="+*authSchema, "PAYGATE_REDIS_KEY_PREFIX=paygate:aggbench:",
 		"PAYGATE_ACCESS_TOKEN_TTL=1h", "PAYGATE_HTTP_ADDR="+authHTTP,
 		fmt.Sprintf("PAYGATE_GRPC_ADDR=127.0.0.1:%d", *portBase+1081)))
-	start("gateway", []string{*binDir + "/gateway"}, append(slices.Clone(common),
+	gwProc := procs.MustStart("gateway", []string{*binDir + "/gateway"}, append(slices.Clone(common),
 		"PAYGATE_DATABASE_SCHEMA="+*gwSchema, "PAYGATE_HTTP_ADDR="+gwHTTP, "PAYGATE_GRPC_ADDR="+gwGRPC,
 		"PAYGATE_AGGREGATOR_GRPC_ADDR="+aggGRPC,
 		fmt.Sprintf("PAYGATE_SANDBOX_URL=http://127.0.0.1:%d", *portBase+85),
@@ -193,18 +125,20 @@ func main() {
 	aggEnv := append(slices.Clone(common), "PAYGATE_DATABASE_SCHEMA="+*aggSchema,
 		"PAYGATE_HTTP_ADDR="+aggHTTP, "PAYGATE_GRPC_ADDR="+aggGRPC, "PAYGATE_GATEWAY_GRPC_ADDR="+gwGRPC,
 		"PAYGATE_AGGREGATOR_AUTO_REBUILD=false")
-	start("aggregator", []string{*binDir + "/aggregator"}, aggEnv)
-	for _, b := range []string{authHTTP, gwHTTP, aggHTTP} {
-		waitReady("http://" + b)
+	aggProc := procs.MustStart("aggregator", []string{*binDir + "/aggregator"}, aggEnv)
+	for addr, p := range map[string]*harness.Proc{authHTTP: authProc, gwHTTP: gwProc, aggHTTP: aggProc} {
+		if err := harness.WaitReady(ctx, "http://"+addr, 2*time.Minute, p); err != nil {
+			fatalf("%v", err)
+		}
 	}
-	fmt.Printf("services ready; load average %s\n\n", loadavg())
+	fmt.Printf("services ready; load average %s\n\n", harness.LoadAvg())
 
 	if *doRebuild {
 		var before time.Duration
 		if *doCeiling {
 			before = ceiling(ctx, gw)
 		}
-		fmt.Printf("rebuild starts; load average %s\n", loadavg())
+		fmt.Printf("rebuild starts; load average %s\n", harness.LoadAvg())
 		t0 := time.Now()
 		cmd := exec.Command(*binDir+"/aggregator", "rebuild")
 		cmd.Env = append(os.Environ(), aggEnv...)
@@ -215,7 +149,7 @@ func main() {
 			fatalf("aggregator rebuild: %v\n%s", err, out)
 		}
 		fmt.Printf("rebuild: %d rows in %s = %.0f rows/s (%.1f s per million); load average %s\n",
-			rows, took.Round(time.Millisecond), float64(rows)/took.Seconds(), took.Seconds()/float64(rows)*1e6, loadavg())
+			rows, took.Round(time.Millisecond), float64(rows)/took.Seconds(), took.Seconds()/float64(rows)*1e6, harness.LoadAvg())
 		if *doCeiling {
 			after := ceiling(ctx, gw)
 			best := min(before, after)
@@ -243,9 +177,9 @@ func main() {
 	if *events > 0 {
 		consumer(ctx, gw, nurl, tokens["admin"], "http://"+aggHTTP)
 	}
-	fmt.Printf("\nload average at the end %s\n", loadavg())
+	fmt.Printf("\nload average at the end %s\n", harness.LoadAvg())
 	if mismatches > 0 {
-		stopAll()
+		procs.StopAll()
 		log.Fatalf("%d MISMATCHES between the aggregator and the gateway's rows", mismatches)
 	}
 }
@@ -259,19 +193,6 @@ func connect(ctx context.Context, schema string) *pgx.Conn {
 		fatalf("%v", err)
 	}
 	return conn
-}
-
-func waitNATS(u string) {
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		nc, err := nats.Connect(u)
-		if err == nil {
-			nc.Close()
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	fatalf("NATS at %s: not up after 30 s", u)
 }
 
 // replayColumns are the columns the gateway's replay reads for every
@@ -305,7 +226,7 @@ func ceiling(ctx context.Context, conn *pgx.Conn) time.Duration {
 	}
 	took := time.Since(t0)
 	fmt.Printf("ceiling: bare pgx read of %d rows (%d MB of values): %s = %.0f rows/s; load average %s\n",
-		n, bytes>>20, took.Round(time.Millisecond), float64(n)/took.Seconds(), loadavg())
+		n, bytes>>20, took.Round(time.Millisecond), float64(n)/took.Seconds(), harness.LoadAvg())
 	return took
 }
 
@@ -434,17 +355,6 @@ func groundTruth(ctx context.Context, conn *pgx.Conn, s span, merchants []int32)
 	return t, time.Since(t0)
 }
 
-func sameAmount(a, b string) bool {
-	var x, y big.Rat
-	if _, ok := x.SetString(a); !ok {
-		return false
-	}
-	if _, ok := y.SetString(b); !ok {
-		return false
-	}
-	return x.Cmp(&y) == 0
-}
-
 // compare returns what differs between the aggregator's answer and the
 // gateway's rows.
 func compare(r *aggregatorv1.GetStatisticsResponse, t truth) []string {
@@ -464,10 +374,10 @@ func compare(r *aggregatorv1.GetStatisticsResponse, t truth) []string {
 	chk("notConfirmed", r.GetNotConfirmed(), t.notConfirmed)
 	chk("cashIn.count", r.GetCashInData().GetCount(), t.cashInN)
 	chk("cashOut.count", r.GetCashOutData().GetCount(), t.cashOutN)
-	if !sameAmount(r.GetCashInData().GetAmount(), t.cashIn) {
+	if !harness.SameAmount(r.GetCashInData().GetAmount(), t.cashIn) {
 		diff = append(diff, fmt.Sprintf("cashIn.amount %s ≠ %s", r.GetCashInData().GetAmount(), t.cashIn))
 	}
-	if !sameAmount(r.GetCashOutData().GetAmount(), t.cashOut) {
+	if !harness.SameAmount(r.GetCashOutData().GetAmount(), t.cashOut) {
 		diff = append(diff, fmt.Sprintf("cashOut.amount %s ≠ %s", r.GetCashOutData().GetAmount(), t.cashOut))
 	}
 	if len(r.GetUnconverted()) > 0 {
@@ -483,7 +393,7 @@ func statistics(ctx context.Context, gw *pgx.Conn, tokens map[string]string, agg
 		merchants []int32
 	}{{"admin", nil}, {"merchant", []int32{1}}}
 	mismatches := 0
-	fmt.Printf("statistics (GET /api/v1/statistics?currency=USD, %d requests after 1 warm-up; load average %s)\n\n", *requests, loadavg())
+	fmt.Printf("statistics (GET /api/v1/statistics?currency=USD, %d requests after 1 warm-up; load average %s)\n\n", *requests, harness.LoadAvg())
 	fmt.Println("| scope | zone | range | total | aggregator p50 / p95 / max ms | through gateway p50 / p95 ms | SQL over gateway rows ms | check |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, sc := range scopes {
@@ -521,7 +431,7 @@ func statistics(ctx context.Context, gw *pgx.Conn, tokens map[string]string, agg
 			}
 		}
 	}
-	fmt.Printf("\nload average after the statistics %s\n", loadavg())
+	fmt.Printf("\nload average after the statistics %s\n", harness.LoadAvg())
 	return mismatches
 }
 
@@ -609,7 +519,7 @@ func consumer(ctx context.Context, gw *pgx.Conn, nurl, token, aggBase string) {
 
 	// Ceiling: the same events, published alone to a subject of the stream
 	// that no consumer reads.
-	fmt.Printf("\nconsumer: %d events (%d transactions, created + finalized, ids from %d); load average %s\n", len(msgs), n, base, loadavg())
+	fmt.Printf("\nconsumer: %d events (%d transactions, created + finalized, ids from %d); load average %s\n", len(msgs), n, base, harness.LoadAvg())
 	alone := publish(func(*nats.Msg) string { return "paygate.events.aggbench_probe" }, "-probe")
 	fmt.Printf("ceiling: JetStream publish alone: %s = %.0f events/s\n", alone.Round(time.Millisecond), float64(len(msgs))/alone.Seconds())
 	if stream, err := js.Stream(ctx, "PAYGATE_EVENTS"); err == nil {
@@ -651,7 +561,7 @@ func consumer(ctx context.Context, gw *pgx.Conn, nurl, token, aggBase string) {
 	fmt.Printf("consumer: all %d events in the statistics after %s = %.0f events/s (published in %s, %.0f events/s while consumed); "+
 		"total %d → %d, successful %d → %d; load average %s\n",
 		len(msgs), took.Round(time.Millisecond), float64(len(msgs))/took.Seconds(), pubTook.Round(time.Millisecond),
-		float64(len(msgs))/pubTook.Seconds(), before.GetTotal(), last.GetTotal(), before.GetSuccessful(), last.GetSuccessful(), loadavg())
+		float64(len(msgs))/pubTook.Seconds(), before.GetTotal(), last.GetTotal(), before.GetSuccessful(), last.GetSuccessful(), harness.LoadAvg())
 	fmt.Printf("transactions in the statistics, by second: %s\n", strings.Join(series, ", "))
 	if last.GetTotal() != wantTotal || last.GetSuccessful() != wantOK {
 		log.Printf("MISMATCH consumer: total %d (want %d), successful %d (want %d)", last.GetTotal(), wantTotal, last.GetSuccessful(), wantOK)

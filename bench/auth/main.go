@@ -13,7 +13,13 @@
 //     same shape (SELECT … FOR UPDATE, UPDATE, INSERT);
 //  3. inserts live sessions by COPY (default 100,000) and times sequential
 //     GET /api/v1/user-sessions/active as admin per variant, beside GET
-//     /healthz and the bare count of live sessions in SQL.
+//     /healthz and the bare count of live sessions in SQL;
+//  4. (issue 27) enrols TOTP for bench users through the API, then signs in
+//     with a second factor (POST /api/v1/login, then POST
+//     /api/v1/login/second-factor with the current code) at a fixed
+//     open-loop rate (default 20/s), beside the same number of bare argon2id
+//     verifications plus TOTP code checks in-process at the same rate (the
+//     ceiling).
 //
 // It is a plain main package, not a test: `make test` never runs it.
 // Nothing here imports a service's packages; the service is driven through
@@ -35,7 +41,6 @@ import (
 	"log"
 	"math"
 	mrand "math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -54,8 +59,11 @@ import (
 	"golang.org/x/crypto/argon2"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/paygate/paygate/bench/internal/harness"
 	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
 )
+
+var natsServer, natsURL = harness.NATSFlags()
 
 var (
 	dbURL        = flag.String("db", "postgres://postgres@127.0.0.1:5432/paygate?sslmode=disable", "Postgres URL of the bench's own connections")
@@ -64,11 +72,11 @@ var (
 	reset        = flag.Bool("reset", true, "drop the schema (and its _bare twin) first, so every run starts from the service's migrations")
 	authBin      = flag.String("auth", "bin/auth", "auth binary")
 	portBase     = flag.Int("port-base", 38000, "auth HTTP on base+81, gRPC base+1081, the bench's NATS base+4222")
-	natsServer   = flag.String("nats-server", "nats-server", "nats-server binary; empty uses -nats instead of a server of the bench's own")
-	natsURL      = flag.String("nats", "nats://127.0.0.1:4222", "NATS URL when -nats-server is empty")
 	redisURL     = flag.String("redis", "redis://127.0.0.1:6379/7", "Redis URL of the bench service (a DB of its own)")
 	redisPrefix  = flag.String("redis-prefix", "paygate:authloadbench:", "PAYGATE_REDIS_KEY_PREFIX of the bench service")
-	phases       = flag.String("phases", "1,2,3", "phases to run: 1 login, 2 refresh, 3 sessions list")
+	phases       = flag.String("phases", "1,2,3,4", "phases to run: 1 login, 2 refresh, 3 sessions list, 4 sign-in with a second factor")
+	twofaRate    = flag.Float64("twofa-rate", 20, "sign-ins with a second factor per second (open loop) of phase 4")
+	twofaDur     = flag.Duration("twofa-duration", 20*time.Second, "how long sign-ins with a second factor arrive")
 	nUsers       = flag.Int("users", 2000, "bench users (role Merchant, merchant 1) created in the schema")
 	password     = flag.String("password", "loadbench-pass-1", "password of every bench user (each has its own salt and hash)")
 	loginRate    = flag.Float64("login-rate", 40, "sign-ins per second (open loop)")
@@ -89,97 +97,17 @@ var (
 
 // ---------------------------------------------------------------- processes
 
-var running []*exec.Cmd
+// procs are the processes the bench started; their logs are /tmp/authbench-<name>.log.
+var procs = &harness.Group{Logs: "/tmp/authbench-", Grace: 10 * time.Second}
 
-func start(name string, args []string, env []string) {
-	f, err := os.Create("/tmp/authbench-" + name + ".log")
-	if err != nil {
-		fatalf("%v", err)
-	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		fatalf("start %s: %v", name, err)
-	}
-	if name == "auth" {
-		authPID = cmd.Process.Pid
-	}
-	running = append(running, cmd)
-}
-
-func stopAll() {
-	for i := len(running) - 1; i >= 0; i-- {
-		cmd := running[i]
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-		}
-	}
-	running = nil
-}
-
-func fatalf(format string, args ...any) {
-	stopAll()
-	log.Fatalf(format, args...)
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Join(strings.Fields(string(b))[:3], " ")
-}
-
-func load1() string { return strings.Fields(loadavg())[0] }
-
-func waitReady(base string) {
-	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get(base + "/readyz"); err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	fatalf("%s/readyz: not ready after 2 minutes (see /tmp/authbench-auth.log)", base)
-}
-
-func waitTCP(url string) {
-	host := strings.TrimPrefix(url, "nats://")
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := (&net.Dialer{Timeout: time.Second}).Dial("tcp", host); err == nil {
-			_ = c.Close()
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	fatalf("nats at %s not listening", host)
-}
+func fatalf(format string, args ...any) { procs.Fatalf(format, args...) }
 
 // authPID is the bench service's process, whose CPU time is read around
 // each measurement.
 var authPID int
 
 // cpuTime is the user+system CPU time the auth process has used.
-func cpuTime() time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", authPID))
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ = 100
-}
+func cpuTime() time.Duration { return harness.ProcessCPU(authPID) }
 
 // waitIdle waits until the auth process uses almost no CPU (work left by
 // requests that timed out, e.g. sign-ins still hashing after their client
@@ -469,7 +397,7 @@ func ensureUsers(ctx context.Context, db *pgxpool.Pool) ([]string, []string) {
 			fatalf("%v", err)
 		}
 		fmt.Printf("created %d bench users (argon2id hashes, %d from %s: %s on %d cores) in %s; load average %s\n",
-			len(missing), len(cached), *hashCache, hashTook.Round(time.Millisecond), runtime.NumCPU(), time.Since(t0).Round(time.Millisecond), loadavg())
+			len(missing), len(cached), *hashCache, hashTook.Round(time.Millisecond), runtime.NumCPU(), time.Since(t0).Round(time.Millisecond), harness.LoadAvg())
 	}
 	return names, hashes
 }
@@ -537,7 +465,7 @@ func phaseLogin(base string, names, hashes []string) {
 	}
 	// The cost of one verification alone, back to back on one goroutine.
 	var one []time.Duration
-	la := load1()
+	la := harness.Load1()
 	for i := range 20 {
 		t0 := time.Now()
 		if !verify(hashes[i%len(hashes)], *password) {
@@ -546,10 +474,10 @@ func phaseLogin(base string, names, hashes []string) {
 		one = append(one, time.Since(t0))
 	}
 	a, b, c := q(one)
-	record(row{phase: "1", what: "CEILING: one bare argon2id verify at a time (CPU cost)", n: len(one), load: la + "→" + load1(),
+	record(row{phase: "1", what: "CEILING: one bare argon2id verify at a time (CPU cost)", n: len(one), load: la + "→" + harness.Load1(),
 		p50: a, p95: b, p99: c})
 	// Ceiling: the same number of bare verifications at the same rate.
-	la = load1()
+	la = harness.Load1()
 	s, sent, done := openLoop(schedule(n, *loginRate), func(i int) error {
 		if !verify(hashes[i%len(hashes)], *password) {
 			return fmt.Errorf("bare verify of %s failed", names[i%len(names)])
@@ -557,7 +485,7 @@ func phaseLogin(base string, names, hashes []string) {
 		return nil
 	})
 	a, b, c = q(s.lat)
-	record(row{phase: "1", what: "CEILING: bare argon2id verify in-process, open loop", n: s.ok, load: la + "→" + load1(),
+	record(row{phase: "1", what: "CEILING: bare argon2id verify in-process, open loop", n: s.ok, load: la + "→" + harness.Load1(),
 		rate: fmt.Sprintf("%.1f/s (sent %.1f)", done, sent), p50: a, p95: b, p99: c, note: errNote(s.err)})
 	ceil95 := p95(s.lat)
 	runtime.GC()
@@ -566,7 +494,7 @@ func phaseLogin(base string, names, hashes []string) {
 	// rest waiting their turn in arrival order (what a semaphore around the
 	// hash would give the service).
 	sem := make(chan struct{}, runtime.NumCPU())
-	la = load1()
+	la = harness.Load1()
 	s, sent, done = openLoop(schedule(n, *loginRate), func(i int) error {
 		sem <- struct{}{}
 		defer func() { <-sem }()
@@ -576,12 +504,12 @@ func phaseLogin(base string, names, hashes []string) {
 		return nil
 	})
 	a, b, c = q(s.lat)
-	record(row{phase: "1", what: fmt.Sprintf("CEILING: bare verify, open loop, at most %d at once (FIFO)", runtime.NumCPU()), n: s.ok, load: la + "→" + load1(),
+	record(row{phase: "1", what: fmt.Sprintf("CEILING: bare verify, open loop, at most %d at once (FIFO)", runtime.NumCPU()), n: s.ok, load: la + "→" + harness.Load1(),
 		rate: fmt.Sprintf("%.1f/s (sent %.1f)", done, sent), p50: a, p95: b, p99: c, note: errNote(s.err)})
 	runtime.GC()
 
 	waitIdle()
-	la = load1()
+	la = harness.Load1()
 	c0 := cpuTime()
 	s, sent, done = openLoop(schedule(n, *loginRate), func(i int) error {
 		st, body, err := call("POST", base+"/api/v1/login", "", loginBody(names[i%len(names)]))
@@ -594,7 +522,7 @@ func phaseLogin(base string, names, hashes []string) {
 		return nil
 	})
 	a, b, c = q(s.lat)
-	la += "→" + load1()
+	la += "→" + harness.Load1()
 	// Every attempt hashes, also those whose client timed out: wait for
 	// them, then count the CPU per attempt.
 	waitIdle()
@@ -696,7 +624,7 @@ func phaseRefresh(ctx context.Context, base string, names []string) {
 				fatalf("%v", err)
 			}
 		}
-		la := load1()
+		la := harness.Load1()
 		c0 := cpuTime()
 		s, tput := closedLoop(n, *refreshDur, func(w int) error {
 			b, _ := protojson.Marshal(&authv1.RefreshTokenRequest{RefreshToken: tokens[w]})
@@ -715,12 +643,12 @@ func phaseRefresh(ctx context.Context, base string, names []string) {
 			return nil
 		})
 		a, b, c := q(s.lat)
-		record(row{phase: "2", what: fmt.Sprintf("POST /api/v1/refresh-token, N=%d", n), n: s.ok, load: la + "→" + load1(),
+		record(row{phase: "2", what: fmt.Sprintf("POST /api/v1/refresh-token, N=%d", n), n: s.ok, load: la + "→" + harness.Load1(),
 			rate: fmt.Sprintf("%.0f/s", tput), p50: a, p95: b, p99: c,
 			note: errNote(s.err) + cpuNote(c0, s.ok) + fmt.Sprintf("target ≥ 3,000/s and p95 ≤ 10 ms: %s", verdict(tput >= 3000 && p95(s.lat) <= 10*time.Millisecond && s.err == 0))})
 
 		waitIdle()
-		la = load1()
+		la = harness.Load1()
 		c0 = cpuTime()
 		s, tput = closedLoop(n, *ceilDur, func(int) error {
 			st, _, err := call("GET", base+"/healthz", "", nil)
@@ -730,7 +658,7 @@ func phaseRefresh(ctx context.Context, base string, names []string) {
 			return err
 		})
 		a, b, c = q(s.lat)
-		record(row{phase: "2", what: fmt.Sprintf("CEILING: GET /healthz, N=%d", n), n: s.ok, load: la + "→" + load1(),
+		record(row{phase: "2", what: fmt.Sprintf("CEILING: GET /healthz, N=%d", n), n: s.ok, load: la + "→" + harness.Load1(),
 			rate: fmt.Sprintf("%.0f/s", tput), p50: a, p95: b, p99: c, note: errNote(s.err) + cpuNote(c0, s.ok)})
 
 		conns := *barePool
@@ -744,7 +672,7 @@ func phaseRefresh(ctx context.Context, base string, names []string) {
 		if _, err := pool.Exec(ctx, `INSERT INTO bare_sessions SELECT g, now(), now() + interval '1 day' FROM generate_series(0, $1 - 1) g`, n); err != nil {
 			fatalf("%v", err)
 		}
-		la = load1()
+		la = harness.Load1()
 		s, tput = closedLoop(n, *ceilDur, func(w int) error {
 			return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 				var exp time.Time
@@ -763,7 +691,7 @@ func phaseRefresh(ctx context.Context, base string, names []string) {
 		})
 		pool.Close()
 		a, b, c = q(s.lat)
-		record(row{phase: "2", what: fmt.Sprintf("CEILING: bare pgx tx (FOR UPDATE, UPDATE, INSERT), N=%d, pool %d", n, conns), n: s.ok, load: la + "→" + load1(),
+		record(row{phase: "2", what: fmt.Sprintf("CEILING: bare pgx tx (FOR UPDATE, UPDATE, INSERT), N=%d, pool %d", n, conns), n: s.ok, load: la + "→" + harness.Load1(),
 			rate: fmt.Sprintf("%.0f/s", tput), p50: a, p95: b, p99: c, note: errNote(s.err)})
 	}
 }
@@ -821,7 +749,7 @@ func phaseSessions(ctx context.Context, db *pgxpool.Pool, base string, names []s
 		if _, err := db.Exec(ctx, `VACUUM (ANALYZE) sessions`); err != nil {
 			fatalf("%v", err)
 		}
-		fmt.Printf("  copied %d sessions in %s (with VACUUM ANALYZE); load average %s\n", n, time.Since(t0).Round(time.Millisecond), loadavg())
+		fmt.Printf("  copied %d sessions in %s (with VACUUM ANALYZE); load average %s\n", n, time.Since(t0).Round(time.Millisecond), harness.LoadAvg())
 	}
 	var live int64
 	var size string
@@ -830,7 +758,7 @@ func phaseSessions(ctx context.Context, db *pgxpool.Pool, base string, names []s
 
 	// Ceilings: the bare count, and GET /healthz, sequential.
 	var lat []time.Duration
-	la := load1()
+	la := harness.Load1()
 	for range *sqlRequests {
 		t0 := time.Now()
 		var c int64
@@ -840,9 +768,9 @@ func phaseSessions(ctx context.Context, db *pgxpool.Pool, base string, names []s
 		lat = append(lat, time.Since(t0))
 	}
 	a, b, c := q(lat)
-	record(row{phase: "3", what: "CEILING: bare SQL count of live sessions, sequential", n: len(lat), load: la + "→" + load1(), rate: "", p50: a, p95: b, p99: c})
+	record(row{phase: "3", what: "CEILING: bare SQL count of live sessions, sequential", n: len(lat), load: la + "→" + harness.Load1(), rate: "", p50: a, p95: b, p99: c})
 	lat = lat[:0]
-	la = load1()
+	la = harness.Load1()
 	for range *listRequests {
 		t0 := time.Now()
 		if st, _, err := call("GET", base+"/healthz", "", nil); err != nil || st != 200 {
@@ -851,7 +779,7 @@ func phaseSessions(ctx context.Context, db *pgxpool.Pool, base string, names []s
 		lat = append(lat, time.Since(t0))
 	}
 	a, b, c = q(lat)
-	record(row{phase: "3", what: "CEILING: GET /healthz, sequential", n: len(lat), load: la + "→" + load1(), p50: a, p95: b, p99: c})
+	record(row{phase: "3", what: "CEILING: GET /healthz, sequential", n: len(lat), load: la + "→" + harness.Load1(), p50: a, p95: b, p99: c})
 
 	admin, _, err := signIn(base, "admin", "paygate-demo")
 	if err != nil {
@@ -883,7 +811,7 @@ func phaseSessions(ctx context.Context, db *pgxpool.Pool, base string, names []s
 		}
 		lat = lat[:0]
 		errs := 0
-		la := load1()
+		la := harness.Load1()
 		c0 := cpuTime()
 		for range *listRequests {
 			t0 := time.Now()
@@ -895,7 +823,7 @@ func phaseSessions(ctx context.Context, db *pgxpool.Pool, base string, names []s
 			lat = append(lat, time.Since(t0))
 		}
 		a, b, c := q(lat)
-		record(row{phase: "3", what: "GET /api/v1/user-sessions/active?" + v, n: len(lat), load: la + "→" + load1(),
+		record(row{phase: "3", what: "GET /api/v1/user-sessions/active?" + v, n: len(lat), load: la + "→" + harness.Load1(),
 			rate: fmt.Sprintf("total %d", total), p50: a, p95: b, p99: c,
 			note: errNote(errs) + cpuNote(c0, len(lat)) + "target p95 ≤ 20 ms: " + verdict(p95(lat) <= 20*time.Millisecond && errs == 0)})
 	}
@@ -917,7 +845,7 @@ func main() {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() { <-sig; fatalf("interrupted") }()
-	defer stopAll()
+	defer procs.StopAll()
 	ctx := context.Background()
 
 	commit := "?"
@@ -930,7 +858,7 @@ func main() {
 		sum = "sha256 " + hex.EncodeToString(h[:6])
 	}
 	fmt.Printf("# auth at load — %s, bench commit %s, %s (%s), %d cores, Go %s; load average %s\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), commit, *authBin, sum, runtime.NumCPU(), runtime.Version(), loadavg())
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), commit, *authBin, sum, runtime.NumCPU(), runtime.Version(), harness.LoadAvg())
 
 	if *reset {
 		admin := connect(ctx, 1, "public")
@@ -944,28 +872,26 @@ func main() {
 
 	httpAddr := fmt.Sprintf("127.0.0.1:%d", *portBase+81)
 	base := "http://" + httpAddr
-	nurl := *natsURL
-	if *natsServer != "" {
-		port := *portBase + 4222
-		dir := fmt.Sprintf("/tmp/authbench-nats-%d", port)
-		_ = os.RemoveAll(dir)
-		start("nats", []string{*natsServer, "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-js", "-sd", dir}, nil)
-		nurl = fmt.Sprintf("nats://127.0.0.1:%d", port)
-		waitTCP(nurl)
+	nurl, err := procs.StartNATS(*natsServer, *natsURL, *portBase+4222)
+	if err != nil {
+		fatalf("%v", err)
 	}
 	sdb := *serviceDB
 	if sdb == "" {
 		sdb = *dbURL
 	}
-	start("auth", []string{*authBin}, []string{
+	authProc := procs.MustStart("auth", []string{*authBin}, []string{
 		"PAYGATE_DEMO=true", "PAYGATE_LOG_LEVEL=warn", "PAYGATE_NATS_URL=" + nurl, "PAYGATE_REDIS_URL=" + *redisURL,
 		"PAYGATE_REDIS_KEY_PREFIX=" + *redisPrefix, "PAYGATE_DATABASE_URL=" + sdb, "PAYGATE_DATABASE_SCHEMA=" + *schema,
 		"PAYGATE_JWKS_URL=" + base + "/.well-known/jwks.json", "PAYGATE_ACCESS_TOKEN_TTL=1h",
 		"PAYGATE_LOGIN_IP_LIMIT=1000000", "PAYGATE_HTTP_ADDR=" + httpAddr,
 		fmt.Sprintf("PAYGATE_GRPC_ADDR=127.0.0.1:%d", *portBase+1081),
 	})
-	waitReady(base)
-	fmt.Printf("bin/auth ready on %s (schema %s); load average %s\n", httpAddr, *schema, loadavg())
+	authPID = authProc.Pid()
+	if err := harness.WaitReady(ctx, base, 2*time.Minute, authProc); err != nil {
+		fatalf("%v", err)
+	}
+	fmt.Printf("bin/auth ready on %s (schema %s); load average %s\n", httpAddr, *schema, harness.LoadAvg())
 
 	db := connect(ctx, 4, *schema)
 	defer db.Close()
@@ -984,8 +910,11 @@ func main() {
 	if want["3"] {
 		phaseSessions(ctx, db, base, names)
 	}
+	if want["4"] {
+		phaseSecondFactor(base, names, hashes)
+	}
 
-	fmt.Printf("\n## Summary (load average at the end %s)\n\n", loadavg())
+	fmt.Printf("\n## Summary (load average at the end %s)\n\n", harness.LoadAvg())
 	fmt.Println("| phase | measurement | n | rate | p50 ms | p95 ms | p99 ms | load 1-min (start→end) | note |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, r := range table {

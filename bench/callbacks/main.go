@@ -25,21 +25,19 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
 	"runtime"
 	"slices"
@@ -52,12 +50,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/paygate/paygate/bench/internal/harness"
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 )
 
@@ -82,7 +80,7 @@ func main() {
 	defer stop()
 	if err := benchmark(ctx); err != nil {
 		log.Printf("FAILED: %v", err)
-		stopAll()
+		procs.StopAll()
 		os.Exit(1)
 	}
 }
@@ -93,15 +91,11 @@ func benchmark(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: dir, NoSigs: true, NoLog: true})
+	ns, err := harness.EmbeddedNATS(dir)
 	if err != nil {
 		return err
 	}
-	ns.Start()
 	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		return errors.New("embedded nats not ready")
-	}
 	nc, err := nats.Connect(ns.ClientURL())
 	if err != nil {
 		return err
@@ -157,31 +151,12 @@ type bench struct {
 	txBase  int64
 }
 
-// service is one run of the binary.
-type service struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-}
-
-var (
-	runningMu sync.Mutex
-	running   []*service
-)
-
-func stopAll() {
-	runningMu.Lock()
-	defer runningMu.Unlock()
-	for _, s := range running {
-		_ = s.cmd.Process.Kill()
-	}
-}
+// procs are the runs of the binary; each scenario's runs write on
+// /tmp/callbacksbench-<scenario>.log. A failing bench kills them all.
+var procs = &harness.Group{Logs: "/tmp/callbacksbench-", Append: true}
 
 // start runs the service on schema and waits for /readyz.
-func (b *bench) start(ctx context.Context, scenario, schema string, env map[string]string) (*service, error) {
-	f, err := os.OpenFile("/tmp/callbacksbench-"+scenario+".log", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, err
-	}
+func (b *bench) start(ctx context.Context, scenario, schema string, env map[string]string) (*harness.Proc, error) {
 	all := map[string]string{
 		"PAYGATE_DATABASE_URL":             *dbURL,
 		"PAYGATE_DATABASE_SCHEMA":          schema,
@@ -199,63 +174,25 @@ func (b *bench) start(ctx context.Context, scenario, schema string, env map[stri
 		"PAYGATE_CALLBACK_TIMEOUT":         "2s",
 		"PAYGATE_CALLBACK_EVENTS_FROM":     "new",
 	}
-	for k, v := range env {
-		all[k] = v
-	}
-	cmd := exec.Command(*bin)
-	cmd.Env = os.Environ()
+	maps.Copy(all, env)
+	var kv []string
 	for k, v := range all {
-		cmd.Env = append(cmd.Env, k+"="+v)
+		kv = append(kv, k+"="+v)
 	}
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", *bin, err)
+	s, err := procs.Start(scenario, []string{*bin}, kv)
+	if err != nil {
+		return nil, err
 	}
-	s := &service{cmd: cmd, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); f.Close(); close(s.done) }()
-	runningMu.Lock()
-	running = append(running, s)
-	runningMu.Unlock()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(*httpPort) + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s, nil
-			}
-		}
-		select {
-		case <-s.done:
-			return nil, fmt.Errorf("service exited before ready; see /tmp/callbacksbench-%s.log", scenario)
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return nil, errors.New("service not ready after 30s")
-		}
+	if err := harness.WaitReady(ctx, "http://127.0.0.1:"+strconv.Itoa(*httpPort), 30*time.Second, s); err != nil {
+		return nil, err
 	}
-}
-
-func (s *service) kill() {
-	_ = s.cmd.Process.Signal(syscall.SIGKILL)
-	<-s.done
-}
-
-func (s *service) stop() {
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(20 * time.Second):
-		s.kill()
-	}
+	return s, nil
 }
 
 // prepare makes a scratch schema (by starting the service, which migrates
 // it) and seeds one callback URL per collab; it returns the running service.
-func (b *bench) prepare(ctx context.Context, scenario string, maxAttempts int, env map[string]string) (string, *service, error) {
-	schema := "callbacks_bench_" + randomHex(4)
+func (b *bench) prepare(ctx context.Context, scenario string, maxAttempts int, env map[string]string) (string, *harness.Proc, error) {
+	schema := "callbacks_bench_" + harness.RandomHex(4)
 	svc, err := b.start(ctx, scenario, schema, env)
 	if err != nil {
 		return "", nil, err
@@ -387,13 +324,13 @@ func (b *bench) crash(ctx context.Context, name string, failRate float64) error 
 		}
 	}
 	atKill := b.sink.snapshot()
-	svc.kill()
+	svc.Kill()
 	killedAt := time.Since(start)
 	svc, err = b.start(ctx, name, schema, env)
 	if err != nil {
 		return err
 	}
-	defer svc.stop()
+	defer svc.Stop(20 * time.Second)
 	restartedAt := time.Since(start)
 	counts, err := b.waitSettled(ctx, schema, int64(*events), 5*time.Minute)
 	if err != nil {
@@ -479,7 +416,7 @@ func (b *bench) throughput(ctx context.Context) error {
 		return err
 	}
 	defer b.drop(ctx, schema)
-	defer svc.stop()
+	defer svc.Stop(20 * time.Second)
 
 	// Publish in chunks while the backlog is under a ceiling, for -duration.
 	const chunk, backlog = 2000, 30_000
@@ -727,12 +664,6 @@ func (s *sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.ok.Add(1)
 	w.WriteHeader(http.StatusNoContent)
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 func cpuModel() string {

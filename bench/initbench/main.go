@@ -26,7 +26,6 @@ import (
 	"log"
 	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
 	"runtime"
 	"slices"
@@ -39,6 +38,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/paygate/paygate/bench/internal/harness"
 )
 
 var (
@@ -59,68 +60,10 @@ var (
 	gatewayDB   = flag.String("gateway-db", "", "Postgres URL of the gateway (default -db), e.g. with ?pool_max_conns=8")
 )
 
-type service struct {
-	name string
-	cmd  *exec.Cmd
-}
+// procs are the processes the bench started; their logs are /tmp/initbench-<name>.log.
+var procs = &harness.Group{Logs: "/tmp/initbench-", Grace: 10 * time.Second}
 
-var running []*service
-
-func start(name, bin string, env []string) *service {
-	logPath := "/tmp/initbench-" + name + ".log"
-	f, err := os.Create(logPath)
-	if err != nil {
-		fatalf("%v", err)
-	}
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = f, f
-	if err := cmd.Start(); err != nil {
-		fatalf("start %s: %v", name, err)
-	}
-	s := &service{name: name, cmd: cmd}
-	running = append(running, s)
-	return s
-}
-
-func (s *service) stop() {
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = s.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-done
-	}
-}
-
-func stopAll() {
-	for i := len(running) - 1; i >= 0; i-- {
-		running[i].stop()
-	}
-	running = nil
-}
-
-func fatalf(format string, args ...any) {
-	stopAll()
-	log.Fatalf(format, args...)
-}
-
-func waitReady(base string) error {
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		resp, err := http.Get(base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return fmt.Errorf("%s/readyz not ready after 60s", base)
-}
+func fatalf(format string, args ...any) { procs.Fatalf(format, args...) }
 
 // demoHash is the demo merchant's public hash (services/gateway/internal/merchant).
 func demoHash(id int) string {
@@ -191,56 +134,6 @@ func run(name string, n int, d time.Duration, op func(worker, i int) error) resu
 	return r
 }
 
-// loadAverage is the machine's 1-minute load average (the machine may be
-// shared: results are read against it), or "?".
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	if f := strings.Fields(string(b)); len(f) > 0 {
-		return f[0]
-	}
-	return "?"
-}
-
-// cpuByProgram is the CPU time (user + system) each program's running
-// processes have used so far, by the name the kernel knows them by
-// (postgres, gateway, sandbox, nats-server, initbench...). Programs
-// whose processes exit meanwhile are undercounted; the measured ones
-// (the pool's Postgres backends, the services) live through a phase.
-func cpuByProgram() map[string]time.Duration {
-	out := map[string]time.Duration{}
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		if _, err := strconv.Atoi(d.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + d.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ... utime stime: fields 14 and 15, the
-		// 12th and 13th after the comm's closing parenthesis.
-		open, closing := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
-		if open < 0 || closing < open {
-			continue
-		}
-		f := strings.Fields(string(b[closing+1:]))
-		if len(f) < 13 {
-			continue
-		}
-		utime, _ := strconv.ParseInt(f[11], 10, 64)
-		stime, _ := strconv.ParseInt(f[12], 10, 64)
-		out[string(b[open+1:closing])] += time.Duration(utime+stime) * (time.Second / clockTicks)
-	}
-	return out
-}
-
-// clockTicks is the kernel's USER_HZ, the unit of /proc/<pid>/stat's
-// times: 100 on Linux everywhere that matters here.
-const clockTicks = 100
-
 // cpuPerTransaction prints the CPU time each program spent per
 // transaction between two cpuByProgram readings, the busiest first.
 func cpuPerTransaction(before, after map[string]time.Duration, n int64) string {
@@ -272,11 +165,11 @@ func cpuPerTransaction(before, after map[string]time.Duration, n int64) string {
 
 func main() {
 	flag.Parse()
-	loadBefore := loadAverage()
+	loadBefore := harness.Load1()
 	ctx := context.Background()
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() { <-sigs; stopAll(); os.Exit(1) }()
+	go func() { <-sigs; procs.StopAll(); os.Exit(1) }()
 
 	pool, err := pgxpool.New(ctx, *dbURL)
 	if err != nil {
@@ -289,18 +182,18 @@ func main() {
 
 	gwHTTP := "127.0.0.1:" + strconv.Itoa(*portBase+82)
 	sbHTTP := "127.0.0.1:" + strconv.Itoa(*portBase+85)
-	start("sandbox", *sandboxBin, []string{
+	procs.MustStart("sandbox", []string{*sandboxBin}, []string{
 		"PAYGATE_HTTP_ADDR=" + sbHTTP, "PAYGATE_SANDBOX_GATEWAY_URL=http://" + gwHTTP,
 		"PAYGATE_SANDBOX_LATENCY=0s", "PAYGATE_SANDBOX_OUTCOME=success", "PAYGATE_LOG_LEVEL=warn",
 	})
-	start("gateway", *gatewayBin, []string{
+	gateway := procs.MustStart("gateway", []string{*gatewayBin}, []string{
 		"PAYGATE_HTTP_ADDR=" + gwHTTP, "PAYGATE_GRPC_ADDR=127.0.0.1:" + strconv.Itoa(*portBase+1082),
 		"PAYGATE_DATABASE_URL=" + cmp.Or(*gatewayDB, *dbURL), "PAYGATE_DATABASE_SCHEMA=" + *schema, "PAYGATE_NATS_URL=" + *natsURL,
 		"PAYGATE_REDIS_URL=" + *redisURL, "PAYGATE_DEMO=true", "PAYGATE_SANDBOX_URL=http://" + sbHTTP,
 		"PAYGATE_JWKS_URL=http://127.0.0.1:1/jwks", "PAYGATE_CONSUME_CALLBACK_EVENTS=false", "PAYGATE_LOG_LEVEL=warn",
 	})
-	defer stopAll()
-	if err := waitReady("http://" + gwHTTP); err != nil {
+	defer procs.StopAll()
+	if err := harness.WaitReady(ctx, "http://"+gwHTTP, 60*time.Second, gateway); err != nil {
 		fatalf("%v", err)
 	}
 
@@ -367,7 +260,7 @@ func main() {
 	}
 	before := q("SELECT count(*) FROM " + pgx.Identifier{*schema, "transactions"}.Sanitize())
 	phase = "measured"
-	cpuBefore := cpuByProgram()
+	cpuBefore := harness.CPUByProgram()
 	initRes := run("initialize (REST, HMAC-signed, sandbox 0 ms)", *concurrency, *duration, initialize)
 	sent := time.Now()
 
@@ -390,7 +283,7 @@ func main() {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	cpuAfter := cpuByProgram()
+	cpuAfter := harness.CPUByProgram()
 	made := q("SELECT count(*) FROM "+tx) - before
 	final := q("SELECT count(*) FROM "+tx+" WHERE status = 4") - q("SELECT count(*) FROM "+tx+" WHERE status = 4 AND nonce NOT LIKE '%-measured-%'")
 
@@ -398,10 +291,10 @@ func main() {
 	if !*skipBare {
 		bare = bareInserts(ctx, pool, tx, ob)
 	}
-	stopAll()
+	procs.StopAll()
 
 	fmt.Printf("\n%d clients, %s per phase, GOMAXPROCS of this machine: %d cores; load average %s before the run, %s after it\n\n",
-		*concurrency, *duration, runtime.NumCPU(), loadBefore, loadAverage())
+		*concurrency, *duration, runtime.NumCPU(), loadBefore, harness.Load1())
 	fmt.Println("| phase | ok | errors | per second | p50 ms | p95 ms | p99 ms |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	fmt.Println(initRes.row())

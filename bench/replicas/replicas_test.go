@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math/big"
 	"net/http"
 	"os"
 	"slices"
@@ -29,6 +28,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/paygate/paygate/bench/internal/harness"
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 )
 
@@ -55,7 +55,7 @@ func newStack(t *testing.T) *stack {
 		t.Fatal(err)
 	}
 	s := &stack{natsURL: startNATS(t), receiver: newReceiver(t), spans: newSpanSink(t)}
-	prefix := "replicas_" + randomHex(4) + "_"
+	prefix := "replicas_" + harness.RandomHex(4) + "_"
 	schemas := map[string]string{"auth": prefix + "auth", "gateway": prefix + "gateway",
 		"callbacks": prefix + "callbacks", "aggregator": prefix + "aggregator"}
 	// The pools drop the schemas at the end, after the processes stopped
@@ -136,6 +136,13 @@ func newStack(t *testing.T) *stack {
 	var login struct {
 		AccessToken string `json:"accessToken"`
 	}
+	anon.must(t, http.StatusOK, http.MethodPost, s.auth.URL()+"/api/v1/login",
+		map[string]string{"username": "admin", "password": "paygate-demo"}, &login)
+	s.admin = &client{http: anon.http, token: login.AccessToken}
+	// The bench changes configuration as the admin without a passkey: step-up
+	// confirmation (issue 28) off, and a new token without the cfm claim.
+	s.admin.must(t, http.StatusOK, http.MethodPut, s.auth.URL()+"/api/v1/sensitive-actions/step-up",
+		map[string]any{"actions": []string{}, "scope": "none"}, nil)
 	anon.must(t, http.StatusOK, http.MethodPost, s.auth.URL()+"/api/v1/login",
 		map[string]string{"username": "admin", "password": "paygate-demo"}, &login)
 	s.admin = &client{http: anon.http, token: login.AccessToken}
@@ -254,9 +261,9 @@ func TestReplicas(t *testing.T) {
 	s.drive(t, "b", 2*perPhase, []int{0, 1}, perPhase/2, func() {
 		dead.Store(true)
 		s.killedAt = time.Now()
-		s.gw[0].kill()
-		s.cb[0].kill()
-		s.agg[0].kill()
+		s.gw[0].Kill()
+		s.cb[0].Kill()
+		s.agg[0].Kill()
 		close(killed)
 	}, func(g int) bool { return g == 0 && dead.Load() })
 	<-killed
@@ -490,7 +497,7 @@ func (s *stack) checkStatistics(t *testing.T, aggs []int) {
 				got.Successful.String() == strconv.FormatInt(want.success, 10) &&
 				got.PspError.String() == strconv.FormatInt(want.failed, 10) &&
 				got.CashInData.Count.String() == strconv.FormatInt(want.success, 10) &&
-				sameAmount(got.CashInData.Amount, want.amount)
+				harness.SameAmount(got.CashInData.Amount, want.amount)
 		})
 		if !ok {
 			t.Errorf("statistics never equalled the gateway's rows within 90s: %s", last)
@@ -498,17 +505,6 @@ func (s *stack) checkStatistics(t *testing.T, aggs []int) {
 		}
 		t.Logf("statistics equal the ground truth: %s", last)
 	}
-}
-
-func sameAmount(a, b string) bool {
-	var x, y big.Rat
-	if _, ok := x.SetString(a); !ok {
-		return false
-	}
-	if _, ok := y.SetString(b); !ok {
-		return false
-	}
-	return x.Cmp(&y) == 0
 }
 
 // checkConfiguration changes settings through one gateway and pays through
@@ -590,7 +586,7 @@ func (s *stack) checkFeeEdit(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: read the fee of payment %s: %v", what, nonce, err)
 		}
-		if gotID == nil || strconv.FormatInt(*gotID, 10) != feeID || gotAmount == nil || !sameAmount(*gotAmount, charge) {
+		if gotID == nil || strconv.FormatInt(*gotID, 10) != feeID || gotAmount == nil || !harness.SameAmount(*gotAmount, charge) {
 			t.Errorf("%s: payment through gateway %d got fee %v charging %v, want fee %s charging %s",
 				what, g, deref(gotID), deref(gotAmount), feeID, charge)
 		}
@@ -681,7 +677,7 @@ func (s *stack) jobRuns(t *testing.T) ([]*jobRun, map[string]map[string]bool) {
 // one of the processes the test killed.
 func (s *stack) killedInstance(instance string) bool {
 	for _, p := range []*proc{s.gw[0], s.cb[0], s.agg[0]} {
-		if strings.HasSuffix(instance, ":"+strconv.Itoa(p.cmd.Process.Pid)) {
+		if strings.HasSuffix(instance, ":"+strconv.Itoa(p.Pid())) {
 			return true
 		}
 	}

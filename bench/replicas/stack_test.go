@@ -3,7 +3,6 @@ package replicas_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -26,7 +25,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	natsserver "github.com/nats-io/nats-server/v2/server"
+
+	"github.com/paygate/paygate/bench/internal/harness"
 )
 
 // The helpers of this file start the built service binaries the way a
@@ -122,14 +122,11 @@ var handedOut = struct {
 
 // proc is one running service process.
 type proc struct {
+	*harness.Proc
 	name     string
 	httpAddr string
 	grpcAddr string
-	cmd      *exec.Cmd
 	logs     *logBuf
-	exited   chan struct{}
-	mu       sync.Mutex
-	killed   bool
 }
 
 // URL is the base URL of the process's REST listener.
@@ -175,38 +172,37 @@ func start(t *testing.T, dir, name string, env map[string]string) *proc {
 
 func startOnce(t *testing.T, dir, name string, env map[string]string) (*proc, error) {
 	t.Helper()
-	p := &proc{name: name, httpAddr: env["PAYGATE_HTTP_ADDR"], grpcAddr: env["PAYGATE_GRPC_ADDR"],
-		logs: &logBuf{}, exited: make(chan struct{})}
-	p.cmd = exec.Command(filepath.Join(dir, strings.SplitN(name, "-", 2)[0]))
+	p := &proc{name: name, httpAddr: env["PAYGATE_HTTP_ADDR"], grpcAddr: env["PAYGATE_GRPC_ADDR"], logs: &logBuf{}}
+	cmd := exec.Command(filepath.Join(dir, strings.SplitN(name, "-", 2)[0]))
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "PAYGATE_") {
-			p.cmd.Env = append(p.cmd.Env, kv)
+			cmd.Env = append(cmd.Env, kv)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(env)) {
-		p.cmd.Env = append(p.cmd.Env, k+"="+env[k])
+		cmd.Env = append(cmd.Env, k+"="+env[k])
 	}
-	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
+	cmd.Stdout, cmd.Stderr = p.logs, p.logs
 	// Children die with the test process even when it is killed.
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := p.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	var err error
+	if p.Proc, err = harness.Start(name, cmd); err != nil {
+		return nil, err
 	}
-	go func() { _ = p.cmd.Wait(); close(p.exited) }()
 	deadline := time.Now().Add(90 * time.Second)
 	for !strings.Contains(p.logs.String(), `"msg":"serving"`) {
 		select {
-		case <-p.exited:
+		case <-p.Exited():
 			return nil, fmt.Errorf("%s exited before serving:\n%s", name, p.logs)
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			p.kill()
+			p.Kill()
 			return nil, fmt.Errorf("%s not serving after 90s:\n%s", name, p.logs)
 		}
 	}
 	t.Cleanup(func() {
-		p.stop()
+		p.Stop(20 * time.Second)
 		if t.Failed() {
 			// The last errors of each process say most about a failure.
 			var errs []string
@@ -223,51 +219,17 @@ func startOnce(t *testing.T, dir, name string, env map[string]string) (*proc, er
 	return p, nil
 }
 
-// kill ends the process with SIGKILL, as a crash would, and waits for it.
-func (p *proc) kill() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.killed {
-		return
-	}
-	p.killed = true
-	_ = p.cmd.Process.Kill()
-	<-p.exited
-}
-
-// stop ends the process with SIGTERM (SIGKILL after 20s) and waits for it.
-func (p *proc) stop() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.killed {
-		return
-	}
-	p.killed = true
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.exited:
-	case <-time.After(20 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.exited
-	}
-}
-
 // startNATS runs a NATS server with JetStream inside the test process: the
 // statistics and the exactly-once counts read the whole event stream, which
 // must hold this test's events only (other packages' tests publish the same
 // demo merchants' and ids' events to the shared server at the same time).
 func startNATS(t *testing.T) string {
 	t.Helper()
-	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-		StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
+	ns, err := harness.EmbeddedNATS(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns.Start()
 	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("embedded NATS not ready")
-	}
 	return ns.ClientURL()
 }
 
@@ -295,12 +257,6 @@ func openSchema(t *testing.T, schema string) *pgxpool.Pool {
 		_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
 	})
 	return pool
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // client is a REST client with a bearer token.

@@ -231,6 +231,8 @@ func serviceEnv(s service, host, databaseURL, redisURL, natsURL, origins string)
 		// The gateway forwards the callback calls to the callbacks service;
 		// the callbacks service resolves collabs on the gateway.
 		"PAYGATE_CALLBACKS_GRPC_ADDR=" + net.JoinHostPort("127.0.0.1", "9083"),
+		// auth applies approved four-eyes requests on the gateway and the
+		// aggregator through these two as well (docs/contracts-approvals.md).
 		"PAYGATE_GATEWAY_GRPC_ADDR=" + net.JoinHostPort("127.0.0.1", "9082"),
 		// The gateway forwards the statistics (and job stats) calls to the
 		// aggregator, which replays the gateway's transactions to rebuild.

@@ -139,18 +139,9 @@ wait_ready() {
   die "$c did not answer 200 on $url within ${WAIT}s"
 }
 
-# api METHOD URL [JSON]: the body of a JSON call with the admin's token; fails on a non-2xx status.
-api() {
-  local method="$1" url="$2" body="${3:-}" out status
-  local args=(-sS --max-time 15 -X "$method" -H 'Content-Type: application/json' -w '\n%{http_code}')
-  [[ -n "${TOKEN:-}" ]] && args+=(-H "Authorization: Bearer $TOKEN")
-  [[ -n "$body" ]] && args+=(--data "$body")
-  out="$(curl "${args[@]}" "$url")" || die "$method $url: curl failed"
-  status="${out##*$'\n'}"
-  out="${out%$'\n'*}"
-  [[ "$status" == 2* ]] || die "$method $url answered $status: $out"
-  printf '%s' "$out"
-}
+# api and pay_and_see_callback.
+# shellcheck source=deploy/local/payflow.sh
+source "$ROOT/deploy/local/payflow.sh"
 
 # run_container NAME IMAGE [ENGINE-ARGS...] [-- no args to the image]
 run_container() {
@@ -279,41 +270,10 @@ main() {
     die "the console does not serve the transactions remote"
   log "console: the shell, its config and the remotes are served"
 
-  # Sign in as the demo admin.
-  TOKEN="$(api POST "http://127.0.0.1:${HTTP[auth]}/api/v1/login" '{"username":"admin","password":"paygate-demo"}' | jq -r '.accessToken // empty')"
-  [[ -n "$TOKEN" ]] || die "the admin login answered no accessToken"
-  log "signed in as admin"
-
   # Acme Games pays through GoVip; the sandbox's demo merchant receives its callbacks.
-  local gw="http://127.0.0.1:${HTTP[gateway]}" merchant_hash provider_id collab_id
-  merchant_hash="$(api GET "$gw/api/v1/merchants" | jq -r '.[] | select(.name == "Acme Games") | .hash')"
-  provider_id="$(api GET "$gw/api/v1/providers" | jq -r '.[] | select(.name == "GoVip") | .id')"
-  collab_id="$(api GET "$gw/api/v1/merchant-collabs" |
-    jq -r '.collabs[] | select(.merchant.name == "Acme Games" and .provider.name == "GoVip") | .id' | head -n1)"
-  [[ -n "$merchant_hash" && -n "$provider_id" && -n "$collab_id" ]] ||
-    die "the demo data lacks Acme Games, GoVip or their collab (hash '$merchant_hash', provider '$provider_id', collab '$collab_id')"
-  local hook="http://127.0.0.1:${HTTP[sandbox]}/merchant/callbacks"
-  api POST "$gw/api/v1/callbacks" "$(jq -nc --argjson c "$collab_id" --arg u "$hook" '{collabId: $c, callbackUrl: $u, maxAttempts: 3}')" >/dev/null
-  log "callback URL $hook added to collab $collab_id"
-
-  local nonce res id
-  nonce="images-test-$(date +%s)-$$"
-  res="$(api POST "$gw/api/v1/transactions/initialize" "$(jq -nc --arg n "$nonce" --argjson p "$provider_id" --arg h "$merchant_hash" \
-    '{paymentData: {nonce: $n, amount: "150.00", currency: "PHP", providerId: $p, payType: "GCASH", providerTags: []},
-      merchantData: {merchantHash: $h, clientId: "images-test", additionalData: {}}, cashIn: true}')")"
-  id="$(printf '%s' "$res" | jq -r '.id // empty')"
-  [[ -n "$id" ]] || die "initialize answered no transaction id: $res"
-  log "initialized transaction $id ($(printf '%s' "$res" | jq -r '.transactionStatusMessage // empty'))"
-
-  local got=""
-  for ((i = 0; i < WAIT * 2; i++)); do
-    got="$(curl -fsS --max-time 5 "http://127.0.0.1:${HTTP[sandbox]}/merchant/callbacks?transactionId=$id" |
-      jq -c '[.callbacks[] | select(.signatureValid == true) | {webhookId, type, transactionStatus, answered, signatureValid}] | first // empty')" || true
-    [[ -n "$got" ]] && break
-    sleep 0.5
-  done
-  [[ -n "$got" ]] || die "no signed callback reached the demo merchant for transaction $id within ${WAIT}s"
-  log "the demo merchant received transaction $id's callback, signature valid: $got"
+  local gw="http://127.0.0.1:${HTTP[gateway]}"
+  pay_and_see_callback "http://127.0.0.1:${HTTP[auth]}" "$gw" "http://127.0.0.1:${HTTP[sandbox]}" "$WAIT" images-test
+  local collab_id="$COLLAB_ID"
 
   # An export: the gateway writes the file to its volume, with times in a named zone.
   local export_type columns file_id info rows=""

@@ -14,7 +14,7 @@ import (
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	aggnats "github.com/paygate/paygate/services/aggregator/internal/nats"
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 )
 
@@ -210,9 +210,12 @@ func TestSetJobEnabled(t *testing.T) {
 	if code, body := get(t, s, admin(t), http.MethodPost, "/api/v1/jobs/test.no-such-job-"+randomHex(4)+"/enabled", `{"enabled": false}`); code != http.StatusNotFound {
 		t.Errorf("unknown job: %d %v", code, body)
 	}
-	support := user{issuer.Token(t, authztest.User{ID: 3, Username: "support", Roles: []string{authz.RoleSupport},
-		Permissions: authz.AllPermissions})}
-	for _, u := range []user{support, merchantUser(t, []string{authz.PermJobsAccess}, 1)} {
+	// Switching a job needs access.ReqChangeJobs: admin-wide with Jobs
+	// Access and Settings Access. Support holds Jobs Access only; a
+	// merchant-scoped role never meets it, whatever it holds.
+	support := user{issuer.Token(t, authztest.User{ID: 3, Username: "support", Roles: []string{access.RoleSupport},
+		Permissions: access.BuiltInRoles[1].Permissions})}
+	for _, u := range []user{support, merchantUser(t, []string{access.PermJobsAccess, access.PermSettingsAccess}, 1)} {
 		if code, body := get(t, s, u, http.MethodPost, path, `{"enabled": false}`); code != http.StatusForbidden {
 			t.Errorf("non-admin: %d %v", code, body)
 		}
@@ -220,7 +223,7 @@ func TestSetJobEnabled(t *testing.T) {
 	if got := flag(); got != "on" {
 		t.Errorf("a refused call changed the flag to %q", got)
 	}
-	if code, _ := get(t, s, merchantUser(t, []string{authz.PermGetTransactions}, 1), http.MethodGet, "/api/v1/jobs/stats", ""); code != http.StatusForbidden {
+	if code, _ := get(t, s, merchantUser(t, []string{access.PermGetTransactions}, 1), http.MethodGet, "/api/v1/jobs/stats", ""); code != http.StatusForbidden {
 		t.Errorf("stats without Jobs Access: %d", code)
 	}
 }

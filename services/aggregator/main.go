@@ -39,6 +39,7 @@ import (
 	"github.com/paygate/paygate/services/internal/config"
 	"github.com/paygate/paygate/services/internal/jobs"
 	"github.com/paygate/paygate/services/internal/server"
+	"github.com/paygate/paygate/services/internal/stepup"
 )
 
 func main() {
@@ -174,8 +175,14 @@ func wire(ctx context.Context, cfg Config, p *app.Parts, c core) error {
 	}
 	jobStats := jobstats.NewService(postgres.NewStore(p.Pool), flags, time.Now)
 	verifier := authz.NewJWKSVerifier(cfg.JWKSURL, &http.Client{Timeout: 5 * time.Second})
+	// Sensitive changes (docs/contracts-approvals.md): confirmation tokens
+	// are signed with the access tokens' keys; used ones are kept in
+	// used_confirmations.
+	confirmations := stepup.New(stepup.Config{Tokens: authz.Confirmations(verifier),
+		Store: stepup.NewPostgresStore(p.Pool), Log: p.Log.With("component", "stepup")})
+	confirmations.Observe(grpcapi.MethodSetJobEnabled, grpcapi.ObserveJob(jobStats))
 	srv := p.Server(nil, authz.UnaryInterceptor(verifier, grpcapi.Rules, authz.NewRedisRevocations(p.Redis),
-		authz.WithAllowLists(authz.NewRedisAllowLists(p.Redis), server.ClientIP)))
+		authz.WithAllowLists(authz.NewRedisAllowLists(p.Redis), server.ClientIP)), confirmations.Unary())
 	srv.Register(&aggregatorv1.StatisticsService_ServiceDesc, grpcapi.NewStatistics(c.stats))
 	srv.Register(&aggregatorv1.JobService_ServiceDesc, grpcapi.NewJobs(jobStats))
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {

@@ -26,6 +26,7 @@ import (
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	aggnats "github.com/paygate/paygate/services/aggregator/internal/nats"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 	"github.com/paygate/paygate/services/internal/bus"
@@ -220,12 +221,12 @@ func (s *service) waitApplied(t *testing.T, want map[int64]int64) {
 type user struct{ token string }
 
 var admin = func(t *testing.T) user {
-	return user{issuer.Token(t, authztest.User{ID: 1, Username: "admin", Roles: []string{authz.RoleAdmin},
-		Permissions: authz.AllPermissions})}
+	return user{issuer.Token(t, authztest.User{ID: 1, Username: "admin", Roles: []string{access.RoleAdmin},
+		Permissions: access.AllPermissions})}
 }
 
 func merchantUser(t *testing.T, perms []string, merchants ...int32) user {
-	return user{issuer.Token(t, authztest.User{ID: 2, Username: "merchant", Roles: []string{authz.RoleMerchant},
+	return user{issuer.Token(t, authztest.User{ID: 2, Username: "merchant", Roles: []string{access.RoleMerchant},
 		Permissions: perms, MerchantIDs: merchants})}
 }
 

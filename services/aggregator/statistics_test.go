@@ -10,7 +10,7 @@ import (
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	"github.com/paygate/paygate/services/aggregator/internal/statistics"
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 )
 
 // TestStatisticsEqualGroundTruth sends status histories out of order and
@@ -224,7 +224,7 @@ func TestStatisticsRefusals(t *testing.T) {
 	s.send(t, x)
 	s.send(t, other)
 	s.waitApplied(t, map[int64]int64{x.id: 1, other.id: 1})
-	mu := merchantUser(t, []string{authz.PermStatisticsAccess}, m)
+	mu := merchantUser(t, []string{access.PermStatisticsAccess}, m)
 	code, got := get(t, s, mu, http.MethodGet, statsPath(from, to, ""), "")
 	if code != http.StatusOK || num(got["total"]) != 1 || len(got["byMerchant"].([]any)) != 0 ||
 		len(got["cashInDataByMerchant"].([]any)) != 0 || num(got["cashOutData"].(map[string]any)["count"]) != 0 {
@@ -233,7 +233,7 @@ func TestStatisticsRefusals(t *testing.T) {
 	if code, got := get(t, s, mu, http.MethodGet, statsPath(from, to, fmt.Sprintf("&merchantId=%d", other.merchant)), ""); code != http.StatusNotFound {
 		t.Errorf("other merchant: %d %v", code, got)
 	}
-	if code, _ := get(t, s, merchantUser(t, []string{authz.PermGetTransactions}, m), http.MethodGet, statsPath(from, to, ""), ""); code != http.StatusForbidden {
+	if code, _ := get(t, s, merchantUser(t, []string{access.PermGetTransactions}, m), http.MethodGet, statsPath(from, to, ""), ""); code != http.StatusForbidden {
 		t.Errorf("without Statistics Access: %d", code)
 	}
 	_, got = get(t, s, admin(t), http.MethodGet, statsPath(from, to, ""), "")

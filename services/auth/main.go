@@ -19,17 +19,24 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 
+	_ "github.com/paygate/paygate/gen/go/paygate/aggregator/v1" // request types of approved requests
 	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
+	_ "github.com/paygate/paygate/gen/go/paygate/gateway/v1" // request types of approved requests
+	"github.com/paygate/paygate/services/auth/internal/confirmation"
 	"github.com/paygate/paygate/services/auth/internal/grpcapi"
 	"github.com/paygate/paygate/services/auth/internal/identity"
 	"github.com/paygate/paygate/services/auth/internal/passkey"
 	"github.com/paygate/paygate/services/auth/internal/postgres"
 	authredis "github.com/paygate/paygate/services/auth/internal/redis"
+	"github.com/paygate/paygate/services/auth/internal/roles"
+	"github.com/paygate/paygate/services/auth/internal/secondfactor"
 	"github.com/paygate/paygate/services/internal/app"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
 	"github.com/paygate/paygate/services/internal/jobs"
+	"github.com/paygate/paygate/services/internal/keyring"
+	"github.com/paygate/paygate/services/internal/sensitive"
 	"github.com/paygate/paygate/services/internal/server"
 )
 
@@ -78,6 +85,25 @@ type Config struct {
 	// WebAuthnOrigins are the origins passkey ceremonies may come from (the
 	// console's), comma separated.
 	WebAuthnOrigins []string `env:"PAYGATE_WEBAUTHN_ORIGINS" default:"http://localhost:8080"`
+	// EncryptionKeys is the keyring sealing TOTP secrets, "id:base64key,…"
+	// (the first key seals); without it EncryptionKey is the one key, under
+	// the id "default"; without either, demo mode uses the public demo key.
+	EncryptionKeys string `env:"PAYGATE_ENCRYPTION_KEYS"`
+	// EncryptionKey is base64 of 32 random bytes (see EncryptionKeys).
+	EncryptionKey string `env:"PAYGATE_ENCRYPTION_KEY"`
+	// SessionMaxLifetime is the session lifetime until an admin sets one
+	// (the auth settings); the idle timeout's default is RefreshTTL.
+	SessionMaxLifetime time.Duration `env:"PAYGATE_SESSION_MAX_LIFETIME" default:"168h"`
+	// SecondFactorIPLimit is how many wrong second-factor codes one address
+	// may send within 15 minutes before its code checks are locked (5 per
+	// user, whatever the address).
+	SecondFactorIPLimit int `env:"PAYGATE_SECOND_FACTOR_IP_LIMIT" default:"20"`
+	// GatewayGRPCAddr and AggregatorGRPCAddr are where an approved request
+	// of those services is applied (docs/contracts-approvals.md).
+	GatewayGRPCAddr    string `env:"PAYGATE_GATEWAY_GRPC_ADDR" default:"127.0.0.1:9082"`
+	AggregatorGRPCAddr string `env:"PAYGATE_AGGREGATOR_GRPC_ADDR" default:"127.0.0.1:9084"`
+	// ApprovalTTL is how long an approval request waits before it expires.
+	ApprovalTTL time.Duration `env:"PAYGATE_APPROVAL_TTL" default:"24h"`
 }
 
 // cleanupBatch is how many rows one statement of the session cleanup
@@ -106,6 +132,9 @@ func main() {
 // reports them with the keys it cannot parse).
 func (c Config) Check() []string {
 	var problems []string
+	if c.SecondFactorIPLimit < 1 {
+		problems = append(problems, "PAYGATE_SECOND_FACTOR_IP_LIMIT must be at least 1")
+	}
 	if c.LoginIPLimit < 1 {
 		problems = append(problems, "PAYGATE_LOGIN_IP_LIMIT must be at least 1")
 	}
@@ -120,6 +149,15 @@ func (c Config) Check() []string {
 	}
 	if c.RevocationRefillInterval <= 0 {
 		problems = append(problems, "PAYGATE_REVOCATION_REFILL_INTERVAL must be positive")
+	}
+	if c.SessionMaxLifetime < identity.MinMaxLifetime || c.SessionMaxLifetime > identity.MaxMaxLifetime {
+		problems = append(problems, "PAYGATE_SESSION_MAX_LIFETIME must be between 1h and 2160h")
+	}
+	if c.ApprovalTTL < time.Minute {
+		problems = append(problems, "PAYGATE_APPROVAL_TTL must be at least 1m")
+	}
+	if c.GatewayGRPCAddr == "" || c.AggregatorGRPCAddr == "" {
+		problems = append(problems, "PAYGATE_GATEWAY_GRPC_ADDR and PAYGATE_AGGREGATOR_GRPC_ADDR must not be empty")
 	}
 	if c.SigningKeyReload <= 0 {
 		problems = append(problems, "PAYGATE_SIGNING_KEY_RELOAD_INTERVAL must be positive")
@@ -155,7 +193,12 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 	allowLists := authz.NewRedisAllowLists(p.Redis)
 	svc, err := identity.NewService(store, keys, authredis.NewThrottle(p.Redis, cfg.RedisKeyPrefix+"throttle:"), revocations, p.Log, nil,
 		identity.Config{AccessTTL: cfg.AccessTTL, RefreshTTL: cfg.RefreshTTL, RefreshGrace: cfg.RefreshGrace,
-			MaxFailuresPerIP: cfg.LoginIPLimit, AllowLists: allowLists, PasswordMinLen: cfg.PasswordMinLen})
+			MaxFailuresPerIP: cfg.LoginIPLimit, AllowLists: allowLists, PasswordMinLen: cfg.PasswordMinLen,
+			MaxLifetime: cfg.SessionMaxLifetime})
+	if err != nil {
+		return err
+	}
+	box, err := keyring.FromConfig("PAYGATE_ENCRYPTION_KEYS", cfg.EncryptionKeys, "PAYGATE_ENCRYPTION_KEY", cfg.EncryptionKey, cfg.Demo)
 	if err != nil {
 		return err
 	}
@@ -174,18 +217,64 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 	maps.Copy(rules, grpcapi.WebAuthnRules)
 	// --- end passkeys (the rest of the wiring is in the registrations below)
 
-	srv := p.Server(nil, authz.UnaryInterceptor(authz.NewKeyVerifier(keys.PublicKey), rules, revocations,
+	// The second factor (SecondFactorService): the code step of every
+	// password sign-in, with its own throttle beside the password's.
+	second := secondfactor.New(store, box, svc, authredis.NewThrottle(p.Redis, cfg.RedisKeyPrefix+"throttle:"), passkeys, p.Log, nil, secondfactor.Config{MaxWrongPerIP: cfg.SecondFactorIPLimit})
+	svc.UseSecondStep(second)
+	maps.Copy(rules, grpcapi.SecondFactorRules)
+	maps.Copy(rules, grpcapi.SettingsRules)
+
+	// Step-up and four-eyes approval (docs/contracts-approvals.md): the
+	// confirmation service, the cfm claim of every access token, and the
+	// applier that calls an approved request's owning service.
+	var srv *server.Server
+	selfAddr := func() string { g, _ := srv.Addrs(); return g }
+	applier := grpcapi.NewApplier(func(pkg string) (string, error) {
+		switch pkg {
+		case "paygate.gateway.v1":
+			return cfg.GatewayGRPCAddr, nil
+		case "paygate.aggregator.v1":
+			return cfg.AggregatorGRPCAddr, nil
+		case "paygate.auth.v1":
+			return selfAddr(), nil
+		}
+		return "", fmt.Errorf("no service owns package %s", pkg)
+	})
+	confirmations := confirmation.New(postgres.NewConfirmations(p.Pool), confirmPasskeys{passkeys}, second, box,
+		grpcapi.DecodeRequest, func(c *sensitive.Claims) (string, error) {
+			k := keys.CurrentKey()
+			return authz.SignConfirmation(k.Private, k.ID, c)
+		}, applier, p.Log, nil, confirmation.Config{ApprovalTTL: cfg.ApprovalTTL})
+	if _, err := confirmations.Confirm(ctx, true); err != nil {
+		return err
+	}
+	svc.UseConfirmations(confirmations.Confirm)
+
+	// TODO(#28 merge): add the stepup interceptor after authz
+	srv = p.Server(nil, authz.UnaryInterceptor(authz.NewKeyVerifier(keys.PublicKey), rules, revocations,
 		authz.WithAllowLists(allowLists, server.ClientIP)))
 	srv.Register(&authv1.AuthService_ServiceDesc, grpcapi.NewServer(svc))
 	srv.Register(&authv1.UserService_ServiceDesc, grpcapi.NewUserServer(svc))
 	srv.Register(&authv1.SessionService_ServiceDesc, grpcapi.NewSessionServer(svc))
 	srv.Register(&authv1.AllowedIpService_ServiceDesc, grpcapi.NewAllowedIPServer(svc))
+	srv.Register(&authv1.RoleService_ServiceDesc, grpcapi.NewRoleServer(svc,
+		roles.NewService(postgres.NewRoles(p.Pool), revocations, cfg.AccessTTL, p.Log, nil)))
+	srv.Register(&authv1.SecondFactorService_ServiceDesc, grpcapi.NewSecondFactorServer(second))
+	srv.Register(&authv1.AuthSettingsService_ServiceDesc, grpcapi.NewSettingsServer(svc))
+	srv.Register(&authv1.ConfirmationService_ServiceDesc, grpcapi.NewConfirmationServer(svc, confirmations))
+	srv.Register(&authv1.ApprovalService_ServiceDesc, grpcapi.NewApprovalServer(svc, confirmations,
+		authz.NewKeyConfirmationVerifier(keys.PublicKey)))
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return errors.Join(
 			authv1.RegisterAuthServiceHandlerClient(ctx, mux, authv1.NewAuthServiceClient(cc)),
 			authv1.RegisterUserServiceHandlerClient(ctx, mux, authv1.NewUserServiceClient(cc)),
 			authv1.RegisterSessionServiceHandlerClient(ctx, mux, authv1.NewSessionServiceClient(cc)),
 			authv1.RegisterAllowedIpServiceHandlerClient(ctx, mux, authv1.NewAllowedIpServiceClient(cc)),
+			authv1.RegisterRoleServiceHandlerClient(ctx, mux, authv1.NewRoleServiceClient(cc)),
+			authv1.RegisterSecondFactorServiceHandlerClient(ctx, mux, authv1.NewSecondFactorServiceClient(cc)),
+			authv1.RegisterAuthSettingsServiceHandlerClient(ctx, mux, authv1.NewAuthSettingsServiceClient(cc)),
+			authv1.RegisterConfirmationServiceHandlerClient(ctx, mux, authv1.NewConfirmationServiceClient(cc)),
+			authv1.RegisterApprovalServiceHandlerClient(ctx, mux, authv1.NewApprovalServiceClient(cc)),
 		)
 	})
 	// --- Passkeys: WebAuthnService and its REST routes.
@@ -202,7 +291,7 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 
 	// The background jobs (docs/jobs.md): one replica runs each, and every
 	// run is reported through the outbox.
-	if err := p.Jobs.Add(authJobs(cfg, store, bus.NewRelay(p.Pool, p.JetStream, p.Log))...); err != nil {
+	if err := p.Jobs.Add(append(authJobs(cfg, store, bus.NewRelay(p.Pool, p.JetStream, p.Log)), approvalSweep(confirmations))...); err != nil {
 		return err
 	}
 	// Revocations live in Redis, which may lose them; Postgres has them too.
@@ -235,6 +324,32 @@ func seedUsers(ctx context.Context, cfg Config, store *postgres.Store, log *slog
 		log.InfoContext(ctx, "created the first admin with a temporary password", "username", "admin")
 	}
 	return nil
+}
+
+// approvalSweep marks the pending approval requests past their expiry
+// expired, every minute.
+func approvalSweep(c *confirmation.Service) jobs.Job {
+	return jobs.Job{
+		Name:        "auth.approval-expiry",
+		Description: "Marks the pending approval requests past their expiry (PAYGATE_APPROVAL_TTL) expired, every minute.",
+		Every:       time.Minute,
+		Run: func(ctx context.Context, run *jobs.Run) error {
+			n, err := c.Sweep(ctx)
+			if err != nil {
+				return jobs.Failed(err, "The approval requests could not be expired; the next run tries again.")
+			}
+			run.Notifyf(jobs.LevelInformation, "Expired %d approval requests.", n)
+			return nil
+		},
+	}
+}
+
+// confirmPasskeys adapts the passkey service to confirmation.Passkeys.
+type confirmPasskeys struct{ *passkey.Service }
+
+func (p confirmPasskeys) VerifyAssertion(ctx context.Context, userID int64, challenge, response []byte) (confirmation.Assertion, error) {
+	a, err := p.Service.VerifyAssertion(ctx, userID, challenge, response)
+	return confirmation.Assertion(a), err
 }
 
 // authJobs are the auth service's background jobs.

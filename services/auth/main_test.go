@@ -31,6 +31,7 @@ import (
 	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	"github.com/paygate/paygate/services/auth/internal/grpcapi"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/servicetest"
 )
@@ -595,13 +596,13 @@ func TestTokenFromAnotherSignerIsRejected(t *testing.T) {
 
 	_, foreign, _ := ed25519.GenerateKey(rand.Reader)
 	now := time.Now()
-	forge := func(mutate func(*authz.Claims), key ed25519.PrivateKey, method jwt.SigningMethod) string {
-		c := authz.Claims{
+	forge := func(mutate func(*access.Claims), key ed25519.PrivateKey, method jwt.SigningMethod) string {
+		c := access.Claims{
 			RegisteredClaims: jwt.RegisteredClaims{
-				Issuer: authz.Issuer, Audience: jwt.ClaimStrings{authz.Audience}, Subject: "1",
+				Issuer: access.Issuer, Audience: jwt.ClaimStrings{access.Audience}, Subject: "1",
 				IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Minute)),
 			},
-			Username: "admin", Roles: []string{"Admin"}, Permissions: authz.AllPermissions,
+			Username: "admin", Roles: []string{"Admin"}, Permissions: access.AllPermissions,
 			SessionID: tokenClaims(t, genuine)["sid"].(string),
 		}
 		if mutate != nil {
@@ -734,6 +735,9 @@ func TestEveryRPCHasARule(t *testing.T) {
 	authv1.RegisterUserServiceServer(srv, grpcapi.NewUserServer(nil))
 	authv1.RegisterSessionServiceServer(srv, grpcapi.NewSessionServer(nil))
 	authv1.RegisterAllowedIpServiceServer(srv, grpcapi.NewAllowedIPServer(nil))
+	authv1.RegisterRoleServiceServer(srv, grpcapi.NewRoleServer(nil, nil))
+	authv1.RegisterConfirmationServiceServer(srv, grpcapi.NewConfirmationServer(nil, nil))
+	authv1.RegisterApprovalServiceServer(srv, grpcapi.NewApprovalServer(nil, nil, nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
 }
 

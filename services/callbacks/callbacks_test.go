@@ -25,6 +25,7 @@ import (
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	"github.com/paygate/paygate/services/callbacks/internal/callback"
 	cbnats "github.com/paygate/paygate/services/callbacks/internal/nats"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
@@ -68,7 +69,7 @@ func TestDeliveryIsSignedAndListed(t *testing.T) {
 	merchant := newMerchant(t)
 	collab := newCollab(t, merchant)
 	rec := newReceiver(t)
-	admin := user(t, authz.RoleAdmin)
+	admin := user(t, access.RoleAdmin)
 
 	cb := svc.createURL(t, admin, map[string]any{"collabId": collab, "callbackUrl": rec.URL + "/hook", "transactionTypeId": nil})
 	if !cb.IsEnabled || cb.MaxAttempts != 3 || !cb.AddSignature || cb.TransactionTypeID != nil || cb.MerchantID != merchant || cb.CollabID != collab {
@@ -186,7 +187,7 @@ func TestBackoffMaxAttemptsAndRetry(t *testing.T) {
 	collab := newCollab(t, merchant)
 	rec := newReceiver(t)
 	rec.status.Store(http.StatusInternalServerError)
-	admin := user(t, authz.RoleAdmin)
+	admin := user(t, access.RoleAdmin)
 	svc.createURL(t, admin, map[string]any{"collabId": collab, "callbackUrl": rec.URL, "maxAttempts": 3})
 
 	x := tx{id: newTxID(), merchant: merchant, collab: collab, typ: 1, prev: 3, status: 4}
@@ -271,7 +272,7 @@ func TestEnqueue(t *testing.T) {
 	merchant := newMerchant(t)
 	collab := newCollab(t, merchant)
 	rec := newReceiver(t)
-	admin := user(t, authz.RoleAdmin)
+	admin := user(t, access.RoleAdmin)
 	enqueue := func(id int64) (int, []byte) {
 		return call(t, admin, svc.HTTPURL, http.MethodPost, "/api/v1/transactions/"+strconv.FormatInt(id, 10)+"/callbacks/enqueue", nil)
 	}
@@ -344,7 +345,7 @@ func TestCancelledCallbacksAreNotSent(t *testing.T) {
 	merchant := newMerchant(t)
 	collab := newCollab(t, merchant)
 	rec := newReceiver(t)
-	admin := user(t, authz.RoleAdmin)
+	admin := user(t, access.RoleAdmin)
 	svc.createURL(t, admin, map[string]any{"collabId": collab, "callbackUrl": rec.URL, "maxAttempts": 12})
 
 	// Cancelled before it became final: nothing at all.
@@ -395,7 +396,7 @@ func TestMerchantCallbacksOff(t *testing.T) {
 	merchant := newMerchant(t)
 	collab := newCollab(t, merchant)
 	rec := newReceiver(t)
-	admin := user(t, authz.RoleAdmin)
+	admin := user(t, access.RoleAdmin)
 	svc.createURL(t, admin, map[string]any{"collabId": collab, "callbackUrl": rec.URL})
 
 	off := tx{id: newTxID(), merchant: merchant, collab: collab, typ: 1, prev: 3, status: 4, callbacksOff: true}
@@ -429,7 +430,7 @@ func TestSSRFGuard(t *testing.T) {
 	merchant := newMerchant(t)
 	collab := newCollab(t, merchant)
 	rec := newReceiver(t)
-	admin := user(t, authz.RoleAdmin)
+	admin := user(t, access.RoleAdmin)
 
 	for _, u := range []string{rec.URL, "http://localhost:8080/cb", "http://169.254.169.254/latest/meta-data/", "http://[::ffff:10.0.0.1]/", "http://100.64.0.1/"} {
 		status, raw := call(t, admin, svc.HTTPURL, http.MethodPost, "/api/v1/callbacks", map[string]any{"collabId": collab, "callbackUrl": u})
@@ -474,8 +475,8 @@ func TestMerchantScope(t *testing.T) {
 	myCollab, theirCollab := newCollab(t, mine), newCollab(t, theirs)
 	rec := newReceiver(t)
 	rec.status.Store(http.StatusInternalServerError)
-	admin := user(t, authz.RoleAdmin)
-	me := user(t, authz.RoleMerchantAdmin, mine)
+	admin := user(t, access.RoleAdmin)
+	me := user(t, access.RoleMerchantAdmin, mine)
 
 	myURL := svc.createURL(t, me, map[string]any{"collabId": myCollab, "callbackUrl": rec.URL, "maxAttempts": 1})
 	theirURL := svc.createURL(t, admin, map[string]any{"collabId": theirCollab, "callbackUrl": rec.URL, "maxAttempts": 1})
@@ -567,7 +568,7 @@ func TestRoles(t *testing.T) {
 	merchant := newMerchant(t)
 	collab := newCollab(t, merchant)
 	rec := newReceiver(t)
-	admin := user(t, authz.RoleAdmin)
+	admin := user(t, access.RoleAdmin)
 	cb := svc.createURL(t, admin, map[string]any{"collabId": collab, "callbackUrl": rec.URL})
 	list := "/api/v1/collabs/" + strconv.Itoa(int(collab)) + "/callbacks"
 	create := map[string]any{"collabId": collab, "callbackUrl": rec.URL + "/2"}
@@ -584,20 +585,20 @@ func TestRoles(t *testing.T) {
 		want         int
 	}{
 		{"no token", caller{}, http.MethodGet, list, nil, 401},
-		{"support may not see the Callbacks page", user(t, authz.RoleSupport), http.MethodGet, list, nil, 403},
-		{"merchant may not see the Callbacks page", user(t, authz.RoleMerchant, merchant), http.MethodGet, list, nil, 403},
-		{"merchant admin sees it", user(t, authz.RoleMerchantAdmin, merchant), http.MethodGet, list, nil, 200},
-		{"merchant admin without Edit Transactions may not add", userWith(t, authz.RoleMerchantAdmin, nil, merchant), http.MethodPost, "/api/v1/callbacks", create, 403},
-		{"merchant admin without Edit Transactions may not edit", userWith(t, authz.RoleMerchantAdmin, nil, merchant), http.MethodPost, update, map[string]any{"maxAttempts": 4}, 403},
-		{"merchant admin without Edit Transactions may not delete", userWith(t, authz.RoleMerchantAdmin, nil, merchant), http.MethodDelete, update, nil, 403},
-		{"support may not add even with Edit Transactions", userWith(t, authz.RoleSupport, []string{authz.PermEditTransactions}), http.MethodPost, "/api/v1/callbacks", create, 403},
-		{"merchant support lists attempts", user(t, authz.RoleMerchantSupport, merchant), http.MethodGet, attempts, nil, 200},
-		{"support lists attempts", user(t, authz.RoleSupport), http.MethodGet, attempts, nil, 200},
-		{"no Get Transactions, no attempts", userWith(t, authz.RoleMerchantAdmin, nil, merchant), http.MethodGet, attempts, nil, 403},
-		{"support may not enqueue", user(t, authz.RoleSupport), http.MethodPost, enqueue, nil, 403},
-		{"merchant may not enqueue", user(t, authz.RoleMerchant, merchant), http.MethodPost, enqueue, nil, 403},
-		{"merchant support may not see the secret", user(t, authz.RoleMerchantSupport, merchant), http.MethodGet, secret, nil, 403},
-		{"support may not see the secret", user(t, authz.RoleSupport), http.MethodGet, secret, nil, 403},
+		{"support may not see the Callbacks page", user(t, access.RoleSupport), http.MethodGet, list, nil, 403},
+		{"merchant may not see the Callbacks page", user(t, access.RoleMerchant, merchant), http.MethodGet, list, nil, 403},
+		{"merchant admin sees it", user(t, access.RoleMerchantAdmin, merchant), http.MethodGet, list, nil, 200},
+		{"merchant admin without Edit Transactions may not add", userWith(t, access.RoleMerchantAdmin, nil, merchant), http.MethodPost, "/api/v1/callbacks", create, 403},
+		{"merchant admin without Edit Transactions may not edit", userWith(t, access.RoleMerchantAdmin, nil, merchant), http.MethodPost, update, map[string]any{"maxAttempts": 4}, 403},
+		{"merchant admin without Edit Transactions may not delete", userWith(t, access.RoleMerchantAdmin, nil, merchant), http.MethodDelete, update, nil, 403},
+		{"support may not add even with Edit Transactions", userWith(t, access.RoleSupport, []string{access.PermEditTransactions}), http.MethodPost, "/api/v1/callbacks", create, 403},
+		{"merchant support lists attempts", user(t, access.RoleMerchantSupport, merchant), http.MethodGet, attempts, nil, 200},
+		{"support lists attempts", user(t, access.RoleSupport), http.MethodGet, attempts, nil, 200},
+		{"no Get Transactions, no attempts", userWith(t, access.RoleMerchantAdmin, nil, merchant), http.MethodGet, attempts, nil, 403},
+		{"support may not enqueue", user(t, access.RoleSupport), http.MethodPost, enqueue, nil, 403},
+		{"merchant may not enqueue", user(t, access.RoleMerchant, merchant), http.MethodPost, enqueue, nil, 403},
+		{"merchant support may not see the secret", user(t, access.RoleMerchantSupport, merchant), http.MethodGet, secret, nil, 403},
+		{"support may not see the secret", user(t, access.RoleSupport), http.MethodGet, secret, nil, 403},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -617,7 +618,7 @@ func TestCallbackURLOncePerCollab(t *testing.T) {
 	svc := startService(t)
 	collab, other := newCollab(t, newMerchant(t)), newCollab(t, newMerchant(t))
 	rec := newReceiver(t)
-	admin := user(t, authz.RoleAdmin)
+	admin := user(t, access.RoleAdmin)
 	const msg = "This callback URL is already enabled for the collaboration."
 
 	first := svc.createURL(t, admin, map[string]any{"collabId": collab, "callbackUrl": rec.URL})
@@ -650,7 +651,7 @@ func TestCallbackURLEdits(t *testing.T) {
 	merchant := newMerchant(t)
 	collab, other := newCollab(t, merchant), newCollab(t, newMerchant(t))
 	rec := newReceiver(t)
-	admin := user(t, authz.RoleAdmin)
+	admin := user(t, access.RoleAdmin)
 
 	status, raw := call(t, admin, svc.HTTPURL, http.MethodPost, "/api/v1/callbacks", map[string]any{})
 	if status != http.StatusBadRequest || errorMessage(t, raw) != "Collaboration is required. Callback URL is required." {
@@ -718,7 +719,7 @@ func TestRedeliveredEventMakesNoSecondDelivery(t *testing.T) {
 	merchant := newMerchant(t)
 	collab := newCollab(t, merchant)
 	rec := newReceiver(t)
-	admin := user(t, authz.RoleAdmin)
+	admin := user(t, access.RoleAdmin)
 	svc.createURL(t, admin, map[string]any{"collabId": collab, "callbackUrl": rec.URL})
 	x := tx{id: newTxID(), merchant: merchant, collab: collab, typ: 1, prev: 3, status: 4}
 	ev.finalize(t, x)
@@ -780,7 +781,7 @@ func TestNoOpUpdateWritesNothing(t *testing.T) {
 	ev := connect(t)
 	collab := newCollab(t, newMerchant(t))
 	rec := newReceiver(t)
-	admin := user(t, authz.RoleAdmin)
+	admin := user(t, access.RoleAdmin)
 	cb := svc.createURL(t, admin, map[string]any{"collabId": collab, "callbackUrl": rec.URL + "/noop"})
 	ev.urlChange(t, cb.ID, admin)
 	path := "/api/v1/callbacks/" + strconv.FormatInt(cb.ID, 10)
@@ -803,7 +804,7 @@ func TestNoOpUpdateWritesNothing(t *testing.T) {
 func TestAttemptsPagingOutOfRangeIs400(t *testing.T) {
 	t.Parallel()
 	svc := startService(t)
-	admin := user(t, authz.RoleAdmin)
+	admin := user(t, access.RoleAdmin)
 	path := "/api/v1/transactions/" + strconv.FormatInt(newTxID(), 10) + "/callbacks/attempts"
 	for _, q := range []string{"?take=501", "?take=0", "?take=-1", "?page=0", "?page=-3"} {
 		if status, raw := call(t, admin, svc.HTTPURL, http.MethodGet, path+q, nil); status != http.StatusBadRequest {
@@ -829,7 +830,7 @@ func TestListAttemptsOfTransactions(t *testing.T) {
 	collab := newCollab(t, merchant)
 	rec := newReceiver(t)
 	rec.status.Store(http.StatusInternalServerError)
-	admin := user(t, authz.RoleAdmin)
+	admin := user(t, access.RoleAdmin)
 	svc.createURL(t, admin, map[string]any{"collabId": collab, "callbackUrl": rec.URL + "/hook", "maxAttempts": 2})
 
 	// Each transaction gets two failed attempts; a third has none.

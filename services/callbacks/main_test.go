@@ -31,6 +31,7 @@ import (
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	cbnats "github.com/paygate/paygate/services/callbacks/internal/nats"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 	"github.com/paygate/paygate/services/internal/bus"
@@ -185,19 +186,19 @@ func dropSchema(schema string) {
 
 // grants are the permissions each role holds (docs/contracts.md).
 var grants = map[string][]string{
-	authz.RoleAdmin: authz.AllPermissions,
-	authz.RoleSupport: {authz.PermDashboardAccess, authz.PermStatisticsAccess, authz.PermGetTransactions,
-		authz.PermViewLogs, authz.PermGetProviders, authz.PermBalanceAccess, authz.PermFilesAccess,
-		authz.PermViewFrauds, authz.PermViewRecentActions, authz.PermViewFees, authz.PermJobsAccess},
-	authz.RoleMerchant: merchantPerms,
-	authz.RoleMerchantAdmin: append([]string{authz.PermEditTransactions, authz.PermViewLogs, authz.PermEditCollab,
-		authz.PermCredentialsAccess, authz.PermViewFrauds, authz.PermCancelCallbacks, authz.PermAllowIP,
-		authz.PermAddUsers, authz.PermEditUser}, merchantPerms...),
-	authz.RoleMerchantSupport: {authz.PermGetTransactions, authz.PermViewLogs, authz.PermGetProviders},
+	access.RoleAdmin: access.AllPermissions,
+	access.RoleSupport: {access.PermDashboardAccess, access.PermStatisticsAccess, access.PermGetTransactions,
+		access.PermViewLogs, access.PermGetProviders, access.PermBalanceAccess, access.PermFilesAccess,
+		access.PermViewFrauds, access.PermViewRecentActions, access.PermViewFees, access.PermJobsAccess},
+	access.RoleMerchant: merchantPerms,
+	access.RoleMerchantAdmin: append([]string{access.PermEditTransactions, access.PermViewLogs, access.PermEditCollab,
+		access.PermCredentialsAccess, access.PermViewFrauds, access.PermCancelCallbacks, access.PermAllowIP,
+		access.PermAddUsers, access.PermEditUser}, merchantPerms...),
+	access.RoleMerchantSupport: {access.PermGetTransactions, access.PermViewLogs, access.PermGetProviders},
 }
 
-var merchantPerms = []string{authz.PermDashboardAccess, authz.PermStatisticsAccess, authz.PermGetTransactions,
-	authz.PermGetProviders, authz.PermBalanceAccess, authz.PermFilesAccess, authz.PermViewRecentActions, authz.PermViewFees}
+var merchantPerms = []string{access.PermDashboardAccess, access.PermStatisticsAccess, access.PermGetTransactions,
+	access.PermGetProviders, access.PermBalanceAccess, access.PermFilesAccess, access.PermViewRecentActions, access.PermViewFees}
 
 // caller is a signed-in user.
 type caller struct {
@@ -307,7 +308,7 @@ func newCollab(t *testing.T, merchantID int32) int32 {
 	var out struct {
 		ID int32 `json:"id"`
 	}
-	must(t, user(t, authz.RoleAdmin), suite.gwHTTP, http.StatusOK, http.MethodPost, "/api/v1/collabs/initialize",
+	must(t, user(t, access.RoleAdmin), suite.gwHTTP, http.StatusOK, http.MethodPost, "/api/v1/collabs/initialize",
 		map[string]any{"ProviderId": 1, "MerchantId": merchantID, "PayTypeIds": []int32{}}, &out)
 	return out.ID
 }

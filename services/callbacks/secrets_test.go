@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/services/callbacks/internal/callback"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/aesgcm"
-	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/keyring"
 )
 
@@ -26,7 +26,7 @@ func TestEncryptionKeyRotation(t *testing.T) {
 	rawA := bytes.Repeat([]byte{0xA3}, aesgcm.KeySize)
 	keyA := base64.StdEncoding.EncodeToString(rawA)
 	keyB := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xB4}, aesgcm.KeySize))
-	admin := user(t, authz.RoleAdmin)
+	admin := user(t, access.RoleAdmin)
 	secretPath := func(m int32) string { return "/api/v1/merchants/" + strconv.Itoa(int(m)) + "/callbacks/secret" }
 	type secretJSON struct {
 		Secret string `json:"secret"`
@@ -125,7 +125,7 @@ func TestEncryptionKeyRotation(t *testing.T) {
 func TestSigningSecretOfUnknownMerchant(t *testing.T) {
 	t.Parallel()
 	svc := startService(t)
-	admin := user(t, authz.RoleAdmin)
+	admin := user(t, access.RoleAdmin)
 	keys := func() int {
 		t.Helper()
 		var n int
@@ -161,7 +161,7 @@ func TestSigningSecretOfUnknownMerchant(t *testing.T) {
 func TestNegativeIdsAreRefused(t *testing.T) {
 	t.Parallel()
 	svc := startService(t)
-	admin := user(t, authz.RoleAdmin)
+	admin := user(t, access.RoleAdmin)
 	for _, c := range []struct{ method, path, field string }{
 		{http.MethodGet, "/api/v1/merchants/-1/callbacks", "merchantId"},
 		{http.MethodGet, "/api/v1/collabs/-1/callbacks", "collabId"},

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/bus"
 )
 
@@ -40,7 +40,7 @@ func TestDeliveryContinuesTheEventsTrace(t *testing.T) {
 	collab := newCollab(t, merchant)
 	rec := newReceiver(t)
 	rec.status.Store(http.StatusInternalServerError)
-	svc.createURL(t, user(t, authz.RoleAdmin), map[string]any{"collabId": collab, "callbackUrl": rec.URL})
+	svc.createURL(t, user(t, access.RoleAdmin), map[string]any{"collabId": collab, "callbackUrl": rec.URL})
 
 	const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
 	x := tx{id: newTxID(), merchant: merchant, collab: collab, typ: 1, prev: 3, status: 4}

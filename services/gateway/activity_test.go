@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,7 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/services/internal/authz"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/internal/access"
 )
 
 // activityAnswer is the Loki-like answer of the activity calls.
@@ -94,13 +103,13 @@ func TestActivityLog(t *testing.T) {
 			base.Add(f.at), f.username, f.merchantID, f.collabID, f.action, f.message)
 	}
 
-	admin := g.user(t, authz.RoleAdmin)
-	support := g.user(t, authz.RoleSupport)
-	merchant := g.user(t, authz.RoleMerchant, acme)
-	merchantAdmin := g.user(t, authz.RoleMerchantAdmin, acme, blueHarbor)
-	blueUser := g.user(t, authz.RoleMerchant, blueHarbor)
-	finance := g.user(t, authz.RoleMerchantFinanceManager, acme)
-	merchantSupport := g.user(t, authz.RoleMerchantSupport, blueHarbor)
+	admin := g.user(t, access.RoleAdmin)
+	support := g.user(t, access.RoleSupport)
+	merchant := g.user(t, access.RoleMerchant, acme)
+	merchantAdmin := g.user(t, access.RoleMerchantAdmin, acme, blueHarbor)
+	blueUser := g.user(t, access.RoleMerchant, blueHarbor)
+	finance := g.user(t, access.RoleMerchantFinanceManager, acme)
+	merchantSupport := g.user(t, access.RoleMerchantSupport, blueHarbor)
 	to := "to=" + url.QueryEscape(base.Format(time.RFC3339))
 	at := func(d time.Duration) string { return url.QueryEscape(base.Add(d).Format(time.RFC3339)) }
 
@@ -201,12 +210,53 @@ func TestActivityLog(t *testing.T) {
 		}
 	})
 
+	// Callers of the previous release still call CollabService's copies of
+	// the activity RPCs over gRPC; they answer as ActivityService does, with
+	// its rules.
+	t.Run("CollabService's deprecated copies over gRPC", func(t *testing.T) {
+		t.Parallel()
+		cc, err := grpc.NewClient(g.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		as := func(c *caller) context.Context {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			t.Cleanup(cancel)
+			return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+c.token)
+		}
+		collabs, activities := gatewayv1.NewCollabServiceClient(cc), gatewayv1.NewActivityServiceClient(cc)
+		until := base.Format(time.RFC3339)
+
+		old, err := collabs.ListMerchantCollabActivity(as(merchant), &gatewayv1.ListMerchantCollabActivityRequest{MerchantId: acme, To: until})
+		if err != nil {
+			t.Fatal(err)
+		}
+		current, err := activities.ListMerchantCollabActivity(as(merchant), &gatewayv1.ActivityServiceListMerchantCollabActivityRequest{MerchantId: acme, To: until})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if old.GetStatus() != "success" || len(old.GetData().GetResult()) != 3 || !proto.Equal(old.GetData(), current.GetData()) {
+			t.Errorf("CollabService.ListMerchantCollabActivity = %v\nActivityService's = %v", old, current)
+		}
+		all, err := collabs.ListCollabActivity(as(admin), &gatewayv1.ListCollabActivityRequest{To: until, CollabId: proto.Int32(12)})
+		if err != nil || len(all.GetData().GetResult()) != 1 || all.GetData().GetStats().GetSensitive() != 1 {
+			t.Errorf("CollabService.ListCollabActivity of collab 12 = %v, %v", all, err)
+		}
+		if _, err := collabs.ListMerchantCollabActivity(as(merchant), &gatewayv1.ListMerchantCollabActivityRequest{MerchantId: blueHarbor}); status.Code(err) != codes.NotFound {
+			t.Errorf("another merchant: %v, want NotFound", err)
+		}
+		if _, err := collabs.ListCollabActivity(as(finance), &gatewayv1.ListCollabActivityRequest{}); status.Code(err) != codes.PermissionDenied {
+			t.Errorf("without View Recent Actions: %v, want PermissionDenied", err)
+		}
+	})
+
 	t.Run("a change made through the gateway", func(t *testing.T) {
 		t.Parallel()
 		m := g.newMerchant(t)
-		setup := g.user(t, authz.RoleAdmin)
+		setup := g.user(t, access.RoleAdmin)
 		id := g.initialize(t, setup, m, goVip, gcash)
-		editor := g.user(t, authz.RoleMerchantAdmin, m)
+		editor := g.user(t, access.RoleMerchantAdmin, m)
 		editor.must(t, http.StatusOK, http.MethodPost, "/api/v1/merchant/collabs/limits",
 			map[string]any{"collabId": id, "maximalWithdrawAmount": "750.00"}, nil)
 		var a activityAnswer

@@ -28,6 +28,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/currency"
 	"github.com/paygate/paygate/services/gateway/internal/grpcapi"
 	"github.com/paygate/paygate/services/gateway/internal/postgres"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/server"
 )
@@ -270,9 +271,9 @@ type rateJSON struct {
 func TestCurrencies(t *testing.T) {
 	g := newTestGateway(t, map[string]string{"PAYGATE_INTERNAL_TOKEN": testInternalToken})
 	side := newAggregatorSide(t, g)
-	admin := g.user(t, authz.RoleAdmin)
-	merchantUser := g.user(t, authz.RoleMerchant, 1)
-	support := g.user(t, authz.RoleSupport, 1, 2, 3)
+	admin := g.user(t, access.RoleAdmin)
+	merchantUser := g.user(t, access.RoleMerchant, 1)
+	support := g.user(t, access.RoleSupport, 1, 2, 3)
 	today := time.Now().UTC().Format(currency.DayLayout)
 
 	list := func(t *testing.T, c *caller) map[string]currencyJSON {
@@ -385,7 +386,7 @@ func TestCurrencies(t *testing.T) {
 	})
 
 	t.Run("only admins set rates", func(t *testing.T) {
-		for _, c := range []*caller{support, merchantUser, g.user(t, authz.RoleMerchantAdmin, 1)} {
+		for _, c := range []*caller{support, merchantUser, g.user(t, access.RoleMerchantAdmin, 1)} {
 			before := written(t)
 			if status, raw := side.rest(t, g, c.token, http.MethodPost, "/api/v1/currencies/PHP/rates", map[string]any{"usdRate": "0.02"}); status != http.StatusForbidden {
 				t.Errorf("%s: %d %s, want 403", c.name, status, raw)
@@ -502,7 +503,7 @@ func TestReplay(t *testing.T) {
 	}
 
 	t.Run("refused without the internal token", func(t *testing.T) {
-		admin := g.user(t, authz.RoleAdmin)
+		admin := g.user(t, access.RoleAdmin)
 		tests := []struct {
 			name string
 			cc   *grpc.ClientConn

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 )
 
 // The balance tests (docs/contracts-balances.md) ask the real sandbox,
@@ -162,7 +162,7 @@ func TestBalances(t *testing.T) {
 	}
 
 	// Who may ask.
-	for _, role := range []string{authz.RoleMerchant, authz.RoleMerchantAdmin, authz.RoleMerchantFinanceManager} {
+	for _, role := range []string{access.RoleMerchant, access.RoleMerchantAdmin, access.RoleMerchantFinanceManager} {
 		u := e.user(t, role, e.merchantID)
 		u.must(t, http.StatusOK, http.MethodGet, balancePath("fbpay", fbpay), nil, &b)
 		if b.Amount != "250000.00" || spy.count("fbpay") != 2 {
@@ -171,7 +171,7 @@ func TestBalances(t *testing.T) {
 		stranger := e.user(t, role, other)
 		stranger.must(t, http.StatusNotFound, http.MethodGet, balancePath("fbpay", fbpay), nil, nil)
 	}
-	for _, role := range []string{authz.RoleSupport, authz.RoleMerchantSupport} {
+	for _, role := range []string{access.RoleSupport, access.RoleMerchantSupport} {
 		e.user(t, role, e.merchantID).must(t, http.StatusForbidden, http.MethodGet, balancePath("fbpay", fbpay), nil, nil)
 	}
 
@@ -184,7 +184,7 @@ func TestBalances(t *testing.T) {
 		ProviderPathSegment string `json:"providerPathSegment"`
 	}
 	var listed []listedJSON
-	e.user(t, authz.RoleMerchantFinanceManager, e.merchantID).must(t, http.StatusOK, http.MethodGet, "/api/v1/balances/collabs", nil, &listed)
+	e.user(t, access.RoleMerchantFinanceManager, e.merchantID).must(t, http.StatusOK, http.MethodGet, "/api/v1/balances/collabs", nil, &listed)
 	var segments []string
 	for _, l := range listed {
 		if l.MerchantID != e.merchantID {
@@ -195,7 +195,7 @@ func TestBalances(t *testing.T) {
 	if strings.Join(segments, ",") != "crypto-manager,fbpay,humpas,rollingpay" {
 		t.Errorf("balance collabs = %v", listed)
 	}
-	e.user(t, authz.RoleSupport, e.merchantID).must(t, http.StatusForbidden, http.MethodGet, "/api/v1/balances/collabs", nil, nil)
+	e.user(t, access.RoleSupport, e.merchantID).must(t, http.StatusForbidden, http.MethodGet, "/api/v1/balances/collabs", nil, nil)
 
 	// Bad asks.
 	var msg struct{ Message string }

@@ -13,7 +13,7 @@ import (
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	gwnats "github.com/paygate/paygate/services/gateway/internal/nats"
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/bus"
 )
 
@@ -57,7 +57,7 @@ func TestCallbackEvents(t *testing.T) {
 			_ = js.DeleteConsumer(ctx, bus.StreamName, gwnats.ActivityConsumer(g.schema))
 		}
 	})
-	admin := g.user(t, authz.RoleAdmin)
+	admin := g.user(t, access.RoleAdmin)
 	// Ids of their own, so that callback events other tests publish on the
 	// shared NATS cannot touch these transactions.
 	base := time.Now().UnixNano() / 1000

@@ -19,7 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 )
 
@@ -33,12 +33,12 @@ const (
 
 func TestProviderAndCollabReads(t *testing.T) {
 	g := newTestGateway(t)
-	admin := g.user(t, authz.RoleAdmin)
-	support := g.user(t, authz.RoleSupport)
-	merchant := g.user(t, authz.RoleMerchant, acme)
-	merchantAdmin := g.user(t, authz.RoleMerchantAdmin, acme, blueHarbor)
-	finance := g.user(t, authz.RoleMerchantFinanceManager, acme)
-	merchantSupport := g.user(t, authz.RoleMerchantSupport, blueHarbor)
+	admin := g.user(t, access.RoleAdmin)
+	support := g.user(t, access.RoleSupport)
+	merchant := g.user(t, access.RoleMerchant, acme)
+	merchantAdmin := g.user(t, access.RoleMerchantAdmin, acme, blueHarbor)
+	finance := g.user(t, access.RoleMerchantFinanceManager, acme)
+	merchantSupport := g.user(t, access.RoleMerchantSupport, blueHarbor)
 	anonymous := &caller{g: g}
 	acmeGoVip := g.collabID(t, acme, goVip)
 	acmeQRPh := g.collabID(t, acme, qrPh)
@@ -90,7 +90,7 @@ func TestProviderAndCollabReads(t *testing.T) {
 		}
 		// The collab list needs one of the permissions of the screens that pick a collab.
 		filesOnly := &caller{g: g, token: g.issuer.Token(t, authztest.User{ID: 990001, Username: "files-only",
-			Roles: []string{authz.RoleMerchant}, Permissions: []string{authz.PermFilesAccess}, MerchantIDs: []int32{acme}})}
+			Roles: []string{access.RoleMerchant}, Permissions: []string{access.PermFilesAccess}, MerchantIDs: []int32{acme}})}
 		filesOnly.must(t, http.StatusForbidden, http.MethodGet, "/api/v1/merchant-collabs", nil, nil)
 		anonymous.must(t, http.StatusUnauthorized, http.MethodGet, "/api/v1/merchant-collabs", nil, nil)
 	})
@@ -170,7 +170,7 @@ func TestProviderAndCollabReads(t *testing.T) {
 		if got := collabIDs(cs); !reflect.DeepEqual(got, []int32{acmeGoVip, g.fenceCollab}) {
 			t.Errorf("admin: GoVip collabs = %v", got)
 		}
-		cobaltUser := g.user(t, authz.RoleMerchant, cobalt)
+		cobaltUser := g.user(t, access.RoleMerchant, cobalt)
 		cobaltUser.must(t, http.StatusOK, http.MethodGet, "/api/v1/providers/1/collabs", nil, &cs)
 		if len(cs) != 0 {
 			t.Errorf("Cobalt's user sees GoVip collabs %v", collabIDs(cs))
@@ -279,7 +279,7 @@ func TestInitializeCollab(t *testing.T) {
 	t.Run("PascalCase body, defaults, one entry and one event", func(t *testing.T) {
 		t.Parallel()
 		m := g.newMerchant(t)
-		admin := g.user(t, authz.RoleAdmin)
+		admin := g.user(t, access.RoleAdmin)
 		var c collabJSON
 		admin.must(t, http.StatusOK, http.MethodPost, "/api/v1/collabs/initialize", fmt.Sprintf(`{
 			"ProviderId": %d, "MerchantId": %d, "PayTypeIds": [%d, %d],
@@ -322,7 +322,7 @@ func TestInitializeCollab(t *testing.T) {
 	t.Run("a provider's missing direction starts off", func(t *testing.T) {
 		t.Parallel()
 		m := g.newMerchant(t)
-		admin := g.user(t, authz.RoleAdmin)
+		admin := g.user(t, access.RoleAdmin)
 		var c collabJSON
 		admin.must(t, http.StatusOK, http.MethodPost, "/api/v1/collabs/initialize",
 			map[string]any{"providerId": qrPh, "merchantId": m, "payTypeIds": []int32{qrphPT}}, &c)
@@ -335,7 +335,7 @@ func TestInitializeCollab(t *testing.T) {
 	t.Run("merchant users create their own merchant's collabs only", func(t *testing.T) {
 		t.Parallel()
 		m, other := g.newMerchant(t), g.newMerchant(t)
-		owner := g.user(t, authz.RoleMerchant, m)
+		owner := g.user(t, access.RoleMerchant, m)
 		var c collabJSON
 		owner.must(t, http.StatusOK, http.MethodPost, "/api/v1/collabs/initialize",
 			map[string]any{"ProviderId": humPas, "MerchantId": m, "PayTypeIds": []int32{instaPay}}, &c)
@@ -353,13 +353,13 @@ func TestInitializeCollab(t *testing.T) {
 	t.Run("refusals change nothing", func(t *testing.T) {
 		t.Parallel()
 		m := g.newMerchant(t)
-		admin := g.user(t, authz.RoleAdmin)
+		admin := g.user(t, access.RoleAdmin)
 		g.initialize(t, admin, m, fbPay, gcash)
 		admin.expectChanges(t, 1)
 		before := g.queryInt(t, `SELECT count(*) FROM collabs WHERE merchant_id = $1`, m)
-		support := g.user(t, authz.RoleSupport)
-		finance := g.user(t, authz.RoleMerchantFinanceManager, m)
-		merchantAdmin := g.user(t, authz.RoleMerchantAdmin, m)
+		support := g.user(t, access.RoleSupport)
+		finance := g.user(t, access.RoleMerchantFinanceManager, m)
+		merchantAdmin := g.user(t, access.RoleMerchantAdmin, m)
 		tests := []struct {
 			name   string
 			c      *caller
@@ -408,7 +408,7 @@ func TestInitializeCollab(t *testing.T) {
 	t.Run("concurrent duplicates: one wins, the rest conflict", func(t *testing.T) {
 		t.Parallel()
 		m := g.newMerchant(t)
-		admin := g.user(t, authz.RoleAdmin)
+		admin := g.user(t, access.RoleAdmin)
 		statuses := make([]int, 8)
 		var wg sync.WaitGroup
 		for i := range statuses {
@@ -427,13 +427,13 @@ func TestInitializeCollab(t *testing.T) {
 
 func TestCollabSettingsAndActiveness(t *testing.T) {
 	g := newTestGateway(t)
-	setup := g.user(t, authz.RoleAdmin)
+	setup := g.user(t, access.RoleAdmin)
 
 	t.Run("update settings and pay type switches", func(t *testing.T) {
 		t.Parallel()
 		m := g.newMerchant(t)
 		id := g.initialize(t, setup, m, goVip, gcash, maya)
-		editor := g.user(t, authz.RoleMerchantAdmin, m)
+		editor := g.user(t, access.RoleMerchantAdmin, m)
 		// Settings keys are data: one spelled like a request field reaches the
 		// domain as sent (and is refused), with nothing changed.
 		msg := editor.refused(t, http.StatusBadRequest, id, http.MethodPost, "/api/v1/collabs/settings", fmt.Sprintf(`{"CollabId": %d,
@@ -484,7 +484,7 @@ func TestCollabSettingsAndActiveness(t *testing.T) {
 		t.Parallel()
 		m := g.newMerchant(t)
 		id := g.initialize(t, setup, m, goVip, gcash)
-		editor := g.user(t, authz.RoleMerchantAdmin, m)
+		editor := g.user(t, access.RoleMerchantAdmin, m)
 		var s settingsJSON
 		editor.must(t, http.StatusOK, http.MethodPost, "/api/v1/collabs/settings", map[string]any{"collabId": id,
 			"settings": map[string]any{"IsEnabled": false, "Mode": 2, "Position": 7}}, &s)
@@ -510,9 +510,9 @@ func TestCollabSettingsAndActiveness(t *testing.T) {
 		t.Parallel()
 		m := g.newMerchant(t)
 		id := g.initialize(t, setup, m, qrPh, qrphPT)
-		editor := g.user(t, authz.RoleMerchantAdmin, m)
-		outsider := g.user(t, authz.RoleMerchantAdmin, acme)
-		support := g.user(t, authz.RoleSupport)
+		editor := g.user(t, access.RoleMerchantAdmin, m)
+		outsider := g.user(t, access.RoleMerchantAdmin, acme)
+		support := g.user(t, access.RoleSupport)
 		settings := func(s map[string]string) map[string]any { return map[string]any{"collabId": id, "settings": s} }
 		tests := []struct {
 			name   string
@@ -548,7 +548,7 @@ func TestCollabSettingsAndActiveness(t *testing.T) {
 		t.Parallel()
 		m := g.newMerchant(t)
 		id := g.initialize(t, setup, m, fbPay, gcash)
-		editor := g.user(t, authz.RoleMerchantAdmin, m)
+		editor := g.user(t, access.RoleMerchantAdmin, m)
 		path := fmt.Sprintf("/api/v1/collabs/%d/activeness", id)
 
 		var out map[string]any
@@ -579,8 +579,8 @@ func TestCollabSettingsAndActiveness(t *testing.T) {
 
 		editor.refused(t, http.StatusBadRequest, id, http.MethodPost, path, nil)
 		editor.refused(t, http.StatusBadRequest, id, http.MethodPost, path+"?isEnabled=maybe", nil)
-		g.user(t, authz.RoleMerchantAdmin, acme).refused(t, http.StatusNotFound, id, http.MethodPost, path+"?isEnabled=false", nil)
-		g.user(t, authz.RoleMerchant, m).refused(t, http.StatusForbidden, id, http.MethodPost, path+"?isEnabled=false", nil)
+		g.user(t, access.RoleMerchantAdmin, acme).refused(t, http.StatusNotFound, id, http.MethodPost, path+"?isEnabled=false", nil)
+		g.user(t, access.RoleMerchant, m).refused(t, http.StatusForbidden, id, http.MethodPost, path+"?isEnabled=false", nil)
 		editor.refused(t, http.StatusNotFound, 0, http.MethodPost, "/api/v1/collabs/99999/activeness?isEnabled=false", nil)
 	})
 
@@ -588,7 +588,7 @@ func TestCollabSettingsAndActiveness(t *testing.T) {
 		t.Parallel()
 		m := g.newMerchant(t)
 		id := g.initialize(t, setup, m, goVip, gcash, maya)
-		editor := g.user(t, authz.RoleAdmin)
+		editor := g.user(t, access.RoleAdmin)
 		changes := []map[string]string{
 			{"ValidateCashIn": "false"}, {"ValidateCashOut": "false"}, {"IsMerchantCallbackEnabled": "false"},
 			{"IsCreditingToClientsEnabled": "true"}, {"IsWithdrawFromClientsEnabled": "true"}, {"ExpandByPayType": "false"},
@@ -618,13 +618,13 @@ func TestCollabSettingsAndActiveness(t *testing.T) {
 
 func TestCollabLimits(t *testing.T) {
 	g := newTestGateway(t)
-	setup := g.user(t, authz.RoleAdmin)
+	setup := g.user(t, access.RoleAdmin)
 
 	t.Run("collab limits", func(t *testing.T) {
 		t.Parallel()
 		m := g.newMerchant(t)
 		id := g.initialize(t, setup, m, goVip, gcash)
-		editor := g.user(t, authz.RoleMerchantAdmin, m)
+		editor := g.user(t, access.RoleMerchantAdmin, m)
 		var l limitsJSON
 		editor.must(t, http.StatusOK, http.MethodPost, "/api/v1/merchant/collabs/limits",
 			map[string]any{"collabId": id, "minimalDepositAmount": "100", "maximalDepositAmount": "5000.5"}, &l)
@@ -654,7 +654,7 @@ func TestCollabLimits(t *testing.T) {
 			map[string]any{"collabId": id, "maximalWithdrawAmount": "900"}, nil)
 		editor.expectChanges(t, 0)
 
-		outsider := g.user(t, authz.RoleMerchantAdmin, acme)
+		outsider := g.user(t, access.RoleMerchantAdmin, acme)
 		tests := []struct {
 			name   string
 			c      *caller
@@ -670,7 +670,7 @@ func TestCollabLimits(t *testing.T) {
 			{"too large", editor, map[string]any{"maximalDepositAmount": "1000000000000000000"}, 400, "too large"},
 			{"a number, not a string", editor, map[string]any{"maximalDepositAmount": 100}, 400, ""},
 			{"another merchant's collab", outsider, map[string]any{"maximalDepositAmount": "1"}, 404, "collaboration was not found"},
-			{"without Edit Collab", g.user(t, authz.RoleMerchant, m), map[string]any{"maximalDepositAmount": "1"}, 403, ""},
+			{"without Edit Collab", g.user(t, access.RoleMerchant, m), map[string]any{"maximalDepositAmount": "1"}, 403, ""},
 		}
 		for _, tt := range tests {
 			tt.body["collabId"] = id
@@ -686,7 +686,7 @@ func TestCollabLimits(t *testing.T) {
 		m := g.newMerchant(t)
 		id := g.initialize(t, setup, m, fbPay, gcash, bankTransfer)
 		cpt := g.collabPayTypeID(t, id, bankTransfer)
-		editor := g.user(t, authz.RoleAdmin)
+		editor := g.user(t, access.RoleAdmin)
 		var l limitsJSON
 		editor.must(t, http.StatusOK, http.MethodPost, "/api/v1/merchants/collabs/pay-type/limits",
 			map[string]any{"collabPayTypeId": cpt, "minimalWithdrawAmount": "10.00", "maximalWithdrawAmount": "10.00"}, &l)
@@ -704,7 +704,7 @@ func TestCollabLimits(t *testing.T) {
 			t.Errorf("event = %v", events[0])
 		}
 
-		outsider := g.user(t, authz.RoleMerchantAdmin, acme)
+		outsider := g.user(t, access.RoleMerchantAdmin, acme)
 		tests := []struct {
 			name   string
 			c      *caller
@@ -725,13 +725,13 @@ func TestCollabLimits(t *testing.T) {
 
 func TestCollabPayTypes(t *testing.T) {
 	g := newTestGateway(t)
-	setup := g.user(t, authz.RoleAdmin)
+	setup := g.user(t, access.RoleAdmin)
 
 	t.Run("add", func(t *testing.T) {
 		t.Parallel()
 		m := g.newMerchant(t)
 		id := g.initialize(t, setup, m, fbPay, gcash)
-		editor := g.user(t, authz.RoleMerchantAdmin, m)
+		editor := g.user(t, access.RoleMerchantAdmin, m)
 		path := fmt.Sprintf("/api/v1/%d/pay-types", id)
 		var c collabJSON
 		editor.must(t, http.StatusOK, http.MethodPut, path,
@@ -750,7 +750,7 @@ func TestCollabPayTypes(t *testing.T) {
 			t.Errorf("entry = %+v", r)
 		}
 
-		outsider := g.user(t, authz.RoleMerchantAdmin, acme)
+		outsider := g.user(t, access.RoleMerchantAdmin, acme)
 		tests := []struct {
 			name   string
 			c      *caller
@@ -778,7 +778,7 @@ func TestCollabPayTypes(t *testing.T) {
 		t.Parallel()
 		m := g.newMerchant(t)
 		id := g.initialize(t, setup, m, rollingPay)
-		editor := g.user(t, authz.RoleAdmin)
+		editor := g.user(t, access.RoleAdmin)
 		path := fmt.Sprintf("/api/v1/%d/pay-types", id)
 		tests := []struct {
 			name   string
@@ -818,7 +818,7 @@ func TestCollabPayTypes(t *testing.T) {
 		t.Parallel()
 		m := g.newMerchant(t)
 		id := g.initialize(t, setup, m, humPas)
-		editor := g.user(t, authz.RoleAdmin)
+		editor := g.user(t, access.RoleAdmin)
 		statuses := make([]int, 6)
 		var wg sync.WaitGroup
 		for i := range statuses {
@@ -838,9 +838,9 @@ func TestCollabPayTypes(t *testing.T) {
 		t.Parallel()
 		m := g.newMerchant(t)
 		id := g.initialize(t, setup, m, goVip, gcash, maya)
-		editor := g.user(t, authz.RoleMerchantAdmin, m)
+		editor := g.user(t, access.RoleMerchantAdmin, m)
 		path := fmt.Sprintf("/api/v1/%d/pay-types", id)
-		outsider := g.user(t, authz.RoleMerchantAdmin, acme)
+		outsider := g.user(t, access.RoleMerchantAdmin, acme)
 		for _, tt := range []struct {
 			name   string
 			c      *caller
@@ -852,7 +852,7 @@ func TestCollabPayTypes(t *testing.T) {
 			{"empty", editor, `[]`, 400},
 			{"not numbers", editor, `["GCASH"]`, 400},
 			{"another merchant's collab", outsider, `[1]`, 404},
-			{"without Edit Collab", g.user(t, authz.RoleMerchant, m), `[1]`, 403},
+			{"without Edit Collab", g.user(t, access.RoleMerchant, m), `[1]`, 403},
 		} {
 			tt.c.refused(t, tt.status, id, http.MethodDelete, path, tt.body)
 		}
@@ -885,7 +885,7 @@ func TestProviderActivenessAndMaintenance(t *testing.T) {
 
 	t.Run("provider activeness", func(t *testing.T) {
 		t.Parallel()
-		admin := g.user(t, authz.RoleAdmin)
+		admin := g.user(t, access.RoleAdmin)
 		var out map[string]any
 		admin.must(t, http.StatusOK, http.MethodPost, "/api/v1/providers/4/activeness?isEnabled=false", nil, &out)
 		if len(out) != 0 {
@@ -915,14 +915,14 @@ func TestProviderActivenessAndMaintenance(t *testing.T) {
 		admin.refused(t, http.StatusBadRequest, 0, http.MethodPost, "/api/v1/providers/4/activeness", nil)
 		admin.refused(t, http.StatusNotFound, 0, http.MethodPost, "/api/v1/providers/999/activeness?isEnabled=false", nil)
 		// Edit Collab without the Admin role is not enough.
-		g.user(t, authz.RoleMerchantAdmin, acme).refused(t, http.StatusForbidden, 0, http.MethodPost, "/api/v1/providers/4/activeness?isEnabled=false", nil)
-		g.user(t, authz.RoleSupport).refused(t, http.StatusForbidden, 0, http.MethodPost, "/api/v1/providers/4/activeness?isEnabled=false", nil)
+		g.user(t, access.RoleMerchantAdmin, acme).refused(t, http.StatusForbidden, 0, http.MethodPost, "/api/v1/providers/4/activeness?isEnabled=false", nil)
+		g.user(t, access.RoleSupport).refused(t, http.StatusForbidden, 0, http.MethodPost, "/api/v1/providers/4/activeness?isEnabled=false", nil)
 	})
 
 	t.Run("maintenance", func(t *testing.T) {
 		t.Parallel()
-		admin := g.user(t, authz.RoleAdmin)
-		merchant := g.user(t, authz.RoleMerchant, acme)
+		admin := g.user(t, access.RoleAdmin)
+		merchant := g.user(t, access.RoleMerchant, acme)
 		var out map[string]any
 		admin.must(t, http.StatusOK, http.MethodPost, "/api/v1/maintenance/enable", nil, &out)
 		if !reflect.DeepEqual(out, map[string]any{"isEnabled": true}) {
@@ -959,8 +959,8 @@ func TestProviderActivenessAndMaintenance(t *testing.T) {
 			t.Errorf("enabling twice recorded %d entries, %d and %d events", len(rows), len(activity), len(maintenance))
 		}
 
-		g.user(t, authz.RoleMerchantAdmin, acme).refused(t, http.StatusForbidden, 0, http.MethodPost, "/api/v1/maintenance/disable", nil)
-		g.user(t, authz.RoleSupport).refused(t, http.StatusForbidden, 0, http.MethodPost, "/api/v1/maintenance/disable", nil)
+		g.user(t, access.RoleMerchantAdmin, acme).refused(t, http.StatusForbidden, 0, http.MethodPost, "/api/v1/maintenance/disable", nil)
+		g.user(t, access.RoleSupport).refused(t, http.StatusForbidden, 0, http.MethodPost, "/api/v1/maintenance/disable", nil)
 
 		admin.must(t, http.StatusOK, http.MethodPost, "/api/v1/maintenance/disable", nil, &out)
 		if !reflect.DeepEqual(out, map[string]any{"isEnabled": false}) {
@@ -975,6 +975,52 @@ func TestProviderActivenessAndMaintenance(t *testing.T) {
 		merchant.must(t, http.StatusOK, http.MethodGet, "/api/v1/maintenance/status", nil, &out)
 		if out["isEnabled"] != false {
 			t.Errorf("status = %v", out)
+		}
+	})
+
+	// Callers of the previous release still call CollabService's copies of
+	// the maintenance RPCs over gRPC; they change and read the same switch,
+	// with MaintenanceService's rules. Not parallel: it turns the gateway's
+	// one switch on and off, and runs before the parallel subtests resume.
+	t.Run("CollabService's deprecated copies over gRPC", func(t *testing.T) {
+		admin := g.user(t, access.RoleAdmin)
+		merchant := g.user(t, access.RoleMerchant, acme)
+		cc, err := grpc.NewClient(g.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cc.Close()
+		as := func(c *caller) context.Context {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			t.Cleanup(cancel)
+			return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+c.token)
+		}
+		collabs := gatewayv1.NewCollabServiceClient(cc)
+		on, err := collabs.EnableMaintenanceMode(as(admin), &gatewayv1.EnableMaintenanceModeRequest{})
+		if err != nil || !on.GetIsEnabled() {
+			t.Fatalf("EnableMaintenanceMode = %v, %v", on, err)
+		}
+		if rows := admin.newEntries(t); len(rows) != 1 || !strings.HasPrefix(rows[0].Message, "ATTENTION: maintenance mode enabled") {
+			t.Errorf("entries = %+v", rows)
+		}
+		var out map[string]any
+		merchant.must(t, http.StatusOK, http.MethodGet, "/api/v1/maintenance/status", nil, &out)
+		if out["isEnabled"] != true {
+			t.Errorf("status over REST = %v", out)
+		}
+		if st, err := collabs.GetMaintenanceStatus(as(merchant), &gatewayv1.GetMaintenanceStatusRequest{}); err != nil || !st.GetIsEnabled() {
+			t.Errorf("GetMaintenanceStatus = %v, %v", st, err)
+		}
+		if _, err := collabs.DisableMaintenanceMode(as(merchant), &gatewayv1.DisableMaintenanceModeRequest{}); status.Code(err) != codes.PermissionDenied {
+			t.Errorf("DisableMaintenanceMode without Edit Maintenance Mode: %v, want PermissionDenied", err)
+		}
+		off, err := collabs.DisableMaintenanceMode(as(admin), &gatewayv1.DisableMaintenanceModeRequest{})
+		if err != nil || off.GetIsEnabled() {
+			t.Fatalf("DisableMaintenanceMode = %v, %v", off, err)
+		}
+		st, err := gatewayv1.NewMaintenanceServiceClient(cc).GetMaintenanceStatus(as(merchant), &gatewayv1.MaintenanceServiceGetMaintenanceStatusRequest{})
+		if err != nil || st.GetIsEnabled() {
+			t.Errorf("MaintenanceService.GetMaintenanceStatus = %v, %v", st, err)
 		}
 	})
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/paygate/paygate/services/gateway/internal/credential"
 	"github.com/paygate/paygate/services/gateway/internal/postgres"
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 )
 
@@ -44,7 +44,7 @@ func (g *testGateway) storedCredentials(t *testing.T, collabID int32) (string, [
 func TestCredentials(t *testing.T) {
 	t.Parallel()
 	g := newTestGateway(t)
-	admin := g.user(t, authz.RoleAdmin)
+	admin := g.user(t, access.RoleAdmin)
 	m := g.newMerchant(t)
 	other := g.newMerchant(t)
 	collab := g.initialize(t, admin, m, 3)
@@ -115,15 +115,15 @@ func TestCredentials(t *testing.T) {
 	}
 
 	// Scope and permissions.
-	mAdmin := g.user(t, authz.RoleMerchantAdmin, m)
+	mAdmin := g.user(t, access.RoleMerchantAdmin, m)
 	mAdmin.must(t, http.StatusOK, http.MethodGet, credentialsPath(collab), nil, &got)
 	if got["apiKey"] != "sk_live_NEW_9" {
 		t.Errorf("merchant admin reads %v", got)
 	}
-	stranger := g.user(t, authz.RoleMerchantAdmin, other)
+	stranger := g.user(t, access.RoleMerchantAdmin, other)
 	stranger.refused(t, http.StatusNotFound, collab, http.MethodGet, credentialsPath(collab), nil)
 	stranger.refused(t, http.StatusNotFound, collab, http.MethodPost, credentialsPath(collab), map[string]any{"apiKey": "x"})
-	for _, role := range []string{authz.RoleMerchant, authz.RoleSupport, authz.RoleMerchantFinanceManager} {
+	for _, role := range []string{access.RoleMerchant, access.RoleSupport, access.RoleMerchantFinanceManager} {
 		u := g.user(t, role, m)
 		u.refused(t, http.StatusForbidden, collab, http.MethodGet, credentialsPath(collab), nil)
 		u.refused(t, http.StatusForbidden, collab, http.MethodPost, credentialsPath(collab), map[string]any{"apiKey": "x"})
@@ -138,7 +138,7 @@ func TestCredentials(t *testing.T) {
 	if len(listed) != 1 || listed[0].CollabID != collab || listed[0].ProviderName != "FbPay" {
 		t.Errorf("merchant admin's credential collabs = %+v", listed)
 	}
-	g.user(t, authz.RoleMerchant, m).refused(t, http.StatusForbidden, 0, http.MethodGet, "/api/v1/credentials/collabs", nil)
+	g.user(t, access.RoleMerchant, m).refused(t, http.StatusForbidden, 0, http.MethodGet, "/api/v1/credentials/collabs", nil)
 
 	// Bad input: 400 naming the field, nothing written.
 	_, before := g.storedCredentials(t, collab)
@@ -210,7 +210,7 @@ func TestCredentialsKeyRotation(t *testing.T) {
 	keyA := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xA1}, 32))
 	keyB := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xB2}, 32))
 	g := newTestGateway(t, map[string]string{"PAYGATE_CREDENTIALS_KEYS": "a:" + keyA})
-	admin := g.user(t, authz.RoleAdmin)
+	admin := g.user(t, access.RoleAdmin)
 	m := g.newMerchant(t)
 	c1 := g.initialize(t, admin, m, 3)
 	c2 := g.initialize(t, admin, m, 4)
@@ -224,7 +224,7 @@ func TestCredentialsKeyRotation(t *testing.T) {
 	jwks := authztest.ServeJWKS(t, g.issuer)
 	rotated := startGatewayIn(t, g.schema, jwks.URL, map[string]string{"PAYGATE_CREDENTIALS_KEYS": "b:" + keyB + ",a:" + keyA})
 	defer func() { _ = rotated.Stop() }()
-	token := g.issuer.Token(t, authztest.User{ID: admin.id, Username: admin.name, Roles: []string{authz.RoleAdmin}, Permissions: grants[authz.RoleAdmin]})
+	token := g.issuer.Token(t, authztest.User{ID: admin.id, Username: admin.name, Roles: []string{access.RoleAdmin}, Permissions: grants[access.RoleAdmin]})
 	var got map[string]any
 	if st := rawCall(t, rotated.HTTPURL, token, http.MethodGet, credentialsPath(c1), nil, &got); st != http.StatusOK || got["apiKey"] != "one" {
 		t.Fatalf("read under the rotated keyring = %d %v", st, got)

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/server"
 )
 
@@ -100,7 +100,7 @@ func oversized() []byte {
 func TestEveryBodyRouteAnswers413First(t *testing.T) {
 	t.Parallel()
 	g := newTestGateway(t)
-	admin := g.user(t, authz.RoleAdmin)
+	admin := g.user(t, access.RoleAdmin)
 	big := oversized()
 	for _, r := range bodyRoutes(t) {
 		for _, c := range []*caller{nil, admin} {
@@ -128,7 +128,7 @@ func TestEveryBodyRouteAnswers413First(t *testing.T) {
 func TestEdgeChecksRunBeforeNoBodyRoutes(t *testing.T) {
 	t.Parallel()
 	g := newTestGateway(t)
-	admin := g.user(t, authz.RoleAdmin)
+	admin := g.user(t, access.RoleAdmin)
 	merchant := g.newMerchant(t)
 	collab := g.initialize(t, admin, merchant, 1)
 	seq := 0
@@ -206,7 +206,7 @@ func TestEdgeChecksRunBeforeNoBodyRoutes(t *testing.T) {
 func TestTextFiltersAreBounded(t *testing.T) {
 	t.Parallel()
 	g := newTestGateway(t)
-	admin := g.user(t, authz.RoleAdmin)
+	admin := g.user(t, access.RoleAdmin)
 	collab := g.initialize(t, admin, g.newMerchant(t), 1)
 	over := func(n int) string { return strings.Repeat("z", n+1) }
 	refused := func(method, path string, body any, field string) {
@@ -263,7 +263,7 @@ func TestTextFiltersAreBounded(t *testing.T) {
 func TestFilterDatesAreBounded(t *testing.T) {
 	t.Parallel()
 	g := newTestGateway(t)
-	admin := g.user(t, authz.RoleAdmin)
+	admin := g.user(t, access.RoleAdmin)
 	collab := strconv.Itoa(int(g.initialize(t, admin, g.newMerchant(t), 1)))
 	settings := map[string]any{"exportType": 1, "fileType": 0, "columns": map[string]string{"id": ""}}
 	logSearch := func(from, to string) map[string]any {
@@ -313,7 +313,7 @@ func TestFilterDatesAreBounded(t *testing.T) {
 func TestNegativeIdsOnTheGatewaysRoutes(t *testing.T) {
 	t.Parallel()
 	g := newTestGateway(t)
-	admin := g.user(t, authz.RoleAdmin)
+	admin := g.user(t, access.RoleAdmin)
 	settings := map[string]any{"exportType": 1, "fileType": 0, "columns": map[string]string{"id": ""}}
 	for _, c := range []struct {
 		method, path string

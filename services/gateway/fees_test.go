@@ -18,7 +18,7 @@ import (
 
 	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 )
 
@@ -73,7 +73,7 @@ func (g *testGateway) currencyID(t *testing.T, code string) int32 {
 
 func TestFees(t *testing.T) {
 	g := newTestGateway(t)
-	admin := g.user(t, authz.RoleAdmin)
+	admin := g.user(t, access.RoleAdmin)
 	m1, m2 := g.newMerchant(t), g.newMerchant(t)
 	c1 := g.initialize(t, admin, m1, 1, 1)
 	c2 := g.initialize(t, admin, m2, 1, 1)
@@ -225,7 +225,7 @@ func TestFees(t *testing.T) {
 	admin.expectChanges(t, 1)
 
 	t.Run("merchant scope", func(t *testing.T) {
-		merchant := g.user(t, authz.RoleMerchant, m1)
+		merchant := g.user(t, access.RoleMerchant, m1)
 		var list feeListJSON
 		merchant.must(t, http.StatusOK, http.MethodGet, "/api/v1/fees?take=100", nil, &list)
 		ids := map[string]feeJSON{}
@@ -247,7 +247,7 @@ func TestFees(t *testing.T) {
 		// Viewing only: no Edit Fees.
 		merchant.refused(t, http.StatusForbidden, 0, http.MethodPost, "/api/v1/fees", body("currencyFromId", php, "currencyToId", php))
 
-		editor := g.feeUser(t, authz.RoleMerchantAdmin, []string{authz.PermViewFees, authz.PermEditFees}, m1)
+		editor := g.feeUser(t, access.RoleMerchantAdmin, []string{access.PermViewFees, access.PermEditFees}, m1)
 		editor.refused(t, http.StatusNotFound, 0, http.MethodPost, "/api/v1/fees", body("collabId", c2, "transactionType", 2))
 		editor.refused(t, http.StatusNotFound, 0, http.MethodPut, "/api/v1/fees/"+other.ID, body("collabId", c1))
 		editor.refused(t, http.StatusNotFound, 0, http.MethodDelete, "/api/v1/fees/"+other.ID, nil)
@@ -262,10 +262,10 @@ func TestFees(t *testing.T) {
 		editor.must(t, http.StatusOK, http.MethodDelete, "/api/v1/fees/"+mine.ID, nil, nil)
 		editor.expectChanges(t, 1)
 
-		support := g.user(t, authz.RoleSupport)
+		support := g.user(t, access.RoleSupport)
 		support.must(t, http.StatusOK, http.MethodGet, "/api/v1/fees/"+other.ID, nil, nil)
 		support.refused(t, http.StatusForbidden, 0, http.MethodDelete, "/api/v1/fees/"+other.ID, nil)
-		g.user(t, authz.RoleMerchantSupport, m1).refused(t, http.StatusForbidden, 0, http.MethodGet, "/api/v1/fees", nil)
+		g.user(t, access.RoleMerchantSupport, m1).refused(t, http.StatusForbidden, 0, http.MethodGet, "/api/v1/fees", nil)
 	})
 
 	t.Run("list pages and filters", func(t *testing.T) {
@@ -317,7 +317,7 @@ func TestFees(t *testing.T) {
 		if !found {
 			t.Errorf("no USD deposit range from 10.00: %+v", out.Winners)
 		}
-		g.user(t, authz.RoleMerchant, m1).refused(t, http.StatusNotFound, 0, http.MethodGet, fmt.Sprintf("/api/v1/fees/winners?collabId=%d", c2), nil)
+		g.user(t, access.RoleMerchant, m1).refused(t, http.StatusNotFound, 0, http.MethodGet, fmt.Sprintf("/api/v1/fees/winners?collabId=%d", c2), nil)
 	})
 
 	t.Run("delete", func(t *testing.T) {
@@ -350,7 +350,7 @@ func TestFees(t *testing.T) {
 			Name string `json:"name"`
 			Code string `json:"code"`
 		}
-		g.user(t, authz.RoleMerchantSupport, m1).must(t, http.StatusOK, http.MethodGet, "/api/v1/pay-types", nil, &pts)
+		g.user(t, access.RoleMerchantSupport, m1).must(t, http.StatusOK, http.MethodGet, "/api/v1/pay-types", nil, &pts)
 		if len(pts) == 0 || pts[0].ID == 0 || pts[0].Name == "" || pts[0].Code == "" {
 			t.Errorf("pay types %+v", pts)
 		}
@@ -362,7 +362,7 @@ func TestFees(t *testing.T) {
 // transactions.
 func TestFeePreview(t *testing.T) {
 	g := newTestGateway(t)
-	admin := g.user(t, authz.RoleAdmin)
+	admin := g.user(t, access.RoleAdmin)
 	m1, m2 := g.newMerchant(t), g.newMerchant(t)
 	c1 := g.initialize(t, admin, m1, 1, 1)
 	c2 := g.initialize(t, admin, m2, 2, 3)
@@ -444,7 +444,7 @@ func TestFeePreview(t *testing.T) {
 	}
 
 	t.Run("a merchant user's global preview stays within its collabs", func(t *testing.T) {
-		editor := g.feeUser(t, authz.RoleMerchantAdmin, []string{authz.PermViewFees, authz.PermEditFees}, m1)
+		editor := g.feeUser(t, access.RoleMerchantAdmin, []string{access.PermViewFees, access.PermEditFees}, m1)
 		editor.refused(t, http.StatusForbidden, 0, http.MethodPost, "/api/v1/fees/preview",
 			map[string]any{"fee": map[string]any{"currencyFromId": php, "currencyToId": php, "feeType": 1, "value": "1"}})
 		editor.refused(t, http.StatusNotFound, 0, http.MethodPost, "/api/v1/fees/preview",

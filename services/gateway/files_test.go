@@ -20,7 +20,7 @@ import (
 
 	"github.com/paygate/paygate/services/gateway/internal/exportfmt/pdftext"
 	gwnats "github.com/paygate/paygate/services/gateway/internal/nats"
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 	"github.com/paygate/paygate/services/internal/pgdb"
 	"github.com/paygate/paygate/services/internal/pgdb/pgtest"
@@ -64,7 +64,7 @@ func newFilesEnv(t *testing.T, env ...map[string]string) *filesEnv {
 	t.Helper()
 	dir := t.TempDir()
 	g := newTestGateway(t, append([]map[string]string{{"PAYGATE_FILES_DIR": dir, "PAYGATE_FILES_LEASE": "3s"}}, env...)...)
-	e := &filesEnv{testGateway: g, dir: dir, admin: g.user(t, authz.RoleAdmin)}
+	e := &filesEnv{testGateway: g, dir: dir, admin: g.user(t, access.RoleAdmin)}
 	e.merchant = g.newMerchant(t)
 	e.collab = g.initialize(t, e.admin, e.merchant, 1, 1)
 	return e
@@ -191,7 +191,7 @@ func TestExportEqualsTheList(t *testing.T) {
 	e.seed(t, seedTx{merchant: other, collab: otherCollab, provider: 1, typ: 1, status: 4, amount: "5.00", currency: "PHP",
 		at: "2025-03-01T05:00:00Z"})
 
-	m := e.user(t, authz.RoleMerchant, e.merchant)
+	m := e.user(t, access.RoleMerchant, e.merchant)
 	query := "from=2025-03-01T00:00:00&to=2025-03-02T23:59:59.999&statuses=4,-2&take=100&includeTotalAmounts=true"
 	list := m.list(t, e.collab, query)
 	if list.TotalCount < 10 {
@@ -349,7 +349,7 @@ func TestExportRefusals(t *testing.T) {
 	e := newFilesEnv(t, map[string]string{"PAYGATE_FILES_WORKERS": "0"})
 	other := e.newMerchant(t)
 	otherCollab := e.initialize(t, e.admin, other, 1, 1)
-	m := e.user(t, authz.RoleMerchant, e.merchant)
+	m := e.user(t, access.RoleMerchant, e.merchant)
 	ok := exportBody(map[string]any{}, 1, 0, "UTC", "id=")
 	cases := []struct {
 		name   string
@@ -375,7 +375,7 @@ func TestExportRefusals(t *testing.T) {
 			t.Errorf("%s: %q, want it to contain %q", tc.name, body.Message, tc.want)
 		}
 	}
-	noFiles := e.user(t, authz.RoleMerchantSupport, e.merchant)
+	noFiles := e.user(t, access.RoleMerchantSupport, e.merchant)
 	noFiles.must(t, http.StatusForbidden, http.MethodPost, "/api/v1/files/export?collabId="+strconv.Itoa(int(e.collab)), ok, nil)
 	noFiles.must(t, http.StatusForbidden, http.MethodGet, "/api/v1/files", nil, nil)
 	if n := e.queryInt(t, `SELECT count(*) FROM files`); n != 0 {
@@ -387,7 +387,7 @@ func TestExportRefusals(t *testing.T) {
 
 	// A file of merchant A is not B's to see, fetch or delete.
 	id := e.export(t, m, e.collab, ok)
-	b := e.user(t, authz.RoleMerchant, other)
+	b := e.user(t, access.RoleMerchant, other)
 	for _, call := range []struct{ method, path string }{
 		{http.MethodGet, "/api/v1/files/" + id + "/info"},
 		{http.MethodGet, "/api/v1/files/" + id},
@@ -513,7 +513,7 @@ func TestExportWorkerKilledMidFile(t *testing.T) {
 	g := &testGateway{gatewayRun: &gatewayRun{Service: first, schema: schema}, issuer: issuer, pool: pool,
 		client: &http.Client{Transport: tr, Timeout: 20 * time.Second}}
 	admin := &caller{g: g, name: "admin-kill", ua: "gateway-test/kill",
-		token: issuer.Token(t, authztest.User{ID: userSeq.Add(1), Username: "admin-kill", Roles: []string{authz.RoleAdmin}, Permissions: grants[authz.RoleAdmin]})}
+		token: issuer.Token(t, authztest.User{ID: userSeq.Add(1), Username: "admin-kill", Roles: []string{access.RoleAdmin}, Permissions: grants[access.RoleAdmin]})}
 	e := &filesEnv{testGateway: g, dir: dir, admin: admin}
 	e.merchant = 1 // a demo merchant
 	e.collab = int32(e.queryInt(t, `SELECT id FROM collabs WHERE merchant_id = 1 ORDER BY id LIMIT 1`))

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 )
 
@@ -383,7 +383,7 @@ func TestFraudDetectionAndReview(t *testing.T) {
 	}
 
 	t.Run("list", func(t *testing.T) {
-		support := e.user(t, authz.RoleSupport)
+		support := e.user(t, access.RoleSupport)
 		all := support.frauds(t, "take=100")
 		if all.TotalCount != len(wantP)+len(wantA)+len(wantB) || len(all.ClientFrauds) != all.TotalCount || all.CurrentPage != 1 || all.TotalPages != 1 {
 			t.Fatalf("all frauds: %d of %d, page %d of %d", len(all.ClientFrauds), all.TotalCount, all.CurrentPage, all.TotalPages)
@@ -467,8 +467,8 @@ func TestFraudDetectionAndReview(t *testing.T) {
 		}
 
 		// Permissions and scope.
-		e.user(t, authz.RoleMerchant, mA).must(t, http.StatusForbidden, http.MethodGet, "/api/v1/frauds", nil, nil)
-		ma := e.user(t, authz.RoleMerchantAdmin, mA)
+		e.user(t, access.RoleMerchant, mA).must(t, http.StatusForbidden, http.MethodGet, "/api/v1/frauds", nil, nil)
+		ma := e.user(t, access.RoleMerchantAdmin, mA)
 		own := ma.frauds(t, "take=100")
 		if own.TotalCount != len(wantA) {
 			t.Errorf("merchant A's admin sees %d frauds, want %d", own.TotalCount, len(wantA))
@@ -487,7 +487,7 @@ func TestFraudDetectionAndReview(t *testing.T) {
 	})
 
 	t.Run("review", func(t *testing.T) {
-		support := e.user(t, authz.RoleSupport)
+		support := e.user(t, access.RoleSupport)
 		byClient := func(client string) fraudJSON {
 			return support.frauds(t, "clientId="+url.QueryEscape(client)).ClientFrauds[0]
 		}
@@ -496,7 +496,7 @@ func TestFraudDetectionAndReview(t *testing.T) {
 			return "/api/v1/frauds/" + f.ID + "/status/" + strconv.Itoa(status)
 		}
 
-		editor := e.fraudCaller(t, authz.RoleMerchantAdmin, []string{authz.PermViewFrauds, authz.PermEditFrauds, authz.PermCancelCallbacks}, mA)
+		editor := e.fraudCaller(t, access.RoleMerchantAdmin, []string{access.PermViewFrauds, access.PermEditFrauds, access.PermCancelCallbacks}, mA)
 		// Support may look but not review.
 		support.refused(t, http.StatusForbidden, 0, http.MethodPost, path(fh, 1), map[string]any{"notes": "x"})
 		// Another merchant's fraud, or none, is not found.
@@ -519,7 +519,7 @@ func TestFraudDetectionAndReview(t *testing.T) {
 			}
 		}
 		// Stopping callbacks needs Cancel Callbacks.
-		noCancel := e.fraudCaller(t, authz.RoleMerchantAdmin, []string{authz.PermViewFrauds, authz.PermEditFrauds}, mA)
+		noCancel := e.fraudCaller(t, access.RoleMerchantAdmin, []string{access.PermViewFrauds, access.PermEditFrauds}, mA)
 		noCancel.refused(t, http.StatusForbidden, 0, http.MethodPost, path(fh, 1), map[string]any{"notes": "x", "isCallbacksSendingCanceled": true})
 
 		// Confirm v-hi with a note.

@@ -17,7 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/pgdb"
@@ -37,21 +37,21 @@ import (
 
 // grants are the permissions each role holds (docs/contracts.md).
 var grants = map[string][]string{
-	authz.RoleAdmin: authz.AllPermissions,
-	authz.RoleSupport: {authz.PermDashboardAccess, authz.PermStatisticsAccess, authz.PermGetTransactions,
-		authz.PermViewLogs, authz.PermGetProviders, authz.PermBalanceAccess, authz.PermFilesAccess,
-		authz.PermViewFrauds, authz.PermViewRecentActions, authz.PermViewFees, authz.PermJobsAccess},
-	authz.RoleMerchant: merchantPerms,
-	authz.RoleMerchantAdmin: append([]string{authz.PermEditTransactions, authz.PermViewLogs, authz.PermEditCollab,
-		authz.PermCredentialsAccess, authz.PermViewFrauds, authz.PermCancelCallbacks, authz.PermAllowIP,
-		authz.PermAddUsers, authz.PermEditUser}, merchantPerms...),
-	authz.RoleMerchantFinanceManager: {authz.PermDashboardAccess, authz.PermStatisticsAccess,
-		authz.PermGetTransactions, authz.PermBalanceAccess, authz.PermFilesAccess, authz.PermViewFees},
-	authz.RoleMerchantSupport: {authz.PermGetTransactions, authz.PermViewLogs, authz.PermGetProviders},
+	access.RoleAdmin: access.AllPermissions,
+	access.RoleSupport: {access.PermDashboardAccess, access.PermStatisticsAccess, access.PermGetTransactions,
+		access.PermViewLogs, access.PermGetProviders, access.PermBalanceAccess, access.PermFilesAccess,
+		access.PermViewFrauds, access.PermViewRecentActions, access.PermViewFees, access.PermJobsAccess},
+	access.RoleMerchant: merchantPerms,
+	access.RoleMerchantAdmin: append([]string{access.PermEditTransactions, access.PermViewLogs, access.PermEditCollab,
+		access.PermCredentialsAccess, access.PermViewFrauds, access.PermCancelCallbacks, access.PermAllowIP,
+		access.PermAddUsers, access.PermEditUser}, merchantPerms...),
+	access.RoleMerchantFinanceManager: {access.PermDashboardAccess, access.PermStatisticsAccess,
+		access.PermGetTransactions, access.PermBalanceAccess, access.PermFilesAccess, access.PermViewFees},
+	access.RoleMerchantSupport: {access.PermGetTransactions, access.PermViewLogs, access.PermGetProviders},
 }
 
-var merchantPerms = []string{authz.PermDashboardAccess, authz.PermStatisticsAccess, authz.PermGetTransactions,
-	authz.PermGetProviders, authz.PermBalanceAccess, authz.PermFilesAccess, authz.PermViewRecentActions, authz.PermViewFees}
+var merchantPerms = []string{access.PermDashboardAccess, access.PermStatisticsAccess, access.PermGetTransactions,
+	access.PermGetProviders, access.PermBalanceAccess, access.PermFilesAccess, access.PermViewRecentActions, access.PermViewFees}
 
 // userSeq hands out user ids, random per process, so that a test can pick
 // its own events out of the shared stream by user id.
@@ -108,7 +108,7 @@ func newTestGateway(t *testing.T, extraEnv ...map[string]string) *testGateway {
 	}
 	g.merchantSeq.Store(firstMerchantID - 1)
 	g.exec(t, `INSERT INTO merchants (id, name, hash) VALUES ($1, 'Fence Ltd', 'fence')`, fenceMerchantID)
-	admin := g.user(t, authz.RoleAdmin)
+	admin := g.user(t, access.RoleAdmin)
 	g.fenceCollab = g.initialize(t, admin, fenceMerchantID, 1)
 	return g
 }
@@ -354,7 +354,7 @@ func (c *caller) events(t *testing.T) ([]*eventsv1.ActivityRecorded, []*eventsv1
 	t.Helper()
 	g := c.g
 	fence := &caller{g: g, id: c.id, ua: c.ua,
-		token: g.issuer.Token(t, authztest.User{ID: c.id, Username: c.name, Roles: []string{authz.RoleAdmin}, Permissions: grants[authz.RoleAdmin]})}
+		token: g.issuer.Token(t, authztest.User{ID: c.id, Username: c.name, Roles: []string{access.RoleAdmin}, Permissions: grants[access.RoleAdmin]})}
 	amount := strconv.FormatInt(g.fenceAmount.Add(1), 10) + ".00"
 	fence.must(t, http.StatusOK, http.MethodPost, "/api/v1/merchant/collabs/limits",
 		map[string]any{"collabId": g.fenceCollab, "maximalDepositAmount": amount}, nil)

@@ -27,6 +27,7 @@ import (
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	gwnats "github.com/paygate/paygate/services/gateway/internal/nats"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 	"github.com/paygate/paygate/services/internal/pgdb/pgtest"
@@ -152,7 +153,7 @@ func TestListMerchants(t *testing.T) {
 	}
 	rdb := redis.NewClient(opts)
 	t.Cleanup(func() { _ = rdb.Close() })
-	revokedUser := authztest.User{ID: 9, Roles: []string{authz.RoleAdmin}}
+	revokedUser := authztest.User{ID: 9, Roles: []string{access.RoleAdmin}}
 	revokedClaims := authztest.Claims(revokedUser)
 	revokedToken := issuer.Sign(t, revokedClaims)
 	if err := authz.NewRedisRevocations(rdb).Revoke(context.Background(), revokedClaims.SessionID, time.Minute); err != nil {
@@ -166,14 +167,17 @@ func TestListMerchants(t *testing.T) {
 		status int
 		want   []int32
 	}{
-		{"admin sees all", issuer.Token(t, authztest.User{ID: 1, Roles: []string{authz.RoleAdmin}}), 200, []int32{1, 2, 3}},
-		{"support sees all", issuer.Token(t, authztest.User{ID: 2, Roles: []string{authz.RoleSupport}, MerchantIDs: []int32{1}}), 200, []int32{1, 2, 3}},
-		{"merchant sees its own", issuer.Token(t, authztest.User{ID: 3, Roles: []string{authz.RoleMerchant}, MerchantIDs: []int32{1}}), 200, []int32{1}},
-		{"merchant admin sees its two", issuer.Token(t, authztest.User{ID: 4, Roles: []string{authz.RoleMerchantAdmin}, MerchantIDs: []int32{2, 1}}), 200, []int32{1, 2}},
-		{"merchant of no merchant sees none", issuer.Token(t, authztest.User{ID: 5, Roles: []string{authz.RoleMerchantSupport}}), 200, []int32{}},
-		{"a user without a role is refused", issuer.Token(t, authztest.User{ID: 6}), 403, nil},
+		{"admin sees all", issuer.Token(t, authztest.User{ID: 1, Roles: []string{access.RoleAdmin}}), 200, []int32{1, 2, 3}},
+		{"support sees all", issuer.Token(t, authztest.User{ID: 2, Roles: []string{access.RoleSupport}, MerchantIDs: []int32{1}}), 200, []int32{1, 2, 3}},
+		{"merchant sees its own", issuer.Token(t, authztest.User{ID: 3, Roles: []string{access.RoleMerchant}, MerchantIDs: []int32{1}}), 200, []int32{1}},
+		{"merchant admin sees its two", issuer.Token(t, authztest.User{ID: 4, Roles: []string{access.RoleMerchantAdmin}, MerchantIDs: []int32{2, 1}}), 200, []int32{1, 2}},
+		{"merchant of no merchant sees none", issuer.Token(t, authztest.User{ID: 5, Roles: []string{access.RoleMerchantSupport}}), 200, []int32{}},
+		// Every signed-in user reads its own merchants (the rule was "every
+		// role"; a role of no permission is a role too).
+		{"a user without permissions sees its own", issuer.Token(t, authztest.User{ID: 6, Roles: []string{"Nothing"}, MerchantIDs: []int32{2}}), 200, []int32{2}},
+		{"a custom admin-wide role sees every merchant", issuer.Token(t, authztest.User{ID: 7, Roles: []string{"Auditors"}, Global: true}), 200, []int32{1, 2, 3}},
 		{"no token", "", 401, nil},
-		{"a token from another signer", authztest.NewIssuer(t).Token(t, authztest.User{ID: 1, Roles: []string{authz.RoleAdmin}}), 401, nil},
+		{"a token from another signer", authztest.NewIssuer(t).Token(t, authztest.User{ID: 1, Roles: []string{access.RoleAdmin}}), 401, nil},
 		{"a revoked session", revokedToken, 401, nil},
 	}
 	for _, tt := range tests {
@@ -234,7 +238,7 @@ func TestListMerchants(t *testing.T) {
 		if _, err := client.ListMerchants(ctx, &gatewayv1.ListMerchantsRequest{}); status.Code(err) != codes.Unauthenticated {
 			t.Errorf("without a token: %v", err)
 		}
-		token := issuer.Token(t, authztest.User{ID: 3, Roles: []string{authz.RoleMerchant}, MerchantIDs: []int32{3}})
+		token := issuer.Token(t, authztest.User{ID: 3, Roles: []string{access.RoleMerchant}, MerchantIDs: []int32{3}})
 		resp, err := client.ListMerchants(metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+token), &gatewayv1.ListMerchantsRequest{})
 		if err != nil {
 			t.Fatal(err)

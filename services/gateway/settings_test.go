@@ -15,7 +15,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/postgres"
 	"github.com/paygate/paygate/services/gateway/internal/settings"
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 )
 
@@ -89,7 +89,7 @@ const fraudDefault = `{"velocityMaxPayments":20,"velocityWindowMinutes":10,"amou
 func TestSettingsAPI(t *testing.T) {
 	t.Parallel()
 	g := newTestGateway(t, map[string]string{"PAYGATE_POLL_INTERVAL": "3s", "PAYGATE_FILES_RETENTION": "48h"})
-	admin := g.user(t, authz.RoleAdmin)
+	admin := g.user(t, access.RoleAdmin)
 
 	keys := g.settingKeys(t, admin)
 	for name, def := range map[string]string{
@@ -188,23 +188,24 @@ func TestSettingsAPI(t *testing.T) {
 	})
 
 	t.Run("permissions", func(t *testing.T) {
-		support := g.user(t, authz.RoleSupport)
+		support := g.user(t, access.RoleSupport)
 		support.refused(t, http.StatusForbidden, 0, http.MethodGet, "/api/v1/settings/keys", nil)
 		support.refused(t, http.StatusForbidden, 0, http.MethodGet, "/api/v1/settings/BalanceCacheSeconds", nil)
 		support.refused(t, http.StatusForbidden, 0, http.MethodPost, "/api/v1/settings/BalanceCacheSeconds", `20`)
-		merchant := g.user(t, authz.RoleMerchantAdmin, firstMerchantID)
+		merchant := g.user(t, access.RoleMerchantAdmin, firstMerchantID)
 		merchant.refused(t, http.StatusForbidden, 0, http.MethodPost, "/api/v1/settings/BalanceCacheSeconds", `20`)
-		// Settings Access without the Admin role reads but does not write.
-		reader := g.user(t, authz.RoleSupport)
-		reader.token = g.issuer.Token(t, authztest.User{ID: reader.id, Username: reader.name, Roles: []string{authz.RoleSupport},
-			Permissions: []string{authz.PermSettingsAccess}})
+		// Settings Access without the admin-wide scope reads but does not
+		// write (access.ReqPlatformSettings), whatever the role's name.
+		reader := g.user(t, access.RoleSupport)
+		reader.token = g.issuer.Token(t, authztest.User{ID: reader.id, Username: reader.name, Roles: []string{"Settings readers"},
+			Permissions: []string{access.PermSettingsAccess}, MerchantIDs: []int32{firstMerchantID}})
 		reader.must(t, http.StatusOK, http.MethodGet, "/api/v1/settings/keys", nil, nil)
 		reader.must(t, http.StatusOK, http.MethodGet, "/api/v1/settings/BalanceCacheSeconds", nil, nil)
 		reader.refused(t, http.StatusForbidden, 0, http.MethodPost, "/api/v1/settings/BalanceCacheSeconds", `20`)
 		// An admin token without Settings Access cannot either.
-		noPerm := g.user(t, authz.RoleAdmin)
-		noPerm.token = g.issuer.Token(t, authztest.User{ID: noPerm.id, Username: noPerm.name, Roles: []string{authz.RoleAdmin},
-			Permissions: []string{authz.PermGetTransactions}})
+		noPerm := g.user(t, access.RoleAdmin)
+		noPerm.token = g.issuer.Token(t, authztest.User{ID: noPerm.id, Username: noPerm.name, Roles: []string{access.RoleAdmin},
+			Permissions: []string{access.PermGetTransactions}})
 		noPerm.refused(t, http.StatusForbidden, 0, http.MethodPost, "/api/v1/settings/BalanceCacheSeconds", `20`)
 		(&caller{g: g, ua: "gateway-test/anonymous"}).must(t, http.StatusUnauthorized, http.MethodGet, "/api/v1/settings/keys", nil, nil)
 		if rows := g.settingRows(t); rows != "" {
@@ -281,7 +282,7 @@ func TestSettingsReachEveryReplica(t *testing.T) {
 	var v map[string]any
 	raw, _ := json.Marshal(fraud)
 	_ = json.Unmarshal(raw, &v)
-	admin := g.user(t, authz.RoleAdmin)
+	admin := g.user(t, access.RoleAdmin)
 	admin.must(t, http.StatusOK, http.MethodPost, "/api/v1/settings/FraudDetection", v, nil)
 	admin.must(t, http.StatusOK, http.MethodPost, "/api/v1/settings/ExportRetentionHours", `6`, nil)
 	waitFor(t, "replica b to read the gateway's changes", func() bool {

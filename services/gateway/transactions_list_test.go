@@ -21,7 +21,7 @@ import (
 
 	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/gateway/internal/postgres"
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 )
 
 type listJSON struct {
@@ -83,7 +83,7 @@ func ids(l listJSON) []string {
 
 func TestTransactionList(t *testing.T) {
 	g := newTestGateway(t)
-	admin := g.user(t, authz.RoleAdmin)
+	admin := g.user(t, access.RoleAdmin)
 	ma, mb := g.newMerchant(t), g.newMerchant(t)
 	a1 := g.initialize(t, admin, ma, 1, 1)
 	a2 := g.initialize(t, admin, ma, 2, 3)
@@ -180,7 +180,7 @@ func TestTransactionList(t *testing.T) {
 
 	t.Run("merchant scope", func(t *testing.T) {
 		t.Parallel()
-		ua := g.user(t, authz.RoleMerchant, ma)
+		ua := g.user(t, access.RoleMerchant, ma)
 		window := "from=2025-01-01&to=2025-03-01"
 		if got := ua.list(t, 0, window); !slices.Equal(ids(got), []string{x4, x3, x2, x1}) {
 			t.Errorf("merchant A, every collab: %v", ids(got))
@@ -194,10 +194,10 @@ func TestTransactionList(t *testing.T) {
 		if got := ua.list(t, 0, "search="+x5); len(got.Transactions) != 0 {
 			t.Errorf("merchant A searching B's id: %+v", got)
 		}
-		if got := g.user(t, authz.RoleMerchant, mb).list(t, 0, window); !slices.Equal(ids(got), []string{x5}) {
+		if got := g.user(t, access.RoleMerchant, mb).list(t, 0, window); !slices.Equal(ids(got), []string{x5}) {
 			t.Errorf("merchant B: %v", ids(got))
 		}
-		g.user(t, authz.RoleMerchant).must(t, http.StatusOK, http.MethodGet, "/api/v1/collabs/0/transactions/advanced", nil, nil)
+		g.user(t, access.RoleMerchant).must(t, http.StatusOK, http.MethodGet, "/api/v1/collabs/0/transactions/advanced", nil, nil)
 		(&caller{g: g}).must(t, http.StatusUnauthorized, http.MethodGet, "/api/v1/collabs/0/transactions/advanced", nil, nil)
 	})
 }
@@ -295,8 +295,8 @@ func TestTransactionOperations(t *testing.T) {
 		if n := e.queryInt(t, `SELECT count(*) FROM transaction_logs WHERE transaction_id = $1 AND stage = 'UI Update'`, id); n != 1 {
 			t.Errorf("UI Update entries: %d", n)
 		}
-		e.user(t, authz.RoleMerchantAdmin, 1).must(t, http.StatusNotFound, http.MethodPost, "/api/v1/transactions/"+id+"/cancel?transactionStatus=-1", nil, nil)
-		e.user(t, authz.RoleMerchant, e.merchantID).must(t, http.StatusForbidden, http.MethodPost, "/api/v1/transactions/"+id+"/cancel?transactionStatus=-1", nil, nil)
+		e.user(t, access.RoleMerchantAdmin, 1).must(t, http.StatusNotFound, http.MethodPost, "/api/v1/transactions/"+id+"/cancel?transactionStatus=-1", nil, nil)
+		e.user(t, access.RoleMerchant, e.merchantID).must(t, http.StatusForbidden, http.MethodPost, "/api/v1/transactions/"+id+"/cancel?transactionStatus=-1", nil, nil)
 	})
 
 	t.Run("callbacks cancel with the status seen; stale is 409", func(t *testing.T) {
@@ -305,7 +305,7 @@ func TestTransactionOperations(t *testing.T) {
 			TransactionStatus         int  `json:"transactionStatus"`
 			IsCallbackSendingCanceled bool `json:"isCallbackSendingCanceled"`
 		}
-		e.user(t, authz.RoleMerchantAdmin, e.merchantID).must(t, http.StatusOK, http.MethodPost, "/api/v1/transactions/"+success+"/callbacks/cancel?transactionStatus=4", nil, &got)
+		e.user(t, access.RoleMerchantAdmin, e.merchantID).must(t, http.StatusOK, http.MethodPost, "/api/v1/transactions/"+success+"/callbacks/cancel?transactionStatus=4", nil, &got)
 		if got.TransactionStatus != 4 || !got.IsCallbackSendingCanceled {
 			t.Errorf("after callbacks cancel: %+v", got)
 		}
@@ -384,7 +384,7 @@ func TestTransactionOperations(t *testing.T) {
 		if none := search(e.admin, map[string]any{"searchTerm": nonce, "amount": "12.35"}); none.TotalCount != 0 {
 			t.Errorf("other amount: %+v", none)
 		}
-		if other := search(e.user(t, authz.RoleMerchantSupport, 1), map[string]any{"searchTerm": nonce}); other.TotalCount != 0 {
+		if other := search(e.user(t, access.RoleMerchantSupport, 1), map[string]any{"searchTerm": nonce}); other.TotalCount != 0 {
 			t.Errorf("another merchant's user: %+v", other)
 		}
 		local := now.Add(8 * time.Hour)
@@ -414,9 +414,9 @@ func TestTransactionOperations(t *testing.T) {
 
 	t.Run("stream: an event in scope, none out of scope", func(t *testing.T) {
 		(&caller{g: e.testGateway}).must(t, http.StatusUnauthorized, http.MethodGet, "/api/v1/transactions/stream", nil, nil)
-		mine := e.testGateway.stream(t, e.user(t, authz.RoleMerchant, e.merchantID), true)
+		mine := e.testGateway.stream(t, e.user(t, access.RoleMerchant, e.merchantID), true)
 		admin := e.testGateway.stream(t, e.admin, false)
-		others := e.testGateway.stream(t, e.user(t, authz.RoleMerchant, fenceMerchantID), true)
+		others := e.testGateway.stream(t, e.user(t, access.RoleMerchant, fenceMerchantID), true)
 		id := pending(t, "ops-stream", 1, "GCASH")
 		e.admin.must(t, http.StatusOK, http.MethodPost, "/api/v1/transactions/"+id+"/cancel?transactionStatus=3", nil, nil)
 		ev, ok := mine.waitFor(id, 10*time.Second)
@@ -465,7 +465,7 @@ func TestTransactionListTotals(t *testing.T) {
 	// The recovery sweep must not resolve the Not Confirmed rows meanwhile,
 	// and the test folds the deltas itself.
 	g := newTestGateway(t, map[string]string{"PAYGATE_RECOVERY_AFTER": "1h", "PAYGATE_TOTALS_FOLD_INTERVAL": "0s"})
-	admin := g.user(t, authz.RoleAdmin)
+	admin := g.user(t, access.RoleAdmin)
 	m := g.newMerchant(t)
 	c := g.initialize(t, admin, m, 1, 1)
 	store := postgres.NewPayments(g.pool)

@@ -20,8 +20,8 @@ import (
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	"github.com/paygate/paygate/services/gateway/internal/httpapi"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/aesgcm"
-	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/server"
 	"github.com/paygate/paygate/services/internal/servicetest"
 )
@@ -99,7 +99,7 @@ func newPayEnvWith(t *testing.T, opts payEnvOptions) *payEnv {
 	u, _ := url.Parse(g.HTTPURL)
 	target.Store(u)
 
-	e := &payEnv{testGateway: g, admin: g.user(t, authz.RoleAdmin)}
+	e := &payEnv{testGateway: g, admin: g.user(t, access.RoleAdmin)}
 	e.merchantID = g.newMerchant(t)
 	e.hash = "test-" + strconv.Itoa(int(e.merchantID))
 	e.secret = []byte("secret-of-" + e.hash)
@@ -393,13 +393,13 @@ func TestPayments(t *testing.T) {
 	})
 
 	t.Run("merchant scope", func(t *testing.T) {
-		other := e.user(t, authz.RoleMerchantAdmin, 1)
+		other := e.user(t, access.RoleMerchantAdmin, 1)
 		other.must(t, http.StatusNotFound, http.MethodGet, "/api/v1/transactions/"+successID, nil, nil)
 		other.must(t, http.StatusNotFound, http.MethodPost, "/api/v1/transactions/"+successID+"/status/4?transactionStatus=-1", nil, nil)
 		other.must(t, http.StatusNotFound, http.MethodGet, "/api/v1/logs/transactions/"+successID, nil, nil)
-		own := e.user(t, authz.RoleMerchantAdmin, e.merchantID)
+		own := e.user(t, access.RoleMerchantAdmin, e.merchantID)
 		own.must(t, http.StatusOK, http.MethodPost, "/api/v1/transactions/"+successID+"/status/4?transactionStatus=-1", nil, nil)
-		e.user(t, authz.RoleMerchant, e.merchantID).must(t, http.StatusForbidden, http.MethodPost, "/api/v1/transactions/"+successID+"/status/-1?transactionStatus=4", nil, nil)
+		e.user(t, access.RoleMerchant, e.merchantID).must(t, http.StatusForbidden, http.MethodPost, "/api/v1/transactions/"+successID+"/status/-1?transactionStatus=4", nil, nil)
 		// Only admins start payments with a token.
 		own.must(t, http.StatusForbidden, http.MethodPost, "/api/v1/transactions/initialize", e.payload("n-own", "10", 1, "GCASH"), nil)
 	})

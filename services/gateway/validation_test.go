@@ -12,7 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/stdwebhooks"
 )
@@ -28,7 +28,7 @@ func TestValidation(t *testing.T) {
 }
 
 func testValidationEndpoints(t *testing.T, e *validationEnv) {
-	admin := e.user(t, authz.RoleAdmin)
+	admin := e.user(t, access.RoleAdmin)
 	approve := e.merchant + "/validate/approve"
 	govip := strconv.Itoa(int(e.govip))
 
@@ -105,14 +105,14 @@ func testValidationEndpoints(t *testing.T, e *validationEnv) {
 	})
 
 	t.Run("merchant scope and roles", func(t *testing.T) {
-		other := e.user(t, authz.RoleMerchantAdmin, 1)
+		other := e.user(t, access.RoleMerchantAdmin, 1)
 		other.refused(t, http.StatusNotFound, 0, http.MethodGet, "/api/v1/collabs/"+govip+"/validation-endpoints", nil)
 		other.refused(t, http.StatusNotFound, e.govip, http.MethodPost, "/api/v1/collabs/validation-endpoints", map[string]any{"collabId": e.govip, "url": approve})
 		other.refused(t, http.StatusNotFound, e.govip, http.MethodPost, "/api/v1/collabs/validation-endpoints/"+created.ID, map[string]any{"priority": 2})
 		other.refused(t, http.StatusNotFound, e.govip, http.MethodDelete, "/api/v1/collabs/validation-endpoints/"+created.ID, nil)
 		// Merchant users without the merchant admin role may not even look.
-		e.user(t, authz.RoleMerchant, e.merchantID).refused(t, http.StatusForbidden, 0, http.MethodGet, "/api/v1/collabs/"+govip+"/validation-endpoints", nil)
-		own := e.user(t, authz.RoleMerchantAdmin, e.merchantID)
+		e.user(t, access.RoleMerchant, e.merchantID).refused(t, http.StatusForbidden, 0, http.MethodGet, "/api/v1/collabs/"+govip+"/validation-endpoints", nil)
+		own := e.user(t, access.RoleMerchantAdmin, e.merchantID)
 		var list []endpointJSON
 		own.must(t, http.StatusOK, http.MethodGet, "/api/v1/collabs/"+govip+"/validation-endpoints", nil, &list)
 		if len(list) != 1 {
@@ -432,15 +432,15 @@ func testValidationResults(t *testing.T, e *validationEnv) {
 	enqueue := "/api/v1/transactions/" + out.ID + "/enqueue"
 
 	t.Run("merchant scope on every call", func(t *testing.T) {
-		other := e.user(t, authz.RoleMerchantAdmin, 1)
+		other := e.user(t, access.RoleMerchantAdmin, 1)
 		other.must(t, http.StatusNotFound, http.MethodGet, "/api/v1/transactions/"+out.ID+"/validation", nil, nil)
 		other.must(t, http.StatusNotFound, http.MethodPost, "/api/v1/validation/"+vid+"/status/1", nil, nil)
 		other.must(t, http.StatusNotFound, http.MethodPost, "/api/v1/validation/"+vid+"/retry", nil, nil)
 		e.admin.must(t, http.StatusNotFound, http.MethodPost, "/api/v1/validation/999999/retry", nil, nil)
 		// Reading needs Get Transactions; changing needs Edit Transactions.
-		e.user(t, authz.RoleMerchant, e.merchantID).must(t, http.StatusForbidden, http.MethodPost, "/api/v1/validation/"+vid+"/status/1", nil, nil)
+		e.user(t, access.RoleMerchant, e.merchantID).must(t, http.StatusForbidden, http.MethodPost, "/api/v1/validation/"+vid+"/status/1", nil, nil)
 		var own []resultJSON
-		e.user(t, authz.RoleMerchant, e.merchantID).must(t, http.StatusOK, http.MethodGet, "/api/v1/transactions/"+out.ID+"/validation", nil, &own)
+		e.user(t, access.RoleMerchant, e.merchantID).must(t, http.StatusOK, http.MethodGet, "/api/v1/transactions/"+out.ID+"/validation", nil, &own)
 		if len(own) != 1 || own[0].Status != -1 {
 			t.Errorf("own merchant sees %+v", own)
 		}

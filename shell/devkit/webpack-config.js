@@ -5,14 +5,14 @@
 import CopyPlugin from 'copy-webpack-plugin';
 import { EsbuildPlugin } from 'esbuild-loader';
 import HtmlWebpackPlugin from 'html-webpack-plugin';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import ts from 'typescript';
 import webpack from 'webpack';
+import { containerSources, FACADES, facadeVersion, importedNames, readList, requiredRange, sourceFiles, unlisted, workspaceSources } from './shared.js';
 
 const shellDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const repoDir = path.resolve(shellDir, '..');
@@ -25,73 +25,14 @@ export const CHUNK_LOAD_TIMEOUT_MS = 120_000;
 const SINGLETONS = ['react', 'react-dom', 'react-router', '@chakra-ui/react', '@emotion/react', '@tanstack/react-query'];
 
 /**
- * Shared libraries whose shared module, in production, is a facade exporting only the names the
- * workspace imports from them. A shared module is never tree-shaken (webpack cannot know what
+ * Shared libraries whose shared module is a facade exporting the names of a kept, versioned list
+ * (shared.js, shared/<library>.json). A shared module is never tree-shaken (webpack cannot know what
  * another container will use), so sharing all of Chakra UI shipped 1.19 MB to every page.
  */
-const TRIMMED = ['@chakra-ui/react', 'react-router', '@tanstack/react-query'];
+const TRIMMED = Object.keys(FACADES);
 
-/** workspaceSources lists the source files of every workspace package (tests left out). */
-function workspaceSources() {
-  const patterns = readJson(path.join(repoDir, 'package.json')).workspaces ?? [];
-  const dirs = patterns.flatMap((p) => {
-    if (!p.endsWith('/*')) return [path.join(repoDir, p)];
-    const parent = path.join(repoDir, p.slice(0, -2));
-    return readdirSync(parent, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => path.join(parent, e.name));
-  });
-  const files = [];
-  const walk = (d) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const f = path.join(d, e.name);
-      if (e.isDirectory()) {
-        if (e.name !== 'node_modules' && e.name !== 'dist') walk(f);
-      } else if (/\.[cm]?[jt]sx?$/.test(e.name) && !/\.(test|spec)\.[jt]sx?$/.test(e.name)) files.push(f);
-    }
-  };
-  for (const d of dirs) if (existsSync(path.join(d, 'src'))) walk(path.join(d, 'src'));
-  return files;
-}
-
-/**
- * importedNames returns, for each library in libs, the set of value names the workspace imports
- * or re-exports from it, or null for a library that some file imports whole (default, namespace
- * or `export *`), which then stays shared whole.
- */
-function importedNames(libs, files = workspaceSources()) {
-  const names = new Map(libs.map((l) => [l, new Set()]));
-  for (const file of files) {
-    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
-    for (const st of source.statements) {
-      if (!(ts.isImportDeclaration(st) || ts.isExportDeclaration(st)) || !st.moduleSpecifier || !ts.isStringLiteral(st.moduleSpecifier)) continue;
-      const set = names.get(st.moduleSpecifier.text);
-      if (!set) continue;
-      let whole = false;
-      if (ts.isImportDeclaration(st)) {
-        const clause = st.importClause;
-        if (!clause) continue; // import 'lib' for its side effects: the facade keeps the module's
-        if (clause.isTypeOnly) continue;
-        const bindings = clause.namedBindings;
-        whole = Boolean(clause.name) || (bindings !== undefined && ts.isNamespaceImport(bindings));
-        if (bindings && ts.isNamedImports(bindings)) for (const el of bindings.elements) if (!el.isTypeOnly) set.add((el.propertyName ?? el.name).text);
-      } else if (!st.isTypeOnly) {
-        const clause = st.exportClause;
-        whole = !clause || ts.isNamespaceExport(clause);
-        if (clause && ts.isNamedExports(clause)) for (const el of clause.elements) if (!el.isTypeOnly) set.add((el.propertyName ?? el.name).text);
-      }
-      if (whole) names.set(st.moduleSpecifier.text, null);
-    }
-  }
-  return names;
-}
-
-/** The version of lib installed for dir. */
-function installedVersion(lib, dir) {
-  for (let d = dir; ; d = path.dirname(d)) {
-    const pkgFile = path.join(d, 'node_modules', lib, 'package.json');
-    if (existsSync(pkgFile)) return readJson(pkgFile).version;
-    if (d === path.dirname(d)) throw new Error(`${lib} is not installed for ${dir}`);
-  }
-}
+/** The SDK's package name: shared whole, at the version of its export list (shared/paygate-sdk.json). */
+const SDK = '@paygate/sdk';
 
 /**
  * Packages a facade leaves to webpack: the other shared singletons (so the facade uses the
@@ -100,21 +41,50 @@ function installedVersion(lib, dir) {
 const FACADE_EXTERNALS = ['react', 'react/*', 'react-dom', 'react-dom/*', '@emotion/*'];
 
 /**
- * trimmedShares builds one facade per TRIMMED library: the library bundled by esbuild down to the
- * names the whole workspace uses (esbuild's bundler drops the unused code that webpack's
- * minifier keeps). Every container provides the same facade, so whichever container's copy the
- * share scope picks serves every other container's imports.
+ * facadeShares returns, per TRIMMED library, what the container provides and requires: the facade's
+ * version (its list's last revision) and `^` the version of the newest revision holding a name the
+ * container (its src/ and the SDK) imports. The build fails when the workspace imports a name its
+ * list lacks.
  */
-function trimmedShares(name, dir) {
+function facadeShares(dir) {
+  const all = importedNames(TRIMMED, workspaceSources());
+  const own = importedNames(TRIMMED, containerSources(dir));
+  return Object.fromEntries(
+    TRIMMED.map((lib) => {
+      const list = readList(lib);
+      const problem = unlisted(list, all.get(lib));
+      if (problem) throw new Error(problem);
+      return [lib, { list, version: facadeVersion(list), requiredVersion: requiredRange(list, own.get(lib)) }];
+    }),
+  );
+}
+
+/**
+ * sdkShare returns the SDK's shared version (its export list's last revision) and what the
+ * container built from dir requires of it: the newest revision holding a name its src/ imports.
+ */
+function sdkShare(dir) {
+  const list = readList(SDK);
+  const own = importedNames([SDK], sourceFiles(path.join(dir, 'src'))).get(SDK);
+  return { version: facadeVersion(list), requiredVersion: requiredRange(list, own) };
+}
+
+/**
+ * trimmedShares builds one facade per TRIMMED library: the library bundled by esbuild down to the
+ * names of its list, every revision's (esbuild's bundler drops the unused code that webpack's
+ * minifier keeps). Every container built from one list revision provides the same facade, so
+ * whichever container's copy the share scope picks serves every other container's imports.
+ */
+function trimmedShares(name, dir, facades) {
   const esbuild = createRequire(createRequire(import.meta.url).resolve('esbuild-loader'))('esbuild');
   const out = path.join(repoDir, 'node_modules', '.cache', 'paygate-shared', name);
   mkdirSync(out, { recursive: true });
   const shares = {};
-  for (const [lib, set] of importedNames(TRIMMED)) {
-    if (!set || set.size === 0) continue;
+  for (const [lib, { list }] of Object.entries(facades)) {
+    const names = list.revisions.flatMap((r) => r.names);
     const file = path.join(out, `${lib.replace(/[^a-z0-9]+/gi, '_')}.js`);
     esbuild.buildSync({
-      stdin: { contents: `export { ${[...set].sort().join(', ')} } from ${JSON.stringify(lib)};`, resolveDir: dir, loader: 'js' },
+      stdin: { contents: `export { ${[...names].sort().join(', ')} } from ${JSON.stringify(lib)};`, resolveDir: dir, loader: 'js' },
       bundle: true,
       format: 'esm',
       platform: 'browser',
@@ -125,7 +95,7 @@ function trimmedShares(name, dir) {
       logLevel: 'error',
       outfile: file,
     });
-    shares[lib] = { import: `${FACADE_PREFIX}${lib}`, version: installedVersion(lib, dir), file };
+    shares[lib] = { import: `${FACADE_PREFIX}${lib}`, file };
   }
   return shares;
 }
@@ -137,20 +107,30 @@ function trimmedShares(name, dir) {
  */
 const FACADE_PREFIX = 'paygate-shared-facade/';
 
-function shared(pkg, trimmed) {
+/**
+ * shared lists the container's shared modules. A facade library is provided at its list's version
+ * and required strictly (`^` the newest revision the container uses): on a host whose list is older
+ * than the container needs, loading the container fails with Module Federation's "Unsatisfied
+ * version" instead of a missing export. In development the whole library is shared, at the list's
+ * version too (it holds every listed name), so production remotes load into a development host.
+ */
+function shared(pkg, facades, trimmed, sdk, dev) {
   const deps = pkg.dependencies ?? {};
   const entries = SINGLETONS.map((lib) => {
     if (!deps[lib]) throw new Error(`${pkg.name}: shared package ${lib} is missing from dependencies`);
-    const facade = trimmed[lib] ? { import: trimmed[lib].import, version: trimmed[lib].version } : {};
-    return [lib, { singleton: true, requiredVersion: deps[lib], ...facade }];
+    const f = facades[lib];
+    if (!f) return [lib, { singleton: true, requiredVersion: deps[lib] }];
+    const facade = trimmed[lib] ? { import: trimmed[lib].import } : {};
+    return [lib, { singleton: true, version: f.version, requiredVersion: f.requiredVersion, strictVersion: !dev, ...facade }];
   });
-  const sdk = readJson(path.join(shellDir, 'sdk', 'package.json'));
+  if (!deps[SDK]) throw new Error(`${pkg.name}: shared package ${SDK} is missing from dependencies`);
   return Object.fromEntries([
     ...entries,
     // The JSX runtime belongs to react: same version, one copy.
     ['react/jsx-runtime', { singleton: true, requiredVersion: deps.react }],
     ['react-dom/client', { singleton: true, requiredVersion: deps['react-dom'] }],
-    [sdk.name, { singleton: true, version: sdk.version, requiredVersion: deps[sdk.name] ?? sdk.version }],
+    // The SDK, like a facade: provided at its list's version, required strictly in production.
+    [SDK, { singleton: true, version: sdk.version, requiredVersion: sdk.requiredVersion, strictVersion: !dev }],
   ]);
 }
 
@@ -202,7 +182,9 @@ export function consoleConfig({ kind, name, dir, port, exposes = {} }) {
     const withPage = !remote || dev;
     const require = createRequire(import.meta.url);
     const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-    const trimmed = dev ? {} : trimmedShares(name, dir);
+    const facades = facadeShares(dir);
+    const trimmed = dev ? {} : trimmedShares(name, dir, facades);
+    const sdk = sdkShare(dir);
 
     return {
       mode: dev ? 'development' : 'production',
@@ -250,7 +232,7 @@ export function consoleConfig({ kind, name, dir, port, exposes = {} }) {
                 exposes: { './routes': './src/routes.ts', ...exposes },
               }
             : {}),
-          shared: shared(pkg, trimmed),
+          shared: shared(pkg, facades, trimmed, sdk, dev),
         }),
         ...(withPage
           ? [

@@ -5,14 +5,14 @@ import { JobsPage } from './features/jobs/components/jobs-page';
 import { BalancesPage } from './features/balances/components/balances-page';
 import { CredentialsPage } from './features/credentials/components/credentials-page';
 import { MerchantsPage } from './features/merchants/components/merchants-page';
-import { ProvidersPage } from './features/providers/components/providers-page';
+import { ProvidersScreen } from './app/providers-screen';
 import { SettingsPage } from './features/settings/components/settings-page';
 
 /** The screens of the providers remote, exposed as `./routes`. */
 const manifest: RemoteManifest<'providers'> = {
   name: 'providers',
   routes: [
-    { path: SCREENS.providers.path, Component: ProvidersPage },
+    { path: SCREENS.providers.path, Component: ProvidersScreen },
     { path: SCREENS.merchants.path, Component: MerchantsPage },
     { path: SCREENS.jobs.path, Component: JobsPage },
     { path: SCREENS.settings.path, Component: SettingsPage },

@@ -3,7 +3,7 @@
 // ranges an IP-restricted user may call from. It is values and pure
 // functions only, so that domain packages (the auth service's identity and
 // passkey) can use them without linking the gRPC interceptors, the Redis
-// lists and the JWKS client of authz, which re-exports these names.
+// lists and the JWKS client of authz.
 package access
 
 import (
@@ -23,7 +23,32 @@ const (
 	Audience = "paygate"
 )
 
-// Role names, exactly as stored and as they appear in tokens.
+// Token versions: the ver claim says what the auth release that signed a
+// token promises the services that check it, beyond the claims themselves.
+// A service accepts tokens of every version the previous auth release signed
+// (docs/releases.md), so each version's promise is kept here with what a
+// checker does without it.
+const (
+	// TokenVersionRefills (1): the issuing auth keeps the revocations'
+	// filled key in Redis (authz.RevocationsFilledKey), so a checker that
+	// finds neither the session's revocation mark nor that key waits for the
+	// refill and refuses the token when none comes. Tokens without a ver
+	// claim (0) may come from an auth that never writes the key: for them an
+	// absent mark means not revoked, as checkers did before the key.
+	TokenVersionRefills = 1
+	// TokenVersionScope (2): the token carries the role's scope flag
+	// (globalScope). Before it, the only roles were the built-in ones and an
+	// Admin or Support token saw every merchant; Claims.GlobalScope reads an
+	// older token that way, so that a service of this release keeps serving
+	// the previous auth's admins (docs/releases.md, N-1).
+	TokenVersionScope = 2
+	// TokenVersion is the version this release's auth signs.
+	TokenVersion = TokenVersionScope
+)
+
+// Names of the built-in roles (BuiltInRoles), exactly as stored and as they
+// appear in tokens. Tokens carry role names for display only: no access
+// decision reads them (docs/access.md).
 const (
 	RoleAdmin                  = "Admin"
 	RoleSupport                = "Support"
@@ -32,16 +57,6 @@ const (
 	RoleMerchantFinanceManager = "Merchant Finance Manager"
 	RoleMerchantSupport        = "Merchant Support"
 )
-
-// AllRoles lists every role.
-var AllRoles = []string{
-	RoleAdmin, RoleSupport, RoleMerchant, RoleMerchantAdmin,
-	RoleMerchantFinanceManager, RoleMerchantSupport,
-}
-
-// GlobalRoles see every merchant; all other roles are limited to their
-// merchantIds.
-var GlobalRoles = []string{RoleAdmin, RoleSupport}
 
 // Permission names, exactly as stored and as they appear in tokens.
 const (
@@ -95,10 +110,14 @@ type Claims struct {
 	jwt.RegisteredClaims
 	// Username of the user.
 	Username string `json:"username"`
-	// Roles of the user.
+	// Roles of the user, by name: for display only.
 	Roles []string `json:"roles"`
 	// Permissions granted by the roles.
 	Permissions []string `json:"permissions"`
+	// Global is the role's scope flag: true when the user sees every
+	// merchant (admin-wide), false when it is limited to MerchantIDs. Read
+	// it through GlobalScope, which also reads tokens from before the flag.
+	Global bool `json:"globalScope"`
 	// MerchantIDs are the merchants the user belongs to.
 	MerchantIDs []int32 `json:"merchantIds"`
 	// IsTemporaryPassword is true until the user replaces a temporary password.
@@ -108,20 +127,35 @@ type Claims struct {
 	// IPRestricted is true when the user may call only from its allowed IP
 	// ranges (checked on every call, see WithAllowLists).
 	IPRestricted bool `json:"ipr,omitempty"`
+	// Version is the token version (TokenVersion and the constants before
+	// it); 0 for tokens of auth releases before the claim.
+	Version int `json:"ver,omitempty"`
+	// Confirm lists the sensitive actions (services/internal/sensitive) this
+	// user must confirm: a call performing one of them needs a confirmation
+	// token (docs/contracts-approvals.md). Auth computes it at each token from
+	// the step-up setting and the approval policies; tokens of older auth
+	// releases have none.
+	Confirm []string `json:"cfm,omitempty"`
 }
 
-// HasRole reports whether the caller has any of roles.
-func (c *Claims) HasRole(roles ...string) bool {
-	return slices.ContainsFunc(roles, func(r string) bool { return slices.Contains(c.Roles, r) })
-}
+// MustConfirm reports whether the caller must confirm the sensitive action name.
+func (c *Claims) MustConfirm(name string) bool { return slices.Contains(c.Confirm, name) }
 
 // HasPermission reports whether the caller has any of perms.
 func (c *Claims) HasPermission(perms ...string) bool {
 	return slices.ContainsFunc(perms, func(p string) bool { return slices.Contains(c.Permissions, p) })
 }
 
-// GlobalScope reports whether the caller sees every merchant (Admin or Support).
-func (c *Claims) GlobalScope() bool { return c.HasRole(GlobalRoles...) }
+// GlobalScope reports whether the caller sees every merchant: its role's
+// scope flag, never its name. A token older than TokenVersionScope has no
+// flag: it was signed by an auth release whose only roles were the built-in
+// ones, and of those Admin and Support saw every merchant.
+func (c *Claims) GlobalScope() bool {
+	if c.Version >= TokenVersionScope {
+		return c.Global
+	}
+	return c.Global || slices.Contains(c.Roles, RoleAdmin) || slices.Contains(c.Roles, RoleSupport)
+}
 
 // CanAccessMerchant reports whether the caller may see merchant id: always
 // with global scope, otherwise only for the caller's own merchants.

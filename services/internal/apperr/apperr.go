@@ -38,6 +38,10 @@ const (
 	// KindTooManyRequests means the caller is throttled (HTTP 429, with
 	// Retry-After).
 	KindTooManyRequests Kind = "too_many_requests"
+	// KindConfirmationRequired means the call is a sensitive change that the
+	// caller must confirm first (HTTP 428, docs/contracts-approvals.md): the
+	// error carries the described action (Error.Confirmation).
+	KindConfirmationRequired Kind = "confirmation_required"
 	// KindInternal means the fault is ours; its details are never shown (HTTP 500).
 	KindInternal Kind = "internal"
 )
@@ -45,7 +49,7 @@ const (
 // Kinds lists every kind, in the order of the table in docs/contracts.md.
 var Kinds = []Kind{
 	KindInvalid, KindUnauthenticated, KindForbidden, KindNotFound,
-	KindConflict, KindFailedPrecondition, KindTooManyRequests, KindInternal,
+	KindConflict, KindFailedPrecondition, KindTooManyRequests, KindConfirmationRequired, KindInternal,
 }
 
 // InternalMessage is the only message callers see for internal errors.
@@ -73,6 +77,8 @@ func (k Kind) HTTPStatus() int {
 		return 422 // StatusUnprocessableEntity
 	case KindTooManyRequests:
 		return 429 // StatusTooManyRequests
+	case KindConfirmationRequired:
+		return 428 // StatusPreconditionRequired
 	default:
 		return 500 // StatusInternalServerError
 	}
@@ -100,6 +106,29 @@ type Error struct {
 	RetryAfter time.Duration
 	// Cause is the underlying error, for logs only; it is never shown.
 	Cause error
+	// Confirmation is what a KindConfirmationRequired error asks the caller
+	// to confirm.
+	Confirmation *Confirmation
+}
+
+// Confirmation is the call a caller must confirm (docs/contracts-approvals.md,
+// "Step-up: the flow"): the canonical description of the action and the
+// request's protobuf bytes, which the caller hands to auth unchanged.
+type Confirmation struct {
+	// Action is the canonical JSON of the described action.
+	Action string
+	// Request is the request's protobuf encoding.
+	Request []byte
+}
+
+// ConfirmationMessage is the sentence of a KindConfirmationRequired error.
+const ConfirmationMessage = "This change needs your confirmation."
+
+// ConfirmationRequired asks the caller to confirm the described action
+// (canonical JSON) of the request whose protobuf bytes are request (HTTP 428).
+func ConfirmationRequired(action string, request []byte) error {
+	return &Error{Kind: KindConfirmationRequired, Message: ConfirmationMessage,
+		Confirmation: &Confirmation{Action: action, Request: request}}
 }
 
 // Error returns the message, followed by the cause when there is one.

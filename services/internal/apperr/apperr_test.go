@@ -23,6 +23,7 @@ func TestKinds(t *testing.T) {
 		{apperr.Conflict("Stale."), apperr.KindConflict, 409},
 		{apperr.FailedPrecondition("Closed."), apperr.KindFailedPrecondition, 422},
 		{apperr.TooManyRequests(time.Second, "Slow down."), apperr.KindTooManyRequests, 429},
+		{apperr.ConfirmationRequired(`{"action":"fee.update"}`, []byte{8, 1}), apperr.KindConfirmationRequired, 428},
 		{apperr.Internal("db broke"), apperr.KindInternal, 500},
 		{errors.New("plain"), apperr.KindInternal, 500},
 		{fmt.Errorf("wrapped: %w", apperr.NotFound("Gone.")), apperr.KindNotFound, 404},

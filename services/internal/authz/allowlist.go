@@ -31,12 +31,6 @@ func AllowListKey(userID int64) string {
 	return "paygate:allowed-ips:" + strconv.FormatInt(userID, 10)
 }
 
-// IPRange is an inclusive range of addresses (access.IPRange).
-type IPRange = access.IPRange
-
-// IPAllowed reports whether ip (text) lies in any of ranges.
-func IPAllowed(ip string, ranges []IPRange) bool { return access.IPAllowed(ip, ranges) }
-
 // ErrAllowListUnknown is returned by AllowLists.Ranges when no list is
 // mirrored for the user (Redis lost it): the caller should renew its
 // session, whose refresh mirrors the list again.
@@ -46,7 +40,7 @@ var ErrAllowListUnknown = errors.New("allowed IP list not known")
 type AllowLists interface {
 	// Ranges returns userID's ranges, ErrAllowListUnknown when none are
 	// mirrored, or an internal error.
-	Ranges(ctx context.Context, userID int64) ([]IPRange, error)
+	Ranges(ctx context.Context, userID int64) ([]access.IPRange, error)
 }
 
 // RedisAllowLists mirrors allowed ranges in Redis (AllowListKey) and caches
@@ -61,7 +55,7 @@ type RedisAllowLists struct {
 }
 
 type cachedList struct {
-	ranges  []IPRange
+	ranges  []access.IPRange
 	unknown bool
 	at      time.Time
 }
@@ -77,7 +71,7 @@ func NewRedisAllowLists(rdb *redis.Client) *RedisAllowLists {
 const maxCached = 100_000
 
 // Ranges implements AllowLists.
-func (a *RedisAllowLists) Ranges(ctx context.Context, userID int64) ([]IPRange, error) {
+func (a *RedisAllowLists) Ranges(ctx context.Context, userID int64) ([]access.IPRange, error) {
 	now := a.now()
 	a.mu.Lock()
 	c, ok := a.cache[userID]
@@ -118,9 +112,9 @@ func (a *RedisAllowLists) Ranges(ctx context.Context, userID int64) ([]IPRange, 
 // Store mirrors userID's ranges (the auth service calls it on every change,
 // sign-in and refresh of a restricted user). The key has no expiry: it is
 // replaced, never left stale.
-func (a *RedisAllowLists) Store(ctx context.Context, userID int64, ranges []IPRange) error {
+func (a *RedisAllowLists) Store(ctx context.Context, userID int64, ranges []access.IPRange) error {
 	if ranges == nil {
-		ranges = []IPRange{}
+		ranges = []access.IPRange{}
 	}
 	b, err := json.Marshal(ranges)
 	if err != nil {
@@ -155,7 +149,7 @@ func WithAllowLists(lists AllowLists, clientIP func(ctx context.Context) string)
 	}
 }
 
-func (o options) checkAllowList(ctx context.Context, c *Claims) error {
+func (o options) checkAllowList(ctx context.Context, c *access.Claims) error {
 	if o.allowLists == nil {
 		return nil
 	}
@@ -172,7 +166,7 @@ func (o options) checkAllowList(ctx context.Context, c *Claims) error {
 // the console refreshes and the auth service mirrors the list again). The
 // interceptors call it (WithAllowLists); so do handlers outside them, such
 // as the gateway's transaction stream.
-func CheckAllowList(ctx context.Context, l AllowLists, c *Claims, ip string) error {
+func CheckAllowList(ctx context.Context, l AllowLists, c *access.Claims, ip string) error {
 	if !c.IPRestricted || l == nil {
 		return nil
 	}
@@ -187,7 +181,7 @@ func CheckAllowList(ctx context.Context, l AllowLists, c *Claims, ip string) err
 	if err != nil {
 		return fmt.Errorf("authorize: %w", err)
 	}
-	if !IPAllowed(ip, ranges) {
+	if !access.IPAllowed(ip, ranges) {
 		return apperr.Forbidden(MsgIPNotAllowed)
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
@@ -21,8 +22,8 @@ import (
 
 func TestIPRangeContains(t *testing.T) {
 	t.Parallel()
-	v4 := authz.IPRange{From: netip.MustParseAddr("10.0.0.10"), To: netip.MustParseAddr("10.0.0.20")}
-	v6 := authz.IPRange{From: netip.MustParseAddr("2001:db8::1"), To: netip.MustParseAddr("2001:db8::ff")}
+	v4 := access.IPRange{From: netip.MustParseAddr("10.0.0.10"), To: netip.MustParseAddr("10.0.0.20")}
+	v6 := access.IPRange{From: netip.MustParseAddr("2001:db8::1"), To: netip.MustParseAddr("2001:db8::ff")}
 	for _, tc := range []struct {
 		ip   string
 		want bool
@@ -33,11 +34,11 @@ func TestIPRangeContains(t *testing.T) {
 		{"2001:db8::2", false},     // another family never matches v4
 		{"not-an-ip", false}, {"", false},
 	} {
-		if got := authz.IPAllowed(tc.ip, []authz.IPRange{v4}); got != tc.want {
-			t.Errorf("IPAllowed(%q, v4) = %v, want %v", tc.ip, got, tc.want)
+		if got := access.IPAllowed(tc.ip, []access.IPRange{v4}); got != tc.want {
+			t.Errorf("access.IPAllowed(%q, v4) = %v, want %v", tc.ip, got, tc.want)
 		}
 	}
-	if !authz.IPAllowed("2001:db8::80", []authz.IPRange{v4, v6}) || authz.IPAllowed("2001:db8::100", []authz.IPRange{v4, v6}) {
+	if !access.IPAllowed("2001:db8::80", []access.IPRange{v4, v6}) || access.IPAllowed("2001:db8::100", []access.IPRange{v4, v6}) {
 		t.Error("IPv6 range bounds not honoured")
 	}
 }
@@ -64,7 +65,7 @@ func TestAllowListsOnCalls(t *testing.T) {
 	t.Cleanup(func() { rdb.Del(context.Background(), authz.AllowListKey(restricted), authz.AllowListKey(unknown)) })
 
 	lists := authz.NewRedisAllowLists(rdb)
-	if err := lists.Store(ctx, restricted, []authz.IPRange{{From: netip.MustParseAddr("192.0.2.1"), To: netip.MustParseAddr("192.0.2.9")}}); err != nil {
+	if err := lists.Store(ctx, restricted, []access.IPRange{{From: netip.MustParseAddr("192.0.2.1"), To: netip.MustParseAddr("192.0.2.9")}}); err != nil {
 		t.Fatal(err)
 	}
 	issuer := authztest.NewIssuer(t)
@@ -104,13 +105,13 @@ func TestAllowListsOnCalls(t *testing.T) {
 	if _, err := other.Ranges(ctx, restricted); err != nil {
 		t.Fatal(err)
 	}
-	if err := lists.Store(ctx, restricted, []authz.IPRange{{From: netip.MustParseAddr("198.51.100.0"), To: netip.MustParseAddr("198.51.100.255")}}); err != nil {
+	if err := lists.Store(ctx, restricted, []access.IPRange{{From: netip.MustParseAddr("198.51.100.0"), To: netip.MustParseAddr("198.51.100.255")}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := call(tok, "198.51.100.7"); err != nil {
 		t.Fatalf("after the change on this replica: %v", err)
 	}
-	if r, _ := other.Ranges(ctx, restricted); authz.IPAllowed("198.51.100.7", r) {
+	if r, _ := other.Ranges(ctx, restricted); access.IPAllowed("198.51.100.7", r) {
 		t.Fatal("the other replica's cache was not used")
 	}
 	if authz.AllowListCacheTTL > time.Minute {

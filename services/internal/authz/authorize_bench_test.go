@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
 )
@@ -25,9 +26,9 @@ func BenchmarkAuthorizeCall(b *testing.B) {
 		return issuer.Public(), nil
 	})
 	const method = "/paygate.bench.v1.Bench/Call"
-	intercept := authz.UnaryInterceptor(v, authz.Rules{method: {Permissions: []string{authz.PermGetTransactions}}}, nil)
-	token := issuer.Token(b, authztest.User{ID: 7, Username: "bench", Roles: []string{authz.RoleMerchant},
-		Permissions: []string{authz.PermGetTransactions}, MerchantIDs: []int32{1, 2}})
+	intercept := authz.UnaryInterceptor(v, authz.Rules{method: {Permissions: []string{access.PermGetTransactions}}}, nil)
+	token := issuer.Token(b, authztest.User{ID: 7, Username: "bench", Roles: []string{access.RoleMerchant},
+		Permissions: []string{access.PermGetTransactions}, MerchantIDs: []int32{1, 2}})
 	ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs("authorization", "Bearer "+token))
 	info := &grpc.UnaryServerInfo{FullMethod: method}
 	handler := func(context.Context, any) (any, error) { return nil, nil }

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
@@ -27,7 +28,7 @@ func TestInternalRules(t *testing.T) {
 		"/t.S/Internal": {Internal: true},
 		"/t.S/Signed":   {Authenticated: true},
 	}
-	admin := issuer.Token(t, authztest.User{ID: 1, Username: "admin", Roles: []string{authz.RoleAdmin}, Permissions: authz.AllPermissions})
+	admin := issuer.Token(t, authztest.User{ID: 1, Username: "admin", Roles: []string{access.RoleAdmin}, Permissions: access.AllPermissions})
 	creds, err := authz.InternalCredentials("s3cret-internal").GetRequestMetadata(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +76,7 @@ func TestInternalRules(t *testing.T) {
 			_, err := authz.UnaryInterceptor(v, rules, nil, tt.opts...)(ctx, nil, &grpc.UnaryServerInfo{FullMethod: tt.method},
 				func(ctx context.Context, _ any) (any, error) {
 					called = true
-					if _, ok := authz.FromContext(ctx); ok {
+					if _, ok := access.FromContext(ctx); ok {
 						t.Error("an internal call carries user claims")
 					}
 					return nil, nil

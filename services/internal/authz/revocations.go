@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/paygate/paygate/services/internal/access"
 )
 
 // Revocations in Redis, and what happens when Redis loses them.
@@ -34,6 +36,15 @@ import (
 // If no refill comes (the auth service is down as well), the call fails
 // (internal error): the service refuses tokens it cannot check rather than
 // accept revoked ones.
+//
+// The wait is for tokens whose auth writes the filled key (their ver claim,
+// access.TokenVersionRefills). A token of an auth release from before the
+// key has no such claim: its auth never refills, so for it an absent mark
+// means not revoked, as the services of that release read it. That keeps a
+// service of this release working behind the previous release's auth
+// (docs/releases.md); such a token gets the older guarantee (the periodic
+// refill) and is gone within the access-token lifetime of that auth's
+// upgrade.
 //
 // What this does not cover: a failover to a replica that lost only the
 // last writes (asynchronous replication) keeps the filled key while missing
@@ -109,8 +120,12 @@ func (r *RedisRevocations) Revoke(ctx context.Context, sessionID string, ttl tim
 
 // IsRevoked implements Revocations. While Redis is whole it is one MGET;
 // after Redis lost its data it waits for the refill (at most RefillWait),
-// and fails with ErrRevocationsLost when none comes.
-func (r *RedisRevocations) IsRevoked(ctx context.Context, sessionID string) (bool, error) {
+// and fails with ErrRevocationsLost when none comes — for a token whose
+// version promises that its auth refills (access.TokenVersionRefills). A
+// token of an older auth, which never writes RevocationsFilledKey, is
+// judged as that release's services judged it: no mark, not revoked.
+func (r *RedisRevocations) IsRevoked(ctx context.Context, claims *access.Claims) (bool, error) {
+	sessionID := claims.SessionID
 	key := RevokedSessionKey(sessionID)
 	vals, err := r.rdb.MGet(ctx, key, RevocationsFilledKey).Result()
 	if err != nil {
@@ -120,6 +135,8 @@ func (r *RedisRevocations) IsRevoked(ctx context.Context, sessionID string) (boo
 	case vals[0] != nil:
 		return true, nil
 	case vals[1] != nil:
+		return false, nil
+	case claims.Version < access.TokenVersionRefills:
 		return false, nil
 	}
 	if err := r.awaitRefill(ctx); err != nil {

@@ -14,8 +14,20 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz"
 )
+
+// token is the claims of a token of this release's auth in session sid.
+func token(sid string) *access.Claims {
+	return &access.Claims{SessionID: sid, Version: access.TokenVersion}
+}
+
+// olderAuthToken is the claims of a token of an auth release from before
+// the ver claim, which never writes RevocationsFilledKey.
+func olderAuthToken(sid string) *access.Claims {
+	return &access.Claims{SessionID: sid}
+}
 
 // testRedis returns a client of the test Redis and a function that makes
 // session ids of this test's own (its keys are the only ones it deletes:
@@ -63,7 +75,7 @@ func TestRedisRevocationsRefill(t *testing.T) {
 	if err := rdb.Del(ctx, authz.RevokedSessionKey(recent.ID), authz.RevokedSessionKey(old.ID)).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if revoked, err := rev.IsRevoked(ctx, recent.ID); err != nil || revoked {
+	if revoked, err := rev.IsRevoked(ctx, token(recent.ID)); err != nil || revoked {
 		t.Fatalf("IsRevoked after the flush = %v, %v", revoked, err)
 	}
 
@@ -71,10 +83,10 @@ func TestRedisRevocationsRefill(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("Refill = %d, %v; want 1 (the old one is past its tokens)", n, err)
 	}
-	if revoked, err := rev.IsRevoked(ctx, recent.ID); err != nil || !revoked {
+	if revoked, err := rev.IsRevoked(ctx, token(recent.ID)); err != nil || !revoked {
 		t.Errorf("IsRevoked(recent) after Refill = %v, %v", revoked, err)
 	}
-	if revoked, err := rev.IsRevoked(ctx, old.ID); err != nil || revoked {
+	if revoked, err := rev.IsRevoked(ctx, token(old.ID)); err != nil || revoked {
 		t.Errorf("IsRevoked(old) after Refill = %v, %v", revoked, err)
 	}
 	ttl, err := rdb.TTL(ctx, authz.RevokedSessionKey(recent.ID)).Result()
@@ -121,7 +133,7 @@ func TestRedisRevocationsKeepRefilled(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)
 		for {
-			revoked, err := rev.IsRevoked(ctx, sid)
+			revoked, err := rev.IsRevoked(ctx, token(sid))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,11 +187,12 @@ func privateRedis(t *testing.T) *redis.Client {
 	return rdb
 }
 
-// After Redis lost its data (FLUSHDB), an absent mark is not trusted: a
-// reader waits for the auth service's refill, which comes within
+// After Redis lost its data (FLUSHDB), an absent mark is not trusted for a
+// token of this release's auth: a reader waits for the auth service's refill, which comes within
 // FilledCheckInterval instead of the refill interval, and then answers
 // right; with no refill coming it refuses (fails closed). A whole Redis
-// answers in one round trip either way.
+// answers in one round trip either way. A token of an older auth, which
+// never refills, is answered at once from its mark, as before the key.
 func TestRedisRevocationsAfterFlush(t *testing.T) {
 	t.Parallel()
 	ctx := testContext(t)
@@ -189,9 +202,27 @@ func TestRedisRevocationsAfterFlush(t *testing.T) {
 	revoked := authz.RevokedSession{ID: "flush-revoked", RevokedAt: time.Now().Add(-time.Minute)}
 	const live = "flush-live"
 
-	// Never filled (or flushed before this process started): not trusted.
+	// A token of an auth from before the filled key: that auth never
+	// refills, so its tokens are read as its release read them, at once —
+	// revoked with a mark, not revoked without one.
+	const olderRevoked = "flush-older-revoked"
+	if err := rev.Revoke(ctx, olderRevoked, accessTTL); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
-	if _, err := rev.IsRevoked(ctx, live); !errors.Is(err, authz.ErrRevocationsLost) {
+	if got, err := rev.IsRevoked(ctx, olderAuthToken(olderRevoked)); err != nil || !got {
+		t.Errorf("IsRevoked(an older auth's revoked token) = %v, %v; want true", got, err)
+	}
+	if got, err := rev.IsRevoked(ctx, olderAuthToken(live)); err != nil || got {
+		t.Errorf("IsRevoked(an older auth's live token) on a Redis never filled = %v, %v; want false", got, err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("an older auth's tokens answered after %v: they must not wait for a refill that auth never makes", d)
+	}
+
+	// Never filled (or flushed before this process started): not trusted.
+	start = time.Now()
+	if _, err := rev.IsRevoked(ctx, token(live)); !errors.Is(err, authz.ErrRevocationsLost) {
 		t.Fatalf("IsRevoked on a Redis never filled = %v, want ErrRevocationsLost", err)
 	}
 	if d := time.Since(start); d < authz.RefillWait || d > authz.RefillWait+2*time.Second {
@@ -215,10 +246,10 @@ func TestRedisRevocationsAfterFlush(t *testing.T) {
 	check := func(what string) {
 		t.Helper()
 		start := time.Now()
-		if got, err := rev.IsRevoked(ctx, revoked.ID); err != nil || !got {
+		if got, err := rev.IsRevoked(ctx, token(revoked.ID)); err != nil || !got {
 			t.Errorf("%s: IsRevoked(revoked) = %v, %v; want true", what, got, err)
 		}
-		if got, err := rev.IsRevoked(ctx, live); err != nil || got {
+		if got, err := rev.IsRevoked(ctx, token(live)); err != nil || got {
 			t.Errorf("%s: IsRevoked(live) = %v, %v; want false", what, got, err)
 		}
 		if d := time.Since(start); d > 2*authz.FilledCheckInterval+time.Second {
@@ -249,7 +280,7 @@ func TestRedisRevocationsAfterFlush(t *testing.T) {
 	if err := rdb.FlushDB(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rev.IsRevoked(ctx, revoked.ID); !errors.Is(err, authz.ErrRevocationsLost) {
+	if _, err := rev.IsRevoked(ctx, token(revoked.ID)); !errors.Is(err, authz.ErrRevocationsLost) {
 		t.Errorf("IsRevoked with nobody refilling = %v, want ErrRevocationsLost", err)
 	}
 	if n, err := rev.Refill(ctx, []authz.RevokedSession{revoked}, accessTTL, time.Now()); err != nil || n != 1 {

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 
@@ -16,9 +17,11 @@ import (
 //
 // Public rules need no token (a valid one is still put in the context).
 // Every other rule needs a valid, unrevoked token; then, when Permissions is
-// non-empty the caller needs one of them, and when Roles is non-empty the
-// caller also needs one of those. A rule that sets none of the four fields is
-// a mistake and refuses every call, so that forgetting to fill in a rule
+// non-empty the caller needs one of them, and when Requires is set the
+// caller must also meet it. A rule never names a role: where the spec does,
+// Requires holds the rule restated in permissions and the scope flag
+// (access.Requirements, docs/access.md). A rule that sets none of the fields
+// is a mistake and refuses every call, so that forgetting to fill in a rule
 // never opens a method: write Authenticated: true for "any signed-in user".
 //
 // Internal rules are for the other services of the deployment, not for
@@ -34,13 +37,13 @@ import (
 type Rule struct {
 	// Public lets anyone call, signed in or not.
 	Public bool
-	// Authenticated lets any signed-in user call (when Permissions and Roles
-	// are empty).
+	// Authenticated lets any signed-in user call (when Permissions and
+	// Requires are empty).
 	Authenticated bool
 	// Permissions: the caller needs any one of them.
 	Permissions []string
-	// Roles: the caller needs any one of them.
-	Roles []string
+	// Requires: the caller must also meet it (one of access.Requirements).
+	Requires access.Requirement
 	// AllowTemporaryPassword lets a caller whose password is temporary in.
 	AllowTemporaryPassword bool
 	// Internal lets in only callers presenting the internal token (another
@@ -48,8 +51,33 @@ type Rule struct {
 	Internal bool
 }
 
+// Admits reports whether r lets the signed-in caller of c in, as the
+// interceptor decides once the token is verified (and the allow-list
+// passed): never for an empty or internal rule; always for a public one;
+// otherwise not with a temporary password unless allowed, and then by
+// Permissions and Requires. Tests of the rules tables use it.
+func (r Rule) Admits(c *access.Claims) bool {
+	switch {
+	case r.empty() || r.Internal || c == nil:
+		return false
+	case r.Public:
+		return true
+	case c.IsTemporaryPassword && !r.AllowTemporaryPassword:
+		return false
+	}
+	return r.admitsSignedIn(c)
+}
+
+// admitsSignedIn is the permission part of a rule.
+func (r Rule) admitsSignedIn(c *access.Claims) bool {
+	if len(r.Permissions) > 0 && !c.HasPermission(r.Permissions...) {
+		return false
+	}
+	return r.Requires.IsZero() || r.Requires.MetBy(c)
+}
+
 func (r Rule) empty() bool {
-	return !r.Public && !r.Authenticated && len(r.Permissions) == 0 && len(r.Roles) == 0 && !r.Internal
+	return !r.Public && !r.Authenticated && len(r.Permissions) == 0 && r.Requires.IsZero() && !r.Internal
 }
 
 // Rules maps full gRPC method names ("/paygate.auth.v1.AuthService/Login") to
@@ -58,8 +86,10 @@ type Rules map[string]Rule
 
 // Revocations tells whether a session was revoked before its tokens expire.
 type Revocations interface {
-	// IsRevoked reports whether sessionID was revoked. Errors are internal.
-	IsRevoked(ctx context.Context, sessionID string) (bool, error)
+	// IsRevoked reports whether the session of a verified token (its
+	// SessionID) was revoked, reading what the token's Version promises.
+	// Errors are internal.
+	IsRevoked(ctx context.Context, claims *access.Claims) (bool, error)
 }
 
 // alwaysAllowed says whether a method belongs to the infrastructure services
@@ -84,7 +114,7 @@ const (
 // slog's default logger, since it is a programming error. It reads the token
 // from the "authorization: Bearer <token>" metadata, rejects a missing,
 // invalid or revoked (when rev is non-nil) token as unauthenticated, a
-// missing permission or role as forbidden, and otherwise calls the handler
+// missing permission or unmet requirement as forbidden, and otherwise calls the handler
 // with the claims in the context (see FromContext). Health and reflection
 // methods pass without a rule.
 //
@@ -140,8 +170,8 @@ func authorize(ctx context.Context, v Verifier, rules Rules, rev Revocations, o 
 	token := bearerToken(ctx)
 	if rule.Public {
 		if token != "" {
-			if claims, err := verify(ctx, v, rev, token); err == nil {
-				ctx = NewContext(ctx, claims)
+			if claims, err := VerifyUnrevoked(ctx, v, rev, token); err == nil {
+				ctx = access.NewContext(ctx, claims)
 			}
 		}
 		return ctx, nil
@@ -149,7 +179,7 @@ func authorize(ctx context.Context, v Verifier, rules Rules, rev Revocations, o 
 	if token == "" {
 		return ctx, apperr.Unauthenticated(msgSignIn)
 	}
-	claims, err := verify(ctx, v, rev, token)
+	claims, err := VerifyUnrevoked(ctx, v, rev, token)
 	if err != nil {
 		return ctx, err
 	}
@@ -159,22 +189,23 @@ func authorize(ctx context.Context, v Verifier, rules Rules, rev Revocations, o 
 	if claims.IsTemporaryPassword && !rule.AllowTemporaryPassword {
 		return ctx, apperr.Forbidden(msgTemporary)
 	}
-	if len(rule.Permissions) > 0 && !claims.HasPermission(rule.Permissions...) {
+	if !rule.admitsSignedIn(claims) {
 		return ctx, apperr.Forbidden(msgNoPermission)
 	}
-	if len(rule.Roles) > 0 && !claims.HasRole(rule.Roles...) {
-		return ctx, apperr.Forbidden(msgNoPermission)
-	}
-	return NewContext(ctx, claims), nil
+	return access.NewContext(ctx, claims), nil
 }
 
-func verify(ctx context.Context, v Verifier, rev Revocations, token string) (*Claims, error) {
+// VerifyUnrevoked returns the claims of a valid token whose session was not
+// revoked (rev nil skips that check): what every signed-in call passes, for
+// the interceptors and for routes outside gRPC such as the gateway's stream.
+// A refused token is KindUnauthenticated; a failed check is internal.
+func VerifyUnrevoked(ctx context.Context, v Verifier, rev Revocations, token string) (*access.Claims, error) {
 	claims, err := v.Verify(ctx, token)
 	if err != nil {
 		return nil, err
 	}
 	if rev != nil && claims.SessionID != "" {
-		revoked, err := rev.IsRevoked(ctx, claims.SessionID)
+		revoked, err := rev.IsRevoked(ctx, claims)
 		if err != nil {
 			return nil, fmt.Errorf("authorize: %w", err)
 		}

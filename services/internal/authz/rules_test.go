@@ -18,6 +18,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
@@ -29,8 +30,8 @@ type revokedSet struct {
 	err error
 }
 
-func (r revokedSet) IsRevoked(_ context.Context, sid string) (bool, error) {
-	return r.ids[sid], r.err
+func (r revokedSet) IsRevoked(_ context.Context, claims *access.Claims) (bool, error) {
+	return r.ids[claims.SessionID], r.err
 }
 
 func TestUnaryInterceptor(t *testing.T) {
@@ -43,23 +44,28 @@ func TestUnaryInterceptor(t *testing.T) {
 		return issuer.Public(), nil
 	})
 	rules := authz.Rules{
-		"/t.S/Public":       {Public: true},
-		"/t.S/Signed":       {Authenticated: true},
-		"/t.S/Perm":         {Permissions: []string{authz.PermEditFees, authz.PermGetTransactions}},
-		"/t.S/Role":         {Roles: []string{authz.RoleAdmin, authz.RoleSupport}},
-		"/t.S/PermAndRole":  {Permissions: []string{authz.PermGetTransactions}, Roles: []string{authz.RoleAdmin}},
-		"/t.S/EmptyRule":    {},
-		"/t.S/RevokeProbed": {Authenticated: true},
-		"/t.S/TempOK":       {Permissions: []string{authz.PermEditUser}, AllowTemporaryPassword: true},
+		"/t.S/Public":             {Public: true},
+		"/t.S/Signed":             {Authenticated: true},
+		"/t.S/Perm":               {Permissions: []string{access.PermEditFees, access.PermGetTransactions}},
+		"/t.S/Requires":           {Requires: access.ReqPlatformSettings},
+		"/t.S/PermAndRequirement": {Permissions: []string{access.PermGetTransactions}, Requires: access.ReqAllMerchants},
+		"/t.S/EmptyRule":          {},
+		"/t.S/RevokeProbed":       {Authenticated: true},
+		"/t.S/TempOK":             {Permissions: []string{access.PermEditUser}, AllowTemporaryPassword: true},
 	}
 	rev := revokedSet{ids: map[string]bool{"revoked-sid": true}}
 	intercept := authz.UnaryInterceptor(v, rules, rev)
 
-	admin := issuer.Token(t, authztest.User{ID: 1, Username: "admin", Roles: []string{authz.RoleAdmin}, Permissions: authz.AllPermissions})
+	admin := issuer.Token(t, authztest.User{ID: 1, Username: "admin", Roles: []string{access.RoleAdmin}, Permissions: access.AllPermissions})
 	merchant := issuer.Token(t, merchantUser)
-	revoked := issuer.Token(t, authztest.User{ID: 3, Roles: []string{authz.RoleAdmin}, SessionID: "revoked-sid"})
-	forged := authztest.NewIssuer(t).Token(t, authztest.User{ID: 1, Roles: []string{authz.RoleAdmin}})
-	temporary := issuer.Token(t, authztest.User{ID: 6, Roles: []string{authz.RoleAdmin}, Permissions: authz.AllPermissions, TemporaryPassword: true})
+	revoked := issuer.Token(t, authztest.User{ID: 3, Roles: []string{access.RoleAdmin}, SessionID: "revoked-sid"})
+	forged := authztest.NewIssuer(t).Token(t, authztest.User{ID: 1, Roles: []string{access.RoleAdmin}})
+	temporary := issuer.Token(t, authztest.User{ID: 6, Roles: []string{access.RoleAdmin}, Permissions: access.AllPermissions, TemporaryPassword: true})
+	// A custom role: what it may do follows its flag and permissions alone.
+	customGlobal := issuer.Token(t, authztest.User{ID: 7, Roles: []string{"Platform Settings"}, Global: true,
+		Permissions: []string{access.PermSettingsAccess}})
+	customMerchant := issuer.Token(t, authztest.User{ID: 8, Roles: []string{"Platform Settings"}, MerchantIDs: []int32{1},
+		Permissions: []string{access.PermSettingsAccess}})
 
 	tests := []struct {
 		method    string
@@ -76,17 +82,20 @@ func TestUnaryInterceptor(t *testing.T) {
 		{"/t.S/Signed", "bearer " + merchant, "", true},
 		{"/t.S/Signed", "Bearer " + revoked, apperr.KindUnauthenticated, false},
 		{"/t.S/Perm", "Bearer " + merchant, "", true},
-		{"/t.S/Perm", "Bearer " + issuer.Token(t, authztest.User{ID: 5, Roles: []string{authz.RoleMerchantSupport}}), apperr.KindForbidden, false},
-		{"/t.S/Role", "Bearer " + merchant, apperr.KindForbidden, false},
-		{"/t.S/Role", "Bearer " + admin, "", true},
-		{"/t.S/PermAndRole", "Bearer " + merchant, apperr.KindForbidden, false},
-		{"/t.S/PermAndRole", "Bearer " + admin, "", true},
+		{"/t.S/Perm", "Bearer " + issuer.Token(t, authztest.User{ID: 5, Roles: []string{access.RoleMerchantSupport}}), apperr.KindForbidden, false},
+		{"/t.S/Requires", "Bearer " + merchant, apperr.KindForbidden, false},
+		{"/t.S/Requires", "Bearer " + admin, "", true},
+		{"/t.S/Requires", "Bearer " + customGlobal, "", true},
+		{"/t.S/Requires", "Bearer " + customMerchant, apperr.KindForbidden, false},
+		{"/t.S/PermAndRequirement", "Bearer " + merchant, apperr.KindForbidden, false},
+		{"/t.S/PermAndRequirement", "Bearer " + customGlobal, apperr.KindForbidden, false},
+		{"/t.S/PermAndRequirement", "Bearer " + admin, "", true},
 		{"/t.S/EmptyRule", "Bearer " + admin, apperr.KindForbidden, false},
 		{"/t.S/Unknown", "Bearer " + admin, apperr.KindForbidden, false},
 		{"/t.S/Unknown", "", apperr.KindForbidden, false},
 		{"/grpc.health.v1.Health/Check", "", "", false},
 		{"/t.S/Signed", "Bearer " + temporary, apperr.KindForbidden, false},
-		{"/t.S/Role", "Bearer " + temporary, apperr.KindForbidden, false},
+		{"/t.S/Requires", "Bearer " + temporary, apperr.KindForbidden, false},
 		{"/t.S/TempOK", "Bearer " + temporary, "", true},
 		{"/t.S/TempOK", "Bearer " + merchant, apperr.KindForbidden, false},
 	}
@@ -102,7 +111,7 @@ func TestUnaryInterceptor(t *testing.T) {
 			var gotClaims bool
 			_, err := intercept(ctx, nil, &grpc.UnaryServerInfo{FullMethod: tt.method}, func(ctx context.Context, _ any) (any, error) {
 				called = true
-				_, gotClaims = authz.FromContext(ctx)
+				_, gotClaims = access.FromContext(ctx)
 				return "ok", nil
 			})
 			if got := apperr.KindOf(err); got != tt.wantKind {
@@ -146,13 +155,13 @@ func TestRedisRevocations(t *testing.T) {
 	t.Cleanup(func() { rdb.Del(context.Background(), authz.RevokedSessionKey(sid)) })
 
 	rev := authz.NewRedisRevocations(rdb)
-	if revoked, err := rev.IsRevoked(ctx, sid); err != nil || revoked {
+	if revoked, err := rev.IsRevoked(ctx, &access.Claims{SessionID: sid, Version: access.TokenVersion}); err != nil || revoked {
 		t.Fatalf("IsRevoked before Revoke = %v, %v", revoked, err)
 	}
 	if err := rev.Revoke(ctx, sid, time.Minute); err != nil {
 		t.Fatalf("Revoke: %v", err)
 	}
-	if revoked, err := rev.IsRevoked(ctx, sid); err != nil || !revoked {
+	if revoked, err := rev.IsRevoked(ctx, &access.Claims{SessionID: sid, Version: access.TokenVersion}); err != nil || !revoked {
 		t.Fatalf("IsRevoked after Revoke = %v, %v", revoked, err)
 	}
 	ttl, err := rdb.TTL(ctx, "paygate:revoked-session:"+sid).Result()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 
@@ -27,7 +28,7 @@ type Verifier interface {
 	// Verify returns the claims of a valid token. A token that is malformed,
 	// expired, not for us or not signed by a known key is KindUnauthenticated;
 	// failing to obtain the keys is an internal error.
-	Verify(ctx context.Context, token string) (*Claims, error)
+	Verify(ctx context.Context, token string) (*access.Claims, error)
 }
 
 // errKeySource marks failures to obtain keys, which are our fault and not the
@@ -61,8 +62,8 @@ func newKeyVerifier(keys func(ctx context.Context, kid string) (crypto.PublicKey
 		keys: keys,
 		parser: jwt.NewParser(
 			jwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}),
-			jwt.WithIssuer(Issuer),
-			jwt.WithAudience(Audience),
+			jwt.WithIssuer(access.Issuer),
+			jwt.WithAudience(access.Audience),
 			jwt.WithExpirationRequired(),
 			jwt.WithIssuedAt(),
 			jwt.WithLeeway(Leeway),
@@ -71,8 +72,8 @@ func newKeyVerifier(keys func(ctx context.Context, kid string) (crypto.PublicKey
 }
 
 // Verify implements Verifier.
-func (v *keyVerifier) Verify(ctx context.Context, token string) (*Claims, error) {
-	claims := &Claims{}
+func (v *keyVerifier) Verify(ctx context.Context, token string) (*access.Claims, error) {
+	claims := &access.Claims{}
 	_, err := v.parser.ParseWithClaims(token, claims, func(t *jwt.Token) (any, error) {
 		kid, _ := t.Header["kid"].(string)
 		if kid == "" {
@@ -295,7 +296,7 @@ func ParseJWKS(data []byte) (map[string]ed25519.PublicKey, error) {
 
 // Sign returns claims signed with key as a compact JWT (EdDSA, header kid).
 // The auth service signs access tokens with it; tests mint tokens with it.
-func Sign(key ed25519.PrivateKey, kid string, claims *Claims) (string, error) {
+func Sign(key ed25519.PrivateKey, kid string, claims *access.Claims) (string, error) {
 	t := jwt.NewWithClaims(jwt.SigningMethodEdDSA, claims)
 	t.Header["kid"] = kid
 	s, err := t.SignedString(key)

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +29,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz"
 )
 
@@ -54,11 +56,19 @@ type Call struct {
 // REST routes its google.api.http option declares in files (usually
 // protoregistry.GlobalFiles).
 //
-// It fails when a rule names a method files do not describe.
+// It fails when a rule names a method files do not describe, or requires
+// something that is not one of access.Requirements (the console knows those
+// only, by name).
 func Calls(rules authz.Rules, files *protoregistry.Files) ([]Call, error) {
 	calls := make([]Call, 0, len(rules))
 	var errs []error
 	for method, rule := range rules {
+		if !rule.Requires.IsZero() && !slices.ContainsFunc(access.Requirements, func(r access.Requirement) bool {
+			return reflect.DeepEqual(r, rule.Requires)
+		}) {
+			errs = append(errs, fmt.Errorf("rule %s requires %q, which is not one of access.Requirements", method, rule.Requires.Name))
+			continue
+		}
 		routes, err := routesOf(method, files)
 		if err != nil {
 			errs = append(errs, err)
@@ -170,8 +180,8 @@ func jsonFieldPath(fieldPath string, msg protoreflect.MessageDescriptor) string 
 
 // Render writes calls as the TypeScript module of service: a constant
 // <SERVICE>_CALLS mapping each method to its routes and rule, typed against
-// the SDK's CallRule so that a permission or role name the SDK does not know
-// fails the console's type check.
+// the SDK's CallRule so that a permission or requirement name the SDK does
+// not know fails the console's type check.
 func Render(service string, calls []Call) []byte {
 	var b bytes.Buffer
 	name := strings.ToUpper(service) + "_CALLS"
@@ -203,8 +213,8 @@ func renderRule(r authz.Rule) string {
 	if len(r.Permissions) > 0 {
 		parts = append(parts, "permissions: ["+quoteList(r.Permissions)+"]")
 	}
-	if len(r.Roles) > 0 {
-		parts = append(parts, "roles: ["+quoteList(r.Roles)+"]")
+	if !r.Requires.IsZero() {
+		parts = append(parts, "requires: "+quote(r.Requires.Name))
 	}
 	if r.AllowTemporaryPassword {
 		parts = append(parts, "allowTemporaryPassword: true")
@@ -237,12 +247,58 @@ func Check(t testing.TB, service string, rules authz.Rules) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Render(service, calls)
+	checkFile(t, service+".gen.ts", Render(service, calls), "the "+service+" service's Rules table")
+}
+
+// RequirementsFile is the module CheckRequirements writes, in Dir.
+const RequirementsFile = "requirements.gen.ts"
+
+// RenderRequirements writes access.Requirements and access.BuiltInRoles as
+// the TypeScript module the console's mayCall, route table and tests read
+// (REQUIREMENTS by name, BUILT_IN_ROLES in id order).
+func RenderRequirements() []byte {
+	var b bytes.Buffer
+	b.WriteString("// Code generated from services/internal/access (access.Requirements, access.BuiltInRoles) by services/internal/callrules (make call-rules). DO NOT EDIT.\n\n")
+	b.WriteString("import type { BuiltInRole, Requirement } from '../requirement';\n\n")
+	b.WriteString("/** REQUIREMENTS: the spec's role rules restated as permissions and the scope flag (docs/access.md). */\n")
+	b.WriteString("export const REQUIREMENTS = {\n")
+	for _, r := range access.Requirements {
+		lines := make([]string, len(r.AnyOf))
+		for i, g := range r.AnyOf {
+			scope := ""
+			if g.Scope != access.ScopeAny {
+				scope = "scope: " + quote(string(g.Scope)) + ", "
+			}
+			lines[i] = "{ " + scope + "permissions: [" + quoteList(g.Permissions) + "] }"
+		}
+		fmt.Fprintf(&b, "  %s: { anyOf: [%s] },\n", r.Name, strings.Join(lines, ", "))
+	}
+	b.WriteString("} as const satisfies Record<string, Requirement>;\n\n")
+	b.WriteString("/** BUILT_IN_ROLES: the six read-only roles of the seed, with their scope flag and grants. */\n")
+	b.WriteString("export const BUILT_IN_ROLES = [\n")
+	for _, r := range access.BuiltInRoles {
+		fmt.Fprintf(&b, "  { id: %d, name: %s, globalScope: %t, permissions: [%s] },\n", r.ID, quote(r.Name), r.Global, quoteList(r.Permissions))
+	}
+	b.WriteString("] as const satisfies readonly BuiltInRole[];\n")
+	return b.Bytes()
+}
+
+// CheckRequirements compares the committed RequirementsFile with
+// RenderRequirements, or writes it with PAYGATE_WRITE_CALL_RULES=1.
+func CheckRequirements(t testing.TB) {
+	t.Helper()
+	checkFile(t, RequirementsFile, RenderRequirements(), "services/internal/access")
+}
+
+// checkFile compares the module name of Dir with want (from source), or
+// writes it with PAYGATE_WRITE_CALL_RULES=1.
+func checkFile(t testing.TB, name string, want []byte, source string) {
+	t.Helper()
 	root, err := moduleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(root, Dir, service+".gen.ts")
+	path := filepath.Join(root, Dir, name)
 	if os.Getenv(WriteEnv) == "1" {
 		if err := os.WriteFile(path, want, 0o644); err != nil {
 			t.Fatal(err)
@@ -251,10 +307,10 @@ func Check(t testing.TB, service string, rules authz.Rules) {
 	}
 	got, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("read the console's copy of the %s rules: %v; run make call-rules and commit", service, err)
+		t.Fatalf("read the console's copy of %s: %v; run make call-rules and commit", source, err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the %s service's Rules table: run make call-rules and commit the file", filepath.Join(Dir, service+".gen.ts"), service)
+		t.Errorf("%s differs from %s: run make call-rules and commit the file", filepath.Join(Dir, name), source)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 // CORS policy of the REST port.
 const (
 	corsMethods = "GET, POST, PUT, DELETE, OPTIONS"
-	corsHeaders = "Authorization, Content-Type"
+	corsHeaders = "Authorization, Content-Type, X-Paygate-Confirmation"
 	corsExpose  = "Retry-After"
 	corsMaxAge  = "600"
 )

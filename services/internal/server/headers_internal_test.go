@@ -5,9 +5,10 @@ import "testing"
 func TestIncomingHeaderForwardsTraceContext(t *testing.T) {
 	t.Parallel()
 	for header, want := range map[string]string{
-		"Traceparent":       "traceparent",
-		"tracestate":        "tracestate",
-		"Grpc-Metadata-Foo": "Foo",
+		"Traceparent":            "traceparent",
+		"tracestate":             "tracestate",
+		"Grpc-Metadata-Foo":      "Foo",
+		"X-Paygate-Confirmation": "x-paygate-confirmation",
 	} {
 		got, ok := incomingHeader(header)
 		if !ok || got != want {

@@ -42,9 +42,16 @@ func startAllREST(t *testing.T) string {
 	srv.Register(&authv1.UserService_ServiceDesc, authv1.UnimplementedUserServiceServer{})
 	srv.Register(&authv1.SessionService_ServiceDesc, authv1.UnimplementedSessionServiceServer{})
 	srv.Register(&authv1.AllowedIpService_ServiceDesc, authv1.UnimplementedAllowedIpServiceServer{})
+	srv.Register(&authv1.RoleService_ServiceDesc, authv1.UnimplementedRoleServiceServer{})
 	srv.Register(&authv1.WebAuthnService_ServiceDesc, authv1.UnimplementedWebAuthnServiceServer{})
+	srv.Register(&authv1.SecondFactorService_ServiceDesc, authv1.UnimplementedSecondFactorServiceServer{})
+	srv.Register(&authv1.AuthSettingsService_ServiceDesc, authv1.UnimplementedAuthSettingsServiceServer{})
+	srv.Register(&authv1.ConfirmationService_ServiceDesc, authv1.UnimplementedConfirmationServiceServer{})
+	srv.Register(&authv1.ApprovalService_ServiceDesc, authv1.UnimplementedApprovalServiceServer{})
 	srv.Register(&gatewayv1.MerchantService_ServiceDesc, gatewayv1.UnimplementedMerchantServiceServer{})
 	srv.Register(&gatewayv1.CollabService_ServiceDesc, gatewayv1.UnimplementedCollabServiceServer{})
+	srv.Register(&gatewayv1.MaintenanceService_ServiceDesc, gatewayv1.UnimplementedMaintenanceServiceServer{})
+	srv.Register(&gatewayv1.ActivityService_ServiceDesc, gatewayv1.UnimplementedActivityServiceServer{})
 	srv.Register(&gatewayv1.TransactionService_ServiceDesc, gatewayv1.UnimplementedTransactionServiceServer{})
 	srv.Register(&gatewayv1.ValidationService_ServiceDesc, gatewayv1.UnimplementedValidationServiceServer{})
 	srv.Register(&gatewayv1.CurrencyService_ServiceDesc, gatewayv1.UnimplementedCurrencyServiceServer{})
@@ -73,13 +80,34 @@ func startAllREST(t *testing.T) string {
 				return authv1.RegisterAllowedIpServiceHandlerClient(ctx, mux, authv1.NewAllowedIpServiceClient(cc))
 			},
 			func() error {
+				return authv1.RegisterRoleServiceHandlerClient(ctx, mux, authv1.NewRoleServiceClient(cc))
+			},
+			func() error {
 				return authv1.RegisterWebAuthnServiceHandlerClient(ctx, mux, authv1.NewWebAuthnServiceClient(cc))
+			},
+			func() error {
+				return authv1.RegisterSecondFactorServiceHandlerClient(ctx, mux, authv1.NewSecondFactorServiceClient(cc))
+			},
+			func() error {
+				return authv1.RegisterAuthSettingsServiceHandlerClient(ctx, mux, authv1.NewAuthSettingsServiceClient(cc))
+			},
+			func() error {
+				return authv1.RegisterConfirmationServiceHandlerClient(ctx, mux, authv1.NewConfirmationServiceClient(cc))
+			},
+			func() error {
+				return authv1.RegisterApprovalServiceHandlerClient(ctx, mux, authv1.NewApprovalServiceClient(cc))
 			},
 			func() error {
 				return gatewayv1.RegisterMerchantServiceHandlerClient(ctx, mux, gatewayv1.NewMerchantServiceClient(cc))
 			},
 			func() error {
 				return gatewayv1.RegisterCollabServiceHandlerClient(ctx, mux, gatewayv1.NewCollabServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterMaintenanceServiceHandlerClient(ctx, mux, gatewayv1.NewMaintenanceServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterActivityServiceHandlerClient(ctx, mux, gatewayv1.NewActivityServiceClient(cc))
 			},
 			func() error {
 				return gatewayv1.RegisterTransactionServiceHandlerClient(ctx, mux, gatewayv1.NewTransactionServiceClient(cc))

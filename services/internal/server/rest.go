@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -21,15 +22,35 @@ import (
 
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/apperr/grpcstatus"
+	"github.com/paygate/paygate/services/internal/sensitive"
 )
 
 // ErrorBody is the JSON body of every REST error.
 type ErrorBody struct {
 	// Code is the error kind: invalid, unauthenticated, forbidden, not_found,
-	// conflict, failed_precondition, too_many_requests or internal.
+	// conflict, failed_precondition, too_many_requests, confirmation_required or
+	// internal.
 	Code string `json:"code"`
 	// Message is a sentence the caller can act on.
 	Message string `json:"message"`
+	// Confirmation is what a confirmation_required answer (428) asks the
+	// caller to confirm (docs/contracts-approvals.md).
+	Confirmation *ConfirmationBody `json:"confirmation,omitempty"`
+}
+
+// ConfirmationBody is the call a caller must confirm: the canonical JSON of
+// the described action and the standard base64 of the request's protobuf
+// bytes, both handed to auth's BeginConfirmation unchanged.
+type ConfirmationBody struct {
+	Action  string `json:"action"`
+	Request string `json:"request"`
+}
+
+func confirmationBody(c *apperr.Confirmation) *ConfirmationBody {
+	if c == nil {
+		return nil
+	}
+	return &ConfirmationBody{Action: c.Action, Request: base64.StdEncoding.EncodeToString(c.Request)}
 }
 
 // installQueryParser installs the case-insensitive query parser. grpc-gateway
@@ -110,11 +131,14 @@ func IncomingCookie(ctx context.Context, name string) string {
 
 // incomingHeader forwards W3C trace context (traceparent, tracestate) as
 // metadata, besides grpc-gateway's default set, so REST calls join the
-// caller's trace.
+// caller's trace, and a sensitive change's confirmation token
+// (X-Paygate-Confirmation) as sensitive.Header.
 func incomingHeader(key string) (string, bool) {
 	switch k := strings.ToLower(key); k {
 	case "traceparent", "tracestate":
 		return k, true
+	case sensitive.Header:
+		return sensitive.Header, true
 	}
 	return runtime.DefaultHeaderMatcher(key)
 }
@@ -167,7 +191,11 @@ func restErrorHandler(log *slog.Logger) runtime.ErrorHandlerFunc {
 			secs := int64(math.Ceil(grpcstatus.RetryAfter(st).Seconds()))
 			w.Header().Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
 		}
-		writeError(w, httpStatus, kind, message)
+		body := ErrorBody{Code: string(kind), Message: message}
+		if kind == apperr.KindConfirmationRequired {
+			body.Confirmation = confirmationBody(grpcstatus.Confirmation(st))
+		}
+		writeBody(w, httpStatus, body)
 	}
 }
 
@@ -210,11 +238,14 @@ func describe(st *status.Status) (apperr.Kind, string) {
 // kind; an internal error's text is never shown.
 func WriteError(w http.ResponseWriter, err error) {
 	kind := apperr.KindOf(err)
-	msg := apperr.InternalMessage
+	body := ErrorBody{Code: string(kind), Message: apperr.InternalMessage}
 	if ae := apperr.As(err); ae != nil {
-		msg = ae.PublicMessage()
+		body.Message = ae.PublicMessage()
+		if kind == apperr.KindConfirmationRequired {
+			body.Confirmation = confirmationBody(ae.Confirmation)
+		}
 	}
-	writeError(w, kind.HTTPStatus(), kind, msg)
+	writeBody(w, kind.HTTPStatus(), body)
 }
 
 // ReadBody reads r's body, at most MaxBodyBytes, for handlers beside the
@@ -236,7 +267,11 @@ func ReadBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 }
 
 func writeError(w http.ResponseWriter, httpStatus int, kind apperr.Kind, message string) {
-	body, _ := json.Marshal(ErrorBody{Code: string(kind), Message: message})
+	writeBody(w, httpStatus, ErrorBody{Code: string(kind), Message: message})
+}
+
+func writeBody(w http.ResponseWriter, httpStatus int, e ErrorBody) {
+	body, _ := json.Marshal(e)
 	w.Header().Del("Trailer")
 	w.Header().Del("Transfer-Encoding")
 	w.Header().Set("Content-Type", "application/json")

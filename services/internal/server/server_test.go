@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"crypto"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,12 +25,15 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/apperr/grpcstatus"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
+	"github.com/paygate/paygate/services/internal/sensitive"
 	"github.com/paygate/paygate/services/internal/server"
 	"github.com/paygate/paygate/services/internal/telemetry/metrics"
 )
@@ -70,6 +74,13 @@ func (f *fakeAuth) Login(ctx context.Context, req *authv1.LoginRequest) (*authv1
 		return nil, errors.New("dial postgres password=hunter2")
 	case "panic":
 		panic("boom")
+	case "confirmation_required":
+		md, _ := metadata.FromIncomingContext(ctx)
+		if tok := md.Get(sensitive.Header); len(tok) > 0 {
+			return &authv1.LoginResponse{AccessToken: "confirmed:" + tok[0], TokenType: "Bearer"}, nil
+		}
+		b, _ := proto.Marshal(req)
+		return nil, apperr.ConfirmationRequired(`{"action":"user.update"}`, b)
 	case "queued":
 		server.SetHTTPStatus(ctx, http.StatusAccepted)
 	case "queued_then_failed":
@@ -88,7 +99,7 @@ func (f *fakeAuth) Login(ctx context.Context, req *authv1.LoginRequest) (*authv1
 
 func (f *fakeAuth) ValidateToken(ctx context.Context, _ *authv1.ValidateTokenRequest) (*authv1.ValidateTokenResponse, error) {
 	ip, ua := server.ClientInfo(ctx)
-	claims, _ := authz.FromContext(ctx)
+	claims, _ := access.FromContext(ctx)
 	return &authv1.ValidateTokenResponse{Valid: true, User: &authv1.User{
 		Username: ip, Roles: []string{ua}, Permissions: claims.Permissions,
 	}}, nil
@@ -241,6 +252,7 @@ func TestRESTErrorBodies(t *testing.T) {
 		{"conflict", 409, "conflict", "The user was changed by someone else.", ""},
 		{"failed_precondition", 422, "failed_precondition", "The user is disabled.", ""},
 		{"too_many_requests", 429, "too_many_requests", "Too many attempts. Try again later.", "2"},
+		{"confirmation_required", 428, "confirmation_required", "This change needs your confirmation.", ""},
 		{"internal", 500, "internal", apperr.InternalMessage, ""},
 		{"unknown", 500, "internal", apperr.InternalMessage, ""},
 		{"panic", 500, "internal", apperr.InternalMessage, ""},
@@ -281,6 +293,39 @@ func TestRESTErrorBodies(t *testing.T) {
 	})
 }
 
+// TestConfirmationRequired: a sensitive call without a confirmation answers
+// 428 with the described action and the request's bytes; the REST header
+// X-Paygate-Confirmation reaches the handler as sensitive.Header metadata.
+func TestConfirmationRequired(t *testing.T) {
+	t.Parallel()
+	r := start(t, nil)
+	resp, body := r.do(t, "POST", "/api/v1/login", `{"username":"confirmation_required","password":"x"}`, nil)
+	if resp.StatusCode != 428 {
+		t.Fatalf("status = %d, want 428 (%s)", resp.StatusCode, body)
+	}
+	var got server.ErrorBody
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatalf("body %s: %v", body, err)
+	}
+	if got.Code != "confirmation_required" || got.Message != "This change needs your confirmation." ||
+		got.Confirmation == nil || got.Confirmation.Action != `{"action":"user.update"}` {
+		t.Fatalf("body = %s", body)
+	}
+	raw, err := base64.StdEncoding.DecodeString(got.Confirmation.Request)
+	if err != nil {
+		t.Fatalf("request is not standard base64: %v", err)
+	}
+	var req authv1.LoginRequest
+	if err := proto.Unmarshal(raw, &req); err != nil || req.GetUsername() != "confirmation_required" || req.GetPassword() != "x" {
+		t.Errorf("request bytes = %v (%v)", &req, err)
+	}
+	resp, body = r.do(t, "POST", "/api/v1/login", `{"username":"confirmation_required","password":"x"}`,
+		map[string]string{"X-Paygate-Confirmation": "tok.en"})
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"accessToken":"confirmed:tok.en"`) {
+		t.Errorf("with the header: %d %s", resp.StatusCode, body)
+	}
+}
+
 func TestGRPCErrorStatuses(t *testing.T) {
 	t.Parallel()
 	r := start(t, nil)
@@ -295,6 +340,7 @@ func TestGRPCErrorStatuses(t *testing.T) {
 		{"conflict", codes.Aborted, apperr.KindConflict, "The user was changed by someone else."},
 		{"failed_precondition", codes.FailedPrecondition, apperr.KindFailedPrecondition, "The user is disabled."},
 		{"too_many_requests", codes.ResourceExhausted, apperr.KindTooManyRequests, "Too many attempts. Try again later."},
+		{"confirmation_required", codes.FailedPrecondition, apperr.KindConfirmationRequired, apperr.ConfirmationMessage},
 		{"unknown", codes.Internal, apperr.KindInternal, apperr.InternalMessage},
 		{"panic", codes.Internal, apperr.KindInternal, apperr.InternalMessage},
 	}
@@ -322,7 +368,7 @@ func TestGRPCErrorStatuses(t *testing.T) {
 func TestInterceptorsGuardRESTAndGRPC(t *testing.T) {
 	t.Parallel()
 	r := start(t, nil)
-	token := testIssuer().Token(t, authztest.User{ID: 1, Roles: []string{authz.RoleAdmin}, Permissions: []string{authz.PermEditFees}})
+	token := testIssuer().Token(t, authztest.User{ID: 1, Roles: []string{access.RoleAdmin}, Permissions: []string{access.PermEditFees}})
 
 	resp, body := r.do(t, "GET", "/api/v1/validate-token", "", nil)
 	if resp.StatusCode != 401 || !strings.Contains(string(body), `"code":"unauthenticated"`) {
@@ -527,7 +573,7 @@ func TestCORS(t *testing.T) {
 				if m := resp.Header.Get("Access-Control-Allow-Methods"); m != "GET, POST, PUT, DELETE, OPTIONS" {
 					t.Errorf("Allow-Methods = %q", m)
 				}
-				if h := resp.Header.Get("Access-Control-Allow-Headers"); h != "Authorization, Content-Type" {
+				if h := resp.Header.Get("Access-Control-Allow-Headers"); h != "Authorization, Content-Type, X-Paygate-Confirmation" {
 					t.Errorf("Allow-Headers = %q", h)
 				}
 			}
@@ -540,7 +586,7 @@ func TestCORS(t *testing.T) {
 
 func TestClientInfo(t *testing.T) {
 	t.Parallel()
-	token := testIssuer().Token(t, authztest.User{ID: 1, Roles: []string{authz.RoleAdmin}})
+	token := testIssuer().Token(t, authztest.User{ID: 1, Roles: []string{access.RoleAdmin}})
 	tests := []struct {
 		name   string
 		hops   int

@@ -47,6 +47,9 @@ describe('import boundaries (eslint.config.mjs)', () => {
     [API, '../../simulate/utils/form', 'across features'],
     [FEATURE_ROOT, '../transactions/utils/status', 'across features'],
     [FEATURE_ROOT, '../../features/simulate/utils/form', 'across features'],
+    // The devkit reaches the host only through its #host bridge.
+    ['shell/devkit/src/mount-console.ts', '@paygate/shell/embed', "through `import { host } from '#host'`"],
+    ['shell/devkit/src/testing/render-app.tsx', '../../../src/app/routes', "through `import { host } from '#host'`"],
   ])('%s may not import %s', async (file, spec, reason) => {
     const messages = await restricted(file, spec);
     expect(messages).toHaveLength(1);
@@ -71,7 +74,9 @@ describe('import boundaries (eslint.config.mjs)', () => {
     [SHARED, '../utils/url'],
     [REMOTE_ROOT, './features/callbacks/components/callbacks-page'],
     ['remotes/transactions/webpack.config.js', '@paygate/devkit/webpack'],
-    ['shell/devkit/src/mount-console.ts', '@paygate/shell/embed'],
+    ['shell/devkit/src/host/shell.ts', '@paygate/shell/embed'],
+    ['shell/devkit/src/mount-console.ts', '#host'],
+    ['shell/devkit/src/testing/render-app.tsx', '#host'],
   ])('%s may import %s', async (file, spec) => {
     expect(await restricted(file, spec)).toEqual([]);
   });

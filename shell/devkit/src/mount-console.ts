@@ -1,5 +1,5 @@
 import type { RemoteName, RemoteRoutesModule } from '@paygate/sdk';
-import { mountConsole as mountShell } from '@paygate/shell/embed';
+import { host } from '#host';
 
 /** StandaloneOptions name the remotes a standalone bundle builds in. */
 export interface StandaloneOptions {
@@ -18,7 +18,7 @@ export interface StandaloneOptions {
  * remote entries as /config.json says.
  */
 export function mountConsole(element: HTMLElement, { localRemotes, localModules = {} }: StandaloneOptions): Promise<void> {
-  return mountShell(element, {
+  return host.mountConsole(element, {
     loadRemote: async (name, federated) => {
       const local = localRemotes[name];
       return local ? (await local()).default : federated(name);

@@ -1,12 +1,5 @@
 import type { UserJson } from '@paygate/gen/auth/v1/auth_pb';
 
-/** The role names of docs/contracts.md, exactly. */
-export const ROLES = ['Admin', 'Support', 'Merchant', 'Merchant Admin', 'Merchant Finance Manager', 'Merchant Support'] as const;
-export type Role = (typeof ROLES)[number];
-
-/** Roles limited to their own merchants; a user with any of them is a merchant user. */
-export const MERCHANT_ROLES: readonly Role[] = ['Merchant', 'Merchant Admin', 'Merchant Finance Manager', 'Merchant Support'];
-
 /** The permission names of docs/contracts.md, exactly. */
 export const PERMISSIONS = [
   'Dashboard Access',
@@ -44,7 +37,9 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 /**
  * User is the signed-in user: the generated `User` JSON type with every field
- * present (the token and validate-token both carry all of them).
+ * present (the token and validate-token both carry all of them). What the
+ * user may do follows `permissions` and `globalScope` (sees every merchant);
+ * `roles` are names to show, never to decide by (docs/access.md).
  */
 export type User = Required<UserJson>;
 
@@ -57,6 +52,7 @@ export function normalizeUser(u: UserJson): User {
     permissions: u.permissions ?? [],
     merchantIds: u.merchantIds ?? [],
     isTemporaryPassword: u.isTemporaryPassword ?? false,
+    globalScope: u.globalScope ?? false,
   };
 }
 
@@ -68,24 +64,4 @@ export function hasPermission(user: User | null | undefined, permission: Permiss
 /** hasAnyPermission tells whether the user holds at least one of the permissions. */
 export function hasAnyPermission(user: User | null | undefined, permissions: readonly Permission[]): boolean {
   return permissions.some((p) => hasPermission(user, p));
-}
-
-/** hasRole tells whether the user has the role. */
-export function hasRole(user: User | null | undefined, role: Role): boolean {
-  return !!user && user.roles.includes(role);
-}
-
-/** hasAnyRole tells whether the user has at least one of the roles. */
-export function hasAnyRole(user: User | null | undefined, roles: readonly Role[]): boolean {
-  return roles.some((r) => hasRole(user, r));
-}
-
-/** isAdmin: the user has the role Admin. */
-export function isAdmin(user: User | null | undefined): boolean {
-  return hasRole(user, 'Admin');
-}
-
-/** isMerchant: the user has any merchant role. */
-export function isMerchant(user: User | null | undefined): boolean {
-  return hasAnyRole(user, MERCHANT_ROLES);
 }

@@ -1,5 +1,6 @@
 import type { RefreshTokenRequestJson, RefreshTokenResponseJson } from '@paygate/gen/auth/v1/auth_pb';
 import { ApiError } from './api-error';
+import { CONFIRMATION_HEADER, challengeFrom, confirmationHandler } from './confirmation';
 import { getConfig, serviceUrl, type RuntimeConfig, type Service } from './config';
 import { expiresWithin } from './jwt';
 import type { SessionStore, TokenPair } from './session';
@@ -17,7 +18,15 @@ const REFRESH_PATH = '/api/v1/refresh-token';
  */
 export function isExemptPath(path: string): boolean {
   const p = path.split('?', 1)[0] ?? '';
-  return p === '/api/v1/login' || p === REFRESH_PATH || p.startsWith('/api/v1/webauthn/authenticate/');
+  return isSignInPath(p) || p === REFRESH_PATH || p.startsWith('/api/v1/webauthn/authenticate/');
+}
+
+/**
+ * isSignInPath: the password sign-in and its second step (a code, or the
+ * enrolment of a second factor), which carry the device cookie.
+ */
+function isSignInPath(p: string): boolean {
+  return p === '/api/v1/login' || p.startsWith('/api/v1/login/second-factor');
 }
 
 /** RequestOptions describe one call. */
@@ -28,6 +37,8 @@ export interface RequestOptions {
   /** Appended as a query string; undefined values are left out. */
   query?: Record<string, string | number | boolean | undefined>;
   signal?: AbortSignal;
+  /** Extra request headers (the confirmation token of a repeated sensitive call). */
+  headers?: Record<string, string>;
 }
 
 /** Download is a file a call answered. */
@@ -105,7 +116,7 @@ export class ApiClient {
 
   /** send performs one HTTP exchange with the given bearer token and no refresh handling. */
   async send(service: Service, path: string, opts: RequestOptions, token: string | null): Promise<Response> {
-    const headers: Record<string, string> = { Accept: 'application/json' };
+    const headers: Record<string, string> = { ...opts.headers, Accept: 'application/json' };
     if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
     if (token) headers.Authorization = `Bearer ${token}`;
     try {
@@ -114,8 +125,8 @@ export class ApiClient {
         headers,
         body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
         // The sign-in carries the auth service's device cookie (an HttpOnly
-        // cookie scoped to this one route); no other call sends cookies.
-        credentials: path === '/api/v1/login' ? 'include' : 'same-origin',
+        // cookie scoped to the sign-in routes); no other call sends cookies.
+        credentials: isSignInPath(path.split('?', 1)[0] ?? '') ? 'include' : 'same-origin',
         signal: opts.signal,
       });
     } catch (err) {
@@ -141,8 +152,35 @@ export class ApiClient {
       token = this.session.getState().accessToken;
       res = await this.send(service, path, opts, token);
     }
+    if (res.status === 428) res = await this.confirm(service, path, opts, res);
     if (!res.ok) throw await ApiError.fromResponse(res);
     return res;
+  }
+
+  /**
+   * confirm handles a 428 `confirmation_required` answer (issue 28): the
+   * registered confirmation handler runs the ceremony; on a token the
+   * identical call is repeated once with the X-Paygate-Confirmation header,
+   * on an approval request or a cancel the call fails with an ApiError
+   * flagged `approvalRequested` or `cancelled`. Without a handler, or for
+   * another 428, the answer stays as it is.
+   */
+  private async confirm(service: Service, path: string, opts: RequestOptions, res: Response): Promise<Response> {
+    const handler = confirmationHandler();
+    if (!handler || opts.headers?.[CONFIRMATION_HEADER]) return res;
+    let body: unknown;
+    try {
+      body = await res.clone().json();
+    } catch {
+      return res;
+    }
+    const challenge = challengeFrom(body);
+    if (!challenge) return res;
+    const outcome = await handler(challenge);
+    if (outcome === null) throw ApiError.cancelledError();
+    if (typeof outcome !== 'string') throw ApiError.approvalError(outcome.approvalRequested);
+    const retry = { ...opts, headers: { ...opts.headers, [CONFIRMATION_HEADER]: outcome } };
+    return this.send(service, path, retry, this.session.getState().accessToken);
   }
 
   /** request performs a call and returns its JSON answer (undefined for an empty body). */

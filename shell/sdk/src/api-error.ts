@@ -6,6 +6,10 @@ export class ApiError extends Error {
   readonly code: string;
   /** Seconds from a `Retry-After` header (429), when the server sent one. */
   readonly retryAfter: number | undefined;
+  /** The user cancelled the confirmation of a sensitive call: nothing to tell them. */
+  cancelled = false;
+  /** The id of the approval request a sensitive call became (the change waits for approval). */
+  approvalRequested: string | undefined = undefined;
 
   constructor(status: number, code: string, message: string, retryAfter?: number) {
     super(message);
@@ -13,6 +17,20 @@ export class ApiError extends Error {
     this.status = status;
     this.code = code;
     this.retryAfter = retryAfter;
+  }
+
+  /** cancelledError: the user closed the confirmation dialog. */
+  static cancelledError(): ApiError {
+    const err = new ApiError(428, 'cancelled', '');
+    err.cancelled = true;
+    return err;
+  }
+
+  /** approvalError: the change was sent for approval as request `id`. */
+  static approvalError(id: string): ApiError {
+    const err = new ApiError(202, 'approval_requested', 'Sent for approval: the change is applied once another user approves it.');
+    err.approvalRequested = id;
+    return err;
   }
 
   /**
@@ -44,8 +62,14 @@ export function isApiError(err: unknown): err is ApiError {
   return err instanceof ApiError;
 }
 
-/** errorMessage picks the message to show for an error, or the fallback when it has none. */
+/**
+ * errorMessage picks the message to show for an error, or the fallback when it
+ * has none; '' for a cancelled confirmation (the notify helpers show nothing
+ * for an empty title).
+ */
 export function errorMessage(err: unknown, fallback: string): string {
+  // A cancelled confirmation is silent: notify shows no toast for ''.
+  if (err instanceof ApiError && err.cancelled) return '';
   if (err instanceof Error && err.message) return err.message;
   return fallback;
 }

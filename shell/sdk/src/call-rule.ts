@@ -1,4 +1,5 @@
-import type { Permission, Role } from './access';
+import type { Permission } from './access';
+import type { RequirementName } from './requirement';
 
 /**
  * CallRule is one row of a service's authorization table as the server
@@ -13,12 +14,12 @@ export interface CallRule {
     readonly public?: boolean;
     /** Only the deployment's own services may call (never a user). */
     readonly internal?: boolean;
-    /** Any signed-in user may call (when permissions and roles are empty). */
+    /** Any signed-in user may call (when permissions and requires are empty). */
     readonly authenticated?: boolean;
     /** The caller needs at least one of them. */
     readonly permissions?: readonly Permission[];
-    /** The caller also needs at least one of them. */
-    readonly roles?: readonly Role[];
+    /** The caller must also meet this requirement (docs/access.md); rules never name a role. */
+    readonly requires?: RequirementName;
     /** A caller whose password is temporary is let in too. */
     readonly allowTemporaryPassword?: boolean;
   };

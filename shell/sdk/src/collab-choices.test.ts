@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeUser } from './access';
+import { normalizeUser, PERMISSIONS } from './access';
 import { collabChoices, collabLabels, collabsOfMerchant } from './collab-choices';
 import { merchantScope } from './merchant-filter';
 
@@ -48,7 +48,9 @@ describe('collabLabels', () => {
 });
 
 describe('the Current Merchant scope of collab pickers (spec 01 §4)', () => {
-  const user = (roles: string[], merchantIds: number[]) => normalizeUser({ id: '1', username: 'u', roles, permissions: [], merchantIds });
+  // By permissions and scope flag, never by the role's name: an Admin is admin-wide with every permission.
+  const user = (roles: string[], merchantIds: number[]) =>
+    normalizeUser({ id: '1', username: 'u', roles, permissions: roles.includes('Admin') ? [...PERMISSIONS] : [], merchantIds, globalScope: roles.includes('Admin') || roles.includes('Support') });
 
   it('follows the Current Merchant of a user who is not an admin, when it is one of theirs', () => {
     expect(merchantScope(user(['Merchant Admin'], [1, 2]), 2)).toBe(2);

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { isAdmin } from './access';
+import { seesAllMerchants } from './requirement';
 import { useUser } from './console';
 import { merchantScope } from './merchant-filter';
 import { useSelectedMerchant } from './preferences';
@@ -70,7 +70,7 @@ export function collabChoices(collabs: readonly CollabNames[], { admin, merchant
 export function useCollabChoices(collabs: readonly CollabNames[] | undefined, keep?: number | null): CollabChoice[] {
   const user = useUser();
   const [selected] = useSelectedMerchant();
-  const admin = isAdmin(user);
+  const admin = seesAllMerchants(user);
   const merchantId = merchantScope(user, selected);
   return useMemo(() => collabChoices(collabs ?? [], { admin, merchantId, keep }), [collabs, admin, merchantId, keep]);
 }

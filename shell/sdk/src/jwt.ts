@@ -14,6 +14,22 @@ export interface AccessTokenClaims {
   permissions?: string[];
   merchantIds?: number[];
   isTemporaryPassword?: boolean;
+  /** The role's scope flag: the user sees every merchant (docs/access.md). */
+  globalScope?: boolean;
+  /** The token version (docs/contracts.md): 2 and later carry globalScope. */
+  ver?: number;
+}
+
+/**
+ * The roles that saw every merchant before tokens carried the scope flag
+ * (token version 2): a token of the previous auth release is read that way
+ * (docs/releases.md, N-1), as the services read it (access.Claims.GlobalScope).
+ */
+const LEGACY_GLOBAL_ROLES = ['Admin', 'Support'];
+
+function globalScopeOf(c: AccessTokenClaims): boolean {
+  if ((c.ver ?? 0) >= 2) return c.globalScope ?? false;
+  return !!c.globalScope || (c.roles ?? []).some((r) => LEGACY_GLOBAL_ROLES.includes(r));
 }
 
 function base64UrlDecode(part: string): string {
@@ -50,6 +66,7 @@ export function userFromToken(token: string): User | null {
     permissions: c.permissions,
     merchantIds: c.merchantIds,
     isTemporaryPassword: c.isTemporaryPassword,
+    globalScope: globalScopeOf(c),
   });
 }
 

@@ -1,18 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import type { Permission, Role, User } from './access';
+import type { Permission, User } from './access';
 import { AGGREGATOR_CALLS } from './call-rules/aggregator.gen';
 import { AUTH_CALLS } from './call-rules/auth.gen';
 import { CALLBACKS_CALLS } from './call-rules/callbacks.gen';
 import { GATEWAY_CALLS } from './call-rules/gateway.gen';
 import { CALL_RULES, callOfRequest, mayCall, ruleOf } from './may-call';
 
-const user = (roles: Role[], permissions: Permission[], isTemporaryPassword = false): User => ({
+const user = (roles: string[], permissions: Permission[], isTemporaryPassword = false, globalScope = roles.includes('Admin')): User => ({
   id: '7',
   username: 'u',
   roles,
   permissions,
   merchantIds: [1],
   isTemporaryPassword,
+  globalScope,
 });
 
 describe('the call table', () => {
@@ -63,11 +64,14 @@ describe('mayCall (the steps of authz.authorize)', () => {
     expect(mayCall(merchant, 'POST /api/v1/collabs/{collabId}/activeness')).toBe(false);
   });
 
-  it('needs one of the roles too when the rule lists both', () => {
-    // SetProviderActiveness: Edit Collab and the role Admin.
+  it('needs the requirement too when the rule names one, by flag and permissions, never by role name', () => {
+    // SetProviderActiveness: allMerchants, admin-wide with Edit Collab.
+    expect(ruleOf('POST /api/v1/providers/{providerId}/activeness')?.rule).toEqual({ requires: 'allMerchants' });
     expect(mayCall(admin, 'POST /api/v1/providers/{providerId}/activeness')).toBe(true);
     expect(mayCall(user(['Merchant Admin'], ['Edit Collab']), 'POST /api/v1/providers/{providerId}/activeness')).toBe(false);
     expect(mayCall(user(['Admin'], []), 'POST /api/v1/providers/{providerId}/activeness')).toBe(false);
+    expect(mayCall(user(['Admin'], ['Edit Collab'], false, false), 'POST /api/v1/providers/{providerId}/activeness')).toBe(false);
+    expect(mayCall(user(['Operators'], ['Edit Collab'], false, true), 'POST /api/v1/providers/{providerId}/activeness')).toBe(true);
   });
 
   it('holds a user with a temporary password to the calls that allow it', () => {

@@ -4,6 +4,7 @@ import { AGGREGATOR_CALLS } from './call-rules/aggregator.gen';
 import { AUTH_CALLS } from './call-rules/auth.gen';
 import { CALLBACKS_CALLS } from './call-rules/callbacks.gen';
 import { GATEWAY_CALLS } from './call-rules/gateway.gen';
+import { meets } from './requirement';
 
 export type { CallRule } from './call-rule';
 
@@ -46,7 +47,8 @@ export function ruleOf(call: Call): CallRule | undefined {
  * row refuses; an internal row refuses every user; a public row admits
  * anyone; otherwise the user must be signed in, must not hold a temporary
  * password unless the row allows it, must hold one of the row's permissions
- * when it lists some, and one of its roles when it lists some.
+ * when it lists some, and must meet the row's requirement when it names one
+ * (permissions and scope flag, never a role's name: docs/access.md).
  *
  * The console shows a control only when the server's rule for its call lets
  * the user in. A handler may refuse more (merchant scope, or a platform-wide
@@ -59,11 +61,11 @@ export function mayCall(user: User | null | undefined, call: Call): boolean {
   const r = row.rule;
   if (r.internal) return false;
   if (r.public) return true;
-  const anyRule = !!r.authenticated || (r.permissions?.length ?? 0) > 0 || (r.roles?.length ?? 0) > 0;
+  const anyRule = !!r.authenticated || (r.permissions?.length ?? 0) > 0 || !!r.requires;
   if (!anyRule || !user) return false;
   if (user.isTemporaryPassword && !r.allowTemporaryPassword) return false;
   if (r.permissions?.length && !r.permissions.some((p) => user.permissions.includes(p))) return false;
-  if (r.roles?.length && !r.roles.some((role) => user.roles.includes(role))) return false;
+  if (r.requires && !meets(user, r.requires)) return false;
   return true;
 }
 
@@ -88,33 +90,27 @@ export function callOfRequest(method: string, path: string): HttpCall | undefine
 
 // Where a handler asks more than its rule. Each helper mirrors one handler's
 // own check (named in its comment) on top of mayCall, so that the console's
-// control and the server agree; docs/contracts.md lists them. Role names here
-// follow the handlers until those checks become permissions too.
+// control and the server agree; docs/contracts.md lists them. Like the
+// handlers, they decide by requirement (docs/access.md), never by role name.
 
 /**
  * mayStartPayments: InitializeTransaction's rule is public (a merchant may
  * sign the call instead of signing in), and its handler admits a signed-in
- * user only with the role Admin and Create Transactions
- * (services/gateway/internal/grpcapi/transactions.go).
+ * user only when it meets createTransaction: admin-wide with Create
+ * Transactions (services/gateway/internal/grpcapi/transactions.go).
  */
 export function mayStartPayments(user: User | null | undefined): boolean {
-  return (
-    mayCall(user, 'POST /api/v1/transactions/initialize') &&
-    !!user &&
-    !user.isTemporaryPassword &&
-    user.roles.includes('Admin') &&
-    user.permissions.includes('Create Transactions')
-  );
+  return mayCall(user, 'POST /api/v1/transactions/initialize') && !!user && !user.isTemporaryPassword && meets(user, 'createTransaction');
 }
 
 /**
  * mayChangeGlobalFees: creating, changing or deleting a fee without a collab
- * (a global fee) also needs the role Admin (fee.Service.editable and parse,
- * services/gateway/internal/fee/fee.go); a fee of a collab needs only the
- * call's rule.
+ * (a global fee) also needs globalFees: admin-wide with Edit Fees
+ * (fee.Service.editable and parse, services/gateway/internal/fee/fee.go); a
+ * fee of a collab needs only the call's rule.
  */
 export function mayChangeGlobalFees(user: User | null | undefined): boolean {
-  return mayCall(user, 'POST /api/v1/fees') && !!user && user.roles.includes('Admin');
+  return mayCall(user, 'POST /api/v1/fees') && meets(user, 'globalFees');
 }
 
 /**

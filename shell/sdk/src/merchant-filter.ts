@@ -1,4 +1,5 @@
-import { isAdmin, type User } from './access';
+import type { User } from './access';
+import { seesAllMerchants } from './requirement';
 
 /**
  * reconcileMerchantFilter applies the merchant-filter rule of spec 01 §4 once
@@ -18,6 +19,6 @@ export function reconcileMerchantFilter(stored: number | null, merchantIds: read
  * get null: every merchant they may see.
  */
 export function merchantScope(user: User | null | undefined, selected: number | null): number | null {
-  if (!user || isAdmin(user) || selected === null) return null;
+  if (!user || seesAllMerchants(user) || selected === null) return null;
   return user.merchantIds.includes(selected) ? selected : null;
 }

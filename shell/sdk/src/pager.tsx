@@ -1,21 +1,37 @@
 import { Button, HStack, NativeSelect, Text } from '@chakra-ui/react';
+import type { ReactNode } from 'react';
 
 export interface PagerProps {
   /** What is paged, for assistive technology ('Files pages', 'Sessions pages'). */
   label: string;
   /** The current page, from 1. */
   page: number;
-  totalPages: number;
-  totalCount: number;
-  pageSize: number;
-  pageSizes: readonly number[];
+  /**
+   * The number of pages of an offset list. A keyset (cursor) list leaves it
+   * out and says with hasNext whether another page follows.
+   */
+  totalPages?: number;
+  /** A keyset list: whether a page follows the current one. */
+  hasNext?: boolean;
+  /** The number of rows of the whole list, shown as "N total". */
+  totalCount?: number;
+  /** A sentence in place of "N total" ('The latest 100 of 240 attempts'). */
+  summary?: ReactNode;
+  /** The page-size choice shows when the pager has the size, the sizes and onPageSize. */
+  pageSize?: number;
+  pageSizes?: readonly number[];
   onPage: (page: number) => void;
-  onPageSize: (size: number) => void;
+  onPageSize?: (size: number) => void;
 }
 
-/** Pager moves through a server-side paged list and picks its page size. */
-export function Pager({ label, page, totalPages, totalCount, pageSize, pageSizes, onPage, onPageSize }: PagerProps) {
-  const last = Math.max(1, totalPages);
+/**
+ * Pager moves through a paged list, offset ("Page 2 of 5") or keyset
+ * ("Page 2", Next while another page follows), and picks its page size.
+ */
+export function Pager({ label, page, totalPages, hasNext, totalCount, summary, pageSize, pageSizes, onPage, onPageSize }: PagerProps) {
+  const last = totalPages === undefined ? undefined : Math.max(1, totalPages);
+  const current = last === undefined ? page : Math.min(page, last);
+  const more = last === undefined ? !!hasNext : page < last;
   return (
     <HStack as="nav" aria-label={label} justify="space-between" wrap="wrap" gap={3}>
       <HStack>
@@ -23,25 +39,30 @@ export function Pager({ label, page, totalPages, totalCount, pageSize, pageSizes
           Previous
         </Button>
         <Text fontSize="sm" aria-live="polite">
-          Page {Math.min(page, last)} of {last}
+          Page {current}
+          {last !== undefined && ` of ${last}`}
         </Text>
-        <Button size="sm" variant="outline" disabled={page >= last} onClick={() => onPage(page + 1)}>
+        <Button size="sm" variant="outline" disabled={!more} onClick={() => onPage(page + 1)}>
           Next
         </Button>
-        <Text fontSize="sm" color="fg.muted">
-          {totalCount} total
-        </Text>
+        {(summary !== undefined || totalCount !== undefined) && (
+          <Text fontSize="sm" color="fg.muted">
+            {summary ?? `${totalCount} total`}
+          </Text>
+        )}
       </HStack>
-      <NativeSelect.Root size="sm" w="32">
-        <NativeSelect.Field aria-label="Rows per page" value={pageSize} onChange={(e) => onPageSize(Number(e.target.value))}>
-          {pageSizes.map((s) => (
-            <option key={s} value={s}>
-              {s} / page
-            </option>
-          ))}
-        </NativeSelect.Field>
-        <NativeSelect.Indicator />
-      </NativeSelect.Root>
+      {pageSize !== undefined && pageSizes && onPageSize && (
+        <NativeSelect.Root size="sm" w="32">
+          <NativeSelect.Field aria-label="Rows per page" value={pageSize} onChange={(e) => onPageSize(Number(e.target.value))}>
+            {pageSizes.map((s) => (
+              <option key={s} value={s}>
+                {s} / page
+              </option>
+            ))}
+          </NativeSelect.Field>
+          <NativeSelect.Indicator />
+        </NativeSelect.Root>
+      )}
     </HStack>
   );
 }

@@ -232,3 +232,17 @@ export async function signInWithPasskey(username: string, signal?: AbortSignal):
   rememberPasskey(user.username);
   return user;
 }
+
+/**
+ * assertPasskey asks the browser for an assertion of one of the user's
+ * passkeys on sign-in options, without signing in: the proof a call such as
+ * disabling the second factor takes (its passkeyCredential).
+ */
+export async function assertPasskey(username: string): Promise<Record<string, unknown>> {
+  const { startAuthentication } = await import('@simplewebauthn/browser');
+  const options = await api.post<BeginPasskeyLoginResponseJson>('auth', '/api/v1/webauthn/authenticate/options', {
+    username: username.trim(),
+  });
+  const assertion = await startAuthentication({ optionsJSON: publicKeyOf(options) });
+  return assertion as unknown as Record<string, unknown>;
+}

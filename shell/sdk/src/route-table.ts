@@ -1,6 +1,7 @@
-import type { Permission, Role } from './access';
+import type { Permission } from './access';
 import type { RemoteName } from './config';
 import type { Call } from './may-call';
+import type { RequirementName } from './requirement';
 
 /** Access is the guard of one route (spec 01 §2 "Route table"). */
 export type Access =
@@ -10,8 +11,12 @@ export type Access =
   | { kind: 'dashboard' }
   /** At least one of the permissions; otherwise the first route the user may open, else /transactions. */
   | { kind: 'permissions'; permissions: readonly Permission[] }
-  /** At least one of the roles; otherwise / for users with a dashboard role, else /transactions. */
-  | { kind: 'roles'; roles: readonly Role[] }
+  /**
+   * A rule of the spec that names roles, restated as a requirement
+   * (docs/access.md); otherwise / for users with Statistics Access, else
+   * /transactions.
+   */
+  | { kind: 'requirement'; requirement: RequirementName }
   /** Edit User and a temporary password. */
   | { kind: 'change-password' }
   /** A temporary password: the same form for the users the Change Password route refuses. */
@@ -52,7 +57,9 @@ export interface RouteSpec {
  * from here (`SCREENS.callbacks.path`).
  *
  * /simulate-payment: the route needs the role Admin while its sidebar entry
- * needs Create Transactions; the spec records both and so does the console.
+ * needs Create Transactions; the spec records both, and the requirement
+ * createTransaction (admin-wide with Create Transactions) restates them.
+ * Every "role" guard of the spec is a requirement here (docs/access.md).
  *
  * /temporary-password is not in the spec's table: it is the Change Password
  * form for a user whose role lacks Edit User, which /change-password refuses
@@ -63,19 +70,19 @@ export interface RouteSpec {
 export const SCREENS = {
   dashboard: { path: '/', link: '/', title: 'Financial Dashboard', remote: 'shell', access: { kind: 'dashboard' }, calls: ['GET /api/v1/statistics'] },
   providers: { path: '/providers', link: '/providers', title: 'Providers', remote: 'providers', access: { kind: 'permissions', permissions: ['Get Providers'] }, calls: ['GET /api/v1/merchant-collabs'] },
-  merchants: { path: '/merchants', link: '/merchants', title: 'Merchants', remote: 'providers', access: { kind: 'roles', roles: ['Admin'] }, calls: ['GET /api/v1/merchants'] },
+  merchants: { path: '/merchants', link: '/merchants', title: 'Merchants', remote: 'providers', access: { kind: 'requirement', requirement: 'allMerchants' }, calls: ['GET /api/v1/merchants'] },
   fees: { path: '/fees', link: '/fees', title: 'Fees', remote: 'providers', access: { kind: 'permissions', permissions: ['View Fees'] }, calls: ['GET /api/v1/fees'] },
   transactions: { path: '/transactions/:id?', link: '/transactions', title: 'Transactions', remote: 'transactions', access: { kind: 'permissions', permissions: ['Get Transactions'] }, calls: ['GET /api/v1/collabs/{collabId}/transactions/advanced'] },
   files: { path: '/files', link: '/files', title: 'Files', remote: 'files', access: { kind: 'permissions', permissions: ['Files Access'] }, calls: ['GET /api/v1/files'] },
-  callbacks: { path: '/callbacks', link: '/callbacks', title: 'Callbacks', remote: 'transactions', access: { kind: 'roles', roles: ['Admin', 'Merchant Admin'] }, calls: ['GET /api/v1/collabs/{collabId}/callbacks'] },
-  validationEndpoints: { path: '/validation-endpoints', link: '/validation-endpoints', title: 'Validation Endpoints', remote: 'transactions', access: { kind: 'roles', roles: ['Admin', 'Merchant Admin'] }, calls: ['GET /api/v1/collabs/{collabId}/validation-endpoints', 'POST /api/v1/collabs/validation-endpoints'] },
+  callbacks: { path: '/callbacks', link: '/callbacks', title: 'Callbacks', remote: 'transactions', access: { kind: 'requirement', requirement: 'callbacksAndValidation' }, calls: ['GET /api/v1/collabs/{collabId}/callbacks'] },
+  validationEndpoints: { path: '/validation-endpoints', link: '/validation-endpoints', title: 'Validation Endpoints', remote: 'transactions', access: { kind: 'requirement', requirement: 'callbacksAndValidation' }, calls: ['GET /api/v1/collabs/{collabId}/validation-endpoints', 'POST /api/v1/collabs/validation-endpoints'] },
   fraudManagement: { path: '/fraud-management', link: '/fraud-management', title: 'Fraud Management', remote: 'transactions', access: { kind: 'permissions', permissions: ['View Frauds'] }, calls: ['GET /api/v1/frauds'] },
   balances: { path: '/balances', link: '/balances', title: 'Balances', remote: 'providers', access: { kind: 'permissions', permissions: ['Balance Access'] }, calls: ['GET /api/v1/balances/collabs'] },
   credentials: { path: '/credentials', link: '/credentials', title: 'Credentials', remote: 'providers', access: { kind: 'permissions', permissions: ['Credentials Access'] }, calls: ['GET /api/v1/credentials/collabs'] },
   accountSecurity: { path: '/account-security', link: '/account-security', title: 'Account Security', remote: 'security', access: { kind: 'login' }, calls: ['GET /api/v1/user-sessions/active'] },
   jobs: { path: '/jobs', link: '/jobs', title: 'Jobs', remote: 'providers', access: { kind: 'permissions', permissions: ['Jobs Access'] }, calls: ['GET /api/v1/jobs/stats'] },
   settings: { path: '/settings', link: '/settings', title: 'Settings', remote: 'providers', access: { kind: 'permissions', permissions: ['Settings Access'] }, calls: ['GET /api/v1/settings/keys'] },
-  simulatePayment: { path: '/simulate-payment', link: '/simulate-payment', title: 'Create Transaction', remote: 'transactions', access: { kind: 'roles', roles: ['Admin'] }, calls: ['GET /api/v1/providers', 'POST /api/v1/transactions/initialize'] },
+  simulatePayment: { path: '/simulate-payment', link: '/simulate-payment', title: 'Create Transaction', remote: 'transactions', access: { kind: 'requirement', requirement: 'createTransaction' }, calls: ['GET /api/v1/providers', 'POST /api/v1/transactions/initialize'] },
   changePassword: { path: '/change-password', link: '/change-password', title: 'Change Password', remote: 'security', access: { kind: 'change-password' }, calls: ['POST /api/v1/user/change-password'] },
   temporaryPassword: { path: '/temporary-password', link: '/temporary-password', title: 'Change Password', remote: 'security', access: { kind: 'temporary-password' }, calls: ['POST /api/v1/user/change-password'] },
 } as const satisfies Record<string, RouteSpec>;
@@ -100,9 +107,3 @@ export const SCREEN_PATHS: readonly ScreenPath[] = ROUTES.map((r) => r.path);
 
 /** Where a signed-in user lands by default (spec 01 §9). */
 export const DEFAULT_LANDING = SCREENS.transactions.link;
-
-/**
- * Roles that may open the dashboard. The spec does not name them; these are
- * the roles whose grants include Statistics Access (docs/contracts.md).
- */
-export const DASHBOARD_ROLES: readonly Role[] = ['Admin', 'Support', 'Merchant', 'Merchant Admin', 'Merchant Finance Manager'];

@@ -2,7 +2,8 @@ import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { AUTH, server, TEST_CONFIG } from '@paygate/devkit/testing/msw';
 import { claimsFor, makeToken, tokensFor } from '@paygate/devkit/testing/tokens';
-import { hasPermission, hasRole, isAdmin, isMerchant } from './access';
+import { hasPermission } from './access';
+import { meets, seesAllMerchants } from './requirement';
 import { ApiClient } from './api-client';
 import { createAuth } from './auth';
 import { darkMode, selectedMerchant, selectedTimezone } from './preferences';
@@ -40,7 +41,10 @@ describe('session and auth', () => {
     session.signIn(tokensFor({ username: 'support', roles: ['Support'] }));
     server.use(
       http.get(`${AUTH}/api/v1/validate-token`, () =>
-        HttpResponse.json({ valid: true, user: { id: '2', username: 'support', roles: ['Support'], permissions: ['Get Transactions'], merchantIds: [1, 2, 3] } }),
+        HttpResponse.json({
+          valid: true,
+          user: { id: '2', username: 'support', roles: ['Support'], permissions: ['Get Transactions'], merchantIds: [1, 2, 3], globalScope: true },
+        }),
       ),
     );
     await auth.fetchUser();
@@ -51,6 +55,7 @@ describe('session and auth', () => {
       permissions: ['Get Transactions'],
       merchantIds: [1, 2, 3],
       isTemporaryPassword: false,
+      globalScope: true,
     });
   });
 
@@ -121,7 +126,7 @@ describe('browser-stored data (spec 01 §3)', () => {
   });
 });
 
-describe('permission and role helpers', () => {
+describe('permission and requirement helpers', () => {
   const token = makeToken(claimsFor({ roles: ['Merchant Admin'] }));
   const user = new SessionStore();
   user.signIn({ accessToken: token, refreshToken: 'r' });
@@ -130,23 +135,26 @@ describe('permission and role helpers', () => {
   it('read the claims', () => {
     expect(hasPermission(u, 'Edit User')).toBe(true);
     expect(hasPermission(u, 'Jobs Access')).toBe(false);
-    expect(hasRole(u, 'Merchant Admin')).toBe(true);
-    expect(isMerchant(u)).toBe(true);
-    expect(isAdmin(u)).toBe(false);
+    expect(u?.globalScope).toBe(false);
+    expect(meets(u, 'callbacksAndValidation')).toBe(true);
+    expect(seesAllMerchants(u)).toBe(false);
     expect(hasPermission(null, 'Edit User')).toBe(false);
+    expect(meets(null, 'adminOrMerchant')).toBe(false);
   });
 
-  it('know the admin and every merchant role', () => {
-    const as = (roles: Parameters<typeof claimsFor>[0]['roles']) => {
+  it('read the scope flag of the token, never the role name', () => {
+    const as = (claims: Parameters<typeof claimsFor>[0]) => {
       const s = new SessionStore();
-      s.signIn({ accessToken: makeToken(claimsFor({ roles })), refreshToken: 'r' });
+      s.signIn({ accessToken: makeToken(claimsFor(claims)), refreshToken: 'r' });
       return s.getState().user;
     };
-    expect(isAdmin(as(['Admin']))).toBe(true);
-    expect(isMerchant(as(['Admin']))).toBe(false);
-    expect(isMerchant(as(['Support']))).toBe(false);
+    expect(seesAllMerchants(as({ roles: ['Admin'] }))).toBe(true);
+    expect(meets(as({ roles: ['Support'] }), 'adminOrMerchant')).toBe(false);
     for (const r of ['Merchant', 'Merchant Admin', 'Merchant Finance Manager', 'Merchant Support'] as const) {
-      expect(isMerchant(as([r])), r).toBe(true);
+      expect(meets(as({ roles: [r] }), 'adminOrMerchant'), r).toBe(true);
     }
+    // A role named Admin without the flag is not admin-wide; a custom role with it is.
+    expect(seesAllMerchants(as({ roles: ['Admin'], globalScope: false }))).toBe(false);
+    expect(seesAllMerchants(as({ roles: ['Operators'], permissions: ['Edit Collab'], globalScope: true }))).toBe(true);
   });
 });

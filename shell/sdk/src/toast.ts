@@ -9,6 +9,8 @@ export const TOAST_DURATION = { error: 5_000, success: 3_000, info: 3_000, warni
 type Kind = keyof typeof TOAST_DURATION;
 
 function show(type: Kind, title: string, description?: string, duration: number = TOAST_DURATION[type]): string {
+  // An empty title is a cancelled confirmation (errorMessage answers ''): say nothing.
+  if (!title) return '';
   // Identical toasts share an id, so a message raised twice at once shows once.
   const id = `${type}:${title}:${description ?? ''}`;
   return toaster.create({ id, type, title, description, duration, closable: true });

@@ -1,4 +1,4 @@
-import { DASHBOARD_ROLES, DEFAULT_LANDING, hasAnyPermission, hasAnyRole, hasPermission, ROUTES, SCREENS, type RouteSpec, type User } from '@paygate/sdk';
+import { DEFAULT_LANDING, hasAnyPermission, hasPermission, meets, ROUTES, SCREENS, type RouteSpec, type User } from '@paygate/sdk';
 
 /** Decision is what a guard does with a signed-in user on a route. */
 export type Decision =
@@ -56,10 +56,12 @@ export function decide(user: User, route: RouteSpec): Decision {
       return hasPermission(user, 'Statistics Access') ? allow : redirect(DEFAULT_LANDING);
     case 'permissions':
       return hasAnyPermission(user, access.permissions) ? allow : redirect(firstAccessibleRoute(user) ?? DEFAULT_LANDING);
-    case 'roles':
-      if (hasAnyRole(user, access.roles)) return allow;
-      // No role route is "/", so the requested route is never the dashboard here.
-      return redirect(hasAnyRole(user, DASHBOARD_ROLES) ? SCREENS.dashboard.link : DEFAULT_LANDING);
+    case 'requirement':
+      if (meets(user, access.requirement)) return allow;
+      // The spec sends a user "lacking the required role" to / when a role
+      // of theirs may open the dashboard: restated, when they hold
+      // Statistics Access, the dashboard's own guard. No such route is "/".
+      return redirect(hasPermission(user, 'Statistics Access') ? SCREENS.dashboard.link : DEFAULT_LANDING);
     case 'change-password':
       if (!user.isTemporaryPassword) return redirect(DEFAULT_LANDING);
       if (!hasPermission(user, 'Edit User')) {

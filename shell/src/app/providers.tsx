@@ -2,6 +2,7 @@ import { ChakraProvider, defaultSystem } from '@chakra-ui/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { session, useDarkMode } from '@paygate/sdk';
 import { useEffect, useState, type ReactNode } from 'react';
+import { ConfirmationHost } from '../components/confirmation-host';
 import { ConsoleToaster } from '../components/console-toaster';
 
 /** applyTheme sets Chakra's color mode class on the document. */
@@ -28,7 +29,7 @@ function ThemeSync() {
 /**
  * ConsoleProviders holds what the shell owns for every screen: the Chakra
  * system and theme, the query client (cleared when the session ends) and the
- * toaster.
+ * toaster, and the confirmation dialog of sensitive calls.
  */
 export function ConsoleProviders({ children, queryClient }: { children: ReactNode; queryClient?: QueryClient }) {
   const [client] = useState(() => queryClient ?? newQueryClient());
@@ -44,6 +45,7 @@ export function ConsoleProviders({ children, queryClient }: { children: ReactNod
       <QueryClientProvider client={client}>
         <ThemeSync />
         {children}
+        <ConfirmationHost />
         <ConsoleToaster />
       </QueryClientProvider>
     </ChakraProvider>

@@ -1,10 +1,10 @@
 import { screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { session, type Permission, type Role } from '@paygate/sdk';
+import { session, type Permission } from '@paygate/sdk';
 import { describe, expect, it } from 'vitest';
 import { AUTH, GATEWAY, server } from '@paygate/devkit/testing/msw';
 import { locationOf, renderApp } from '@paygate/devkit/testing';
-import { tokensFor, type TestUser } from '@paygate/devkit/testing/tokens';
+import { tokensFor, type Role, type TestUser } from '@paygate/devkit/testing/tokens';
 
 function quietSidebar() {
   server.use(
@@ -77,7 +77,7 @@ describe('route table guards (spec 01 §2)', () => {
     });
   });
 
-  describe('role routes: without the role, / for users with a dashboard role, else /transactions', () => {
+  describe('role routes, restated as requirements: without it, / for users with Statistics Access, else /transactions', () => {
     const rows: [path: string, allowed: Role[]][] = [
       ['/merchants', ['Admin']],
       ['/callbacks', ['Admin', 'Merchant Admin']],
@@ -88,15 +88,18 @@ describe('route table guards (spec 01 §2)', () => {
       it.each(allowed)(`${path} opens for %s`, async (r) => {
         await expectScreen(path, path, role(r));
       });
-      it(`${path} sends a Merchant (dashboard role) to /`, async () => {
+      it(`${path} sends a Merchant (Statistics Access) to /`, async () => {
         await expectRedirect(path, '/', role('Merchant'));
       });
-      it(`${path} sends a Merchant Support (no dashboard role) to /transactions`, async () => {
+      it(`${path} sends a Merchant Support (no Statistics Access) to /transactions`, async () => {
         await expectRedirect(path, '/transactions', role('Merchant Support'));
       });
     }
-    it('/simulate-payment needs the role, not the sidebar permission', async () => {
+    it('/simulate-payment needs the requirement (admin-wide), not only the sidebar permission', async () => {
       await expectRedirect('/simulate-payment', '/', { roles: ['Merchant'], permissions: ['Create Transactions', 'Statistics Access'] });
+    });
+    it('/merchants opens for a custom admin-wide role with Edit Collab, whatever its name', async () => {
+      await expectScreen('/merchants', '/merchants', { roles: ['Operators'], permissions: ['Edit Collab'], globalScope: true });
     });
   });
 

@@ -1,6 +1,6 @@
 import { http, HttpResponse } from 'msw';
 import type { ActiveSessionJson } from '@paygate/gen/auth/v1/sessions_pb';
-import type { ManagedUserJson } from '@paygate/gen/auth/v1/users_pb';
+import type { ManagedUserJson, RoleJson } from '@paygate/gen/auth/v1/users_pb';
 import { renderApp, withRemote } from '@paygate/devkit/testing';
 import { GATEWAY, server } from '@paygate/devkit/testing/msw';
 import type { TestUser } from '@paygate/devkit/testing/tokens';
@@ -20,6 +20,11 @@ export const ROLES = [
   { id: 2, name: 'Merchant Admin' },
   { id: 3, name: 'Merchant Support' },
 ];
+
+/** role builds a role as ListRoles answers it: by default a custom merchant-scoped one. */
+export function role(over: Partial<RoleJson> = {}): RoleJson {
+  return { id: 101, name: 'Auditors', builtIn: false, permissions: ['Get Transactions'], globalScope: false, userCount: 0, ...over };
+}
 
 /** The shell's merchant filter (and the tabs' merchant names) read the merchants. */
 export const merchantsHandler = () => http.get(`${GATEWAY}/api/v1/merchants`, () => HttpResponse.json(MERCHANTS));
@@ -54,12 +59,13 @@ export function managedUser(over: Partial<ManagedUserJson> = {}): ManagedUserJso
     isDisabled: false,
     isTemporaryPassword: false,
     hasPasskey: false,
+    hasSecondFactor: false,
     ...over,
   };
 }
 
 /** renderSecurity opens /account-security (a tab by its ?tab= name) with the real security remote. */
-export function renderSecurity(user: TestUser, tab?: 'passkeys' | 'ip-restrictions' | 'users') {
+export function renderSecurity(user: TestUser, tab?: 'passkeys' | 'ip-restrictions' | 'users' | 'roles' | 'two-factor' | 'password' | 'policy') {
   server.use(merchantsHandler());
   return renderApp(`/account-security${tab ? `?tab=${tab}` : ''}`, { user, loader: withRemote(securityRoutes) });
 }

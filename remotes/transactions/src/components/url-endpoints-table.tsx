@@ -1,4 +1,5 @@
-import { Badge, Button, EmptyState, HStack, Skeleton, Table } from '@chakra-ui/react';
+import { Badge, Button, HStack, type Table } from '@chakra-ui/react';
+import { DataTable, type DataColumn } from '@paygate/sdk';
 import type { ReactNode } from 'react';
 import type { DraftErrors } from '../utils/draft';
 import type { DraftForm } from './draft-input';
@@ -43,6 +44,9 @@ export interface UrlEndpointsTableProps<Row extends { id: string }, Draft, F ext
   columns: readonly UrlEndpointColumn<Row, Draft, F>[];
   rows: Row[];
   loading: boolean;
+  /** The list's failure ('Failed to fetch callback URLs: …'), in the table with Retry. */
+  error: string | null;
+  onRetry: () => void;
   /** The row's Edit and Delete are offered. */
   canUpdate: boolean;
   canDelete: boolean;
@@ -59,103 +63,66 @@ export interface UrlEndpointsTableProps<Row extends { id: string }, Draft, F ext
 
 /** UrlEndpointsTable lists URL endpoints (callback URLs, validation endpoints); one row at a time is edited in place. */
 export function UrlEndpointsTable<Row extends { id: string }, Draft, F extends string>(props: UrlEndpointsTableProps<Row, Draft, F>) {
-  const { label, testId, columns, rows, loading, canUpdate, canDelete, editing, busyId, emptyText } = props;
-  const span = columns.length + 1;
+  const { label, testId, rows, loading, error, onRetry, canUpdate, canDelete, editing, emptyText, onDraft } = props;
+  const edited = (row: Row) => (editing?.id === row.id ? editing : null);
+  const columns: DataColumn<Row>[] = [
+    ...props.columns.map(
+      (c): DataColumn<Row> => ({
+        key: c.header,
+        header: c.header,
+        cell: (row) => {
+          const edit = edited(row);
+          return edit && c.edit ? c.edit({ draft: edit.draft, errors: edit.errors, set: onDraft }) : c.view(row);
+        },
+        cellProps: (row) => (edited(row) && c.edit ? c.editProps : c.viewProps) ?? {},
+      }),
+    ),
+    { key: 'actions', header: canUpdate || canDelete ? 'Actions' : '', cell: (row) => (edited(row) ? <EditActions {...props} row={row} /> : <RowActions {...props} row={row} />) },
+  ];
   return (
-    <Table.ScrollArea borderWidth="1px" borderRadius="md">
-      <Table.Root size="sm" aria-label={label} aria-busy={loading}>
-        <Table.Header>
-          <Table.Row>
-            {columns.map((c) => (
-              <Table.ColumnHeader key={c.header}>{c.header}</Table.ColumnHeader>
-            ))}
-            <Table.ColumnHeader>{canUpdate || canDelete ? 'Actions' : ''}</Table.ColumnHeader>
-          </Table.Row>
-        </Table.Header>
-        <Table.Body>
-          {loading &&
-            [0, 1, 2].map((i) => (
-              <Table.Row key={`s${i}`}>
-                <Table.Cell colSpan={span}>
-                  <Skeleton height="5" />
-                </Table.Cell>
-              </Table.Row>
-            ))}
-          {!loading && rows.length === 0 && (
-            <Table.Row>
-              <Table.Cell colSpan={span}>
-                <EmptyState.Root size="sm">
-                  <EmptyState.Content>
-                    <EmptyState.Description>{emptyText}</EmptyState.Description>
-                  </EmptyState.Content>
-                </EmptyState.Root>
-              </Table.Cell>
-            </Table.Row>
-          )}
-          {!loading &&
-            rows.map((row) =>
-              editing?.id === row.id ? (
-                <EditRow key={row.id} {...props} row={row} edit={editing} />
-              ) : (
-                <Table.Row key={row.id} data-testid={`${testId}-${row.id}`}>
-                  {columns.map((c) => (
-                    <Table.Cell key={c.header} {...c.viewProps}>
-                      {c.view(row)}
-                    </Table.Cell>
-                  ))}
-                  <Table.Cell>
-                    {(canUpdate || canDelete) && (
-                      <HStack gap="1">
-                        {canUpdate && (
-                          <Button size="xs" variant="outline" disabled={editing !== null || busyId !== null} onClick={() => props.onEdit(row)}>
-                            Edit
-                          </Button>
-                        )}
-                        {canDelete && (
-                          <Button size="xs" variant="outline" colorPalette="red" disabled={editing !== null || busyId !== null} onClick={() => props.onDelete(row)}>
-                            Delete
-                          </Button>
-                        )}
-                      </HStack>
-                    )}
-                  </Table.Cell>
-                </Table.Row>
-              ),
-            )}
-        </Table.Body>
-      </Table.Root>
-    </Table.ScrollArea>
+    <DataTable
+      label={label}
+      columns={columns}
+      rows={rows}
+      rowKey={(row) => row.id}
+      rowProps={(row) => ({ 'data-testid': `${testId}-${row.id}`, ...(edited(row) ? { bg: 'bg.muted' } : {}) })}
+      loading={loading}
+      empty={emptyText}
+      error={error}
+      onRetry={onRetry}
+    />
   );
 }
 
-function EditRow<Row extends { id: string }, Draft, F extends string>(
-  props: UrlEndpointsTableProps<Row, Draft, F> & { row: Row; edit: RowEdit<Draft, F> },
-) {
-  const { testId, columns, row, edit, busyId, onDraft, onCancelEdit, onSave } = props;
-  const form: DraftForm<Draft, F> = { draft: edit.draft, errors: edit.errors, set: onDraft };
+type ActionsProps<Row extends { id: string }, Draft, F extends string> = UrlEndpointsTableProps<Row, Draft, F> & { row: Row };
+
+function RowActions<Row extends { id: string }, Draft, F extends string>({ row, canUpdate, canDelete, editing, busyId, onEdit, onDelete }: ActionsProps<Row, Draft, F>) {
+  if (!canUpdate && !canDelete) return null;
   return (
-    <Table.Row data-testid={`${testId}-${row.id}`} bg="bg.muted">
-      {columns.map((c) =>
-        c.edit ? (
-          <Table.Cell key={c.header} {...c.editProps}>
-            {c.edit(form)}
-          </Table.Cell>
-        ) : (
-          <Table.Cell key={c.header} {...c.viewProps}>
-            {c.view(row)}
-          </Table.Cell>
-        ),
+    <HStack gap="1">
+      {canUpdate && (
+        <Button size="xs" variant="outline" disabled={editing !== null || busyId !== null} onClick={() => onEdit(row)}>
+          Edit
+        </Button>
       )}
-      <Table.Cell>
-        <HStack gap="1">
-          <Button size="xs" colorPalette="blue" loading={busyId === row.id} onClick={() => onSave(row)}>
-            Save
-          </Button>
-          <Button size="xs" variant="outline" disabled={busyId === row.id} onClick={onCancelEdit}>
-            Cancel
-          </Button>
-        </HStack>
-      </Table.Cell>
-    </Table.Row>
+      {canDelete && (
+        <Button size="xs" variant="outline" colorPalette="red" disabled={editing !== null || busyId !== null} onClick={() => onDelete(row)}>
+          Delete
+        </Button>
+      )}
+    </HStack>
+  );
+}
+
+function EditActions<Row extends { id: string }, Draft, F extends string>({ row, busyId, onCancelEdit, onSave }: ActionsProps<Row, Draft, F>) {
+  return (
+    <HStack gap="1">
+      <Button size="xs" colorPalette="blue" loading={busyId === row.id} onClick={() => onSave(row)}>
+        Save
+      </Button>
+      <Button size="xs" variant="outline" disabled={busyId === row.id} onClick={onCancelEdit}>
+        Cancel
+      </Button>
+    </HStack>
   );
 }

@@ -1,4 +1,3 @@
-import { Alert, Button } from '@chakra-ui/react';
 import type { UseMutationResult } from '@tanstack/react-query';
 import { ConfirmDialog, errorMessage, notify } from '@paygate/sdk';
 import { useState } from 'react';
@@ -33,7 +32,7 @@ export interface UrlEndpointsProps<Row extends { id: string }, Draft, F extends 
   canUpdate: boolean;
   canDelete: boolean;
   emptyText: string;
-  /** The list's query: its failure shows instead of the table, with a retry. */
+  /** The list's query: its failure shows in the table, with a retry. */
   list: { isError: boolean; error: unknown; refetch: () => unknown };
   draftOf: (row: Row) => Draft;
   validate: (draft: Draft) => DraftErrors<F>;
@@ -54,8 +53,8 @@ type Pending<Row, Draft> = { kind: 'update'; row: Row; draft: Draft } | { kind: 
 /**
  * UrlEndpoints is the list of a URL-endpoints screen (callback URLs,
  * validation endpoints): the table with its in-place row edit, the questions
- * asked before an edit or a delete is sent, and the list's failure with a
- * retry. The screen around it owns the filters and the add dialog; it remounts
+ * asked before an edit or a delete is sent, and the list's failure (a row of
+ * the table) with a retry. The screen around it owns the filters and the add dialog; it remounts
  * the list (a new key) where an open row edit must be dropped.
  */
 export function UrlEndpoints<Row extends { id: string }, Draft, F extends string, Stored, UpdateInput extends { id: string }>(
@@ -108,37 +107,25 @@ export function UrlEndpoints<Row extends { id: string }, Draft, F extends string
 
   return (
     <>
-      {list.isError ? (
-        <Alert.Root status="error">
-          <Alert.Indicator />
-          <Alert.Content>
-            <Alert.Title>
-              Failed to fetch {texts.plural}: {errorMessage(list.error, 'Unknown error')}
-            </Alert.Title>
-          </Alert.Content>
-          <Button size="sm" variant="outline" onClick={() => void list.refetch()}>
-            Retry
-          </Button>
-        </Alert.Root>
-      ) : (
-        <UrlEndpointsTable
-          label={capitalized(texts.plural)}
-          testId={props.testId}
-          columns={props.columns}
-          rows={props.rows}
-          loading={props.loading}
-          canUpdate={props.canUpdate}
-          canDelete={props.canDelete}
-          editing={editing}
-          busyId={busyId}
-          emptyText={props.emptyText}
-          onEdit={(row) => setEditing({ id: row.id, draft: props.draftOf(row), errors: {} })}
-          onDraft={(patch) => setEditing((e) => (e ? { ...e, draft: { ...e.draft, ...patch } } : e))}
-          onCancelEdit={() => setEditing(null)}
-          onSave={save}
-          onDelete={(row) => setPending({ kind: 'delete', row })}
-        />
-      )}
+      <UrlEndpointsTable
+        label={capitalized(texts.plural)}
+        testId={props.testId}
+        columns={props.columns}
+        rows={props.rows}
+        loading={props.loading}
+        error={list.isError ? `Failed to fetch ${texts.plural}: ${errorMessage(list.error, 'Unknown error')}` : null}
+        onRetry={() => void list.refetch()}
+        canUpdate={props.canUpdate}
+        canDelete={props.canDelete}
+        editing={editing}
+        busyId={busyId}
+        emptyText={props.emptyText}
+        onEdit={(row) => setEditing({ id: row.id, draft: props.draftOf(row), errors: {} })}
+        onDraft={(patch) => setEditing((e) => (e ? { ...e, draft: { ...e.draft, ...patch } } : e))}
+        onCancelEdit={() => setEditing(null)}
+        onSave={save}
+        onDelete={(row) => setPending({ kind: 'delete', row })}
+      />
       {pending && (
         <ConfirmDialog
           title={pending.kind === 'update' ? `Update ${texts.title}` : `Delete ${texts.title}`}

@@ -16,8 +16,8 @@ export function transactionsLoader() {
 /** A merchant admin of merchant 1 (role grants include Edit Transactions). */
 export const MERCHANT_ADMIN: TestUser = { username: 'madmin', roles: ['Merchant Admin'], merchantIds: [1] };
 
-/** A merchant admin of merchant 1 whose grants leave out Edit Transactions. */
-export const READ_ONLY_MERCHANT_ADMIN: TestUser = { username: 'viewer', roles: ['Merchant Admin'], permissions: ['Get Transactions', 'Get Providers'], merchantIds: [1] };
+/** A merchant admin of merchant 1 whose grants leave out Edit Transactions (Edit Collab opens Callbacks and Validation Endpoints). */
+export const READ_ONLY_MERCHANT_ADMIN: TestUser = { username: 'viewer', roles: ['Merchant Admin'], permissions: ['Get Transactions', 'Get Providers', 'Edit Collab'], merchantIds: [1] };
 
 /** The demo merchants of docs/contracts.md. */
 export const MERCHANTS = [

@@ -5,15 +5,18 @@ package grpcapi
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	aggregatorv1 "github.com/paygate/paygate/gen/go/paygate/aggregator/v1"
 	"github.com/paygate/paygate/services/aggregator/internal/jobstats"
 	"github.com/paygate/paygate/services/aggregator/internal/statistics"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/apperr"
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/stepup"
 )
 
 // Statistics implements aggregatorv1.StatisticsServiceServer.
@@ -29,7 +32,7 @@ func NewStatistics(svc *statistics.Service) *Statistics { return &Statistics{svc
 
 // GetStatistics implements aggregatorv1.StatisticsServiceServer.
 func (s *Statistics) GetStatistics(ctx context.Context, req *aggregatorv1.GetStatisticsRequest) (*aggregatorv1.GetStatisticsResponse, error) {
-	claims, ok := authz.FromContext(ctx)
+	claims, ok := access.FromContext(ctx)
 	if !ok {
 		return nil, apperr.Unauthenticated("Please sign in to continue.")
 	}
@@ -138,4 +141,29 @@ func ts(t *time.Time) *timestamppb.Timestamp {
 		return nil
 	}
 	return timestamppb.New(*t)
+}
+
+// MethodSetJobEnabled is the aggregator's sensitive method (job.set_enabled).
+const MethodSetJobEnabled = "/paygate.aggregator.v1.JobService/SetJobEnabled"
+
+// ObserveJob observes a job's switch (enabled) for stepup: what the
+// requester signs and what must still hold when the change is applied. An
+// unknown job has no observed values (the handler answers it).
+func ObserveJob(svc *jobstats.Service) stepup.Observer {
+	return func(ctx context.Context, req proto.Message) (map[string]any, error) {
+		r, ok := req.(*aggregatorv1.SetJobEnabledRequest)
+		if !ok {
+			return nil, fmt.Errorf("observe job: %T", req)
+		}
+		jobs, err := svc.Stats(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, j := range jobs {
+			if j.Name == r.GetName() {
+				return map[string]any{"enabled": j.Enabled}, nil
+			}
+		}
+		return nil, nil
+	}
 }

@@ -2,6 +2,7 @@ package grpcapi
 
 import (
 	aggregatorv1 "github.com/paygate/paygate/gen/go/paygate/aggregator/v1"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz"
 )
 
@@ -9,7 +10,8 @@ import (
 // docs/contracts-jobs.md). Merchant scope is enforced by the statistics
 // domain on top of these.
 var Rules = authz.Rules{
-	aggregatorv1.StatisticsService_GetStatistics_FullMethodName: {Permissions: []string{authz.PermStatisticsAccess}},
-	aggregatorv1.JobService_GetJobStats_FullMethodName:          {Permissions: []string{authz.PermJobsAccess}},
-	aggregatorv1.JobService_SetJobEnabled_FullMethodName:        {Roles: []string{authz.RoleAdmin}},
+	aggregatorv1.StatisticsService_GetStatistics_FullMethodName: {Permissions: []string{access.PermStatisticsAccess}},
+	aggregatorv1.JobService_GetJobStats_FullMethodName:          {Permissions: []string{access.PermJobsAccess}},
+	// Switching a job is for admins (access.ReqChangeJobs).
+	aggregatorv1.JobService_SetJobEnabled_FullMethodName: {Requires: access.ReqChangeJobs},
 }

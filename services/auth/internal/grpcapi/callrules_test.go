@@ -15,5 +15,7 @@ func TestCallRulesFile(t *testing.T) {
 	t.Parallel()
 	rules := maps.Clone(grpcapi.Rules)
 	maps.Copy(rules, grpcapi.WebAuthnRules)
+	maps.Copy(rules, grpcapi.SecondFactorRules)
+	maps.Copy(rules, grpcapi.SettingsRules)
 	callrules.Check(t, "auth", rules)
 }

@@ -9,6 +9,7 @@ import (
 
 	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
 	"github.com/paygate/paygate/services/auth/internal/identity"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/server"
@@ -38,11 +39,18 @@ var Rules = authz.Rules{
 
 	// User administration (docs/contracts-security.md); the service checks
 	// the caller's scope on top.
-	authv1.UserService_ListRoles_FullMethodName:          {Permissions: []string{authz.PermAddUsers}},
-	authv1.UserService_ListUsers_FullMethodName:          {Permissions: []string{authz.PermAddUsers}},
-	authv1.UserService_AddUser_FullMethodName:            {Permissions: []string{authz.PermAddUsers}},
-	authv1.UserService_UpdateUser_FullMethodName:         {Permissions: []string{authz.PermEditUser, authz.PermAddUsers}},
-	authv1.UserService_ChangeUserPassword_FullMethodName: {Permissions: []string{authz.PermEditUser}},
+	authv1.UserService_ListRoles_FullMethodName:          {Permissions: []string{access.PermAddUsers}},
+	authv1.UserService_ListUsers_FullMethodName:          {Permissions: []string{access.PermAddUsers}},
+	authv1.UserService_AddUser_FullMethodName:            {Permissions: []string{access.PermAddUsers}},
+	authv1.UserService_UpdateUser_FullMethodName:         {Permissions: []string{access.PermEditUser, access.PermAddUsers}},
+	authv1.UserService_ChangeUserPassword_FullMethodName: {Permissions: []string{access.PermEditUser}},
+
+	// Role editing (docs/access.md): admin-wide callers holding Add Users
+	// and Edit User; the service also refuses a permission the caller does
+	// not hold itself.
+	authv1.RoleService_CreateRole_FullMethodName: {Requires: access.ReqManageRoles},
+	authv1.RoleService_UpdateRole_FullMethodName: {Requires: access.ReqManageRoles},
+	authv1.RoleService_DeleteRole_FullMethodName: {Requires: access.ReqManageRoles},
 
 	// Everyone lists and ends its own sessions; other users' sessions need
 	// Add Users or Edit User to list and Edit User to end, which the service
@@ -50,10 +58,29 @@ var Rules = authz.Rules{
 	authv1.SessionService_ListActiveSessions_FullMethodName: {Authenticated: true},
 	authv1.SessionService_TerminateSession_FullMethodName:   {Authenticated: true},
 
-	authv1.AllowedIpService_ListUserAllowedIps_FullMethodName: {Permissions: []string{authz.PermAllowIP}},
-	authv1.AllowedIpService_CreateAllowedIp_FullMethodName:    {Permissions: []string{authz.PermAllowIP}},
-	authv1.AllowedIpService_UpdateAllowedIp_FullMethodName:    {Permissions: []string{authz.PermAllowIP}},
-	authv1.AllowedIpService_DeleteAllowedIp_FullMethodName:    {Permissions: []string{authz.PermAllowIP}},
+	authv1.AllowedIpService_ListUserAllowedIps_FullMethodName: {Permissions: []string{access.PermAllowIP}},
+	authv1.AllowedIpService_CreateAllowedIp_FullMethodName:    {Permissions: []string{access.PermAllowIP}},
+	authv1.AllowedIpService_UpdateAllowedIp_FullMethodName:    {Permissions: []string{access.PermAllowIP}},
+	authv1.AllowedIpService_DeleteAllowedIp_FullMethodName:    {Permissions: []string{access.PermAllowIP}},
+
+	// Step-up and four-eyes approval (docs/contracts-approvals.md). Every
+	// user confirms its own changes and re-verifies proofs; the settings
+	// and policies need securityPolicy; who may see, approve or reject a
+	// request the service decides (its own, or the policy's permission).
+	authv1.ConfirmationService_BeginConfirmation_FullMethodName:    {Authenticated: true},
+	authv1.ConfirmationService_FinishConfirmation_FullMethodName:   {Authenticated: true},
+	authv1.ConfirmationService_VerifyProof_FullMethodName:          {Authenticated: true},
+	authv1.ConfirmationService_ListSensitiveActions_FullMethodName: {Authenticated: true},
+	authv1.ConfirmationService_UpdateStepUpSettings_FullMethodName: {Requires: access.ReqSecurityPolicy},
+	authv1.ApprovalService_ListApprovalRequests_FullMethodName:     {Authenticated: true},
+	authv1.ApprovalService_GetApprovalRequest_FullMethodName:       {Authenticated: true},
+	authv1.ApprovalService_CountPendingApprovals_FullMethodName:    {Authenticated: true},
+	authv1.ApprovalService_ApproveRequest_FullMethodName:           {Authenticated: true},
+	authv1.ApprovalService_RejectRequest_FullMethodName:            {Authenticated: true},
+	authv1.ApprovalService_ListApprovalPolicies_FullMethodName:     {Authenticated: true},
+	authv1.ApprovalService_CreateApprovalPolicy_FullMethodName:     {Requires: access.ReqSecurityPolicy},
+	authv1.ApprovalService_UpdateApprovalPolicy_FullMethodName:     {Requires: access.ReqSecurityPolicy},
+	authv1.ApprovalService_DeleteApprovalPolicy_FullMethodName:     {Requires: access.ReqSecurityPolicy},
 }
 
 // DeviceCookie is the cookie that marks a browser that signed in as a
@@ -71,14 +98,37 @@ func (s *Server) Login(ctx context.Context, req *authv1.LoginRequest) (*authv1.L
 	if err != nil {
 		return nil, err
 	}
-	if pair.DeviceToken != "" {
-		server.SetCookie(ctx, &http.Cookie{Name: DeviceCookie, Value: pair.DeviceToken, Path: "/api/v1/login",
-			MaxAge: int(deviceCookieAge.Seconds()), HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode})
+	if ch := pair.Challenge; ch != nil {
+		return &authv1.LoginResponse{SecondFactor: &authv1.SignInChallenge{
+			Challenge: ch.Token, Step: signInStep(ch.Step), ExpiresIn: int32(ch.ExpiresIn.Seconds()),
+		}}, nil
 	}
+	setDeviceCookie(ctx, pair.DeviceToken)
 	return &authv1.LoginResponse{
 		AccessToken: pair.AccessToken, RefreshToken: pair.RefreshToken,
 		ExpiresIn: int32(pair.ExpiresIn.Seconds()), TokenType: "Bearer",
 	}, nil
+}
+
+// setDeviceCookie sets the device cookie of a sign-in (none when token is
+// empty). Its path covers the sign-in and its second step.
+func setDeviceCookie(ctx context.Context, token string) {
+	if token == "" {
+		return
+	}
+	server.SetCookie(ctx, &http.Cookie{Name: DeviceCookie, Value: token, Path: "/api/v1/login",
+		MaxAge: int(deviceCookieAge.Seconds()), HttpOnly: true, Secure: true, SameSite: http.SameSiteStrictMode})
+}
+
+// signInStep maps a sign-in step to the API's.
+func signInStep(s identity.Step) authv1.SignInStep {
+	switch s {
+	case identity.StepCode:
+		return authv1.SignInStep_SIGN_IN_STEP_CODE
+	case identity.StepEnrol:
+		return authv1.SignInStep_SIGN_IN_STEP_ENROL
+	}
+	return authv1.SignInStep_SIGN_IN_STEP_UNSPECIFIED
 }
 
 // RefreshToken implements authv1.AuthServiceServer.
@@ -118,7 +168,7 @@ func (s *Server) ValidateToken(ctx context.Context, _ *authv1.ValidateTokenReque
 	}
 	return &authv1.ValidateTokenResponse{Valid: true, User: &authv1.User{
 		Id: u.ID, Username: u.Username, Roles: u.Roles, Permissions: u.Permissions,
-		MerchantIds: u.MerchantIDs, IsTemporaryPassword: u.IsTemporaryPassword,
+		MerchantIds: u.MerchantIDs, IsTemporaryPassword: u.IsTemporaryPassword, GlobalScope: u.Global,
 	}}, nil
 }
 
@@ -139,8 +189,8 @@ func (s *Server) ChangeOwnPassword(ctx context.Context, req *authv1.ChangeOwnPas
 	}, nil
 }
 
-func claims(ctx context.Context) (*authz.Claims, error) {
-	c, ok := authz.FromContext(ctx)
+func claims(ctx context.Context) (*access.Claims, error) {
+	c, ok := access.FromContext(ctx)
 	if !ok {
 		return nil, apperr.Unauthenticated("Sign in first.")
 	}

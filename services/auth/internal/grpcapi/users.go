@@ -2,11 +2,12 @@ package grpcapi
 
 import (
 	"context"
+	"math"
 	"slices"
 
 	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
 	"github.com/paygate/paygate/services/auth/internal/identity"
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/server"
 )
 
@@ -43,9 +44,17 @@ func (s *UserServer) ListRoles(ctx context.Context, _ *authv1.ListRolesRequest) 
 	}
 	out := &authv1.ListRolesResponse{Roles: make([]*authv1.Role, 0, len(roles))}
 	for _, r := range roles {
-		out.Roles = append(out.Roles, &authv1.Role{Id: r.ID, Name: r.Name})
+		out.Roles = append(out.Roles, rolePB(r))
 	}
 	return out, nil
+}
+
+// rolePB maps a role, built-in or custom.
+func rolePB(r identity.Role) *authv1.Role {
+	return &authv1.Role{
+		Id: r.ID, Name: r.Name, BuiltIn: r.BuiltIn, Permissions: nonNil(r.Permissions), GlobalScope: r.Global,
+		UserCount: int32(min(r.UserCount, math.MaxInt32)),
+	}
 }
 
 // ListUsers implements authv1.UserServiceServer.
@@ -62,7 +71,7 @@ func (s *UserServer) ListUsers(ctx context.Context, req *authv1.ListUsersRequest
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.svc.ListUsers(ctx, a, search, req.GetMerchantId(), offset, int(take))
+	res, err := s.svc.ListUsers(ctx, a, search, req.GetMerchantId(), req.GetRoleId(), offset, int(take))
 	if err != nil {
 		return nil, err
 	}
@@ -85,12 +94,13 @@ func managedUserPB(u identity.ManagedUser) *authv1.ManagedUser {
 	return &authv1.ManagedUser{
 		Id: u.ID, Username: u.Username,
 		MerchantIds: nonNil(u.MerchantIDs), RoleIds: nonNil(u.RoleIDs), Roles: nonNil(u.Roles),
-		IsPaygateAdmin:      slices.Contains(u.Roles, authz.RoleAdmin),
-		IsMerchantAdmin:     slices.Contains(u.Roles, authz.RoleMerchantAdmin),
+		IsPaygateAdmin:      slices.Contains(u.Roles, access.RoleAdmin),
+		IsMerchantAdmin:     slices.Contains(u.Roles, access.RoleMerchantAdmin),
 		IsIpRestricted:      u.IsIPRestricted,
 		IsDisabled:          u.IsDisabled,
 		IsTemporaryPassword: u.IsTemporaryPassword,
 		HasPasskey:          u.HasPasskey,
+		HasSecondFactor:     u.HasSecondFactor,
 	}
 }
 

@@ -51,6 +51,8 @@ func userFields(u ManagedUser) map[string]any {
 		"isIpRestricted":      u.IsIPRestricted,
 		"isDisabled":          u.IsDisabled,
 		"isTemporaryPassword": u.IsTemporaryPassword,
+		"permissions":         stringList(u.Permissions),
+		"globalScope":         u.Global,
 	}
 }
 
@@ -79,6 +81,10 @@ func diffFields(before, after map[string]any) (map[string]any, map[string]any) {
 	}
 	return b, a
 }
+
+// StringList makes audited values of a list of strings (structpb takes
+// []any only).
+func StringList(ss []string) []any { return stringList(ss) }
 
 func int32List(ids []int32) []any {
 	out := make([]any, len(ids))

@@ -24,6 +24,8 @@ type User struct {
 	IsDisabled  bool
 	Roles       []string
 	Permissions []string
+	// Global is the role's scope flag: the user sees every merchant.
+	Global      bool
 	MerchantIDs []int32
 }
 
@@ -70,6 +72,37 @@ type TokenPair struct {
 	// DeviceToken is set by Login: the device cookie for this browser and
 	// username.
 	DeviceToken string
+	// Challenge is set by Login instead of the tokens when the password was
+	// right and a second step is needed (SecondStep).
+	Challenge *Challenge
+}
+
+// Step is the second step a password sign-in needs.
+type Step string
+
+// The steps of a Challenge.
+const (
+	// StepCode: the user has a second factor and gives a code.
+	StepCode Step = "code"
+	// StepEnrol: the settings require a second factor of the user, who has
+	// none, and must enrol one before any session starts.
+	StepEnrol Step = "enrol"
+)
+
+// Challenge continues a password sign-in that needs a second step.
+type Challenge struct {
+	// Token is opaque and single use; it proves the password was right.
+	Token     string
+	Step      Step
+	ExpiresIn time.Duration
+}
+
+// SecondStep decides, once a password was right, whether the sign-in needs a
+// second step, and starts it.
+type SecondStep interface {
+	// AfterPassword returns the challenge of the second step u must take
+	// under st, or nil when u needs none.
+	AfterPassword(ctx context.Context, u User, st Settings, c Client) (*Challenge, error)
 }
 
 // Revocation reasons stored with a revoked session.
@@ -77,11 +110,25 @@ const (
 	ReasonLogout       = "logout"
 	ReasonRefreshReuse = "refresh_token_reuse"
 	ReasonPassword     = "password_changed"
+	// ReasonRoleChanged ends the sessions of a user who lost access: its
+	// role lost a permission or its merchant-wide scope, or the user got a
+	// narrower role or fewer merchants (docs/access.md).
+	ReasonRoleChanged = "role_changed"
+	// ReasonIdle and ReasonLifetime end a session at a refresh that comes
+	// after the idle timeout or the lifetime of the settings.
+	ReasonIdle     = "idle_timeout"
+	ReasonLifetime = "lifetime"
+	// ReasonSecondFactorReset ends every session of a user whose second
+	// factor an admin reset; ReasonSecondFactorDisabled the other sessions
+	// of a user who disabled their own.
+	ReasonSecondFactorReset    = "second_factor_reset"
+	ReasonSecondFactorDisabled = "second_factor_disabled"
 )
 
 // Store reads users and runs the writes of one operation in a transaction.
 type Store interface {
 	AdminStore
+	SettingsStore
 	// UserByUsername returns the user with that username, compared without
 	// regard to case. Returns a not-found error when there is none.
 	UserByUsername(ctx context.Context, username string) (User, error)
@@ -102,6 +149,7 @@ type Tx interface {
 	// not-found error when there is none.
 	UserByID(ctx context.Context, id int64) (User, error)
 	AdminTx
+	SettingsTx
 	// AllowedRanges lists the address ranges of an IP-restricted user.
 	AllowedRanges(ctx context.Context, userID int64) ([]IPRange, error)
 	// InsertSession stores a new session.
@@ -154,6 +202,4 @@ type Throttle interface {
 type Revoker interface {
 	// Revoke marks a session revoked for ttl (the access token lifetime).
 	Revoke(ctx context.Context, sessionID string, ttl time.Duration) error
-	// IsRevoked reports whether a session was revoked.
-	IsRevoked(ctx context.Context, sessionID string) (bool, error)
 }

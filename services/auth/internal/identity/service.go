@@ -64,6 +64,10 @@ type Config struct {
 	// PasswordMinLen is the shortest new password allowed (CheckPassword);
 	// DefaultPasswordMinLen when zero, never below MinPasswordLen.
 	PasswordMinLen int
+	// MaxLifetime is the session lifetime until an admin sets one
+	// (Settings.MaxLifetime); DefaultMaxLifetime when zero. The idle
+	// timeout's default is RefreshTTL.
+	MaxLifetime time.Duration
 }
 
 // AllowListMirror hands IP-restricted users' ranges to the verifiers.
@@ -90,7 +94,22 @@ type Service struct {
 	// makes every sign-in slower; the others wait their turn, and one whose
 	// caller gave up never hashes.
 	hashSlots chan struct{}
+	// second decides the second step of a password sign-in (nil: none).
+	second SecondStep
+	// confirm computes the cfm claim of a user's tokens (nil: none).
+	confirm func(ctx context.Context, global bool) ([]string, error)
 }
+
+// UseConfirmations makes every access token carry the cfm claim confirm
+// computes from the user's admin-wide flag (docs/contracts-approvals.md).
+// Call it before the service serves.
+func (s *Service) UseConfirmations(confirm func(ctx context.Context, global bool) ([]string, error)) {
+	s.confirm = confirm
+}
+
+// UseSecondStep makes Login ask second for the second step of every
+// password sign-in. Call it before the service serves.
+func (s *Service) UseSecondStep(second SecondStep) { s.second = second }
 
 // NewService builds a Service. now may be nil for time.Now.
 func NewService(store Store, keys *KeySet, throttle Throttle, revoker Revoker, log *slog.Logger, now func() time.Time, cfg Config) (*Service, error) {
@@ -117,6 +136,9 @@ func NewService(store Store, keys *KeySet, throttle Throttle, revoker Revoker, l
 	}
 	if cfg.Argon2 == (Argon2Params{}) {
 		cfg.Argon2 = DefaultArgon2
+	}
+	if cfg.MaxLifetime <= 0 {
+		cfg.MaxLifetime = max(DefaultMaxLifetime, cfg.RefreshTTL)
 	}
 	if cfg.PasswordMinLen <= 0 {
 		cfg.PasswordMinLen = DefaultPasswordMinLen
@@ -174,6 +196,27 @@ func (s *Service) Login(ctx context.Context, username, password string, c Client
 		s.recordFailure(ctx, username, c.IP, device)
 		return TokenPair{}, apperr.Unauthenticated(MsgInvalidCredentials)
 	}
+	if s.second != nil {
+		if u.IsDisabled {
+			return TokenPair{}, apperr.Forbidden(MsgUserDisabled)
+		}
+		st, err := s.Settings(ctx)
+		if err != nil {
+			return TokenPair{}, err
+		}
+		ch, err := s.second.AfterPassword(ctx, u, st, c)
+		if err != nil {
+			return TokenPair{}, err
+		}
+		if ch != nil {
+			// The password was right: its throttle forgets the typos. The
+			// device cookie waits for the whole sign-in.
+			if err := s.throttle.Reset(ctx, userThrottleKey(username)); err != nil {
+				s.log.WarnContext(ctx, "reset sign-in throttle", "err", err)
+			}
+			return TokenPair{Challenge: ch}, nil
+		}
+	}
 
 	pair, err := s.startSession(ctx, u, c, "password")
 	if err != nil {
@@ -221,13 +264,18 @@ func (s *Service) startSession(ctx context.Context, u User, c Client, method str
 	if u.IsDisabled {
 		return TokenPair{}, apperr.Forbidden(MsgUserDisabled)
 	}
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return TokenPair{}, err
+	}
 	now := s.now()
+	end := st.sessionEnd(now, now)
 	sid := uuid.NewString()
 	var (
 		pair   TokenPair
 		ranges []IPRange
 	)
-	err := s.store.Tx(ctx, func(tx Tx) error {
+	err = s.store.Tx(ctx, func(tx Tx) error {
 		if u.IsIPRestricted {
 			var err error
 			ranges, err = tx.AllowedRanges(ctx, u.ID)
@@ -240,12 +288,12 @@ func (s *Service) startSession(ctx context.Context, u User, c Client, method str
 		}
 		if err := tx.InsertSession(ctx, Session{
 			ID: sid, UserID: u.ID, IP: c.IP, UserAgent: c.UserAgent,
-			CreatedAt: now, LastSeenAt: now, RefreshExpiresAt: now.Add(s.cfg.RefreshTTL),
+			CreatedAt: now, LastSeenAt: now, RefreshExpiresAt: end,
 		}); err != nil {
 			return err
 		}
 		var err error
-		pair, err = s.issue(ctx, tx, u, sid, now)
+		pair, err = s.issue(ctx, tx, u, sid, now, end)
 		if err != nil {
 			return err
 		}
@@ -343,9 +391,19 @@ func (s *Service) recordFailure(ctx context.Context, username, ip, device string
 	}
 }
 
-// issue signs an access token and stores a new refresh token for session sid.
-func (s *Service) issue(ctx context.Context, tx Tx, u User, sid string, now time.Time) (TokenPair, error) {
-	access, err := s.keys.sign(u, sid, now, s.cfg.AccessTTL)
+// issue signs an access token and stores a new refresh token for session
+// sid, valid until refreshEnd.
+func (s *Service) issue(ctx context.Context, tx Tx, u User, sid string, now, refreshEnd time.Time) (TokenPair, error) {
+	var confirm []string
+	if s.confirm != nil {
+		// Cached by the confirmation service: no second connection waits
+		// under a full pool but every few seconds.
+		var err error
+		if confirm, err = s.confirm(ctx, u.Global); err != nil {
+			return TokenPair{}, err
+		}
+	}
+	access, err := s.keys.sign(u, sid, now, s.cfg.AccessTTL, confirm...)
 	if err != nil {
 		return TokenPair{}, err
 	}
@@ -354,7 +412,7 @@ func (s *Service) issue(ctx context.Context, tx Tx, u User, sid string, now time
 		return TokenPair{}, err
 	}
 	if err := tx.InsertRefreshToken(ctx, RefreshToken{
-		Hash: hash, SessionID: sid, CreatedAt: now, ExpiresAt: now.Add(s.cfg.RefreshTTL),
+		Hash: hash, SessionID: sid, CreatedAt: now, ExpiresAt: refreshEnd,
 	}); err != nil {
 		return TokenPair{}, err
 	}
@@ -375,15 +433,20 @@ func (s *Service) Refresh(ctx context.Context, token string, c Client) (TokenPai
 	if token == "" {
 		return TokenPair{}, apperr.Invalid("refreshToken is required.")
 	}
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return TokenPair{}, err
+	}
 	now := s.now()
 	var (
 		pair    TokenPair
 		reused  bool
+		ended   bool
 		revoked Session
 		user    User
 		ranges  []IPRange
 	)
-	err := s.store.Tx(ctx, func(tx Tx) error {
+	err = s.store.Tx(ctx, func(tx Tx) error {
 		rt, err := tx.RefreshTokenForUpdate(ctx, hashRefreshToken(token))
 		if apperr.KindOf(err) == apperr.KindNotFound {
 			return apperr.Unauthenticated(MsgInvalidRefresh)
@@ -409,6 +472,13 @@ func (s *Service) Refresh(ctx context.Context, token string, c Client) (TokenPai
 				RevokedAt: timestamppb.New(now),
 			})
 		}
+		// The session policy: idle for longer than the idle timeout, or older
+		// than the lifetime (the settings may have shortened them since the
+		// token was issued), the session ends here.
+		if reason := st.endReason(sess, now); reason != "" {
+			ended, revoked = true, sess
+			return tx.RevokeSession(ctx, sess.ID, reason, now)
+		}
 		// A token spent within the grace period is a concurrent refresh from
 		// another tab: it gets a pair of its own, the session carries on.
 		if rt.UsedAt == nil {
@@ -432,10 +502,11 @@ func (s *Service) Refresh(ctx context.Context, token string, c Client) (TokenPai
 			}
 		}
 		user = u
-		if err := tx.TouchSession(ctx, sess.ID, now, now.Add(s.cfg.RefreshTTL)); err != nil {
+		end := st.sessionEnd(sess.CreatedAt, now)
+		if err := tx.TouchSession(ctx, sess.ID, now, end); err != nil {
 			return err
 		}
-		pair, err = s.issue(ctx, tx, u, sess.ID, now)
+		pair, err = s.issue(ctx, tx, u, sess.ID, now, end)
 		return err
 	})
 	if err != nil {
@@ -447,6 +518,10 @@ func (s *Service) Refresh(ctx context.Context, token string, c Client) (TokenPai
 			s.log.ErrorContext(ctx, "revoke session in cache", "err", err)
 		}
 		return TokenPair{}, apperr.Unauthenticated(MsgRefreshReused)
+	}
+	if ended {
+		s.log.InfoContext(ctx, "session ended by the session policy", "session_id", revoked.ID, "user_id", revoked.UserID)
+		return TokenPair{}, apperr.Unauthenticated(MsgSessionEnded)
 	}
 	if user.IsIPRestricted {
 		s.mirrorAllowList(ctx, user.ID, ranges)
@@ -558,6 +633,10 @@ func (s *Service) ChangeOwnPassword(ctx context.Context, c *access.Claims, curre
 	if err != nil {
 		return TokenPair{}, err
 	}
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return TokenPair{}, err
+	}
 	now := s.now()
 	var (
 		pair  TokenPair
@@ -585,9 +664,13 @@ func (s *Service) ChangeOwnPassword(ctx context.Context, c *access.Claims, curre
 		if err := tx.SpendRefreshTokens(ctx, c.SessionID, now); err != nil {
 			return err
 		}
+		sess, err := tx.SessionForUpdate(ctx, c.SessionID)
+		if err != nil {
+			return err
+		}
 		wasTemporary := u.IsTemporaryPassword
 		u.IsTemporaryPassword = false
-		pair, err = s.issue(ctx, tx, u, c.SessionID, now)
+		pair, err = s.issue(ctx, tx, u, c.SessionID, now, st.sessionEnd(sess.CreatedAt, now))
 		if err != nil {
 			return err
 		}

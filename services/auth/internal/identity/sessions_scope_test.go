@@ -3,7 +3,7 @@ package identity
 import (
 	"testing"
 
-	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/access"
 )
 
 // The sessions an actor lists and ends follow its permissions, never its
@@ -12,8 +12,8 @@ import (
 func TestSessionScopesFollowPermissions(t *testing.T) {
 	t.Parallel()
 	own := ManagedUser{ID: 7, MerchantIDs: []int32{1}, Roles: []string{"Anything"}}
-	colleague := ManagedUser{ID: 8, MerchantIDs: []int32{1}, Roles: []string{authz.RoleMerchantAdmin}}
-	stranger := ManagedUser{ID: 9, MerchantIDs: []int32{2}, Roles: []string{authz.RoleMerchant}}
+	colleague := ManagedUser{ID: 8, MerchantIDs: []int32{1}, Roles: []string{access.RoleMerchantAdmin}}
+	stranger := ManagedUser{ID: 9, MerchantIDs: []int32{2}, Roles: []string{access.RoleMerchant}}
 	for _, tc := range []struct {
 		name                string
 		roles, perms        []string
@@ -21,11 +21,11 @@ func TestSessionScopesFollowPermissions(t *testing.T) {
 		endsColleague       bool
 		listsOrEndsStranger bool
 	}{
-		{"merchant role, no user management", []string{authz.RoleMerchant}, []string{authz.PermGetTransactions}, false, false, false},
-		{"merchant admin role, no user management", []string{authz.RoleMerchantAdmin}, nil, false, false, false},
-		{"add users only", []string{"Custom"}, []string{authz.PermAddUsers}, true, false, false},
-		{"edit user only", []string{"Custom"}, []string{authz.PermEditUser}, true, true, false},
-		{"both", []string{authz.RoleMerchantAdmin}, []string{authz.PermAddUsers, authz.PermEditUser}, true, true, false},
+		{"merchant role, no user management", []string{access.RoleMerchant}, []string{access.PermGetTransactions}, false, false, false},
+		{"merchant admin role, no user management", []string{access.RoleMerchantAdmin}, nil, false, false, false},
+		{"add users only", []string{"Custom"}, []string{access.PermAddUsers}, true, false, false},
+		{"edit user only", []string{"Custom"}, []string{access.PermEditUser}, true, true, false},
+		{"both", []string{access.RoleMerchantAdmin}, []string{access.PermAddUsers, access.PermEditUser}, true, true, false},
 	} {
 		a := Actor{User: User{ID: own.ID, Roles: tc.roles, Permissions: tc.perms, MerchantIDs: []int32{1}}}
 		list, end := a.SessionListScope(), a.SessionEndScope()
@@ -42,7 +42,7 @@ func TestSessionScopesFollowPermissions(t *testing.T) {
 			t.Errorf("%s: reaches another merchant's user", tc.name)
 		}
 	}
-	admin := Actor{User: User{ID: 1, Roles: []string{authz.RoleAdmin}, Permissions: authz.AllPermissions}}
+	admin := Actor{User: User{ID: 1, Roles: []string{access.RoleAdmin}, Permissions: access.AllPermissions, Global: true}}
 	if !admin.SessionListScope().Contains(stranger) || !admin.SessionEndScope().Contains(stranger) {
 		t.Error("an Admin does not reach every session")
 	}

@@ -151,8 +151,13 @@ func (ks *KeySet) PublicKey(kid string) (crypto.PublicKey, error) {
 	return k, nil
 }
 
-// sign issues an access token for u in session sid.
-func (ks *KeySet) sign(u User, sid string, now time.Time, ttl time.Duration) (string, error) {
+// CurrentKey is the key that signs now (confirmation tokens are signed
+// with it too).
+func (ks *KeySet) CurrentKey() SigningKey { return ks.state.Load().current }
+
+// sign issues an access token for u in session sid; confirm is its cfm
+// claim (the sensitive actions u must confirm).
+func (ks *KeySet) sign(u User, sid string, now time.Time, ttl time.Duration, confirm ...string) (string, error) {
 	claims := access.Claims{
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    access.Issuer,
@@ -166,10 +171,13 @@ func (ks *KeySet) sign(u User, sid string, now time.Time, ttl time.Duration) (st
 		Username:            u.Username,
 		Roles:               nonNil(u.Roles),
 		Permissions:         nonNil(u.Permissions),
+		Global:              u.Global,
 		MerchantIDs:         nonNil(u.MerchantIDs),
 		IsTemporaryPassword: u.IsTemporaryPassword,
 		SessionID:           sid,
 		IPRestricted:        u.IsIPRestricted,
+		Version:             access.TokenVersion,
+		Confirm:             confirm,
 	}
 	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, claims)
 	current := ks.state.Load().current

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz"
 )
 
@@ -101,5 +102,26 @@ func TestKeepLoadedFollowsTheStore(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The access tokens this release signs carry its token version: the other
+// services read from it what this auth promises (access.TokenVersion).
+func TestSignedTokenCarriesTheVersion(t *testing.T) {
+	t.Parallel()
+	ks, err := NewKeySet([]SigningKey{genKey(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := ks.sign(User{ID: 7, Username: "admin"}, "sid-1", time.Now(), 5*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims, err := authz.NewKeyVerifier(ks.PublicKey).Verify(context.Background(), tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if claims.Version != access.TokenVersion {
+		t.Errorf("ver = %d, want %d (access.TokenVersion)", claims.Version, access.TokenVersion)
 	}
 }

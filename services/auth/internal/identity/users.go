@@ -2,6 +2,8 @@ package identity
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
@@ -14,10 +16,27 @@ import (
 	"github.com/paygate/paygate/services/internal/apperr"
 )
 
-// Role is a role a user may hold.
+// Role is a role a user may hold: a built-in one (read-only) or a custom one
+// (package roles). Access is decided by its permissions and scope flag,
+// never by its name or id (docs/access.md).
 type Role struct {
-	ID   int32
-	Name string
+	ID      int32
+	Name    string
+	BuiltIn bool
+	// Global is the scope flag: holders see every merchant.
+	Global bool
+	// Permissions, in the order of access.AllPermissions.
+	Permissions []string
+	// UserCount is how many users of the asking actor's scope hold the
+	// role (GivableRoles only).
+	UserCount int64
+}
+
+// FullAdmin reports whether a holder of the scope flag global and of perms
+// is a full administrator: every merchant, every permission. There is
+// always at least one enabled (docs/access.md).
+func FullAdmin(global bool, perms []string) bool {
+	return global && len(access.Missing(perms, access.AllPermissions)) == 0
 }
 
 // ManagedUser is a user as user administration sees it.
@@ -32,34 +51,41 @@ type ManagedUser struct {
 	IsTemporaryPassword bool
 	// HasPasskey is true when the user registered a passkey.
 	HasPasskey bool
-}
-
-// HasRole reports whether the user holds the role named name.
-func (u ManagedUser) HasRole(name string) bool { return slices.Contains(u.Roles, name) }
-
-// hasGlobalRole reports whether the user holds Admin or Support.
-func (u ManagedUser) hasGlobalRole() bool {
-	return slices.ContainsFunc(access.GlobalRoles, u.HasRole)
+	// Global is its role's scope flag; Permissions its role's permissions.
+	Global      bool
+	Permissions []string
+	// HasSecondFactor is true when the user enrolled a second factor.
+	HasSecondFactor bool
 }
 
 // Scope says which users (and so which sessions) a caller reaches.
 type Scope struct {
-	// All is true for an Admin: every user.
+	// All admits every user (an admin-wide caller).
 	All bool
 	// ByMerchants admits the users whose merchants are a non-empty subset of
-	// MerchantIDs and who hold neither Admin nor Support.
+	// MerchantIDs and whose role is merchant-scoped.
 	ByMerchants bool
 	MerchantIDs []int32
+	// Within, when not nil, narrows All and ByMerchants to the users whose
+	// permissions are all in it: nobody manages a user who holds more than
+	// itself. nil when the caller holds every permission.
+	Within []string
 	// UserID admits this user too (0: nobody).
 	UserID int64
 }
 
 // Contains reports whether u is within the scope.
 func (sc Scope) Contains(u ManagedUser) bool {
-	if sc.All || (sc.UserID != 0 && u.ID == sc.UserID) {
+	if sc.UserID != 0 && u.ID == sc.UserID {
 		return true
 	}
-	if !sc.ByMerchants || len(u.MerchantIDs) == 0 || u.hasGlobalRole() {
+	if sc.Within != nil && len(access.Missing(sc.Within, u.Permissions)) > 0 {
+		return false
+	}
+	if sc.All {
+		return true
+	}
+	if !sc.ByMerchants || len(u.MerchantIDs) == 0 || u.Global {
 		return false
 	}
 	for _, m := range u.MerchantIDs {
@@ -77,8 +103,10 @@ type UserQuery struct {
 	Search string
 	// MerchantID keeps the users of that merchant (0: all).
 	MerchantID int32
-	Offset     int
-	Limit      int
+	// RoleID keeps the users holding that role (0: all).
+	RoleID int32
+	Offset int
+	Limit  int
 }
 
 // UserPage is one page of users and how many match in all.
@@ -128,8 +156,12 @@ type AllowedIP struct {
 
 // AdminStore is the reading side of user administration.
 type AdminStore interface {
-	// Roles lists every role in id order.
+	// Roles lists every role in id order, with its permissions (UserCount
+	// left 0).
 	Roles(ctx context.Context) ([]Role, error)
+	// CountRoleHolders counts, by role id, the users of sc holding each
+	// role.
+	CountRoleHolders(ctx context.Context, sc Scope) (map[int32]int64, error)
 	// ManagedUserByID returns a user. Returns a not-found error when there
 	// is none.
 	ManagedUserByID(ctx context.Context, id int64) (ManagedUser, error)
@@ -159,8 +191,9 @@ type AdminTx interface {
 	// UpdateUser stores u's username, flags, roles and merchants. Returns a
 	// conflict error when the username is taken.
 	UpdateUser(ctx context.Context, u ManagedUser, at time.Time) error
-	// EnabledAdmins lists the ids of enabled users holding the Admin role.
-	EnabledAdmins(ctx context.Context) ([]int64, error)
+	// EnabledFullAdmins lists the ids of the enabled full administrators
+	// (FullAdmin), in id order.
+	EnabledFullAdmins(ctx context.Context) ([]int64, error)
 	// RevokeUserSessions revokes every live session of a user and returns
 	// the ids it revoked.
 	RevokeUserSessions(ctx context.Context, userID int64, reason string, at time.Time) ([]string, error)
@@ -186,6 +219,7 @@ const (
 // Messages of user administration.
 const (
 	MsgUserNotFound     = "User not found."
+	MsgRoleNotFound     = "Role not found."
 	MsgMerchantNotFound = "Merchant not found."
 	MsgNothingToUpdate  = "Nothing to update."
 )
@@ -197,16 +231,19 @@ type Actor struct {
 	IP        string
 }
 
-// IsAdmin reports whether the actor holds the Admin role.
-func (a Actor) IsAdmin() bool { return slices.Contains(a.Roles, access.RoleAdmin) }
-
 // UserScope is the users the actor sees and manages: every user for an
-// Admin, otherwise the users of its own merchants.
+// admin-wide actor, otherwise the merchant-scoped users of its own
+// merchants; either way only users whose permissions the actor holds every
+// one of (decided by scope flag and permissions, never by a role's name).
 func (a Actor) UserScope() Scope {
-	if a.IsAdmin() {
-		return Scope{All: true}
+	sc := Scope{All: true}
+	if !a.Global {
+		sc = Scope{ByMerchants: true, MerchantIDs: a.MerchantIDs}
 	}
-	return Scope{ByMerchants: true, MerchantIDs: a.MerchantIDs}
+	if len(access.Missing(a.Permissions, access.AllPermissions)) > 0 {
+		sc.Within = append([]string{}, a.Permissions...)
+	}
+	return sc
 }
 
 // HasPermission reports whether the actor, as stored now, holds any of perms.
@@ -236,9 +273,9 @@ func (a Actor) sessionScope(perms ...string) Scope {
 }
 
 // checkMerchantFilter refuses a merchant filter outside the actor's
-// merchants (an Admin may filter by any).
+// merchants (an admin-wide actor may filter by any).
 func (a Actor) checkMerchantFilter(id int32) error {
-	if id != 0 && !a.IsAdmin() && !slices.Contains(a.MerchantIDs, id) {
+	if id != 0 && !a.Global && !slices.Contains(a.MerchantIDs, id) {
 		return apperr.NotFound(MsgMerchantNotFound)
 	}
 	return nil
@@ -255,17 +292,39 @@ func (s *Service) Actor(ctx context.Context, c *access.Claims, ip string) (Actor
 	return Actor{User: u, SessionID: c.SessionID, IP: ip}, nil
 }
 
-// GivableRoles lists the roles the actor may give: all of them for an
-// Admin, the merchant roles (neither Admin nor Support) for anyone else.
+// MayGive refuses a role the actor may not give: one holding a permission
+// the actor lacks, or an admin-wide one given by a merchant-scoped actor.
+// For the built-in roles that leaves everything to an Admin and the four
+// merchant roles to a Merchant Admin.
+//
+// Errors: Forbidden, naming the role and why.
+func (a Actor) MayGive(r Role) error {
+	if missing := access.Missing(a.Permissions, r.Permissions); len(missing) > 0 {
+		return apperr.Forbidden("You may not give the role %s: it holds permissions you do not have (%s).", r.Name, strings.Join(missing, ", "))
+	}
+	if r.Global && !a.Global {
+		return apperr.Forbidden("You may not give the role %s: it sees every merchant, and you see only your own.", r.Name)
+	}
+	return nil
+}
+
+// GivableRoles lists the roles the actor may give (Actor.MayGive), built-in
+// and custom, in id order, each with how many users of the actor's scope
+// hold it.
 func (s *Service) GivableRoles(ctx context.Context, a Actor) ([]Role, error) {
 	all, err := s.store.Roles(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if a.IsAdmin() {
-		return all, nil
+	counts, err := s.store.CountRoleHolders(ctx, a.UserScope())
+	if err != nil {
+		return nil, err
 	}
-	return slices.DeleteFunc(all, func(r Role) bool { return slices.Contains(access.GlobalRoles, r.Name) }), nil
+	givable := slices.DeleteFunc(all, func(r Role) bool { return a.MayGive(r) != nil })
+	for i := range givable {
+		givable[i].UserCount = counts[givable[i].ID]
+	}
+	return givable, nil
 }
 
 // Page bounds of the list calls.
@@ -294,15 +353,20 @@ func PageBounds(page, take int32) (int32, int32, int, error) {
 	return page, take, int(page-1) * int(take), nil
 }
 
-// ListUsers returns a page of the users in the actor's scope.
+// ListUsers returns a page of the users in the actor's scope, of merchant
+// merchantID and holding role roleID when those are not 0.
 //
-// Errors: Invalid (paging), NotFound (merchant filter outside the actor's
-// merchants).
-func (s *Service) ListUsers(ctx context.Context, a Actor, search string, merchantID int32, offset, limit int) (UserPage, error) {
+// Errors: Invalid (paging, roleId negative), NotFound (merchant filter
+// outside the actor's merchants).
+func (s *Service) ListUsers(ctx context.Context, a Actor, search string, merchantID, roleID int32, offset, limit int) (UserPage, error) {
 	if err := a.checkMerchantFilter(merchantID); err != nil {
 		return UserPage{}, err
 	}
-	return s.store.ListUsers(ctx, UserQuery{Scope: a.UserScope(), Search: strings.TrimSpace(search), MerchantID: merchantID, Offset: offset, Limit: limit})
+	if roleID < 0 {
+		return UserPage{}, apperr.Invalid("roleId must not be negative.")
+	}
+	return s.store.ListUsers(ctx, UserQuery{Scope: a.UserScope(), Search: strings.TrimSpace(search), MerchantID: merchantID,
+		RoleID: roleID, Offset: offset, Limit: limit})
 }
 
 // usernameMin and usernameMax bound a username's length.
@@ -345,8 +409,8 @@ type NewUserInput struct {
 }
 
 // checkRoleAndMerchants checks that the actor may give role roleID (named
-// by field) and merchants, and that a merchant role comes with at least one
-// merchant. It returns the role.
+// by field; Actor.MayGive) and merchants, and that a merchant-scoped role
+// comes with at least one merchant. It returns the role.
 func (s *Service) checkRoleAndMerchants(ctx context.Context, a Actor, roleField string, roleID int32, merchants []int32) (Role, error) {
 	all, err := s.store.Roles(ctx)
 	if err != nil {
@@ -357,21 +421,27 @@ func (s *Service) checkRoleAndMerchants(ctx context.Context, a Actor, roleField 
 		return Role{}, apperr.Invalid("%s is not a known role.", roleField)
 	}
 	role := all[i]
-	if !a.IsAdmin() && slices.Contains(access.GlobalRoles, role.Name) {
-		return Role{}, apperr.Forbidden("You may not give the role %s.", role.Name)
+	if err := a.MayGive(role); err != nil {
+		return Role{}, err
 	}
 	for _, m := range merchants {
 		if m <= 0 {
 			return Role{}, apperr.Invalid("merchantIds must hold merchant ids (positive numbers).")
 		}
-		if !a.IsAdmin() && !slices.Contains(a.MerchantIDs, m) {
+		if !a.Global && !slices.Contains(a.MerchantIDs, m) {
 			return Role{}, apperr.Forbidden("You may give only your own merchants; merchant %d is not one of them.", m)
 		}
 	}
-	if !slices.Contains(access.GlobalRoles, role.Name) && len(merchants) == 0 {
+	if !role.Global && len(merchants) == 0 {
 		return Role{}, apperr.Invalid("merchantIds must hold at least one merchant for the role %s.", role.Name)
 	}
 	return role, nil
+}
+
+// withRole gives u the role r: its id, name, scope flag and permissions.
+func withRole(u ManagedUser, r Role) ManagedUser {
+	u.RoleIDs, u.Roles, u.Global, u.Permissions = []int32{r.ID}, []string{r.Name}, r.Global, slices.Clone(r.Permissions)
+	return u
 }
 
 // normalizeMerchants sorts merchant ids and drops duplicates.
@@ -403,10 +473,9 @@ func (s *Service) AddUser(ctx context.Context, a Actor, in NewUserInput) (Manage
 		return ManagedUser{}, err
 	}
 	now := s.now()
-	u := ManagedUser{
-		Username: username, MerchantIDs: merchants, RoleIDs: []int32{role.ID}, Roles: []string{role.Name},
-		IsIPRestricted: in.IsIPRestricted, IsTemporaryPassword: in.Temporary,
-	}
+	u := withRole(ManagedUser{
+		Username: username, MerchantIDs: merchants, IsIPRestricted: in.IsIPRestricted, IsTemporaryPassword: in.Temporary,
+	}, role)
 	var created ManagedUser
 	err = s.store.Tx(ctx, func(tx Tx) error {
 		id, err := tx.InsertUser(ctx, u, hash, now)
@@ -438,13 +507,16 @@ type UserChanges struct {
 	Disable     *bool
 }
 
-// UpdateUser changes a user in the actor's scope. Disabling it, or
-// restricting it to its allowed IPs, ends its sessions.
+// UpdateUser changes a user in the actor's scope. Disabling it,
+// restricting it to its allowed IPs, or narrowing its access (a role
+// lacking a permission of the old one or its merchant-wide scope, or fewer
+// merchants) ends its sessions at once; a wider role reaches the user with
+// its next token (docs/access.md).
 //
 // Errors: Invalid (a field, or nothing to change), NotFound (user outside
 // the scope), Forbidden (a role or merchant the actor may not give, or the
-// actor's own admin right or account), Conflict (username taken, last
-// enabled Admin).
+// actor's own role or account), Conflict (username taken, last enabled full
+// administrator).
 func (s *Service) UpdateUser(ctx context.Context, a Actor, ch UserChanges) (ManagedUser, error) {
 	if ch.Username == nil && len(ch.MerchantIDs) == 0 && len(ch.RoleIDs) == 0 && ch.IPRestrict == nil && ch.Disable == nil {
 		return ManagedUser{}, apperr.Invalid(MsgNothingToUpdate)
@@ -476,6 +548,9 @@ func (s *Service) UpdateUser(ctx context.Context, a Actor, ch UserChanges) (Mana
 		if err != nil {
 			return err
 		}
+		if cur.ID == a.ID && len(ch.RoleIDs) == 1 && !slices.Equal(cur.RoleIDs, ch.RoleIDs) {
+			return apperr.Forbidden(msgOwnRole)
+		}
 		next := cur
 		next.MerchantIDs = slices.Clone(cur.MerchantIDs)
 		if ch.Username != nil {
@@ -497,7 +572,7 @@ func (s *Service) UpdateUser(ctx context.Context, a Actor, ch UserChanges) (Mana
 			if err != nil {
 				return err
 			}
-			next.RoleIDs, next.Roles = []int32{role.ID}, []string{role.Name}
+			next = withRole(next, role)
 		}
 		if ch.IPRestrict != nil {
 			next.IsIPRestricted = *ch.IPRestrict
@@ -508,13 +583,13 @@ func (s *Service) UpdateUser(ctx context.Context, a Actor, ch UserChanges) (Mana
 		if err := checkSelfChange(a, cur, next); err != nil {
 			return err
 		}
-		if cur.HasRole(access.RoleAdmin) && !cur.IsDisabled && (!next.HasRole(access.RoleAdmin) || next.IsDisabled) {
-			admins, err := tx.EnabledAdmins(ctx)
+		if FullAdmin(cur.Global, cur.Permissions) && !cur.IsDisabled && (!FullAdmin(next.Global, next.Permissions) || next.IsDisabled) {
+			admins, err := tx.EnabledFullAdmins(ctx)
 			if err != nil {
 				return err
 			}
 			if !slices.ContainsFunc(admins, func(id int64) bool { return id != cur.ID }) {
-				return apperr.Conflict("The last enabled Admin cannot lose the Admin role or be disabled.")
+				return apperr.Conflict(MsgLastFullAdmin)
 			}
 		}
 		if err := tx.UpdateUser(ctx, next, now); err != nil {
@@ -529,6 +604,8 @@ func (s *Service) UpdateUser(ctx context.Context, a Actor, ch UserChanges) (Mana
 			reason = ReasonDisabled
 		case next.IsIPRestricted && !cur.IsIPRestricted:
 			reason = ReasonIPRestricted
+		case narrows(cur, next):
+			reason = ReasonRoleChanged
 		}
 		if reason != "" {
 			if ended, err = s.endSessions(ctx, tx, cur.ID, reason, now); err != nil {
@@ -557,21 +634,38 @@ func (s *Service) UpdateUser(ctx context.Context, a Actor, ch UserChanges) (Mana
 	return after, nil
 }
 
+// MsgLastFullAdmin refuses a change that would leave no enabled full
+// administrator (FullAdmin).
+const MsgLastFullAdmin = "The last enabled full administrator (every permission, every merchant) cannot lose that role or be disabled."
+
+// msgOwnRole refuses a change of the caller's own role.
+const msgOwnRole = "You cannot change your own role."
+
 // checkSelfChange refuses the changes nobody may make to their own account:
-// giving up the admin right it manages users by, or disabling itself.
+// changing its role (before custom roles: giving up the Admin or Merchant
+// Admin role it manages users by), or disabling itself.
 func checkSelfChange(a Actor, cur, next ManagedUser) error {
 	if cur.ID != a.ID {
 		return nil
 	}
-	for _, role := range []string{access.RoleAdmin, access.RoleMerchantAdmin} {
-		if cur.HasRole(role) && !next.HasRole(role) {
-			return apperr.Forbidden("You cannot remove your own %s role.", role)
-		}
+	if !slices.Equal(cur.RoleIDs, next.RoleIDs) {
+		return apperr.Forbidden(msgOwnRole)
 	}
 	if next.IsDisabled {
 		return apperr.Forbidden("You cannot disable your own account.")
 	}
 	return nil
+}
+
+// narrows reports whether next gives the user less access than cur: a
+// permission lost, the merchant-wide scope lost, or (merchant-scoped) a
+// merchant removed. Its sessions then end at once, rather than at the next
+// token.
+func narrows(cur, next ManagedUser) bool {
+	if len(access.Missing(next.Permissions, cur.Permissions)) > 0 || cur.Global && !next.Global {
+		return true
+	}
+	return !next.Global && slices.ContainsFunc(cur.MerchantIDs, func(m int32) bool { return !slices.Contains(next.MerchantIDs, m) })
 }
 
 // endSessions revokes every live session of a user within tx and announces
@@ -581,16 +675,21 @@ func (s *Service) endSessions(ctx context.Context, tx Tx, userID int64, reason s
 	if err != nil {
 		return nil, err
 	}
+	return ended, s.announceEnded(ctx, tx, userID, ended, now)
+}
+
+// announceEnded publishes a SessionRevoked (TERMINATED) for each of ended.
+func (s *Service) announceEnded(ctx context.Context, tx Tx, userID int64, ended []string, now time.Time) error {
 	for _, sid := range ended {
 		if err := tx.Publish(ctx, &eventsv1.SessionRevoked{
 			SessionId: sid, UserId: userID,
 			Reason:    eventsv1.SessionRevokedReason_SESSION_REVOKED_REASON_TERMINATED,
 			RevokedAt: timestamppb.New(now),
 		}); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return ended, nil
+	return nil
 }
 
 // revokeInCache puts sessions on the revocation list every service checks,
@@ -602,6 +701,9 @@ func (s *Service) revokeInCache(ctx context.Context, sessionIDs []string) {
 		}
 	}
 }
+
+// MsgNewPasswordUnchanged refuses a reset to the user's current password.
+const MsgNewPasswordUnchanged = "newPassword must differ from the user's current password."
 
 // ChangeUserPassword sets the password of a user in the actor's scope
 // (temporary: the user must replace it at the next sign-in) and ends every
@@ -622,6 +724,17 @@ func (s *Service) ChangeUserPassword(ctx context.Context, a Actor, userID, bodyU
 	}
 	if err := s.checkPassword("newPassword", target.Username, password); err != nil {
 		return err
+	}
+	current, err := s.store.UserByID(ctx, userID)
+	if err != nil {
+		return err
+	}
+	same, err := s.verifyPassword(ctx, current.PasswordHash, password)
+	if err != nil && !errors.Is(err, errMalformedHash) {
+		return fmt.Errorf("compare new password of user %d: %w", userID, err)
+	}
+	if same {
+		return apperr.Invalid(MsgNewPasswordUnchanged)
 	}
 	hash, err := HashPassword(password, s.cfg.Argon2)
 	if err != nil {

@@ -365,6 +365,34 @@ func (s *Service) FinishLogin(ctx context.Context, response []byte, client ident
 	return s.signIn.SignInWithPasskey(ctx, attempt, client)
 }
 
+// VerifyPasskey verifies an assertion (AuthenticationResponseJSON) on a
+// challenge of BeginLogin without signing in, and returns the id of the
+// passkey's owner: proof that the caller holds one of its passkeys (to
+// disable a second factor). The challenge is spent and the passkey's use
+// recorded, as for a sign-in.
+//
+// Errors: Unauthenticated (MsgInvalidPasskey, whatever failed).
+func (s *Service) VerifyPasskey(ctx context.Context, response []byte) (int64, error) {
+	parsed, err := protocol.ParseCredentialRequestResponseBytes(response)
+	if err != nil {
+		return 0, apperr.New(apperr.KindUnauthenticated, err, identity.MsgInvalidPasskey)
+	}
+	cred, err := s.store.CredentialByCredentialID(ctx, parsed.RawID)
+	found := err == nil
+	if err != nil && apperr.KindOf(err) != apperr.KindNotFound {
+		return 0, err
+	}
+	err = s.verifyAssertion(ctx, parsed, cred, found)
+	var r *refusal
+	if errors.As(err, &r) {
+		return 0, apperr.New(apperr.KindUnauthenticated, r.reason, identity.MsgInvalidPasskey)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return cred.UserID, nil
+}
+
 func (s *Service) verifyAssertion(ctx context.Context, parsed *protocol.ParsedCredentialAssertionData, cred Credential, found bool) error {
 	// The challenge goes first, whatever follows: an answer spends it.
 	session, _, err := s.consume(ctx, parsed.Response.CollectedClientData.Challenge, KindLogin, 0)

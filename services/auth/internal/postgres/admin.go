@@ -16,7 +16,6 @@ import (
 
 	"github.com/paygate/paygate/services/auth/internal/identity"
 	"github.com/paygate/paygate/services/internal/apperr"
-	"github.com/paygate/paygate/services/internal/authz"
 )
 
 var (
@@ -35,33 +34,71 @@ const managedColumns = `
 	coalesce((SELECT array_agg(r.name ORDER BY r.id)
 	          FROM user_roles ur JOIN roles r ON r.id = ur.role_id
 	          WHERE ur.user_id = u.id), '{}'),
-	EXISTS (SELECT 1 FROM webauthn_credentials wc WHERE wc.user_id = u.id)`
+	EXISTS (SELECT 1 FROM webauthn_credentials wc WHERE wc.user_id = u.id),
+	EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id
+	        WHERE ur.user_id = u.id AND r.global_scope),
+	coalesce((SELECT array_agg(p.name ORDER BY p.id)
+	          FROM permissions p
+	          WHERE p.id IN (SELECT rp.permission_id
+	                         FROM user_roles ur JOIN role_permissions rp ON rp.role_id = ur.role_id
+	                         WHERE ur.user_id = u.id)), '{}'),
+	EXISTS (SELECT 1 FROM user_totp t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL)`
 
 func scanManaged(row pgx.Row) (identity.ManagedUser, error) {
 	var u identity.ManagedUser
 	err := row.Scan(&u.ID, &u.Username, &u.IsIPRestricted, &u.IsDisabled, &u.IsTemporaryPassword,
-		&u.MerchantIDs, &u.RoleIDs, &u.Roles, &u.HasPasskey)
+		&u.MerchantIDs, &u.RoleIDs, &u.Roles, &u.HasPasskey, &u.Global, &u.Permissions, &u.HasSecondFactor)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return identity.ManagedUser{}, apperr.NotFound(identity.MsgUserNotFound)
 	}
 	return u, err
 }
 
+// roleColumns select an identity.Role from roles r.
+const roleColumns = `r.id::integer, r.name, r.built_in, r.global_scope,
+	coalesce((SELECT array_agg(p.name ORDER BY p.id)
+	          FROM role_permissions rp JOIN permissions p ON p.id = rp.permission_id
+	          WHERE rp.role_id = r.id), '{}')`
+
+func scanRole(row pgx.Row) (identity.Role, error) {
+	var role identity.Role
+	err := row.Scan(&role.ID, &role.Name, &role.BuiltIn, &role.Global, &role.Permissions)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return role, apperr.NotFound(identity.MsgRoleNotFound)
+	}
+	return role, err
+}
+
 // Roles implements identity.AdminStore.
 func (s *Store) Roles(ctx context.Context) ([]identity.Role, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id::integer, name FROM roles ORDER BY id`)
+	rows, err := s.pool.Query(ctx, `SELECT `+roleColumns+` FROM roles r ORDER BY r.id`)
 	if err != nil {
 		return nil, fmt.Errorf("select roles: %w", err)
 	}
-	roles, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (identity.Role, error) {
-		var role identity.Role
-		err := r.Scan(&role.ID, &role.Name)
-		return role, err
-	})
+	roles, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (identity.Role, error) { return scanRole(r) })
 	if err != nil {
 		return nil, fmt.Errorf("select roles: %w", err)
 	}
 	return roles, nil
+}
+
+// CountRoleHolders implements identity.AdminStore.
+func (s *Store) CountRoleHolders(ctx context.Context, sc identity.Scope) (map[int32]int64, error) {
+	var a args
+	rows, err := s.pool.Query(ctx, `SELECT ur.role_id::integer, count(*) FROM user_roles ur
+		WHERE `+scopeSQL(sc, "ur.user_id", &a)+` GROUP BY ur.role_id`, a...)
+	if err != nil {
+		return nil, fmt.Errorf("count role holders: %w", err)
+	}
+	counts := map[int32]int64{}
+	var (
+		id int32
+		n  int64
+	)
+	if _, err := pgx.ForEachRow(rows, []any{&id, &n}, func() error { counts[id] = n; return nil }); err != nil {
+		return nil, fmt.Errorf("count role holders: %w", err)
+	}
+	return counts, nil
 }
 
 // ManagedUserByID implements identity.AdminStore.
@@ -86,11 +123,24 @@ func (a *args) add(v any) string {
 // few), so that a long list filtered by them never tests its rows one by
 // one.
 func scopeSQL(sc identity.Scope, col string, a *args) string {
-	if sc.All {
+	if sc.All && sc.Within == nil {
 		return "true"
 	}
+	// within is the condition that user id c holds no permission outside
+	// sc.Within.
+	within := func(c string) string {
+		if sc.Within == nil {
+			return ""
+		}
+		return ` AND NOT EXISTS (SELECT 1 FROM user_roles wr JOIN role_permissions wp ON wp.role_id = wr.role_id
+			                      JOIN permissions wn ON wn.id = wp.permission_id
+			                      WHERE wr.user_id = ` + c + ` AND wn.name <> ALL (` + a.add(sc.Within) + `::text[]))`
+	}
 	var sets []string
-	if sc.ByMerchants {
+	switch {
+	case sc.All:
+		sets = append(sets, `SELECT w.id FROM users w WHERE true`+within("w.id"))
+	case sc.ByMerchants:
 		merchants := sc.MerchantIDs
 		if merchants == nil {
 			merchants = []int32{}
@@ -100,7 +150,7 @@ func scopeSQL(sc identity.Scope, col string, a *args) string {
 			WHERE c.merchant_id = ANY (`+m+`::integer[])
 			  AND NOT EXISTS (SELECT 1 FROM user_merchants o WHERE o.user_id = c.user_id AND o.merchant_id <> ALL (`+m+`::integer[]))
 			  AND NOT EXISTS (SELECT 1 FROM user_roles r JOIN roles ro ON ro.id = r.role_id
-			                  WHERE r.user_id = c.user_id AND ro.name = ANY (`+a.add(authz.GlobalRoles)+`::text[]))`)
+			                  WHERE r.user_id = c.user_id AND ro.global_scope)`+within("c.user_id"))
 	}
 	if sc.UserID != 0 {
 		if len(sets) == 0 {
@@ -135,6 +185,9 @@ func (s *Store) ListUsers(ctx context.Context, q identity.UserQuery) (identity.U
 	if q.MerchantID != 0 {
 		conds = append(conds, merchantSQL(q.MerchantID, "u.id", &a))
 	}
+	if q.RoleID != 0 {
+		conds = append(conds, "u.id IN (SELECT fr.user_id FROM user_roles fr WHERE fr.role_id = "+a.add(q.RoleID)+")")
+	}
 	where := strings.Join(conds, " AND ")
 	var page identity.UserPage
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM users u WHERE `+where, a...).Scan(&page.Total); err != nil {
@@ -160,7 +213,7 @@ func (s *Store) ListUsers(ctx context.Context, q identity.UserQuery) (identity.U
 func (s *Store) ListSessions(ctx context.Context, q identity.SessionQuery) (identity.SessionPage, error) {
 	var a args
 	conds := []string{"s.revoked_at IS NULL", "s.refresh_expires_at > " + a.add(q.Now)}
-	if !q.Scope.All {
+	if !q.Scope.All || q.Scope.Within != nil {
 		conds = append(conds, scopeSQL(q.Scope, "s.user_id", &a))
 	}
 	if q.MerchantID != 0 {
@@ -384,19 +437,29 @@ func (x *tx) UpdateUser(ctx context.Context, u identity.ManagedUser, at time.Tim
 	return x.replaceRolesAndMerchants(ctx, u.ID, u)
 }
 
-func (x *tx) EnabledAdmins(ctx context.Context) ([]int64, error) {
-	rows, err := x.t.Query(ctx, `
-		SELECT u.id FROM users u
+func (x *tx) EnabledFullAdmins(ctx context.Context) ([]int64, error) {
+	return enabledFullAdmins(ctx, x.t)
+}
+
+// fullAdminRolesSQL selects the ids of the roles of a full administrator:
+// admin-wide, holding every permission.
+const fullAdminRolesSQL = `SELECT r.id FROM roles r WHERE r.global_scope
+	AND (SELECT count(*) FROM role_permissions rp WHERE rp.role_id = r.id) = (SELECT count(*) FROM permissions)`
+
+// enabledFullAdmins lists the enabled users holding a full administrator's
+// role.
+func enabledFullAdmins(ctx context.Context, t pgx.Tx) ([]int64, error) {
+	rows, err := t.Query(ctx, `
+		SELECT DISTINCT u.id FROM users u
 		JOIN user_roles ur ON ur.user_id = u.id
-		JOIN roles r ON r.id = ur.role_id
-		WHERE r.name = $1 AND NOT u.is_disabled
-		ORDER BY u.id`, authz.RoleAdmin)
+		WHERE ur.role_id IN (`+fullAdminRolesSQL+`) AND NOT u.is_disabled
+		ORDER BY u.id`)
 	if err != nil {
-		return nil, fmt.Errorf("select enabled admins: %w", err)
+		return nil, fmt.Errorf("select enabled full administrators: %w", err)
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
-		return nil, fmt.Errorf("select enabled admins: %w", err)
+		return nil, fmt.Errorf("select enabled full administrators: %w", err)
 	}
 	return ids, nil
 }

@@ -64,12 +64,14 @@ const userColumns = `
 	                         FROM user_roles ur JOIN role_permissions rp ON rp.role_id = ur.role_id
 	                         WHERE ur.user_id = u.id)), '{}'),
 	coalesce((SELECT array_agg(um.merchant_id ORDER BY um.merchant_id)
-	          FROM user_merchants um WHERE um.user_id = u.id), '{}')`
+	          FROM user_merchants um WHERE um.user_id = u.id), '{}'),
+	EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id
+	        WHERE ur.user_id = u.id AND r.global_scope)`
 
 func scanUser(row pgx.Row) (identity.User, error) {
 	var u identity.User
 	err := row.Scan(&u.ID, &u.Username, &u.PasswordHash, &u.IsTemporaryPassword, &u.IsIPRestricted, &u.IsDisabled,
-		&u.Roles, &u.Permissions, &u.MerchantIDs)
+		&u.Roles, &u.Permissions, &u.MerchantIDs, &u.Global)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return identity.User{}, apperr.NotFound("User not found.")
 	}

@@ -13,8 +13,8 @@ import (
 
 	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
 	"github.com/paygate/paygate/services/callbacks/internal/callback"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/apperr"
-	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/paging"
 	"github.com/paygate/paygate/services/internal/server"
 )
@@ -207,12 +207,12 @@ func (s *Server) RotateSigningSecret(ctx context.Context, req *callbacksv1.Rotat
 // to answer 202.
 func accepted(ctx context.Context) { server.SetHTTPStatus(ctx, http.StatusAccepted) }
 
-func scopeOf(c *authz.Claims) callback.Scope {
+func scopeOf(c *access.Claims) callback.Scope {
 	return callback.Scope{All: c.GlobalScope(), MerchantIDs: c.MerchantIDs}
 }
 
 func callerScope(ctx context.Context) (callback.Scope, error) {
-	claims, ok := authz.FromContext(ctx)
+	claims, ok := access.FromContext(ctx)
 	if !ok {
 		return callback.Scope{}, apperr.Unauthenticated("Please sign in to continue.")
 	}
@@ -223,7 +223,7 @@ func callerScope(ctx context.Context) (callback.Scope, error) {
 // gateway host forwarded carries the browser's user agent as
 // grpcgateway-user-agent; it is preferred to the gateway's own.
 func actorOf(ctx context.Context) (callback.Actor, error) {
-	claims, ok := authz.FromContext(ctx)
+	claims, ok := access.FromContext(ctx)
 	if !ok {
 		return callback.Actor{}, apperr.Unauthenticated("Please sign in to continue.")
 	}

@@ -2,21 +2,23 @@ package grpcapi
 
 import (
 	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz"
 )
 
 // Who may call what (docs/contracts-callbacks.md). Merchant scope is
 // enforced by the domain on top of these.
 var (
-	// The Callbacks page is for admins and merchant admins (spec 02 §6).
-	callbacksPage = authz.Rule{Roles: []string{authz.RoleAdmin, authz.RoleMerchantAdmin}}
+	// The Callbacks page is for admins and merchant admins (spec 02 §6),
+	// restated as access.ReqCallbacksAndValidation.
+	callbacksPage = authz.Rule{Requires: access.ReqCallbacksAndValidation}
 	// Adding, editing and deleting also need Edit Transactions.
 	editCallbacks = authz.Rule{
-		Roles:       []string{authz.RoleAdmin, authz.RoleMerchantAdmin},
-		Permissions: []string{authz.PermEditTransactions},
+		Requires:    access.ReqCallbacksAndValidation,
+		Permissions: []string{access.PermEditTransactions},
 	}
-	getTransactions  = authz.Rule{Permissions: []string{authz.PermGetTransactions}}
-	editTransactions = authz.Rule{Permissions: []string{authz.PermEditTransactions}}
+	getTransactions  = authz.Rule{Permissions: []string{access.PermGetTransactions}}
+	editTransactions = authz.Rule{Permissions: []string{access.PermEditTransactions}}
 )
 
 // Rules says who may call each CallbacksService method.

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -100,6 +101,60 @@ type Entry struct {
 	Reason string
 	// Count is how many values changed.
 	Count int32
+	// ConfirmationID is the id of the confirmation a sensitive change was
+	// applied with ("" for none; docs/contracts-approvals.md).
+	ConfirmationID string
+	// Proofs is the JSON list of that confirmation's proofs, nil for none.
+	Proofs json.RawMessage
+}
+
+// Confirmation is the confirmation a sensitive change is applied with: the
+// entry that Record writes for the change carries it.
+type Confirmation struct {
+	// ID is the confirmation id (the token's jti).
+	ID string
+	// Action is the sensitive action's name.
+	Action string
+	// Reason is the reason the confirmation signed.
+	Reason string
+	// Proofs is the JSON list of its proofs.
+	Proofs json.RawMessage
+}
+
+// ConfirmationSlot holds a change's confirmation in its context and says
+// whether an entry carried it.
+type ConfirmationSlot struct {
+	c        Confirmation
+	recorded atomic.Bool
+}
+
+// Recorded reports whether Record wrote an entry carrying the confirmation.
+func (s *ConfirmationSlot) Recorded() bool { return s.recorded.Load() }
+
+type confirmationKey struct{}
+
+// WithConfirmation returns ctx carrying c: every entry Record writes with
+// that context (the change's own entry, in the change's transaction)
+// carries c's id, reason and proofs.
+func WithConfirmation(ctx context.Context, c Confirmation) (context.Context, *ConfirmationSlot) {
+	slot := &ConfirmationSlot{c: c}
+	return context.WithValue(ctx, confirmationKey{}, slot), slot
+}
+
+// withConfirmation adds the confirmation of ctx, if any, to e.
+func withConfirmation(ctx context.Context, e Entry) Entry {
+	slot, ok := ctx.Value(confirmationKey{}).(*ConfirmationSlot)
+	if !ok {
+		return e
+	}
+	e.ConfirmationID, e.Proofs = slot.c.ID, slot.c.Proofs
+	if e.Reason == "" {
+		e.Reason = slot.c.Reason
+	}
+	if e.SensitiveActionName == "" {
+		e.SensitiveActionName = slot.c.Action
+	}
+	return e
 }
 
 // IsCritical reports an entry whose message carries CriticalPrefix.
@@ -247,7 +302,10 @@ type Journal interface {
 
 // Record writes the entry e, made by actor at at, to j and queues its
 // ActivityRecorded event there. An entry without an action type is Other.
+// Made for a confirmed sensitive change (WithConfirmation), the entry
+// carries the confirmation's id, reason and proofs.
 func Record(ctx context.Context, j Journal, actor Actor, e Entry, at time.Time) error {
+	e = withConfirmation(ctx, e)
 	e.At = at
 	e.UserID, e.Username, e.IP, e.UserAgent = actor.UserID, actor.Username, actor.IP, actor.UserAgent
 	if e.ActionType == "" {
@@ -256,6 +314,9 @@ func Record(ctx context.Context, j Journal, actor Actor, e Entry, at time.Time) 
 	id, err := j.InsertActivity(ctx, e)
 	if err != nil {
 		return err
+	}
+	if slot, ok := ctx.Value(confirmationKey{}).(*ConfirmationSlot); ok {
+		slot.recorded.Store(true)
 	}
 	e.ID = id
 	return j.Publish(ctx, Event(e))

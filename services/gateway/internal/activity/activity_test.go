@@ -1,9 +1,12 @@
 package activity
 
 import (
+	"context"
 	"reflect"
 	"testing"
 	"time"
+
+	"google.golang.org/protobuf/proto"
 
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/internal/apperr"
@@ -47,5 +50,41 @@ func TestStats(t *testing.T) {
 	want := Stats{Total: 6, User: 2, System: 4, Critical: 2, Sensitive: 2}
 	if got := StatsOf(entries); got != want {
 		t.Errorf("Stats = %+v, want %+v", got, want)
+	}
+}
+
+type journal struct{ entries []Entry }
+
+func (j *journal) InsertActivity(_ context.Context, e Entry) (int64, error) {
+	j.entries = append(j.entries, e)
+	return int64(len(j.entries)), nil
+}
+
+func (j *journal) Publish(context.Context, proto.Message) error { return nil }
+
+func TestRecordCarriesTheConfirmation(t *testing.T) {
+	t.Parallel()
+	j := &journal{}
+	now := time.Now()
+	if err := Record(context.Background(), j, Actor{UserID: 1}, Entry{Message: "plain"}, now); err != nil {
+		t.Fatal(err)
+	}
+	ctx, slot := WithConfirmation(context.Background(), Confirmation{ID: "c1", Action: "fee.update", Reason: "audit", Proofs: []byte(`[{"kind":"totp"}]`)})
+	if slot.Recorded() {
+		t.Fatal("recorded before any entry")
+	}
+	if err := Record(ctx, j, Actor{UserID: 1}, Entry{Message: "Fee 1 updated."}, now); err != nil {
+		t.Fatal(err)
+	}
+	if !slot.Recorded() {
+		t.Error("the slot does not know its entry was written")
+	}
+	plain, confirmed := j.entries[0], j.entries[1]
+	if plain.ConfirmationID != "" || plain.Proofs != nil {
+		t.Errorf("an unconfirmed entry carries %+v", plain)
+	}
+	if confirmed.ConfirmationID != "c1" || confirmed.Reason != "audit" || confirmed.SensitiveActionName != "fee.update" ||
+		string(confirmed.Proofs) != `[{"kind":"totp"}]` {
+		t.Errorf("confirmed entry = %+v", confirmed)
 	}
 }

@@ -96,8 +96,9 @@ type Page struct {
 	TotalCount int64
 }
 
-// Viewer is the caller of a fee call: its merchant scope, whether it is an
-// admin (only admins change global fees).
+// Viewer is the caller of a fee call: its merchant scope, and whether it may
+// change global fees (Admin: it meets access.ReqGlobalFees, admin-wide with
+// Edit Fees; docs/access.md).
 type Viewer struct {
 	Scope merchant.Scope
 	Admin bool

@@ -17,8 +17,22 @@ import (
 	"github.com/paygate/paygate/services/internal/datefilter"
 )
 
-// ListMerchantCollabActivity implements gatewayv1.CollabServiceServer.
-func (s *collabServer) ListMerchantCollabActivity(ctx context.Context, req *gatewayv1.ListMerchantCollabActivityRequest) (*gatewayv1.ListMerchantCollabActivityResponse, error) {
+// activityServer serves ActivityService: the activity log, the Providers
+// page's Recent Actions (docs/contracts-providers.md).
+type activityServer struct {
+	gatewayv1.UnimplementedActivityServiceServer
+	log *activity.Log
+}
+
+var _ gatewayv1.ActivityServiceServer = (*activityServer)(nil)
+
+// NewActivityServer returns the ActivityService implementation.
+func NewActivityServer(log *activity.Log) gatewayv1.ActivityServiceServer {
+	return &activityServer{log: log}
+}
+
+// ListMerchantCollabActivity implements gatewayv1.ActivityServiceServer.
+func (s *activityServer) ListMerchantCollabActivity(ctx context.Context, req *gatewayv1.ActivityServiceListMerchantCollabActivityRequest) (*gatewayv1.ActivityServiceListMerchantCollabActivityResponse, error) {
 	if req.GetMerchantId() <= 0 {
 		return nil, apperr.NotFound("The merchant was not found.")
 	}
@@ -26,19 +40,21 @@ func (s *collabServer) ListMerchantCollabActivity(ctx context.Context, req *gate
 	if err != nil {
 		return nil, err
 	}
-	return &gatewayv1.ListMerchantCollabActivityResponse{Status: "success", Data: data}, nil
+	return &gatewayv1.ActivityServiceListMerchantCollabActivityResponse{Status: "success", Data: data}, nil
 }
 
-// ListCollabActivity implements gatewayv1.CollabServiceServer.
-func (s *collabServer) ListCollabActivity(ctx context.Context, req *gatewayv1.ListCollabActivityRequest) (*gatewayv1.ListCollabActivityResponse, error) {
+// ListCollabActivity implements gatewayv1.ActivityServiceServer.
+func (s *activityServer) ListCollabActivity(ctx context.Context, req *gatewayv1.ActivityServiceListCollabActivityRequest) (*gatewayv1.ActivityServiceListCollabActivityResponse, error) {
 	data, err := s.activity(ctx, 0, req.GetFrom(), req.GetTo(), req.GetLimit(), req.CollabId)
 	if err != nil {
 		return nil, err
 	}
-	return &gatewayv1.ListCollabActivityResponse{Status: "success", Data: data}, nil
+	return &gatewayv1.ActivityServiceListCollabActivityResponse{Status: "success", Data: data}, nil
 }
 
-func (s *collabServer) activity(ctx context.Context, merchantID int32, from, to string, limit int32, collabID *int32) (*gatewayv1.ActivityData, error) {
+// activity reads the entries the caller may see of one merchant (0: of
+// every merchant in the caller's scope) within the query's bounds.
+func (s *activityServer) activity(ctx context.Context, merchantID int32, from, to string, limit int32, collabID *int32) (*gatewayv1.ActivityData, error) {
 	scope, err := callerScope(ctx)
 	if err != nil {
 		return nil, err
@@ -108,6 +124,11 @@ type activityMessage struct {
 	PayTypeID           *int32  `json:"PayTypeId"`
 	PayTypeName         string  `json:"PayTypeName"`
 	PayTypeCode         string  `json:"PayTypeCode"`
+	// ConfirmationId and Proofs: the confirmation a sensitive change was
+	// applied with and its proofs (docs/contracts-approvals.md), absent
+	// for other entries.
+	ConfirmationID string          `json:"ConfirmationId,omitempty"`
+	Proofs         json.RawMessage `json:"Proofs,omitempty"`
 }
 
 func optionalID(id int32) *int32 {
@@ -151,6 +172,8 @@ func activityToProto(entries []activity.Entry) (*gatewayv1.ActivityData, error) 
 			PayTypeID:           optionalID(a.PayTypeID),
 			PayTypeName:         a.PayTypeName,
 			PayTypeCode:         a.PayTypeCode,
+			ConfirmationID:      a.ConfirmationID,
+			Proofs:              a.Proofs,
 		}
 		if a.UserID != 0 {
 			id := strconv.FormatInt(a.UserID, 10)

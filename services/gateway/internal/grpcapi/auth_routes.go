@@ -16,8 +16,8 @@ import (
 	"github.com/paygate/paygate/services/internal/server"
 )
 
-// AuthRoutes is the REST of the auth service's user, session and allowed-IP
-// calls on the gateway's host (spec 02 §7 lists them as gateway calls): they
+// AuthRoutes is the REST of the auth service's user, role, session and
+// allowed-IP calls on the gateway's host (spec 02 §7 lists them as gateway calls): they
 // are forwarded over gRPC to the auth service, which owns that data and
 // checks the caller's token, with the caller's address vouched for by the
 // internal token (server.ForwardClientIP). Of AuthService only the own
@@ -59,6 +59,7 @@ func (a *AuthRoutes) Register(ctx context.Context, mux *runtime.ServeMux, _ grpc
 		authv1.RegisterUserServiceHandlerClient(ctx, mux, authv1.NewUserServiceClient(a.conn)),
 		authv1.RegisterSessionServiceHandlerClient(ctx, mux, authv1.NewSessionServiceClient(a.conn)),
 		authv1.RegisterAllowedIpServiceHandlerClient(ctx, mux, authv1.NewAllowedIpServiceClient(a.conn)),
+		authv1.RegisterRoleServiceHandlerClient(ctx, mux, authv1.NewRoleServiceClient(a.conn)),
 		authv1.RegisterAuthServiceHandlerClient(ctx, mux, authv1.NewAuthServiceClient(a.conn)),
 	)
 }

@@ -11,22 +11,28 @@ import (
 )
 
 // collabServer serves CollabService: providers, collabs, their settings,
-// limits and pay types, maintenance and the activity log
-// (docs/contracts-providers.md).
+// limits and pay types (docs/contracts-providers.md), and the deprecated
+// copies of MaintenanceService's and ActivityService's RPCs
+// (collab_deprecated.go).
 type collabServer struct {
 	gatewayv1.UnimplementedCollabServiceServer
-	collabs     *collab.Service
+	collabs *collab.Service
+	// maintenance tells ListCollabs whether maintenance mode is on.
 	maintenance *maintenance.Service
-	log         *activity.Log
+	// maintenanceRPCs and activityRPCs answer the deprecated RPCs.
+	maintenanceRPCs *maintenanceServer
+	activityRPCs    *activityServer
 }
 
 var _ gatewayv1.CollabServiceServer = (*collabServer)(nil)
 
 // NewCollabServer returns the CollabService implementation: collabs and
-// providers, the maintenance switch and the activity log (packages of their
-// own, still served by CollabService's RPCs).
+// providers, the collab list's maintenance flag, and the deprecated
+// maintenance and activity RPCs, answered as MaintenanceService and
+// ActivityService answer them.
 func NewCollabServer(collabs *collab.Service, maint *maintenance.Service, log *activity.Log) gatewayv1.CollabServiceServer {
-	return &collabServer{collabs: collabs, maintenance: maint, log: log}
+	return &collabServer{collabs: collabs, maintenance: maint,
+		maintenanceRPCs: &maintenanceServer{maintenance: maint}, activityRPCs: &activityServer{log: log}}
 }
 
 // ListMerchantCollabs implements gatewayv1.CollabServiceServer.
@@ -274,41 +280,6 @@ func (s *collabServer) RemoveCollabPayTypes(ctx context.Context, req *gatewayv1.
 		return nil, err
 	}
 	return &gatewayv1.RemoveCollabPayTypesResponse{Collab: collabToProto(c)}, nil
-}
-
-// EnableMaintenanceMode implements gatewayv1.CollabServiceServer.
-func (s *collabServer) EnableMaintenanceMode(ctx context.Context, _ *gatewayv1.EnableMaintenanceModeRequest) (*gatewayv1.EnableMaintenanceModeResponse, error) {
-	on, err := s.setMaintenance(ctx, true)
-	if err != nil {
-		return nil, err
-	}
-	return &gatewayv1.EnableMaintenanceModeResponse{IsEnabled: on}, nil
-}
-
-// DisableMaintenanceMode implements gatewayv1.CollabServiceServer.
-func (s *collabServer) DisableMaintenanceMode(ctx context.Context, _ *gatewayv1.DisableMaintenanceModeRequest) (*gatewayv1.DisableMaintenanceModeResponse, error) {
-	on, err := s.setMaintenance(ctx, false)
-	if err != nil {
-		return nil, err
-	}
-	return &gatewayv1.DisableMaintenanceModeResponse{IsEnabled: on}, nil
-}
-
-func (s *collabServer) setMaintenance(ctx context.Context, enabled bool) (bool, error) {
-	actor, err := actorOf(ctx)
-	if err != nil {
-		return false, err
-	}
-	return s.maintenance.Set(ctx, actor, enabled)
-}
-
-// GetMaintenanceStatus implements gatewayv1.CollabServiceServer.
-func (s *collabServer) GetMaintenanceStatus(ctx context.Context, _ *gatewayv1.GetMaintenanceStatusRequest) (*gatewayv1.GetMaintenanceStatusResponse, error) {
-	on, err := s.maintenance.Enabled(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &gatewayv1.GetMaintenanceStatusResponse{IsEnabled: on}, nil
 }
 
 // channelsFromProto maps pay type switches.

@@ -8,8 +8,8 @@ import (
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/fee"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/apperr"
-	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/paging"
 )
 
@@ -34,8 +34,8 @@ func feeCaller(ctx context.Context) (activity.Actor, fee.Viewer, error) {
 	if err != nil {
 		return actor, fee.Viewer{}, err
 	}
-	claims, _ := authz.FromContext(ctx)
-	return actor, fee.Viewer{Scope: actor.Scope, Admin: claims.HasRole(authz.RoleAdmin)}, nil
+	claims, _ := access.FromContext(ctx)
+	return actor, fee.Viewer{Scope: actor.Scope, Admin: access.ReqGlobalFees.MetBy(claims)}, nil
 }
 
 func feeToProto(f fee.Fee) *gatewayv1.Fee {

@@ -8,8 +8,8 @@ import (
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	"github.com/paygate/paygate/services/gateway/internal/fraud"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/apperr"
-	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/paging"
 )
 
@@ -61,7 +61,7 @@ func (s *fraudServer) UpdateFraudStatus(ctx context.Context, req *gatewayv1.Upda
 		return nil, err
 	}
 	if req.GetIsCallbacksSendingCanceled() {
-		if claims, ok := authz.FromContext(ctx); !ok || !claims.HasPermission(authz.PermCancelCallbacks) {
+		if claims, ok := access.FromContext(ctx); !ok || !claims.HasPermission(access.PermCancelCallbacks) {
 			return nil, apperr.Forbidden("Stopping callbacks needs the Cancel Callbacks permission.")
 		}
 	}

@@ -2,6 +2,7 @@ package grpcapi
 
 import (
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz"
 )
 
@@ -12,8 +13,9 @@ var Rules = authz.Rules{
 	// MerchantService (docs/contracts-merchants.md).
 	//
 	// The sidebar lists the caller's merchants even while a temporary
-	// password is being replaced; the list is the caller's own.
-	gatewayv1.MerchantService_ListMerchants_FullMethodName: {Roles: authz.AllRoles, AllowTemporaryPassword: true},
+	// password is being replaced; the list is the caller's own, so every
+	// signed-in user may read it (it was "every role").
+	gatewayv1.MerchantService_ListMerchants_FullMethodName: {Authenticated: true, AllowTemporaryPassword: true},
 
 	// CollabService (docs/contracts-providers.md).
 	//
@@ -27,17 +29,16 @@ var Rules = authz.Rules{
 	// Providers (Get Providers), Transactions, with its Export, Callbacks and
 	// Validation Endpoints (Get Transactions), Fees (View Fees).
 	gatewayv1.CollabService_ListCollabs_FullMethodName: {Permissions: []string{
-		authz.PermGetProviders, authz.PermGetTransactions, authz.PermViewFees,
+		access.PermGetProviders, access.PermGetTransactions, access.PermViewFees,
 	}},
 	gatewayv1.CollabService_ListProviders_FullMethodName:       getProviders,
 	gatewayv1.CollabService_ListProviderCollabs_FullMethodName: getProviders,
 	gatewayv1.CollabService_GetCollabSettings_FullMethodName:   getProviders,
 	gatewayv1.CollabService_GetCollabLimits_FullMethodName:     getProviders,
 
-	// Switching a provider affects every merchant: admins only.
-	gatewayv1.CollabService_SetProviderActiveness_FullMethodName: {
-		Permissions: []string{authz.PermEditCollab}, Roles: []string{authz.RoleAdmin},
-	},
+	// Switching a provider affects every merchant: admins only
+	// (access.ReqAllMerchants: admin-wide and Edit Collab).
+	gatewayv1.CollabService_SetProviderActiveness_FullMethodName: {Requires: access.ReqAllMerchants},
 
 	gatewayv1.CollabService_UpdateCollabSettings_FullMethodName:      editCollab,
 	gatewayv1.CollabService_SetCollabActiveness_FullMethodName:       editCollab,
@@ -47,31 +48,42 @@ var Rules = authz.Rules{
 	gatewayv1.CollabService_RemoveCollabPayTypes_FullMethodName:      editCollab,
 
 	// The Providers page's Add button is for admins and merchants (spec 01
-	// §6); merchant users create collabs of their own merchants only.
-	gatewayv1.CollabService_InitializeCollab_FullMethodName: {
-		Roles: []string{authz.RoleAdmin, authz.RoleMerchant, authz.RoleMerchantAdmin},
-	},
+	// §6, access.ReqAddCollabs); merchant users create collabs of their own
+	// merchants only.
+	gatewayv1.CollabService_InitializeCollab_FullMethodName: {Requires: access.ReqAddCollabs},
 
-	gatewayv1.CollabService_EnableMaintenanceMode_FullMethodName:  editMaintenance,
-	gatewayv1.CollabService_DisableMaintenanceMode_FullMethodName: editMaintenance,
-	// Every console page shows the maintenance banner.
-	gatewayv1.CollabService_GetMaintenanceStatus_FullMethodName: {Authenticated: true},
-
+	// The deprecated copies of MaintenanceService's and ActivityService's
+	// RPCs (gRPC only, for callers of the previous release) keep those
+	// services' rules.
+	gatewayv1.CollabService_EnableMaintenanceMode_FullMethodName:      editMaintenance,
+	gatewayv1.CollabService_DisableMaintenanceMode_FullMethodName:     editMaintenance,
+	gatewayv1.CollabService_GetMaintenanceStatus_FullMethodName:       maintenanceStatus,
 	gatewayv1.CollabService_ListMerchantCollabActivity_FullMethodName: viewRecentActions,
 	gatewayv1.CollabService_ListCollabActivity_FullMethodName:         viewRecentActions,
 
+	// MaintenanceService (docs/contracts-providers.md).
+	gatewayv1.MaintenanceService_EnableMaintenanceMode_FullMethodName:  editMaintenance,
+	gatewayv1.MaintenanceService_DisableMaintenanceMode_FullMethodName: editMaintenance,
+	gatewayv1.MaintenanceService_GetMaintenanceStatus_FullMethodName:   maintenanceStatus,
+
+	// ActivityService (docs/contracts-providers.md): the Providers page's
+	// Recent Actions; the handlers keep merchant users to their merchants'
+	// entries.
+	gatewayv1.ActivityService_ListMerchantCollabActivity_FullMethodName: viewRecentActions,
+	gatewayv1.ActivityService_ListCollabActivity_FullMethodName:         viewRecentActions,
+
 	// TransactionService (docs/contracts-transactions.md).
 	//
-	// Public at this layer: the handler admits an Admin with Create
-	// Transactions (bearer token) or a merchant whose HMAC signature the
+	// Public at this layer: the handler admits a signed-in caller meeting
+	// access.ReqCreateTransaction (bearer token) or a merchant whose HMAC signature the
 	// HTTP middleware verified (docs/contracts-transactions.md), and refuses
 	// everyone else.
 	gatewayv1.TransactionService_InitializeTransaction_FullMethodName: {Public: true},
-	gatewayv1.TransactionService_GetTransaction_FullMethodName:        {Permissions: []string{authz.PermGetTransactions}},
-	gatewayv1.TransactionService_SetTransactionStatus_FullMethodName:  {Permissions: []string{authz.PermEditTransactions}},
-	gatewayv1.TransactionService_ListTransactionLogs_FullMethodName:   {Permissions: []string{authz.PermViewLogs}},
-	gatewayv1.TransactionService_ListTransactions_FullMethodName:      {Permissions: []string{authz.PermGetTransactions}},
-	gatewayv1.TransactionService_SearchTransactionLogs_FullMethodName: {Permissions: []string{authz.PermViewLogs}},
+	gatewayv1.TransactionService_GetTransaction_FullMethodName:        {Permissions: []string{access.PermGetTransactions}},
+	gatewayv1.TransactionService_SetTransactionStatus_FullMethodName:  {Permissions: []string{access.PermEditTransactions}},
+	gatewayv1.TransactionService_ListTransactionLogs_FullMethodName:   {Permissions: []string{access.PermViewLogs}},
+	gatewayv1.TransactionService_ListTransactions_FullMethodName:      {Permissions: []string{access.PermGetTransactions}},
+	gatewayv1.TransactionService_SearchTransactionLogs_FullMethodName: {Permissions: []string{access.PermViewLogs}},
 	// The operator's corrections of spec 02 §4 (manual cancel, callbacks
 	// cancel, the transaction and polling queues), scoped by the handlers.
 	gatewayv1.TransactionService_CancelTransaction_FullMethodName:          editTransactions,
@@ -82,15 +94,15 @@ var Rules = authz.Rules{
 	// ValidationService (docs/contracts-validation.md).
 	//
 	// Validation endpoints (spec 02 §6): admins and merchant admins see
-	// them; changing them also needs Edit Transactions. Scoped by the
-	// handlers to the caller's merchants.
+	// them (access.ReqCallbacksAndValidation); changing them also needs Edit
+	// Transactions. Scoped by the handlers to the caller's merchants.
 	gatewayv1.ValidationService_ListValidationEndpoints_FullMethodName:  validationEndpoints,
 	gatewayv1.ValidationService_CreateValidationEndpoint_FullMethodName: editValidationEndpoints,
 	gatewayv1.ValidationService_UpdateValidationEndpoint_FullMethodName: editValidationEndpoints,
 	gatewayv1.ValidationService_DeleteValidationEndpoint_FullMethodName: editValidationEndpoints,
 	// A transaction's validation results live in the Edit transaction
 	// dialog.
-	gatewayv1.ValidationService_ListValidationResults_FullMethodName: {Permissions: []string{authz.PermGetTransactions}},
+	gatewayv1.ValidationService_ListValidationResults_FullMethodName: {Permissions: []string{access.PermGetTransactions}},
 	gatewayv1.ValidationService_SetValidationStatus_FullMethodName:   editTransactions,
 	gatewayv1.ValidationService_RetryValidation_FullMethodName:       editTransactions,
 
@@ -98,10 +110,10 @@ var Rules = authz.Rules{
 	//
 	// Every signed-in user may read the currencies and their rates (the
 	// dashboard converts amounts with them); only admins set a rate, which
-	// changes the figures of every merchant.
+	// changes the figures of every merchant (access.ReqPlatformSettings).
 	gatewayv1.CurrencyService_ListCurrencies_FullMethodName:    {Authenticated: true},
 	gatewayv1.CurrencyService_ListCurrencyRates_FullMethodName: {Authenticated: true},
-	gatewayv1.CurrencyService_SetCurrencyRate_FullMethodName:   {Roles: []string{authz.RoleAdmin}},
+	gatewayv1.CurrencyService_SetCurrencyRate_FullMethodName:   {Requires: access.ReqPlatformSettings},
 
 	// FileService (docs/contracts-files.md): the Files page and the
 	// transactions page's Export button need Files Access (spec 02 §6); the
@@ -116,17 +128,16 @@ var Rules = authz.Rules{
 
 	// SettingService (docs/contracts-settings.md): the Settings page needs
 	// Settings Access (spec 02 §6); settings are platform-wide, so changing
-	// one also needs the Admin role.
+	// one is for admins (access.ReqPlatformSettings: admin-wide and Settings
+	// Access).
 	gatewayv1.SettingService_ListSettingKeys_FullMethodName: settingsAccess,
 	gatewayv1.SettingService_GetSetting_FullMethodName:      settingsAccess,
-	gatewayv1.SettingService_SetSetting_FullMethodName: {
-		Permissions: []string{authz.PermSettingsAccess}, Roles: []string{authz.RoleAdmin},
-	},
+	gatewayv1.SettingService_SetSetting_FullMethodName:      {Requires: access.ReqPlatformSettings},
 	// FraudService (docs/contracts-frauds.md): the Fraud Management page
 	// needs View Frauds, a review Edit Frauds (spec 02 §6); the handlers keep
 	// merchant users to their merchants' frauds.
-	gatewayv1.FraudService_ListFrauds_FullMethodName:        {Permissions: []string{authz.PermViewFrauds}},
-	gatewayv1.FraudService_UpdateFraudStatus_FullMethodName: {Permissions: []string{authz.PermEditFrauds}},
+	gatewayv1.FraudService_ListFrauds_FullMethodName:        {Permissions: []string{access.PermViewFrauds}},
+	gatewayv1.FraudService_UpdateFraudStatus_FullMethodName: {Permissions: []string{access.PermEditFrauds}},
 	// CredentialService (docs/contracts-credentials.md): Credentials Access
 	// (spec 02 §6); the handlers keep merchant users to their merchants'
 	// collabs.
@@ -135,8 +146,8 @@ var Rules = authz.Rules{
 	gatewayv1.CredentialService_ListCredentialCollabs_FullMethodName: credentialsAccess,
 
 	// BalanceService (docs/contracts-balances.md): admins and merchant users
-	// with Balance Access (spec 02 §6); Support is refused. The handler keeps
-	// merchant users to their merchants' collabs.
+	// with Balance Access (spec 02 §6, access.ReqBalances); Support is
+	// refused. The handler keeps merchant users to their merchants' collabs.
 	gatewayv1.BalanceService_GetBalance_FullMethodName:         balanceAccess,
 	gatewayv1.BalanceService_ListBalanceCollabs_FullMethodName: balanceAccess,
 
@@ -164,21 +175,22 @@ var Rules = authz.Rules{
 }
 
 var (
-	getProviders      = authz.Rule{Permissions: []string{authz.PermGetProviders}}
-	editCollab        = authz.Rule{Permissions: []string{authz.PermEditCollab}}
-	editMaintenance   = authz.Rule{Permissions: []string{authz.PermEditMaintenanceMode}}
-	viewRecentActions = authz.Rule{Permissions: []string{authz.PermViewRecentActions}}
-	editTransactions  = authz.Rule{Permissions: []string{authz.PermEditTransactions}}
-	filesAccess       = authz.Rule{Permissions: []string{authz.PermFilesAccess}}
-	settingsAccess    = authz.Rule{Permissions: []string{authz.PermSettingsAccess}}
-	viewFees          = authz.Rule{Permissions: []string{authz.PermViewFees}}
-	editFees          = authz.Rule{Permissions: []string{authz.PermEditFees}}
+	getProviders    = authz.Rule{Permissions: []string{access.PermGetProviders}}
+	editCollab      = authz.Rule{Permissions: []string{access.PermEditCollab}}
+	editMaintenance = authz.Rule{Permissions: []string{access.PermEditMaintenanceMode}}
+	// Every console page shows the maintenance banner.
+	maintenanceStatus = authz.Rule{Authenticated: true}
+	viewRecentActions = authz.Rule{Permissions: []string{access.PermViewRecentActions}}
+	editTransactions  = authz.Rule{Permissions: []string{access.PermEditTransactions}}
+	filesAccess       = authz.Rule{Permissions: []string{access.PermFilesAccess}}
+	settingsAccess    = authz.Rule{Permissions: []string{access.PermSettingsAccess}}
+	viewFees          = authz.Rule{Permissions: []string{access.PermViewFees}}
+	editFees          = authz.Rule{Permissions: []string{access.PermEditFees}}
 
-	credentialsAccess = authz.Rule{Permissions: []string{authz.PermCredentialsAccess}}
-	balanceAccess     = authz.Rule{Permissions: []string{authz.PermBalanceAccess}, Roles: []string{authz.RoleAdmin,
-		authz.RoleMerchant, authz.RoleMerchantAdmin, authz.RoleMerchantFinanceManager, authz.RoleMerchantSupport}}
+	credentialsAccess = authz.Rule{Permissions: []string{access.PermCredentialsAccess}}
+	balanceAccess     = authz.Rule{Requires: access.ReqBalances}
 
-	validationEndpoints     = authz.Rule{Roles: []string{authz.RoleAdmin, authz.RoleMerchantAdmin}}
-	editValidationEndpoints = authz.Rule{Roles: []string{authz.RoleAdmin, authz.RoleMerchantAdmin},
-		Permissions: []string{authz.PermEditTransactions}}
+	validationEndpoints     = authz.Rule{Requires: access.ReqCallbacksAndValidation}
+	editValidationEndpoints = authz.Rule{Requires: access.ReqCallbacksAndValidation,
+		Permissions: []string{access.PermEditTransactions}}
 )

@@ -1,6 +1,7 @@
 package grpcapi_test
 
 import (
+	"slices"
 	"testing"
 
 	"google.golang.org/grpc"
@@ -11,6 +12,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/grpcapi"
 	"github.com/paygate/paygate/services/gateway/internal/maintenance"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz"
 )
 
@@ -19,6 +21,8 @@ func TestRulesCoverEveryMethod(t *testing.T) {
 	srv := grpc.NewServer()
 	gatewayv1.RegisterMerchantServiceServer(srv, grpcapi.NewMerchantServer(merchant.NewService(nil)))
 	gatewayv1.RegisterCollabServiceServer(srv, grpcapi.NewCollabServer(collab.NewService(nil, nil), maintenance.NewService(nil, nil), activity.NewLog(nil, nil)))
+	gatewayv1.RegisterMaintenanceServiceServer(srv, grpcapi.NewMaintenanceServer(maintenance.NewService(nil, nil)))
+	gatewayv1.RegisterActivityServiceServer(srv, grpcapi.NewActivityServer(activity.NewLog(nil, nil)))
 	gatewayv1.RegisterTransactionServiceServer(srv, grpcapi.NewTransactionServer(nil, nil))
 	gatewayv1.RegisterValidationServiceServer(srv, grpcapi.NewValidationServer(nil, nil))
 	gatewayv1.RegisterCurrencyServiceServer(srv, grpcapi.NewCurrencyServer(nil))
@@ -31,4 +35,43 @@ func TestRulesCoverEveryMethod(t *testing.T) {
 	gatewayv1.RegisterCredentialServiceServer(srv, grpcapi.NewCredentialServer(nil))
 	gatewayv1.RegisterBalanceServiceServer(srv, grpcapi.NewBalanceServer(nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
+}
+
+// TestRulesTreatCustomRolesAsBuiltIn: a custom role with a built-in role's
+// flag and permissions gets exactly its access (docs/access.md).
+func TestRulesTreatCustomRolesAsBuiltIn(t *testing.T) {
+	t.Parallel()
+	authz.CheckCustomTwins(t, grpcapi.Rules)
+}
+
+// TestRulesOfTheSpecsRoles pins the rules that named roles before they were
+// restated as requirements: each admits exactly the built-in roles it named.
+func TestRulesOfTheSpecsRoles(t *testing.T) {
+	t.Parallel()
+	admin := []string{access.RoleAdmin}
+	admins := []string{access.RoleAdmin, access.RoleMerchantAdmin}
+	tests := []struct {
+		method string
+		want   []string
+	}{
+		{gatewayv1.MerchantService_ListMerchants_FullMethodName, []string{access.RoleAdmin, access.RoleSupport, access.RoleMerchant,
+			access.RoleMerchantAdmin, access.RoleMerchantFinanceManager, access.RoleMerchantSupport}},
+		{gatewayv1.CollabService_SetProviderActiveness_FullMethodName, admin},
+		{gatewayv1.CollabService_InitializeCollab_FullMethodName, []string{access.RoleAdmin, access.RoleMerchant, access.RoleMerchantAdmin}},
+		{gatewayv1.CurrencyService_SetCurrencyRate_FullMethodName, admin},
+		{gatewayv1.SettingService_SetSetting_FullMethodName, admin},
+		{gatewayv1.BalanceService_GetBalance_FullMethodName, []string{access.RoleAdmin, access.RoleMerchant, access.RoleMerchantAdmin,
+			access.RoleMerchantFinanceManager}},
+		{gatewayv1.BalanceService_ListBalanceCollabs_FullMethodName, []string{access.RoleAdmin, access.RoleMerchant, access.RoleMerchantAdmin,
+			access.RoleMerchantFinanceManager}},
+		{gatewayv1.ValidationService_ListValidationEndpoints_FullMethodName, admins},
+		{gatewayv1.ValidationService_CreateValidationEndpoint_FullMethodName, admins},
+		{gatewayv1.ValidationService_UpdateValidationEndpoint_FullMethodName, admins},
+		{gatewayv1.ValidationService_DeleteValidationEndpoint_FullMethodName, admins},
+	}
+	for _, tt := range tests {
+		if got := authz.Admitted(grpcapi.Rules[tt.method]); !slices.Equal(got, tt.want) {
+			t.Errorf("%s admits %v, want %v", tt.method, got, tt.want)
+		}
+	}
 }

@@ -10,8 +10,8 @@ import (
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/apperr"
-	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/server"
 )
 
@@ -41,7 +41,8 @@ func NewTransactionServer(payments *payment.Service, verifier MerchantVerifier) 
 }
 
 // InitializeTransaction implements gatewayv1.TransactionServiceServer. Its rule
-// is public: the caller is either an Admin with a bearer token or a merchant
+// is public: the caller is either a signed-in user meeting
+// access.ReqCreateTransaction (admin-wide, Create Transactions) or a merchant
 // whose signature the HTTP middleware verified.
 func (s *transactionServer) InitializeTransaction(ctx context.Context, req *gatewayv1.InitializeTransactionRequest) (*gatewayv1.InitializeTransactionResponse, error) {
 	ip, ua := server.ClientInfo(ctx)
@@ -49,8 +50,8 @@ func (s *transactionServer) InitializeTransaction(ctx context.Context, req *gate
 	md, _ := metadata.FromIncomingContext(ctx)
 	if id, ok := s.verifyMerchant(md.Get(markerMetadata)); ok {
 		who.MerchantID = id
-	} else if claims, ok := authz.FromContext(ctx); ok {
-		if !claims.HasRole(authz.RoleAdmin) || !claims.HasPermission(authz.PermCreateTransactions) {
+	} else if claims, ok := access.FromContext(ctx); ok {
+		if !access.ReqCreateTransaction.MetBy(claims) {
 			return nil, apperr.Forbidden("You do not have permission to do this.")
 		}
 		who.Operator, who.Username = true, claims.Username

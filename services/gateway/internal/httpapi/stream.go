@@ -16,6 +16,7 @@ import (
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/apperr"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/bus"
@@ -256,21 +257,10 @@ func (h *Hub) Handler(o StreamOptions) http.Handler {
 			writeError(w, apperr.Unauthenticated("Please sign in to continue."))
 			return
 		}
-		claims, err := o.Verifier.Verify(ctx, token)
+		claims, err := authz.VerifyUnrevoked(ctx, o.Verifier, o.Revocations, token)
 		if err != nil {
 			writeError(w, err)
 			return
-		}
-		if o.Revocations != nil && claims.SessionID != "" {
-			revoked, err := o.Revocations.IsRevoked(ctx, claims.SessionID)
-			if err != nil {
-				writeError(w, fmt.Errorf("stream: revocation check: %w", err))
-				return
-			}
-			if revoked {
-				writeError(w, apperr.Unauthenticated("Your session has ended. Please sign in again."))
-				return
-			}
 		}
 		if claims.IPRestricted && o.AllowLists != nil {
 			ip := ""
@@ -282,7 +272,7 @@ func (h *Hub) Handler(o StreamOptions) http.Handler {
 				return
 			}
 		}
-		if claims.IsTemporaryPassword || !claims.HasPermission(authz.PermGetTransactions) {
+		if claims.IsTemporaryPassword || !claims.HasPermission(access.PermGetTransactions) {
 			writeError(w, apperr.Forbidden("You don't have permission to view this page."))
 			return
 		}

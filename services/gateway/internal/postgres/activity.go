@@ -15,14 +15,16 @@ func (x *tx) InsertActivity(ctx context.Context, a activity.Entry) (int64, error
 	err := x.t.QueryRow(ctx, `
 		INSERT INTO activity_log (at, user_id, username, ip, user_agent, merchant_id, merchant_name,
 			provider_id, provider_name, collab_id, pay_type_id, pay_type_name, pay_type_code, channel,
-			action_type, message, sensitive_action_name, old_value, new_value, reason, count)
+			action_type, message, sensitive_action_name, old_value, new_value, reason, count,
+			confirmation_id, proofs)
 		VALUES ($1, NULLIF($2::bigint, 0), $3, $4, $5, NULLIF($6::integer, 0), $7,
 			NULLIF($8::integer, 0), $9, NULLIF($10::integer, 0), NULLIF($11::integer, 0), $12, $13, $14,
-			$15, $16, $17, $18::jsonb, $19::jsonb, $20, $21)
+			$15, $16, $17, $18::jsonb, $19::jsonb, $20, $21, $22, $23::jsonb)
 		RETURNING id`,
 		a.At, a.UserID, a.Username, a.IP, a.UserAgent, a.MerchantID, a.MerchantName,
 		a.ProviderID, a.ProviderName, a.CollabID, a.PayTypeID, a.PayTypeName, a.PayTypeCode, a.Channel,
 		string(a.ActionType), a.Message, a.SensitiveActionName, jsonArg(a.OldValue), jsonArg(a.NewValue), a.Reason, a.Count,
+		a.ConfirmationID, jsonArg(a.Proofs),
 	).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("insert activity: %w", err)
@@ -41,7 +43,8 @@ func jsonArg(v []byte) any {
 const activityColumns = `a.id, a.at, COALESCE(a.user_id, 0), a.username, a.ip, a.user_agent,
 	COALESCE(a.merchant_id, 0), a.merchant_name, COALESCE(a.provider_id, 0), a.provider_name,
 	COALESCE(a.collab_id, 0), COALESCE(a.pay_type_id, 0), a.pay_type_name, a.pay_type_code, a.channel,
-	a.action_type, a.message, a.sensitive_action_name, a.old_value::text, a.new_value::text, a.reason, a.count`
+	a.action_type, a.message, a.sensitive_action_name, a.old_value::text, a.new_value::text, a.reason, a.count,
+	a.confirmation_id, a.proofs::text`
 
 // Activity implements collab.Store.
 func (s *Store) Activity(ctx context.Context, q activity.Query) ([]activity.Entry, error) {
@@ -100,11 +103,15 @@ func activityQuery(q activity.Query) (string, []any) {
 func scanActivity(row pgx.CollectableRow) (activity.Entry, error) {
 	var a activity.Entry
 	var action string
-	var oldValue, newValue *string
+	var oldValue, newValue, proofs *string
 	err := row.Scan(&a.ID, &a.At, &a.UserID, &a.Username, &a.IP, &a.UserAgent,
 		&a.MerchantID, &a.MerchantName, &a.ProviderID, &a.ProviderName,
 		&a.CollabID, &a.PayTypeID, &a.PayTypeName, &a.PayTypeCode, &a.Channel,
-		&action, &a.Message, &a.SensitiveActionName, &oldValue, &newValue, &a.Reason, &a.Count)
+		&action, &a.Message, &a.SensitiveActionName, &oldValue, &newValue, &a.Reason, &a.Count,
+		&a.ConfirmationID, &proofs)
+	if proofs != nil {
+		a.Proofs = []byte(*proofs)
+	}
 	a.ActionType = activity.ActionType(action)
 	if oldValue != nil {
 		a.OldValue = []byte(*oldValue)

@@ -8,6 +8,7 @@ package grpcstatus
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"time"
 
@@ -22,6 +23,14 @@ import (
 
 // ErrorDomain is the ErrorInfo domain of statuses made from apperr errors.
 const ErrorDomain = "paygate"
+
+// The ErrorInfo metadata keys of a KindConfirmationRequired status: the
+// canonical JSON of the described action and the standard base64 of the
+// request's protobuf bytes.
+const (
+	ConfirmationAction  = "action"
+	ConfirmationRequest = "request"
+)
 
 // Code returns the gRPC code a kind is sent with. Conflict is Aborted and
 // FailedPrecondition is FailedPrecondition; REST tells them apart from plain
@@ -38,7 +47,7 @@ func Code(k apperr.Kind) codes.Code {
 		return codes.NotFound
 	case apperr.KindConflict:
 		return codes.Aborted
-	case apperr.KindFailedPrecondition:
+	case apperr.KindFailedPrecondition, apperr.KindConfirmationRequired:
 		return codes.FailedPrecondition
 	case apperr.KindTooManyRequests:
 		return codes.ResourceExhausted
@@ -108,7 +117,14 @@ func fromAppErr(e *apperr.Error) *status.Status {
 		kind = apperr.KindInternal
 	}
 	st := status.New(Code(kind), e.PublicMessage())
-	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: string(kind), Domain: ErrorDomain}}
+	info := &errdetails.ErrorInfo{Reason: string(kind), Domain: ErrorDomain}
+	if kind == apperr.KindConfirmationRequired && e.Confirmation != nil {
+		info.Metadata = map[string]string{
+			ConfirmationAction:  e.Confirmation.Action,
+			ConfirmationRequest: base64.StdEncoding.EncodeToString(e.Confirmation.Request),
+		}
+	}
+	details := []protoadapt.MessageV1{info}
 	if kind == apperr.KindTooManyRequests && e.RetryAfter > 0 {
 		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(e.RetryAfter)})
 	}
@@ -151,9 +167,27 @@ func FromError(err error) error {
 		return err
 	}
 	if k, known := kindFromDetails(st); known {
-		return &apperr.Error{Kind: k, Message: st.Message(), RetryAfter: RetryAfter(st), Cause: err}
+		return &apperr.Error{Kind: k, Message: st.Message(), RetryAfter: RetryAfter(st), Confirmation: Confirmation(st), Cause: err}
 	}
 	return &apperr.Error{Kind: apperr.KindInternal, Message: "call another service", Cause: err}
+}
+
+// Confirmation returns the action a KindConfirmationRequired status asks the
+// caller to confirm, or nil.
+func Confirmation(st *status.Status) *apperr.Confirmation {
+	for _, d := range st.Details() {
+		info, ok := d.(*errdetails.ErrorInfo)
+		if !ok || info.GetDomain() != ErrorDomain || info.GetReason() != string(apperr.KindConfirmationRequired) {
+			continue
+		}
+		md := info.GetMetadata()
+		req, err := base64.StdEncoding.DecodeString(md[ConfirmationRequest])
+		if err != nil || md[ConfirmationAction] == "" {
+			return nil
+		}
+		return &apperr.Confirmation{Action: md[ConfirmationAction], Request: req}
+	}
+	return nil
 }
 
 // KindFromDetails returns the kind carried by a status's ErrorInfo, and false

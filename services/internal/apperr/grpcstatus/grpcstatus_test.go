@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -29,6 +30,8 @@ func TestToStatusAndBack(t *testing.T) {
 		{apperr.Conflict("Stale."), codes.Aborted, "Stale.", apperr.KindConflict},
 		{apperr.FailedPrecondition("Closed."), codes.FailedPrecondition, "Closed.", apperr.KindFailedPrecondition},
 		{apperr.TooManyRequests(3*time.Second, "Slow."), codes.ResourceExhausted, "Slow.", apperr.KindTooManyRequests},
+		{apperr.ConfirmationRequired(`{"action":"fee.update"}`, []byte{8, 12}), codes.FailedPrecondition,
+			apperr.ConfirmationMessage, apperr.KindConfirmationRequired},
 		{apperr.Internal("secret detail"), codes.Internal, apperr.InternalMessage, apperr.KindInternal},
 		{errors.New("password=hunter2"), codes.Internal, apperr.InternalMessage, apperr.KindInternal},
 		{status.Error(codes.NotFound, "downstream detail"), codes.Internal, apperr.InternalMessage, apperr.KindInternal},
@@ -49,6 +52,20 @@ func TestToStatusAndBack(t *testing.T) {
 				t.Errorf("relayed status changed: %v", again)
 			}
 		}
+	}
+	st := grpcstatus.ToStatus(apperr.ConfirmationRequired(`{"action":"fee.update"}`, []byte{8, 12}))
+	var info *errdetails.ErrorInfo
+	for _, d := range st.Details() {
+		if i, ok := d.(*errdetails.ErrorInfo); ok {
+			info = i
+		}
+	}
+	if info == nil || info.GetDomain() != "paygate" || info.GetReason() != "confirmation_required" ||
+		info.GetMetadata()["action"] != `{"action":"fee.update"}` || info.GetMetadata()["request"] != "CAw=" {
+		t.Errorf("confirmation ErrorInfo = %v", info)
+	}
+	if c := apperr.As(grpcstatus.FromError(st.Err())).Confirmation; c == nil || c.Action != `{"action":"fee.update"}` || string(c.Request) != "\x08\x0c" {
+		t.Errorf("FromError confirmation = %+v", c)
 	}
 	if d := grpcstatus.RetryAfter(grpcstatus.ToStatus(apperr.TooManyRequests(3*time.Second, "Slow."))); d != 3*time.Second {
 		t.Errorf("RetryAfter = %v", d)

@@ -18,7 +18,9 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz"
+	"github.com/paygate/paygate/services/internal/sensitive"
 )
 
 // Issuer signs tokens with one Ed25519 key.
@@ -58,11 +60,17 @@ type User struct {
 	TemporaryPassword bool
 	// IPRestricted marks the user as held to its allowed IP ranges.
 	IPRestricted bool
+	// Global is the scope flag (sees every merchant). A user given an
+	// admin-wide built-in role (Admin, Support) by name gets it too, so that
+	// tests of the built-in roles need not repeat it.
+	Global bool
+	// Confirm lists the sensitive actions the user must confirm (the cfm claim).
+	Confirm []string
 }
 
 // Claims returns valid claims for u: our issuer and audience, issued now,
 // expiring in five minutes, with a random session id unless u sets one.
-func Claims(u User) *authz.Claims {
+func Claims(u User) *access.Claims {
 	now := time.Now()
 	sid := u.SessionID
 	if sid == "" {
@@ -70,10 +78,10 @@ func Claims(u User) *authz.Claims {
 		_, _ = rand.Read(b)
 		sid = hex.EncodeToString(b)
 	}
-	return &authz.Claims{
+	return &access.Claims{
 		RegisteredClaims: jwt.RegisteredClaims{
-			Issuer:    authz.Issuer,
-			Audience:  jwt.ClaimStrings{authz.Audience},
+			Issuer:    access.Issuer,
+			Audience:  jwt.ClaimStrings{access.Audience},
 			Subject:   strconv.FormatInt(u.ID, 10),
 			IssuedAt:  jwt.NewNumericDate(now),
 			ExpiresAt: jwt.NewNumericDate(now.Add(5 * time.Minute)),
@@ -82,16 +90,19 @@ func Claims(u User) *authz.Claims {
 		Username:    u.Username,
 		Roles:       u.Roles,
 		Permissions: u.Permissions,
+		Global:      u.Global || access.BuiltInGlobal(u.Roles),
 		MerchantIDs: u.MerchantIDs,
 		SessionID:   sid,
 
 		IsTemporaryPassword: u.TemporaryPassword,
 		IPRestricted:        u.IPRestricted,
+		Version:             access.TokenVersion,
+		Confirm:             u.Confirm,
 	}
 }
 
 // Sign signs claims.
-func (i *Issuer) Sign(t testing.TB, claims *authz.Claims) string {
+func (i *Issuer) Sign(t testing.TB, claims *access.Claims) string {
 	t.Helper()
 	s, err := authz.Sign(i.Key, i.Kid, claims)
 	if err != nil {
@@ -104,6 +115,31 @@ func (i *Issuer) Sign(t testing.TB, claims *authz.Claims) string {
 func (i *Issuer) Token(t testing.TB, u User) string {
 	t.Helper()
 	return i.Sign(t, Claims(u))
+}
+
+// Confirmation signs a confirmation token, as auth does, for user userID to
+// apply the described action canonical (the 428's action, with the reason
+// set) once under the id jti, valid for ttl (negative: already expired). It
+// carries one TOTP proof.
+func (i *Issuer) Confirmation(t testing.TB, userID int64, canonical []byte, jti string, ttl time.Duration) string {
+	t.Helper()
+	now := time.Now()
+	sub := strconv.FormatInt(userID, 10)
+	issued := now.Add(-time.Second)
+	if ttl < 0 {
+		issued = now.Add(2 * ttl)
+	}
+	s, err := authz.SignConfirmation(i.Key, i.Kid, &sensitive.Claims{
+		RegisteredClaims: jwt.RegisteredClaims{Subject: sub, ID: jti,
+			IssuedAt: jwt.NewNumericDate(issued), ExpiresAt: jwt.NewNumericDate(now.Add(ttl))},
+		Action: string(canonical), Digest: sensitive.Digest(canonical), Proof: sensitive.ProofTOTP,
+		Proofs: []sensitive.Proof{{Kind: sensitive.ProofTOTP, Role: sensitive.RoleActor, UserID: userID,
+			ConfirmationID: jti, Action: string(canonical), Digest: sensitive.Digest(canonical), Step: now.Unix() / 30, MAC: "dGVzdA"}},
+	})
+	if err != nil {
+		t.Fatalf("authztest: %v", err)
+	}
+	return s
 }
 
 // JWKS serves the public keys of issuers as a JWK set and counts fetches.

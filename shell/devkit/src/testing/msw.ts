@@ -1,4 +1,5 @@
 import type { RuntimeConfig } from '@paygate/sdk';
+import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 
 /** TEST_CONFIG is the runtime config every test runs with. */
@@ -19,5 +20,27 @@ export const TEST_CONFIG: RuntimeConfig = {
 export const AUTH = TEST_CONFIG.authUrl;
 export const GATEWAY = TEST_CONFIG.gatewayUrl;
 
-/** server answers the tests' HTTP calls; an unhandled request fails the test. */
-export const server = setupServer();
+/** COMMON_TEST_PASSWORDS stand for the server's list of common passwords in tests. */
+export const COMMON_TEST_PASSWORDS = ['password1234', 'welcome123456', 'iloveyou1234'];
+
+/**
+ * passwordPolicyHandlers answer the password policy as the auth service does
+ * (12 to 128 characters; the common-password check against
+ * COMMON_TEST_PASSWORDS): every form that sets a password asks them.
+ */
+export const passwordPolicyHandlers = [
+  http.get(`${AUTH}/api/v1/password-policy`, () => HttpResponse.json({ minLength: 12, maxLength: 128 })),
+  http.post(`${AUTH}/api/v1/password-policy/check`, async ({ request }) => {
+    const { password = '' } = (await request.json()) as { password?: string };
+    const common = COMMON_TEST_PASSWORDS.includes(password.toLowerCase());
+    return HttpResponse.json({
+      problems: common ? [{ rule: 'PASSWORD_RULE_COMMON', message: 'password is too common; choose one that is harder to guess.' }] : [],
+    });
+  }),
+];
+
+/**
+ * server answers the tests' HTTP calls; an unhandled request fails the test.
+ * The password policy is answered by default (resetHandlers keeps it).
+ */
+export const server = setupServer(...passwordPolicyHandlers);

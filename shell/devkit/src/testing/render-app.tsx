@@ -4,8 +4,11 @@ import { QueryClient } from '@tanstack/react-query';
 import { EXPOSED_MODULES, ROUTES, session, setRemoteModuleLoader, type RemoteManifest, type RemoteName } from '@paygate/sdk';
 import type { ComponentType } from 'react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
-import { cachedLoader, ConsoleProviders, consoleRoutes, RemoteLoaderProvider, type RemoteLoader } from '@paygate/shell/embed';
+import { host } from '#host';
+import type { RemoteLoader } from '../host/contract';
 import { tokensFor, type TestUser } from './tokens';
+
+const { cachedLoader, ConsoleProviders, consoleRoutes, RemoteLoaderProvider } = host;
 
 export { cachedLoader, type RemoteLoader };
 

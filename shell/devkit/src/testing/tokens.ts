@@ -1,47 +1,13 @@
-import { PERMISSIONS, type AccessTokenClaims, type Permission, type Role, type TokenPair } from '@paygate/sdk';
+import { BUILT_IN_ROLES, type AccessTokenClaims, type Permission, type TokenPair } from '@paygate/sdk';
 
-/** The grants of docs/contracts.md, for building realistic test users. */
-const MERCHANT: Permission[] = [
-  'Dashboard Access',
-  'Statistics Access',
-  'Get Transactions',
-  'Get Providers',
-  'Balance Access',
-  'Files Access',
-  'View Recent Actions',
-  'View Fees',
-];
-export const GRANTS: Record<Role, Permission[]> = {
-  Admin: [...PERMISSIONS],
-  Support: [
-    'Dashboard Access',
-    'Statistics Access',
-    'Get Transactions',
-    'View Logs',
-    'Get Providers',
-    'Balance Access',
-    'Files Access',
-    'View Frauds',
-    'View Recent Actions',
-    'View Fees',
-    'Jobs Access',
-  ],
-  Merchant: MERCHANT,
-  'Merchant Admin': [
-    ...MERCHANT,
-    'Edit Transactions',
-    'View Logs',
-    'Edit Collab',
-    'Credentials Access',
-    'View Frauds',
-    'Cancel Callbacks',
-    'Allow IP',
-    'Add Users',
-    'Edit User',
-  ],
-  'Merchant Finance Manager': ['Dashboard Access', 'Statistics Access', 'Get Transactions', 'Balance Access', 'Files Access', 'View Fees'],
-  'Merchant Support': ['Get Transactions', 'View Logs', 'Get Providers'],
-};
+/** Role names a built-in role of the seed (test users are described by them). */
+export type Role = (typeof BUILT_IN_ROLES)[number]['name'];
+
+/** The grants of docs/contracts.md (generated from the Go table), for building realistic test users. */
+export const GRANTS = Object.fromEntries(BUILT_IN_ROLES.map((r) => [r.name, [...r.permissions]])) as Record<Role, Permission[]>;
+
+/** The built-in roles that see every merchant (Admin, Support). */
+const GLOBAL: readonly Role[] = BUILT_IN_ROLES.filter((r) => r.globalScope).map((r) => r.name);
 
 function b64url(value: object): string {
   return btoa(JSON.stringify(value)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
@@ -53,19 +19,27 @@ export function makeToken(claims: AccessTokenClaims, ttlSeconds = 300, now = Dat
   return `${b64url({ alg: 'EdDSA', typ: 'JWT' })}.${b64url({ iss: 'paygate-auth', aud: 'paygate', iat, exp: iat + ttlSeconds, ...claims })}.signature`;
 }
 
-/** TestUser describes a user by role or by explicit permissions. */
+/**
+ * TestUser describes a user by role or by explicit permissions. A role of
+ * another name than the six is a custom role: give it its permissions and
+ * scope flag.
+ */
 export interface TestUser {
   username?: string;
-  roles?: Role[];
+  roles?: (Role | (string & {}))[];
   permissions?: Permission[];
   merchantIds?: number[];
   isTemporaryPassword?: boolean;
+  /** The scope flag; by default that of the built-in roles named (Admin and Support see every merchant). */
+  globalScope?: boolean;
 }
 
-/** claimsFor fills the claims of a test user; permissions default to the roles' grants. */
+const isBuiltIn = (r: string): r is Role => r in GRANTS;
+
+/** claimsFor fills the claims of a test user; permissions and scope default to the built-in roles'. */
 export function claimsFor(u: TestUser): AccessTokenClaims {
   const roles = u.roles ?? [];
-  const permissions = u.permissions ?? [...new Set(roles.flatMap((r) => GRANTS[r]))];
+  const permissions = u.permissions ?? [...new Set(roles.filter(isBuiltIn).flatMap((r) => GRANTS[r]))];
   return {
     sub: '7',
     username: u.username ?? 'tester',
@@ -73,6 +47,9 @@ export function claimsFor(u: TestUser): AccessTokenClaims {
     permissions,
     merchantIds: u.merchantIds ?? [],
     isTemporaryPassword: u.isTemporaryPassword ?? false,
+    globalScope: u.globalScope ?? roles.some((r) => isBuiltIn(r) && GLOBAL.includes(r)),
+    // The token version of this release (the scope flag is read as sent).
+    ver: 2,
   };
 }
 

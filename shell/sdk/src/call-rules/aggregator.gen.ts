@@ -10,7 +10,7 @@ export const AGGREGATOR_CALLS = {
   },
   '/paygate.aggregator.v1.JobService/SetJobEnabled': {
     http: ['POST /api/v1/jobs/{name}/enabled'],
-    rule: { roles: ['Admin'] },
+    rule: { requires: 'changeJobs' },
   },
   '/paygate.aggregator.v1.StatisticsService/GetStatistics': {
     http: ['GET /api/v1/statistics'],

@@ -20,6 +20,42 @@ export const AUTH_CALLS = {
     http: ['POST /api/v1/user/users/ips/{id}'],
     rule: { permissions: ['Allow IP'] },
   },
+  '/paygate.auth.v1.ApprovalService/ApproveRequest': {
+    http: ['POST /api/v1/approvals/{id}/approve'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.ApprovalService/CountPendingApprovals': {
+    http: ['GET /api/v1/approvals/pending-count'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.ApprovalService/CreateApprovalPolicy': {
+    http: ['POST /api/v1/approval-policies'],
+    rule: { requires: 'securityPolicy' },
+  },
+  '/paygate.auth.v1.ApprovalService/DeleteApprovalPolicy': {
+    http: ['DELETE /api/v1/approval-policies/{id}'],
+    rule: { requires: 'securityPolicy' },
+  },
+  '/paygate.auth.v1.ApprovalService/GetApprovalRequest': {
+    http: ['GET /api/v1/approvals/{id}'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.ApprovalService/ListApprovalPolicies': {
+    http: ['GET /api/v1/approval-policies'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.ApprovalService/ListApprovalRequests': {
+    http: ['GET /api/v1/approvals'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.ApprovalService/RejectRequest': {
+    http: ['POST /api/v1/approvals/{id}/reject'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.ApprovalService/UpdateApprovalPolicy': {
+    http: ['PUT /api/v1/approval-policies/{id}'],
+    rule: { requires: 'securityPolicy' },
+  },
   '/paygate.auth.v1.AuthService/ChangeOwnPassword': {
     http: ['POST /api/v1/user/change-password'],
     rule: { authenticated: true, allowTemporaryPassword: true },
@@ -39,6 +75,90 @@ export const AUTH_CALLS = {
   '/paygate.auth.v1.AuthService/ValidateToken': {
     http: ['GET /api/v1/validate-token'],
     rule: { authenticated: true, allowTemporaryPassword: true },
+  },
+  '/paygate.auth.v1.AuthSettingsService/CheckPassword': {
+    http: ['POST /api/v1/password-policy/check'],
+    rule: { authenticated: true, allowTemporaryPassword: true },
+  },
+  '/paygate.auth.v1.AuthSettingsService/GetAuthSettings': {
+    http: ['GET /api/v1/auth-settings'],
+    rule: { permissions: ['Settings Access'] },
+  },
+  '/paygate.auth.v1.AuthSettingsService/GetPasswordPolicy': {
+    http: ['GET /api/v1/password-policy'],
+    rule: { authenticated: true, allowTemporaryPassword: true },
+  },
+  '/paygate.auth.v1.AuthSettingsService/UpdateAuthSettings': {
+    http: ['PUT /api/v1/auth-settings'],
+    rule: { permissions: ['Settings Access'] },
+  },
+  '/paygate.auth.v1.ConfirmationService/BeginConfirmation': {
+    http: ['POST /api/v1/confirmations'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.ConfirmationService/FinishConfirmation': {
+    http: ['POST /api/v1/confirmations/{confirmationId}/finish'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.ConfirmationService/ListSensitiveActions': {
+    http: ['GET /api/v1/sensitive-actions'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.ConfirmationService/UpdateStepUpSettings': {
+    http: ['PUT /api/v1/sensitive-actions/step-up'],
+    rule: { requires: 'securityPolicy' },
+  },
+  '/paygate.auth.v1.ConfirmationService/VerifyProof': {
+    http: ['POST /api/v1/confirmations/verify'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.RoleService/CreateRole': {
+    http: ['POST /api/v1/roles'],
+    rule: { requires: 'manageRoles' },
+  },
+  '/paygate.auth.v1.RoleService/DeleteRole': {
+    http: ['DELETE /api/v1/roles/{id}'],
+    rule: { requires: 'manageRoles' },
+  },
+  '/paygate.auth.v1.RoleService/UpdateRole': {
+    http: ['PUT /api/v1/roles/{id}'],
+    rule: { requires: 'manageRoles' },
+  },
+  '/paygate.auth.v1.SecondFactorService/BeginSignInEnrolment': {
+    http: ['POST /api/v1/login/second-factor/enrol/begin'],
+    rule: { public: true },
+  },
+  '/paygate.auth.v1.SecondFactorService/BeginTotpEnrolment': {
+    http: ['POST /api/v1/second-factor/totp/begin'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.SecondFactorService/CompleteSecondFactorLogin': {
+    http: ['POST /api/v1/login/second-factor'],
+    rule: { public: true },
+  },
+  '/paygate.auth.v1.SecondFactorService/CompleteSignInEnrolment': {
+    http: ['POST /api/v1/login/second-factor/enrol/complete'],
+    rule: { public: true },
+  },
+  '/paygate.auth.v1.SecondFactorService/ConfirmTotpEnrolment': {
+    http: ['POST /api/v1/second-factor/totp/confirm'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.SecondFactorService/DisableSecondFactor': {
+    http: ['POST /api/v1/second-factor/disable'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.SecondFactorService/GetSecondFactor': {
+    http: ['GET /api/v1/second-factor'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.SecondFactorService/RegenerateRecoveryCodes': {
+    http: ['POST /api/v1/second-factor/recovery-codes'],
+    rule: { authenticated: true },
+  },
+  '/paygate.auth.v1.SecondFactorService/ResetUserSecondFactor': {
+    http: ['POST /api/v1/user/{userId}/second-factor/reset'],
+    rule: { permissions: ['Edit User'] },
   },
   '/paygate.auth.v1.SessionService/ListActiveSessions': {
     http: ['GET /api/v1/user-sessions/active'],

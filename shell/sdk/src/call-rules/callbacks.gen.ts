@@ -6,11 +6,11 @@ import type { CallRule } from '../call-rule';
 export const CALLBACKS_CALLS = {
   '/paygate.callbacks.v1.CallbacksService/CreateCallback': {
     http: ['POST /api/v1/callbacks'],
-    rule: { permissions: ['Edit Transactions'], roles: ['Admin', 'Merchant Admin'] },
+    rule: { permissions: ['Edit Transactions'], requires: 'callbacksAndValidation' },
   },
   '/paygate.callbacks.v1.CallbacksService/DeleteCallback': {
     http: ['DELETE /api/v1/callbacks/{id}'],
-    rule: { permissions: ['Edit Transactions'], roles: ['Admin', 'Merchant Admin'] },
+    rule: { permissions: ['Edit Transactions'], requires: 'callbacksAndValidation' },
   },
   '/paygate.callbacks.v1.CallbacksService/EnqueueTransactionCallbacks': {
     http: ['POST /api/v1/transactions/{id}/callbacks/enqueue'],
@@ -18,7 +18,7 @@ export const CALLBACKS_CALLS = {
   },
   '/paygate.callbacks.v1.CallbacksService/GetSigningSecret': {
     http: ['GET /api/v1/merchants/{merchantId}/callbacks/secret'],
-    rule: { roles: ['Admin', 'Merchant Admin'] },
+    rule: { requires: 'callbacksAndValidation' },
   },
   '/paygate.callbacks.v1.CallbacksService/ListAttemptsOfTransactions': {
     http: [],
@@ -30,11 +30,11 @@ export const CALLBACKS_CALLS = {
   },
   '/paygate.callbacks.v1.CallbacksService/ListCollabCallbacks': {
     http: ['GET /api/v1/collabs/{collabId}/callbacks'],
-    rule: { roles: ['Admin', 'Merchant Admin'] },
+    rule: { requires: 'callbacksAndValidation' },
   },
   '/paygate.callbacks.v1.CallbacksService/ListMerchantCallbacks': {
     http: ['GET /api/v1/merchants/{merchantId}/callbacks'],
-    rule: { roles: ['Admin', 'Merchant Admin'] },
+    rule: { requires: 'callbacksAndValidation' },
   },
   '/paygate.callbacks.v1.CallbacksService/RetryCallbackAttempt': {
     http: ['POST /api/v1/callbacks/attempts/{id}/retry'],
@@ -42,10 +42,10 @@ export const CALLBACKS_CALLS = {
   },
   '/paygate.callbacks.v1.CallbacksService/RotateSigningSecret': {
     http: ['POST /api/v1/merchants/{merchantId}/callbacks/secret/rotate'],
-    rule: { roles: ['Admin', 'Merchant Admin'] },
+    rule: { requires: 'callbacksAndValidation' },
   },
   '/paygate.callbacks.v1.CallbacksService/UpdateCallback': {
     http: ['POST /api/v1/callbacks/{id}'],
-    rule: { permissions: ['Edit Transactions'], roles: ['Admin', 'Merchant Admin'] },
+    rule: { permissions: ['Edit Transactions'], requires: 'callbacksAndValidation' },
   },
 } as const satisfies Record<string, CallRule>;

@@ -4,24 +4,32 @@ import type { CallRule } from '../call-rule';
 
 /** GATEWAY_CALLS: who may call each method of the gateway service (its Go Rules table), and its REST routes. */
 export const GATEWAY_CALLS = {
+  '/paygate.gateway.v1.ActivityService/ListCollabActivity': {
+    http: ['GET /api/v1/logs/collabs/activity'],
+    rule: { permissions: ['View Recent Actions'] },
+  },
+  '/paygate.gateway.v1.ActivityService/ListMerchantCollabActivity': {
+    http: ['GET /api/v1/logs/merchants/{merchantId}/collabs/activity'],
+    rule: { permissions: ['View Recent Actions'] },
+  },
   '/paygate.gateway.v1.BalanceService/GetBalance': {
     http: ['GET /api/v1/providers/{providerPathSegment}/balance'],
-    rule: { permissions: ['Balance Access'], roles: ['Admin', 'Merchant', 'Merchant Admin', 'Merchant Finance Manager', 'Merchant Support'] },
+    rule: { requires: 'balances' },
   },
   '/paygate.gateway.v1.BalanceService/ListBalanceCollabs': {
     http: ['GET /api/v1/balances/collabs'],
-    rule: { permissions: ['Balance Access'], roles: ['Admin', 'Merchant', 'Merchant Admin', 'Merchant Finance Manager', 'Merchant Support'] },
+    rule: { requires: 'balances' },
   },
   '/paygate.gateway.v1.CollabService/AddCollabPayTypes': {
     http: ['PUT /api/v1/{collabId}/pay-types'],
     rule: { permissions: ['Edit Collab'] },
   },
   '/paygate.gateway.v1.CollabService/DisableMaintenanceMode': {
-    http: ['POST /api/v1/maintenance/disable'],
+    http: [],
     rule: { permissions: ['Edit Maintenance Mode'] },
   },
   '/paygate.gateway.v1.CollabService/EnableMaintenanceMode': {
-    http: ['POST /api/v1/maintenance/enable'],
+    http: [],
     rule: { permissions: ['Edit Maintenance Mode'] },
   },
   '/paygate.gateway.v1.CollabService/GetCollab': {
@@ -37,15 +45,15 @@ export const GATEWAY_CALLS = {
     rule: { permissions: ['Get Providers'] },
   },
   '/paygate.gateway.v1.CollabService/GetMaintenanceStatus': {
-    http: ['GET /api/v1/maintenance/status'],
+    http: [],
     rule: { authenticated: true },
   },
   '/paygate.gateway.v1.CollabService/InitializeCollab': {
     http: ['POST /api/v1/collabs/initialize'],
-    rule: { roles: ['Admin', 'Merchant', 'Merchant Admin'] },
+    rule: { requires: 'addCollabs' },
   },
   '/paygate.gateway.v1.CollabService/ListCollabActivity': {
-    http: ['GET /api/v1/logs/collabs/activity'],
+    http: [],
     rule: { permissions: ['View Recent Actions'] },
   },
   '/paygate.gateway.v1.CollabService/ListCollabs': {
@@ -53,7 +61,7 @@ export const GATEWAY_CALLS = {
     rule: { permissions: ['Get Providers', 'Get Transactions', 'View Fees'] },
   },
   '/paygate.gateway.v1.CollabService/ListMerchantCollabActivity': {
-    http: ['GET /api/v1/logs/merchants/{merchantId}/collabs/activity'],
+    http: [],
     rule: { permissions: ['View Recent Actions'] },
   },
   '/paygate.gateway.v1.CollabService/ListMerchantCollabs': {
@@ -78,7 +86,7 @@ export const GATEWAY_CALLS = {
   },
   '/paygate.gateway.v1.CollabService/SetProviderActiveness': {
     http: ['POST /api/v1/providers/{providerId}/activeness'],
-    rule: { permissions: ['Edit Collab'], roles: ['Admin'] },
+    rule: { requires: 'allMerchants' },
   },
   '/paygate.gateway.v1.CollabService/UpdateCollabLimits': {
     http: ['POST /api/v1/merchant/collabs/limits'],
@@ -114,7 +122,7 @@ export const GATEWAY_CALLS = {
   },
   '/paygate.gateway.v1.CurrencyService/SetCurrencyRate': {
     http: ['POST /api/v1/currencies/{currency}/rates'],
-    rule: { roles: ['Admin'] },
+    rule: { requires: 'platformSettings' },
   },
   '/paygate.gateway.v1.FeeService/CheckFeeConflicts': {
     http: ['POST /api/v1/fees/conflicts'],
@@ -184,9 +192,21 @@ export const GATEWAY_CALLS = {
     http: ['POST /api/v1/frauds/{id}/status/{status}'],
     rule: { permissions: ['Edit Frauds'] },
   },
+  '/paygate.gateway.v1.MaintenanceService/DisableMaintenanceMode': {
+    http: ['POST /api/v1/maintenance/disable'],
+    rule: { permissions: ['Edit Maintenance Mode'] },
+  },
+  '/paygate.gateway.v1.MaintenanceService/EnableMaintenanceMode': {
+    http: ['POST /api/v1/maintenance/enable'],
+    rule: { permissions: ['Edit Maintenance Mode'] },
+  },
+  '/paygate.gateway.v1.MaintenanceService/GetMaintenanceStatus': {
+    http: ['GET /api/v1/maintenance/status'],
+    rule: { authenticated: true },
+  },
   '/paygate.gateway.v1.MerchantService/ListMerchants': {
     http: ['GET /api/v1/merchants'],
-    rule: { roles: ['Admin', 'Support', 'Merchant', 'Merchant Admin', 'Merchant Finance Manager', 'Merchant Support'], allowTemporaryPassword: true },
+    rule: { authenticated: true, allowTemporaryPassword: true },
   },
   '/paygate.gateway.v1.PayTypeService/ListPayTypes': {
     http: ['GET /api/v1/pay-types'],
@@ -214,7 +234,7 @@ export const GATEWAY_CALLS = {
   },
   '/paygate.gateway.v1.SettingService/SetSetting': {
     http: ['POST /api/v1/settings/{key}'],
-    rule: { permissions: ['Settings Access'], roles: ['Admin'] },
+    rule: { requires: 'platformSettings' },
   },
   '/paygate.gateway.v1.TransactionService/CancelTransaction': {
     http: ['POST /api/v1/transactions/{id}/cancel'],
@@ -258,15 +278,15 @@ export const GATEWAY_CALLS = {
   },
   '/paygate.gateway.v1.ValidationService/CreateValidationEndpoint': {
     http: ['POST /api/v1/collabs/validation-endpoints'],
-    rule: { permissions: ['Edit Transactions'], roles: ['Admin', 'Merchant Admin'] },
+    rule: { permissions: ['Edit Transactions'], requires: 'callbacksAndValidation' },
   },
   '/paygate.gateway.v1.ValidationService/DeleteValidationEndpoint': {
     http: ['DELETE /api/v1/collabs/validation-endpoints/{id}'],
-    rule: { permissions: ['Edit Transactions'], roles: ['Admin', 'Merchant Admin'] },
+    rule: { permissions: ['Edit Transactions'], requires: 'callbacksAndValidation' },
   },
   '/paygate.gateway.v1.ValidationService/ListValidationEndpoints': {
     http: ['GET /api/v1/collabs/{collabId}/validation-endpoints'],
-    rule: { roles: ['Admin', 'Merchant Admin'] },
+    rule: { requires: 'callbacksAndValidation' },
   },
   '/paygate.gateway.v1.ValidationService/ListValidationResults': {
     http: ['GET /api/v1/transactions/{id}/validation'],
@@ -282,6 +302,6 @@ export const GATEWAY_CALLS = {
   },
   '/paygate.gateway.v1.ValidationService/UpdateValidationEndpoint': {
     http: ['POST /api/v1/collabs/validation-endpoints/{id}'],
-    rule: { permissions: ['Edit Transactions'], roles: ['Admin', 'Merchant Admin'] },
+    rule: { permissions: ['Edit Transactions'], requires: 'callbacksAndValidation' },
   },
 } as const satisfies Record<string, CallRule>;

@@ -14,11 +14,13 @@ import {
   session,
   signInWithPasskey,
   usePageTitle,
+  type SecondStep,
   type User,
 } from '@paygate/sdk';
 import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { passwordFormOf } from '../../app/access-rules';
+import { SecondStepForm } from './second-step';
 
 /**
  * landingOf is where a user goes after signing in: a temporary password's
@@ -74,7 +76,9 @@ function usePasskeyAttempt() {
  * with one, a passkey sign-in starts by itself on arrival, except right after
  * an explicit Logout in this tab (until the next sign-in). That attempt fails
  * silently, and the password form stays usable meanwhile: signing in with the
- * password cancels it.
+ * password cancels it. When the password is right and the account has a
+ * second factor, or must enrol one, the second step follows
+ * (docs/contracts-second-factor.md); a passkey sign-in needs none.
  */
 export function LoginPage() {
   usePageTitle('Login');
@@ -83,6 +87,7 @@ export function LoginPage() {
   const [username, setUsername] = useState(lastUsername);
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
+  const [second, setSecond] = useState<SecondStep | null>(null);
   const [supported] = useState(passkeysSupported);
   const { busy: passkeyBusy, run: runPasskey, cancel: cancelPasskey } = usePasskeyAttempt();
 
@@ -121,9 +126,13 @@ export function LoginPage() {
     cancelPasskey();
     setBusy(true);
     try {
-      const user = await auth.login(username, password);
-      notePasswordSignIn(user.username);
-      navigate(landingOf(user), { replace: true });
+      const res = await auth.signIn(username, password);
+      if (res.secondStep) {
+        setSecond(res.secondStep);
+        setBusy(false);
+        return;
+      }
+      signedIn(res.user);
     } catch (err) {
       if (isApiError(err) && err.status === 401) notify.error('Invalid username or password');
       else notify.error(errorMessage(err, 'Failed to login'));
@@ -131,7 +140,30 @@ export function LoginPage() {
     }
   }
 
+  function signedIn(user: User) {
+    notePasswordSignIn(user.username);
+    navigate(landingOf(user), { replace: true });
+  }
+
+  const restart = useCallback((message?: string) => {
+    setSecond(null);
+    setPassword('');
+    if (message) notify.error(message);
+  }, []);
+
   const showPasskey = supported && hasPasskeyHint(username);
+
+  if (second) {
+    return (
+      <Center minH="100vh" bg="bg.subtle" p={4}>
+        <Card.Root w="full" maxW="md" as="main">
+          <Card.Body>
+            <SecondStepForm second={second} onSignedIn={signedIn} onRestart={restart} />
+          </Card.Body>
+        </Card.Root>
+      </Center>
+    );
+  }
 
   return (
     <Center minH="100vh" bg="bg.subtle" p={4}>

@@ -1,11 +1,18 @@
-import { mayCall, normalizeUser, ROLES, SCREENS, type Role, type User } from '@paygate/sdk';
-import { GRANTS } from '@paygate/devkit/testing/tokens';
+import { BUILT_IN_ROLES, mayCall, normalizeUser, SCREENS, type User } from '@paygate/sdk';
+import { GRANTS, type Role } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
 import { decide } from '../../app/access-rules';
 import { NAV_ENTRIES, visibleEntries } from './nav-entries';
 
 const demo = (role: Role, merchantIds: number[] = role === 'Admin' ? [] : [1]): User =>
-  normalizeUser({ id: '7', username: role, roles: [role], permissions: GRANTS[role], merchantIds });
+  normalizeUser({
+    id: '7',
+    username: role,
+    roles: [role],
+    permissions: GRANTS[role],
+    merchantIds,
+    globalScope: BUILT_IN_ROLES.some((r) => r.name === role && r.globalScope),
+  });
 
 const labels = (user: User) => visibleEntries(user).map((e) => e.label);
 
@@ -57,7 +64,7 @@ describe('sidebar entries by role: an entry shows only when it leads somewhere',
   });
 
   it('never shows an entry whose route redirects or whose calls the server refuses, for any role', () => {
-    for (const role of ROLES) {
+    for (const { name: role } of BUILT_IN_ROLES) {
       for (const temporary of [false, true]) {
         const user = { ...demo(role), isTemporaryPassword: temporary };
         for (const e of visibleEntries(user)) {

@@ -1,5 +1,5 @@
 import { Box, Button, Field, Heading, Link as ChakraLink, NativeSelect, Stack, Text } from '@chakra-ui/react';
-import { auth, isAdmin, isMerchant, TIMEZONES, useDarkMode, useTimezone, type User } from '@paygate/sdk';
+import { auth, meets, TIMEZONES, useDarkMode, useTimezone, type User } from '@paygate/sdk';
 import { NavLink, useNavigate } from 'react-router';
 import { MerchantSelect } from './merchant-select';
 import { visibleEntries } from './nav-entries';
@@ -79,7 +79,7 @@ export function Sidebar({ user }: { user: User }) {
             ))}
           </Stack>
         </Box>
-        {(isAdmin(user) || isMerchant(user)) && (
+        {meets(user, 'adminOrMerchant') && (
           <ChakraLink href="/docs/" target="_blank" rel="noopener" px={3}>
             Documentation
           </ChakraLink>

@@ -22,6 +22,61 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// SignInStep is the second step a password sign-in needs.
+type SignInStep int32
+
+const (
+	// Not used.
+	SignInStep_SIGN_IN_STEP_UNSPECIFIED SignInStep = 0
+	// The user has a second factor: give a code or a recovery code
+	// (SecondFactorService.CompleteSecondFactorLogin).
+	SignInStep_SIGN_IN_STEP_CODE SignInStep = 1
+	// A second factor is required of the user, who has none: enrol one
+	// (SecondFactorService.BeginSignInEnrolment, CompleteSignInEnrolment).
+	SignInStep_SIGN_IN_STEP_ENROL SignInStep = 2
+)
+
+// Enum value maps for SignInStep.
+var (
+	SignInStep_name = map[int32]string{
+		0: "SIGN_IN_STEP_UNSPECIFIED",
+		1: "SIGN_IN_STEP_CODE",
+		2: "SIGN_IN_STEP_ENROL",
+	}
+	SignInStep_value = map[string]int32{
+		"SIGN_IN_STEP_UNSPECIFIED": 0,
+		"SIGN_IN_STEP_CODE":        1,
+		"SIGN_IN_STEP_ENROL":       2,
+	}
+)
+
+func (x SignInStep) Enum() *SignInStep {
+	p := new(SignInStep)
+	*p = x
+	return p
+}
+
+func (x SignInStep) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SignInStep) Descriptor() protoreflect.EnumDescriptor {
+	return file_paygate_auth_v1_auth_proto_enumTypes[0].Descriptor()
+}
+
+func (SignInStep) Type() protoreflect.EnumType {
+	return &file_paygate_auth_v1_auth_proto_enumTypes[0]
+}
+
+func (x SignInStep) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SignInStep.Descriptor instead.
+func (SignInStep) EnumDescriptor() ([]byte, []int) {
+	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{0}
+}
+
 // LoginRequest carries the credentials typed on the login page.
 type LoginRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -87,7 +142,11 @@ type LoginResponse struct {
 	// Seconds until the access token expires.
 	ExpiresIn int32 `protobuf:"varint,3,opt,name=expires_in,json=expiresIn,proto3" json:"expires_in,omitempty"`
 	// Always "Bearer".
-	TokenType     string `protobuf:"bytes,4,opt,name=token_type,json=tokenType,proto3" json:"token_type,omitempty"`
+	TokenType string `protobuf:"bytes,4,opt,name=token_type,json=tokenType,proto3" json:"token_type,omitempty"`
+	// Set when the password was right and a second step is needed (a code, or
+	// the enrolment of a second factor): the token fields are then empty and
+	// the sign-in goes on with SecondFactorService.
+	SecondFactor  *SignInChallenge `protobuf:"bytes,5,opt,name=second_factor,json=secondFactor,proto3" json:"second_factor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -150,6 +209,77 @@ func (x *LoginResponse) GetTokenType() string {
 	return ""
 }
 
+func (x *LoginResponse) GetSecondFactor() *SignInChallenge {
+	if x != nil {
+		return x.SecondFactor
+	}
+	return nil
+}
+
+// SignInChallenge continues a password sign-in that needs a second step.
+type SignInChallenge struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Opaque, single use: proves the password was right.
+	Challenge string `protobuf:"bytes,1,opt,name=challenge,proto3" json:"challenge,omitempty"`
+	// What the second step is.
+	Step SignInStep `protobuf:"varint,2,opt,name=step,proto3,enum=paygate.auth.v1.SignInStep" json:"step,omitempty"`
+	// Seconds until the challenge expires.
+	ExpiresIn     int32 `protobuf:"varint,3,opt,name=expires_in,json=expiresIn,proto3" json:"expires_in,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignInChallenge) Reset() {
+	*x = SignInChallenge{}
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignInChallenge) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignInChallenge) ProtoMessage() {}
+
+func (x *SignInChallenge) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignInChallenge.ProtoReflect.Descriptor instead.
+func (*SignInChallenge) Descriptor() ([]byte, []int) {
+	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *SignInChallenge) GetChallenge() string {
+	if x != nil {
+		return x.Challenge
+	}
+	return ""
+}
+
+func (x *SignInChallenge) GetStep() SignInStep {
+	if x != nil {
+		return x.Step
+	}
+	return SignInStep_SIGN_IN_STEP_UNSPECIFIED
+}
+
+func (x *SignInChallenge) GetExpiresIn() int32 {
+	if x != nil {
+		return x.ExpiresIn
+	}
+	return 0
+}
+
 // RefreshTokenRequest presents a refresh token for rotation.
 type RefreshTokenRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -161,7 +291,7 @@ type RefreshTokenRequest struct {
 
 func (x *RefreshTokenRequest) Reset() {
 	*x = RefreshTokenRequest{}
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[2]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -173,7 +303,7 @@ func (x *RefreshTokenRequest) String() string {
 func (*RefreshTokenRequest) ProtoMessage() {}
 
 func (x *RefreshTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[2]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -186,7 +316,7 @@ func (x *RefreshTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshTokenRequest.ProtoReflect.Descriptor instead.
 func (*RefreshTokenRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{2}
+	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *RefreshTokenRequest) GetRefreshToken() string {
@@ -213,7 +343,7 @@ type RefreshTokenResponse struct {
 
 func (x *RefreshTokenResponse) Reset() {
 	*x = RefreshTokenResponse{}
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[3]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -225,7 +355,7 @@ func (x *RefreshTokenResponse) String() string {
 func (*RefreshTokenResponse) ProtoMessage() {}
 
 func (x *RefreshTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[3]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -238,7 +368,7 @@ func (x *RefreshTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshTokenResponse.ProtoReflect.Descriptor instead.
 func (*RefreshTokenResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{3}
+	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *RefreshTokenResponse) GetAccessToken() string {
@@ -278,7 +408,7 @@ type LogoutRequest struct {
 
 func (x *LogoutRequest) Reset() {
 	*x = LogoutRequest{}
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[4]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -290,7 +420,7 @@ func (x *LogoutRequest) String() string {
 func (*LogoutRequest) ProtoMessage() {}
 
 func (x *LogoutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[4]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -303,7 +433,7 @@ func (x *LogoutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogoutRequest.ProtoReflect.Descriptor instead.
 func (*LogoutRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{4}
+	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{5}
 }
 
 // LogoutResponse is empty.
@@ -315,7 +445,7 @@ type LogoutResponse struct {
 
 func (x *LogoutResponse) Reset() {
 	*x = LogoutResponse{}
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[5]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -327,7 +457,7 @@ func (x *LogoutResponse) String() string {
 func (*LogoutResponse) ProtoMessage() {}
 
 func (x *LogoutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[5]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -340,7 +470,7 @@ func (x *LogoutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LogoutResponse.ProtoReflect.Descriptor instead.
 func (*LogoutResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{5}
+	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{6}
 }
 
 // ValidateTokenRequest is empty: the token is the bearer token.
@@ -352,7 +482,7 @@ type ValidateTokenRequest struct {
 
 func (x *ValidateTokenRequest) Reset() {
 	*x = ValidateTokenRequest{}
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[6]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -364,7 +494,7 @@ func (x *ValidateTokenRequest) String() string {
 func (*ValidateTokenRequest) ProtoMessage() {}
 
 func (x *ValidateTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[6]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -377,7 +507,7 @@ func (x *ValidateTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateTokenRequest.ProtoReflect.Descriptor instead.
 func (*ValidateTokenRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{6}
+	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{7}
 }
 
 // ValidateTokenResponse describes the caller.
@@ -393,7 +523,7 @@ type ValidateTokenResponse struct {
 
 func (x *ValidateTokenResponse) Reset() {
 	*x = ValidateTokenResponse{}
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[7]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -405,7 +535,7 @@ func (x *ValidateTokenResponse) String() string {
 func (*ValidateTokenResponse) ProtoMessage() {}
 
 func (x *ValidateTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[7]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -418,7 +548,7 @@ func (x *ValidateTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ValidateTokenResponse.ProtoReflect.Descriptor instead.
 func (*ValidateTokenResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{7}
+	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ValidateTokenResponse) GetValid() bool {
@@ -442,7 +572,8 @@ type User struct {
 	Id int64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
 	// Username of the user.
 	Username string `protobuf:"bytes,2,opt,name=username,proto3" json:"username,omitempty"`
-	// Role names, e.g. "Admin" or "Merchant Admin".
+	// Role names, e.g. "Admin" or "Merchant Admin": for display; access is
+	// decided by permissions and global_scope.
 	Roles []string `protobuf:"bytes,3,rep,name=roles,proto3" json:"roles,omitempty"`
 	// Permission names, e.g. "Get Transactions".
 	Permissions []string `protobuf:"bytes,4,rep,name=permissions,proto3" json:"permissions,omitempty"`
@@ -450,13 +581,17 @@ type User struct {
 	MerchantIds []int32 `protobuf:"varint,5,rep,packed,name=merchant_ids,json=merchantIds,proto3" json:"merchant_ids,omitempty"`
 	// True while the user must replace a temporary password.
 	IsTemporaryPassword bool `protobuf:"varint,6,opt,name=is_temporary_password,json=isTemporaryPassword,proto3" json:"is_temporary_password,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// The scope flag of the user's role: true when the user sees every
+	// merchant (admin-wide), false when it is limited to merchant_ids
+	// (docs/access.md).
+	GlobalScope   bool `protobuf:"varint,7,opt,name=global_scope,json=globalScope,proto3" json:"global_scope,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *User) Reset() {
 	*x = User{}
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[8]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -468,7 +603,7 @@ func (x *User) String() string {
 func (*User) ProtoMessage() {}
 
 func (x *User) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[8]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -481,7 +616,7 @@ func (x *User) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use User.ProtoReflect.Descriptor instead.
 func (*User) Descriptor() ([]byte, []int) {
-	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{8}
+	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *User) GetId() int64 {
@@ -526,6 +661,13 @@ func (x *User) GetIsTemporaryPassword() bool {
 	return false
 }
 
+func (x *User) GetGlobalScope() bool {
+	if x != nil {
+		return x.GlobalScope
+	}
+	return false
+}
+
 // ChangeOwnPasswordRequest carries the caller's new password and, to prove
 // that the caller is the account's owner, the current one.
 type ChangeOwnPasswordRequest struct {
@@ -541,7 +683,7 @@ type ChangeOwnPasswordRequest struct {
 
 func (x *ChangeOwnPasswordRequest) Reset() {
 	*x = ChangeOwnPasswordRequest{}
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[9]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -553,7 +695,7 @@ func (x *ChangeOwnPasswordRequest) String() string {
 func (*ChangeOwnPasswordRequest) ProtoMessage() {}
 
 func (x *ChangeOwnPasswordRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[9]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -566,7 +708,7 @@ func (x *ChangeOwnPasswordRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChangeOwnPasswordRequest.ProtoReflect.Descriptor instead.
 func (*ChangeOwnPasswordRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{9}
+	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ChangeOwnPasswordRequest) GetPassword() string {
@@ -601,7 +743,7 @@ type ChangeOwnPasswordResponse struct {
 
 func (x *ChangeOwnPasswordResponse) Reset() {
 	*x = ChangeOwnPasswordResponse{}
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[10]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -613,7 +755,7 @@ func (x *ChangeOwnPasswordResponse) String() string {
 func (*ChangeOwnPasswordResponse) ProtoMessage() {}
 
 func (x *ChangeOwnPasswordResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_auth_v1_auth_proto_msgTypes[10]
+	mi := &file_paygate_auth_v1_auth_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -626,7 +768,7 @@ func (x *ChangeOwnPasswordResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChangeOwnPasswordResponse.ProtoReflect.Descriptor instead.
 func (*ChangeOwnPasswordResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{10}
+	return file_paygate_auth_v1_auth_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ChangeOwnPasswordResponse) GetAccessToken() string {
@@ -664,14 +806,20 @@ const file_paygate_auth_v1_auth_proto_rawDesc = "" +
 	"\x1apaygate/auth/v1/auth.proto\x12\x0fpaygate.auth.v1\x1a\x1cgoogle/api/annotations.proto\"F\n" +
 	"\fLoginRequest\x12\x1a\n" +
 	"\busername\x18\x01 \x01(\tR\busername\x12\x1a\n" +
-	"\bpassword\x18\x02 \x01(\tR\bpassword\"\x95\x01\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\"\xdc\x01\n" +
 	"\rLoginResponse\x12!\n" +
 	"\faccess_token\x18\x01 \x01(\tR\vaccessToken\x12#\n" +
 	"\rrefresh_token\x18\x02 \x01(\tR\frefreshToken\x12\x1d\n" +
 	"\n" +
 	"expires_in\x18\x03 \x01(\x05R\texpiresIn\x12\x1d\n" +
 	"\n" +
-	"token_type\x18\x04 \x01(\tR\ttokenType\":\n" +
+	"token_type\x18\x04 \x01(\tR\ttokenType\x12E\n" +
+	"\rsecond_factor\x18\x05 \x01(\v2 .paygate.auth.v1.SignInChallengeR\fsecondFactor\"\x7f\n" +
+	"\x0fSignInChallenge\x12\x1c\n" +
+	"\tchallenge\x18\x01 \x01(\tR\tchallenge\x12/\n" +
+	"\x04step\x18\x02 \x01(\x0e2\x1b.paygate.auth.v1.SignInStepR\x04step\x12\x1d\n" +
+	"\n" +
+	"expires_in\x18\x03 \x01(\x05R\texpiresIn\":\n" +
 	"\x13RefreshTokenRequest\x12#\n" +
 	"\rrefresh_token\x18\x01 \x01(\tR\frefreshToken\"\x9c\x01\n" +
 	"\x14RefreshTokenResponse\x12!\n" +
@@ -686,14 +834,15 @@ const file_paygate_auth_v1_auth_proto_rawDesc = "" +
 	"\x14ValidateTokenRequest\"X\n" +
 	"\x15ValidateTokenResponse\x12\x14\n" +
 	"\x05valid\x18\x01 \x01(\bR\x05valid\x12)\n" +
-	"\x04user\x18\x02 \x01(\v2\x15.paygate.auth.v1.UserR\x04user\"\xc1\x01\n" +
+	"\x04user\x18\x02 \x01(\v2\x15.paygate.auth.v1.UserR\x04user\"\xe4\x01\n" +
 	"\x04User\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x1a\n" +
 	"\busername\x18\x02 \x01(\tR\busername\x12\x14\n" +
 	"\x05roles\x18\x03 \x03(\tR\x05roles\x12 \n" +
 	"\vpermissions\x18\x04 \x03(\tR\vpermissions\x12!\n" +
 	"\fmerchant_ids\x18\x05 \x03(\x05R\vmerchantIds\x122\n" +
-	"\x15is_temporary_password\x18\x06 \x01(\bR\x13isTemporaryPassword\"a\n" +
+	"\x15is_temporary_password\x18\x06 \x01(\bR\x13isTemporaryPassword\x12!\n" +
+	"\fglobal_scope\x18\a \x01(\bR\vglobalScope\"a\n" +
 	"\x18ChangeOwnPasswordRequest\x12\x1a\n" +
 	"\bpassword\x18\x01 \x01(\tR\bpassword\x12)\n" +
 	"\x10current_password\x18\x02 \x01(\tR\x0fcurrentPassword\"\xa1\x01\n" +
@@ -703,7 +852,12 @@ const file_paygate_auth_v1_auth_proto_rawDesc = "" +
 	"\n" +
 	"expires_in\x18\x03 \x01(\x05R\texpiresIn\x12\x1d\n" +
 	"\n" +
-	"token_type\x18\x04 \x01(\tR\ttokenType2\xea\x04\n" +
+	"token_type\x18\x04 \x01(\tR\ttokenType*Y\n" +
+	"\n" +
+	"SignInStep\x12\x1c\n" +
+	"\x18SIGN_IN_STEP_UNSPECIFIED\x10\x00\x12\x15\n" +
+	"\x11SIGN_IN_STEP_CODE\x10\x01\x12\x16\n" +
+	"\x12SIGN_IN_STEP_ENROL\x10\x022\xea\x04\n" +
 	"\vAuthService\x12`\n" +
 	"\x05Login\x12\x1d.paygate.auth.v1.LoginRequest\x1a\x1e.paygate.auth.v1.LoginResponse\"\x18\x82\xd3\xe4\x93\x02\x12:\x01*\"\r/api/v1/login\x12}\n" +
 	"\fRefreshToken\x12$.paygate.auth.v1.RefreshTokenRequest\x1a%.paygate.auth.v1.RefreshTokenResponse\" \x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/api/v1/refresh-token\x12d\n" +
@@ -724,37 +878,42 @@ func file_paygate_auth_v1_auth_proto_rawDescGZIP() []byte {
 	return file_paygate_auth_v1_auth_proto_rawDescData
 }
 
-var file_paygate_auth_v1_auth_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_paygate_auth_v1_auth_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_paygate_auth_v1_auth_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_paygate_auth_v1_auth_proto_goTypes = []any{
-	(*LoginRequest)(nil),              // 0: paygate.auth.v1.LoginRequest
-	(*LoginResponse)(nil),             // 1: paygate.auth.v1.LoginResponse
-	(*RefreshTokenRequest)(nil),       // 2: paygate.auth.v1.RefreshTokenRequest
-	(*RefreshTokenResponse)(nil),      // 3: paygate.auth.v1.RefreshTokenResponse
-	(*LogoutRequest)(nil),             // 4: paygate.auth.v1.LogoutRequest
-	(*LogoutResponse)(nil),            // 5: paygate.auth.v1.LogoutResponse
-	(*ValidateTokenRequest)(nil),      // 6: paygate.auth.v1.ValidateTokenRequest
-	(*ValidateTokenResponse)(nil),     // 7: paygate.auth.v1.ValidateTokenResponse
-	(*User)(nil),                      // 8: paygate.auth.v1.User
-	(*ChangeOwnPasswordRequest)(nil),  // 9: paygate.auth.v1.ChangeOwnPasswordRequest
-	(*ChangeOwnPasswordResponse)(nil), // 10: paygate.auth.v1.ChangeOwnPasswordResponse
+	(SignInStep)(0),                   // 0: paygate.auth.v1.SignInStep
+	(*LoginRequest)(nil),              // 1: paygate.auth.v1.LoginRequest
+	(*LoginResponse)(nil),             // 2: paygate.auth.v1.LoginResponse
+	(*SignInChallenge)(nil),           // 3: paygate.auth.v1.SignInChallenge
+	(*RefreshTokenRequest)(nil),       // 4: paygate.auth.v1.RefreshTokenRequest
+	(*RefreshTokenResponse)(nil),      // 5: paygate.auth.v1.RefreshTokenResponse
+	(*LogoutRequest)(nil),             // 6: paygate.auth.v1.LogoutRequest
+	(*LogoutResponse)(nil),            // 7: paygate.auth.v1.LogoutResponse
+	(*ValidateTokenRequest)(nil),      // 8: paygate.auth.v1.ValidateTokenRequest
+	(*ValidateTokenResponse)(nil),     // 9: paygate.auth.v1.ValidateTokenResponse
+	(*User)(nil),                      // 10: paygate.auth.v1.User
+	(*ChangeOwnPasswordRequest)(nil),  // 11: paygate.auth.v1.ChangeOwnPasswordRequest
+	(*ChangeOwnPasswordResponse)(nil), // 12: paygate.auth.v1.ChangeOwnPasswordResponse
 }
 var file_paygate_auth_v1_auth_proto_depIdxs = []int32{
-	8,  // 0: paygate.auth.v1.ValidateTokenResponse.user:type_name -> paygate.auth.v1.User
-	0,  // 1: paygate.auth.v1.AuthService.Login:input_type -> paygate.auth.v1.LoginRequest
-	2,  // 2: paygate.auth.v1.AuthService.RefreshToken:input_type -> paygate.auth.v1.RefreshTokenRequest
-	4,  // 3: paygate.auth.v1.AuthService.Logout:input_type -> paygate.auth.v1.LogoutRequest
-	6,  // 4: paygate.auth.v1.AuthService.ValidateToken:input_type -> paygate.auth.v1.ValidateTokenRequest
-	9,  // 5: paygate.auth.v1.AuthService.ChangeOwnPassword:input_type -> paygate.auth.v1.ChangeOwnPasswordRequest
-	1,  // 6: paygate.auth.v1.AuthService.Login:output_type -> paygate.auth.v1.LoginResponse
-	3,  // 7: paygate.auth.v1.AuthService.RefreshToken:output_type -> paygate.auth.v1.RefreshTokenResponse
-	5,  // 8: paygate.auth.v1.AuthService.Logout:output_type -> paygate.auth.v1.LogoutResponse
-	7,  // 9: paygate.auth.v1.AuthService.ValidateToken:output_type -> paygate.auth.v1.ValidateTokenResponse
-	10, // 10: paygate.auth.v1.AuthService.ChangeOwnPassword:output_type -> paygate.auth.v1.ChangeOwnPasswordResponse
-	6,  // [6:11] is the sub-list for method output_type
-	1,  // [1:6] is the sub-list for method input_type
-	1,  // [1:1] is the sub-list for extension type_name
-	1,  // [1:1] is the sub-list for extension extendee
-	0,  // [0:1] is the sub-list for field type_name
+	3,  // 0: paygate.auth.v1.LoginResponse.second_factor:type_name -> paygate.auth.v1.SignInChallenge
+	0,  // 1: paygate.auth.v1.SignInChallenge.step:type_name -> paygate.auth.v1.SignInStep
+	10, // 2: paygate.auth.v1.ValidateTokenResponse.user:type_name -> paygate.auth.v1.User
+	1,  // 3: paygate.auth.v1.AuthService.Login:input_type -> paygate.auth.v1.LoginRequest
+	4,  // 4: paygate.auth.v1.AuthService.RefreshToken:input_type -> paygate.auth.v1.RefreshTokenRequest
+	6,  // 5: paygate.auth.v1.AuthService.Logout:input_type -> paygate.auth.v1.LogoutRequest
+	8,  // 6: paygate.auth.v1.AuthService.ValidateToken:input_type -> paygate.auth.v1.ValidateTokenRequest
+	11, // 7: paygate.auth.v1.AuthService.ChangeOwnPassword:input_type -> paygate.auth.v1.ChangeOwnPasswordRequest
+	2,  // 8: paygate.auth.v1.AuthService.Login:output_type -> paygate.auth.v1.LoginResponse
+	5,  // 9: paygate.auth.v1.AuthService.RefreshToken:output_type -> paygate.auth.v1.RefreshTokenResponse
+	7,  // 10: paygate.auth.v1.AuthService.Logout:output_type -> paygate.auth.v1.LogoutResponse
+	9,  // 11: paygate.auth.v1.AuthService.ValidateToken:output_type -> paygate.auth.v1.ValidateTokenResponse
+	12, // 12: paygate.auth.v1.AuthService.ChangeOwnPassword:output_type -> paygate.auth.v1.ChangeOwnPasswordResponse
+	8,  // [8:13] is the sub-list for method output_type
+	3,  // [3:8] is the sub-list for method input_type
+	3,  // [3:3] is the sub-list for extension type_name
+	3,  // [3:3] is the sub-list for extension extendee
+	0,  // [0:3] is the sub-list for field type_name
 }
 
 func init() { file_paygate_auth_v1_auth_proto_init() }
@@ -767,13 +926,14 @@ func file_paygate_auth_v1_auth_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_paygate_auth_v1_auth_proto_rawDesc), len(file_paygate_auth_v1_auth_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   11,
+			NumEnums:      1,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_paygate_auth_v1_auth_proto_goTypes,
 		DependencyIndexes: file_paygate_auth_v1_auth_proto_depIdxs,
+		EnumInfos:         file_paygate_auth_v1_auth_proto_enumTypes,
 		MessageInfos:      file_paygate_auth_v1_auth_proto_msgTypes,
 	}.Build()
 	File_paygate_auth_v1_auth_proto = out.File

@@ -22,13 +22,24 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// Role is a role a user may hold.
+// Role is a role a user may hold: a built-in one (read-only) or a custom one
+// (RoleService). Access is decided by its permissions and scope flag, never
+// by its name or id (docs/access.md).
 type Role struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Numeric id of the role.
+	// Numeric id of the role (1 to 6 built in, custom ones from 101).
 	Id int32 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	// Name of the role, e.g. "Merchant Admin".
-	Name          string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Name of the role, e.g. "Merchant Admin"; unique ignoring case.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// True for the six built-in roles, which cannot be changed or deleted.
+	BuiltIn bool `protobuf:"varint,3,opt,name=built_in,json=builtIn,proto3" json:"built_in,omitempty"`
+	// The role's permissions, in the order of the 30 of spec 01 §6.
+	Permissions []string `protobuf:"bytes,4,rep,name=permissions,proto3" json:"permissions,omitempty"`
+	// True when the role's holders see every merchant (admin-wide); false
+	// when they see only their own merchants (merchant-scoped).
+	GlobalScope bool `protobuf:"varint,5,opt,name=global_scope,json=globalScope,proto3" json:"global_scope,omitempty"`
+	// How many of the users the caller manages hold the role.
+	UserCount     int32 `protobuf:"varint,6,opt,name=user_count,json=userCount,proto3" json:"user_count,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -75,6 +86,34 @@ func (x *Role) GetName() string {
 		return x.Name
 	}
 	return ""
+}
+
+func (x *Role) GetBuiltIn() bool {
+	if x != nil {
+		return x.BuiltIn
+	}
+	return false
+}
+
+func (x *Role) GetPermissions() []string {
+	if x != nil {
+		return x.Permissions
+	}
+	return nil
+}
+
+func (x *Role) GetGlobalScope() bool {
+	if x != nil {
+		return x.GlobalScope
+	}
+	return false
+}
+
+func (x *Role) GetUserCount() int32 {
+	if x != nil {
+		return x.UserCount
+	}
+	return 0
 }
 
 // ListRolesRequest is empty.
@@ -184,9 +223,11 @@ type ManagedUser struct {
 	// True while the user must replace a temporary password.
 	IsTemporaryPassword bool `protobuf:"varint,10,opt,name=is_temporary_password,json=isTemporaryPassword,proto3" json:"is_temporary_password,omitempty"`
 	// True when the user has at least one passkey.
-	HasPasskey    bool `protobuf:"varint,11,opt,name=has_passkey,json=hasPasskey,proto3" json:"has_passkey,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	HasPasskey bool `protobuf:"varint,11,opt,name=has_passkey,json=hasPasskey,proto3" json:"has_passkey,omitempty"`
+	// True when the user has enrolled a second factor (TOTP).
+	HasSecondFactor bool `protobuf:"varint,12,opt,name=has_second_factor,json=hasSecondFactor,proto3" json:"has_second_factor,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *ManagedUser) Reset() {
@@ -296,6 +337,13 @@ func (x *ManagedUser) GetHasPasskey() bool {
 	return false
 }
 
+func (x *ManagedUser) GetHasSecondFactor() bool {
+	if x != nil {
+		return x.HasSecondFactor
+	}
+	return false
+}
+
 // ListUsersRequest pages through the users in scope.
 type ListUsersRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -306,7 +354,9 @@ type ListUsersRequest struct {
 	// Only users whose username contains this text, ignoring case.
 	Search string `protobuf:"bytes,3,opt,name=search,proto3" json:"search,omitempty"`
 	// Only users of this merchant (0: every merchant in scope).
-	MerchantId    int32 `protobuf:"varint,4,opt,name=merchant_id,json=merchantId,proto3" json:"merchant_id,omitempty"`
+	MerchantId int32 `protobuf:"varint,4,opt,name=merchant_id,json=merchantId,proto3" json:"merchant_id,omitempty"`
+	// Only users holding this role (0: any role).
+	RoleId        int32 `protobuf:"varint,5,opt,name=role_id,json=roleId,proto3" json:"role_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -365,6 +415,13 @@ func (x *ListUsersRequest) GetSearch() string {
 func (x *ListUsersRequest) GetMerchantId() int32 {
 	if x != nil {
 		return x.MerchantId
+	}
+	return 0
+}
+
+func (x *ListUsersRequest) GetRoleId() int32 {
+	if x != nil {
+		return x.RoleId
 	}
 	return 0
 }
@@ -449,7 +506,7 @@ type AddUserRequest struct {
 	Username string `protobuf:"bytes,1,opt,name=username,proto3" json:"username,omitempty"`
 	// Initial password.
 	Password string `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
-	// The user's one role.
+	// The user's one role, built-in or custom.
 	RoleId int32 `protobuf:"varint,3,opt,name=role_id,json=roleId,proto3" json:"role_id,omitempty"`
 	// The user's merchants (at least one for merchant roles).
 	MerchantIds []int32 `protobuf:"varint,4,rep,packed,name=merchant_ids,json=merchantIds,proto3" json:"merchant_ids,omitempty"`
@@ -832,13 +889,18 @@ var File_paygate_auth_v1_users_proto protoreflect.FileDescriptor
 
 const file_paygate_auth_v1_users_proto_rawDesc = "" +
 	"\n" +
-	"\x1bpaygate/auth/v1/users.proto\x12\x0fpaygate.auth.v1\x1a\x1cgoogle/api/annotations.proto\"*\n" +
+	"\x1bpaygate/auth/v1/users.proto\x12\x0fpaygate.auth.v1\x1a\x1cgoogle/api/annotations.proto\"\xa9\x01\n" +
 	"\x04Role\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x19\n" +
+	"\bbuilt_in\x18\x03 \x01(\bR\abuiltIn\x12 \n" +
+	"\vpermissions\x18\x04 \x03(\tR\vpermissions\x12!\n" +
+	"\fglobal_scope\x18\x05 \x01(\bR\vglobalScope\x12\x1d\n" +
+	"\n" +
+	"user_count\x18\x06 \x01(\x05R\tuserCount\"\x12\n" +
 	"\x10ListRolesRequest\"@\n" +
 	"\x11ListRolesResponse\x12+\n" +
-	"\x05roles\x18\x01 \x03(\v2\x15.paygate.auth.v1.RoleR\x05roles\"\x83\x03\n" +
+	"\x05roles\x18\x01 \x03(\v2\x15.paygate.auth.v1.RoleR\x05roles\"\xaf\x03\n" +
 	"\vManagedUser\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x1a\n" +
 	"\busername\x18\x02 \x01(\tR\busername\x12!\n" +
@@ -853,13 +915,15 @@ const file_paygate_auth_v1_users_proto_rawDesc = "" +
 	"\x15is_temporary_password\x18\n" +
 	" \x01(\bR\x13isTemporaryPassword\x12\x1f\n" +
 	"\vhas_passkey\x18\v \x01(\bR\n" +
-	"hasPasskey\"s\n" +
+	"hasPasskey\x12*\n" +
+	"\x11has_second_factor\x18\f \x01(\bR\x0fhasSecondFactor\"\x8c\x01\n" +
 	"\x10ListUsersRequest\x12\x12\n" +
 	"\x04page\x18\x01 \x01(\x05R\x04page\x12\x12\n" +
 	"\x04take\x18\x02 \x01(\x05R\x04take\x12\x16\n" +
 	"\x06search\x18\x03 \x01(\tR\x06search\x12\x1f\n" +
 	"\vmerchant_id\x18\x04 \x01(\x05R\n" +
-	"merchantId\"\xac\x01\n" +
+	"merchantId\x12\x17\n" +
+	"\arole_id\x18\x05 \x01(\x05R\x06roleId\"\xac\x01\n" +
 	"\x11ListUsersResponse\x122\n" +
 	"\x05users\x18\x01 \x03(\v2\x1c.paygate.auth.v1.ManagedUserR\x05users\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x03R\n" +

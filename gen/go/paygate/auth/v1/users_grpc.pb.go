@@ -37,7 +37,9 @@ const (
 // never touches an Admin. Every change is audited (events.v1.UserAudited).
 // The gateway host forwards these calls to the auth service.
 type UserServiceClient interface {
-	// ListRoles lists the roles the caller may give, in id order.
+	// ListRoles lists the roles the caller may give, built-in and custom, in
+	// id order: those whose permissions the caller holds every one of, and
+	// admin-wide ones only to an admin-wide caller.
 	ListRoles(ctx context.Context, in *ListRolesRequest, opts ...grpc.CallOption) (*ListRolesResponse, error)
 	// ListUsers lists the users in the caller's scope, ordered by id.
 	ListUsers(ctx context.Context, in *ListUsersRequest, opts ...grpc.CallOption) (*ListUsersResponse, error)
@@ -122,7 +124,9 @@ func (c *userServiceClient) ChangeUserPassword(ctx context.Context, in *ChangeUs
 // never touches an Admin. Every change is audited (events.v1.UserAudited).
 // The gateway host forwards these calls to the auth service.
 type UserServiceServer interface {
-	// ListRoles lists the roles the caller may give, in id order.
+	// ListRoles lists the roles the caller may give, built-in and custom, in
+	// id order: those whose permissions the caller holds every one of, and
+	// admin-wide ones only to an admin-wide caller.
 	ListRoles(context.Context, *ListRolesRequest) (*ListRolesResponse, error)
 	// ListUsers lists the users in the caller's scope, ordered by id.
 	ListUsers(context.Context, *ListUsersRequest) (*ListUsersResponse, error)

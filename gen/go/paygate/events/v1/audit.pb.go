@@ -24,9 +24,9 @@ const (
 )
 
 // UserAudited is published for every change to a user, its allowed IPs, its
-// passkeys or its sessions made through the account-security calls: who did
-// what to whom, with the values before and after (never a password or a
-// secret). Subject: paygate.events.user_audited.
+// passkeys or its sessions, and to a role, made through the account-security
+// calls: who did what to whom, with the values before and after (never a
+// password or a secret). Subject: paygate.events.user_audited.
 type UserAudited struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Id of the audit entry (also the event id).
@@ -34,7 +34,7 @@ type UserAudited struct {
 	// What was done, e.g. "user.created", "user.updated", "user.password_reset",
 	// "user.password_changed", "allowed_ip.created", "allowed_ip.updated",
 	// "allowed_ip.deleted", "session.terminated", "passkey.registered",
-	// "passkey.deleted".
+	// "passkey.deleted", "role.created", "role.updated", "role.deleted".
 	Action string `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
 	// Id of the user who acted.
 	ActorUserId int64 `protobuf:"varint,3,opt,name=actor_user_id,json=actorUserId,proto3" json:"actor_user_id,omitempty"`
@@ -42,7 +42,7 @@ type UserAudited struct {
 	ActorUsername string `protobuf:"bytes,4,opt,name=actor_username,json=actorUsername,proto3" json:"actor_username,omitempty"`
 	// Address the actor called from.
 	ActorIp string `protobuf:"bytes,5,opt,name=actor_ip,json=actorIp,proto3" json:"actor_ip,omitempty"`
-	// Id of the user acted upon.
+	// Id of the user acted upon (0 for a role).
 	TargetUserId int64 `protobuf:"varint,6,opt,name=target_user_id,json=targetUserId,proto3" json:"target_user_id,omitempty"`
 	// Username of the user acted upon.
 	TargetUsername string `protobuf:"bytes,7,opt,name=target_username,json=targetUsername,proto3" json:"target_username,omitempty"`
@@ -51,9 +51,14 @@ type UserAudited struct {
 	// The changed values after the change (absent for a deletion).
 	After *structpb.Struct `protobuf:"bytes,9,opt,name=after,proto3" json:"after,omitempty"`
 	// When it happened.
-	At            *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=at,proto3" json:"at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	At *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=at,proto3" json:"at,omitempty"`
+	// Id of the role acted upon ("role.*" actions; 0 otherwise).
+	TargetRoleId int32 `protobuf:"varint,11,opt,name=target_role_id,json=targetRoleId,proto3" json:"target_role_id,omitempty"`
+	// Name of the role acted upon ("role.*" actions), as it was before a
+	// rename.
+	TargetRoleName string `protobuf:"bytes,12,opt,name=target_role_name,json=targetRoleName,proto3" json:"target_role_name,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *UserAudited) Reset() {
@@ -156,11 +161,127 @@ func (x *UserAudited) GetAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *UserAudited) GetTargetRoleId() int32 {
+	if x != nil {
+		return x.TargetRoleId
+	}
+	return 0
+}
+
+func (x *UserAudited) GetTargetRoleName() string {
+	if x != nil {
+		return x.TargetRoleName
+	}
+	return ""
+}
+
+// ApprovalChanged is published when an approval request is created,
+// approved (and applied), rejected, expired or failed to apply.
+// Subject: paygate.events.approval_changed.
+type ApprovalChanged struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the request.
+	RequestId int64 `protobuf:"varint,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The action's name.
+	Action string `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
+	// The new status: "pending", "approved", "rejected", "expired" or "failed".
+	Status string `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
+	// The requester.
+	RequestedBy int64 `protobuf:"varint,4,opt,name=requested_by,json=requestedBy,proto3" json:"requested_by,omitempty"`
+	// Who decided (0 when none).
+	DecidedBy int64 `protobuf:"varint,5,opt,name=decided_by,json=decidedBy,proto3" json:"decided_by,omitempty"`
+	// The outcome sentence (rejection reason, failure reason).
+	Outcome string `protobuf:"bytes,6,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// When it changed.
+	At            *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=at,proto3" json:"at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ApprovalChanged) Reset() {
+	*x = ApprovalChanged{}
+	mi := &file_paygate_events_v1_audit_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ApprovalChanged) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ApprovalChanged) ProtoMessage() {}
+
+func (x *ApprovalChanged) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_events_v1_audit_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ApprovalChanged.ProtoReflect.Descriptor instead.
+func (*ApprovalChanged) Descriptor() ([]byte, []int) {
+	return file_paygate_events_v1_audit_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ApprovalChanged) GetRequestId() int64 {
+	if x != nil {
+		return x.RequestId
+	}
+	return 0
+}
+
+func (x *ApprovalChanged) GetAction() string {
+	if x != nil {
+		return x.Action
+	}
+	return ""
+}
+
+func (x *ApprovalChanged) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *ApprovalChanged) GetRequestedBy() int64 {
+	if x != nil {
+		return x.RequestedBy
+	}
+	return 0
+}
+
+func (x *ApprovalChanged) GetDecidedBy() int64 {
+	if x != nil {
+		return x.DecidedBy
+	}
+	return 0
+}
+
+func (x *ApprovalChanged) GetOutcome() string {
+	if x != nil {
+		return x.Outcome
+	}
+	return ""
+}
+
+func (x *ApprovalChanged) GetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.At
+	}
+	return nil
+}
+
 var File_paygate_events_v1_audit_proto protoreflect.FileDescriptor
 
 const file_paygate_events_v1_audit_proto_rawDesc = "" +
 	"\n" +
-	"\x1dpaygate/events/v1/audit.proto\x12\x11paygate.events.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf6\x02\n" +
+	"\x1dpaygate/events/v1/audit.proto\x12\x11paygate.events.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc6\x03\n" +
 	"\vUserAudited\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06action\x18\x02 \x01(\tR\x06action\x12\"\n" +
@@ -172,7 +293,19 @@ const file_paygate_events_v1_audit_proto_rawDesc = "" +
 	"\x06before\x18\b \x01(\v2\x17.google.protobuf.StructR\x06before\x12-\n" +
 	"\x05after\x18\t \x01(\v2\x17.google.protobuf.StructR\x05after\x12*\n" +
 	"\x02at\x18\n" +
-	" \x01(\v2\x1a.google.protobuf.TimestampR\x02atB\xc7\x01\n" +
+	" \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12$\n" +
+	"\x0etarget_role_id\x18\v \x01(\x05R\ftargetRoleId\x12(\n" +
+	"\x10target_role_name\x18\f \x01(\tR\x0etargetRoleName\"\xe8\x01\n" +
+	"\x0fApprovalChanged\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\x03R\trequestId\x12\x16\n" +
+	"\x06action\x18\x02 \x01(\tR\x06action\x12\x16\n" +
+	"\x06status\x18\x03 \x01(\tR\x06status\x12!\n" +
+	"\frequested_by\x18\x04 \x01(\x03R\vrequestedBy\x12\x1d\n" +
+	"\n" +
+	"decided_by\x18\x05 \x01(\x03R\tdecidedBy\x12\x18\n" +
+	"\aoutcome\x18\x06 \x01(\tR\aoutcome\x12*\n" +
+	"\x02at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x02atB\xc7\x01\n" +
 	"\x15com.paygate.events.v1B\n" +
 	"AuditProtoP\x01Z<github.com/paygate/paygate/gen/go/paygate/events/v1;eventsv1\xa2\x02\x03PEX\xaa\x02\x11Paygate.Events.V1\xca\x02\x11Paygate\\Events\\V1\xe2\x02\x1dPaygate\\Events\\V1\\GPBMetadata\xea\x02\x13Paygate::Events::V1b\x06proto3"
 
@@ -188,21 +321,23 @@ func file_paygate_events_v1_audit_proto_rawDescGZIP() []byte {
 	return file_paygate_events_v1_audit_proto_rawDescData
 }
 
-var file_paygate_events_v1_audit_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_paygate_events_v1_audit_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_paygate_events_v1_audit_proto_goTypes = []any{
 	(*UserAudited)(nil),           // 0: paygate.events.v1.UserAudited
-	(*structpb.Struct)(nil),       // 1: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil), // 2: google.protobuf.Timestamp
+	(*ApprovalChanged)(nil),       // 1: paygate.events.v1.ApprovalChanged
+	(*structpb.Struct)(nil),       // 2: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil), // 3: google.protobuf.Timestamp
 }
 var file_paygate_events_v1_audit_proto_depIdxs = []int32{
-	1, // 0: paygate.events.v1.UserAudited.before:type_name -> google.protobuf.Struct
-	1, // 1: paygate.events.v1.UserAudited.after:type_name -> google.protobuf.Struct
-	2, // 2: paygate.events.v1.UserAudited.at:type_name -> google.protobuf.Timestamp
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	2, // 0: paygate.events.v1.UserAudited.before:type_name -> google.protobuf.Struct
+	2, // 1: paygate.events.v1.UserAudited.after:type_name -> google.protobuf.Struct
+	3, // 2: paygate.events.v1.UserAudited.at:type_name -> google.protobuf.Timestamp
+	3, // 3: paygate.events.v1.ApprovalChanged.at:type_name -> google.protobuf.Timestamp
+	4, // [4:4] is the sub-list for method output_type
+	4, // [4:4] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_paygate_events_v1_audit_proto_init() }
@@ -216,7 +351,7 @@ func file_paygate_events_v1_audit_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_paygate_events_v1_audit_proto_rawDesc), len(file_paygate_events_v1_audit_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   1,
+			NumMessages:   2,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

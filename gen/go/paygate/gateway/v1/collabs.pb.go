@@ -10,7 +10,6 @@ import (
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
-	structpb "google.golang.org/protobuf/types/known/structpb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -3095,215 +3094,11 @@ func (x *ListCollabActivityResponse) GetData() *ActivityData {
 	return nil
 }
 
-// ActivityData holds activity entries in the shape of a log query answer.
-type ActivityData struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Always "streams".
-	ResultType string `protobuf:"bytes,1,opt,name=result_type,json=resultType,proto3" json:"result_type,omitempty"`
-	// One stream per entry, newest first.
-	Result []*ActivityStream `protobuf:"bytes,2,rep,name=result,proto3" json:"result,omitempty"`
-	// Counts over the returned entries.
-	Stats         *ActivityStats `protobuf:"bytes,3,opt,name=stats,proto3" json:"stats,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ActivityData) Reset() {
-	*x = ActivityData{}
-	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[51]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ActivityData) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ActivityData) ProtoMessage() {}
-
-func (x *ActivityData) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[51]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ActivityData.ProtoReflect.Descriptor instead.
-func (*ActivityData) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{51}
-}
-
-func (x *ActivityData) GetResultType() string {
-	if x != nil {
-		return x.ResultType
-	}
-	return ""
-}
-
-func (x *ActivityData) GetResult() []*ActivityStream {
-	if x != nil {
-		return x.Result
-	}
-	return nil
-}
-
-func (x *ActivityData) GetStats() *ActivityStats {
-	if x != nil {
-		return x.Stats
-	}
-	return nil
-}
-
-// ActivityStream is one activity entry.
-type ActivityStream struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Labels of the entry: merchantId, providerId, collabId (those that apply)
-	// and action (the entry's ActionType).
-	Stream map[string]string `protobuf:"bytes,1,rep,name=stream,proto3" json:"stream,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// One value: [timestamp in nanoseconds since the epoch as a string, the
-	// entry as a JSON object in a string].
-	Values        []*structpb.ListValue `protobuf:"bytes,2,rep,name=values,proto3" json:"values,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ActivityStream) Reset() {
-	*x = ActivityStream{}
-	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[52]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ActivityStream) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ActivityStream) ProtoMessage() {}
-
-func (x *ActivityStream) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[52]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ActivityStream.ProtoReflect.Descriptor instead.
-func (*ActivityStream) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{52}
-}
-
-func (x *ActivityStream) GetStream() map[string]string {
-	if x != nil {
-		return x.Stream
-	}
-	return nil
-}
-
-func (x *ActivityStream) GetValues() []*structpb.ListValue {
-	if x != nil {
-		return x.Values
-	}
-	return nil
-}
-
-// ActivityStats counts the returned entries by kind.
-type ActivityStats struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Every entry.
-	Total int32 `protobuf:"varint,1,opt,name=total,proto3" json:"total,omitempty"`
-	// Entries made by people.
-	User int32 `protobuf:"varint,2,opt,name=user,proto3" json:"user,omitempty"`
-	// Entries made by background jobs (user name containing background, job,
-	// system or auto).
-	System int32 `protobuf:"varint,3,opt,name=system,proto3" json:"system,omitempty"`
-	// Critical entries (message containing "ATTENTION:").
-	Critical int32 `protobuf:"varint,4,opt,name=critical,proto3" json:"critical,omitempty"`
-	// Sensitive entries (message containing "Sensitive action performed").
-	Sensitive     int32 `protobuf:"varint,5,opt,name=sensitive,proto3" json:"sensitive,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ActivityStats) Reset() {
-	*x = ActivityStats{}
-	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[53]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ActivityStats) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ActivityStats) ProtoMessage() {}
-
-func (x *ActivityStats) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_gateway_v1_collabs_proto_msgTypes[53]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ActivityStats.ProtoReflect.Descriptor instead.
-func (*ActivityStats) Descriptor() ([]byte, []int) {
-	return file_paygate_gateway_v1_collabs_proto_rawDescGZIP(), []int{53}
-}
-
-func (x *ActivityStats) GetTotal() int32 {
-	if x != nil {
-		return x.Total
-	}
-	return 0
-}
-
-func (x *ActivityStats) GetUser() int32 {
-	if x != nil {
-		return x.User
-	}
-	return 0
-}
-
-func (x *ActivityStats) GetSystem() int32 {
-	if x != nil {
-		return x.System
-	}
-	return 0
-}
-
-func (x *ActivityStats) GetCritical() int32 {
-	if x != nil {
-		return x.Critical
-	}
-	return 0
-}
-
-func (x *ActivityStats) GetSensitive() int32 {
-	if x != nil {
-		return x.Sensitive
-	}
-	return 0
-}
-
 var File_paygate_gateway_v1_collabs_proto protoreflect.FileDescriptor
 
 const file_paygate_gateway_v1_collabs_proto_rawDesc = "" +
 	"\n" +
-	" paygate/gateway/v1/collabs.proto\x12\x12paygate.gateway.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1cgoogle/protobuf/struct.proto\"/\n" +
+	" paygate/gateway/v1/collabs.proto\x12\x12paygate.gateway.v1\x1a\x1cgoogle/api/annotations.proto\x1a!paygate/gateway/v1/activity.proto\"/\n" +
 	"\x10GetCollabRequest\x12\x1b\n" +
 	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\"G\n" +
 	"\x11GetCollabResponse\x122\n" +
@@ -3532,24 +3327,7 @@ const file_paygate_gateway_v1_collabs_proto_rawDesc = "" +
 	"_collab_id\"j\n" +
 	"\x1aListCollabActivityResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x124\n" +
-	"\x04data\x18\x02 \x01(\v2 .paygate.gateway.v1.ActivityDataR\x04data\"\xa4\x01\n" +
-	"\fActivityData\x12\x1f\n" +
-	"\vresult_type\x18\x01 \x01(\tR\n" +
-	"resultType\x12:\n" +
-	"\x06result\x18\x02 \x03(\v2\".paygate.gateway.v1.ActivityStreamR\x06result\x127\n" +
-	"\x05stats\x18\x03 \x01(\v2!.paygate.gateway.v1.ActivityStatsR\x05stats\"\xc7\x01\n" +
-	"\x0eActivityStream\x12F\n" +
-	"\x06stream\x18\x01 \x03(\v2..paygate.gateway.v1.ActivityStream.StreamEntryR\x06stream\x122\n" +
-	"\x06values\x18\x02 \x03(\v2\x1a.google.protobuf.ListValueR\x06values\x1a9\n" +
-	"\vStreamEntry\x12\x10\n" +
-	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x8b\x01\n" +
-	"\rActivityStats\x12\x14\n" +
-	"\x05total\x18\x01 \x01(\x05R\x05total\x12\x12\n" +
-	"\x04user\x18\x02 \x01(\x05R\x04user\x12\x16\n" +
-	"\x06system\x18\x03 \x01(\x05R\x06system\x12\x1a\n" +
-	"\bcritical\x18\x04 \x01(\x05R\bcritical\x12\x1c\n" +
-	"\tsensitive\x18\x05 \x01(\x05R\tsensitive2\xc3\x1a\n" +
+	"\x04data\x18\x02 \x01(\v2 .paygate.gateway.v1.ActivityDataR\x04data2\x87\x19\n" +
 	"\rCollabService\x12\xb0\x01\n" +
 	"\x13ListMerchantCollabs\x12..paygate.gateway.v1.ListMerchantCollabsRequest\x1a/.paygate.gateway.v1.ListMerchantCollabsResponse\"8\x82\xd3\xe4\x93\x022b\acollabs\x12'/api/v1/merchants/{merchant_id}/collabs\x12\x80\x01\n" +
 	"\vListCollabs\x12&.paygate.gateway.v1.ListCollabsRequest\x1a'.paygate.gateway.v1.ListCollabsResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/api/v1/merchant-collabs\x12\x85\x01\n" +
@@ -3565,12 +3343,12 @@ const file_paygate_gateway_v1_collabs_proto_rawDesc = "" +
 	"\x19UpdateCollabPayTypeLimits\x124.paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest\x1a5.paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse\"<\x82\xd3\xe4\x93\x026:\x01*b\x06limits\")/api/v1/merchants/collabs/pay-type/limits\x12\x9c\x01\n" +
 	"\x10InitializeCollab\x12+.paygate.gateway.v1.InitializeCollabRequest\x1a,.paygate.gateway.v1.InitializeCollabResponse\"-\x82\xd3\xe4\x93\x02':\x01*b\x06collab\"\x1a/api/v1/collabs/initialize\x12\xaa\x01\n" +
 	"\x11AddCollabPayTypes\x12,.paygate.gateway.v1.AddCollabPayTypesRequest\x1a-.paygate.gateway.v1.AddCollabPayTypesResponse\"8\x82\xd3\xe4\x93\x022:\tpay_typesb\x06collab\x1a\x1d/api/v1/{collab_id}/pay-types\x12\xb6\x01\n" +
-	"\x14RemoveCollabPayTypes\x12/.paygate.gateway.v1.RemoveCollabPayTypesRequest\x1a0.paygate.gateway.v1.RemoveCollabPayTypesResponse\";\x82\xd3\xe4\x93\x025:\fpay_type_idsb\x06collab*\x1d/api/v1/{collab_id}/pay-types\x12\xa0\x01\n" +
-	"\x15EnableMaintenanceMode\x120.paygate.gateway.v1.EnableMaintenanceModeRequest\x1a1.paygate.gateway.v1.EnableMaintenanceModeResponse\"\"\x82\xd3\xe4\x93\x02\x1c\"\x1a/api/v1/maintenance/enable\x12\xa4\x01\n" +
-	"\x16DisableMaintenanceMode\x121.paygate.gateway.v1.DisableMaintenanceModeRequest\x1a2.paygate.gateway.v1.DisableMaintenanceModeResponse\"#\x82\xd3\xe4\x93\x02\x1d\"\x1b/api/v1/maintenance/disable\x12\x9d\x01\n" +
-	"\x14GetMaintenanceStatus\x12/.paygate.gateway.v1.GetMaintenanceStatusRequest\x1a0.paygate.gateway.v1.GetMaintenanceStatusResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/api/v1/maintenance/status\x12\xca\x01\n" +
-	"\x1aListMerchantCollabActivity\x125.paygate.gateway.v1.ListMerchantCollabActivityRequest\x1a6.paygate.gateway.v1.ListMerchantCollabActivityResponse\"=\x82\xd3\xe4\x93\x027\x125/api/v1/logs/merchants/{merchant_id}/collabs/activity\x12\x9a\x01\n" +
-	"\x12ListCollabActivity\x12-.paygate.gateway.v1.ListCollabActivityRequest\x1a..paygate.gateway.v1.ListCollabActivityResponse\"%\x82\xd3\xe4\x93\x02\x1f\x12\x1d/api/v1/logs/collabs/activityB\xd0\x01\n" +
+	"\x14RemoveCollabPayTypes\x12/.paygate.gateway.v1.RemoveCollabPayTypesRequest\x1a0.paygate.gateway.v1.RemoveCollabPayTypesResponse\";\x82\xd3\xe4\x93\x025:\fpay_type_idsb\x06collab*\x1d/api/v1/{collab_id}/pay-types\x12\x81\x01\n" +
+	"\x15EnableMaintenanceMode\x120.paygate.gateway.v1.EnableMaintenanceModeRequest\x1a1.paygate.gateway.v1.EnableMaintenanceModeResponse\"\x03\x88\x02\x01\x12\x84\x01\n" +
+	"\x16DisableMaintenanceMode\x121.paygate.gateway.v1.DisableMaintenanceModeRequest\x1a2.paygate.gateway.v1.DisableMaintenanceModeResponse\"\x03\x88\x02\x01\x12~\n" +
+	"\x14GetMaintenanceStatus\x12/.paygate.gateway.v1.GetMaintenanceStatusRequest\x1a0.paygate.gateway.v1.GetMaintenanceStatusResponse\"\x03\x88\x02\x01\x12\x90\x01\n" +
+	"\x1aListMerchantCollabActivity\x125.paygate.gateway.v1.ListMerchantCollabActivityRequest\x1a6.paygate.gateway.v1.ListMerchantCollabActivityResponse\"\x03\x88\x02\x01\x12x\n" +
+	"\x12ListCollabActivity\x12-.paygate.gateway.v1.ListCollabActivityRequest\x1a..paygate.gateway.v1.ListCollabActivityResponse\"\x03\x88\x02\x01B\xd0\x01\n" +
 	"\x16com.paygate.gateway.v1B\fCollabsProtoP\x01Z>github.com/paygate/paygate/gen/go/paygate/gateway/v1;gatewayv1\xa2\x02\x03PGX\xaa\x02\x12Paygate.Gateway.V1\xca\x02\x12Paygate\\Gateway\\V1\xe2\x02\x1ePaygate\\Gateway\\V1\\GPBMetadata\xea\x02\x14Paygate::Gateway::V1b\x06proto3"
 
 var (
@@ -3585,7 +3363,7 @@ func file_paygate_gateway_v1_collabs_proto_rawDescGZIP() []byte {
 	return file_paygate_gateway_v1_collabs_proto_rawDescData
 }
 
-var file_paygate_gateway_v1_collabs_proto_msgTypes = make([]protoimpl.MessageInfo, 58)
+var file_paygate_gateway_v1_collabs_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
 var file_paygate_gateway_v1_collabs_proto_goTypes = []any{
 	(*GetCollabRequest)(nil),                   // 0: paygate.gateway.v1.GetCollabRequest
 	(*GetCollabResponse)(nil),                  // 1: paygate.gateway.v1.GetCollabResponse
@@ -3638,14 +3416,10 @@ var file_paygate_gateway_v1_collabs_proto_goTypes = []any{
 	(*ListMerchantCollabActivityResponse)(nil), // 48: paygate.gateway.v1.ListMerchantCollabActivityResponse
 	(*ListCollabActivityRequest)(nil),          // 49: paygate.gateway.v1.ListCollabActivityRequest
 	(*ListCollabActivityResponse)(nil),         // 50: paygate.gateway.v1.ListCollabActivityResponse
-	(*ActivityData)(nil),                       // 51: paygate.gateway.v1.ActivityData
-	(*ActivityStream)(nil),                     // 52: paygate.gateway.v1.ActivityStream
-	(*ActivityStats)(nil),                      // 53: paygate.gateway.v1.ActivityStats
-	nil,                                        // 54: paygate.gateway.v1.CollabSettings.SettingsEntry
-	nil,                                        // 55: paygate.gateway.v1.UpdateCollabSettingsRequest.SettingsEntry
-	nil,                                        // 56: paygate.gateway.v1.InitializeCollabRequest.CollabSettingsEntry
-	nil,                                        // 57: paygate.gateway.v1.ActivityStream.StreamEntry
-	(*structpb.ListValue)(nil),                 // 58: google.protobuf.ListValue
+	nil,                                        // 51: paygate.gateway.v1.CollabSettings.SettingsEntry
+	nil,                                        // 52: paygate.gateway.v1.UpdateCollabSettingsRequest.SettingsEntry
+	nil,                                        // 53: paygate.gateway.v1.InitializeCollabRequest.CollabSettingsEntry
+	(*ActivityData)(nil),                       // 54: paygate.gateway.v1.ActivityData
 }
 var file_paygate_gateway_v1_collabs_proto_depIdxs = []int32{
 	6,  // 0: paygate.gateway.v1.GetCollabResponse.collab:type_name -> paygate.gateway.v1.Collab
@@ -3653,7 +3427,7 @@ var file_paygate_gateway_v1_collabs_proto_depIdxs = []int32{
 	2,  // 2: paygate.gateway.v1.CollabProvider.pay_types:type_name -> paygate.gateway.v1.ProviderPayType
 	4,  // 3: paygate.gateway.v1.Collab.merchant:type_name -> paygate.gateway.v1.CollabMerchant
 	5,  // 4: paygate.gateway.v1.Collab.provider:type_name -> paygate.gateway.v1.CollabProvider
-	54, // 5: paygate.gateway.v1.CollabSettings.settings:type_name -> paygate.gateway.v1.CollabSettings.SettingsEntry
+	51, // 5: paygate.gateway.v1.CollabSettings.settings:type_name -> paygate.gateway.v1.CollabSettings.SettingsEntry
 	7,  // 6: paygate.gateway.v1.CollabSettings.pay_type_settings:type_name -> paygate.gateway.v1.CollabPayTypeSettings
 	10, // 7: paygate.gateway.v1.CollabLimits.collab_pay_type_limits:type_name -> paygate.gateway.v1.CollabPayTypeLimits
 	6,  // 8: paygate.gateway.v1.ListMerchantCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
@@ -3661,69 +3435,65 @@ var file_paygate_gateway_v1_collabs_proto_depIdxs = []int32{
 	3,  // 10: paygate.gateway.v1.ListProvidersResponse.providers:type_name -> paygate.gateway.v1.Provider
 	6,  // 11: paygate.gateway.v1.ListProviderCollabsResponse.collabs:type_name -> paygate.gateway.v1.Collab
 	8,  // 12: paygate.gateway.v1.GetCollabSettingsResponse.collab_settings:type_name -> paygate.gateway.v1.CollabSettings
-	55, // 13: paygate.gateway.v1.UpdateCollabSettingsRequest.settings:type_name -> paygate.gateway.v1.UpdateCollabSettingsRequest.SettingsEntry
+	52, // 13: paygate.gateway.v1.UpdateCollabSettingsRequest.settings:type_name -> paygate.gateway.v1.UpdateCollabSettingsRequest.SettingsEntry
 	9,  // 14: paygate.gateway.v1.UpdateCollabSettingsRequest.pay_type_settings:type_name -> paygate.gateway.v1.PayTypeChannels
 	8,  // 15: paygate.gateway.v1.UpdateCollabSettingsResponse.collab_settings:type_name -> paygate.gateway.v1.CollabSettings
 	11, // 16: paygate.gateway.v1.GetCollabLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
 	11, // 17: paygate.gateway.v1.UpdateCollabLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
 	11, // 18: paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse.limits:type_name -> paygate.gateway.v1.CollabLimits
 	9,  // 19: paygate.gateway.v1.InitializeCollabRequest.pay_type_settings:type_name -> paygate.gateway.v1.PayTypeChannels
-	56, // 20: paygate.gateway.v1.InitializeCollabRequest.collab_settings:type_name -> paygate.gateway.v1.InitializeCollabRequest.CollabSettingsEntry
+	53, // 20: paygate.gateway.v1.InitializeCollabRequest.collab_settings:type_name -> paygate.gateway.v1.InitializeCollabRequest.CollabSettingsEntry
 	6,  // 21: paygate.gateway.v1.InitializeCollabResponse.collab:type_name -> paygate.gateway.v1.Collab
 	12, // 22: paygate.gateway.v1.AddCollabPayTypesRequest.pay_types:type_name -> paygate.gateway.v1.NewCollabPayType
 	6,  // 23: paygate.gateway.v1.AddCollabPayTypesResponse.collab:type_name -> paygate.gateway.v1.Collab
 	6,  // 24: paygate.gateway.v1.RemoveCollabPayTypesResponse.collab:type_name -> paygate.gateway.v1.Collab
-	51, // 25: paygate.gateway.v1.ListMerchantCollabActivityResponse.data:type_name -> paygate.gateway.v1.ActivityData
-	51, // 26: paygate.gateway.v1.ListCollabActivityResponse.data:type_name -> paygate.gateway.v1.ActivityData
-	52, // 27: paygate.gateway.v1.ActivityData.result:type_name -> paygate.gateway.v1.ActivityStream
-	53, // 28: paygate.gateway.v1.ActivityData.stats:type_name -> paygate.gateway.v1.ActivityStats
-	57, // 29: paygate.gateway.v1.ActivityStream.stream:type_name -> paygate.gateway.v1.ActivityStream.StreamEntry
-	58, // 30: paygate.gateway.v1.ActivityStream.values:type_name -> google.protobuf.ListValue
-	13, // 31: paygate.gateway.v1.CollabService.ListMerchantCollabs:input_type -> paygate.gateway.v1.ListMerchantCollabsRequest
-	15, // 32: paygate.gateway.v1.CollabService.ListCollabs:input_type -> paygate.gateway.v1.ListCollabsRequest
-	0,  // 33: paygate.gateway.v1.CollabService.GetCollab:input_type -> paygate.gateway.v1.GetCollabRequest
-	17, // 34: paygate.gateway.v1.CollabService.ListProviders:input_type -> paygate.gateway.v1.ListProvidersRequest
-	19, // 35: paygate.gateway.v1.CollabService.ListProviderCollabs:input_type -> paygate.gateway.v1.ListProviderCollabsRequest
-	21, // 36: paygate.gateway.v1.CollabService.SetProviderActiveness:input_type -> paygate.gateway.v1.SetProviderActivenessRequest
-	23, // 37: paygate.gateway.v1.CollabService.GetCollabSettings:input_type -> paygate.gateway.v1.GetCollabSettingsRequest
-	25, // 38: paygate.gateway.v1.CollabService.UpdateCollabSettings:input_type -> paygate.gateway.v1.UpdateCollabSettingsRequest
-	27, // 39: paygate.gateway.v1.CollabService.SetCollabActiveness:input_type -> paygate.gateway.v1.SetCollabActivenessRequest
-	29, // 40: paygate.gateway.v1.CollabService.GetCollabLimits:input_type -> paygate.gateway.v1.GetCollabLimitsRequest
-	31, // 41: paygate.gateway.v1.CollabService.UpdateCollabLimits:input_type -> paygate.gateway.v1.UpdateCollabLimitsRequest
-	33, // 42: paygate.gateway.v1.CollabService.UpdateCollabPayTypeLimits:input_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest
-	35, // 43: paygate.gateway.v1.CollabService.InitializeCollab:input_type -> paygate.gateway.v1.InitializeCollabRequest
-	37, // 44: paygate.gateway.v1.CollabService.AddCollabPayTypes:input_type -> paygate.gateway.v1.AddCollabPayTypesRequest
-	39, // 45: paygate.gateway.v1.CollabService.RemoveCollabPayTypes:input_type -> paygate.gateway.v1.RemoveCollabPayTypesRequest
-	41, // 46: paygate.gateway.v1.CollabService.EnableMaintenanceMode:input_type -> paygate.gateway.v1.EnableMaintenanceModeRequest
-	43, // 47: paygate.gateway.v1.CollabService.DisableMaintenanceMode:input_type -> paygate.gateway.v1.DisableMaintenanceModeRequest
-	45, // 48: paygate.gateway.v1.CollabService.GetMaintenanceStatus:input_type -> paygate.gateway.v1.GetMaintenanceStatusRequest
-	47, // 49: paygate.gateway.v1.CollabService.ListMerchantCollabActivity:input_type -> paygate.gateway.v1.ListMerchantCollabActivityRequest
-	49, // 50: paygate.gateway.v1.CollabService.ListCollabActivity:input_type -> paygate.gateway.v1.ListCollabActivityRequest
-	14, // 51: paygate.gateway.v1.CollabService.ListMerchantCollabs:output_type -> paygate.gateway.v1.ListMerchantCollabsResponse
-	16, // 52: paygate.gateway.v1.CollabService.ListCollabs:output_type -> paygate.gateway.v1.ListCollabsResponse
-	1,  // 53: paygate.gateway.v1.CollabService.GetCollab:output_type -> paygate.gateway.v1.GetCollabResponse
-	18, // 54: paygate.gateway.v1.CollabService.ListProviders:output_type -> paygate.gateway.v1.ListProvidersResponse
-	20, // 55: paygate.gateway.v1.CollabService.ListProviderCollabs:output_type -> paygate.gateway.v1.ListProviderCollabsResponse
-	22, // 56: paygate.gateway.v1.CollabService.SetProviderActiveness:output_type -> paygate.gateway.v1.SetProviderActivenessResponse
-	24, // 57: paygate.gateway.v1.CollabService.GetCollabSettings:output_type -> paygate.gateway.v1.GetCollabSettingsResponse
-	26, // 58: paygate.gateway.v1.CollabService.UpdateCollabSettings:output_type -> paygate.gateway.v1.UpdateCollabSettingsResponse
-	28, // 59: paygate.gateway.v1.CollabService.SetCollabActiveness:output_type -> paygate.gateway.v1.SetCollabActivenessResponse
-	30, // 60: paygate.gateway.v1.CollabService.GetCollabLimits:output_type -> paygate.gateway.v1.GetCollabLimitsResponse
-	32, // 61: paygate.gateway.v1.CollabService.UpdateCollabLimits:output_type -> paygate.gateway.v1.UpdateCollabLimitsResponse
-	34, // 62: paygate.gateway.v1.CollabService.UpdateCollabPayTypeLimits:output_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
-	36, // 63: paygate.gateway.v1.CollabService.InitializeCollab:output_type -> paygate.gateway.v1.InitializeCollabResponse
-	38, // 64: paygate.gateway.v1.CollabService.AddCollabPayTypes:output_type -> paygate.gateway.v1.AddCollabPayTypesResponse
-	40, // 65: paygate.gateway.v1.CollabService.RemoveCollabPayTypes:output_type -> paygate.gateway.v1.RemoveCollabPayTypesResponse
-	42, // 66: paygate.gateway.v1.CollabService.EnableMaintenanceMode:output_type -> paygate.gateway.v1.EnableMaintenanceModeResponse
-	44, // 67: paygate.gateway.v1.CollabService.DisableMaintenanceMode:output_type -> paygate.gateway.v1.DisableMaintenanceModeResponse
-	46, // 68: paygate.gateway.v1.CollabService.GetMaintenanceStatus:output_type -> paygate.gateway.v1.GetMaintenanceStatusResponse
-	48, // 69: paygate.gateway.v1.CollabService.ListMerchantCollabActivity:output_type -> paygate.gateway.v1.ListMerchantCollabActivityResponse
-	50, // 70: paygate.gateway.v1.CollabService.ListCollabActivity:output_type -> paygate.gateway.v1.ListCollabActivityResponse
-	51, // [51:71] is the sub-list for method output_type
-	31, // [31:51] is the sub-list for method input_type
-	31, // [31:31] is the sub-list for extension type_name
-	31, // [31:31] is the sub-list for extension extendee
-	0,  // [0:31] is the sub-list for field type_name
+	54, // 25: paygate.gateway.v1.ListMerchantCollabActivityResponse.data:type_name -> paygate.gateway.v1.ActivityData
+	54, // 26: paygate.gateway.v1.ListCollabActivityResponse.data:type_name -> paygate.gateway.v1.ActivityData
+	13, // 27: paygate.gateway.v1.CollabService.ListMerchantCollabs:input_type -> paygate.gateway.v1.ListMerchantCollabsRequest
+	15, // 28: paygate.gateway.v1.CollabService.ListCollabs:input_type -> paygate.gateway.v1.ListCollabsRequest
+	0,  // 29: paygate.gateway.v1.CollabService.GetCollab:input_type -> paygate.gateway.v1.GetCollabRequest
+	17, // 30: paygate.gateway.v1.CollabService.ListProviders:input_type -> paygate.gateway.v1.ListProvidersRequest
+	19, // 31: paygate.gateway.v1.CollabService.ListProviderCollabs:input_type -> paygate.gateway.v1.ListProviderCollabsRequest
+	21, // 32: paygate.gateway.v1.CollabService.SetProviderActiveness:input_type -> paygate.gateway.v1.SetProviderActivenessRequest
+	23, // 33: paygate.gateway.v1.CollabService.GetCollabSettings:input_type -> paygate.gateway.v1.GetCollabSettingsRequest
+	25, // 34: paygate.gateway.v1.CollabService.UpdateCollabSettings:input_type -> paygate.gateway.v1.UpdateCollabSettingsRequest
+	27, // 35: paygate.gateway.v1.CollabService.SetCollabActiveness:input_type -> paygate.gateway.v1.SetCollabActivenessRequest
+	29, // 36: paygate.gateway.v1.CollabService.GetCollabLimits:input_type -> paygate.gateway.v1.GetCollabLimitsRequest
+	31, // 37: paygate.gateway.v1.CollabService.UpdateCollabLimits:input_type -> paygate.gateway.v1.UpdateCollabLimitsRequest
+	33, // 38: paygate.gateway.v1.CollabService.UpdateCollabPayTypeLimits:input_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsRequest
+	35, // 39: paygate.gateway.v1.CollabService.InitializeCollab:input_type -> paygate.gateway.v1.InitializeCollabRequest
+	37, // 40: paygate.gateway.v1.CollabService.AddCollabPayTypes:input_type -> paygate.gateway.v1.AddCollabPayTypesRequest
+	39, // 41: paygate.gateway.v1.CollabService.RemoveCollabPayTypes:input_type -> paygate.gateway.v1.RemoveCollabPayTypesRequest
+	41, // 42: paygate.gateway.v1.CollabService.EnableMaintenanceMode:input_type -> paygate.gateway.v1.EnableMaintenanceModeRequest
+	43, // 43: paygate.gateway.v1.CollabService.DisableMaintenanceMode:input_type -> paygate.gateway.v1.DisableMaintenanceModeRequest
+	45, // 44: paygate.gateway.v1.CollabService.GetMaintenanceStatus:input_type -> paygate.gateway.v1.GetMaintenanceStatusRequest
+	47, // 45: paygate.gateway.v1.CollabService.ListMerchantCollabActivity:input_type -> paygate.gateway.v1.ListMerchantCollabActivityRequest
+	49, // 46: paygate.gateway.v1.CollabService.ListCollabActivity:input_type -> paygate.gateway.v1.ListCollabActivityRequest
+	14, // 47: paygate.gateway.v1.CollabService.ListMerchantCollabs:output_type -> paygate.gateway.v1.ListMerchantCollabsResponse
+	16, // 48: paygate.gateway.v1.CollabService.ListCollabs:output_type -> paygate.gateway.v1.ListCollabsResponse
+	1,  // 49: paygate.gateway.v1.CollabService.GetCollab:output_type -> paygate.gateway.v1.GetCollabResponse
+	18, // 50: paygate.gateway.v1.CollabService.ListProviders:output_type -> paygate.gateway.v1.ListProvidersResponse
+	20, // 51: paygate.gateway.v1.CollabService.ListProviderCollabs:output_type -> paygate.gateway.v1.ListProviderCollabsResponse
+	22, // 52: paygate.gateway.v1.CollabService.SetProviderActiveness:output_type -> paygate.gateway.v1.SetProviderActivenessResponse
+	24, // 53: paygate.gateway.v1.CollabService.GetCollabSettings:output_type -> paygate.gateway.v1.GetCollabSettingsResponse
+	26, // 54: paygate.gateway.v1.CollabService.UpdateCollabSettings:output_type -> paygate.gateway.v1.UpdateCollabSettingsResponse
+	28, // 55: paygate.gateway.v1.CollabService.SetCollabActiveness:output_type -> paygate.gateway.v1.SetCollabActivenessResponse
+	30, // 56: paygate.gateway.v1.CollabService.GetCollabLimits:output_type -> paygate.gateway.v1.GetCollabLimitsResponse
+	32, // 57: paygate.gateway.v1.CollabService.UpdateCollabLimits:output_type -> paygate.gateway.v1.UpdateCollabLimitsResponse
+	34, // 58: paygate.gateway.v1.CollabService.UpdateCollabPayTypeLimits:output_type -> paygate.gateway.v1.UpdateCollabPayTypeLimitsResponse
+	36, // 59: paygate.gateway.v1.CollabService.InitializeCollab:output_type -> paygate.gateway.v1.InitializeCollabResponse
+	38, // 60: paygate.gateway.v1.CollabService.AddCollabPayTypes:output_type -> paygate.gateway.v1.AddCollabPayTypesResponse
+	40, // 61: paygate.gateway.v1.CollabService.RemoveCollabPayTypes:output_type -> paygate.gateway.v1.RemoveCollabPayTypesResponse
+	42, // 62: paygate.gateway.v1.CollabService.EnableMaintenanceMode:output_type -> paygate.gateway.v1.EnableMaintenanceModeResponse
+	44, // 63: paygate.gateway.v1.CollabService.DisableMaintenanceMode:output_type -> paygate.gateway.v1.DisableMaintenanceModeResponse
+	46, // 64: paygate.gateway.v1.CollabService.GetMaintenanceStatus:output_type -> paygate.gateway.v1.GetMaintenanceStatusResponse
+	48, // 65: paygate.gateway.v1.CollabService.ListMerchantCollabActivity:output_type -> paygate.gateway.v1.ListMerchantCollabActivityResponse
+	50, // 66: paygate.gateway.v1.CollabService.ListCollabActivity:output_type -> paygate.gateway.v1.ListCollabActivityResponse
+	47, // [47:67] is the sub-list for method output_type
+	27, // [27:47] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_paygate_gateway_v1_collabs_proto_init() }
@@ -3731,6 +3501,7 @@ func file_paygate_gateway_v1_collabs_proto_init() {
 	if File_paygate_gateway_v1_collabs_proto != nil {
 		return
 	}
+	file_paygate_gateway_v1_activity_proto_init()
 	file_paygate_gateway_v1_collabs_proto_msgTypes[9].OneofWrappers = []any{}
 	file_paygate_gateway_v1_collabs_proto_msgTypes[12].OneofWrappers = []any{}
 	file_paygate_gateway_v1_collabs_proto_msgTypes[15].OneofWrappers = []any{}
@@ -3746,7 +3517,7 @@ func file_paygate_gateway_v1_collabs_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_paygate_gateway_v1_collabs_proto_rawDesc), len(file_paygate_gateway_v1_collabs_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   58,
+			NumMessages:   54,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

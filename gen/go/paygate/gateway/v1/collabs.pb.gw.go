@@ -590,157 +590,6 @@ func local_request_CollabService_RemoveCollabPayTypes_0(ctx context.Context, mar
 	return msg, metadata, err
 }
 
-func request_CollabService_EnableMaintenanceMode_0(ctx context.Context, marshaler runtime.Marshaler, client CollabServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
-	var (
-		protoReq EnableMaintenanceModeRequest
-		metadata runtime.ServerMetadata
-	)
-	if req.Body != nil {
-		_, _ = io.Copy(io.Discard, req.Body)
-	}
-	msg, err := client.EnableMaintenanceMode(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
-	return msg, metadata, err
-}
-
-func local_request_CollabService_EnableMaintenanceMode_0(ctx context.Context, marshaler runtime.Marshaler, server CollabServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
-	var (
-		protoReq EnableMaintenanceModeRequest
-		metadata runtime.ServerMetadata
-	)
-	msg, err := server.EnableMaintenanceMode(ctx, &protoReq)
-	return msg, metadata, err
-}
-
-func request_CollabService_DisableMaintenanceMode_0(ctx context.Context, marshaler runtime.Marshaler, client CollabServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
-	var (
-		protoReq DisableMaintenanceModeRequest
-		metadata runtime.ServerMetadata
-	)
-	if req.Body != nil {
-		_, _ = io.Copy(io.Discard, req.Body)
-	}
-	msg, err := client.DisableMaintenanceMode(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
-	return msg, metadata, err
-}
-
-func local_request_CollabService_DisableMaintenanceMode_0(ctx context.Context, marshaler runtime.Marshaler, server CollabServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
-	var (
-		protoReq DisableMaintenanceModeRequest
-		metadata runtime.ServerMetadata
-	)
-	msg, err := server.DisableMaintenanceMode(ctx, &protoReq)
-	return msg, metadata, err
-}
-
-func request_CollabService_GetMaintenanceStatus_0(ctx context.Context, marshaler runtime.Marshaler, client CollabServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
-	var (
-		protoReq GetMaintenanceStatusRequest
-		metadata runtime.ServerMetadata
-	)
-	if req.Body != nil {
-		_, _ = io.Copy(io.Discard, req.Body)
-	}
-	msg, err := client.GetMaintenanceStatus(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
-	return msg, metadata, err
-}
-
-func local_request_CollabService_GetMaintenanceStatus_0(ctx context.Context, marshaler runtime.Marshaler, server CollabServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
-	var (
-		protoReq GetMaintenanceStatusRequest
-		metadata runtime.ServerMetadata
-	)
-	msg, err := server.GetMaintenanceStatus(ctx, &protoReq)
-	return msg, metadata, err
-}
-
-var filter_CollabService_ListMerchantCollabActivity_0 = &utilities.DoubleArray{Encoding: map[string]int{"merchant_id": 0}, Base: []int{1, 1, 0}, Check: []int{0, 1, 2}}
-
-func request_CollabService_ListMerchantCollabActivity_0(ctx context.Context, marshaler runtime.Marshaler, client CollabServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
-	var (
-		protoReq ListMerchantCollabActivityRequest
-		metadata runtime.ServerMetadata
-		err      error
-	)
-	val, ok := pathParams["merchant_id"]
-	if !ok {
-		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "merchant_id")
-	}
-	protoReq.MerchantId, err = runtime.Int32(val)
-	if err != nil {
-		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "merchant_id", err)
-	}
-	if err := req.ParseForm(); err != nil {
-		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
-	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_CollabService_ListMerchantCollabActivity_0); err != nil {
-		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
-	}
-	if req.Body != nil {
-		_, _ = io.Copy(io.Discard, req.Body)
-	}
-	msg, err := client.ListMerchantCollabActivity(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
-	return msg, metadata, err
-}
-
-func local_request_CollabService_ListMerchantCollabActivity_0(ctx context.Context, marshaler runtime.Marshaler, server CollabServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
-	var (
-		protoReq ListMerchantCollabActivityRequest
-		metadata runtime.ServerMetadata
-		err      error
-	)
-	val, ok := pathParams["merchant_id"]
-	if !ok {
-		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "merchant_id")
-	}
-	protoReq.MerchantId, err = runtime.Int32(val)
-	if err != nil {
-		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "merchant_id", err)
-	}
-	if err := req.ParseForm(); err != nil {
-		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
-	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_CollabService_ListMerchantCollabActivity_0); err != nil {
-		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
-	}
-	msg, err := server.ListMerchantCollabActivity(ctx, &protoReq)
-	return msg, metadata, err
-}
-
-var filter_CollabService_ListCollabActivity_0 = &utilities.DoubleArray{Encoding: map[string]int{}, Base: []int(nil), Check: []int(nil)}
-
-func request_CollabService_ListCollabActivity_0(ctx context.Context, marshaler runtime.Marshaler, client CollabServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
-	var (
-		protoReq ListCollabActivityRequest
-		metadata runtime.ServerMetadata
-	)
-	if err := req.ParseForm(); err != nil {
-		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
-	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_CollabService_ListCollabActivity_0); err != nil {
-		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
-	}
-	if req.Body != nil {
-		_, _ = io.Copy(io.Discard, req.Body)
-	}
-	msg, err := client.ListCollabActivity(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
-	return msg, metadata, err
-}
-
-func local_request_CollabService_ListCollabActivity_0(ctx context.Context, marshaler runtime.Marshaler, server CollabServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
-	var (
-		protoReq ListCollabActivityRequest
-		metadata runtime.ServerMetadata
-	)
-	if err := req.ParseForm(); err != nil {
-		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
-	}
-	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_CollabService_ListCollabActivity_0); err != nil {
-		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
-	}
-	msg, err := server.ListCollabActivity(ctx, &protoReq)
-	return msg, metadata, err
-}
-
 // RegisterCollabServiceHandlerServer registers the http handlers for service CollabService to "mux".
 // UnaryRPC     :call CollabServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -1047,106 +896,6 @@ func RegisterCollabServiceHandlerServer(ctx context.Context, mux *runtime.ServeM
 		}
 		forward_CollabService_RemoveCollabPayTypes_0(annotatedContext, mux, outboundMarshaler, w, req, response_CollabService_RemoveCollabPayTypes_0{resp.(*RemoveCollabPayTypesResponse)}, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodPost, pattern_CollabService_EnableMaintenanceMode_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
-		ctx, cancel := context.WithCancel(req.Context())
-		defer cancel()
-		var stream runtime.ServerTransportStream
-		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
-		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/paygate.gateway.v1.CollabService/EnableMaintenanceMode", runtime.WithHTTPPathPattern("/api/v1/maintenance/enable"))
-		if err != nil {
-			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		resp, md, err := local_request_CollabService_EnableMaintenanceMode_0(annotatedContext, inboundMarshaler, server, req, pathParams)
-		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
-		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
-		if err != nil {
-			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		forward_CollabService_EnableMaintenanceMode_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
-	})
-	mux.Handle(http.MethodPost, pattern_CollabService_DisableMaintenanceMode_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
-		ctx, cancel := context.WithCancel(req.Context())
-		defer cancel()
-		var stream runtime.ServerTransportStream
-		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
-		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/paygate.gateway.v1.CollabService/DisableMaintenanceMode", runtime.WithHTTPPathPattern("/api/v1/maintenance/disable"))
-		if err != nil {
-			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		resp, md, err := local_request_CollabService_DisableMaintenanceMode_0(annotatedContext, inboundMarshaler, server, req, pathParams)
-		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
-		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
-		if err != nil {
-			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		forward_CollabService_DisableMaintenanceMode_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
-	})
-	mux.Handle(http.MethodGet, pattern_CollabService_GetMaintenanceStatus_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
-		ctx, cancel := context.WithCancel(req.Context())
-		defer cancel()
-		var stream runtime.ServerTransportStream
-		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
-		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/paygate.gateway.v1.CollabService/GetMaintenanceStatus", runtime.WithHTTPPathPattern("/api/v1/maintenance/status"))
-		if err != nil {
-			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		resp, md, err := local_request_CollabService_GetMaintenanceStatus_0(annotatedContext, inboundMarshaler, server, req, pathParams)
-		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
-		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
-		if err != nil {
-			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		forward_CollabService_GetMaintenanceStatus_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
-	})
-	mux.Handle(http.MethodGet, pattern_CollabService_ListMerchantCollabActivity_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
-		ctx, cancel := context.WithCancel(req.Context())
-		defer cancel()
-		var stream runtime.ServerTransportStream
-		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
-		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/paygate.gateway.v1.CollabService/ListMerchantCollabActivity", runtime.WithHTTPPathPattern("/api/v1/logs/merchants/{merchant_id}/collabs/activity"))
-		if err != nil {
-			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		resp, md, err := local_request_CollabService_ListMerchantCollabActivity_0(annotatedContext, inboundMarshaler, server, req, pathParams)
-		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
-		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
-		if err != nil {
-			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		forward_CollabService_ListMerchantCollabActivity_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
-	})
-	mux.Handle(http.MethodGet, pattern_CollabService_ListCollabActivity_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
-		ctx, cancel := context.WithCancel(req.Context())
-		defer cancel()
-		var stream runtime.ServerTransportStream
-		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
-		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/paygate.gateway.v1.CollabService/ListCollabActivity", runtime.WithHTTPPathPattern("/api/v1/logs/collabs/activity"))
-		if err != nil {
-			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		resp, md, err := local_request_CollabService_ListCollabActivity_0(annotatedContext, inboundMarshaler, server, req, pathParams)
-		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
-		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
-		if err != nil {
-			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		forward_CollabService_ListCollabActivity_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
-	})
 
 	return nil
 }
@@ -1442,91 +1191,6 @@ func RegisterCollabServiceHandlerClient(ctx context.Context, mux *runtime.ServeM
 		}
 		forward_CollabService_RemoveCollabPayTypes_0(annotatedContext, mux, outboundMarshaler, w, req, response_CollabService_RemoveCollabPayTypes_0{resp.(*RemoveCollabPayTypesResponse)}, mux.GetForwardResponseOptions()...)
 	})
-	mux.Handle(http.MethodPost, pattern_CollabService_EnableMaintenanceMode_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
-		ctx, cancel := context.WithCancel(req.Context())
-		defer cancel()
-		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/paygate.gateway.v1.CollabService/EnableMaintenanceMode", runtime.WithHTTPPathPattern("/api/v1/maintenance/enable"))
-		if err != nil {
-			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		resp, md, err := request_CollabService_EnableMaintenanceMode_0(annotatedContext, inboundMarshaler, client, req, pathParams)
-		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
-		if err != nil {
-			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		forward_CollabService_EnableMaintenanceMode_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
-	})
-	mux.Handle(http.MethodPost, pattern_CollabService_DisableMaintenanceMode_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
-		ctx, cancel := context.WithCancel(req.Context())
-		defer cancel()
-		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/paygate.gateway.v1.CollabService/DisableMaintenanceMode", runtime.WithHTTPPathPattern("/api/v1/maintenance/disable"))
-		if err != nil {
-			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		resp, md, err := request_CollabService_DisableMaintenanceMode_0(annotatedContext, inboundMarshaler, client, req, pathParams)
-		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
-		if err != nil {
-			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		forward_CollabService_DisableMaintenanceMode_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
-	})
-	mux.Handle(http.MethodGet, pattern_CollabService_GetMaintenanceStatus_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
-		ctx, cancel := context.WithCancel(req.Context())
-		defer cancel()
-		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/paygate.gateway.v1.CollabService/GetMaintenanceStatus", runtime.WithHTTPPathPattern("/api/v1/maintenance/status"))
-		if err != nil {
-			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		resp, md, err := request_CollabService_GetMaintenanceStatus_0(annotatedContext, inboundMarshaler, client, req, pathParams)
-		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
-		if err != nil {
-			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		forward_CollabService_GetMaintenanceStatus_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
-	})
-	mux.Handle(http.MethodGet, pattern_CollabService_ListMerchantCollabActivity_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
-		ctx, cancel := context.WithCancel(req.Context())
-		defer cancel()
-		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/paygate.gateway.v1.CollabService/ListMerchantCollabActivity", runtime.WithHTTPPathPattern("/api/v1/logs/merchants/{merchant_id}/collabs/activity"))
-		if err != nil {
-			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		resp, md, err := request_CollabService_ListMerchantCollabActivity_0(annotatedContext, inboundMarshaler, client, req, pathParams)
-		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
-		if err != nil {
-			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		forward_CollabService_ListMerchantCollabActivity_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
-	})
-	mux.Handle(http.MethodGet, pattern_CollabService_ListCollabActivity_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
-		ctx, cancel := context.WithCancel(req.Context())
-		defer cancel()
-		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
-		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/paygate.gateway.v1.CollabService/ListCollabActivity", runtime.WithHTTPPathPattern("/api/v1/logs/collabs/activity"))
-		if err != nil {
-			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		resp, md, err := request_CollabService_ListCollabActivity_0(annotatedContext, inboundMarshaler, client, req, pathParams)
-		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
-		if err != nil {
-			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
-			return
-		}
-		forward_CollabService_ListCollabActivity_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
-	})
 	return nil
 }
 
@@ -1639,47 +1303,37 @@ func (m response_CollabService_RemoveCollabPayTypes_0) XXX_ResponseBody() interf
 }
 
 var (
-	pattern_CollabService_ListMerchantCollabs_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "merchants", "merchant_id", "collabs"}, ""))
-	pattern_CollabService_ListCollabs_0                = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "v1", "merchant-collabs"}, ""))
-	pattern_CollabService_GetCollab_0                  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"api", "v1", "collabs", "collab_id"}, ""))
-	pattern_CollabService_ListProviders_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "v1", "providers"}, ""))
-	pattern_CollabService_ListProviderCollabs_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "providers", "provider_id", "collabs"}, ""))
-	pattern_CollabService_SetProviderActiveness_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "providers", "provider_id", "activeness"}, ""))
-	pattern_CollabService_GetCollabSettings_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "collabs", "collab_id", "settings"}, ""))
-	pattern_CollabService_UpdateCollabSettings_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "collabs", "settings"}, ""))
-	pattern_CollabService_SetCollabActiveness_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "collabs", "collab_id", "activeness"}, ""))
-	pattern_CollabService_GetCollabLimits_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "merchants", "collab", "collab_id", "limits"}, ""))
-	pattern_CollabService_UpdateCollabLimits_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4}, []string{"api", "v1", "merchant", "collabs", "limits"}, ""))
-	pattern_CollabService_UpdateCollabPayTypeLimits_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4, 2, 5}, []string{"api", "v1", "merchants", "collabs", "pay-type", "limits"}, ""))
-	pattern_CollabService_InitializeCollab_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "collabs", "initialize"}, ""))
-	pattern_CollabService_AddCollabPayTypes_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"api", "v1", "collab_id", "pay-types"}, ""))
-	pattern_CollabService_RemoveCollabPayTypes_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"api", "v1", "collab_id", "pay-types"}, ""))
-	pattern_CollabService_EnableMaintenanceMode_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "maintenance", "enable"}, ""))
-	pattern_CollabService_DisableMaintenanceMode_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "maintenance", "disable"}, ""))
-	pattern_CollabService_GetMaintenanceStatus_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "maintenance", "status"}, ""))
-	pattern_CollabService_ListMerchantCollabActivity_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5, 2, 6}, []string{"api", "v1", "logs", "merchants", "merchant_id", "collabs", "activity"}, ""))
-	pattern_CollabService_ListCollabActivity_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4}, []string{"api", "v1", "logs", "collabs", "activity"}, ""))
+	pattern_CollabService_ListMerchantCollabs_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "merchants", "merchant_id", "collabs"}, ""))
+	pattern_CollabService_ListCollabs_0               = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "v1", "merchant-collabs"}, ""))
+	pattern_CollabService_GetCollab_0                 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3}, []string{"api", "v1", "collabs", "collab_id"}, ""))
+	pattern_CollabService_ListProviders_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "v1", "providers"}, ""))
+	pattern_CollabService_ListProviderCollabs_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "providers", "provider_id", "collabs"}, ""))
+	pattern_CollabService_SetProviderActiveness_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "providers", "provider_id", "activeness"}, ""))
+	pattern_CollabService_GetCollabSettings_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "collabs", "collab_id", "settings"}, ""))
+	pattern_CollabService_UpdateCollabSettings_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "collabs", "settings"}, ""))
+	pattern_CollabService_SetCollabActiveness_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "collabs", "collab_id", "activeness"}, ""))
+	pattern_CollabService_GetCollabLimits_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"api", "v1", "merchants", "collab", "collab_id", "limits"}, ""))
+	pattern_CollabService_UpdateCollabLimits_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4}, []string{"api", "v1", "merchant", "collabs", "limits"}, ""))
+	pattern_CollabService_UpdateCollabPayTypeLimits_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 2, 4, 2, 5}, []string{"api", "v1", "merchants", "collabs", "pay-type", "limits"}, ""))
+	pattern_CollabService_InitializeCollab_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"api", "v1", "collabs", "initialize"}, ""))
+	pattern_CollabService_AddCollabPayTypes_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"api", "v1", "collab_id", "pay-types"}, ""))
+	pattern_CollabService_RemoveCollabPayTypes_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"api", "v1", "collab_id", "pay-types"}, ""))
 )
 
 var (
-	forward_CollabService_ListMerchantCollabs_0        = runtime.ForwardResponseMessage
-	forward_CollabService_ListCollabs_0                = runtime.ForwardResponseMessage
-	forward_CollabService_GetCollab_0                  = runtime.ForwardResponseMessage
-	forward_CollabService_ListProviders_0              = runtime.ForwardResponseMessage
-	forward_CollabService_ListProviderCollabs_0        = runtime.ForwardResponseMessage
-	forward_CollabService_SetProviderActiveness_0      = runtime.ForwardResponseMessage
-	forward_CollabService_GetCollabSettings_0          = runtime.ForwardResponseMessage
-	forward_CollabService_UpdateCollabSettings_0       = runtime.ForwardResponseMessage
-	forward_CollabService_SetCollabActiveness_0        = runtime.ForwardResponseMessage
-	forward_CollabService_GetCollabLimits_0            = runtime.ForwardResponseMessage
-	forward_CollabService_UpdateCollabLimits_0         = runtime.ForwardResponseMessage
-	forward_CollabService_UpdateCollabPayTypeLimits_0  = runtime.ForwardResponseMessage
-	forward_CollabService_InitializeCollab_0           = runtime.ForwardResponseMessage
-	forward_CollabService_AddCollabPayTypes_0          = runtime.ForwardResponseMessage
-	forward_CollabService_RemoveCollabPayTypes_0       = runtime.ForwardResponseMessage
-	forward_CollabService_EnableMaintenanceMode_0      = runtime.ForwardResponseMessage
-	forward_CollabService_DisableMaintenanceMode_0     = runtime.ForwardResponseMessage
-	forward_CollabService_GetMaintenanceStatus_0       = runtime.ForwardResponseMessage
-	forward_CollabService_ListMerchantCollabActivity_0 = runtime.ForwardResponseMessage
-	forward_CollabService_ListCollabActivity_0         = runtime.ForwardResponseMessage
+	forward_CollabService_ListMerchantCollabs_0       = runtime.ForwardResponseMessage
+	forward_CollabService_ListCollabs_0               = runtime.ForwardResponseMessage
+	forward_CollabService_GetCollab_0                 = runtime.ForwardResponseMessage
+	forward_CollabService_ListProviders_0             = runtime.ForwardResponseMessage
+	forward_CollabService_ListProviderCollabs_0       = runtime.ForwardResponseMessage
+	forward_CollabService_SetProviderActiveness_0     = runtime.ForwardResponseMessage
+	forward_CollabService_GetCollabSettings_0         = runtime.ForwardResponseMessage
+	forward_CollabService_UpdateCollabSettings_0      = runtime.ForwardResponseMessage
+	forward_CollabService_SetCollabActiveness_0       = runtime.ForwardResponseMessage
+	forward_CollabService_GetCollabLimits_0           = runtime.ForwardResponseMessage
+	forward_CollabService_UpdateCollabLimits_0        = runtime.ForwardResponseMessage
+	forward_CollabService_UpdateCollabPayTypeLimits_0 = runtime.ForwardResponseMessage
+	forward_CollabService_InitializeCollab_0          = runtime.ForwardResponseMessage
+	forward_CollabService_AddCollabPayTypes_0         = runtime.ForwardResponseMessage
+	forward_CollabService_RemoveCollabPayTypes_0      = runtime.ForwardResponseMessage
 )

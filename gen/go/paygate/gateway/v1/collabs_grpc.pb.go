@@ -45,10 +45,12 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// CollabService serves the providers, the collaborations (collabs) of
-// merchants with providers, their settings, limits and pay types, the
-// activity log of every change to them, and the global maintenance switch
-// (docs/contracts-providers.md).
+// CollabService serves the providers and the collaborations (collabs) of
+// merchants with providers, their settings, limits and pay types
+// (docs/contracts-providers.md). The maintenance switch and the activity log
+// are MaintenanceService's (maintenance.proto) and ActivityService's
+// (activity.proto); the copies of their RPCs here are deprecated and answer
+// over gRPC only, for callers of the previous release.
 //
 // REST paths, methods and JSON names are the console's own. Amounts are
 // decimal strings with up to two fraction digits; an empty string means "no
@@ -95,18 +97,27 @@ type CollabServiceClient interface {
 	AddCollabPayTypes(ctx context.Context, in *AddCollabPayTypesRequest, opts ...grpc.CallOption) (*AddCollabPayTypesResponse, error)
 	// RemoveCollabPayTypes removes pay types from a collab.
 	RemoveCollabPayTypes(ctx context.Context, in *RemoveCollabPayTypesRequest, opts ...grpc.CallOption) (*RemoveCollabPayTypesResponse, error)
-	// EnableMaintenanceMode turns the gateway's maintenance mode on: new
-	// transactions are refused whatever the providers' status.
+	// Deprecated: Do not use.
+	// EnableMaintenanceMode is MaintenanceService.EnableMaintenanceMode, kept
+	// over gRPC for callers of the previous release; the REST route is
+	// MaintenanceService's (maintenance.proto).
 	EnableMaintenanceMode(ctx context.Context, in *EnableMaintenanceModeRequest, opts ...grpc.CallOption) (*EnableMaintenanceModeResponse, error)
-	// DisableMaintenanceMode turns the gateway's maintenance mode off.
+	// Deprecated: Do not use.
+	// DisableMaintenanceMode is MaintenanceService.DisableMaintenanceMode, kept
+	// over gRPC for callers of the previous release.
 	DisableMaintenanceMode(ctx context.Context, in *DisableMaintenanceModeRequest, opts ...grpc.CallOption) (*DisableMaintenanceModeResponse, error)
-	// GetMaintenanceStatus tells whether maintenance mode is on.
+	// Deprecated: Do not use.
+	// GetMaintenanceStatus is MaintenanceService.GetMaintenanceStatus, kept
+	// over gRPC for callers of the previous release.
 	GetMaintenanceStatus(ctx context.Context, in *GetMaintenanceStatusRequest, opts ...grpc.CallOption) (*GetMaintenanceStatusResponse, error)
-	// ListMerchantCollabActivity returns the activity log of one merchant's
-	// collabs, newest first.
+	// Deprecated: Do not use.
+	// ListMerchantCollabActivity is ActivityService.ListMerchantCollabActivity,
+	// kept over gRPC for callers of the previous release; the REST route is
+	// ActivityService's (activity.proto).
 	ListMerchantCollabActivity(ctx context.Context, in *ListMerchantCollabActivityRequest, opts ...grpc.CallOption) (*ListMerchantCollabActivityResponse, error)
-	// ListCollabActivity returns the activity log the caller may see, newest
-	// first: everything for global roles, their merchants' entries for others.
+	// Deprecated: Do not use.
+	// ListCollabActivity is ActivityService.ListCollabActivity, kept over gRPC
+	// for callers of the previous release.
 	ListCollabActivity(ctx context.Context, in *ListCollabActivityRequest, opts ...grpc.CallOption) (*ListCollabActivityResponse, error)
 }
 
@@ -268,6 +279,7 @@ func (c *collabServiceClient) RemoveCollabPayTypes(ctx context.Context, in *Remo
 	return out, nil
 }
 
+// Deprecated: Do not use.
 func (c *collabServiceClient) EnableMaintenanceMode(ctx context.Context, in *EnableMaintenanceModeRequest, opts ...grpc.CallOption) (*EnableMaintenanceModeResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(EnableMaintenanceModeResponse)
@@ -278,6 +290,7 @@ func (c *collabServiceClient) EnableMaintenanceMode(ctx context.Context, in *Ena
 	return out, nil
 }
 
+// Deprecated: Do not use.
 func (c *collabServiceClient) DisableMaintenanceMode(ctx context.Context, in *DisableMaintenanceModeRequest, opts ...grpc.CallOption) (*DisableMaintenanceModeResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(DisableMaintenanceModeResponse)
@@ -288,6 +301,7 @@ func (c *collabServiceClient) DisableMaintenanceMode(ctx context.Context, in *Di
 	return out, nil
 }
 
+// Deprecated: Do not use.
 func (c *collabServiceClient) GetMaintenanceStatus(ctx context.Context, in *GetMaintenanceStatusRequest, opts ...grpc.CallOption) (*GetMaintenanceStatusResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetMaintenanceStatusResponse)
@@ -298,6 +312,7 @@ func (c *collabServiceClient) GetMaintenanceStatus(ctx context.Context, in *GetM
 	return out, nil
 }
 
+// Deprecated: Do not use.
 func (c *collabServiceClient) ListMerchantCollabActivity(ctx context.Context, in *ListMerchantCollabActivityRequest, opts ...grpc.CallOption) (*ListMerchantCollabActivityResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListMerchantCollabActivityResponse)
@@ -308,6 +323,7 @@ func (c *collabServiceClient) ListMerchantCollabActivity(ctx context.Context, in
 	return out, nil
 }
 
+// Deprecated: Do not use.
 func (c *collabServiceClient) ListCollabActivity(ctx context.Context, in *ListCollabActivityRequest, opts ...grpc.CallOption) (*ListCollabActivityResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListCollabActivityResponse)
@@ -322,10 +338,12 @@ func (c *collabServiceClient) ListCollabActivity(ctx context.Context, in *ListCo
 // All implementations must embed UnimplementedCollabServiceServer
 // for forward compatibility.
 //
-// CollabService serves the providers, the collaborations (collabs) of
-// merchants with providers, their settings, limits and pay types, the
-// activity log of every change to them, and the global maintenance switch
-// (docs/contracts-providers.md).
+// CollabService serves the providers and the collaborations (collabs) of
+// merchants with providers, their settings, limits and pay types
+// (docs/contracts-providers.md). The maintenance switch and the activity log
+// are MaintenanceService's (maintenance.proto) and ActivityService's
+// (activity.proto); the copies of their RPCs here are deprecated and answer
+// over gRPC only, for callers of the previous release.
 //
 // REST paths, methods and JSON names are the console's own. Amounts are
 // decimal strings with up to two fraction digits; an empty string means "no
@@ -372,18 +390,27 @@ type CollabServiceServer interface {
 	AddCollabPayTypes(context.Context, *AddCollabPayTypesRequest) (*AddCollabPayTypesResponse, error)
 	// RemoveCollabPayTypes removes pay types from a collab.
 	RemoveCollabPayTypes(context.Context, *RemoveCollabPayTypesRequest) (*RemoveCollabPayTypesResponse, error)
-	// EnableMaintenanceMode turns the gateway's maintenance mode on: new
-	// transactions are refused whatever the providers' status.
+	// Deprecated: Do not use.
+	// EnableMaintenanceMode is MaintenanceService.EnableMaintenanceMode, kept
+	// over gRPC for callers of the previous release; the REST route is
+	// MaintenanceService's (maintenance.proto).
 	EnableMaintenanceMode(context.Context, *EnableMaintenanceModeRequest) (*EnableMaintenanceModeResponse, error)
-	// DisableMaintenanceMode turns the gateway's maintenance mode off.
+	// Deprecated: Do not use.
+	// DisableMaintenanceMode is MaintenanceService.DisableMaintenanceMode, kept
+	// over gRPC for callers of the previous release.
 	DisableMaintenanceMode(context.Context, *DisableMaintenanceModeRequest) (*DisableMaintenanceModeResponse, error)
-	// GetMaintenanceStatus tells whether maintenance mode is on.
+	// Deprecated: Do not use.
+	// GetMaintenanceStatus is MaintenanceService.GetMaintenanceStatus, kept
+	// over gRPC for callers of the previous release.
 	GetMaintenanceStatus(context.Context, *GetMaintenanceStatusRequest) (*GetMaintenanceStatusResponse, error)
-	// ListMerchantCollabActivity returns the activity log of one merchant's
-	// collabs, newest first.
+	// Deprecated: Do not use.
+	// ListMerchantCollabActivity is ActivityService.ListMerchantCollabActivity,
+	// kept over gRPC for callers of the previous release; the REST route is
+	// ActivityService's (activity.proto).
 	ListMerchantCollabActivity(context.Context, *ListMerchantCollabActivityRequest) (*ListMerchantCollabActivityResponse, error)
-	// ListCollabActivity returns the activity log the caller may see, newest
-	// first: everything for global roles, their merchants' entries for others.
+	// Deprecated: Do not use.
+	// ListCollabActivity is ActivityService.ListCollabActivity, kept over gRPC
+	// for callers of the previous release.
 	ListCollabActivity(context.Context, *ListCollabActivityRequest) (*ListCollabActivityResponse, error)
 	mustEmbedUnimplementedCollabServiceServer()
 }

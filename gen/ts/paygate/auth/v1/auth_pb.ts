@@ -2,8 +2,8 @@
 // @generated from file paygate/auth/v1/auth.proto (package paygate.auth.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../../google/api/annotations_pb";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -11,7 +11,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file paygate/auth/v1/auth.proto.
  */
 export const file_paygate_auth_v1_auth: GenFile = /*@__PURE__*/
-  fileDesc("ChpwYXlnYXRlL2F1dGgvdjEvYXV0aC5wcm90bxIPcGF5Z2F0ZS5hdXRoLnYxIjIKDExvZ2luUmVxdWVzdBIQCgh1c2VybmFtZRgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSJkCg1Mb2dpblJlc3BvbnNlEhQKDGFjY2Vzc190b2tlbhgBIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAIgASgJEhIKCmV4cGlyZXNfaW4YAyABKAUSEgoKdG9rZW5fdHlwZRgEIAEoCSIsChNSZWZyZXNoVG9rZW5SZXF1ZXN0EhUKDXJlZnJlc2hfdG9rZW4YASABKAkiawoUUmVmcmVzaFRva2VuUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSEgoKZXhwaXJlc19pbhgDIAEoBRISCgp0b2tlbl90eXBlGAQgASgJIg8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UiFgoUVmFsaWRhdGVUb2tlblJlcXVlc3QiSwoVVmFsaWRhdGVUb2tlblJlc3BvbnNlEg0KBXZhbGlkGAEgASgIEiMKBHVzZXIYAiABKAsyFS5wYXlnYXRlLmF1dGgudjEuVXNlciJ9CgRVc2VyEgoKAmlkGAEgASgDEhAKCHVzZXJuYW1lGAIgASgJEg0KBXJvbGVzGAMgAygJEhMKC3Blcm1pc3Npb25zGAQgAygJEhQKDG1lcmNoYW50X2lkcxgFIAMoBRIdChVpc190ZW1wb3JhcnlfcGFzc3dvcmQYBiABKAgiRgoYQ2hhbmdlT3duUGFzc3dvcmRSZXF1ZXN0EhAKCHBhc3N3b3JkGAEgASgJEhgKEGN1cnJlbnRfcGFzc3dvcmQYAiABKAkicAoZQ2hhbmdlT3duUGFzc3dvcmRSZXNwb25zZRIUCgxhY2Nlc3NfdG9rZW4YASABKAkSFQoNcmVmcmVzaF90b2tlbhgCIAEoCRISCgpleHBpcmVzX2luGAMgASgFEhIKCnRva2VuX3R5cGUYBCABKAky6gQKC0F1dGhTZXJ2aWNlEmAKBUxvZ2luEh0ucGF5Z2F0ZS5hdXRoLnYxLkxvZ2luUmVxdWVzdBoeLnBheWdhdGUuYXV0aC52MS5Mb2dpblJlc3BvbnNlIhiC0+STAhI6ASoiDS9hcGkvdjEvbG9naW4SfQoMUmVmcmVzaFRva2VuEiQucGF5Z2F0ZS5hdXRoLnYxLlJlZnJlc2hUb2tlblJlcXVlc3QaJS5wYXlnYXRlLmF1dGgudjEuUmVmcmVzaFRva2VuUmVzcG9uc2UiIILT5JMCGjoBKiIVL2FwaS92MS9yZWZyZXNoLXRva2VuEmQKBkxvZ291dBIeLnBheWdhdGUuYXV0aC52MS5Mb2dvdXRSZXF1ZXN0Gh8ucGF5Z2F0ZS5hdXRoLnYxLkxvZ291dFJlc3BvbnNlIhmC0+STAhM6ASoiDi9hcGkvdjEvbG9nb3V0En4KDVZhbGlkYXRlVG9rZW4SJS5wYXlnYXRlLmF1dGgudjEuVmFsaWRhdGVUb2tlblJlcXVlc3QaJi5wYXlnYXRlLmF1dGgudjEuVmFsaWRhdGVUb2tlblJlc3BvbnNlIh6C0+STAhgSFi9hcGkvdjEvdmFsaWRhdGUtdG9rZW4SkwEKEUNoYW5nZU93blBhc3N3b3JkEikucGF5Z2F0ZS5hdXRoLnYxLkNoYW5nZU93blBhc3N3b3JkUmVxdWVzdBoqLnBheWdhdGUuYXV0aC52MS5DaGFuZ2VPd25QYXNzd29yZFJlc3BvbnNlIieC0+STAiE6ASoiHC9hcGkvdjEvdXNlci9jaGFuZ2UtcGFzc3dvcmRCuAEKE2NvbS5wYXlnYXRlLmF1dGgudjFCCUF1dGhQcm90b1ABWjhnaXRodWIuY29tL3BheWdhdGUvcGF5Z2F0ZS9nZW4vZ28vcGF5Z2F0ZS9hdXRoL3YxO2F1dGh2MaICA1BBWKoCD1BheWdhdGUuQXV0aC5WMcoCD1BheWdhdGVcQXV0aFxWMeICG1BheWdhdGVcQXV0aFxWMVxHUEJNZXRhZGF0YeoCEVBheWdhdGU6OkF1dGg6OlYxYgZwcm90bzM", [file_google_api_annotations]);
+  fileDesc("ChpwYXlnYXRlL2F1dGgvdjEvYXV0aC5wcm90bxIPcGF5Z2F0ZS5hdXRoLnYxIjIKDExvZ2luUmVxdWVzdBIQCgh1c2VybmFtZRgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSKdAQoNTG9naW5SZXNwb25zZRIUCgxhY2Nlc3NfdG9rZW4YASABKAkSFQoNcmVmcmVzaF90b2tlbhgCIAEoCRISCgpleHBpcmVzX2luGAMgASgFEhIKCnRva2VuX3R5cGUYBCABKAkSNwoNc2Vjb25kX2ZhY3RvchgFIAEoCzIgLnBheWdhdGUuYXV0aC52MS5TaWduSW5DaGFsbGVuZ2UiYwoPU2lnbkluQ2hhbGxlbmdlEhEKCWNoYWxsZW5nZRgBIAEoCRIpCgRzdGVwGAIgASgOMhsucGF5Z2F0ZS5hdXRoLnYxLlNpZ25JblN0ZXASEgoKZXhwaXJlc19pbhgDIAEoBSIsChNSZWZyZXNoVG9rZW5SZXF1ZXN0EhUKDXJlZnJlc2hfdG9rZW4YASABKAkiawoUUmVmcmVzaFRva2VuUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJEhUKDXJlZnJlc2hfdG9rZW4YAiABKAkSEgoKZXhwaXJlc19pbhgDIAEoBRISCgp0b2tlbl90eXBlGAQgASgJIg8KDUxvZ291dFJlcXVlc3QiEAoOTG9nb3V0UmVzcG9uc2UiFgoUVmFsaWRhdGVUb2tlblJlcXVlc3QiSwoVVmFsaWRhdGVUb2tlblJlc3BvbnNlEg0KBXZhbGlkGAEgASgIEiMKBHVzZXIYAiABKAsyFS5wYXlnYXRlLmF1dGgudjEuVXNlciKTAQoEVXNlchIKCgJpZBgBIAEoAxIQCgh1c2VybmFtZRgCIAEoCRINCgVyb2xlcxgDIAMoCRITCgtwZXJtaXNzaW9ucxgEIAMoCRIUCgxtZXJjaGFudF9pZHMYBSADKAUSHQoVaXNfdGVtcG9yYXJ5X3Bhc3N3b3JkGAYgASgIEhQKDGdsb2JhbF9zY29wZRgHIAEoCCJGChhDaGFuZ2VPd25QYXNzd29yZFJlcXVlc3QSEAoIcGFzc3dvcmQYASABKAkSGAoQY3VycmVudF9wYXNzd29yZBgCIAEoCSJwChlDaGFuZ2VPd25QYXNzd29yZFJlc3BvbnNlEhQKDGFjY2Vzc190b2tlbhgBIAEoCRIVCg1yZWZyZXNoX3Rva2VuGAIgASgJEhIKCmV4cGlyZXNfaW4YAyABKAUSEgoKdG9rZW5fdHlwZRgEIAEoCSpZCgpTaWduSW5TdGVwEhwKGFNJR05fSU5fU1RFUF9VTlNQRUNJRklFRBAAEhUKEVNJR05fSU5fU1RFUF9DT0RFEAESFgoSU0lHTl9JTl9TVEVQX0VOUk9MEAIy6gQKC0F1dGhTZXJ2aWNlEmAKBUxvZ2luEh0ucGF5Z2F0ZS5hdXRoLnYxLkxvZ2luUmVxdWVzdBoeLnBheWdhdGUuYXV0aC52MS5Mb2dpblJlc3BvbnNlIhiC0+STAhI6ASoiDS9hcGkvdjEvbG9naW4SfQoMUmVmcmVzaFRva2VuEiQucGF5Z2F0ZS5hdXRoLnYxLlJlZnJlc2hUb2tlblJlcXVlc3QaJS5wYXlnYXRlLmF1dGgudjEuUmVmcmVzaFRva2VuUmVzcG9uc2UiIILT5JMCGjoBKiIVL2FwaS92MS9yZWZyZXNoLXRva2VuEmQKBkxvZ291dBIeLnBheWdhdGUuYXV0aC52MS5Mb2dvdXRSZXF1ZXN0Gh8ucGF5Z2F0ZS5hdXRoLnYxLkxvZ291dFJlc3BvbnNlIhmC0+STAhM6ASoiDi9hcGkvdjEvbG9nb3V0En4KDVZhbGlkYXRlVG9rZW4SJS5wYXlnYXRlLmF1dGgudjEuVmFsaWRhdGVUb2tlblJlcXVlc3QaJi5wYXlnYXRlLmF1dGgudjEuVmFsaWRhdGVUb2tlblJlc3BvbnNlIh6C0+STAhgSFi9hcGkvdjEvdmFsaWRhdGUtdG9rZW4SkwEKEUNoYW5nZU93blBhc3N3b3JkEikucGF5Z2F0ZS5hdXRoLnYxLkNoYW5nZU93blBhc3N3b3JkUmVxdWVzdBoqLnBheWdhdGUuYXV0aC52MS5DaGFuZ2VPd25QYXNzd29yZFJlc3BvbnNlIieC0+STAiE6ASoiHC9hcGkvdjEvdXNlci9jaGFuZ2UtcGFzc3dvcmRCuAEKE2NvbS5wYXlnYXRlLmF1dGgudjFCCUF1dGhQcm90b1ABWjhnaXRodWIuY29tL3BheWdhdGUvcGF5Z2F0ZS9nZW4vZ28vcGF5Z2F0ZS9hdXRoL3YxO2F1dGh2MaICA1BBWKoCD1BheWdhdGUuQXV0aC5WMcoCD1BheWdhdGVcQXV0aFxWMeICG1BheWdhdGVcQXV0aFxWMVxHUEJNZXRhZGF0YeoCEVBheWdhdGU6OkF1dGg6OlYxYgZwcm90bzM", [file_google_api_annotations]);
 
 /**
  * LoginRequest carries the credentials typed on the login page.
@@ -95,6 +95,15 @@ export type LoginResponse = Message<"paygate.auth.v1.LoginResponse"> & {
    * @generated from field: string token_type = 4;
    */
   tokenType: string;
+
+  /**
+   * Set when the password was right and a second step is needed (a code, or
+   * the enrolment of a second factor): the token fields are then empty and
+   * the sign-in goes on with SecondFactorService.
+   *
+   * @generated from field: paygate.auth.v1.SignInChallenge second_factor = 5;
+   */
+  secondFactor?: SignInChallenge | undefined;
 };
 
 /**
@@ -130,6 +139,15 @@ export type LoginResponseJson = {
    * @generated from field: string token_type = 4;
    */
   tokenType?: string;
+
+  /**
+   * Set when the password was right and a second step is needed (a code, or
+   * the enrolment of a second factor): the token fields are then empty and
+   * the sign-in goes on with SecondFactorService.
+   *
+   * @generated from field: paygate.auth.v1.SignInChallenge second_factor = 5;
+   */
+  secondFactor?: SignInChallengeJson;
 };
 
 /**
@@ -138,6 +156,69 @@ export type LoginResponseJson = {
  */
 export const LoginResponseSchema: GenMessage<LoginResponse, {jsonType: LoginResponseJson}> = /*@__PURE__*/
   messageDesc(file_paygate_auth_v1_auth, 1);
+
+/**
+ * SignInChallenge continues a password sign-in that needs a second step.
+ *
+ * @generated from message paygate.auth.v1.SignInChallenge
+ */
+export type SignInChallenge = Message<"paygate.auth.v1.SignInChallenge"> & {
+  /**
+   * Opaque, single use: proves the password was right.
+   *
+   * @generated from field: string challenge = 1;
+   */
+  challenge: string;
+
+  /**
+   * What the second step is.
+   *
+   * @generated from field: paygate.auth.v1.SignInStep step = 2;
+   */
+  step: SignInStep;
+
+  /**
+   * Seconds until the challenge expires.
+   *
+   * @generated from field: int32 expires_in = 3;
+   */
+  expiresIn: number;
+};
+
+/**
+ * SignInChallenge continues a password sign-in that needs a second step.
+ *
+ * @generated from message paygate.auth.v1.SignInChallenge
+ */
+export type SignInChallengeJson = {
+  /**
+   * Opaque, single use: proves the password was right.
+   *
+   * @generated from field: string challenge = 1;
+   */
+  challenge?: string;
+
+  /**
+   * What the second step is.
+   *
+   * @generated from field: paygate.auth.v1.SignInStep step = 2;
+   */
+  step?: SignInStepJson;
+
+  /**
+   * Seconds until the challenge expires.
+   *
+   * @generated from field: int32 expires_in = 3;
+   */
+  expiresIn?: number;
+};
+
+/**
+ * Describes the message paygate.auth.v1.SignInChallenge.
+ * Use `create(SignInChallengeSchema)` to create a new message.
+ */
+export const SignInChallengeSchema: GenMessage<SignInChallenge, {jsonType: SignInChallengeJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_auth_v1_auth, 2);
 
 /**
  * RefreshTokenRequest presents a refresh token for rotation.
@@ -172,7 +253,7 @@ export type RefreshTokenRequestJson = {
  * Use `create(RefreshTokenRequestSchema)` to create a new message.
  */
 export const RefreshTokenRequestSchema: GenMessage<RefreshTokenRequest, {jsonType: RefreshTokenRequestJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_auth_v1_auth, 2);
+  messageDesc(file_paygate_auth_v1_auth, 3);
 
 /**
  * RefreshTokenResponse carries the rotated token pair.
@@ -249,7 +330,7 @@ export type RefreshTokenResponseJson = {
  * Use `create(RefreshTokenResponseSchema)` to create a new message.
  */
 export const RefreshTokenResponseSchema: GenMessage<RefreshTokenResponse, {jsonType: RefreshTokenResponseJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_auth_v1_auth, 3);
+  messageDesc(file_paygate_auth_v1_auth, 4);
 
 /**
  * LogoutRequest is empty: the session comes from the bearer token.
@@ -272,7 +353,7 @@ export type LogoutRequestJson = {
  * Use `create(LogoutRequestSchema)` to create a new message.
  */
 export const LogoutRequestSchema: GenMessage<LogoutRequest, {jsonType: LogoutRequestJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_auth_v1_auth, 4);
+  messageDesc(file_paygate_auth_v1_auth, 5);
 
 /**
  * LogoutResponse is empty.
@@ -295,7 +376,7 @@ export type LogoutResponseJson = {
  * Use `create(LogoutResponseSchema)` to create a new message.
  */
 export const LogoutResponseSchema: GenMessage<LogoutResponse, {jsonType: LogoutResponseJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_auth_v1_auth, 5);
+  messageDesc(file_paygate_auth_v1_auth, 6);
 
 /**
  * ValidateTokenRequest is empty: the token is the bearer token.
@@ -318,7 +399,7 @@ export type ValidateTokenRequestJson = {
  * Use `create(ValidateTokenRequestSchema)` to create a new message.
  */
 export const ValidateTokenRequestSchema: GenMessage<ValidateTokenRequest, {jsonType: ValidateTokenRequestJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_auth_v1_auth, 6);
+  messageDesc(file_paygate_auth_v1_auth, 7);
 
 /**
  * ValidateTokenResponse describes the caller.
@@ -367,7 +448,7 @@ export type ValidateTokenResponseJson = {
  * Use `create(ValidateTokenResponseSchema)` to create a new message.
  */
 export const ValidateTokenResponseSchema: GenMessage<ValidateTokenResponse, {jsonType: ValidateTokenResponseJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_auth_v1_auth, 7);
+  messageDesc(file_paygate_auth_v1_auth, 8);
 
 /**
  * User is the signed-in user as the console needs it.
@@ -390,7 +471,8 @@ export type User = Message<"paygate.auth.v1.User"> & {
   username: string;
 
   /**
-   * Role names, e.g. "Admin" or "Merchant Admin".
+   * Role names, e.g. "Admin" or "Merchant Admin": for display; access is
+   * decided by permissions and global_scope.
    *
    * @generated from field: repeated string roles = 3;
    */
@@ -416,6 +498,15 @@ export type User = Message<"paygate.auth.v1.User"> & {
    * @generated from field: bool is_temporary_password = 6;
    */
   isTemporaryPassword: boolean;
+
+  /**
+   * The scope flag of the user's role: true when the user sees every
+   * merchant (admin-wide), false when it is limited to merchant_ids
+   * (docs/access.md).
+   *
+   * @generated from field: bool global_scope = 7;
+   */
+  globalScope: boolean;
 };
 
 /**
@@ -439,7 +530,8 @@ export type UserJson = {
   username?: string;
 
   /**
-   * Role names, e.g. "Admin" or "Merchant Admin".
+   * Role names, e.g. "Admin" or "Merchant Admin": for display; access is
+   * decided by permissions and global_scope.
    *
    * @generated from field: repeated string roles = 3;
    */
@@ -465,6 +557,15 @@ export type UserJson = {
    * @generated from field: bool is_temporary_password = 6;
    */
   isTemporaryPassword?: boolean;
+
+  /**
+   * The scope flag of the user's role: true when the user sees every
+   * merchant (admin-wide), false when it is limited to merchant_ids
+   * (docs/access.md).
+   *
+   * @generated from field: bool global_scope = 7;
+   */
+  globalScope?: boolean;
 };
 
 /**
@@ -472,7 +573,7 @@ export type UserJson = {
  * Use `create(UserSchema)` to create a new message.
  */
 export const UserSchema: GenMessage<User, {jsonType: UserJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_auth_v1_auth, 8);
+  messageDesc(file_paygate_auth_v1_auth, 9);
 
 /**
  * ChangeOwnPasswordRequest carries the caller's new password and, to prove
@@ -525,7 +626,7 @@ export type ChangeOwnPasswordRequestJson = {
  * Use `create(ChangeOwnPasswordRequestSchema)` to create a new message.
  */
 export const ChangeOwnPasswordRequestSchema: GenMessage<ChangeOwnPasswordRequest, {jsonType: ChangeOwnPasswordRequestJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_auth_v1_auth, 9);
+  messageDesc(file_paygate_auth_v1_auth, 10);
 
 /**
  * ChangeOwnPasswordResponse carries a fresh token pair whose claims reflect
@@ -604,7 +705,50 @@ export type ChangeOwnPasswordResponseJson = {
  * Use `create(ChangeOwnPasswordResponseSchema)` to create a new message.
  */
 export const ChangeOwnPasswordResponseSchema: GenMessage<ChangeOwnPasswordResponse, {jsonType: ChangeOwnPasswordResponseJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_auth_v1_auth, 10);
+  messageDesc(file_paygate_auth_v1_auth, 11);
+
+/**
+ * SignInStep is the second step a password sign-in needs.
+ *
+ * @generated from enum paygate.auth.v1.SignInStep
+ */
+export enum SignInStep {
+  /**
+   * Not used.
+   *
+   * @generated from enum value: SIGN_IN_STEP_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The user has a second factor: give a code or a recovery code
+   * (SecondFactorService.CompleteSecondFactorLogin).
+   *
+   * @generated from enum value: SIGN_IN_STEP_CODE = 1;
+   */
+  CODE = 1,
+
+  /**
+   * A second factor is required of the user, who has none: enrol one
+   * (SecondFactorService.BeginSignInEnrolment, CompleteSignInEnrolment).
+   *
+   * @generated from enum value: SIGN_IN_STEP_ENROL = 2;
+   */
+  ENROL = 2,
+}
+
+/**
+ * SignInStep is the second step a password sign-in needs.
+ *
+ * @generated from enum paygate.auth.v1.SignInStep
+ */
+export type SignInStepJson = "SIGN_IN_STEP_UNSPECIFIED" | "SIGN_IN_STEP_CODE" | "SIGN_IN_STEP_ENROL";
+
+/**
+ * Describes the enum paygate.auth.v1.SignInStep.
+ */
+export const SignInStepSchema: GenEnum<SignInStep, SignInStepJson> = /*@__PURE__*/
+  enumDesc(file_paygate_auth_v1_auth, 0);
 
 /**
  * AuthService signs users in and out, rotates their refresh tokens and

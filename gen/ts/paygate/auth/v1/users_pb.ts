@@ -11,48 +11,110 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file paygate/auth/v1/users.proto.
  */
 export const file_paygate_auth_v1_users: GenFile = /*@__PURE__*/
-  fileDesc("ChtwYXlnYXRlL2F1dGgvdjEvdXNlcnMucHJvdG8SD3BheWdhdGUuYXV0aC52MSIgCgRSb2xlEgoKAmlkGAEgASgFEgwKBG5hbWUYAiABKAkiEgoQTGlzdFJvbGVzUmVxdWVzdCI5ChFMaXN0Um9sZXNSZXNwb25zZRIkCgVyb2xlcxgBIAMoCzIVLnBheWdhdGUuYXV0aC52MS5Sb2xlIvoBCgtNYW5hZ2VkVXNlchIKCgJpZBgBIAEoAxIQCgh1c2VybmFtZRgCIAEoCRIUCgxtZXJjaGFudF9pZHMYAyADKAUSEAoIcm9sZV9pZHMYBCADKAUSDQoFcm9sZXMYBSADKAkSGAoQaXNfcGF5Z2F0ZV9hZG1pbhgGIAEoCBIZChFpc19tZXJjaGFudF9hZG1pbhgHIAEoCBIYChBpc19pcF9yZXN0cmljdGVkGAggASgIEhMKC2lzX2Rpc2FibGVkGAkgASgIEh0KFWlzX3RlbXBvcmFyeV9wYXNzd29yZBgKIAEoCBITCgtoYXNfcGFzc2tleRgLIAEoCCJTChBMaXN0VXNlcnNSZXF1ZXN0EgwKBHBhZ2UYASABKAUSDAoEdGFrZRgCIAEoBRIOCgZzZWFyY2gYAyABKAkSEwoLbWVyY2hhbnRfaWQYBCABKAUigAEKEUxpc3RVc2Vyc1Jlc3BvbnNlEisKBXVzZXJzGAEgAygLMhwucGF5Z2F0ZS5hdXRoLnYxLk1hbmFnZWRVc2VyEhMKC3RvdGFsX2NvdW50GAIgASgDEhQKDGN1cnJlbnRfcGFnZRgDIAEoBRITCgt0b3RhbF9wYWdlcxgEIAEoBSK6AQoOQWRkVXNlclJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSDwoHcm9sZV9pZBgDIAEoBRIUCgxtZXJjaGFudF9pZHMYBCADKAUSHwoXaGFzX3N0cmljdF9hY2Nlc3NfcnVsZXMYBSABKAgSIgoVaXNfdGVtcG9yYXJ5X3Bhc3N3b3JkGAYgASgISACIAQFCGAoWX2lzX3RlbXBvcmFyeV9wYXNzd29yZCI9Cg9BZGRVc2VyUmVzcG9uc2USKgoEdXNlchgBIAEoCzIcLnBheWdhdGUuYXV0aC52MS5NYW5hZ2VkVXNlciLOAQoRVXBkYXRlVXNlclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoAxIVCgh1c2VybmFtZRgCIAEoCUgAiAEBEhQKDG1lcmNoYW50X2lkcxgDIAMoBRIQCghyb2xlX2lkcxgEIAMoBRIdChBpc19pcF9yZXN0cmljdGVkGAUgASgISAGIAQESGAoLaXNfZGlzYWJsZWQYBiABKAhIAogBAUILCglfdXNlcm5hbWVCEwoRX2lzX2lwX3Jlc3RyaWN0ZWRCDgoMX2lzX2Rpc2FibGVkIkAKElVwZGF0ZVVzZXJSZXNwb25zZRIqCgR1c2VyGAEgASgLMhwucGF5Z2F0ZS5hdXRoLnYxLk1hbmFnZWRVc2VyIowBChlDaGFuZ2VVc2VyUGFzc3dvcmRSZXF1ZXN0EgoKAmlkGAEgASgDEhQKDG5ld19wYXNzd29yZBgCIAEoCRIiChVpc190ZW1wb3JhcnlfcGFzc3dvcmQYAyABKAhIAIgBARIPCgd1c2VyX2lkGAQgASgDQhgKFl9pc190ZW1wb3JhcnlfcGFzc3dvcmQiHAoaQ2hhbmdlVXNlclBhc3N3b3JkUmVzcG9uc2Uy5gQKC1VzZXJTZXJ2aWNlEm4KCUxpc3RSb2xlcxIhLnBheWdhdGUuYXV0aC52MS5MaXN0Um9sZXNSZXF1ZXN0GiIucGF5Z2F0ZS5hdXRoLnYxLkxpc3RSb2xlc1Jlc3BvbnNlIhqC0+STAhQSEi9hcGkvdjEvdXNlci9yb2xlcxJuCglMaXN0VXNlcnMSIS5wYXlnYXRlLmF1dGgudjEuTGlzdFVzZXJzUmVxdWVzdBoiLnBheWdhdGUuYXV0aC52MS5MaXN0VXNlcnNSZXNwb25zZSIagtPkkwIUEhIvYXBpL3YxL3VzZXIvdXNlcnMSaQoHQWRkVXNlchIfLnBheWdhdGUuYXV0aC52MS5BZGRVc2VyUmVxdWVzdBogLnBheWdhdGUuYXV0aC52MS5BZGRVc2VyUmVzcG9uc2UiG4LT5JMCFToBKiIQL2FwaS92MS91c2VyL2FkZBJuCgpVcGRhdGVVc2VyEiIucGF5Z2F0ZS5hdXRoLnYxLlVwZGF0ZVVzZXJSZXF1ZXN0GiMucGF5Z2F0ZS5hdXRoLnYxLlVwZGF0ZVVzZXJSZXNwb25zZSIXgtPkkwIROgEqGgwvYXBpL3YxL3VzZXISmwEKEkNoYW5nZVVzZXJQYXNzd29yZBIqLnBheWdhdGUuYXV0aC52MS5DaGFuZ2VVc2VyUGFzc3dvcmRSZXF1ZXN0GisucGF5Z2F0ZS5hdXRoLnYxLkNoYW5nZVVzZXJQYXNzd29yZFJlc3BvbnNlIiyC0+STAiY6ASoiIS9hcGkvdjEvdXNlci97aWR9L2NoYW5nZS1wYXNzd29yZEK5AQoTY29tLnBheWdhdGUuYXV0aC52MUIKVXNlcnNQcm90b1ABWjhnaXRodWIuY29tL3BheWdhdGUvcGF5Z2F0ZS9nZW4vZ28vcGF5Z2F0ZS9hdXRoL3YxO2F1dGh2MaICA1BBWKoCD1BheWdhdGUuQXV0aC5WMcoCD1BheWdhdGVcQXV0aFxWMeICG1BheWdhdGVcQXV0aFxWMVxHUEJNZXRhZGF0YeoCEVBheWdhdGU6OkF1dGg6OlYxYgZwcm90bzM", [file_google_api_annotations]);
+  fileDesc("ChtwYXlnYXRlL2F1dGgvdjEvdXNlcnMucHJvdG8SD3BheWdhdGUuYXV0aC52MSJxCgRSb2xlEgoKAmlkGAEgASgFEgwKBG5hbWUYAiABKAkSEAoIYnVpbHRfaW4YAyABKAgSEwoLcGVybWlzc2lvbnMYBCADKAkSFAoMZ2xvYmFsX3Njb3BlGAUgASgIEhIKCnVzZXJfY291bnQYBiABKAUiEgoQTGlzdFJvbGVzUmVxdWVzdCI5ChFMaXN0Um9sZXNSZXNwb25zZRIkCgVyb2xlcxgBIAMoCzIVLnBheWdhdGUuYXV0aC52MS5Sb2xlIpUCCgtNYW5hZ2VkVXNlchIKCgJpZBgBIAEoAxIQCgh1c2VybmFtZRgCIAEoCRIUCgxtZXJjaGFudF9pZHMYAyADKAUSEAoIcm9sZV9pZHMYBCADKAUSDQoFcm9sZXMYBSADKAkSGAoQaXNfcGF5Z2F0ZV9hZG1pbhgGIAEoCBIZChFpc19tZXJjaGFudF9hZG1pbhgHIAEoCBIYChBpc19pcF9yZXN0cmljdGVkGAggASgIEhMKC2lzX2Rpc2FibGVkGAkgASgIEh0KFWlzX3RlbXBvcmFyeV9wYXNzd29yZBgKIAEoCBITCgtoYXNfcGFzc2tleRgLIAEoCBIZChFoYXNfc2Vjb25kX2ZhY3RvchgMIAEoCCJkChBMaXN0VXNlcnNSZXF1ZXN0EgwKBHBhZ2UYASABKAUSDAoEdGFrZRgCIAEoBRIOCgZzZWFyY2gYAyABKAkSEwoLbWVyY2hhbnRfaWQYBCABKAUSDwoHcm9sZV9pZBgFIAEoBSKAAQoRTGlzdFVzZXJzUmVzcG9uc2USKwoFdXNlcnMYASADKAsyHC5wYXlnYXRlLmF1dGgudjEuTWFuYWdlZFVzZXISEwoLdG90YWxfY291bnQYAiABKAMSFAoMY3VycmVudF9wYWdlGAMgASgFEhMKC3RvdGFsX3BhZ2VzGAQgASgFIroBCg5BZGRVc2VyUmVxdWVzdBIQCgh1c2VybmFtZRgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRIPCgdyb2xlX2lkGAMgASgFEhQKDG1lcmNoYW50X2lkcxgEIAMoBRIfChdoYXNfc3RyaWN0X2FjY2Vzc19ydWxlcxgFIAEoCBIiChVpc190ZW1wb3JhcnlfcGFzc3dvcmQYBiABKAhIAIgBAUIYChZfaXNfdGVtcG9yYXJ5X3Bhc3N3b3JkIj0KD0FkZFVzZXJSZXNwb25zZRIqCgR1c2VyGAEgASgLMhwucGF5Z2F0ZS5hdXRoLnYxLk1hbmFnZWRVc2VyIs4BChFVcGRhdGVVc2VyUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgDEhUKCHVzZXJuYW1lGAIgASgJSACIAQESFAoMbWVyY2hhbnRfaWRzGAMgAygFEhAKCHJvbGVfaWRzGAQgAygFEh0KEGlzX2lwX3Jlc3RyaWN0ZWQYBSABKAhIAYgBARIYCgtpc19kaXNhYmxlZBgGIAEoCEgCiAEBQgsKCV91c2VybmFtZUITChFfaXNfaXBfcmVzdHJpY3RlZEIOCgxfaXNfZGlzYWJsZWQiQAoSVXBkYXRlVXNlclJlc3BvbnNlEioKBHVzZXIYASABKAsyHC5wYXlnYXRlLmF1dGgudjEuTWFuYWdlZFVzZXIijAEKGUNoYW5nZVVzZXJQYXNzd29yZFJlcXVlc3QSCgoCaWQYASABKAMSFAoMbmV3X3Bhc3N3b3JkGAIgASgJEiIKFWlzX3RlbXBvcmFyeV9wYXNzd29yZBgDIAEoCEgAiAEBEg8KB3VzZXJfaWQYBCABKANCGAoWX2lzX3RlbXBvcmFyeV9wYXNzd29yZCIcChpDaGFuZ2VVc2VyUGFzc3dvcmRSZXNwb25zZTLmBAoLVXNlclNlcnZpY2USbgoJTGlzdFJvbGVzEiEucGF5Z2F0ZS5hdXRoLnYxLkxpc3RSb2xlc1JlcXVlc3QaIi5wYXlnYXRlLmF1dGgudjEuTGlzdFJvbGVzUmVzcG9uc2UiGoLT5JMCFBISL2FwaS92MS91c2VyL3JvbGVzEm4KCUxpc3RVc2VycxIhLnBheWdhdGUuYXV0aC52MS5MaXN0VXNlcnNSZXF1ZXN0GiIucGF5Z2F0ZS5hdXRoLnYxLkxpc3RVc2Vyc1Jlc3BvbnNlIhqC0+STAhQSEi9hcGkvdjEvdXNlci91c2VycxJpCgdBZGRVc2VyEh8ucGF5Z2F0ZS5hdXRoLnYxLkFkZFVzZXJSZXF1ZXN0GiAucGF5Z2F0ZS5hdXRoLnYxLkFkZFVzZXJSZXNwb25zZSIbgtPkkwIVOgEqIhAvYXBpL3YxL3VzZXIvYWRkEm4KClVwZGF0ZVVzZXISIi5wYXlnYXRlLmF1dGgudjEuVXBkYXRlVXNlclJlcXVlc3QaIy5wYXlnYXRlLmF1dGgudjEuVXBkYXRlVXNlclJlc3BvbnNlIheC0+STAhE6ASoaDC9hcGkvdjEvdXNlchKbAQoSQ2hhbmdlVXNlclBhc3N3b3JkEioucGF5Z2F0ZS5hdXRoLnYxLkNoYW5nZVVzZXJQYXNzd29yZFJlcXVlc3QaKy5wYXlnYXRlLmF1dGgudjEuQ2hhbmdlVXNlclBhc3N3b3JkUmVzcG9uc2UiLILT5JMCJjoBKiIhL2FwaS92MS91c2VyL3tpZH0vY2hhbmdlLXBhc3N3b3JkQrkBChNjb20ucGF5Z2F0ZS5hdXRoLnYxQgpVc2Vyc1Byb3RvUAFaOGdpdGh1Yi5jb20vcGF5Z2F0ZS9wYXlnYXRlL2dlbi9nby9wYXlnYXRlL2F1dGgvdjE7YXV0aHYxogIDUEFYqgIPUGF5Z2F0ZS5BdXRoLlYxygIPUGF5Z2F0ZVxBdXRoXFYx4gIbUGF5Z2F0ZVxBdXRoXFYxXEdQQk1ldGFkYXRh6gIRUGF5Z2F0ZTo6QXV0aDo6VjFiBnByb3RvMw", [file_google_api_annotations]);
 
 /**
- * Role is a role a user may hold.
+ * Role is a role a user may hold: a built-in one (read-only) or a custom one
+ * (RoleService). Access is decided by its permissions and scope flag, never
+ * by its name or id (docs/access.md).
  *
  * @generated from message paygate.auth.v1.Role
  */
 export type Role = Message<"paygate.auth.v1.Role"> & {
   /**
-   * Numeric id of the role.
+   * Numeric id of the role (1 to 6 built in, custom ones from 101).
    *
    * @generated from field: int32 id = 1;
    */
   id: number;
 
   /**
-   * Name of the role, e.g. "Merchant Admin".
+   * Name of the role, e.g. "Merchant Admin"; unique ignoring case.
    *
    * @generated from field: string name = 2;
    */
   name: string;
+
+  /**
+   * True for the six built-in roles, which cannot be changed or deleted.
+   *
+   * @generated from field: bool built_in = 3;
+   */
+  builtIn: boolean;
+
+  /**
+   * The role's permissions, in the order of the 30 of spec 01 §6.
+   *
+   * @generated from field: repeated string permissions = 4;
+   */
+  permissions: string[];
+
+  /**
+   * True when the role's holders see every merchant (admin-wide); false
+   * when they see only their own merchants (merchant-scoped).
+   *
+   * @generated from field: bool global_scope = 5;
+   */
+  globalScope: boolean;
+
+  /**
+   * How many of the users the caller manages hold the role.
+   *
+   * @generated from field: int32 user_count = 6;
+   */
+  userCount: number;
 };
 
 /**
- * Role is a role a user may hold.
+ * Role is a role a user may hold: a built-in one (read-only) or a custom one
+ * (RoleService). Access is decided by its permissions and scope flag, never
+ * by its name or id (docs/access.md).
  *
  * @generated from message paygate.auth.v1.Role
  */
 export type RoleJson = {
   /**
-   * Numeric id of the role.
+   * Numeric id of the role (1 to 6 built in, custom ones from 101).
    *
    * @generated from field: int32 id = 1;
    */
   id?: number;
 
   /**
-   * Name of the role, e.g. "Merchant Admin".
+   * Name of the role, e.g. "Merchant Admin"; unique ignoring case.
    *
    * @generated from field: string name = 2;
    */
   name?: string;
+
+  /**
+   * True for the six built-in roles, which cannot be changed or deleted.
+   *
+   * @generated from field: bool built_in = 3;
+   */
+  builtIn?: boolean;
+
+  /**
+   * The role's permissions, in the order of the 30 of spec 01 §6.
+   *
+   * @generated from field: repeated string permissions = 4;
+   */
+  permissions?: string[];
+
+  /**
+   * True when the role's holders see every merchant (admin-wide); false
+   * when they see only their own merchants (merchant-scoped).
+   *
+   * @generated from field: bool global_scope = 5;
+   */
+  globalScope?: boolean;
+
+  /**
+   * How many of the users the caller manages hold the role.
+   *
+   * @generated from field: int32 user_count = 6;
+   */
+  userCount?: number;
 };
 
 /**
@@ -202,6 +264,13 @@ export type ManagedUser = Message<"paygate.auth.v1.ManagedUser"> & {
    * @generated from field: bool has_passkey = 11;
    */
   hasPasskey: boolean;
+
+  /**
+   * True when the user has enrolled a second factor (TOTP).
+   *
+   * @generated from field: bool has_second_factor = 12;
+   */
+  hasSecondFactor: boolean;
 };
 
 /**
@@ -286,6 +355,13 @@ export type ManagedUserJson = {
    * @generated from field: bool has_passkey = 11;
    */
   hasPasskey?: boolean;
+
+  /**
+   * True when the user has enrolled a second factor (TOTP).
+   *
+   * @generated from field: bool has_second_factor = 12;
+   */
+  hasSecondFactor?: boolean;
 };
 
 /**
@@ -328,6 +404,13 @@ export type ListUsersRequest = Message<"paygate.auth.v1.ListUsersRequest"> & {
    * @generated from field: int32 merchant_id = 4;
    */
   merchantId: number;
+
+  /**
+   * Only users holding this role (0: any role).
+   *
+   * @generated from field: int32 role_id = 5;
+   */
+  roleId: number;
 };
 
 /**
@@ -363,6 +446,13 @@ export type ListUsersRequestJson = {
    * @generated from field: int32 merchant_id = 4;
    */
   merchantId?: number;
+
+  /**
+   * Only users holding this role (0: any role).
+   *
+   * @generated from field: int32 role_id = 5;
+   */
+  roleId?: number;
 };
 
 /**
@@ -470,7 +560,7 @@ export type AddUserRequest = Message<"paygate.auth.v1.AddUserRequest"> & {
   password: string;
 
   /**
-   * The user's one role.
+   * The user's one role, built-in or custom.
    *
    * @generated from field: int32 role_id = 3;
    */
@@ -520,7 +610,7 @@ export type AddUserRequestJson = {
   password?: string;
 
   /**
-   * The user's one role.
+   * The user's one role, built-in or custom.
    *
    * @generated from field: int32 role_id = 3;
    */
@@ -845,7 +935,9 @@ export const ChangeUserPasswordResponseSchema: GenMessage<ChangeUserPasswordResp
  */
 export const UserService: GenService<{
   /**
-   * ListRoles lists the roles the caller may give, in id order.
+   * ListRoles lists the roles the caller may give, built-in and custom, in
+   * id order: those whose permissions the caller holds every one of, and
+   * admin-wide ones only to an admin-wide caller.
    *
    * @generated from rpc paygate.auth.v1.UserService.ListRoles
    */

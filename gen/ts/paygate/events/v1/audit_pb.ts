@@ -12,13 +12,13 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file paygate/events/v1/audit.proto.
  */
 export const file_paygate_events_v1_audit: GenFile = /*@__PURE__*/
-  fileDesc("Ch1wYXlnYXRlL2V2ZW50cy92MS9hdWRpdC5wcm90bxIRcGF5Z2F0ZS5ldmVudHMudjEilAIKC1VzZXJBdWRpdGVkEgoKAmlkGAEgASgJEg4KBmFjdGlvbhgCIAEoCRIVCg1hY3Rvcl91c2VyX2lkGAMgASgDEhYKDmFjdG9yX3VzZXJuYW1lGAQgASgJEhAKCGFjdG9yX2lwGAUgASgJEhYKDnRhcmdldF91c2VyX2lkGAYgASgDEhcKD3RhcmdldF91c2VybmFtZRgHIAEoCRInCgZiZWZvcmUYCCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EiYKBWFmdGVyGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBImCgJhdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCxwEKFWNvbS5wYXlnYXRlLmV2ZW50cy52MUIKQXVkaXRQcm90b1ABWjxnaXRodWIuY29tL3BheWdhdGUvcGF5Z2F0ZS9nZW4vZ28vcGF5Z2F0ZS9ldmVudHMvdjE7ZXZlbnRzdjGiAgNQRViqAhFQYXlnYXRlLkV2ZW50cy5WMcoCEVBheWdhdGVcRXZlbnRzXFYx4gIdUGF5Z2F0ZVxFdmVudHNcVjFcR1BCTWV0YWRhdGHqAhNQYXlnYXRlOjpFdmVudHM6OlYxYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Ch1wYXlnYXRlL2V2ZW50cy92MS9hdWRpdC5wcm90bxIRcGF5Z2F0ZS5ldmVudHMudjEixgIKC1VzZXJBdWRpdGVkEgoKAmlkGAEgASgJEg4KBmFjdGlvbhgCIAEoCRIVCg1hY3Rvcl91c2VyX2lkGAMgASgDEhYKDmFjdG9yX3VzZXJuYW1lGAQgASgJEhAKCGFjdG9yX2lwGAUgASgJEhYKDnRhcmdldF91c2VyX2lkGAYgASgDEhcKD3RhcmdldF91c2VybmFtZRgHIAEoCRInCgZiZWZvcmUYCCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EiYKBWFmdGVyGAkgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBImCgJhdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOdGFyZ2V0X3JvbGVfaWQYCyABKAUSGAoQdGFyZ2V0X3JvbGVfbmFtZRgMIAEoCSKoAQoPQXBwcm92YWxDaGFuZ2VkEhIKCnJlcXVlc3RfaWQYASABKAMSDgoGYWN0aW9uGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIUCgxyZXF1ZXN0ZWRfYnkYBCABKAMSEgoKZGVjaWRlZF9ieRgFIAEoAxIPCgdvdXRjb21lGAYgASgJEiYKAmF0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcELHAQoVY29tLnBheWdhdGUuZXZlbnRzLnYxQgpBdWRpdFByb3RvUAFaPGdpdGh1Yi5jb20vcGF5Z2F0ZS9wYXlnYXRlL2dlbi9nby9wYXlnYXRlL2V2ZW50cy92MTtldmVudHN2MaICA1BFWKoCEVBheWdhdGUuRXZlbnRzLlYxygIRUGF5Z2F0ZVxFdmVudHNcVjHiAh1QYXlnYXRlXEV2ZW50c1xWMVxHUEJNZXRhZGF0YeoCE1BheWdhdGU6OkV2ZW50czo6VjFiBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * UserAudited is published for every change to a user, its allowed IPs, its
- * passkeys or its sessions made through the account-security calls: who did
- * what to whom, with the values before and after (never a password or a
- * secret). Subject: paygate.events.user_audited.
+ * passkeys or its sessions, and to a role, made through the account-security
+ * calls: who did what to whom, with the values before and after (never a
+ * password or a secret). Subject: paygate.events.user_audited.
  *
  * @generated from message paygate.events.v1.UserAudited
  */
@@ -34,7 +34,7 @@ export type UserAudited = Message<"paygate.events.v1.UserAudited"> & {
    * What was done, e.g. "user.created", "user.updated", "user.password_reset",
    * "user.password_changed", "allowed_ip.created", "allowed_ip.updated",
    * "allowed_ip.deleted", "session.terminated", "passkey.registered",
-   * "passkey.deleted".
+   * "passkey.deleted", "role.created", "role.updated", "role.deleted".
    *
    * @generated from field: string action = 2;
    */
@@ -62,7 +62,7 @@ export type UserAudited = Message<"paygate.events.v1.UserAudited"> & {
   actorIp: string;
 
   /**
-   * Id of the user acted upon.
+   * Id of the user acted upon (0 for a role).
    *
    * @generated from field: int64 target_user_id = 6;
    */
@@ -95,13 +95,28 @@ export type UserAudited = Message<"paygate.events.v1.UserAudited"> & {
    * @generated from field: google.protobuf.Timestamp at = 10;
    */
   at?: Timestamp | undefined;
+
+  /**
+   * Id of the role acted upon ("role.*" actions; 0 otherwise).
+   *
+   * @generated from field: int32 target_role_id = 11;
+   */
+  targetRoleId: number;
+
+  /**
+   * Name of the role acted upon ("role.*" actions), as it was before a
+   * rename.
+   *
+   * @generated from field: string target_role_name = 12;
+   */
+  targetRoleName: string;
 };
 
 /**
  * UserAudited is published for every change to a user, its allowed IPs, its
- * passkeys or its sessions made through the account-security calls: who did
- * what to whom, with the values before and after (never a password or a
- * secret). Subject: paygate.events.user_audited.
+ * passkeys or its sessions, and to a role, made through the account-security
+ * calls: who did what to whom, with the values before and after (never a
+ * password or a secret). Subject: paygate.events.user_audited.
  *
  * @generated from message paygate.events.v1.UserAudited
  */
@@ -117,7 +132,7 @@ export type UserAuditedJson = {
    * What was done, e.g. "user.created", "user.updated", "user.password_reset",
    * "user.password_changed", "allowed_ip.created", "allowed_ip.updated",
    * "allowed_ip.deleted", "session.terminated", "passkey.registered",
-   * "passkey.deleted".
+   * "passkey.deleted", "role.created", "role.updated", "role.deleted".
    *
    * @generated from field: string action = 2;
    */
@@ -145,7 +160,7 @@ export type UserAuditedJson = {
   actorIp?: string;
 
   /**
-   * Id of the user acted upon.
+   * Id of the user acted upon (0 for a role).
    *
    * @generated from field: int64 target_user_id = 6;
    */
@@ -178,6 +193,21 @@ export type UserAuditedJson = {
    * @generated from field: google.protobuf.Timestamp at = 10;
    */
   at?: TimestampJson;
+
+  /**
+   * Id of the role acted upon ("role.*" actions; 0 otherwise).
+   *
+   * @generated from field: int32 target_role_id = 11;
+   */
+  targetRoleId?: number;
+
+  /**
+   * Name of the role acted upon ("role.*" actions), as it was before a
+   * rename.
+   *
+   * @generated from field: string target_role_name = 12;
+   */
+  targetRoleName?: string;
 };
 
 /**
@@ -186,4 +216,127 @@ export type UserAuditedJson = {
  */
 export const UserAuditedSchema: GenMessage<UserAudited, {jsonType: UserAuditedJson}> = /*@__PURE__*/
   messageDesc(file_paygate_events_v1_audit, 0);
+
+/**
+ * ApprovalChanged is published when an approval request is created,
+ * approved (and applied), rejected, expired or failed to apply.
+ * Subject: paygate.events.approval_changed.
+ *
+ * @generated from message paygate.events.v1.ApprovalChanged
+ */
+export type ApprovalChanged = Message<"paygate.events.v1.ApprovalChanged"> & {
+  /**
+   * Id of the request.
+   *
+   * @generated from field: int64 request_id = 1;
+   */
+  requestId: bigint;
+
+  /**
+   * The action's name.
+   *
+   * @generated from field: string action = 2;
+   */
+  action: string;
+
+  /**
+   * The new status: "pending", "approved", "rejected", "expired" or "failed".
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * The requester.
+   *
+   * @generated from field: int64 requested_by = 4;
+   */
+  requestedBy: bigint;
+
+  /**
+   * Who decided (0 when none).
+   *
+   * @generated from field: int64 decided_by = 5;
+   */
+  decidedBy: bigint;
+
+  /**
+   * The outcome sentence (rejection reason, failure reason).
+   *
+   * @generated from field: string outcome = 6;
+   */
+  outcome: string;
+
+  /**
+   * When it changed.
+   *
+   * @generated from field: google.protobuf.Timestamp at = 7;
+   */
+  at?: Timestamp | undefined;
+};
+
+/**
+ * ApprovalChanged is published when an approval request is created,
+ * approved (and applied), rejected, expired or failed to apply.
+ * Subject: paygate.events.approval_changed.
+ *
+ * @generated from message paygate.events.v1.ApprovalChanged
+ */
+export type ApprovalChangedJson = {
+  /**
+   * Id of the request.
+   *
+   * @generated from field: int64 request_id = 1;
+   */
+  requestId?: string;
+
+  /**
+   * The action's name.
+   *
+   * @generated from field: string action = 2;
+   */
+  action?: string;
+
+  /**
+   * The new status: "pending", "approved", "rejected", "expired" or "failed".
+   *
+   * @generated from field: string status = 3;
+   */
+  status?: string;
+
+  /**
+   * The requester.
+   *
+   * @generated from field: int64 requested_by = 4;
+   */
+  requestedBy?: string;
+
+  /**
+   * Who decided (0 when none).
+   *
+   * @generated from field: int64 decided_by = 5;
+   */
+  decidedBy?: string;
+
+  /**
+   * The outcome sentence (rejection reason, failure reason).
+   *
+   * @generated from field: string outcome = 6;
+   */
+  outcome?: string;
+
+  /**
+   * When it changed.
+   *
+   * @generated from field: google.protobuf.Timestamp at = 7;
+   */
+  at?: TimestampJson;
+};
+
+/**
+ * Describes the message paygate.events.v1.ApprovalChanged.
+ * Use `create(ApprovalChangedSchema)` to create a new message.
+ */
+export const ApprovalChangedSchema: GenMessage<ApprovalChanged, {jsonType: ApprovalChangedJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_events_v1_audit, 1);
 

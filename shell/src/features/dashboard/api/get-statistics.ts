@@ -5,8 +5,7 @@ import type {
   GetStatisticsResponseJson,
   MerchantCashFlowJson,
 } from '@paygate/gen/aggregator/v1/statistics_pb';
-import { api } from '@paygate/sdk';
-import { isDecimal } from '../utils/decimal';
+import { api, isDecimal } from '@paygate/sdk';
 import type { StatusCounts } from '../utils/figures';
 import { rangeFor, type StatisticsRange } from '../utils/range';
 

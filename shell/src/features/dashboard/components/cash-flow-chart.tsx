@@ -1,7 +1,7 @@
-import { Box, Center, Table, Text, VisuallyHidden } from '@chakra-ui/react';
-import { ResponsiveBar } from '@nivo/bar';
+import { Box, Center, Text, VisuallyHidden } from '@chakra-ui/react';
+import { BarTooltip, ResponsiveBar } from '@nivo/bar';
+import { DataTable, formatDecimal, type DataColumn } from '@paygate/sdk';
 import type { CashFlow } from '../api/get-statistics';
-import { formatDecimal } from '../utils/decimal';
 import { dayLabel } from '../utils/days';
 
 const CASH_IN = '#38a169';
@@ -33,6 +33,14 @@ function dayRows(cashIn: CashFlow, cashOut: CashFlow, zone: string): DayRow[] {
     }));
 }
 
+function dayColumns(currency: string): DataColumn<DayRow>[] {
+  return [
+    { key: 'day', header: 'Day', cell: (r) => r.day },
+    { key: 'in', header: `Cash In (${currency})`, cell: (r) => r.cashInText },
+    { key: 'out', header: `Cash Out (${currency})`, cell: (r) => r.cashOutText },
+  ];
+}
+
 /**
  * CashFlowChart is the cash-in/cash-out bar chart, one pair of bars per day
  * of the range; a visually hidden table carries the same figures for screen
@@ -61,29 +69,13 @@ export function CashFlowChart({ cashIn, cashOut, currency, zone }: { cashIn: Cas
             animate={false}
             axisBottom={{ tickRotation: rows.length > 14 ? -45 : 0 }}
             axisLeft={{ format: (v: number) => v.toLocaleString('en-US', { notation: 'compact' }) }}
-            valueFormat={(v) => `${v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency}`}
+            // The tooltip shows the exact figure, not the bar height's float.
+            tooltip={(bar) => <BarTooltip {...bar} formattedValue={`${bar.id === 'Cash In' ? bar.data.cashInText : bar.data.cashOutText} ${currency}`} />}
           />
         )}
       </Box>
       <VisuallyHidden>
-        <Table.Root aria-label="Cash in and cash out per day">
-          <Table.Header>
-            <Table.Row>
-              <Table.ColumnHeader>Day</Table.ColumnHeader>
-              <Table.ColumnHeader>Cash In ({currency})</Table.ColumnHeader>
-              <Table.ColumnHeader>Cash Out ({currency})</Table.ColumnHeader>
-            </Table.Row>
-          </Table.Header>
-          <Table.Body>
-            {rows.map((r) => (
-              <Table.Row key={r.day}>
-                <Table.Cell>{r.day}</Table.Cell>
-                <Table.Cell>{r.cashInText}</Table.Cell>
-                <Table.Cell>{r.cashOutText}</Table.Cell>
-              </Table.Row>
-            ))}
-          </Table.Body>
-        </Table.Root>
+        <DataTable label="Cash in and cash out per day" columns={dayColumns(currency)} rows={rows} rowKey={(r) => r.day} empty="No Data" />
       </VisuallyHidden>
     </Box>
   );

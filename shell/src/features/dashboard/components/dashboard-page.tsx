@@ -1,9 +1,8 @@
 import { Alert, Button, Card, Field, Flex, Heading, HStack, NativeSelect, SimpleGrid, Skeleton, Switch, Text } from '@chakra-ui/react';
-import { formatDateTime, isAdmin, notify, PageFrame, SCREENS, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
+import { formatDateTime, formatMoney, notify, PageFrame, SCREENS, seesAllMerchants, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useStatistics, type Statistics, type StatisticsInput, type Unconverted } from '../api/get-statistics';
 import { useAutoRefresh } from '../hooks/use-auto-refresh';
-import { formatMoney } from '../utils/decimal';
 import { netCashFlow, STATUS_FIGURES, successRate, totalVolume } from '../utils/figures';
 import { DEFAULT_RANGE_DAYS, RANGE_OPTIONS } from '../utils/range';
 import { CashFlowChart } from './cash-flow-chart';
@@ -22,7 +21,7 @@ export const FETCH_FAILED = { title: 'Error', description: 'Failed to fetch dash
  * without merchants get every merchant they may see (the server scopes).
  */
 export function merchantScope(user: User | null, selected: number | null): number | null {
-  if (!user || isAdmin(user) || selected === null) return null;
+  if (!user || seesAllMerchants(user) || selected === null) return null;
   return user.merchantIds.includes(selected) ? selected : null;
 }
 
@@ -123,7 +122,7 @@ export default function DashboardPage() {
 
   const stats = query.data;
   const loading = query.isPending;
-  const admin = isAdmin(user);
+  const admin = seesAllMerchants(user);
 
   return (
     <PageFrame

@@ -1,30 +1,24 @@
-import { Table, Tabs, Text } from '@chakra-ui/react';
+import { Tabs } from '@chakra-ui/react';
+import { DataTable, formatMoney, type DataColumn } from '@paygate/sdk';
 import type { MerchantCashFlow } from '../api/get-statistics';
-import { formatMoney } from '../utils/decimal';
+
+function columns(currency: string): DataColumn<MerchantCashFlow>[] {
+  return [
+    { key: 'merchant', header: 'Merchant', cell: (r) => `${r.merchantName} (${r.merchantId})` },
+    { key: 'count', header: 'Count', align: 'end', cell: (r) => r.count.toLocaleString('en-US') },
+    { key: 'amount', header: 'Amount', align: 'end', cell: (r) => formatMoney(r.amount, currency) },
+  ];
+}
 
 function MerchantTable({ rows, label, currency }: { rows: MerchantCashFlow[]; label: string; currency: string }) {
-  if (rows.length === 0) return <Text color="fg.muted">No {label.toLowerCase()} in this range.</Text>;
   return (
-    <Table.Root size="sm" aria-label={`${label} per merchant`}>
-      <Table.Header>
-        <Table.Row>
-          <Table.ColumnHeader>Merchant</Table.ColumnHeader>
-          <Table.ColumnHeader textAlign="end">Count</Table.ColumnHeader>
-          <Table.ColumnHeader textAlign="end">Amount</Table.ColumnHeader>
-        </Table.Row>
-      </Table.Header>
-      <Table.Body>
-        {rows.map((r) => (
-          <Table.Row key={r.merchantId}>
-            <Table.Cell>
-              {r.merchantName} ({r.merchantId})
-            </Table.Cell>
-            <Table.Cell textAlign="end">{r.count.toLocaleString('en-US')}</Table.Cell>
-            <Table.Cell textAlign="end">{formatMoney(r.amount, currency)}</Table.Cell>
-          </Table.Row>
-        ))}
-      </Table.Body>
-    </Table.Root>
+    <DataTable
+      label={`${label} per merchant`}
+      columns={columns(currency)}
+      rows={rows}
+      rowKey={(r) => String(r.merchantId)}
+      empty={`No ${label.toLowerCase()} in this range.`}
+    />
   );
 }
 

@@ -1,29 +1,22 @@
-import { Table, Text } from '@chakra-ui/react';
+import { DataTable, type DataColumn } from '@paygate/sdk';
 import type { Statistics } from '../api/get-statistics';
-import { providerRows } from '../utils/figures';
+import { providerRows, type ProviderRow } from '../utils/figures';
+
+const COLUMNS: DataColumn<ProviderRow>[] = [
+  { key: 'provider', header: 'Provider', cell: (r) => r.providerName },
+  { key: 'count', header: 'Count', align: 'end', cell: (r) => r.count.toLocaleString('en-US') },
+  { key: 'percentage', header: 'Percentage', align: 'end', cell: (r) => r.percentage },
+];
 
 /** ProviderTable is the transactions-by-provider table: Provider, Count, Percentage, most first. */
 export function ProviderTable({ stats }: { stats: Statistics }) {
-  const rows = providerRows(stats.byProvider, stats.total);
-  if (rows.length === 0) return <Text color="fg.muted">No provider has transactions in this range.</Text>;
   return (
-    <Table.Root size="sm" aria-label="Transactions by provider">
-      <Table.Header>
-        <Table.Row>
-          <Table.ColumnHeader>Provider</Table.ColumnHeader>
-          <Table.ColumnHeader textAlign="end">Count</Table.ColumnHeader>
-          <Table.ColumnHeader textAlign="end">Percentage</Table.ColumnHeader>
-        </Table.Row>
-      </Table.Header>
-      <Table.Body>
-        {rows.map((r) => (
-          <Table.Row key={r.providerId}>
-            <Table.Cell>{r.providerName}</Table.Cell>
-            <Table.Cell textAlign="end">{r.count.toLocaleString('en-US')}</Table.Cell>
-            <Table.Cell textAlign="end">{r.percentage}</Table.Cell>
-          </Table.Row>
-        ))}
-      </Table.Body>
-    </Table.Root>
+    <DataTable
+      label="Transactions by provider"
+      columns={COLUMNS}
+      rows={providerRows(stats.byProvider, stats.total)}
+      rowKey={(r) => String(r.providerId)}
+      empty="No provider has transactions in this range."
+    />
   );
 }

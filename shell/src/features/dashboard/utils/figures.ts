@@ -1,4 +1,4 @@
-import { addDecimal, subDecimal } from './decimal';
+import { addDecimal, subDecimal } from '@paygate/sdk';
 
 /** The statuses of the doughnut and their cards, with the statistics field each reads. */
 export const STATUS_FIGURES = [

@@ -1,5 +1,5 @@
-import { Alert, Button, HStack, Stack } from '@chakra-ui/react';
-import { ConfirmDialog, errorMessage, hasPermission, mayCall, NoPermission, notify, PageFrame, Pager, SCREENS, useTimezone, useUser } from '@paygate/sdk';
+import { Button, HStack, Stack } from '@chakra-ui/react';
+import { ConfirmDialog, errorMessage, hasPermission, mayCall, NoPermission, notify, PageFrame, SCREENS, useTimezone, useUser } from '@paygate/sdk';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useExportTypes } from '../../../api/get-export-types';
@@ -116,39 +116,30 @@ function FilesView() {
       }
     >
       <Stack gap={4}>
-        {failure && (
-          <Alert.Root status="error" role="alert">
-            <Alert.Indicator />
-            <Alert.Content>
-              <Alert.Title>The file list could not be loaded.</Alert.Title>
-              <Alert.Description>{failure}</Alert.Description>
-            </Alert.Content>
-          </Alert.Root>
-        )}
         <FilesTable
           files={files}
           loading={list.isPending}
-          failed={list.isError}
-          pageSize={take}
+          failure={failure}
+          onRetry={() => void list.refetch()}
+          pagination={{
+            label: 'Files pages',
+            page,
+            totalPages: list.data?.totalPages ?? 0,
+            totalCount: list.data?.totalCount ?? 0,
+            pageSize: take,
+            pageSizes: FILE_PAGE_SIZES,
+            onPage: setPage,
+            onPageSize: (size) => {
+              setTake(size);
+              setPage(1);
+            },
+          }}
           zone={zone}
           now={now}
           types={types.data ?? []}
           downloadingId={download.isPending ? (download.variables?.id ?? null) : null}
           onAction={onAction}
           may={{ download: mayCall(user, 'GET /api/v1/files/{id}'), delete: mayCall(user, 'DELETE /api/v1/files/{id}') }}
-        />
-        <Pager
-          label="Files pages"
-          page={page}
-          totalPages={list.data?.totalPages ?? 0}
-          totalCount={list.data?.totalCount ?? 0}
-          pageSize={take}
-          pageSizes={FILE_PAGE_SIZES}
-          onPage={setPage}
-          onPageSize={(size) => {
-            setTake(size);
-            setPage(1);
-          }}
         />
       </Stack>
 

@@ -1,7 +1,7 @@
-import { Alert, Badge, Box, Button, Card, EmptyState, Heading, IconButton, SimpleGrid, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
+import { Badge, Button, Card, Heading, SimpleGrid, Skeleton, Stack, Text } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
-import { errorMessage, formatDateTime, isAdmin, mayCall, notify, PageFrame, SCREENS, useTimezone, useUser } from '@paygate/sdk';
-import { Fragment, useEffect, useMemo, useState } from 'react';
+import { DataTable, errorMessage, formatDateTime, mayCall, notify, PageFrame, SCREENS, seesAllMerchants, useTimezone, useUser, type DataColumn } from '@paygate/sdk';
+import { useEffect, useMemo, useState } from 'react';
 import { useBalances, type BalanceItem } from '../api/get-balance';
 import { BALANCE_COLLABS_KEY, useBalanceCollabs, type BalanceCollab } from '../api/list-balance-collabs';
 import { formatAmount, totals } from '../utils/balances';
@@ -28,7 +28,7 @@ export function BalancesPage() {
       </PageFrame>
     );
   }
-  return <Balances admin={isAdmin(user)} />;
+  return <Balances admin={seesAllMerchants(user)} />;
 }
 
 function Balances({ admin }: { admin: boolean }) {
@@ -37,7 +37,6 @@ function Balances({ admin }: { admin: boolean }) {
   const collabs = useBalanceCollabs();
   const rows = useMemo(() => collabs.data ?? [], [collabs.data]);
   const balances = useBalances(rows);
-  const [open, setOpen] = useState<Record<number, boolean>>({});
   const [refreshing, setRefreshing] = useState(false);
 
   useEffect(() => {
@@ -71,14 +70,6 @@ function Balances({ admin }: { admin: boolean }) {
         </Button>
       }
     >
-      {collabs.isError && (
-        <Alert.Root status="error" role="alert">
-          <Alert.Indicator />
-          <Alert.Title>
-            {LOAD_FAILED}: {errorMessage(collabs.error, 'Unknown error')}
-          </Alert.Title>
-        </Alert.Root>
-      )}
       <SimpleGrid columns={{ base: 1, md: 2 }} gap="4">
         <Card.Root as="section" aria-label="Total balance">
           <Card.Body>
@@ -108,116 +99,91 @@ function Balances({ admin }: { admin: boolean }) {
         </Card.Root>
       </SimpleGrid>
 
-      {collabs.isSuccess && rows.length === 0 ? (
-        <EmptyState.Root>
-          <EmptyState.Content>
-            <EmptyState.Title>No collaboration reports a balance.</EmptyState.Title>
-          </EmptyState.Content>
-        </EmptyState.Root>
-      ) : (
-        <Box overflowX="auto">
-          <Table.Root size="sm" variant="outline" aria-label="Provider balances" aria-busy={collabs.isPending}>
-            <Table.Header>
-              <Table.Row>
-                <Table.ColumnHeader w="8" />
-                <Table.ColumnHeader>Provider</Table.ColumnHeader>
-                {admin && <Table.ColumnHeader>Merchant</Table.ColumnHeader>}
-                <Table.ColumnHeader textAlign="end">Balance</Table.ColumnHeader>
-                <Table.ColumnHeader>Currency</Table.ColumnHeader>
-                <Table.ColumnHeader>Account</Table.ColumnHeader>
-                <Table.ColumnHeader>Mode</Table.ColumnHeader>
-                <Table.ColumnHeader>Status</Table.ColumnHeader>
-                <Table.ColumnHeader>Updated</Table.ColumnHeader>
-              </Table.Row>
-            </Table.Header>
-            <Table.Body>
-              {rows.map((c, i) => (
-                <BalanceRow
-                  key={c.collabId}
-                  collab={c}
-                  admin={admin}
-                  zone={zone}
-                  item={balances[i]?.data}
-                  loading={balances[i]?.isFetching ?? true}
-                  open={!!open[c.collabId]}
-                  onToggle={() => setOpen((o) => ({ ...o, [c.collabId]: !o[c.collabId] }))}
-                />
-              ))}
-            </Table.Body>
-          </Table.Root>
-        </Box>
-      )}
+      <DataTable
+        label="Provider balances"
+        columns={balanceColumns(admin, zone)}
+        rows={rows.map((collab, i): BalanceRow => ({ collab, item: balances[i]?.data, loading: balances[i]?.isFetching ?? true }))}
+        rowKey={(r) => String(r.collab.collabId)}
+        rowProps={(r) => ({ 'aria-label': rowName(r.collab, admin) })}
+        loading={collabs.isPending}
+        empty="No collaboration reports a balance."
+        error={collabs.isError && `${LOAD_FAILED}: ${errorMessage(collabs.error, 'Unknown error')}`}
+        onRetry={() => void collabs.refetch()}
+        retrying={collabs.isFetching}
+        expansion={{
+          toggleLabel: (r, open) => `${open ? 'Hide' : 'Show'} raw response of ${rowName(r.collab, admin)}`,
+          canExpand: (r) => !!r.item,
+          detail: (r) => <RawDetail name={rowName(r.collab, admin)} item={r.item!} />,
+        }}
+      />
     </PageFrame>
   );
 }
 
-interface RowProps {
+/** BalanceRow is a collab with its balance, once answered. */
+interface BalanceRow {
   collab: BalanceCollab;
-  admin: boolean;
-  zone: string;
   item: BalanceItem | undefined;
+  /** The balance is being asked for. */
   loading: boolean;
-  open: boolean;
-  onToggle: () => void;
 }
 
 const STATUS_PALETTE = { success: 'green', unknown: 'yellow', error: 'red' } as const;
 
-function BalanceRow({ collab, admin, zone, item, loading, open, onToggle }: RowProps) {
-  const name = admin ? `${collab.merchantName} - ${collab.providerName}` : collab.providerName;
-  const cols = admin ? 9 : 8;
-  return (
-    <Fragment>
-      <Table.Row aria-label={name}>
-        <Table.Cell>
-          <IconButton size="2xs" variant="ghost" aria-label={`${open ? 'Hide' : 'Show'} raw response of ${name}`} aria-expanded={open} onClick={onToggle} disabled={!item}>
-            <span aria-hidden>{open ? '▾' : '▸'}</span>
-          </IconButton>
-        </Table.Cell>
-        <Table.Cell>{collab.providerName}</Table.Cell>
-        {admin && <Table.Cell>{collab.merchantName}</Table.Cell>}
-        <Table.Cell textAlign="end" fontVariantNumeric="tabular-nums">
-          {!item && loading ? <Skeleton height="4" w="20" /> : formatAmount(item?.amount ?? '')}
-        </Table.Cell>
-        <Table.Cell>{item?.currency ?? 'PHP'}</Table.Cell>
-        <Table.Cell>
-          {item?.accountId ? `${item.accountId} · ${item.accountType}` : item ? item.accountType : ''}
-        </Table.Cell>
-        <Table.Cell>
-          {item && (
-            <Badge variant="subtle" colorPalette={item.isLive ? 'green' : 'gray'}>
-              {item.isLive ? 'Live' : 'Sandbox'}
-            </Badge>
-          )}
-        </Table.Cell>
-        <Table.Cell>
-          {item && (
-            <Badge variant="subtle" colorPalette={STATUS_PALETTE[item.status]} title={item.message || undefined} data-status={item.status}>
-              {item.status}
-            </Badge>
-          )}
-        </Table.Cell>
-        <Table.Cell>{item?.updatedAt ? formatDateTime(item.updatedAt, zone) : '-'}</Table.Cell>
-      </Table.Row>
-      {open && item && (
-        <Table.Row>
-          <Table.Cell colSpan={cols}>
-            <Stack gap="2" aria-label={`Raw response of ${name}`} role="group">
-              {item.message && <Text color="fg.muted">{item.message}</Text>}
-              {Object.keys(item.additionalBalances).length > 0 && (
-                <Text fontSize="sm">
-                  Additional balances:{' '}
-                  {Object.entries(item.additionalBalances)
-                    .map(([k, v]) => `${k} ${formatAmount(v)}`)
-                    .join(', ')}
-                </Text>
-              )}
-              <RawResponse value={item.rawData} />
-            </Stack>
-          </Table.Cell>
-        </Table.Row>
-      )}
-    </Fragment>
-  );
+/** rowName names a row: the provider, after its merchant for an admin. */
+const rowName = (collab: BalanceCollab, admin: boolean) => (admin ? `${collab.merchantName} - ${collab.providerName}` : collab.providerName);
+
+function balanceColumns(admin: boolean, zone: string): DataColumn<BalanceRow>[] {
+  return [
+    { key: 'provider', header: 'Provider', cell: (r) => r.collab.providerName },
+    ...(admin ? [{ key: 'merchant', header: 'Merchant', cell: (r: BalanceRow) => r.collab.merchantName }] : []),
+    {
+      key: 'balance',
+      header: 'Balance',
+      align: 'end',
+      cellProps: { fontVariantNumeric: 'tabular-nums' },
+      cell: (r) => (!r.item && r.loading ? <Skeleton height="4" w="20" /> : formatAmount(r.item?.amount ?? '')),
+    },
+    { key: 'currency', header: 'Currency', cell: (r) => r.item?.currency ?? 'PHP' },
+    { key: 'account', header: 'Account', cell: ({ item }) => (item?.accountId ? `${item.accountId} · ${item.accountType}` : item ? item.accountType : '') },
+    {
+      key: 'mode',
+      header: 'Mode',
+      cell: ({ item }) =>
+        item && (
+          <Badge variant="subtle" colorPalette={item.isLive ? 'green' : 'gray'}>
+            {item.isLive ? 'Live' : 'Sandbox'}
+          </Badge>
+        ),
+    },
+    {
+      key: 'status',
+      header: 'Status',
+      cell: ({ item }) =>
+        item && (
+          <Badge variant="subtle" colorPalette={STATUS_PALETTE[item.status]} title={item.message || undefined} data-status={item.status}>
+            {item.status}
+          </Badge>
+        ),
+    },
+    { key: 'updated', header: 'Updated', cell: ({ item }) => (item?.updatedAt ? formatDateTime(item.updatedAt, zone) : '-') },
+  ];
 }
 
+/** RawDetail is a row's detail: the provider's message, the additional balances and the raw response. */
+function RawDetail({ name, item }: { name: string; item: BalanceItem }) {
+  return (
+    <Stack gap="2" aria-label={`Raw response of ${name}`} role="group">
+      {item.message && <Text color="fg.muted">{item.message}</Text>}
+      {Object.keys(item.additionalBalances).length > 0 && (
+        <Text fontSize="sm">
+          Additional balances:{' '}
+          {Object.entries(item.additionalBalances)
+            .map(([k, v]) => `${k} ${formatAmount(v)}`)
+            .join(', ')}
+        </Text>
+      )}
+      <RawResponse value={item.rawData} />
+    </Stack>
+  );
+}

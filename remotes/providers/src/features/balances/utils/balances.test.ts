@@ -18,9 +18,16 @@ describe('balances arithmetic and previews (spec 02 §9)', () => {
     ]);
   });
 
+  it('sums beyond the precision of floats', () => {
+    expect(totals([{ amount: '9007199254740993.01', currency: 'USD' }, { amount: '0.02', currency: 'USD' }])).toEqual([
+      { currency: 'USD', amount: '9,007,199,254,740,993.03', count: 2 },
+    ]);
+  });
+
   it("shows a missing amount as '-'", () => {
     expect(formatAmount('')).toBe('-');
     expect(formatAmount('1234.565')).toBe('1,234.57');
+    expect(formatAmount('n/a')).toBe('-');
   });
 
   it('previews arrays of 5 or fewer with up to 3 items and cuts strings at 10 characters', () => {

@@ -1,5 +1,5 @@
 import { Alert, Box, Button, Field, Fieldset, Heading, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
-import { errorMessage, hasPermission, isAdmin, isApiError, mayCall, NoPermission, notify, PageFrame, SCREENS, useCollabChoices, useUser } from '@paygate/sdk';
+import { errorMessage, hasPermission, isApiError, mayCall, NoPermission, notify, PageFrame, SCREENS, seesAllMerchants, useCollabChoices, useUser } from '@paygate/sdk';
 import { useMemo, useState } from 'react';
 import { useCredentialCollabs } from '../api/list-credential-collabs';
 import { useLoadCredentials } from '../api/get-credentials';
@@ -37,7 +37,7 @@ export function CredentialsPage() {
   const user = useUser();
   // The route guard already sends users without Credentials Access away; the page says so itself too.
   if (!user || !hasPermission(user, 'Credentials Access')) return <NoPermission />;
-  return <Credentials admin={isAdmin(user)} canSave={mayCall(user, 'POST /api/v1/credentials')} />;
+  return <Credentials admin={seesAllMerchants(user)} canSave={mayCall(user, 'POST /api/v1/credentials')} />;
 }
 
 function Credentials({ admin, canSave }: { admin: boolean; canSave: boolean }) {

@@ -1,10 +1,10 @@
-import { Alert, Box, Button, Field, HStack, Input, List, SimpleGrid, Stack, Table, Text } from '@chakra-ui/react';
-import { DialogFrame, errorMessage, FlagSwitch, isApiError, notify } from '@paygate/sdk';
+import { Alert, Box, Button, Field, HStack, Input, List, SimpleGrid, Stack, Text } from '@chakra-ui/react';
+import { DataTable, DialogFrame, errorMessage, FlagSwitch, isApiError, notify, type DataColumn } from '@paygate/sdk';
 import { useId, useState } from 'react';
 import { READABLE_SOLID_BUTTON } from '../../../contrast';
 import { useCheckFeeConflicts, type FeeConflict } from '../api/check-fee-conflicts';
 import type { CollabOption, Option } from '../api/get-lookups';
-import { usePreviewFee } from '../api/preview-fee';
+import { usePreviewFee, type FeePreviewRow } from '../api/preview-fee';
 import { useSaveFee } from '../api/save-fee';
 import type { Fee } from '../api/types';
 import { amountRangeText, FEE_TYPES, feeValueText, formOf, inputOf, PAYERS, TRANSACTION_TYPES, validateFee, type FeeErrors, type FeeForm } from '../utils/fee-form';
@@ -23,6 +23,14 @@ interface Props {
   payTypes: Option[];
   onClose: () => void;
 }
+
+const IMPACT_COLUMNS: DataColumn<FeePreviewRow>[] = [
+  { key: 'currency', header: 'Currency', cell: (c) => c.currency },
+  { key: 'transactions', header: 'Transactions', cell: (c) => c.transactionCount },
+  { key: 'changed', header: 'Fee changes', cell: (c) => c.changedCount },
+  { key: 'before', header: 'Fees before', cell: (c) => c.feeBefore },
+  { key: 'after', header: 'Fees after', cell: (c) => c.feeAfter },
+];
 
 /** FeeDialog creates or edits a fee: validation, the server's conflict check before saving, and the what-if preview. */
 export function FeeDialog({ fee, collabId, allowGlobal, collabs, collabLabel, currencies, payTypes, onClose }: Props) {
@@ -189,32 +197,13 @@ export function FeeDialog({ fee, collabId, allowGlobal, collabs, collabLabel, cu
             <Text fontWeight="semibold" mb={1}>
               Impact over the last 30 days
             </Text>
-            {preview.data.currencies.length === 0 ? (
-              <Text color="fg.muted">No transaction of the last 30 days falls under this fee.</Text>
-            ) : (
-              <Table.Root size="sm" aria-label="Fee impact">
-                <Table.Header>
-                  <Table.Row>
-                    <Table.ColumnHeader>Currency</Table.ColumnHeader>
-                    <Table.ColumnHeader>Transactions</Table.ColumnHeader>
-                    <Table.ColumnHeader>Fee changes</Table.ColumnHeader>
-                    <Table.ColumnHeader>Fees before</Table.ColumnHeader>
-                    <Table.ColumnHeader>Fees after</Table.ColumnHeader>
-                  </Table.Row>
-                </Table.Header>
-                <Table.Body>
-                  {preview.data.currencies.map((c) => (
-                    <Table.Row key={c.currency}>
-                      <Table.Cell>{c.currency}</Table.Cell>
-                      <Table.Cell>{c.transactionCount}</Table.Cell>
-                      <Table.Cell>{c.changedCount}</Table.Cell>
-                      <Table.Cell>{c.feeBefore}</Table.Cell>
-                      <Table.Cell>{c.feeAfter}</Table.Cell>
-                    </Table.Row>
-                  ))}
-                </Table.Body>
-              </Table.Root>
-            )}
+            <DataTable
+              label="Fee impact"
+              columns={IMPACT_COLUMNS}
+              rows={preview.data.currencies}
+              rowKey={(c) => c.currency}
+              empty="No transaction of the last 30 days falls under this fee."
+            />
           </Box>
         )}
       </Stack>

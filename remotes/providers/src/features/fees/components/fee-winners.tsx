@@ -1,11 +1,22 @@
-import { Alert, Box, Heading, Skeleton, Table, Text } from '@chakra-ui/react';
-import { useFeeWinners } from '../api/get-fee-winners';
+import { Box, Heading } from '@chakra-ui/react';
+import { DataTable, type DataColumn } from '@paygate/sdk';
+import { useFeeWinners, type FeeWinner } from '../api/get-fee-winners';
 import { amountRangeText, transactionTypeLabel } from '../utils/fee-form';
 
 interface Props {
   collabId: number;
   collabName: string;
   payTypeName: (id: number) => string;
+}
+
+function columns(payTypeName: (id: number) => string): DataColumn<FeeWinner>[] {
+  return [
+    { key: 'type', header: 'Type', cell: (w) => transactionTypeLabel(w.transactionType) },
+    { key: 'payType', header: 'Pay Type', cell: (w) => payTypeName(w.payTypeId) },
+    { key: 'currency', header: 'Currency', cell: (w) => w.currency },
+    { key: 'amounts', header: 'Amounts', cell: (w) => amountRangeText(w.amountMin, w.amountMax) },
+    { key: 'winner', header: 'Winning fee', cell: (w) => (w.feeId === '0' ? 'No fee' : `Fee ${w.feeId}`) },
+  ];
 }
 
 /** FeeWinners shows, for one collab, which fee applies to its payments: the server's answer (spec 02 §5). */
@@ -16,38 +27,17 @@ export function FeeWinners({ collabId, collabName, payTypeName }: Props) {
       <Heading as="h2" size="sm" id="fee-winners-title" mb={2}>
         Fees applied to {collabName}
       </Heading>
-      {winners.isPending && <Skeleton height="16" />}
-      {winners.isError && (
-        <Alert.Root status="error">
-          <Alert.Indicator />
-          <Alert.Title>The applied fees could not be loaded.</Alert.Title>
-        </Alert.Root>
-      )}
-      {winners.isSuccess && winners.data.length === 0 && <Text color="fg.muted">No fee applies to this collab&apos;s payments.</Text>}
-      {winners.isSuccess && winners.data.length > 0 && (
-        <Table.Root size="sm" aria-label="Applied fees">
-          <Table.Header>
-            <Table.Row>
-              <Table.ColumnHeader>Type</Table.ColumnHeader>
-              <Table.ColumnHeader>Pay Type</Table.ColumnHeader>
-              <Table.ColumnHeader>Currency</Table.ColumnHeader>
-              <Table.ColumnHeader>Amounts</Table.ColumnHeader>
-              <Table.ColumnHeader>Winning fee</Table.ColumnHeader>
-            </Table.Row>
-          </Table.Header>
-          <Table.Body>
-            {winners.data.map((w, i) => (
-              <Table.Row key={i}>
-                <Table.Cell>{transactionTypeLabel(w.transactionType)}</Table.Cell>
-                <Table.Cell>{payTypeName(w.payTypeId)}</Table.Cell>
-                <Table.Cell>{w.currency}</Table.Cell>
-                <Table.Cell>{amountRangeText(w.amountMin, w.amountMax)}</Table.Cell>
-                <Table.Cell>{w.feeId === '0' ? 'No fee' : `Fee ${w.feeId}`}</Table.Cell>
-              </Table.Row>
-            ))}
-          </Table.Body>
-        </Table.Root>
-      )}
+      <DataTable
+        label="Applied fees"
+        columns={columns(payTypeName)}
+        rows={winners.data ?? []}
+        rowKey={(w) => `${w.transactionType}-${w.payTypeId}-${w.currency}-${w.amountMin}-${w.amountMax}`}
+        loading={winners.isPending}
+        empty="No fee applies to this collab's payments."
+        error={winners.isError && 'The applied fees could not be loaded.'}
+        onRetry={() => void winners.refetch()}
+        retrying={winners.isFetching}
+      />
     </Box>
   );
 }

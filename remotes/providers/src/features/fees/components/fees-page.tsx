@@ -1,17 +1,16 @@
-import { Alert, Button, Stack } from '@chakra-ui/react';
+import { Button, Stack } from '@chakra-ui/react';
 import {
   collabLabels,
   ConfirmDialog,
   errorMessage,
   hasPermission,
-  isAdmin,
   mayCall,
   mayChangeGlobalFees,
   NoPermission,
   notify,
   PageFrame,
-  Pager,
   SCREENS,
+  seesAllMerchants,
   useCollabChoices,
   useUser,
   type CollabChoice,
@@ -62,7 +61,7 @@ export function filterInput(f: FeeFilterValues, page: number, take: number): Fee
 }
 
 function FeesView({ user }: { user: User }) {
-  const admin = isAdmin(user);
+  const admin = seesAllMerchants(user);
   // Each control shows only when the server's rule for its call lets the user in; a global fee (no collab) also
   // needs what the fee handler asks (mayChangeGlobalFees).
   const may = {
@@ -146,41 +145,30 @@ function FeesView({ user }: { user: User }) {
           payTypes={lookups.payTypes}
         />
         {selectedCollab > 0 && <FeeWinners collabId={selectedCollab} collabName={collabName(selectedCollab)} payTypeName={payTypeName} />}
-        {failure && (
-          <Alert.Root status="error" role="alert">
-            <Alert.Indicator />
-            <Alert.Content>
-              <Alert.Title>The fee list could not be loaded.</Alert.Title>
-              <Alert.Description>{failure}</Alert.Description>
-            </Alert.Content>
-            <Button size="sm" variant="outline" onClick={() => void list.refetch()}>
-              Retry
-            </Button>
-          </Alert.Root>
-        )}
         <FeesTable
           fees={list.data?.fees ?? []}
           loading={list.isPending}
-          pageSize={take}
+          failure={failure}
+          onRetry={() => void list.refetch()}
+          pagination={{
+            label: 'Fees pages',
+            page,
+            totalPages: list.data?.totalPages ?? 0,
+            totalCount: list.data?.totalCount ?? 0,
+            pageSize: take,
+            pageSizes: FEE_PAGE_SIZES,
+            onPage: setPage,
+            onPageSize: (size) => {
+              setTake(size);
+              setPage(1);
+            },
+          }}
           collabName={collabName}
           payTypeName={payTypeName}
           canEdit={(f) => may.update && (f.collabId !== 0 || may.global)}
           canDelete={(f) => may.delete && (f.collabId !== 0 || may.global)}
           onEdit={(fee) => setOpen({ kind: 'edit', fee })}
           onDelete={(fee) => setOpen({ kind: 'delete', fee })}
-        />
-        <Pager
-          label="Fees pages"
-          page={page}
-          totalPages={list.data?.totalPages ?? 0}
-          totalCount={list.data?.totalCount ?? 0}
-          pageSize={take}
-          pageSizes={FEE_PAGE_SIZES}
-          onPage={setPage}
-          onPageSize={(size) => {
-            setTake(size);
-            setPage(1);
-          }}
         />
       </Stack>
 

@@ -1,3 +1,4 @@
+import { compareDecimal, isDecimal, roundDecimal, trimDecimal } from '@paygate/sdk';
 import type { FeeInput } from '../api/types';
 import type { Fee } from '../api/types';
 
@@ -33,9 +34,9 @@ export const payerLabel = (p: number) => (p === 1 ? 'Client fee' : 'Merchant fee
 
 /** feeValueText says what a fee charges: "1.5%", "15.00 PHP" or "No fee". */
 export function feeValueText(f: Pick<Fee, 'feeType' | 'value' | 'currencyFrom'>): string {
-  const n = Number(f.value);
-  if (f.feeType === 1) return `${Number.isFinite(n) ? String(n) : f.value}%`;
-  if (f.feeType === 2) return `${Number.isFinite(n) ? n.toFixed(2) : f.value} ${f.currencyFrom}`.trim();
+  const ok = isDecimal(f.value);
+  if (f.feeType === 1) return `${ok ? trimDecimal(f.value) : f.value}%`;
+  if (f.feeType === 2) return `${ok ? roundDecimal(f.value, 2) : f.value} ${f.currencyFrom}`.trim();
   return 'No fee';
 }
 
@@ -93,7 +94,7 @@ export function formOf(f: Fee | null, collabId?: number): FeeForm {
     enabled: f.enabled,
     feeType: String(f.feeType),
     // Four decimals on the wire; the operator typed fewer.
-    value: f.value === '' ? '' : String(Number(f.value)),
+    value: isDecimal(f.value) ? trimDecimal(f.value) : f.value,
     payer: String(f.payer || 2),
   };
 }
@@ -116,7 +117,7 @@ export function validateFee(form: FeeForm, requireCollab: boolean): FeeErrors {
   for (const k of ['amountMin', 'amountMax'] as const) {
     if (form[k].trim() !== '' && !AMOUNT.test(form[k].trim())) e[k] = 'Enter an amount of 0 or more with at most two decimals.';
   }
-  if (!e.amountMin && !e.amountMax && form.amountMin.trim() && form.amountMax.trim() && Number(form.amountMin) > Number(form.amountMax)) {
+  if (!e.amountMin && !e.amountMax && form.amountMin.trim() && form.amountMax.trim() && compareDecimal(form.amountMin, form.amountMax) > 0) {
     e.amountMax = 'The maximum amount must not be below the minimum amount.';
   }
   const type = Number(form.feeType);
@@ -124,8 +125,8 @@ export function validateFee(form: FeeForm, requireCollab: boolean): FeeErrors {
   if (type !== 0) {
     if (value === '') e.value = 'Value is required.';
     else if (!VALUE.test(value)) e.value = 'Enter a number of 0 or more with at most four decimals.';
-    else if (type === 1 && Number(value) > 100) e.value = 'A percentage must be at most 100.';
-  } else if (value !== '' && Number(value) !== 0) {
+    else if (type === 1 && compareDecimal(value, '100') > 0) e.value = 'A percentage must be at most 100.';
+  } else if (value !== '' && !(isDecimal(value) && compareDecimal(value, '0') === 0)) {
     e.value = 'A fee of type None has no value.';
   }
   const p = form.priority.trim();

@@ -3,7 +3,7 @@ import { notify } from '@paygate/sdk';
 import { useId, useState } from 'react';
 import { useAddPayTypes, type NewPayType } from '../api/add-pay-types';
 import type { AmountKey, PayType } from '../api/types';
-import { deniedOr } from '../utils/errors';
+import { deniedOr } from '../../../utils/errors';
 import { DEPOSIT_FIELDS, isValidAmount, normalizeAmount, WITHDRAWAL_FIELDS } from '../utils/limits';
 import { AmountInput } from './amount-input';
 import { SettingSwitch } from './setting-switch';

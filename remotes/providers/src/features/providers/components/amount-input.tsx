@@ -1,5 +1,6 @@
 import { Field, Input, InputGroup } from '@chakra-ui/react';
-import { isValidAmount, LIMIT_INPUT } from '../utils/limits';
+import { compareDecimal, isDecimal } from '@paygate/sdk';
+import { isValidAmount, LIMIT_INPUT, normalizeAmount } from '../utils/limits';
 
 interface Props {
   label: string;
@@ -31,8 +32,7 @@ export function AmountInput({ label, value, onChange, changed, disabled }: Props
           onChange={(e) => onChange(e.target.value)}
           onBlur={() => {
             // Two decimals, as the server keeps amounts.
-            const n = Number(value);
-            if (value.trim() !== '' && Number.isFinite(n) && n >= 0) onChange(n.toFixed(LIMIT_INPUT.decimals));
+            if (isDecimal(value) && compareDecimal(value, '0') >= 0) onChange(normalizeAmount(value));
           }}
         />
       </InputGroup>

@@ -6,7 +6,7 @@ import { useCollabLimits } from '../api/get-collab-limits';
 import { useSaveCollabLimits } from '../api/save-collab-limits';
 import { useSavePayTypeLimits } from '../api/save-pay-type-limits';
 import type { AmountKey, Amounts, Collab, CollabLimits } from '../api/types';
-import { deniedOr, isDenied, messageOf } from '../utils/errors';
+import { deniedOr, isDenied, messageOf } from '../../../utils/errors';
 import { changedAmounts, DEPOSIT_FIELDS, isChanged, isValidAmount, pickAmounts, visibleAmountKeys, WITHDRAWAL_FIELDS } from '../utils/limits';
 import { AmountInput } from './amount-input';
 

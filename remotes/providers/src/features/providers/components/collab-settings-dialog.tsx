@@ -1,12 +1,12 @@
-import { Alert, Button, Fieldset, HStack, Separator, Skeleton, Stack, Table, Text, VisuallyHidden } from '@chakra-ui/react';
-import { ConfirmDialog, DialogFrame, mayCall, notify, useUser } from '@paygate/sdk';
+import { Alert, Button, Fieldset, HStack, Separator, Skeleton, Stack, Text, VisuallyHidden } from '@chakra-ui/react';
+import { ConfirmDialog, DataTable, DialogFrame, mayCall, notify, useUser, type DataColumn } from '@paygate/sdk';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useCollabSettings } from '../api/get-collab-settings';
 import { useProviders } from '../api/get-providers';
 import { useRemovePayTypes } from '../api/remove-pay-types';
 import { useSaveCollabSettings } from '../api/save-collab-settings';
 import type { Collab, CollabPayTypeSetting, CollabSettings } from '../api/types';
-import { deniedOr, messageOf } from '../utils/errors';
+import { deniedOr, messageOf } from '../../../utils/errors';
 import { changedSettings, fromServerSettings, type SettingsValues, type SettingValue } from '../utils/settings';
 import { AddPayTypeForm } from './add-pay-type-form';
 import { CollabSettingsFields } from './collab-settings-fields';
@@ -153,6 +153,41 @@ function SettingsForm({ collab, saved, onClose }: { collab: Collab; saved: Colla
     );
   }
 
+  const payTypeColumns: DataColumn<CollabPayTypeSetting>[] = [
+    { key: 'payType', header: 'Pay type', cell: (p) => `${p.name} (${p.code})` },
+    {
+      key: 'cashIn',
+      header: 'Cash-in',
+      cell: (p) =>
+        p.cashIn ? (
+          <SettingSwitch label={`${p.name} cash-in`} checked={(channels[p.payTypeId] ?? p).IsCashInEnabled} disabled={!may.save} onChange={(on) => channel(p, 'IsCashInEnabled', on)} />
+        ) : (
+          <Text color="fg.muted">Not supported</Text>
+        ),
+    },
+    {
+      key: 'cashOut',
+      header: 'Cash-out',
+      cell: (p) =>
+        p.cashOut ? (
+          <SettingSwitch label={`${p.name} cash-out`} checked={(channels[p.payTypeId] ?? p).IsCashOutEnabled} disabled={!may.save} onChange={(on) => channel(p, 'IsCashOutEnabled', on)} />
+        ) : (
+          <Text color="fg.muted">Not supported</Text>
+        ),
+    },
+    {
+      key: 'actions',
+      header: <VisuallyHidden>Actions</VisuallyHidden>,
+      align: 'end',
+      cell: (p) =>
+        may.remove && (
+          <Button size="xs" variant="outline" colorPalette="red" aria-label={`Remove ${p.name} (${p.code})`} onClick={() => setRemoving(p)}>
+            Remove
+          </Button>
+        ),
+    },
+  ];
+
   return (
     <Stack gap={6}>
       <Fieldset.Root>
@@ -169,57 +204,13 @@ function SettingsForm({ collab, saved, onClose }: { collab: Collab; saved: Colla
 
       <Fieldset.Root>
         <Fieldset.Legend>Pay Types</Fieldset.Legend>
-        {saved.payTypeSettings.length === 0 ? (
-          <Text fontSize="sm" color="fg.muted">
-            No pay types on this collaboration yet.
-          </Text>
-        ) : (
-          <Table.Root size="sm" aria-label="Pay types of the collaboration">
-            <Table.Header>
-              <Table.Row>
-                <Table.ColumnHeader>Pay type</Table.ColumnHeader>
-                <Table.ColumnHeader>Cash-in</Table.ColumnHeader>
-                <Table.ColumnHeader>Cash-out</Table.ColumnHeader>
-                <Table.ColumnHeader>
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </Table.ColumnHeader>
-              </Table.Row>
-            </Table.Header>
-            <Table.Body>
-              {saved.payTypeSettings.map((p) => {
-                const current = channels[p.payTypeId] ?? p;
-                return (
-                  <Table.Row key={p.payTypeId}>
-                    <Table.Cell>
-                      {p.name} ({p.code})
-                    </Table.Cell>
-                    <Table.Cell>
-                      {p.cashIn ? (
-                        <SettingSwitch label={`${p.name} cash-in`} checked={current.IsCashInEnabled} disabled={!may.save} onChange={(on) => channel(p, 'IsCashInEnabled', on)} />
-                      ) : (
-                        <Text color="fg.muted">Not supported</Text>
-                      )}
-                    </Table.Cell>
-                    <Table.Cell>
-                      {p.cashOut ? (
-                        <SettingSwitch label={`${p.name} cash-out`} checked={current.IsCashOutEnabled} disabled={!may.save} onChange={(on) => channel(p, 'IsCashOutEnabled', on)} />
-                      ) : (
-                        <Text color="fg.muted">Not supported</Text>
-                      )}
-                    </Table.Cell>
-                    <Table.Cell textAlign="end">
-                      {may.remove && (
-                        <Button size="xs" variant="outline" colorPalette="red" aria-label={`Remove ${p.name} (${p.code})`} onClick={() => setRemoving(p)}>
-                          Remove
-                        </Button>
-                      )}
-                    </Table.Cell>
-                  </Table.Row>
-                );
-              })}
-            </Table.Body>
-          </Table.Root>
-        )}
+        <DataTable
+          label="Pay types of the collaboration"
+          columns={payTypeColumns}
+          rows={saved.payTypeSettings}
+          rowKey={(p) => String(p.payTypeId)}
+          empty="No pay types on this collaboration yet."
+        />
       </Fieldset.Root>
 
       {may.add && (

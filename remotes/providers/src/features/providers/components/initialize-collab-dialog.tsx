@@ -1,10 +1,10 @@
 import { Alert, Button, Checkbox, Field, Fieldset, NativeSelect, SimpleGrid, Skeleton, Stack, Text } from '@chakra-ui/react';
-import { ConfirmDialog, DialogFrame, isMerchant, notify, type User } from '@paygate/sdk';
+import { ConfirmDialog, DialogFrame, notify, type User } from '@paygate/sdk';
 import { useId, useMemo, useState } from 'react';
 import { useProviders } from '../api/get-providers';
 import { useInitializeCollab } from '../api/initialize-collab';
 import type { Collab, PayType, Provider } from '../api/types';
-import { messageOf } from '../utils/errors';
+import { messageOf } from '../../../utils/errors';
 import { NEW_COLLAB_DEFAULTS, toServerSettings, withProviderDirections, type SettingsValues } from '../utils/settings';
 import { CollabSettingsFields } from './collab-settings-fields';
 import { SettingSwitch } from './setting-switch';
@@ -44,7 +44,8 @@ export function InitializeCollabDialog({ user, merchantId: preset, merchants, co
   const id = useId();
   const providers = useProviders();
   const create = useInitializeCollab();
-  const merchantHidden = preset !== undefined && isMerchant(user);
+  // A user limited to its own merchants creates collabs of the merchant it works in.
+  const merchantHidden = preset !== undefined && !user.globalScope;
 
   const [merchantId, setMerchantId] = useState<number | undefined>(preset);
   const [providerId, setProviderId] = useState<number | undefined>();

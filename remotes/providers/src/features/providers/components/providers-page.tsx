@@ -13,34 +13,43 @@ import {
   Tabs,
 } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { ConfirmDialog, isAdmin, mayCall, merchantsQuery, notify, PageFrame, SCREENS, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
-import { useMemo, useState } from 'react';
+import { ConfirmDialog, mayCall, merchantsQuery, notify, PageFrame, SCREENS, seesAllMerchants, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
+import { useMemo, useState, type ComponentType, type ReactNode } from 'react';
 import { useNavigate } from 'react-router';
-import { useDisableMaintenance } from '../api/disable-maintenance';
-import { useEnableMaintenance } from '../api/enable-maintenance';
-import { useMaintenanceStatus } from '../api/get-maintenance-status';
+import { messageOf } from '../../../utils/errors';
 import { useMerchantCollabs } from '../api/get-merchant-collabs';
 import { useSetCollabActiveness } from '../api/set-collab-activeness';
 import type { Collab } from '../api/types';
 import { merchantsOf, searchCollabs, sortCollabs, SORT_KEYS, type SortDirection, type SortKey } from '../utils/collab-list';
-import { disableMaintenanceError, enableMaintenanceError, messageOf, toggleMaintenanceError } from '../utils/errors';
-import { ActivityDialog } from './activity-dialog';
 import { CollabCard } from './collab-card';
 import { CollabLimitsDialog } from './collab-limits-dialog';
 import { CollabSettingsDialog } from './collab-settings-dialog';
 import { InitializeCollabDialog } from './initialize-collab-dialog';
 import { MerchantFilter } from './merchant-filter';
 
-/** The maintenance banner's text (spec 01 §2). */
-export const MAINTENANCE_BANNER = 'New transactions will not be accepted regardless of provider status';
-
 type OpenDialog =
   | { kind: 'initialize' }
   | { kind: 'settings'; collab: Collab }
   | { kind: 'limits'; collab: Collab }
-  | { kind: 'activity'; merchant: { id: number; name: string } | null }
-  | { kind: 'disable-collab'; collab: Collab }
-  | { kind: 'enable-maintenance' };
+  | { kind: 'disable-collab'; collab: Collab };
+
+/**
+ * The page's slots, which other features fill (src/app/providers-screen.tsx): this feature knows
+ * their props, not their code (no imports across features).
+ */
+export interface ProvidersPageProps {
+  /**
+   * maintenance is the maintenance switch (features/maintenance): given the collab list's word on
+   * maintenance mode, it hands its toolbar control, its banner and its refresh to children.
+   */
+  maintenance: ComponentType<{
+    user: User;
+    listed: { isEnabled: boolean | undefined; loaded: boolean; failed: boolean };
+    children: (parts: { control: ReactNode; banner: ReactNode; refresh: () => void; refreshing: boolean }) => ReactNode;
+  }>;
+  /** recentActions is the toolbar's Recent Actions (features/activity), about one merchant or (null) every merchant. */
+  recentActions: ComponentType<{ user: User; merchant: { id: number; name: string } | null }>;
+}
 
 const ALL = 'all';
 
@@ -50,32 +59,25 @@ const ALL = 'all';
  * page's own filter and tabs instead.
  */
 function scopedMerchant(user: User, selected: number | null): number | undefined {
-  if (isAdmin(user) || selected === null || !user.merchantIds.includes(selected)) return undefined;
+  if (seesAllMerchants(user) || selected === null || !user.merchantIds.includes(selected)) return undefined;
   return selected;
 }
 
 /** ProvidersPage lists the collabs with their toolbar, filters and dialogs (spec 01 §2 "Providers page"). */
-export function ProvidersPage() {
+export function ProvidersPage(props: ProvidersPageProps) {
   const user = useUser();
   if (!user) return null;
-  return <Providers user={user} />;
+  return <Providers user={user} {...props} />;
 }
 
-function Providers({ user }: { user: User }) {
+function Providers({ user, maintenance: Maintenance, recentActions: RecentActions }: { user: User } & ProvidersPageProps) {
   const navigate = useNavigate();
-  const admin = isAdmin(user);
+  const admin = seesAllMerchants(user);
   const [selectedMerchant] = useSelectedMerchant();
   const scope = scopedMerchant(user, selectedMerchant);
 
   const collabsQuery = useMerchantCollabs({ merchantId: scope });
   const merchants = useQuery(merchantsQuery(user.username));
-  const needsStatus = collabsQuery.isSuccess && collabsQuery.data.isMaintenanceModeEnabled === undefined;
-  const statusQuery = useMaintenanceStatus(needsStatus);
-  /** Whether maintenance mode is on; undefined until the list or the status says. */
-  const maintenanceState: boolean | undefined = collabsQuery.data?.isMaintenanceModeEnabled ?? statusQuery.data;
-  const maintenance = maintenanceState ?? false;
-  /** The state could not be read: the toolbar offers a toggle (see toggleMaintenance). */
-  const maintenanceUnknown = maintenanceState === undefined && (collabsQuery.isError || statusQuery.isError);
 
   const [search, setSearch] = useState('');
   const [sortKey, setSortKey] = useState<SortKey>('provider');
@@ -86,8 +88,6 @@ function Providers({ user }: { user: User }) {
   const close = () => setDialog(null);
 
   const activeness = useSetCollabActiveness();
-  const enableMaintenance = useEnableMaintenance();
-  const disableMaintenance = useDisableMaintenance();
 
   // Every collab the user may see in the current scope (search and tabs aside).
   const scoped = useMemo(() => {
@@ -142,44 +142,10 @@ function Providers({ user }: { user: User }) {
     );
   }
 
-  function turnMaintenance(on: boolean) {
-    const mutation = on ? enableMaintenance : disableMaintenance;
-    mutation.mutate(undefined, {
-      onSuccess: () => {
-        notify.success(on ? 'Maintenance mode enabled' : 'Maintenance mode disabled');
-        close();
-      },
-      onError: (err) => {
-        notify.error(on ? enableMaintenanceError(err) : disableMaintenanceError(err));
-        close();
-      },
-    });
-  }
-
-  /** askMaintenance goes the other way from the known state: enabling asks first, disabling does not. */
-  function askMaintenance(on: boolean) {
-    if (on) turnMaintenance(false);
-    else setDialog({ kind: 'enable-maintenance' });
-  }
-
-  /**
-   * toggleMaintenance is the button's action while the state is not known (the collab list came
-   * without the flag, or not at all, and the status could not be read): it reads the status again
-   * and goes the other way; when that read fails too the direction is unknown, and the error says
-   * so ('Failed to toggle maintenance mode', spec 01 §8) without changing anything.
-   */
-  async function toggleMaintenance() {
-    const read = await statusQuery.refetch();
-    if (read.data === undefined || read.isError) notify.error(toggleMaintenanceError(read.error));
-    else askMaintenance(read.data);
-  }
-
   // Each control shows only when the server's rule for its call lets the user in (docs/contracts.md).
   const activity = activityMerchant();
   const may = {
     add: mayCall(user, 'POST /api/v1/collabs/initialize'),
-    maintenance: mayCall(user, maintenance ? 'POST /api/v1/maintenance/disable' : 'POST /api/v1/maintenance/enable'),
-    activity: mayCall(user, activity ? 'GET /api/v1/logs/merchants/{merchantId}/collabs/activity' : 'GET /api/v1/logs/collabs/activity'),
     fees: mayCall(user, 'GET /api/v1/fees'),
     toggle: mayCall(user, 'POST /api/v1/collabs/{collabId}/activeness'),
   };
@@ -199,157 +165,124 @@ function Providers({ user }: { user: User }) {
       onToggle={(c) => (c.isEnabled ? setDialog({ kind: 'disable-collab', collab: c }) : setActiveness(c, true))}
     />
   );
-  const refreshing = collabsQuery.isFetching || statusQuery.isFetching;
-  const maintenancePending = enableMaintenance.isPending || disableMaintenance.isPending;
+  const listed = {
+    isEnabled: collabsQuery.data?.isMaintenanceModeEnabled,
+    loaded: collabsQuery.isSuccess,
+    failed: collabsQuery.isError,
+  };
 
   return (
-    <PageFrame
-      title={SCREENS.providers.title}
-      actions={
-        <HStack gap={2} wrap="wrap" role="toolbar" aria-label="Providers actions">
-          {may.add && (
-            <Button size="sm" colorPalette="blue" onClick={() => setDialog({ kind: 'initialize' })}>
-              Add
-            </Button>
-          )}
-          {may.maintenance &&
-            (maintenanceUnknown ? (
-              <Button size="sm" variant="outline" loading={maintenancePending || statusQuery.isFetching} onClick={() => void toggleMaintenance()}>
-                Toggle Maintenance
-              </Button>
-            ) : (
+    <Maintenance user={user} listed={listed}>
+      {(maintenance) => (
+        <PageFrame
+          title={SCREENS.providers.title}
+          actions={
+            <HStack gap={2} wrap="wrap" role="toolbar" aria-label="Providers actions">
+              {may.add && (
+                <Button size="sm" colorPalette="blue" onClick={() => setDialog({ kind: 'initialize' })}>
+                  Add
+                </Button>
+              )}
+              {maintenance.control}
+              <RecentActions user={user} merchant={activity} />
+              <IconButton
+                size="sm"
+                variant="outline"
+                aria-label="Refresh"
+                title="Refresh"
+                loading={collabsQuery.isFetching || maintenance.refreshing}
+                onClick={() => {
+                  void collabsQuery.refetch();
+                  maintenance.refresh();
+                }}
+              >
+                <span aria-hidden>⟳</span>
+              </IconButton>
+            </HStack>
+          }
+        >
+          {maintenance.banner}
+
+          <Flex gap={3} wrap="wrap" align="end">
+            <Box flex="1" minW="56">
+              <Input aria-label="Search by name" size="sm" type="search" placeholder="Search by name..." value={search} onChange={(e) => setSearch(e.target.value)} />
+            </Box>
+            <HStack gap={2}>
+              <NativeSelect.Root size="sm" w="40">
+                <NativeSelect.Field aria-label="Sort by" value={sortKey} onChange={(e) => setSortKey(e.target.value as SortKey)}>
+                  {SORT_KEYS.map((k) => (
+                    <option key={k.value} value={k.value}>
+                      Sort by {k.label.toLowerCase()}
+                    </option>
+                  ))}
+                </NativeSelect.Field>
+                <NativeSelect.Indicator />
+              </NativeSelect.Root>
               <Button
                 size="sm"
                 variant="outline"
-                colorPalette={maintenance ? 'green' : 'orange'}
-                loading={maintenancePending}
-                disabled={maintenanceState === undefined}
-                onClick={() => askMaintenance(maintenance)}
+                aria-label={sortDirection === 'asc' ? 'Sort ascending (click for descending)' : 'Sort descending (click for ascending)'}
+                onClick={() => setSortDirection(sortDirection === 'asc' ? 'desc' : 'asc')}
               >
-                {maintenance ? 'Disable Maintenance' : 'Enable Maintenance'}
+                {sortDirection === 'asc' ? 'Ascending ↑' : 'Descending ↓'}
               </Button>
-            ))}
-          {may.activity && (
-            <Button size="sm" variant="outline" onClick={() => setDialog({ kind: 'activity', merchant: activity })}>
-              Recent Actions
-            </Button>
+              {admin && <MerchantFilter merchants={merchantChoices} value={merchantIds} onChange={setMerchantIds} />}
+            </HStack>
+          </Flex>
+
+          {collabsQuery.isError ? (
+            <Alert.Root status="error">
+              <Alert.Indicator />
+              <Alert.Content>
+                <Alert.Title>Failed to fetch collaborations: {messageOf(collabsQuery.error)}</Alert.Title>
+              </Alert.Content>
+              <Button size="sm" variant="outline" onClick={() => void collabsQuery.refetch()}>
+                Retry
+              </Button>
+            </Alert.Root>
+          ) : admin ? (
+            <Tabs.Root value={activeTab} onValueChange={(e) => setTab(e.value)} variant="line" lazyMount>
+              <Tabs.List overflowX="auto">
+                <Tabs.Trigger value={ALL}>All</Tabs.Trigger>
+                {tabMerchants.map((m) => (
+                  <Tabs.Trigger key={m.id} value={String(m.id)}>
+                    {m.name}
+                  </Tabs.Trigger>
+                ))}
+              </Tabs.List>
+              <Tabs.Content value={activeTab}>
+                {grid}
+              </Tabs.Content>
+            </Tabs.Root>
+          ) : (
+            grid
           )}
-          <IconButton
-            size="sm"
-            variant="outline"
-            aria-label="Refresh"
-            title="Refresh"
-            loading={refreshing}
-            onClick={() => {
-              void collabsQuery.refetch();
-              if (needsStatus) void statusQuery.refetch();
-            }}
-          >
-            <span aria-hidden>⟳</span>
-          </IconButton>
-        </HStack>
-      }
-    >
-      {maintenance && (
-        <Alert.Root status="warning" role="status">
-          <Alert.Indicator />
-          <Alert.Content>
-            <Alert.Title>Maintenance mode is on</Alert.Title>
-            <Alert.Description>{MAINTENANCE_BANNER}</Alert.Description>
-          </Alert.Content>
-        </Alert.Root>
-      )}
 
-      <Flex gap={3} wrap="wrap" align="end">
-        <Box flex="1" minW="56">
-          <Input aria-label="Search by name" size="sm" type="search" placeholder="Search by name..." value={search} onChange={(e) => setSearch(e.target.value)} />
-        </Box>
-        <HStack gap={2}>
-          <NativeSelect.Root size="sm" w="40">
-            <NativeSelect.Field aria-label="Sort by" value={sortKey} onChange={(e) => setSortKey(e.target.value as SortKey)}>
-              {SORT_KEYS.map((k) => (
-                <option key={k.value} value={k.value}>
-                  Sort by {k.label.toLowerCase()}
-                </option>
-              ))}
-            </NativeSelect.Field>
-            <NativeSelect.Indicator />
-          </NativeSelect.Root>
-          <Button
-            size="sm"
-            variant="outline"
-            aria-label={sortDirection === 'asc' ? 'Sort ascending (click for descending)' : 'Sort descending (click for ascending)'}
-            onClick={() => setSortDirection(sortDirection === 'asc' ? 'desc' : 'asc')}
-          >
-            {sortDirection === 'asc' ? 'Ascending ↑' : 'Descending ↓'}
-          </Button>
-          {admin && <MerchantFilter merchants={merchantChoices} value={merchantIds} onChange={setMerchantIds} />}
-        </HStack>
-      </Flex>
-
-      {collabsQuery.isError ? (
-        <Alert.Root status="error">
-          <Alert.Indicator />
-          <Alert.Content>
-            <Alert.Title>Failed to fetch collaborations: {messageOf(collabsQuery.error)}</Alert.Title>
-          </Alert.Content>
-          <Button size="sm" variant="outline" onClick={() => void collabsQuery.refetch()}>
-            Retry
-          </Button>
-        </Alert.Root>
-      ) : admin ? (
-        <Tabs.Root value={activeTab} onValueChange={(e) => setTab(e.value)} variant="line" lazyMount>
-          <Tabs.List overflowX="auto">
-            <Tabs.Trigger value={ALL}>All</Tabs.Trigger>
-            {tabMerchants.map((m) => (
-              <Tabs.Trigger key={m.id} value={String(m.id)}>
-                {m.name}
-              </Tabs.Trigger>
-            ))}
-          </Tabs.List>
-          <Tabs.Content value={activeTab}>
-            {grid}
-          </Tabs.Content>
-        </Tabs.Root>
-      ) : (
-        grid
+          {dialog?.kind === 'initialize' && (
+            <InitializeCollabDialog
+              user={user}
+              merchantId={admin ? undefined : (scope ?? user.merchantIds[0])}
+              merchants={merchantChoices}
+              collabs={collabsQuery.data?.collabs ?? []}
+              onClose={close}
+            />
+          )}
+          {dialog?.kind === 'settings' && <CollabSettingsDialog collab={dialog.collab} onClose={close} />}
+          {dialog?.kind === 'limits' && <CollabLimitsDialog collab={dialog.collab} onClose={close} />}
+          {dialog?.kind === 'disable-collab' && (
+            <ConfirmDialog
+              title="Disable Collaboration"
+              message={`Disable ${dialog.collab.provider.name} for ${dialog.collab.merchant.name}? It stops taking transactions until enabled again.`}
+              confirmLabel="Disable"
+              destructive
+              pending={activeness.isPending}
+              onCancel={close}
+              onConfirm={() => setActiveness(dialog.collab, false)}
+            />
+          )}
+        </PageFrame>
       )}
-
-      {dialog?.kind === 'initialize' && (
-        <InitializeCollabDialog
-          user={user}
-          merchantId={admin ? undefined : (scope ?? user.merchantIds[0])}
-          merchants={merchantChoices}
-          collabs={collabsQuery.data?.collabs ?? []}
-          onClose={close}
-        />
-      )}
-      {dialog?.kind === 'settings' && <CollabSettingsDialog collab={dialog.collab} onClose={close} />}
-      {dialog?.kind === 'limits' && <CollabLimitsDialog collab={dialog.collab} onClose={close} />}
-      {dialog?.kind === 'activity' && <ActivityDialog merchant={dialog.merchant} onClose={close} />}
-      {dialog?.kind === 'disable-collab' && (
-        <ConfirmDialog
-          title="Disable Collaboration"
-          message={`Disable ${dialog.collab.provider.name} for ${dialog.collab.merchant.name}? It stops taking transactions until enabled again.`}
-          confirmLabel="Disable"
-          destructive
-          pending={activeness.isPending}
-          onCancel={close}
-          onConfirm={() => setActiveness(dialog.collab, false)}
-        />
-      )}
-      {dialog?.kind === 'enable-maintenance' && (
-        <ConfirmDialog
-          title="Enable Maintenance"
-          message="Are you sure you want to enable maintenance mode? The gateway stops accepting new transactions."
-          confirmLabel="Enable"
-          destructive
-          pending={enableMaintenance.isPending}
-          onCancel={close}
-          onConfirm={() => turnMaintenance(true)}
-        />
-      )}
-    </PageFrame>
+    </Maintenance>
   );
 }
 

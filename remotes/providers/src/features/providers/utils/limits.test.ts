@@ -14,6 +14,9 @@ describe('limit amounts', () => {
     expect(normalizeAmount('100')).toBe('100.00');
     expect(normalizeAmount(' 99.5 ')).toBe('99.50');
     expect(normalizeAmount('')).toBe('');
+    // Exactly: floats give 1.00 and 12345678901234568.00.
+    expect(normalizeAmount('1.005')).toBe('1.01');
+    expect(normalizeAmount('12345678901234567.89')).toBe('12345678901234567.89');
   });
 
   it('accepts 0 or more with at most two decimals', () => {

@@ -1,3 +1,4 @@
+import { compareDecimal, isDecimal, roundDecimal } from '@paygate/sdk';
 import type { AmountKey, Amounts } from '../api/types';
 
 /** The amount fields by direction, with their labels. */
@@ -16,21 +17,20 @@ export const LIMIT_INPUT = { currency: 'PHP', min: 0, step: 100, decimals: 2 } a
 
 /**
  * normalizeAmount makes an amount comparable and sendable: '' stays '' (no
- * limit); a number becomes a string with two decimals; anything else is
- * returned trimmed (and fails validation).
+ * limit); a decimal becomes a string with two decimals (rounded half away
+ * from zero, exactly); anything else is returned trimmed (and fails
+ * validation).
  */
 export function normalizeAmount(value: string): string {
   const s = value.trim();
-  if (s === '') return '';
-  const n = Number(s);
-  return Number.isFinite(n) ? n.toFixed(LIMIT_INPUT.decimals) : s;
+  return isDecimal(s) ? roundDecimal(s, LIMIT_INPUT.decimals) : s;
 }
 
 /** isValidAmount: empty, or a number ≥ 0 with at most two decimals. */
 export function isValidAmount(value: string): boolean {
   const s = value.trim();
   if (s === '') return true;
-  return /^\d+(\.\d{1,2})?$/.test(s) && Number(s) >= LIMIT_INPUT.min;
+  return /^\d+(\.\d{1,2})?$/.test(s) && compareDecimal(s, String(LIMIT_INPUT.min)) >= 0;
 }
 
 /** isChanged: the field's value differs from its initial one. */

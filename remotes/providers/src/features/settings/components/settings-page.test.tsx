@@ -12,8 +12,8 @@ import { FRAUD, SETTING_KEYS, settingHandler, settingKeysHandler, settingsLoader
 import { SettingsPage } from './settings-page';
 
 const SUPPORT: TestUser = { username: 'support', roles: ['Support'], merchantIds: [1, 2, 3] };
-/** A non-admin who may see settings (the server refuses its saves). */
-const READER: TestUser = { username: 'reader', roles: ['Support'], permissions: ['Settings Access'], merchantIds: [1] };
+/** A non-admin who may see settings: a merchant-scoped role with Settings Access (saving needs platformSettings, admin-wide). */
+const READER: TestUser = { username: 'reader', roles: ['Settings readers'], permissions: ['Settings Access'], merchantIds: [1] };
 
 function renderPage(path = '/settings', user: TestUser = ADMIN) {
   return renderApp(path, { user, loader: settingsLoader() });

@@ -9,6 +9,7 @@ export const usersInput = z.object({
   take: z.number().int().min(1).max(1000),
   search: z.string().trim().optional(),
   merchantId: z.number().int().positive().optional(),
+  roleId: z.number().int().positive().optional(),
 }) satisfies z.ZodType<ListUsersRequestJson>;
 
 export type UsersInput = z.infer<typeof usersInput>;
@@ -38,14 +39,15 @@ export function toManagedUser(u: ManagedUserJson): ManagedUser {
     isDisabled: u.isDisabled ?? false,
     isTemporaryPassword: u.isTemporaryPassword ?? false,
     hasPasskey: u.hasPasskey ?? false,
+    hasSecondFactor: u.hasSecondFactor ?? false,
   };
 }
 
-/** fetchUsers reads one page of users (GET {gatewayUrl}/api/v1/user/users?page&take&search&merchantId). */
+/** fetchUsers reads one page of users (GET {gatewayUrl}/api/v1/user/users?page&take&search&merchantId&roleId). */
 export async function fetchUsers(input: UsersInput, signal?: AbortSignal): Promise<UserPage> {
-  const { page, take, search, merchantId } = usersInput.parse(input);
+  const { page, take, search, merchantId, roleId } = usersInput.parse(input);
   const res = await api.get<ListUsersResponseJson | undefined>('gateway', '/api/v1/user/users', {
-    query: { page, take, search: search || undefined, merchantId },
+    query: { page, take, search: search || undefined, merchantId, roleId },
     signal,
   });
   return {
@@ -68,6 +70,6 @@ export const usersQuery = (input: UsersInput) =>
   });
 
 /** useUsers reads one page of users. */
-export function useUsers(input: UsersInput) {
-  return useQuery(usersQuery(input));
+export function useUsers(input: UsersInput, enabled = true) {
+  return useQuery({ ...usersQuery(input), enabled });
 }

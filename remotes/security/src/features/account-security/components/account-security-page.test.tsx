@@ -20,19 +20,26 @@ function listHandlers() {
 const tabNames = async () => (await screen.findAllByRole('tab')).map((t) => t.textContent);
 
 describe('Account Security page (spec 02 "Account Security", §6)', () => {
-  it('is titled Account Security and offers every tab to a user with Allow IP and Add Users', async () => {
+  it('is titled Account Security and offers every tab to an admin (Allow IP, Add Users, role editing)', async () => {
     listHandlers();
     renderSecurity(ADMIN);
     expect(await screen.findByRole('heading', { name: 'Account Security', level: 2 })).toBeInTheDocument();
-    expect(await tabNames()).toEqual(['Active Sessions', 'Passkeys', 'IP Restrictions', 'Users Management']);
+    expect(await tabNames()).toEqual(['Active Sessions', 'Passkeys', 'Two-Factor', 'Password', 'IP Restrictions', 'Users Management', 'Roles', 'Security Policy']);
     expect(screen.getByRole('tab', { name: 'Active Sessions' })).toHaveAttribute('aria-selected', 'true');
     await waitFor(() => expect(document.title).toBe('Paygate - Account Security'));
   });
 
-  it('offers only Active Sessions and Passkeys without those permissions', async () => {
+  it('offers only the own tabs (sessions, passkeys, two-factor, password) without those permissions', async () => {
     listHandlers();
     renderSecurity(PLAIN);
-    expect(await tabNames()).toEqual(['Active Sessions', 'Passkeys']);
+    expect(await tabNames()).toEqual(['Active Sessions', 'Passkeys', 'Two-Factor', 'Password']);
+  });
+
+  it('falls back to Active Sessions for the security policy tab without Settings Access', async () => {
+    listHandlers();
+    renderSecurity(PLAIN, 'policy');
+    expect(await screen.findByRole('table', { name: 'Active sessions' })).toBeInTheDocument();
+    expect(screen.queryByLabelText('Require a second factor')).not.toBeInTheDocument();
   });
 
   it('explains a reached IP Restrictions tab without Allow IP', async () => {

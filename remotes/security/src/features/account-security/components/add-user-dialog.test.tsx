@@ -35,7 +35,7 @@ describe('Add User dialog (spec 02 "Account Security", §3, §5, §8)', () => {
     expect(within(dialog).getByText('Password is required.')).toBeInTheDocument();
     expect(within(dialog).getByText('Role is required.')).toBeInTheDocument();
     await user.type(username, 'carol');
-    await user.type(password, 'S3cret!');
+    await user.type(password, 'S3cret-Lantern!');
     await user.selectOptions(within(dialog).getByRole('combobox', { name: 'Role' }), 'Merchant Admin');
     expect(save(dialog)).toBeDisabled();
     await user.selectOptions(within(dialog).getByRole('listbox', { name: 'Merchants' }), 'Blue Bet');
@@ -54,13 +54,13 @@ describe('Add User dialog (spec 02 "Account Security", §3, §5, §8)', () => {
     expect(within(dialog).getByRole('checkbox', { name: 'Temporary password' })).toBeChecked();
     expect(within(dialog).getByRole('checkbox', { name: 'Strict access rules (IP restricted)' })).not.toBeChecked();
     await user.type(within(dialog).getByRole('textbox', { name: 'Username' }), 'carol');
-    await user.type(within(dialog).getByLabelText('Password'), 'S3cret!');
+    await user.type(within(dialog).getByLabelText('Password'), 'S3cret-Lantern!');
     await user.selectOptions(within(dialog).getByRole('combobox', { name: 'Role' }), 'Merchant Admin');
     await user.selectOptions(within(dialog).getByRole('listbox', { name: 'Merchants' }), ['Acme Games', 'Cobalt Pay']);
     await user.click(within(dialog).getByRole('checkbox', { name: 'Strict access rules (IP restricted)' }));
     await user.click(save(dialog));
     expect(await screen.findByText('User created')).toBeInTheDocument();
-    expect(sent).toEqual({ username: 'carol', password: 'S3cret!', roleId: 2, merchantIds: [1, 3], hasStrictAccessRules: true, isTemporaryPassword: true });
+    expect(sent).toEqual({ username: 'carol', password: 'S3cret-Lantern!', roleId: 2, merchantIds: [1, 3], hasStrictAccessRules: true, isTemporaryPassword: true });
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Add User' })).not.toBeInTheDocument());
   });
 
@@ -68,7 +68,7 @@ describe('Add User dialog (spec 02 "Account Security", §3, §5, §8)', () => {
     server.use(http.post(`${GATEWAY}/api/v1/user/add`, () => HttpResponse.json({ code: 'already_exists', message: 'User carol already exists' }, { status: 409 })));
     const { user, dialog } = await openDialog();
     await user.type(within(dialog).getByRole('textbox', { name: 'Username' }), 'carol');
-    await user.type(within(dialog).getByLabelText('Password'), 'S3cret!');
+    await user.type(within(dialog).getByLabelText('Password'), 'S3cret-Lantern!');
     await user.selectOptions(within(dialog).getByRole('combobox', { name: 'Role' }), 'Admin');
     await user.selectOptions(within(dialog).getByRole('listbox', { name: 'Merchants' }), 'Acme Games');
     await user.click(save(dialog));

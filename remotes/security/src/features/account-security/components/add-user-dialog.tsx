@@ -1,5 +1,5 @@
 import { Button, Field, Input, NativeSelect, Stack } from '@chakra-ui/react';
-import { DialogFrame, errorMessage, FlagSwitch, type Merchant, notify } from '@paygate/sdk';
+import { DialogFrame, errorMessage, FlagSwitch, type Merchant, notify, PasswordPolicyFeedback, usePasswordPolicy } from '@paygate/sdk';
 import { useId, useState, type FormEvent } from 'react';
 import { addUserInput, useAddUser } from '../api/add-user';
 import type { RoleOption } from '../api/get-roles';
@@ -30,7 +30,8 @@ export function AddUserDialog({ roles, merchants, onClose }: Props) {
     password: password ? undefined : 'Password is required.',
     roleId: roleId ? undefined : 'Role is required.',
   };
-  const valid = !errors.username && !errors.password && !errors.roleId && merchantIds.length > 0;
+  const policy = usePasswordPolicy(password, { username });
+  const valid = !errors.username && !errors.password && !errors.roleId && merchantIds.length > 0 && policy.problems.length === 0;
   const touch = (f: keyof Touched) => setTouched((t) => ({ ...t, [f]: true }));
 
   function submit(e: FormEvent) {
@@ -72,9 +73,17 @@ export function AddUserDialog({ roles, merchants, onClose }: Props) {
           </Field.Root>
           <Field.Root required invalid={!!touched.password && !!errors.password}>
             <Field.Label>Password</Field.Label>
-            <Input type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} onBlur={() => touch('password')} />
+            <Input
+              type="password"
+              autoComplete="new-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              onBlur={() => touch('password')}
+              aria-describedby="add-user-password-rules"
+            />
             <Field.ErrorText>{errors.password}</Field.ErrorText>
           </Field.Root>
+          <PasswordPolicyFeedback id="add-user-password-rules" state={policy} password={password} />
           <Field.Root required invalid={!!touched.roleId && !!errors.roleId}>
             <Field.Label>Role</Field.Label>
             <NativeSelect.Root>

@@ -63,7 +63,7 @@ describe('IP Restrictions tab (spec 02 "Account Security", §5, §8)', () => {
     await searchFor(user, 'alice');
     const table = await screen.findByRole('table', { name: 'IP restrictions of alice' });
     expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['ID', 'Name', 'From IP', 'To IP', 'Actions']);
-    expect(within(table).getByText('Office').closest('tr')).toHaveTextContent('31Office10.0.0.110.0.0.255');
+    expect((await within(table).findByText('Office')).closest('tr')).toHaveTextContent('31Office10.0.0.110.0.0.255');
     await user.click(screen.getByRole('button', { name: 'Clear' }));
     expect(await screen.findByText('Select a User')).toBeInTheDocument();
     expect(userSelect()).toHaveValue('');

@@ -1,6 +1,6 @@
-import { Button, EmptyState, Field, HStack, Input, NativeSelect, Skeleton, Stack, Table } from '@chakra-ui/react';
+import { Button, EmptyState, Field, HStack, Input, NativeSelect, Stack } from '@chakra-ui/react';
 import type { AllowedIpJson } from '@paygate/gen/auth/v1/allowed_ips_pb';
-import { ConfirmDialog, errorMessage, notify } from '@paygate/sdk';
+import { ConfirmDialog, DataTable, errorMessage, notify, type DataColumn } from '@paygate/sdk';
 import { useEffect, useState } from 'react';
 import { useDebouncedValue } from '../../../hooks/use-debounced-value';
 import { fieldErrors, type FieldErrors } from '../../../utils/field-errors';
@@ -9,8 +9,6 @@ import { useUserAllowedIps } from '../api/get-user-allowed-ips';
 import { updateAllowedIpInput, useUpdateAllowedIp, type UpdateAllowedIpInput } from '../api/update-allowed-ip';
 import { useUserOptions, type UserOption } from '../hooks/use-user-options';
 import { AddAllowedIpDialog } from './add-allowed-ip-dialog';
-
-const COLUMNS = ['ID', 'Name', 'From IP', 'To IP', 'Actions'];
 
 type EditFields = 'name' | 'fromIP' | 'toIP';
 interface RowEdit {
@@ -113,6 +111,59 @@ export function AllowedIpsTab() {
 
   const busy = update.isPending || remove.isPending;
 
+  const edit = (row: AllowedIpJson) => (editing !== null && editing.id === row.id ? editing : null);
+  const field = (name: EditFields, label: string): DataColumn<AllowedIpJson> => ({
+    key: name,
+    header: label,
+    cellProps: (row) => (edit(row) || name === 'name' ? {} : { fontFamily: 'mono' }),
+    cell: (row) => {
+      const e = edit(row);
+      if (!e) return row[name];
+      return (
+        <Field.Root invalid={!!e.errors[name]}>
+          <Input size="xs" aria-label={label} value={e.draft[name]} onChange={(ev) => setDraft({ [name]: ev.target.value })} />
+          <Field.ErrorText>{e.errors[name]}</Field.ErrorText>
+        </Field.Root>
+      );
+    },
+  });
+  const columns: DataColumn<AllowedIpJson>[] = [
+    { key: 'id', header: 'ID', cell: (row) => row.id },
+    field('name', 'Name'),
+    field('fromIP', 'From IP'),
+    field('toIP', 'To IP'),
+    {
+      key: 'actions',
+      header: 'Actions',
+      cell: (row) =>
+        edit(row) ? (
+          <HStack gap={1}>
+            <Button size="xs" colorPalette="blue" loading={update.isPending} onClick={() => saveRow(row)}>
+              Save
+            </Button>
+            <Button size="xs" variant="outline" disabled={update.isPending} onClick={() => setEditing(null)}>
+              Cancel
+            </Button>
+          </HStack>
+        ) : (
+          <HStack gap={1}>
+            <Button
+              size="xs"
+              variant="outline"
+              aria-label={`Edit ${row.name ?? ''}`}
+              disabled={editing !== null || busy}
+              onClick={() => setEditing({ id: row.id ?? '', draft: { name: row.name ?? '', fromIP: row.fromIP ?? '', toIP: row.toIP ?? '' }, errors: {} })}
+            >
+              Edit
+            </Button>
+            <Button size="xs" variant="outline" colorPalette="red" aria-label={`Delete ${row.name ?? ''}`} disabled={editing !== null || busy} onClick={() => setConfirm({ kind: 'delete', row })}>
+              Delete
+            </Button>
+          </HStack>
+        ),
+    },
+  ];
+
   return (
     <Stack gap={4}>
       <HStack wrap="wrap" gap={3} align="end">
@@ -156,96 +207,22 @@ export function AllowedIpsTab() {
             <EmptyState.Description>Choose a user and press Search to see their IP restrictions.</EmptyState.Description>
           </EmptyState.Content>
         </EmptyState.Root>
-      ) : list.isPending ? (
-        <Stack aria-busy="true" aria-label="Loading IP restrictions">
-          {[0, 1].map((i) => (
-            <Skeleton key={i} height="8" />
-          ))}
-        </Stack>
-      ) : rows.length === 0 ? (
-        <EmptyState.Root size="sm" borderWidth="1px" borderRadius="md">
-          <EmptyState.Content>
-            <EmptyState.Title>No IP Restrictions</EmptyState.Title>
-            <EmptyState.Description>{searched.username} may sign in from any address.</EmptyState.Description>
-          </EmptyState.Content>
-        </EmptyState.Root>
       ) : (
-        <Table.ScrollArea borderWidth="1px" borderRadius="md">
-          <Table.Root size="sm" aria-label={`IP restrictions of ${searched.username}`}>
-            <Table.Header>
-              <Table.Row>
-                {COLUMNS.map((c) => (
-                  <Table.ColumnHeader key={c}>{c}</Table.ColumnHeader>
-                ))}
-              </Table.Row>
-            </Table.Header>
-            <Table.Body>
-              {rows.map((row) =>
-                editing !== null && editing.id === row.id ? (
-                  <Table.Row key={row.id} bg="bg.muted">
-                    <Table.Cell>{row.id}</Table.Cell>
-                    {(
-                      [
-                        ['name', 'Name'],
-                        ['fromIP', 'From IP'],
-                        ['toIP', 'To IP'],
-                      ] as const
-                    ).map(([field, label]) => (
-                      <Table.Cell key={field}>
-                        <Field.Root invalid={!!editing.errors[field]}>
-                          <Input size="xs" aria-label={label} value={editing.draft[field]} onChange={(e) => setDraft({ [field]: e.target.value })} />
-                          <Field.ErrorText>{editing.errors[field]}</Field.ErrorText>
-                        </Field.Root>
-                      </Table.Cell>
-                    ))}
-                    <Table.Cell>
-                      <HStack gap={1}>
-                        <Button size="xs" colorPalette="blue" loading={update.isPending} onClick={() => saveRow(row)}>
-                          Save
-                        </Button>
-                        <Button size="xs" variant="outline" disabled={update.isPending} onClick={() => setEditing(null)}>
-                          Cancel
-                        </Button>
-                      </HStack>
-                    </Table.Cell>
-                  </Table.Row>
-                ) : (
-                  <Table.Row key={row.id}>
-                    <Table.Cell>{row.id}</Table.Cell>
-                    <Table.Cell>{row.name}</Table.Cell>
-                    <Table.Cell fontFamily="mono">{row.fromIP}</Table.Cell>
-                    <Table.Cell fontFamily="mono">{row.toIP}</Table.Cell>
-                    <Table.Cell>
-                      <HStack gap={1}>
-                        <Button
-                          size="xs"
-                          variant="outline"
-                          aria-label={`Edit ${row.name ?? ''}`}
-                          disabled={editing !== null || busy}
-                          onClick={() =>
-                            setEditing({ id: row.id ?? '', draft: { name: row.name ?? '', fromIP: row.fromIP ?? '', toIP: row.toIP ?? '' }, errors: {} })
-                          }
-                        >
-                          Edit
-                        </Button>
-                        <Button
-                          size="xs"
-                          variant="outline"
-                          colorPalette="red"
-                          aria-label={`Delete ${row.name ?? ''}`}
-                          disabled={editing !== null || busy}
-                          onClick={() => setConfirm({ kind: 'delete', row })}
-                        >
-                          Delete
-                        </Button>
-                      </HStack>
-                    </Table.Cell>
-                  </Table.Row>
-                ),
-              )}
-            </Table.Body>
-          </Table.Root>
-        </Table.ScrollArea>
+        <DataTable
+          label={`IP restrictions of ${searched.username}`}
+          columns={columns}
+          rows={rows}
+          rowKey={(row) => row.id ?? ''}
+          rowProps={(row) => (editing?.id === row.id ? { bg: 'bg.muted' } : {})}
+          loading={list.isPending}
+          loadingRows={2}
+          empty="No IP Restrictions"
+          emptyDetail={`${searched.username} may sign in from any address.`}
+          error={list.isError && 'The IP restrictions could not be loaded.'}
+          errorDetail={failure(list.error)}
+          onRetry={() => void list.refetch()}
+          retrying={list.isFetching}
+        />
       )}
 
       {adding && <AddAllowedIpDialog users={options} initialUserId={selected?.id ?? null} onClose={() => setAdding(false)} />}

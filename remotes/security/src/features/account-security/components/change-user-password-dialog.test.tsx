@@ -26,7 +26,11 @@ describe('Change Password dialog (spec 02 §5 "Change user password", §8)', () 
     await user.click(password);
     await user.click(within(dialog).getByRole('checkbox', { name: 'Temporary password' }));
     expect(await within(dialog).findByText('Password is required.')).toBeInTheDocument();
+    // The password policy (issue 27) is checked as the user types.
     await user.type(password, 'x');
+    expect(submit(dialog)).toBeDisabled();
+    expect(within(dialog).getByText('At least 12 characters, not only spaces').closest('li')).toHaveTextContent('(not met)');
+    await user.type(password, '-Sturdy-Harbor-7');
     expect(submit(dialog)).toBeEnabled();
   });
 
@@ -43,7 +47,7 @@ describe('Change Password dialog (spec 02 §5 "Change user password", §8)', () 
     const { user, dialog } = await openDialog();
     expect(within(dialog).getByText('alice')).toBeInTheDocument();
     expect(within(dialog).getByRole('checkbox', { name: 'Temporary password' })).toBeChecked();
-    await user.type(within(dialog).getByLabelText('New Password'), 'N3w-pass');
+    await user.type(within(dialog).getByLabelText('New Password'), 'N3w-pass-Harbor');
     await user.click(submit(dialog));
     const confirm = await screen.findByRole('alertdialog', { name: 'Change Password' });
     await user.click(within(confirm).getByRole('button', { name: 'Cancel' }));
@@ -53,14 +57,14 @@ describe('Change Password dialog (spec 02 §5 "Change user password", §8)', () 
     await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Change' }));
     expect(await screen.findByText('Password changed')).toBeInTheDocument();
     expect(path).toBe('8');
-    expect(sent).toEqual({ userId: '8', newPassword: 'N3w-pass', isTemporaryPassword: false });
+    expect(sent).toEqual({ userId: '8', newPassword: 'N3w-pass-Harbor', isTemporaryPassword: false });
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Change Password' })).not.toBeInTheDocument());
   });
 
   it("shows the server's message, or 'Failed to change password'", async () => {
     server.use(http.post(`${GATEWAY}/api/v1/user/8/change-password`, () => HttpResponse.json({ code: 'invalid', message: 'Password too weak' }, { status: 400 })));
     const { user, dialog } = await openDialog();
-    await user.type(within(dialog).getByLabelText('New Password'), 'x');
+    await user.type(within(dialog).getByLabelText('New Password'), 'x-Sturdy-Harbor-7');
     await user.click(submit(dialog));
     await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Change' }));
     expect(await screen.findByText('Password too weak')).toBeInTheDocument();

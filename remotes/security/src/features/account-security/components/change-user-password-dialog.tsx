@@ -1,5 +1,5 @@
 import { Button, Field, Input, Stack, Text } from '@chakra-ui/react';
-import { ConfirmDialog, DialogFrame, errorMessage, FlagSwitch, notify } from '@paygate/sdk';
+import { ConfirmDialog, DialogFrame, errorMessage, FlagSwitch, notify, PasswordPolicyFeedback, usePasswordPolicy } from '@paygate/sdk';
 import { useState, type FormEvent } from 'react';
 import { useChangeUserPassword } from '../api/change-user-password';
 import type { ManagedUser } from '../api/get-users';
@@ -12,11 +12,12 @@ export function ChangeUserPasswordDialog({ user, onClose }: { user: ManagedUser;
   const [confirming, setConfirming] = useState(false);
   const change = useChangeUserPassword();
   const error = password ? undefined : 'Password is required.';
+  const policy = usePasswordPolicy(password, { username: user.username, field: 'newPassword' });
 
   function submit(e: FormEvent) {
     e.preventDefault();
     setTouched(true);
-    if (!error) setConfirming(true);
+    if (!error && policy.problems.length === 0) setConfirming(true);
   }
 
   function save() {
@@ -47,7 +48,7 @@ export function ChangeUserPasswordDialog({ user, onClose }: { user: ManagedUser;
             <Button variant="outline" onClick={onClose}>
               Cancel
             </Button>
-            <Button type="submit" form="change-user-password-form" colorPalette="blue" disabled={!password} loading={change.isPending}>
+            <Button type="submit" form="change-user-password-form" colorPalette="blue" disabled={!password || policy.problems.length > 0} loading={change.isPending}>
               Change Password
             </Button>
           </>
@@ -60,9 +61,17 @@ export function ChangeUserPasswordDialog({ user, onClose }: { user: ManagedUser;
             </Text>
             <Field.Root required invalid={touched && !!error}>
               <Field.Label>New Password</Field.Label>
-              <Input type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} onBlur={() => setTouched(true)} />
+              <Input
+                type="password"
+                autoComplete="new-password"
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+                onBlur={() => setTouched(true)}
+                aria-describedby="change-user-password-rules"
+              />
               <Field.ErrorText>{error}</Field.ErrorText>
             </Field.Root>
+            <PasswordPolicyFeedback id="change-user-password-rules" state={policy} password={password} />
             <FlagSwitch label="Temporary password" checked={temporary} onChange={setTemporary} />
           </Stack>
         </form>

@@ -37,6 +37,8 @@ describe('Passkeys tab (spec 02 "Account Security", §8, §9)', () => {
     );
     renderSecurity(ME, 'passkeys');
     const table = await screen.findByRole('table', { name: 'Passkeys' });
+    // Skeleton rows stand in while loading: wait for the passkeys themselves.
+    await within(table).findByText('MacBook Pro');
     expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['Name', 'Created', 'Last Used', 'Actions']);
     const cells = (name: string) => Array.from(within(table).getByText(name).closest('tr')!.querySelectorAll('td')).map((c) => c.textContent);
     expect(cells('MacBook Pro').slice(0, 3)).toEqual(['MacBook Pro', 'Mar 5, 2025', 'Today']);

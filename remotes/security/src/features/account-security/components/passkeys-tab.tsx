@@ -1,14 +1,12 @@
-import { Alert, Button, EmptyState, HStack, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
+import { Alert, Button, HStack, Stack, Text } from '@chakra-ui/react';
 import type { PasskeyJson } from '@paygate/gen/auth/v1/webauthn_pb';
-import { ConfirmDialog, notify, passkeysSupported, rememberPasskey, useTimezone, useUser } from '@paygate/sdk';
+import { ConfirmDialog, DataTable, notify, passkeysSupported, rememberPasskey, useTimezone, useUser, type DataColumn } from '@paygate/sdk';
 import { useState } from 'react';
 import { useDeletePasskey } from '../api/delete-passkey';
 import { usePasskeys } from '../api/get-passkeys';
 import { PASSKEY_TEXTS } from '../passkey-texts';
 import { AddPasskeyDialog } from './add-passkey-dialog';
 import { PasskeyDate } from './passkey-date';
-
-const COLUMNS = ['Name', 'Created', 'Last Used', 'Actions'];
 
 const nameOf = (p: PasskeyJson) => p.description || 'Unnamed passkey';
 
@@ -42,81 +40,20 @@ export function PasskeysTab() {
     );
   }
 
-  let body;
-  if (list.isPending) {
-    body = (
-      <Stack aria-busy="true" aria-label="Loading passkeys">
-        {[0, 1].map((i) => (
-          <Skeleton key={i} height="8" />
-        ))}
-      </Stack>
-    );
-  } else if (list.isError) {
-    body = (
-      <Alert.Root status="error" role="alert">
-        <Alert.Indicator />
-        <Alert.Content>
-          <Alert.Title>{PASSKEY_TEXTS.loadFailed}</Alert.Title>
-        </Alert.Content>
-        <Button size="sm" variant="outline" loading={list.isFetching} onClick={() => void list.refetch()}>
-          Retry
+  const columns: DataColumn<PasskeyJson>[] = [
+    { key: 'name', header: 'Name', cell: nameOf },
+    { key: 'created', header: 'Created', cell: (p) => <PasskeyDate value={p.createdAt} now={now} zone={zone} /> },
+    { key: 'lastUsed', header: 'Last Used', cell: (p) => <PasskeyDate value={p.lastUsed} now={now} zone={zone} /> },
+    {
+      key: 'actions',
+      header: 'Actions',
+      cell: (p) => (
+        <Button size="xs" variant="outline" colorPalette="red" aria-label={`Remove passkey ${nameOf(p)}`} disabled={remove.isPending} onClick={() => setRemoving(p)}>
+          Remove
         </Button>
-      </Alert.Root>
-    );
-  } else if (passkeys.length === 0) {
-    body = (
-      <EmptyState.Root size="sm" borderWidth="1px" borderRadius="md">
-        <EmptyState.Content>
-          <EmptyState.Title>No passkeys yet</EmptyState.Title>
-          <EmptyState.Description>Sign in with your fingerprint, face or screen lock instead of a password.</EmptyState.Description>
-          {supported && (
-            <Button colorPalette="blue" onClick={() => setAdding(true)}>
-              Add Your First Passkey
-            </Button>
-          )}
-        </EmptyState.Content>
-      </EmptyState.Root>
-    );
-  } else {
-    body = (
-      <Table.ScrollArea borderWidth="1px" borderRadius="md">
-        <Table.Root size="sm" aria-label="Passkeys">
-          <Table.Header>
-            <Table.Row>
-              {COLUMNS.map((c) => (
-                <Table.ColumnHeader key={c}>{c}</Table.ColumnHeader>
-              ))}
-            </Table.Row>
-          </Table.Header>
-          <Table.Body>
-            {passkeys.map((p) => (
-              <Table.Row key={p.id}>
-                <Table.Cell>{nameOf(p)}</Table.Cell>
-                <Table.Cell>
-                  <PasskeyDate value={p.createdAt} now={now} zone={zone} />
-                </Table.Cell>
-                <Table.Cell>
-                  <PasskeyDate value={p.lastUsed} now={now} zone={zone} />
-                </Table.Cell>
-                <Table.Cell>
-                  <Button
-                    size="xs"
-                    variant="outline"
-                    colorPalette="red"
-                    aria-label={`Remove passkey ${nameOf(p)}`}
-                    disabled={remove.isPending}
-                    onClick={() => setRemoving(p)}
-                  >
-                    Remove
-                  </Button>
-                </Table.Cell>
-              </Table.Row>
-            ))}
-          </Table.Body>
-        </Table.Root>
-      </Table.ScrollArea>
-    );
-  }
+      ),
+    },
+  ];
 
   return (
     <Stack gap={4}>
@@ -134,7 +71,26 @@ export function PasskeysTab() {
           <Alert.Title>{PASSKEY_TEXTS.unsupported}</Alert.Title>
         </Alert.Root>
       )}
-      {body}
+      <DataTable
+        label="Passkeys"
+        columns={columns}
+        rows={passkeys}
+        rowKey={(p) => p.id ?? ''}
+        loading={list.isPending}
+        loadingRows={2}
+        empty="No passkeys yet"
+        emptyDetail="Sign in with your fingerprint, face or screen lock instead of a password."
+        emptyAction={
+          supported && (
+            <Button colorPalette="blue" onClick={() => setAdding(true)}>
+              Add Your First Passkey
+            </Button>
+          )
+        }
+        error={list.isError && PASSKEY_TEXTS.loadFailed}
+        onRetry={() => void list.refetch()}
+        retrying={list.isFetching}
+      />
       {adding && <AddPasskeyDialog onClose={() => setAdding(false)} />}
       {removing && (
         <ConfirmDialog

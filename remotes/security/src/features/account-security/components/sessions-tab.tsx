@@ -1,20 +1,21 @@
-import { Alert, Badge, Button, EmptyState, HStack, Input, NativeSelect, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
+import { Badge, Button, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
 import type { ActiveSessionJson } from '@paygate/gen/auth/v1/sessions_pb';
 import {
   auth,
   ConfirmDialog,
+  DataTable,
   errorMessage,
   formatDateTime,
   hasAnyPermission,
   hasPermission,
-  isAdmin,
-  isMerchant,
+  meets,
   notify,
-  Pager,
-  type Permission,
-  type User,
+  seesAllMerchants,
+  type DataColumn,
   useTimezone,
   useUser,
+  type Permission,
+  type User,
 } from '@paygate/sdk';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
@@ -30,8 +31,6 @@ export const SESSION_PAGE_SIZES = [5, 10, 20, 50] as const;
 const DEFAULT_PAGE_SIZE = 10;
 /** Admins and merchants see the list refreshed every 30 s (spec 02 §4). */
 export const SESSIONS_REFRESH_MS = 30_000;
-
-const COLUMNS = ['User', 'IP', 'Device', 'Login Time', 'Expires', 'Actions'];
 
 /**
  * Other users' sessions are listed with a user-management permission and ended with Edit User; everyone lists
@@ -57,7 +56,7 @@ export function visibleSessions(sessions: readonly ActiveSessionJson[], user: Us
 /** SessionsTab lists the active sessions the user may see and terminates them (spec 02 "Account Security"). */
 export function SessionsTab() {
   const user = useUser();
-  const admin = isAdmin(user);
+  const admin = seesAllMerchants(user);
   const navigate = useNavigate();
   const [zone] = useTimezone();
   const { merchants } = useMerchants();
@@ -70,7 +69,7 @@ export function SessionsTab() {
 
   const list = useActiveSessions(
     { merchantId: admin ? merchantId : undefined, page, take, search: search || undefined },
-    admin || isMerchant(user) ? SESSIONS_REFRESH_MS : false,
+    meets(user, 'adminOrMerchant') ? SESSIONS_REFRESH_MS : false,
   );
   const terminate = useTerminateSession();
   const data = list.data;
@@ -78,6 +77,44 @@ export function SessionsTab() {
   const canEndOthers = hasPermission(user, END_OTHERS_SESSIONS);
   // Rendered with the answer, so that "Nh left" moves on with every refresh.
   const now = list.dataUpdatedAt || Date.now();
+
+  const columns: DataColumn<ActiveSessionJson>[] = [
+    {
+      key: 'user',
+      header: 'User',
+      cell: (s) => (
+        <HStack gap={2}>
+          <Text as="span">{s.username}</Text>
+          {s.isCurrent && (
+            <Badge colorPalette="blue" variant="solid">
+              Current
+            </Badge>
+          )}
+        </HStack>
+      ),
+    },
+    { key: 'ip', header: 'IP', cellProps: { fontFamily: 'mono' }, cell: (s) => s.userIp },
+    { key: 'device', header: 'Device', cell: (s) => <SessionDevice userAgent={s.userAgent} /> },
+    { key: 'login', header: 'Login Time', cell: (s) => (s.lastLoginUtc ? formatDateTime(s.lastLoginUtc, zone) : '') },
+    { key: 'expires', header: 'Expires', cell: (s) => <SessionExpiry expiresAt={s.refreshTokenExpiryUtc} now={now} /> },
+    {
+      key: 'actions',
+      header: 'Actions',
+      cell: (s) =>
+        (canEndOthers || isOwnSession(s, user)) && (
+          <Button
+            size="xs"
+            variant="outline"
+            colorPalette="red"
+            aria-label={`Terminate session of ${s.username ?? ''} from ${s.userIp ?? ''}`}
+            disabled={terminate.isPending}
+            onClick={() => setConfirming(s)}
+          >
+            Terminate
+          </Button>
+        ),
+    },
+  ];
 
   async function refresh() {
     const result = await list.refetch();
@@ -146,96 +183,29 @@ export function SessionsTab() {
         </Button>
       </HStack>
 
-      {list.isError && (
-        <Alert.Root status="error" role="alert">
-          <Alert.Indicator />
-          <Alert.Content>
-            <Alert.Title>Failed to load sessions</Alert.Title>
-            {errorMessage(list.error, '') && <Alert.Description>{errorMessage(list.error, '')}</Alert.Description>}
-          </Alert.Content>
-        </Alert.Root>
-      )}
-
-      <Table.ScrollArea borderWidth="1px" borderRadius="md">
-        <Table.Root size="sm" aria-label="Active sessions" aria-busy={list.isPending}>
-          <Table.Header>
-            <Table.Row>
-              {COLUMNS.map((c) => (
-                <Table.ColumnHeader key={c}>{c}</Table.ColumnHeader>
-              ))}
-            </Table.Row>
-          </Table.Header>
-          <Table.Body>
-            {list.isPending &&
-              [0, 1, 2].map((i) => (
-                <Table.Row key={`s${i}`}>
-                  <Table.Cell colSpan={COLUMNS.length}>
-                    <Skeleton height="5" />
-                  </Table.Cell>
-                </Table.Row>
-              ))}
-            {!list.isPending && rows.length === 0 && (
-              <Table.Row>
-                <Table.Cell colSpan={COLUMNS.length}>
-                  <EmptyState.Root size="sm">
-                    <EmptyState.Content>
-                      <EmptyState.Description>{list.isError ? 'Sessions could not be loaded.' : 'No active sessions.'}</EmptyState.Description>
-                    </EmptyState.Content>
-                  </EmptyState.Root>
-                </Table.Cell>
-              </Table.Row>
-            )}
-            {rows.map((s) => (
-              <Table.Row key={s.id}>
-                <Table.Cell>
-                  <HStack gap={2}>
-                    <Text as="span">{s.username}</Text>
-                    {s.isCurrent && (
-                      <Badge colorPalette="blue" variant="solid">
-                        Current
-                      </Badge>
-                    )}
-                  </HStack>
-                </Table.Cell>
-                <Table.Cell fontFamily="mono">{s.userIp}</Table.Cell>
-                <Table.Cell>
-                  <SessionDevice userAgent={s.userAgent} />
-                </Table.Cell>
-                <Table.Cell>{s.lastLoginUtc ? formatDateTime(s.lastLoginUtc, zone) : ''}</Table.Cell>
-                <Table.Cell>
-                  <SessionExpiry expiresAt={s.refreshTokenExpiryUtc} now={now} />
-                </Table.Cell>
-                <Table.Cell>
-                  {(canEndOthers || isOwnSession(s, user)) && (
-                    <Button
-                      size="xs"
-                      variant="outline"
-                      colorPalette="red"
-                      aria-label={`Terminate session of ${s.username ?? ''} from ${s.userIp ?? ''}`}
-                      disabled={terminate.isPending}
-                      onClick={() => setConfirming(s)}
-                    >
-                      Terminate
-                    </Button>
-                  )}
-                </Table.Cell>
-              </Table.Row>
-            ))}
-          </Table.Body>
-        </Table.Root>
-      </Table.ScrollArea>
-
-      <Pager
-        label="Sessions pages"
-        page={page}
-        totalPages={data?.totalPages ?? 0}
-        totalCount={data?.totalCount ?? 0}
-        pageSize={take}
-        pageSizes={SESSION_PAGE_SIZES}
-        onPage={setPage}
-        onPageSize={(size) => {
-          setTake(size);
-          setPage(1);
+      <DataTable
+        label="Active sessions"
+        columns={columns}
+        rows={rows}
+        rowKey={(s) => s.id ?? ''}
+        loading={list.isPending}
+        empty="No active sessions."
+        error={list.isError && 'Failed to load sessions'}
+        errorDetail={errorMessage(list.error, '')}
+        onRetry={() => void list.refetch()}
+        retrying={list.isFetching}
+        pagination={{
+          label: 'Sessions pages',
+          page,
+          totalPages: data?.totalPages ?? 0,
+          totalCount: data?.totalCount ?? 0,
+          pageSize: take,
+          pageSizes: SESSION_PAGE_SIZES,
+          onPage: setPage,
+          onPageSize: (size) => {
+            setTake(size);
+            setPage(1);
+          },
         }}
       />
 

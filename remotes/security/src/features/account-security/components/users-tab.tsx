@@ -1,11 +1,12 @@
-import { Badge, Button, EmptyState, Field, HStack, IconButton, Input, NativeSelect, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
-import { ConfirmDialog, errorMessage, FlagSwitch, mayCall, notify, Pager, useUser } from '@paygate/sdk';
+import { Badge, Button, Field, HStack, IconButton, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
+import { ConfirmDialog, DataTable, errorMessage, FlagSwitch, mayCall, notify, useUser, type DataColumn } from '@paygate/sdk';
 import { useState } from 'react';
 import { KeyIcon } from '../../../components/key-icon';
 import { useDebouncedValue } from '../../../hooks/use-debounced-value';
 import { useMerchants } from '../../../hooks/use-merchants';
 import { useRoles, type RoleOption } from '../api/get-roles';
 import { useUsers, type ManagedUser } from '../api/get-users';
+import { useResetSecondFactor } from '../api/reset-second-factor';
 import { useUpdateUser, type UpdateUserInput } from '../api/update-user';
 import { AddUserDialog } from './add-user-dialog';
 import { ChangeUserPasswordDialog } from './change-user-password-dialog';
@@ -13,7 +14,6 @@ import { MerchantPicker } from './merchant-picker';
 import { MerchantTags } from './merchant-tags';
 
 const PAGE_SIZES = [5, 10, 20, 50] as const;
-const COLUMNS = ['Id', 'Username', 'Merchants', 'Roles', 'Paygate Admin', 'Merchant Admin', 'IP Restricted', 'Disabled', 'Actions'];
 
 /** UserDraft is a user row being edited: one role at most (spec 02 §5). */
 export interface UserDraft {
@@ -96,6 +96,7 @@ export function UsersTab() {
     add: mayCall(me, 'POST /api/v1/user/add'),
     edit: mayCall(me, 'PUT /api/v1/user'),
     setPassword: mayCall(me, 'POST /api/v1/user/{id}/change-password'),
+    resetSecondFactor: mayCall(me, 'POST /api/v1/user/{userId}/second-factor/reset'),
   };
   const { merchants, nameOf } = useMerchants();
   const roles = useRoles();
@@ -110,6 +111,8 @@ export function UsersTab() {
   const [passwordFor, setPasswordFor] = useState<ManagedUser | null>(null);
   const [editing, setEditing] = useState<{ id: string; draft: UserDraft; error?: string } | null>(null);
   const [roleChange, setRoleChange] = useState<RoleChange | null>(null);
+  const [resetFor, setResetFor] = useState<ManagedUser | null>(null);
+  const reset = useResetSecondFactor();
   const rows = list.data?.users ?? [];
 
   const setDraft = (patch: Partial<UserDraft>) => setEditing((e) => (e ? { ...e, draft: { ...e.draft, ...patch }, error: undefined } : e));
@@ -146,6 +149,128 @@ export function UsersTab() {
     });
   }
 
+  const edit = (u: ManagedUser) => (editing?.id === u.id ? editing : null);
+  const columns: DataColumn<ManagedUser>[] = [
+    { key: 'id', header: 'Id', cell: (u) => u.id },
+    {
+      key: 'username',
+      header: 'Username',
+      cell: (u) => {
+        const e = edit(u);
+        if (e)
+          return (
+            <Field.Root invalid={!!e.error}>
+              <Input size="xs" aria-label="Username" value={e.draft.username} onChange={(ev) => setDraft({ username: ev.target.value })} />
+              <Field.ErrorText>{e.error}</Field.ErrorText>
+            </Field.Root>
+          );
+        return (
+          <HStack gap={2}>
+            <Text as="span">{u.username}</Text>
+            {!!me && me.id === u.id && (
+              <Badge colorPalette="blue" variant="solid">
+                Current
+              </Badge>
+            )}
+          </HStack>
+        );
+      },
+    },
+    {
+      key: 'merchants',
+      header: 'Merchants',
+      cell: (u) => {
+        const e = edit(u);
+        return e ? (
+          <MerchantPicker ariaLabel="Merchants" size="xs" merchants={merchants} value={e.draft.merchantIds} onChange={(ids) => setDraft({ merchantIds: ids })} />
+        ) : (
+          <MerchantTags ids={u.merchantIds} nameOf={nameOf} />
+        );
+      },
+    },
+    {
+      key: 'roles',
+      header: 'Roles',
+      cell: (u) => {
+        const e = edit(u);
+        if (e)
+          return (
+            <NativeSelect.Root size="xs" minW="32">
+              <NativeSelect.Field aria-label="Role" value={e.draft.roleId ?? ''} onChange={(ev) => setDraft({ roleId: ev.target.value ? Number(ev.target.value) : null })}>
+                <option value="">Select a role</option>
+                {roleList.map((r) => (
+                  <option key={r.id} value={r.id}>
+                    {r.name}
+                  </option>
+                ))}
+              </NativeSelect.Field>
+              <NativeSelect.Indicator />
+            </NativeSelect.Root>
+          );
+        return (
+          <HStack gap={1} wrap="wrap">
+            {roleNamesOf(u, roleList).map((r) => (
+              <Badge key={r} colorPalette="purple" variant="subtle">
+                {r}
+              </Badge>
+            ))}
+          </HStack>
+        );
+      },
+    },
+    { key: 'paygateAdmin', header: 'Paygate Admin', cell: (u) => <YesNo on={u.isPaygateAdmin} /> },
+    { key: 'merchantAdmin', header: 'Merchant Admin', cell: (u) => <YesNo on={u.isMerchantAdmin} /> },
+    {
+      key: 'ipRestricted',
+      header: 'IP Restricted',
+      cell: (u) => {
+        const e = edit(u);
+        return e ? <FlagSwitch hideLabel label="IP Restricted" checked={e.draft.isIpRestricted} onChange={(on) => setDraft({ isIpRestricted: on })} /> : <YesNo on={u.isIpRestricted} />;
+      },
+    },
+    {
+      key: 'disabled',
+      header: 'Disabled',
+      cell: (u) => {
+        const e = edit(u);
+        return e ? <FlagSwitch hideLabel label="Disabled" checked={e.draft.isDisabled} onChange={(on) => setDraft({ isDisabled: on })} /> : <YesNo on={u.isDisabled} />;
+      },
+    },
+    {
+      key: 'actions',
+      header: 'Actions',
+      cell: (u) =>
+        edit(u) ? (
+          <HStack gap={1}>
+            <Button size="xs" colorPalette="blue" loading={update.isPending} onClick={() => save(u)}>
+              Save
+            </Button>
+            <Button size="xs" variant="outline" disabled={update.isPending} onClick={() => setEditing(null)}>
+              Cancel
+            </Button>
+          </HStack>
+        ) : (
+          <HStack gap={1}>
+            {may.edit && (
+              <Button size="xs" variant="outline" aria-label={`Edit ${u.username}`} disabled={editing !== null} onClick={() => setEditing({ id: u.id, draft: draftOf(u, roleList) })}>
+                Edit
+              </Button>
+            )}
+            {may.setPassword && (
+              <IconButton size="xs" variant="outline" aria-label={`Change password for ${u.username}`} title="Change password" onClick={() => setPasswordFor(u)}>
+                <KeyIcon />
+              </IconButton>
+            )}
+            {may.resetSecondFactor && u.hasSecondFactor && (
+              <Button size="xs" variant="outline" colorPalette="red" aria-label={`Reset two-factor of ${u.username}`} onClick={() => setResetFor(u)}>
+                Reset 2FA
+              </Button>
+            )}
+          </HStack>
+        ),
+    },
+  ];
+
   return (
     <Stack gap={4}>
       <HStack justify="space-between" wrap="wrap" gap={3}>
@@ -168,180 +293,55 @@ export function UsersTab() {
         )}
       </HStack>
 
-      {list.isError && (
-        <Text role="alert" color="fg.error">
-          Failed to load users: {errorMessage(list.error, 'Unknown error')}
-        </Text>
-      )}
-
-      <Table.ScrollArea borderWidth="1px" borderRadius="md">
-        <Table.Root size="sm" aria-label="Users" aria-busy={list.isPending}>
-          <Table.Header>
-            <Table.Row>
-              {COLUMNS.map((c) => (
-                <Table.ColumnHeader key={c}>{c}</Table.ColumnHeader>
-              ))}
-            </Table.Row>
-          </Table.Header>
-          <Table.Body>
-            {list.isPending &&
-              [0, 1, 2].map((i) => (
-                <Table.Row key={`s${i}`}>
-                  <Table.Cell colSpan={COLUMNS.length}>
-                    <Skeleton height="5" />
-                  </Table.Cell>
-                </Table.Row>
-              ))}
-            {!list.isPending && rows.length === 0 && (
-              <Table.Row>
-                <Table.Cell colSpan={COLUMNS.length}>
-                  <EmptyState.Root size="sm">
-                    <EmptyState.Content>
-                      <EmptyState.Description>No users found.</EmptyState.Description>
-                    </EmptyState.Content>
-                  </EmptyState.Root>
-                </Table.Cell>
-              </Table.Row>
-            )}
-            {rows.map((u) => {
-              const current = !!me && me.id === u.id;
-              const edit = editing?.id === u.id ? editing : null;
-              const roleNames = roleNamesOf(u, roleList);
-              if (edit) {
-                return (
-                  <Table.Row key={u.id} bg="bg.muted">
-                    <Table.Cell>{u.id}</Table.Cell>
-                    <Table.Cell>
-                      <Field.Root invalid={!!edit.error}>
-                        <Input size="xs" aria-label="Username" value={edit.draft.username} onChange={(e) => setDraft({ username: e.target.value })} />
-                        <Field.ErrorText>{edit.error}</Field.ErrorText>
-                      </Field.Root>
-                    </Table.Cell>
-                    <Table.Cell>
-                      <MerchantPicker ariaLabel="Merchants" size="xs" merchants={merchants} value={edit.draft.merchantIds} onChange={(ids) => setDraft({ merchantIds: ids })} />
-                    </Table.Cell>
-                    <Table.Cell>
-                      <NativeSelect.Root size="xs" minW="32">
-                        <NativeSelect.Field
-                          aria-label="Role"
-                          value={edit.draft.roleId ?? ''}
-                          onChange={(e) => setDraft({ roleId: e.target.value ? Number(e.target.value) : null })}
-                        >
-                          <option value="">Select a role</option>
-                          {roleList.map((r) => (
-                            <option key={r.id} value={r.id}>
-                              {r.name}
-                            </option>
-                          ))}
-                        </NativeSelect.Field>
-                        <NativeSelect.Indicator />
-                      </NativeSelect.Root>
-                    </Table.Cell>
-                    <Table.Cell>
-                      <YesNo on={u.isPaygateAdmin} />
-                    </Table.Cell>
-                    <Table.Cell>
-                      <YesNo on={u.isMerchantAdmin} />
-                    </Table.Cell>
-                    <Table.Cell>
-                      <FlagSwitch hideLabel label="IP Restricted" checked={edit.draft.isIpRestricted} onChange={(on) => setDraft({ isIpRestricted: on })} />
-                    </Table.Cell>
-                    <Table.Cell>
-                      <FlagSwitch hideLabel label="Disabled" checked={edit.draft.isDisabled} onChange={(on) => setDraft({ isDisabled: on })} />
-                    </Table.Cell>
-                    <Table.Cell>
-                      <HStack gap={1}>
-                        <Button size="xs" colorPalette="blue" loading={update.isPending} onClick={() => save(u)}>
-                          Save
-                        </Button>
-                        <Button size="xs" variant="outline" disabled={update.isPending} onClick={() => setEditing(null)}>
-                          Cancel
-                        </Button>
-                      </HStack>
-                    </Table.Cell>
-                  </Table.Row>
-                );
-              }
-              return (
-                <Table.Row key={u.id}>
-                  <Table.Cell>{u.id}</Table.Cell>
-                  <Table.Cell>
-                    <HStack gap={2}>
-                      <Text as="span">{u.username}</Text>
-                      {current && (
-                        <Badge colorPalette="blue" variant="solid">
-                          Current
-                        </Badge>
-                      )}
-                    </HStack>
-                  </Table.Cell>
-                  <Table.Cell>
-                    <MerchantTags ids={u.merchantIds} nameOf={nameOf} />
-                  </Table.Cell>
-                  <Table.Cell>
-                    <HStack gap={1} wrap="wrap">
-                      {roleNames.map((r) => (
-                        <Badge key={r} colorPalette="purple" variant="subtle">
-                          {r}
-                        </Badge>
-                      ))}
-                    </HStack>
-                  </Table.Cell>
-                  <Table.Cell>
-                    <YesNo on={u.isPaygateAdmin} />
-                  </Table.Cell>
-                  <Table.Cell>
-                    <YesNo on={u.isMerchantAdmin} />
-                  </Table.Cell>
-                  <Table.Cell>
-                    <YesNo on={u.isIpRestricted} />
-                  </Table.Cell>
-                  <Table.Cell>
-                    <YesNo on={u.isDisabled} />
-                  </Table.Cell>
-                  <Table.Cell>
-                    <HStack gap={1}>
-                      {may.edit && (
-                        <Button
-                          size="xs"
-                          variant="outline"
-                          aria-label={`Edit ${u.username}`}
-                          disabled={editing !== null}
-                          onClick={() => setEditing({ id: u.id, draft: draftOf(u, roleList) })}
-                        >
-                          Edit
-                        </Button>
-                      )}
-                      {may.setPassword && (
-                        <IconButton size="xs" variant="outline" aria-label={`Change password for ${u.username}`} title="Change password" onClick={() => setPasswordFor(u)}>
-                          <KeyIcon />
-                        </IconButton>
-                      )}
-                    </HStack>
-                  </Table.Cell>
-                </Table.Row>
-              );
-            })}
-          </Table.Body>
-        </Table.Root>
-      </Table.ScrollArea>
-
-      <Pager
-        label="Users pages"
-        page={page}
-        totalPages={list.data?.totalPages ?? 0}
-        totalCount={list.data?.totalCount ?? 0}
-        pageSize={take}
-        pageSizes={PAGE_SIZES}
-        onPage={setPage}
-        onPageSize={(size) => {
-          setTake(size);
-          setPage(1);
+      <DataTable
+        label="Users"
+        columns={columns}
+        rows={rows}
+        rowKey={(u) => u.id}
+        rowProps={(u) => (editing?.id === u.id ? { bg: 'bg.muted' } : {})}
+        loading={list.isPending}
+        empty="No users found."
+        error={list.isError && `Failed to load users: ${errorMessage(list.error, 'Unknown error')}`}
+        onRetry={() => void list.refetch()}
+        retrying={list.isFetching}
+        pagination={{
+          label: 'Users pages',
+          page,
+          totalPages: list.data?.totalPages ?? 0,
+          totalCount: list.data?.totalCount ?? 0,
+          pageSize: take,
+          pageSizes: PAGE_SIZES,
+          onPage: setPage,
+          onPageSize: (size) => {
+            setTake(size);
+            setPage(1);
+          },
         }}
       />
 
       {adding && <AddUserDialog roles={roleList} merchants={merchants} onClose={() => setAdding(false)} />}
       {passwordFor && <ChangeUserPasswordDialog user={passwordFor} onClose={() => setPasswordFor(null)} />}
+      {resetFor && (
+        <ConfirmDialog
+          title="Reset Two-Factor"
+          message={`Remove the second factor of ${resetFor.username}? Their sessions end, and they sign in with the password alone (or must set up a new second factor when the policy requires one).`}
+          confirmLabel="Reset Two-Factor"
+          pending={reset.isPending}
+          onCancel={() => setResetFor(null)}
+          onConfirm={() =>
+            reset.mutate(resetFor.id, {
+              onSuccess: () => {
+                notify.success('Two-factor reset', `${resetFor.username} has been signed out everywhere.`);
+                setResetFor(null);
+              },
+              onError: (err) => {
+                setResetFor(null);
+                notify.error(errorMessage(err, 'Failed to reset two-factor'));
+              },
+            })
+          }
+        />
+      )}
       {roleChange && (
         <ConfirmDialog
           title="Change Role"

@@ -36,15 +36,15 @@ describe('Change Password page (spec 02)', () => {
     expect(update()).toBeDisabled();
     await user.type(currentPassword(), 'paygate-temp');
     expect(update()).toBeDisabled();
-    await user.type(newPassword(), 'n3w-Secret');
+    await user.type(newPassword(), 'n3w-Secret-Tide');
     expect(update()).toBeDisabled();
-    await user.type(confirmPassword(), 'n3w-Secre');
+    await user.type(confirmPassword(), 'n3w-Secret-Tid');
     expect(update()).toBeDisabled();
-    await user.type(confirmPassword(), 't');
+    await user.type(confirmPassword(), 'e');
     expect(update()).toBeEnabled();
     await user.clear(newPassword());
     expect(update()).toBeDisabled();
-    await user.type(newPassword(), 'n3w-Secret');
+    await user.type(newPassword(), 'n3w-Secret-Tide');
     expect(update()).toBeEnabled();
     await user.clear(currentPassword());
     expect(update()).toBeDisabled();
@@ -80,15 +80,15 @@ describe('Change Password page (spec 02)', () => {
     );
     const { user, router } = renderPage();
     await user.type(await screen.findByLabelText('Current Password'), 'paygate-temp');
-    await user.type(newPassword(), 'n3w-Secret');
-    await user.type(confirmPassword(), 'n3w-Secret');
+    await user.type(newPassword(), 'n3w-Secret-Tide');
+    await user.type(confirmPassword(), 'n3w-Secret-Tide');
     await user.click(update());
     // While the request runs the button stays disabled.
     await waitFor(() => expect(update()).toBeDisabled());
     release();
     expect(await screen.findByText('Screen /transactions/:id?')).toBeInTheDocument();
     expect(locationOf(router)).toBe('/transactions');
-    expect(sent).toEqual({ currentPassword: 'paygate-temp', password: 'n3w-Secret' });
+    expect(sent).toEqual({ currentPassword: 'paygate-temp', password: 'n3w-Secret-Tide' });
     expect(localStorage.getItem('accessToken')).toBe(next.accessToken);
     expect(localStorage.getItem('refreshToken')).toBe(next.refreshToken);
     expect(session.getState().user).toMatchObject({ isTemporaryPassword: false, permissions: ['Get Transactions', 'Edit User'] });
@@ -102,8 +102,8 @@ describe('Change Password page (spec 02)', () => {
     );
     const { user, router } = renderPage();
     await user.type(await screen.findByLabelText('Current Password'), 'paygate-temp');
-    await user.type(newPassword(), 'paygate-temp');
-    await user.type(confirmPassword(), 'paygate-temp');
+    await user.type(newPassword(), 'Brand-New-Harbor-9');
+    await user.type(confirmPassword(), 'Brand-New-Harbor-9');
     await user.click(update());
     expect(await screen.findByText('The new password must differ from the temporary one.')).toBeInTheDocument();
     expect(router.state.location.pathname).toBe('/change-password');
@@ -140,5 +140,32 @@ describe('Change Password page (spec 02)', () => {
     expect(await screen.findByText('Screen /transactions/:id?')).toBeInTheDocument();
     expect(locationOf(router)).toBe('/transactions');
     expect(sent).toEqual({ currentPassword: 'Tangerine-Orbit-42', password: 'Violet-Harbor-58' });
+  });
+});
+
+describe('Change Password: live password policy (issue 27)', () => {
+  const rule = (name: string) => screen.getByText(name).closest('li')!;
+
+  it('marks each rule as the user types, asks the server for the common-password rule, and keeps Update disabled until all are met', async () => {
+    const { user } = renderPage();
+    await user.type(await screen.findByLabelText('Current Password'), 'paygate-temp');
+    expect(rule('At least 12 characters, not only spaces')).toHaveTextContent('•');
+    await user.type(newPassword(), 'short');
+    expect(rule('At least 12 characters, not only spaces')).toHaveTextContent('(not met)');
+    await user.clear(newPassword());
+    await user.type(newPassword(), 'Password1234');
+    await user.type(confirmPassword(), 'Password1234');
+    await waitFor(() => expect(rule('Not a common password')).toHaveTextContent('(not met)'));
+    expect(rule('At least 12 characters, not only spaces')).toHaveTextContent('(met)');
+    expect(update()).toBeDisabled();
+    await user.clear(newPassword());
+    await user.type(newPassword(), 'paygate-temp');
+    expect(rule('Not your current password')).toHaveTextContent('(not met)');
+    await user.clear(newPassword());
+    await user.clear(confirmPassword());
+    await user.type(newPassword(), 'Sturdy-Harbor-Lantern-7');
+    await user.type(confirmPassword(), 'Sturdy-Harbor-Lantern-7');
+    await waitFor(() => expect(rule('Not a common password')).toHaveTextContent('(met)'));
+    expect(update()).toBeEnabled();
   });
 });

@@ -1,6 +1,6 @@
 import { Button, HStack, Text } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
-import { isAdmin, mayCall, PageFrame, SCREENS, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
+import { mayCall, PageFrame, SCREENS, seesAllMerchants, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
 import { useState } from 'react';
 import { collabNamer, useCollabs } from '../../../api/get-collabs';
 import { CollabSelect } from '../../../components/collab-select';
@@ -45,7 +45,7 @@ export function CallbacksPage() {
 }
 
 function Callbacks({ user }: { user: User }) {
-  const admin = isAdmin(user);
+  const admin = seesAllMerchants(user);
   // Each control shows only when the server's rule for its call lets the user in (docs/contracts.md).
   const may = {
     create: mayCall(user, 'POST /api/v1/callbacks'),

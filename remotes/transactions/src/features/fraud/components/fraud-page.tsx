@@ -1,6 +1,6 @@
 import { Button, Field, HStack, Input, NativeSelect, Stack, Wrap } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { errorMessage, hasPermission, isAdmin, mayCall, mayStopFraudCallbacks, merchantLabel, merchantsQuery, NoPermission, notify, PageFrame, Pager, SCREENS, useTimezone, useUser, type User } from '@paygate/sdk';
+import { errorMessage, hasPermission, mayCall, mayStopFraudCallbacks, merchantLabel, merchantsQuery, NoPermission, notify, PageFrame, SCREENS, seesAllMerchants, useTimezone, useUser, type User } from '@paygate/sdk';
 import { useEffect, useMemo, useState } from 'react';
 import { useFrauds, type FraudsInput } from '../api/get-frauds';
 import type { Fraud } from '../api/types';
@@ -46,7 +46,7 @@ function defaultDays(range: DateRange, zone: string) {
 
 function FraudView({ user }: { user: User }) {
   const [zone] = useTimezone();
-  const admin = isAdmin(user);
+  const admin = seesAllMerchants(user);
   const merchants = useQuery({ ...merchantsQuery(user.username), enabled: admin });
   // The form, and what the list was asked with (applied by Search).
   const [draft, setDraft] = useState<FraudFilters>(EMPTY_FILTERS);
@@ -158,19 +158,27 @@ function FraudView({ user }: { user: User }) {
             </Button>
           </HStack>
         </Wrap>
-        <FraudsTable frauds={data?.frauds ?? []} zone={zone} canEdit={mayCall(user, 'POST /api/v1/frauds/{id}/status/{status}')} onEdit={setEditing} />
-        <Pager
-          label="Fraud pages"
-          page={pageIndex + 1}
-          totalPages={data?.totalPages ?? 0}
-          totalCount={data?.totalCount ?? 0}
-          pageSize={take}
-          pageSizes={FRAUD_PAGE_SIZES}
-          onPage={(p) => setPageIndex(p - 1)}
-          onPageSize={(s) => {
-            setTake(s);
-            setPageIndex(0);
+        <FraudsTable
+          frauds={data?.frauds ?? []}
+          zone={zone}
+          loading={list.isPending}
+          failure={failure}
+          onRetry={() => void list.refetch()}
+          pagination={{
+            label: 'Fraud pages',
+            page: pageIndex + 1,
+            totalPages: data?.totalPages ?? 0,
+            totalCount: data?.totalCount ?? 0,
+            pageSize: take,
+            pageSizes: FRAUD_PAGE_SIZES,
+            onPage: (p) => setPageIndex(p - 1),
+            onPageSize: (s) => {
+              setTake(s);
+              setPageIndex(0);
+            },
           }}
+          canEdit={mayCall(user, 'POST /api/v1/frauds/{id}/status/{status}')}
+          onEdit={setEditing}
         />
       </Stack>
       {editing && <ManageFraudDialog fraud={editing} canCancelCallbacks={mayStopFraudCallbacks(user)} onClose={() => setEditing(null)} />}

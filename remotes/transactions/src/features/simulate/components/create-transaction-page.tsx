@@ -1,6 +1,6 @@
 import { Alert, Box, Button, Field, Heading, HStack, Input, Link, NativeSelect, Stack, Switch, Text, Textarea } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { errorMessage, mayStartPayments, merchantsQuery, NoPermission, PageFrame, SCREENS, useUser } from '@paygate/sdk';
+import { compareDecimal, errorMessage, mayStartPayments, merchantsQuery, NoPermission, PageFrame, SCREENS, useUser } from '@paygate/sdk';
 import { useState, type FormEvent } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { useInitializeTransaction, type InitializeResult } from '../api/initialize-transaction';
@@ -42,7 +42,7 @@ function CreateTransaction() {
 
   const provider = providers.data?.find((p) => String(p.id) === providerId);
   const payTypes = (provider?.payTypes ?? []).filter((t) => (cashIn ? t.cashIn : t.cashOut));
-  const amountOk = /^\d+(\.\d{1,2})?$/.test(amount.trim()) && Number(amount) > 0;
+  const amountOk = /^\d+(\.\d{1,2})?$/.test(amount.trim()) && compareDecimal(amount, '0') > 0;
   const ready = nonce.trim() !== '' && amountOk && currency.trim() !== '' && !!provider && payType !== '' && merchantHash !== '';
 
   async function submit(e: FormEvent) {

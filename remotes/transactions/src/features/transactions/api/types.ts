@@ -1,4 +1,5 @@
 import type { TransactionJson, TransactionLogJson } from '@paygate/gen/gateway/v1/transactions_pb';
+import { isDecimal } from '@paygate/sdk';
 
 /**
  * The gateway's JSON shapes for transactions (docs/contracts-transactions.md,
@@ -71,8 +72,8 @@ export interface TransactionList {
   totalCount: number;
   totalPages: number;
   currentPage: number;
-  /** Total per currency; only when requested (see needsTotals). */
-  totalAmounts: Record<string, number>;
+  /** Total per currency as an exact decimal string; only when requested (see needsTotals). */
+  totalAmounts: Record<string, string>;
 }
 
 const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
@@ -118,10 +119,10 @@ export function toTransaction(t: TransactionWire & { isCallbacksSendingCanceled?
 
 /** toTransactionList fills a list page's defaults. */
 export function toTransactionList(body: TransactionListWire | undefined): TransactionList {
-  const totals: Record<string, number> = {};
+  const totals: Record<string, string> = {};
   for (const [cur, v] of Object.entries(body?.totalAmounts ?? {})) {
-    const n = Number(v);
-    if (Number.isFinite(n)) totals[cur] = n;
+    const s = String(v).trim();
+    if (isDecimal(s)) totals[cur] = s;
   }
   return {
     transactions: (body?.transactions ?? []).map(toTransaction),

@@ -1,6 +1,6 @@
-import { Alert, Badge, Button, Code, HStack, IconButton, Spinner, Stack, Table, Text } from '@chakra-ui/react';
-import { DialogFrame, errorMessage, formatDateTime, mayCall, notify, useTimezone, useUser } from '@paygate/sdk';
-import { Fragment, useEffect, useState } from 'react';
+import { Badge, Button, Code, Text } from '@chakra-ui/react';
+import { DataTable, DialogFrame, errorMessage, formatDateTime, mayCall, notify, useTimezone, useUser, type DataColumn } from '@paygate/sdk';
+import { useEffect, useState } from 'react';
 import { ATTEMPTS_TAKE, useCallbackAttempts, type CallbackAttempt } from '../api/get-callback-attempts';
 import { useRetryCallbackAttempt } from '../api/retry-callback-attempt';
 
@@ -23,6 +23,22 @@ const pretty = (body: string) => {
   }
 };
 
+/** RequestBody is an attempt's detail row: its webhook id and the body it sent. */
+function RequestBody({ attempt: a }: { attempt: CallbackAttempt }) {
+  return (
+    <>
+      {a.webhookId && (
+        <Text fontSize="xs" mb="1">
+          webhook-id: <Code fontSize="xs">{a.webhookId}</Code>
+        </Text>
+      )}
+      <Code display="block" whiteSpace="pre-wrap" fontSize="xs" p="2" aria-label={`Request body of attempt ${a.id}`}>
+        {pretty(a.requestBody) || '(empty)'}
+      </Code>
+    </>
+  );
+}
+
 /**
  * CallbackAttemptsDialog lists a transaction's callback attempts (spec 02
  * §2): the first 100, 10 rows a page, with Retry on failed attempts. Retry
@@ -35,7 +51,6 @@ export function CallbackAttemptsDialog({ id, onClose }: { id: string; onClose: (
   const retry = useRetryCallbackAttempt();
   const [page, setPage] = useState(0);
   const [sent, setSent] = useState<ReadonlySet<string>>(new Set());
-  const [open, setOpen] = useState<string | null>(null);
   const canRetry = mayCall(user, 'POST /api/v1/callbacks/attempts/{id}/retry');
 
   const failure = attempts.isError ? `Failed to fetch callback attempts: ${errorMessage(attempts.error, 'Unknown error')}` : null;
@@ -62,124 +77,68 @@ export function CallbackAttemptsDialog({ id, onClose }: { id: string; onClose: (
     );
   }
 
+  const columns: DataColumn<CallbackAttempt>[] = [
+    { key: 'number', header: '#', cell: (a) => a.attemptNumber || '-' },
+    { key: 'created', header: 'Created', cellProps: { whiteSpace: 'nowrap' }, cell: (a) => (a.createdUtc ? formatDateTime(a.createdUtc, zone) : '-') },
+    { key: 'url', header: 'Callback URL', cellProps: { fontFamily: 'mono', fontSize: 'xs', wordBreak: 'break-all' }, cell: (a) => a.callbackUrl },
+    { key: 'response', header: 'Response', cell: (a) => a.responseCode || 'No answer' },
+    {
+      key: 'status',
+      header: 'Status',
+      cell: (a) => <Badge colorPalette={STATUS_PALETTE[a.callbackAttemptStatus] ?? 'gray'}>{a.callbackAttemptStatus || 'Unknown'}</Badge>,
+    },
+    { key: 'error', header: 'Error', cellProps: { fontSize: 'xs' }, cell: (a) => a.errorMessage || '-' },
+    {
+      key: 'actions',
+      header: 'Actions',
+      cell: (a) => {
+        const state = retryState(a, sent);
+        if (state === 'sent')
+          return (
+            <Text fontSize="xs" color="fg.muted" whiteSpace="nowrap">
+              Request sent
+            </Text>
+          );
+        if (state === 'retry' && canRetry)
+          return (
+            <Button size="xs" variant="outline" loading={retry.isPending && retry.variables?.id === a.id} onClick={() => send(a)}>
+              Retry
+            </Button>
+          );
+        return null;
+      },
+    },
+  ];
+
   return (
     <DialogFrame title={`Callback Attempts - ${id}`} onClose={onClose} size="xl">
-      {attempts.isPending && (
-        <Stack align="center" py="6">
-          <Spinner />
-          <Text>Loading callback attempts...</Text>
-        </Stack>
-      )}
-      {failure && (
-        <Alert.Root status="error">
-          <Alert.Indicator />
-          <Alert.Content>
-            <Alert.Title>{failure}</Alert.Title>
-          </Alert.Content>
-          <Button size="sm" onClick={() => void attempts.refetch()}>
-            Retry
-          </Button>
-        </Alert.Root>
-      )}
-      {attempts.isSuccess && list.length === 0 && (
-        <Text textAlign="center" py="6" color="fg.muted">
-          No callbacks to be displayed
-        </Text>
-      )}
-      {list.length > 0 && (
-        <Stack gap="3">
-          <Table.ScrollArea borderWidth="1px" borderRadius="md">
-            <Table.Root size="sm" aria-label="Callback attempts">
-              <Table.Header>
-                <Table.Row>
-                  <Table.ColumnHeader>#</Table.ColumnHeader>
-                  <Table.ColumnHeader>Created</Table.ColumnHeader>
-                  <Table.ColumnHeader>Callback URL</Table.ColumnHeader>
-                  <Table.ColumnHeader>Response</Table.ColumnHeader>
-                  <Table.ColumnHeader>Status</Table.ColumnHeader>
-                  <Table.ColumnHeader>Error</Table.ColumnHeader>
-                  <Table.ColumnHeader>Actions</Table.ColumnHeader>
-                </Table.Row>
-              </Table.Header>
-              <Table.Body>
-                {rows.map((a) => {
-                  const state = retryState(a, sent);
-                  const expanded = open === a.id;
-                  return (
-                    <Fragment key={a.id}>
-                      <Table.Row data-testid={`attempt-${a.id}`}>
-                        <Table.Cell>{a.attemptNumber || '-'}</Table.Cell>
-                        <Table.Cell whiteSpace="nowrap">{a.createdUtc ? formatDateTime(a.createdUtc, zone) : '-'}</Table.Cell>
-                        <Table.Cell fontFamily="mono" fontSize="xs" wordBreak="break-all">
-                          {a.callbackUrl}
-                        </Table.Cell>
-                        <Table.Cell>{a.responseCode || 'No answer'}</Table.Cell>
-                        <Table.Cell>
-                          <Badge colorPalette={STATUS_PALETTE[a.callbackAttemptStatus] ?? 'gray'}>{a.callbackAttemptStatus || 'Unknown'}</Badge>
-                        </Table.Cell>
-                        <Table.Cell fontSize="xs">{a.errorMessage || '-'}</Table.Cell>
-                        <Table.Cell>
-                          <HStack gap="1">
-                            <IconButton
-                              size="xs"
-                              variant="ghost"
-                              aria-label={`${expanded ? 'Hide' : 'Show'} request body of attempt ${a.id}`}
-                              aria-expanded={expanded}
-                              onClick={() => setOpen(expanded ? null : a.id)}
-                            >
-                              {expanded ? '▾' : '▸'}
-                            </IconButton>
-                            {state === 'sent' && (
-                              <Text fontSize="xs" color="fg.muted" whiteSpace="nowrap">
-                                Request sent
-                              </Text>
-                            )}
-                            {state === 'retry' && canRetry && (
-                              <Button size="xs" variant="outline" loading={retry.isPending && retry.variables?.id === a.id} onClick={() => send(a)}>
-                                Retry
-                              </Button>
-                            )}
-                          </HStack>
-                        </Table.Cell>
-                      </Table.Row>
-                      {expanded && (
-                        <Table.Row>
-                          <Table.Cell colSpan={7} bg="bg.muted">
-                            {a.webhookId && (
-                              <Text fontSize="xs" mb="1">
-                                webhook-id: <Code fontSize="xs">{a.webhookId}</Code>
-                              </Text>
-                            )}
-                            <Code display="block" whiteSpace="pre-wrap" fontSize="xs" p="2" aria-label={`Request body of attempt ${a.id}`}>
-                              {pretty(a.requestBody) || '(empty)'}
-                            </Code>
-                          </Table.Cell>
-                        </Table.Row>
-                      )}
-                    </Fragment>
-                  );
-                })}
-              </Table.Body>
-            </Table.Root>
-          </Table.ScrollArea>
-          <HStack justify="space-between" wrap="wrap">
-            <HStack>
-              <Button size="xs" variant="outline" disabled={current === 0} onClick={() => setPage(current - 1)}>
-                Previous
-              </Button>
-              <Text fontSize="sm">
-                Page {current + 1} of {pages}
-              </Text>
-              <Button size="xs" variant="outline" disabled={current >= pages - 1} onClick={() => setPage(current + 1)}>
-                Next
-              </Button>
-            </HStack>
-            <Text fontSize="xs" color="fg.muted">
-              {total > ATTEMPTS_TAKE ? `The latest ${list.length} of ${total} attempts` : `${list.length} attempts`}
-            </Text>
-          </HStack>
-        </Stack>
-      )}
+      <DataTable
+        label="Callback attempts"
+        columns={columns}
+        rows={rows}
+        rowKey={(a) => a.id}
+        rowProps={(a) => ({ 'data-testid': `attempt-${a.id}` })}
+        loading={attempts.isPending}
+        empty="No callbacks to be displayed"
+        error={failure}
+        onRetry={() => void attempts.refetch()}
+        retrying={attempts.isFetching}
+        expansion={{
+          toggleLabel: (a, expanded) => `${expanded ? 'Hide' : 'Show'} request body of attempt ${a.id}`,
+          detail: (a) => <RequestBody attempt={a} />,
+        }}
+        pagination={
+          list.length > 0
+            ? {
+                label: 'Callback attempts pages',
+                page: current + 1,
+                totalPages: pages,
+                summary: total > ATTEMPTS_TAKE ? `The latest ${list.length} of ${total} attempts` : `${list.length} attempts`,
+                onPage: (p) => setPage(p - 1),
+              }
+            : undefined
+        }
+      />
     </DialogFrame>
   );
 }

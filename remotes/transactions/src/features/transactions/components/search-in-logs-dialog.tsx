@@ -1,11 +1,39 @@
-import { Alert, Badge, Button, Field, HStack, Input, Link, NativeSelect, Stack, Table, Text, Wrap } from '@chakra-ui/react';
-import { DialogFrame, errorMessage, formatDateTime, notify, useTimezone } from '@paygate/sdk';
+import { Alert, Badge, Button, Field, HStack, Input, Link, NativeSelect, Stack, Text, Wrap } from '@chakra-ui/react';
+import { DataTable, DialogFrame, errorMessage, formatDateTime, notify, useTimezone, type DataColumn } from '@paygate/sdk';
 import { useState } from 'react';
 import { useSearchInLogs, type LogSearchHit } from '../api/search-in-logs';
 import { defaultLogSearch, DURATIONS, logSearchRequest, type LogSearchForm } from '../utils/log-search';
 import { statusLabel, TRANSACTION_TYPES } from '../utils/status';
 
 const PAGE = 20;
+
+function columns(zone: string): DataColumn<LogSearchHit>[] {
+  return [
+    {
+      key: 'id',
+      header: 'ID',
+      cell: (h) => (
+        <Link href={`/transactions/${h.id}`} target="_blank" rel="noopener" color="blue.fg">
+          {h.id}
+        </Link>
+      ),
+    },
+    { key: 'merchant', header: 'Merchant / Provider', cell: (h) => `${h.merchantName} / ${h.providerName}` },
+    { key: 'client', header: 'Client ID', cell: (h) => h.merchantClientId },
+    { key: 'amount', header: 'Amount', cell: (h) => `${h.amount} ${h.currency}` },
+    { key: 'status', header: 'Status', cell: (h) => statusLabel(h.transactionStatus) },
+    { key: 'created', header: 'Created', cell: (h) => formatDateTime(h.createdUtc, zone) },
+    {
+      key: 'match',
+      header: 'Match',
+      cell: (h) => (
+        <>
+          <Badge colorPalette={h.matchScore === 1 ? 'green' : 'orange'}>{h.matchScore === 1 ? 'Exact' : 'Partial'}</Badge> {h.matchedJsonKey} ({h.jsonSource})
+        </>
+      ),
+    },
+  ];
+}
 
 /**
  * SearchInLogsDialog is the full-screen "Search Transactions in Logs" dialog
@@ -51,6 +79,7 @@ export function SearchInLogsDialog({ onClose, initial }: { onClose: () => void; 
             onClick={() => {
               setForm(defaultLogSearch(new Date(), zone));
               setHits(null);
+              search.reset();
             }}
           >
             Clear
@@ -126,58 +155,18 @@ export function SearchInLogsDialog({ onClose, initial }: { onClose: () => void; 
             </Alert.Content>
           </Alert.Root>
         )}
-        {hits && hits.length > 0 && (
-          <>
-            <Table.Root size="sm" aria-label="Log search results">
-              <Table.Header>
-                <Table.Row>
-                  <Table.ColumnHeader>ID</Table.ColumnHeader>
-                  <Table.ColumnHeader>Merchant / Provider</Table.ColumnHeader>
-                  <Table.ColumnHeader>Client ID</Table.ColumnHeader>
-                  <Table.ColumnHeader>Amount</Table.ColumnHeader>
-                  <Table.ColumnHeader>Status</Table.ColumnHeader>
-                  <Table.ColumnHeader>Created</Table.ColumnHeader>
-                  <Table.ColumnHeader>Match</Table.ColumnHeader>
-                </Table.Row>
-              </Table.Header>
-              <Table.Body>
-                {shown.map((h) => (
-                  <Table.Row key={h.id}>
-                    <Table.Cell>
-                      <Link href={`/transactions/${h.id}`} target="_blank" rel="noopener" color="blue.fg">
-                        {h.id}
-                      </Link>
-                    </Table.Cell>
-                    <Table.Cell>
-                      {h.merchantName} / {h.providerName}
-                    </Table.Cell>
-                    <Table.Cell>{h.merchantClientId}</Table.Cell>
-                    <Table.Cell>
-                      {h.amount} {h.currency}
-                    </Table.Cell>
-                    <Table.Cell>{statusLabel(h.transactionStatus)}</Table.Cell>
-                    <Table.Cell>{formatDateTime(h.createdUtc, zone)}</Table.Cell>
-                    <Table.Cell>
-                      <Badge colorPalette={h.matchScore === 1 ? 'green' : 'orange'}>{h.matchScore === 1 ? 'Exact' : 'Partial'}</Badge> {h.matchedJsonKey} ({h.jsonSource})
-                    </Table.Cell>
-                  </Table.Row>
-                ))}
-              </Table.Body>
-            </Table.Root>
-            {pages > 1 && (
-              <HStack>
-                <Button size="xs" variant="outline" disabled={pageIndex === 0} onClick={() => setPageIndex(pageIndex - 1)}>
-                  Previous
-                </Button>
-                <Text fontSize="sm">
-                  Page {pageIndex + 1} of {pages}
-                </Text>
-                <Button size="xs" variant="outline" disabled={pageIndex + 1 >= pages} onClick={() => setPageIndex(pageIndex + 1)}>
-                  Next
-                </Button>
-              </HStack>
-            )}
-          </>
+        {!search.isIdle && (
+          <DataTable
+            label="Log search results"
+            columns={columns(zone)}
+            rows={shown}
+            rowKey={(h) => h.id}
+            loading={search.isPending}
+            empty="No transactions matched the search"
+            error={search.isError ? errorMessage(search.error, 'Failed to search transactions') : null}
+            onRetry={() => void run()}
+            pagination={pages > 1 ? { label: 'Log search results pages', page: pageIndex + 1, totalPages: pages, totalCount: hits?.length ?? 0, onPage: (p) => setPageIndex(p - 1) } : undefined}
+          />
         )}
       </Stack>
     </DialogFrame>

@@ -1,5 +1,5 @@
-import { Alert, Box, Button, Field, HStack, Input, NativeSelect, Text } from '@chakra-ui/react';
-import { ConfirmDialog, errorMessage, hasPermission, isAdmin, mayCall, NoPermission, notify, PageFrame, SCREENS, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
+import { Button, Field, HStack, Input, NativeSelect, Text } from '@chakra-ui/react';
+import { ConfirmDialog, errorMessage, formatMoney, hasPermission, mayCall, NoPermission, notify, PageFrame, SCREENS, seesAllMerchants, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { useCollabs } from '../../../api/get-collabs';
@@ -13,7 +13,7 @@ import { logSearchFromTransaction } from '../utils/log-search';
 import { manualQuestion } from '../utils/manual-confirm';
 import { PAGE_SIZES, parseFilters, serializeFilters, type Filters } from '../utils/query-state';
 import { paymentMethodType, searchTarget } from '../utils/search';
-import { formatMoney, needsTotals, TOTAL_CURRENCIES, totalFor, type TotalCurrency } from '../utils/totals';
+import { needsTotals, TOTAL_CURRENCIES, totalFor, type TotalCurrency } from '../utils/totals';
 import { AdditionalDataDialog } from './additional-data-dialog';
 import { CallbackAttemptsDialog } from './callback-attempts-dialog';
 import { EditTransactionDialog } from './edit-transaction-dialog';
@@ -68,7 +68,7 @@ function TransactionsView({ user }: { user: User | null }) {
   const filters = useMemo(() => parseFilters(params), [params]);
   const [zone] = useTimezone();
   const [merchantFilter] = useSelectedMerchant();
-  const admin = isAdmin(user);
+  const admin = seesAllMerchants(user);
   const [now] = useState(() => new Date());
   const range = filters.dateRange ?? defaultRange(now, zone);
   const [searchDraft, setSearchDraft] = useState(routeSearch);
@@ -114,8 +114,6 @@ function TransactionsView({ user }: { user: User | null }) {
   useEffect(() => {
     if (totalsMissing) notify.warning(`Total amount for ${currency} is not available`);
   }, [totalsMissing, currency]);
-
-  const totalPages = Math.max(data?.totalPages ?? 0, 1);
 
   return (
     <PageFrame
@@ -170,10 +168,10 @@ function TransactionsView({ user }: { user: User | null }) {
       <HStack justify="space-between" wrap="wrap" borderWidth="1px" borderRadius="md" p="3" aria-label="Totals" role="group">
         <HStack gap="6">
           <Text>
-            Total: <strong>{summary ? `${formatMoney(summary.total)} ${currency}` : '-'}</strong>
+            Total: <strong>{summary ? formatMoney(summary.total, currency) : '-'}</strong>
           </Text>
           <Text>
-            Average: <strong>{summary ? `${formatMoney(summary.average)} ${currency}` : '-'}</strong>
+            Average: <strong>{summary ? formatMoney(summary.average, currency) : '-'}</strong>
           </Text>
           <Text color="fg.muted">{data ? `${data.totalCount} transactions` : ''}</Text>
           <Text fontSize="xs" color={live ? 'green.fg' : 'fg.muted'} aria-label="Live updates">
@@ -192,49 +190,26 @@ function TransactionsView({ user }: { user: User | null }) {
         </NativeSelect.Root>
       </HStack>
 
-      {failure && (
-        <Alert.Root status="error">
-          <Alert.Indicator />
-          <Alert.Title>Failed to fetch transactions: {failure}</Alert.Title>
-        </Alert.Root>
-      )}
-
       <TransactionsTable
         transactions={data?.transactions ?? []}
         loading={list.isPending}
-        pageSize={filters.pageSize}
+        error={failure && `Failed to fetch transactions: ${failure}`}
+        onRetry={() => void list.refetch()}
+        pagination={{
+          label: 'Transactions pages',
+          page: filters.currentPage,
+          totalPages: data?.totalPages ?? 0,
+          pageSize: filters.pageSize,
+          pageSizes: PAGE_SIZES,
+          onPage: (page) => update({ currentPage: page }),
+          onPageSize: (size) => update({ pageSize: size }),
+        }}
         user={user}
         zone={zone}
         busyId={manual.busy}
         onDialog={(kind, t) => (kind === 'export' ? exporter.open(transactionExportScope(t, collabs.data, admin)) : setDialog({ kind, t }))}
         onManual={(kind, t) => setConfirming({ kind, t })}
       />
-
-      <HStack justify="space-between" wrap="wrap">
-        <HStack>
-          <Button size="sm" variant="outline" disabled={filters.currentPage <= 1} onClick={() => update({ currentPage: filters.currentPage - 1 })}>
-            Previous
-          </Button>
-          <Text fontSize="sm">
-            Page {filters.currentPage} of {totalPages}
-          </Text>
-          <Button size="sm" variant="outline" disabled={filters.currentPage >= totalPages} onClick={() => update({ currentPage: filters.currentPage + 1 })}>
-            Next
-          </Button>
-        </HStack>
-        <Box>
-          <NativeSelect.Root size="sm" w="32">
-            <NativeSelect.Field aria-label="Rows per page" value={filters.pageSize} onChange={(e) => update({ pageSize: Number(e.target.value) })}>
-              {PAGE_SIZES.map((s) => (
-                <option key={s} value={s}>
-                  {s} / page
-                </option>
-              ))}
-            </NativeSelect.Field>
-            <NativeSelect.Indicator />
-          </NativeSelect.Root>
-        </Box>
-      </HStack>
 
       {dialog?.kind === 'logs' && <TransactionLogsDialog id={dialog.t.id} onClose={() => setDialog(null)} />}
       {dialog?.kind === 'callbacks' && <CallbackAttemptsDialog id={dialog.t.id} onClose={() => setDialog(null)} />}

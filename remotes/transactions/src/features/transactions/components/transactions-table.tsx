@@ -1,6 +1,5 @@
-import { Badge, Box, Button, HStack, IconButton, Menu, Portal, SimpleGrid, Skeleton, Table, Text } from '@chakra-ui/react';
-import { formatAmount, formatDateTime, type User } from '@paygate/sdk';
-import { Fragment, useState } from 'react';
+import { Badge, Box, Button, HStack, IconButton, Menu, Portal, SimpleGrid, Text } from '@chakra-ui/react';
+import { DataTable, formatAmount, formatDateTime, type DataColumn, type PagerProps, type User } from '@paygate/sdk';
 import type { Transaction } from '../api/types';
 import type { ManualKind } from '../hooks/use-manual-action';
 import { rowActionLayout, rowActions, type RowActionKey, type RowActions } from '../utils/row-actions';
@@ -12,15 +11,16 @@ export type RowDialog = 'edit' | 'logs' | 'data' | 'callbacks' | 'export' | 'sea
 interface Props {
   transactions: Transaction[];
   loading: boolean;
-  pageSize: number;
+  /** The failed load's sentence, shown in the table with Retry. */
+  error: string | null;
+  onRetry: () => void;
+  pagination: PagerProps & { pageSize: number };
   user: User | null;
   zone: string;
   busyId: string | null;
   onDialog: (dialog: RowDialog, t: Transaction) => void;
   onManual: (kind: ManualKind, t: Transaction) => void;
 }
-
-const COLUMNS = 10;
 
 /**
  * The columns a narrow table leaves out, lowest priority first, with the
@@ -166,127 +166,108 @@ function Detail({ label, value, column }: { label: string; value: string; column
   );
 }
 
-/** TransactionsTable lists one page of transactions with expandable rows and the row buttons of spec 02 §2. */
-export function TransactionsTable({ transactions, loading, pageSize, user, zone, busyId, onDialog, onManual }: Props) {
-  const [open, setOpen] = useState<Set<string>>(new Set());
-  const toggle = (id: string) => {
-    const next = new Set(open);
-    if (next.has(id)) next.delete(id);
-    else next.add(id);
-    setOpen(next);
-  };
-
-  return (
-    <Table.ScrollArea borderWidth="1px" borderRadius="md" css={{ containerType: 'inline-size', containerName: CONTAINER }}>
-      <Table.Root size="sm" aria-label="Transactions" aria-busy={loading} whiteSpace="nowrap" css={{ '& tbody > tr > td': { py: '1' }, ...PRIORITY_CSS }}>
-        <Table.Header>
-          <Table.Row>
-            <Table.ColumnHeader w="8" />
-            <Table.ColumnHeader>ID</Table.ColumnHeader>
-            <Table.ColumnHeader {...col('reference')}>Reference ID</Table.ColumnHeader>
-            <Table.ColumnHeader {...col('merchant')}>Merchant / Provider</Table.ColumnHeader>
-            <Table.ColumnHeader {...col('type')}>Type</Table.ColumnHeader>
-            <Table.ColumnHeader textAlign="end">Amount</Table.ColumnHeader>
-            <Table.ColumnHeader>Status</Table.ColumnHeader>
-            <Table.ColumnHeader {...col('callbacks')}>Callbacks</Table.ColumnHeader>
-            <Table.ColumnHeader>Created</Table.ColumnHeader>
-            <Table.ColumnHeader {...STICKY_END}>Actions</Table.ColumnHeader>
-          </Table.Row>
-        </Table.Header>
-        <Table.Body>
-          {loading && transactions.length === 0 &&
-            Array.from({ length: pageSize }, (_, i) => (
-              <Table.Row key={`s${i}`}>
-                <Table.Cell colSpan={COLUMNS}>
-                  <Skeleton height="5" />
-                </Table.Cell>
-              </Table.Row>
-            ))}
-          {!loading && transactions.length === 0 && (
-            <Table.Row>
-              <Table.Cell colSpan={COLUMNS}>
-                <Text textAlign="center" py="4" color="fg.muted">
-                  No transactions found
-                </Text>
-              </Table.Cell>
-            </Table.Row>
+function columns({ user, zone, busyId, onDialog, onManual }: Pick<Props, 'user' | 'zone' | 'busyId' | 'onDialog' | 'onManual'>): DataColumn<Transaction>[] {
+  return [
+    { key: 'id', header: 'ID', cell: (t) => t.id },
+    {
+      key: 'reference',
+      header: 'Reference ID',
+      headerProps: col('reference'),
+      cellProps: { ...col('reference'), fontFamily: 'mono', fontSize: 'xs' },
+      cell: (t) => t.transactionReferenceId,
+    },
+    { key: 'merchant', header: 'Merchant / Provider', headerProps: col('merchant'), cellProps: col('merchant'), cell: (t) => `${t.merchantName} / ${t.providerName}` },
+    { key: 'type', header: 'Type', headerProps: col('type'), cellProps: col('type'), cell: typeLabel },
+    { key: 'amount', header: 'Amount', align: 'end', cell: (t) => formatAmount(t.amount, t.currency) },
+    {
+      key: 'status',
+      header: 'Status',
+      cell: (t) => {
+        const cls = statusClass(t.transactionStatus);
+        return (
+          <HStack gap="1">
+            <Badge colorPalette={STATUS_PALETTE[cls]} data-status-class={cls} aria-label={`Status ${statusLabel(t.transactionStatus)}`}>
+              {statusLabel(t.transactionStatus)}
+            </Badge>
+            <PollingMark attempts={t.pollingAttempts} />
+          </HStack>
+        );
+      },
+    },
+    {
+      key: 'callbacks',
+      header: 'Callbacks',
+      headerProps: col('callbacks'),
+      cellProps: col('callbacks'),
+      cell: (t) => (
+        <HStack gap="1">
+          <CallbackDeliveryMark tally={t.callbackDeliveryStatus} />
+          {t.isCallbackSendingCanceled && (
+            <Badge size="sm" colorPalette="gray" variant="outline">
+              Cancelled
+            </Badge>
           )}
-          {transactions.map((t) => {
-            const actions = rowActions(t, user);
-            const expanded = open.has(t.id);
-            const cls = statusClass(t.transactionStatus);
-            return (
-              <Fragment key={t.id}>
-                <Table.Row data-testid={`transaction-${t.id}`}>
-                  <Table.Cell>
-                    <IconButton size="2xs" variant="ghost" aria-label={`${expanded ? 'Collapse' : 'Expand'} transaction ${t.id}`} aria-expanded={expanded} onClick={() => toggle(t.id)}>
-                      {expanded ? '▾' : '▸'}
-                    </IconButton>
-                  </Table.Cell>
-                  <Table.Cell>{t.id}</Table.Cell>
-                  <Table.Cell {...col('reference')} fontFamily="mono" fontSize="xs">
-                    {t.transactionReferenceId}
-                  </Table.Cell>
-                  <Table.Cell {...col('merchant')}>
-                    {t.merchantName} / {t.providerName}
-                  </Table.Cell>
-                  <Table.Cell {...col('type')}>{typeLabel(t)}</Table.Cell>
-                  <Table.Cell textAlign="end">{formatAmount(t.amount, t.currency)}</Table.Cell>
-                  <Table.Cell>
-                    <HStack gap="1">
-                      <Badge colorPalette={STATUS_PALETTE[cls]} data-status-class={cls} aria-label={`Status ${statusLabel(t.transactionStatus)}`}>
-                        {statusLabel(t.transactionStatus)}
-                      </Badge>
-                      <PollingMark attempts={t.pollingAttempts} />
-                    </HStack>
-                  </Table.Cell>
-                  <Table.Cell {...col('callbacks')}>
-                    <HStack gap="1">
-                      <CallbackDeliveryMark tally={t.callbackDeliveryStatus} />
-                      {t.isCallbackSendingCanceled && (
-                        <Badge size="sm" colorPalette="gray" variant="outline">
-                          Cancelled
-                        </Badge>
-                      )}
-                    </HStack>
-                  </Table.Cell>
-                  <Table.Cell whiteSpace="nowrap">{formatDateTime(t.createdUtc, zone)}</Table.Cell>
-                  <Table.Cell {...STICKY_END}>
-                    <RowActionsCell t={t} actions={actions} busy={busyId === t.id} onDialog={onDialog} onManual={onManual} />
-                  </Table.Cell>
-                </Table.Row>
-                {expanded && (
-                  <Table.Row>
-                    <Table.Cell colSpan={COLUMNS} bg="bg.muted" whiteSpace="normal">
-                      <SimpleGrid columns={{ base: 2, md: 4 }} gap="3" p="2" aria-label={`Details of transaction ${t.id}`}>
-                        <Detail column="reference" label="Reference ID" value={t.transactionReferenceId} />
-                        <Detail column="merchant" label="Merchant / Provider" value={`${t.merchantName} / ${t.providerName}`} />
-                        <Detail column="type" label="Type" value={typeLabel(t)} />
-                        <Detail label="Nonce" value={t.nonce} />
-                        <Detail label="Merchant Client ID" value={t.merchantClientId} />
-                        <Detail label="Provider TID" value={t.providerTransactionId} />
-                        <Detail label="Pay Type" value={t.providerPayType} />
-                        <Detail label="Status Message" value={t.transactionStatusMessage} />
-                        <Detail label="Error" value={t.errorMessage} />
-                        <Detail label="Payment Method" value={t.paymentMethodValue} />
-                        <Detail label="Payment IP" value={t.paymentIpAddress} />
-                        <Detail label="Destination" value={t.destinationAmount ? `${t.destinationAmount} ${t.destinationCurrency}` : ''} />
-                        <Detail
-                          label="Fee"
-                          value={t.appliedFeeType ? `${FEE_TYPES[t.appliedFeeType] ?? ''} ${t.appliedFeeValue} → ${t.appliedFeeAmount} ${t.appliedFeeCurrency} (${t.appliedFeePayer === 1 ? 'client fee' : 'merchant fee'})` : ''}
-                        />
-                        <Detail label="Callbacks" value={`${callbackDelivery(t.callbackDeliveryStatus).figures} delivered${t.isCallbackSendingCanceled ? ', sending cancelled' : ''}`} />
-                        <Detail label="Polling Attempts" value={String(t.pollingAttempts)} />
-                        <Detail label="Updated" value={t.updatedUtc ? formatDateTime(t.updatedUtc, zone) : ''} />
-                      </SimpleGrid>
-                    </Table.Cell>
-                  </Table.Row>
-                )}
-              </Fragment>
-            );
-          })}
-        </Table.Body>
-      </Table.Root>
-    </Table.ScrollArea>
+        </HStack>
+      ),
+    },
+    { key: 'created', header: 'Created', cellProps: { whiteSpace: 'nowrap' }, cell: (t) => formatDateTime(t.createdUtc, zone) },
+    {
+      key: 'actions',
+      header: 'Actions',
+      headerProps: STICKY_END,
+      cellProps: STICKY_END,
+      cell: (t) => <RowActionsCell t={t} actions={rowActions(t, user)} busy={busyId === t.id} onDialog={onDialog} onManual={onManual} />,
+    },
+  ];
+}
+
+function TransactionDetails({ t, zone }: { t: Transaction; zone: string }) {
+  return (
+    <SimpleGrid columns={{ base: 2, md: 4 }} gap="3" p="2" aria-label={`Details of transaction ${t.id}`}>
+      <Detail column="reference" label="Reference ID" value={t.transactionReferenceId} />
+      <Detail column="merchant" label="Merchant / Provider" value={`${t.merchantName} / ${t.providerName}`} />
+      <Detail column="type" label="Type" value={typeLabel(t)} />
+      <Detail label="Nonce" value={t.nonce} />
+      <Detail label="Merchant Client ID" value={t.merchantClientId} />
+      <Detail label="Provider TID" value={t.providerTransactionId} />
+      <Detail label="Pay Type" value={t.providerPayType} />
+      <Detail label="Status Message" value={t.transactionStatusMessage} />
+      <Detail label="Error" value={t.errorMessage} />
+      <Detail label="Payment Method" value={t.paymentMethodValue} />
+      <Detail label="Payment IP" value={t.paymentIpAddress} />
+      <Detail label="Destination" value={t.destinationAmount ? `${t.destinationAmount} ${t.destinationCurrency}` : ''} />
+      <Detail
+        label="Fee"
+        value={t.appliedFeeType ? `${FEE_TYPES[t.appliedFeeType] ?? ''} ${t.appliedFeeValue} → ${t.appliedFeeAmount} ${t.appliedFeeCurrency} (${t.appliedFeePayer === 1 ? 'client fee' : 'merchant fee'})` : ''}
+      />
+      <Detail label="Callbacks" value={`${callbackDelivery(t.callbackDeliveryStatus).figures} delivered${t.isCallbackSendingCanceled ? ', sending cancelled' : ''}`} />
+      <Detail label="Polling Attempts" value={String(t.pollingAttempts)} />
+      <Detail label="Updated" value={t.updatedUtc ? formatDateTime(t.updatedUtc, zone) : ''} />
+    </SimpleGrid>
+  );
+}
+
+/** TransactionsTable lists one page of transactions with expandable rows, the row buttons of spec 02 §2 and the pager. */
+export function TransactionsTable({ transactions, loading, error, onRetry, pagination, ...rest }: Props) {
+  return (
+    <DataTable
+      label="Transactions"
+      columns={columns(rest)}
+      rows={transactions}
+      rowKey={(t) => t.id}
+      rowProps={(t) => ({ 'data-testid': `transaction-${t.id}` })}
+      loading={loading}
+      loadingRows={pagination.pageSize}
+      empty="No transactions found"
+      error={error}
+      onRetry={onRetry}
+      pagination={pagination}
+      expansion={{
+        toggleLabel: (t, expanded) => `${expanded ? 'Collapse' : 'Expand'} transaction ${t.id}`,
+        detail: (t) => <TransactionDetails t={t} zone={rest.zone} />,
+      }}
+      tableProps={{ whiteSpace: 'nowrap', css: { '& tbody > tr > td': { py: '1' }, ...PRIORITY_CSS } }}
+      frameProps={{ css: { containerType: 'inline-size', containerName: CONTAINER } }}
+    />
   );
 }

@@ -1,4 +1,7 @@
-import { parseTimestamp, timezoneByValue } from '@paygate/sdk';
+import { compareDecimal, parseTimestamp, timezoneByValue } from '@paygate/sdk';
+
+/** isLogAmount: a decimal of at least 0.01 with at most 2 fraction digits (spec 02 §9). */
+const isLogAmount = (s: string) => /^\d+(\.\d{1,2})?$/.test(s) && compareDecimal(s, '0.01') >= 0;
 
 /** The durations of the log search window in minutes (spec 02 §9); 15 is the default. */
 export const DURATIONS = [15, 30, 60] as const;
@@ -63,7 +66,7 @@ export function logSearchRequest(f: LogSearchForm, zone: string, now: Date): { o
   }
   if (!(DURATIONS as readonly number[]).includes(f.duration)) errors.push('Duration is required.');
   const amount = f.amount.trim();
-  if (amount && (!/^\d+(\.\d{1,2})?$/.test(amount) || Number(amount) < 0.01)) errors.push('Amount must be at least 0.01 with at most 2 decimals.');
+  if (amount && !isLogAmount(amount)) errors.push('Amount must be at least 0.01 with at most 2 decimals.');
   const currency = f.currency.trim().toUpperCase();
   if (currency.length > 10) errors.push('Currency must be at most 10 characters.');
   const cid = f.merchantClientId.trim();
@@ -100,7 +103,7 @@ export function logSearchFromTransaction(
 ): LogSearchForm {
   const base = defaultLogSearch(now, zone);
   const created = parseTimestamp(t.createdUtc);
-  const amount = /^\d+(\.\d{1,2})?$/.test(t.amount) && Number(t.amount) >= 0.01 ? t.amount : '';
+  const amount = isLogAmount(t.amount) ? t.amount : '';
   return {
     ...base,
     transactionType: t.transactionType === 1 || t.transactionType === 2 ? String(t.transactionType) : '',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_FILTERS } from './query-state';
-import { formatMoney, needsTotals, totalFor } from './totals';
+import { needsTotals, totalFor } from './totals';
 
 describe('totals rule (spec 02 §5)', () => {
   it('requests totals for a collab, a date, a type, a status filter with Success, or a merchant CID', () => {
@@ -16,10 +16,12 @@ describe('totals rule (spec 02 §5)', () => {
     expect(needsTotals(EMPTY_FILTERS, { dateSet: true })).toBe(true);
   });
 
-  it('averages the total over the count and has no summary for a missing currency', () => {
-    expect(totalFor({ PHP: 300 }, 'PHP', 4)).toEqual({ total: 300, average: 75 });
-    expect(totalFor({ PHP: 300 }, 'USD', 4)).toBeNull();
-    expect(totalFor({ USD: 0 }, 'USD', 0)).toEqual({ total: 0, average: 0 });
-    expect(formatMoney(1234.5)).toBe('1,234.50');
+  it('averages the total over the count exactly and has no summary for a missing currency', () => {
+    expect(totalFor({ PHP: '300' }, 'PHP', 4)).toEqual({ total: '300', average: '75.00' });
+    expect(totalFor({ PHP: '300' }, 'USD', 4)).toBeNull();
+    expect(totalFor({ USD: '0' }, 'USD', 0)).toEqual({ total: '0', average: '0' });
+    expect(totalFor({ PHP: '0.15' }, 'PHP', 2)?.average).toBe('0.08');
+    // As a float this total is 90071992547409940 and its average was shown as 30,023,997,515,803,310.00.
+    expect(totalFor({ PHP: '90071992547409930.03' }, 'PHP', 3)?.average).toBe('30023997515803310.01');
   });
 });

@@ -1,3 +1,4 @@
+import { divideDecimal, MONEY_DIGITS } from '@paygate/sdk';
 import { STATUS_SUCCESS } from './status';
 import type { Filters } from './query-state';
 
@@ -23,17 +24,12 @@ export function needsTotals(f: Filters, { dateSet = f.dateRange !== null }: { da
   );
 }
 
-/** TotalSummary is the total and average for one currency, or null when the server has no total for it. */
-export type TotalSummary = { total: number; average: number } | null;
+/** TotalSummary is the total and average for one currency (exact decimal strings), or null when the server has no total for it. */
+export type TotalSummary = { total: string; average: string } | null;
 
-/** totalFor reads the total for a currency; the average is the total divided by the count. */
-export function totalFor(totals: Record<string, number>, currency: string, count: number): TotalSummary {
+/** totalFor reads the total for a currency; the average is the total divided by the count, exactly, to the cent. */
+export function totalFor(totals: Record<string, string>, currency: string, count: number): TotalSummary {
   const total = totals[currency];
   if (total === undefined) return null;
-  return { total, average: count > 0 ? total / count : 0 };
-}
-
-/** formatMoney renders an amount with 2 decimals and thousands separators. */
-export function formatMoney(n: number): string {
-  return n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return { total, average: count > 0 ? divideDecimal(total, count, MONEY_DIGITS) : '0' };
 }

@@ -1,6 +1,6 @@
 import { Button, HStack } from '@chakra-ui/react';
 import { useQueryClient } from '@tanstack/react-query';
-import { hasPermission, isAdmin, mayCall, NoPermission, notify, PageFrame, SCREENS, useUser, type User } from '@paygate/sdk';
+import { hasPermission, mayCall, NoPermission, notify, PageFrame, SCREENS, seesAllMerchants, useUser, type User } from '@paygate/sdk';
 import { useState } from 'react';
 import { collabNamer, useCollabs } from '../../../api/get-collabs';
 import { CollabSelect } from '../../../components/collab-select';
@@ -37,7 +37,7 @@ export function ValidationEndpointsPage() {
 }
 
 function ValidationEndpoints({ user }: { user: User }) {
-  const admin = isAdmin(user);
+  const admin = seesAllMerchants(user);
   // Each control shows only when the server's rule for its call lets the user in (docs/contracts.md).
   const may = {
     create: mayCall(user, 'POST /api/v1/collabs/validation-endpoints'),
