@@ -17,6 +17,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/jackc/pgx/v5"
+
 	authv1 "github.com/paygate/paygate/gen/go/paygate/auth/v1"
 	"github.com/paygate/paygate/services/internal/sensitive"
 )
@@ -51,11 +53,27 @@ func finishTOTP(t *testing.T, in *instance, token, id, code string) reply {
 	return in.call(t, http.MethodPost, "/api/v1/confirmations/"+id+"/finish", token, testIP(), map[string]any{"totpCode": code})
 }
 
+// stepUp sets which actions need step-up, and for whom (nil: every one).
+func stepUp(t *testing.T, in *instance, admin string, actions []string, scope string) {
+	t.Helper()
+	if actions == nil {
+		for _, a := range sensitive.Catalogue {
+			actions = append(actions, a.Name)
+		}
+	}
+	wantStatus(t, "step-up settings", in.call(t, http.MethodPut, "/api/v1/sensitive-actions/step-up", admin, testIP(),
+		map[string]any{"actions": actions, "scope": scope}), http.StatusOK)
+}
+
 // TestConfirmationTOTPAndApproval walks the TOTP confirmation, the binding
 // of the challenge, the token, proof re-verification, a four-eyes policy, a
 // refused self-decision and an approval applied by auth on itself.
 func TestConfirmationTOTPAndApproval(t *testing.T) {
-	in := defaultInstance(t)
+	in := confirmInstance(t)
+	// Step-up for role.update alone, so that the admin sets the scene
+	// without confirming; the defaults come back for TestConfirmClaim.
+	stepUp(t, in, asAdmin(t, in), []string{"role.update"}, "admin_wide")
+	t.Cleanup(func() { stepUp(t, in, asAdmin(t, in), nil, "admin_wide") })
 	admin := asAdmin(t, in)
 	u1 := addUser(t, in, admin, "cfm-req", 1, nil)
 	u2 := addUser(t, in, admin, "cfm-apr", 1, nil)
@@ -170,6 +188,25 @@ func TestConfirmationTOTPAndApproval(t *testing.T) {
 	if got := listedRole(t, in, admin, roleID); got == nil || got["name"] != newName {
 		t.Fatalf("role after approval: %v", got)
 	}
+	// Auth applied the change to itself through its stepup guard, which kept
+	// the confirmation with both proofs; the approver's own token too.
+	conn, err := pgx.Connect(context.Background(), databaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var applied, nproofs int
+	if err := conn.QueryRow(context.Background(), fmt.Sprintf(`SELECT count(*), coalesce(max(jsonb_array_length(proofs)), 0)
+		FROM %s.used_confirmations WHERE action = 'role.update' AND approval_request_id = $1`, confirmSchema), id).Scan(&applied, &nproofs); err != nil {
+		t.Fatal(err)
+	}
+	if applied != 1 || nproofs != 2 {
+		t.Fatalf("used_confirmations of the approved change: %d rows, %d proofs", applied, nproofs)
+	}
+	if err := conn.QueryRow(context.Background(), fmt.Sprintf(`SELECT count(*) FROM %s.used_confirmations WHERE action = 'approval.approve' AND user_id = $1`,
+		confirmSchema), u2.id).Scan(&applied); err != nil || applied != 1 {
+		t.Fatalf("used_confirmations of the approval: %d (%v)", applied, err)
+	}
 	// The same token once more: refused.
 	if _, err := client.ApproveRequest(metadata.AppendToOutgoingContext(ctx, sensitive.Header, f.str("token")), &authv1.ApproveRequestRequest{Id: id}); err == nil {
 		t.Fatal("second approval accepted")
@@ -179,7 +216,7 @@ func TestConfirmationTOTPAndApproval(t *testing.T) {
 // TestConfirmClaim: by default every action is in an admin-wide user's cfm
 // claim, and only approval.approve in a merchant-scoped user's.
 func TestConfirmClaim(t *testing.T) {
-	in := defaultInstance(t)
+	in := confirmInstance(t)
 	cfm := func(token string) []string {
 		var out []string
 		for _, x := range tokenClaims(t, token)["cfm"].([]any) {

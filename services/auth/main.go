@@ -38,6 +38,7 @@ import (
 	"github.com/paygate/paygate/services/internal/keyring"
 	"github.com/paygate/paygate/services/internal/sensitive"
 	"github.com/paygate/paygate/services/internal/server"
+	"github.com/paygate/paygate/services/internal/stepup"
 )
 
 // Config is the auth service's configuration, read from PAYGATE_* variables.
@@ -250,9 +251,13 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 	}
 	svc.UseConfirmations(confirmations.Confirm)
 
-	// TODO(#28 merge): add the stepup interceptor after authz
+	// Auth's own sensitive methods (a user's roles, merchants and allowed IPs,
+	// custom roles, approving a request) pass the same guard as the gateway's
+	// and the aggregator's (docs/contracts-approvals.md).
+	guard := stepup.New(stepup.Config{Tokens: authz.NewKeyConfirmationVerifier(keys.PublicKey),
+		Store: stepup.NewPostgresStore(p.Pool), Log: p.Log.With("component", "stepup")})
 	srv = p.Server(nil, authz.UnaryInterceptor(authz.NewKeyVerifier(keys.PublicKey), rules, revocations,
-		authz.WithAllowLists(allowLists, server.ClientIP)))
+		authz.WithAllowLists(allowLists, server.ClientIP)), guard.Unary())
 	srv.Register(&authv1.AuthService_ServiceDesc, grpcapi.NewServer(svc))
 	srv.Register(&authv1.UserService_ServiceDesc, grpcapi.NewUserServer(svc))
 	srv.Register(&authv1.SessionService_ServiceDesc, grpcapi.NewSessionServer(svc))
@@ -262,8 +267,7 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 	srv.Register(&authv1.SecondFactorService_ServiceDesc, grpcapi.NewSecondFactorServer(second))
 	srv.Register(&authv1.AuthSettingsService_ServiceDesc, grpcapi.NewSettingsServer(svc))
 	srv.Register(&authv1.ConfirmationService_ServiceDesc, grpcapi.NewConfirmationServer(svc, confirmations))
-	srv.Register(&authv1.ApprovalService_ServiceDesc, grpcapi.NewApprovalServer(svc, confirmations,
-		authz.NewKeyConfirmationVerifier(keys.PublicKey)))
+	srv.Register(&authv1.ApprovalService_ServiceDesc, grpcapi.NewApprovalServer(svc, confirmations))
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return errors.Join(
 			authv1.RegisterAuthServiceHandlerClient(ctx, mux, authv1.NewAuthServiceClient(cc)),

@@ -78,6 +78,7 @@ func TestMain(m *testing.M) {
 	}
 	if conn, err := pgx.Connect(context.Background(), databaseURL); err == nil {
 		_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
+		_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+confirmSchema+" CASCADE")
 		_ = conn.Close(context.Background())
 	}
 	os.Exit(code)
@@ -118,7 +119,31 @@ func start(t *testing.T, name string, extra map[string]string) *instance {
 	return in
 }
 
-func defaultInstance(t *testing.T) *instance { return start(t, "default", nil) }
+// defaultInstance is the service most tests share. Step-up confirmation is
+// off there (scope none): those tests change users and roles as the demo
+// admin, which by default would have to confirm each change; the step-up
+// tests use confirmInstance, whose schema keeps the defaults.
+func defaultInstance(t *testing.T) *instance {
+	t.Helper()
+	in := start(t, "default", nil)
+	stepUpOffOnce.Do(func() {
+		tok, _ := in.mustLogin(t, "admin", "paygate-demo", testIP())
+		r := in.call(t, http.MethodPut, "/api/v1/sensitive-actions/step-up", tok, testIP(), map[string]any{"actions": []string{}, "scope": "none"})
+		wantStatus(t, "step-up off", r, http.StatusOK)
+	})
+	return in
+}
+
+var (
+	stepUpOffOnce sync.Once
+	confirmSchema = schema + "_cfm"
+)
+
+// confirmInstance is a service on a schema of its own, with the default
+// step-up settings (every sensitive action for admin-wide users).
+func confirmInstance(t *testing.T) *instance {
+	return start(t, "confirm", map[string]string{"PAYGATE_DATABASE_SCHEMA": confirmSchema})
+}
 
 // reply is a REST answer.
 type reply struct {
@@ -737,7 +762,7 @@ func TestEveryRPCHasARule(t *testing.T) {
 	authv1.RegisterAllowedIpServiceServer(srv, grpcapi.NewAllowedIPServer(nil))
 	authv1.RegisterRoleServiceServer(srv, grpcapi.NewRoleServer(nil, nil))
 	authv1.RegisterConfirmationServiceServer(srv, grpcapi.NewConfirmationServer(nil, nil))
-	authv1.RegisterApprovalServiceServer(srv, grpcapi.NewApprovalServer(nil, nil, nil))
+	authv1.RegisterApprovalServiceServer(srv, grpcapi.NewApprovalServer(nil, nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/paygate/paygate/services/internal/apperr/grpcstatus"
 	"github.com/paygate/paygate/services/internal/authz"
 	"github.com/paygate/paygate/services/internal/sensitive"
+	"github.com/paygate/paygate/services/internal/stepup"
 )
 
 // ConfirmationServer implements authv1.ConfirmationServiceServer.
@@ -136,15 +137,15 @@ func (s *ConfirmationServer) UpdateStepUpSettings(ctx context.Context, req *auth
 // ApprovalServer implements authv1.ApprovalServiceServer.
 type ApprovalServer struct {
 	authv1.UnimplementedApprovalServiceServer
-	svc    *identity.Service
-	cfm    *confirmation.Service
-	verify authz.ConfirmationVerifier
+	svc *identity.Service
+	cfm *confirmation.Service
 }
 
-// NewApprovalServer returns the gRPC face of the approvals; verify checks
-// the approver's confirmation tokens.
-func NewApprovalServer(svc *identity.Service, cfm *confirmation.Service, verify authz.ConfirmationVerifier) *ApprovalServer {
-	return &ApprovalServer{svc: svc, cfm: cfm, verify: verify}
+// NewApprovalServer returns the gRPC face of the approvals. ApproveRequest
+// is a sensitive method that always needs step-up: the stepup guard in
+// front of it verifies the approver's confirmation token.
+func NewApprovalServer(svc *identity.Service, cfm *confirmation.Service) *ApprovalServer {
+	return &ApprovalServer{svc: svc, cfm: cfm}
 }
 
 func (s *ApprovalServer) requestPB(c confirmation.Caller, r confirmation.Request) *authv1.ApprovalRequest {
@@ -213,20 +214,15 @@ func (s *ApprovalServer) CountPendingApprovals(ctx context.Context, _ *authv1.Co
 	return &authv1.CountPendingApprovalsResponse{Count: int32(n)}, nil
 }
 
-// requireApproverConfirmation returns the verified confirmation token the
-// call carries (metadata sensitive.Header).
-//
-// TODO(#28 merge): replace by the stepup interceptor and
-// apperr.KindConfirmationRequired (428 with the description); until then a
-// call without a token is FailedPrecondition "This change needs your
-// confirmation.".
-func (s *ApprovalServer) requireApproverConfirmation(ctx context.Context) (*sensitive.Claims, error) {
-	md, _ := metadata.FromIncomingContext(ctx)
-	vals := md.Get(sensitive.Header)
-	if len(vals) == 0 || vals[0] == "" {
+// approverConfirmation returns the confirmation the stepup guard verified
+// for this call (approval.approve always needs one; without the guard in
+// the chain the call is refused).
+func approverConfirmation(ctx context.Context) (*sensitive.Claims, error) {
+	c, ok := stepup.FromContext(ctx)
+	if !ok {
 		return nil, apperr.FailedPrecondition(confirmation.MsgNeedConfirm)
 	}
-	return s.verify.VerifyConfirmation(ctx, vals[0])
+	return c, nil
 }
 
 // ApproveRequest implements authv1.ApprovalServiceServer.
@@ -235,7 +231,7 @@ func (s *ApprovalServer) ApproveRequest(ctx context.Context, req *authv1.Approve
 	if err != nil {
 		return nil, err
 	}
-	claims, err := s.requireApproverConfirmation(ctx)
+	claims, err := approverConfirmation(ctx)
 	if err != nil {
 		return nil, err
 	}

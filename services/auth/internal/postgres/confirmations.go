@@ -18,7 +18,7 @@ import (
 
 // Confirmations implements confirmation.Store on the tables of migration
 // 0009 (confirmations, approval_requests, approval_policies,
-// step_up_settings, proof_keys, used_confirmations).
+// step_up_settings, proof_keys, approval_confirmations).
 type Confirmations struct {
 	pool *pgxpool.Pool
 }
@@ -334,7 +334,7 @@ func (x *confirmTx) ExpirePending(ctx context.Context, now time.Time) ([]confirm
 }
 
 func (x *confirmTx) UseJTI(ctx context.Context, jti string, at time.Time) (bool, error) {
-	tag, err := x.t.Exec(ctx, `INSERT INTO used_confirmations (jti, used_at) VALUES ($1, $2) ON CONFLICT DO NOTHING`, jti, at)
+	tag, err := x.t.Exec(ctx, `INSERT INTO approval_confirmations (jti, used_at) VALUES ($1, $2) ON CONFLICT DO NOTHING`, jti, at)
 	if err != nil {
 		return false, fmt.Errorf("record confirmation %s: %w", jti, err)
 	}
