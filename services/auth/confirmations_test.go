@@ -233,3 +233,51 @@ func TestConfirmClaim(t *testing.T) {
 		t.Fatalf("merchant cfm %v", got)
 	}
 }
+
+// TestApprovalExpires: a pending request past its expiry reads as expired
+// and can no longer be decided; nothing is applied.
+func TestApprovalExpires(t *testing.T) {
+	in := confirmInstance(t)
+	stepUp(t, in, asAdmin(t, in), []string{"role.update"}, "admin_wide")
+	t.Cleanup(func() { stepUp(t, in, asAdmin(t, in), nil, "admin_wide") })
+	admin := asAdmin(t, in)
+	u := addUser(t, in, admin, "cfm-exp", 1, nil)
+	tok, _ := in.mustLogin(t, u.name, u.password, testIP())
+	secret, _ := enrolTOTP(t, in, tok)
+	roleID, oldName := createRole(t, in, admin, "exp", true, "Allow IP")
+
+	p := in.call(t, http.MethodPost, "/api/v1/approval-policies", admin, testIP(), map[string]any{"policy": map[string]any{"action": "role.update", "approverPermission": "Edit User"}})
+	wantStatus(t, "create policy", p, http.StatusOK)
+	policyID := fmt.Sprint(p.body["policy"].(map[string]any)["id"])
+	t.Cleanup(func() { in.call(t, http.MethodDelete, "/api/v1/approval-policies/"+policyID, admin, testIP(), nil) })
+
+	action, request := describe(t, "role.update", &authv1.UpdateRoleRequest{Id: int32(roleID), Name: oldName + " x", Permissions: []string{"Allow IP"}, GlobalScope: true}, "")
+	b := begin(t, in, tok, action, request, "")
+	wantStatus(t, "begin", b, http.StatusOK)
+	f := finishTOTP(t, in, tok, b.str("confirmationId"), codeFor(t, secret, 1))
+	wantStatus(t, "finish", f, http.StatusOK)
+	reqID := idOf(f.body["approvalRequestId"])
+
+	conn, err := pgx.Connect(context.Background(), databaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), fmt.Sprintf(`UPDATE %s.approval_requests SET expires_at = now() - interval '1 second' WHERE id = $1`, confirmSchema), reqID); err != nil {
+		t.Fatal(err)
+	}
+	g := in.call(t, http.MethodGet, "/api/v1/approvals/"+reqID, tok, testIP(), nil)
+	wantStatus(t, "get", g, http.StatusOK)
+	if r, _ := g.body["request"].(map[string]any); r["status"] != "expired" {
+		t.Fatalf("request past its expiry: %v", g.body)
+	}
+	wantStatus(t, "reject expired", in.call(t, http.MethodPost, "/api/v1/approvals/"+reqID+"/reject", admin, testIP(), map[string]any{"reason": "late"}), http.StatusConflict)
+	l := in.call(t, http.MethodGet, "/api/v1/approvals?status=expired&mine=true", tok, testIP(), nil)
+	wantStatus(t, "list expired", l, http.StatusOK)
+	if rs, _ := l.body["requests"].([]any); len(rs) != 1 || idOf(rs[0].(map[string]any)["id"]) != reqID {
+		t.Fatalf("expired list %v", l.body)
+	}
+	if got := listedRole(t, in, admin, roleID); got == nil || got["name"] != oldName {
+		t.Fatalf("role after expiry: %v", got)
+	}
+}
