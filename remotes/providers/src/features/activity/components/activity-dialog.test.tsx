@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { renderApp } from '@paygate/devkit/testing';
-import { GATEWAY, server } from '@paygate/devkit/testing/msw';
+import { AUTH, GATEWAY, server } from '@paygate/devkit/testing/msw';
 import { ADMIN } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
 import { listHandlers, providersLoader } from '../../../testing/fixtures';
@@ -192,5 +192,153 @@ describe('Activity dialog (spec 01 §2)', () => {
     await user.click(screen.getByRole('button', { name: 'Recent Actions' }));
     const merchant = await screen.findByRole('dialog', { name: 'Recent Actions - Acme Games' });
     expect(await within(merchant).findByText('Failed to parse logs')).toBeInTheDocument();
+  });
+});
+
+const PASSKEY_PROOF = {
+  kind: 'webauthn',
+  role: 'actor',
+  userId: 7,
+  username: 'alice',
+  confirmationId: 'cfm-42',
+  action: '{"method":"/paygate.gateway.v1.FeeService/UpdateFee"}',
+  digest: 'ab12',
+  nonce: 'bm9uY2U',
+  expiresAt: 1764950000,
+  credentialId: 'Y3JlZA',
+  authenticatorData: 'YXV0aA',
+  clientDataJson: 'Y2xpZW50',
+  signature: 'c2ln',
+};
+const TOTP_PROOF = { ...PASSKEY_PROOF, kind: 'totp', role: 'approver', userId: 8, username: 'bob', step: 58831, mac: 'bWFj' };
+
+const SIGNED: Entry[] = [
+  {
+    Message: 'Sensitive action performed: fee updated',
+    ActionType: 'Sensitive',
+    Username: 'alice',
+    SensitiveActionName: 'fee.update',
+    Reason: 'Quarterly fee review',
+    ConfirmationId: 'cfm-42',
+    Proofs: [PASSKEY_PROOF, TOTP_PROOF],
+  },
+  { Message: 'Limits changed', ActionType: 'Limits', Username: 'admin', Reason: 'Merchant asked for it' },
+  { Message: 'Status changed', ActionType: 'Status', Username: 'carol', ConfirmationId: 'cfm-43', Proofs: '{not a list' },
+];
+
+/** item finds the entry whose title is `title`. */
+async function item(dialog: HTMLElement, title: string) {
+  const items = await within(dialog).findAllByRole('listitem');
+  const found = items.find((li) => li.querySelector('.chakra-timeline__title')?.textContent === title);
+  if (!found) throw new Error(`no entry ${title}`);
+  return found;
+}
+
+/** proofRows opens the entry's details and returns the rows of its proofs table. */
+async function proofRows(view: Awaited<ReturnType<typeof openActivity>>, title: string) {
+  const entry = await item(view.dialog, title);
+  await view.user.click(within(entry).getByRole('button', { name: 'Show More' }));
+  const block = within(entry).getByRole('region', { name: 'Confirmation' });
+  return { entry, block, rows: within(within(block).getByRole('table', { name: 'Proofs' })).getAllByRole('row').slice(1) };
+}
+
+describe('Signed entries (issue 28)', () => {
+  it("marks an entry applied with a confirmation 'Signed' in its row", async () => {
+    const { dialog } = await openActivity(() => HttpResponse.json(answer(SIGNED)));
+    expect(within(await item(dialog, 'Sensitive action performed: fee updated')).getByText('Signed')).toBeInTheDocument();
+    expect(within(await item(dialog, 'Status changed')).getByText('Signed')).toBeInTheDocument();
+    expect(within(await item(dialog, 'Limits changed')).queryByText('Signed')).not.toBeInTheDocument();
+  });
+
+  it('shows the reason, the confirmation id and each proof in the Confirmation block', async () => {
+    const view = await openActivity(() => HttpResponse.json(answer(SIGNED)));
+    const { block, rows } = await proofRows(view, 'Sensitive action performed: fee updated');
+    expect(within(block).getByText('Quarterly fee review')).toBeInTheDocument();
+    expect(within(block).getByText('cfm-42')).toBeInTheDocument();
+    expect(rows.map((r) => [...(r as HTMLTableRowElement).cells].slice(0, 3).map((c) => c.textContent))).toEqual([
+      ['Actor', 'alice (7)', 'Passkey'],
+      ['Approver', 'bob (8)', 'TOTP code (weaker proof)'],
+    ]);
+    for (const r of rows) expect(within(r).getByRole('button', { name: 'Verify' })).toBeInTheDocument();
+  });
+
+  it('shows the reason of an entry without a confirmation, and no Confirmation block', async () => {
+    const { dialog, user } = await openActivity(() => HttpResponse.json(answer(SIGNED)));
+    const entry = await item(dialog, 'Limits changed');
+    await user.click(within(entry).getByRole('button', { name: 'Show More' }));
+    expect(within(entry).getByText('Merchant asked for it')).toBeInTheDocument();
+    expect(within(entry).queryByRole('region', { name: 'Confirmation' })).not.toBeInTheDocument();
+  });
+
+  it('says when the proofs could not be read', async () => {
+    const { dialog, user } = await openActivity(() => HttpResponse.json(answer(SIGNED)));
+    const entry = await item(dialog, 'Status changed');
+    await user.click(within(entry).getByRole('button', { name: 'Show More' }));
+    const block = within(entry).getByRole('region', { name: 'Confirmation' });
+    expect(within(block).getByText('The proofs could not be read.')).toBeInTheDocument();
+    expect(within(block).getByText('cfm-43')).toBeInTheDocument();
+    expect(within(block).queryByRole('table')).not.toBeInTheDocument();
+  });
+
+  it('verifies a proof: sends it as recorded, shows the check running, then that it is valid', async () => {
+    const sent: unknown[] = [];
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const view = await openActivity(
+      () => HttpResponse.json(answer(SIGNED)),
+      http.post(`${AUTH}/api/v1/confirmations/verify`, async ({ request }) => {
+        sent.push(await request.json());
+        await held;
+        return HttpResponse.json({ valid: true, kind: 'webauthn', reason: '', userId: '7', username: 'alice' });
+      }),
+    );
+    const { rows } = await proofRows(view, 'Sensitive action performed: fee updated');
+    const actor = rows[0]!;
+    await view.user.click(within(actor).getByRole('button', { name: 'Verify' }));
+    expect(await within(actor).findByRole('status')).toHaveTextContent('Verifying…');
+    expect(within(actor).getByRole('button', { name: 'Verify' })).toBeDisabled();
+    release();
+    await waitFor(() => expect(within(actor).getByRole('status')).toHaveTextContent('Valid — signed by alice'));
+    expect(within(actor).getByRole('status')).toHaveAttribute('aria-live', 'polite');
+    expect(within(actor).getByRole('button', { name: 'Verify' })).toBeEnabled();
+    expect(sent).toHaveLength(1);
+    const body = sent[0] as { proof: string };
+    expect(Object.keys(body)).toEqual(['proof']);
+    expect(JSON.parse(body.proof)).toEqual(PASSKEY_PROOF);
+    expect(within(rows[1]!).getByRole('status')).toHaveTextContent('');
+  });
+
+  it("says 'Not valid: {reason}' when auth refuses the proof", async () => {
+    const view = await openActivity(
+      () => HttpResponse.json(answer(SIGNED)),
+      http.post(`${AUTH}/api/v1/confirmations/verify`, () =>
+        HttpResponse.json({ valid: false, kind: 'totp', reason: 'The MAC does not match the code of that step and the digest.', userId: '8', username: 'bob' }),
+      ),
+    );
+    const { rows } = await proofRows(view, 'Sensitive action performed: fee updated');
+    const approver = rows[1]!;
+    await view.user.click(within(approver).getByRole('button', { name: 'Verify' }));
+    await waitFor(() =>
+      expect(within(approver).getByRole('status')).toHaveTextContent('Not valid: The MAC does not match the code of that step and the digest.'),
+    );
+  });
+
+  it('says when the check itself failed, and may be tried again', async () => {
+    let fail = true;
+    const view = await openActivity(
+      () => HttpResponse.json(answer(SIGNED)),
+      http.post(`${AUTH}/api/v1/confirmations/verify`, () =>
+        fail
+          ? HttpResponse.json({ code: 'internal', message: 'auth is unavailable' }, { status: 500 })
+          : HttpResponse.json({ valid: true, kind: 'webauthn', reason: '', userId: '7', username: 'alice' }),
+      ),
+    );
+    const { rows } = await proofRows(view, 'Sensitive action performed: fee updated');
+    const actor = rows[0]!;
+    await view.user.click(within(actor).getByRole('button', { name: 'Verify' }));
+    await waitFor(() => expect(within(actor).getByRole('status')).toHaveTextContent('Could not verify: auth is unavailable'));
+    fail = false;
+    await view.user.click(within(actor).getByRole('button', { name: 'Verify' }));
+    await waitFor(() => expect(within(actor).getByRole('status')).toHaveTextContent('Valid — signed by alice'));
   });
 });

@@ -31,6 +31,8 @@ import {
   type ActivitySeverity,
 } from '../utils/activity';
 import { messageOf } from '../../../utils/errors';
+import { ConfirmationBlock } from './confirmation-block';
+import { Detail } from './detail';
 import { JsonDiff } from './json-diff';
 
 interface Props {
@@ -232,18 +234,6 @@ function ActivityView({ entries }: { entries: ActivityEntry[] }) {
   );
 }
 
-function Detail({ label, value }: { label: string; value: string }) {
-  if (!value) return null;
-  return (
-    <Text fontSize="sm">
-      <Text as="span" color="fg.muted">
-        {label}:
-      </Text>{' '}
-      {value}
-    </Text>
-  );
-}
-
 function ActivityItem({ entry: e }: { entry: ActivityEntry }) {
   const [timezone] = useTimezone();
   const [open, setOpen] = useState(false);
@@ -264,6 +254,11 @@ function ActivityItem({ entry: e }: { entry: ActivityEntry }) {
             {e.severity}
           </Badge>
           {e.isSystem && <Badge size="sm">System</Badge>}
+          {e.hasConfirmation && (
+            <Badge size="sm" colorPalette="green">
+              Signed
+            </Badge>
+          )}
         </HStack>
         {!e.unparsable && (
           <Button
@@ -286,11 +281,12 @@ function ActivityItem({ entry: e }: { entry: ActivityEntry }) {
             <Detail label="Channel" value={e.channelName} />
             <Detail label="Collab" value={e.collabId} />
             <Detail label="Sensitive action" value={e.sensitiveActionName} />
-            <Detail label="Reason" value={e.reason} />
+            {!e.hasConfirmation && <Detail label="Reason" value={e.reason} />}
             <Detail label="Count" value={e.count} />
             <Detail label="User id" value={e.userId} />
             <Detail label="IP" value={e.ip} />
             <Detail label="User agent" value={e.userAgent} />
+            {e.hasConfirmation && <ConfirmationBlock entry={e} />}
             {(e.oldValue || e.newValue) && <JsonDiff oldValue={e.oldValue} newValue={e.newValue} />}
           </Stack>
         )}

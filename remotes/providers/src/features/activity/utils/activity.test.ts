@@ -9,6 +9,10 @@ import {
   NO_FILTERS,
   parseActivity,
   parseJsonValue,
+  parseProofs,
+  proofKindLabel,
+  proofRoleLabel,
+  proofSigner,
   severityOf,
 } from './activity';
 
@@ -106,5 +110,93 @@ describe('diffValues', () => {
       { path: '', old: '1500.00', new: 'not json', changed: true },
     ]);
     expect(parseJsonValue('')).toBeUndefined();
+  });
+});
+
+const PROOF = {
+  kind: 'webauthn',
+  role: 'actor',
+  userId: 7,
+  username: 'alice',
+  confirmationId: 'c-1',
+  action: '{"method":"x"}',
+  digest: 'ab12',
+  nonce: 'n',
+  expiresAt: 1764950000,
+  credentialId: 'cred',
+  authenticatorData: 'ad',
+  clientDataJson: 'cd',
+  signature: 'sig',
+};
+const TOTP = { kind: 'totp', role: 'approver', userId: '8', username: 'bob', confirmationId: 'c-1', action: 'a', digest: 'd', step: 1, mac: 'm' };
+
+describe('parseProofs (issue 28)', () => {
+  it('reads a list of proofs, keeping each proof as recorded', () => {
+    const read = parseProofs([PROOF, TOTP]);
+    expect(read.status).toBe('read');
+    if (read.status !== 'read') return;
+    expect(read.proofs.map(({ key, kind, role, userId, username, confirmationId }) => ({ key, kind, role, userId, username, confirmationId }))).toEqual([
+      { key: '0', kind: 'webauthn', role: 'actor', userId: '7', username: 'alice', confirmationId: 'c-1' },
+      { key: '1', kind: 'totp', role: 'approver', userId: '8', username: 'bob', confirmationId: 'c-1' },
+    ]);
+    expect(read.proofs[0]!.raw).toEqual(PROOF);
+  });
+
+  it('reads the JSON text of a list the same way', () => {
+    expect(parseProofs(JSON.stringify([PROOF]))).toEqual(parseProofs([PROOF]));
+    expect(parseProofs('[]')).toEqual({ status: 'read', proofs: [] });
+  });
+
+  it('has no proofs when Proofs is absent, null or empty', () => {
+    for (const v of [undefined, null, '', '  ', 'null']) expect(parseProofs(v)).toEqual({ status: 'none' });
+  });
+
+  it('says a malformed value is unreadable', () => {
+    for (const v of ['{broken', '"[]"', '{}', 42, true, PROOF, [PROOF, 'x'], [null], [{ role: 'actor' }], [{ ...PROOF, userId: {} }], [{ ...PROOF, username: 3 }], [[PROOF]]]) {
+      expect(parseProofs(v)).toEqual({ status: 'unreadable' });
+    }
+  });
+
+  it('names roles and kinds, the TOTP code as the weaker proof', () => {
+    expect(['actor', 'requester', 'approver', 'auditor', ''].map(proofRoleLabel)).toEqual([
+      'Actor',
+      'Requester',
+      'Approver',
+      'Unknown role (auditor)',
+      'Unknown role',
+    ]);
+    expect(['webauthn', 'totp', 'none', 'sms'].map(proofKindLabel)).toEqual([
+      'Passkey',
+      'TOTP code (weaker proof)',
+      'No signature (step-up did not apply)',
+      'Unknown kind (sms)',
+    ]);
+    expect(proofSigner({ username: 'alice', userId: '7' })).toBe('alice (7)');
+    expect(proofSigner({ username: '', userId: '' })).toBe('Unknown user');
+  });
+});
+
+describe('parseActivity with a confirmation (issue 28)', () => {
+  const answer = (m: Record<string, unknown>) => ({ data: { result: [{ stream: {}, values: [[ns('2025-11-20T10:00:00Z'), msg(m)]] }] } });
+
+  it('reads ConfirmationId, Reason and Proofs as the gateway sends them', () => {
+    const [e] = parseActivity(
+      answer({ Message: 'Sensitive action performed: fee.update', Reason: 'quarterly review', ConfirmationId: 'c-1', SensitiveActionName: 'fee.update', Proofs: [PROOF] }),
+      'x',
+    );
+    expect(e).toMatchObject({ confirmationId: 'c-1', reason: 'quarterly review', sensitiveActionName: 'fee.update', hasConfirmation: true });
+    expect(e!.proofs.status === 'read' && e!.proofs.proofs.map((p) => p.username)).toEqual(['alice']);
+  });
+
+  it('keeps an entry with unreadable proofs, marked so', () => {
+    const [e] = parseActivity(answer({ Message: 'm', ConfirmationId: 'c-2', Proofs: 'not json' }), 'x');
+    expect(e).toMatchObject({ unparsable: false, hasConfirmation: true, proofs: { status: 'unreadable' } });
+  });
+
+  it('has no confirmation without an id or proofs, even with a reason', () => {
+    const [e] = parseActivity(answer({ Message: 'm', Reason: 'why', Proofs: null }), 'x');
+    expect(e).toMatchObject({ confirmationId: '', reason: 'why', hasConfirmation: false, proofs: { status: 'none' } });
+    expect(parseActivity(answer({}), 'x')[0]!.hasConfirmation).toBe(false);
+    expect(parseActivity({ data: { result: [{ values: [['1', 'nope']] }] } }, 'x')[0]).toMatchObject({ unparsable: true, hasConfirmation: false });
   });
 });

@@ -49,6 +49,12 @@ export interface ActivityEntry {
   channelName: string;
   payTypeName: string;
   payTypeCode: string;
+  /** The id of the confirmation (step-up) the change was applied with; '' for none. */
+  confirmationId: string;
+  /** That confirmation's proofs, as read from the entry's Proofs. */
+  proofs: ActivityProofs;
+  /** The entry records a confirmed change: it has a confirmation id or proofs. */
+  hasConfirmation: boolean;
   /** The entry could not be parsed; message says so. */
   unparsable: boolean;
   category: ActivityCategory;
@@ -86,11 +92,112 @@ export function severityOf(message: string): ActivitySeverity {
   return 'normal';
 }
 
+/**
+ * ActivityProof is one proof of a confirmation (docs/contracts-approvals.md
+ * "A proof"): who signed, in which role, and how.
+ */
+export interface ActivityProof {
+  /** Unique among the entry's proofs. */
+  key: string;
+  /** 'webauthn', 'totp' or 'none' (another kind is shown as unknown). */
+  kind: string;
+  /** 'actor', 'requester' or 'approver'. */
+  role: string;
+  /** The signer's user id as text; '' when absent. */
+  userId: string;
+  username: string;
+  confirmationId: string;
+  /** The proof exactly as recorded: what Verify sends back to auth. */
+  raw: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * ActivityProofs is what an entry's Proofs held: nothing (no confirmation),
+ * a list of proofs, or a value that is not a list of proof objects.
+ */
+export type ActivityProofs = { status: 'none' } | { status: 'read'; proofs: ActivityProof[] } | { status: 'unreadable' };
+
+export const NO_PROOFS: ActivityProofs = { status: 'none' };
+const UNREADABLE: ActivityProofs = { status: 'unreadable' };
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const optionalText = (v: unknown): v is string | undefined => v === undefined || typeof v === 'string';
+
+/** toProof reads one proof object; null when it is not one (not an object, or a field of the wrong type). */
+function toProof(v: unknown, index: number): ActivityProof | null {
+  if (!isPlainObject(v)) return null;
+  const { kind, role, userId, username, confirmationId } = v;
+  if (typeof kind !== 'string' || typeof role !== 'string') return null;
+  if (!optionalText(username) || !optionalText(confirmationId)) return null;
+  if (userId !== undefined && !(typeof userId === 'string' || (typeof userId === 'number' && Number.isFinite(userId)))) return null;
+  return {
+    key: String(index),
+    kind,
+    role,
+    userId: userId === undefined ? '' : String(userId),
+    username: username ?? '',
+    confirmationId: confirmationId ?? '',
+    raw: v,
+  };
+}
+
+/**
+ * parseProofs reads an entry's Proofs defensively: absent, null or '' is no
+ * proofs; a list (or JSON text of a list) of proof objects is read; anything
+ * else (text that is not JSON, a lone object, a number, a list with an
+ * element that is not a proof object) is unreadable.
+ */
+export function parseProofs(value: unknown): ActivityProofs {
+  let v = value;
+  if (typeof v === 'string') {
+    if (v.trim() === '') return NO_PROOFS;
+    try {
+      v = JSON.parse(v) as unknown;
+    } catch {
+      return UNREADABLE;
+    }
+  }
+  if (v === undefined || v === null) return NO_PROOFS;
+  if (!Array.isArray(v)) return UNREADABLE;
+  const proofs: ActivityProof[] = [];
+  for (const [i, item] of v.entries()) {
+    const proof = toProof(item, i);
+    if (!proof) return UNREADABLE;
+    proofs.push(proof);
+  }
+  return { status: 'read', proofs };
+}
+
+const ROLE_LABELS: Readonly<Record<string, string>> = { actor: 'Actor', requester: 'Requester', approver: 'Approver' };
+
+/** proofRoleLabel names a proof's role: Actor, Requester or Approver; another role as recorded. */
+export function proofRoleLabel(role: string): string {
+  return ROLE_LABELS[role] ?? (role ? `Unknown role (${role})` : 'Unknown role');
+}
+
+const KIND_LABELS: Readonly<Record<string, string>> = {
+  webauthn: 'Passkey',
+  totp: 'TOTP code (weaker proof)',
+  none: 'No signature (step-up did not apply)',
+};
+
+/** proofKindLabel names a proof's kind: a passkey, a TOTP code (the weaker proof), or no signature. */
+export function proofKindLabel(kind: string): string {
+  return KIND_LABELS[kind] ?? (kind ? `Unknown kind (${kind})` : 'Unknown kind');
+}
+
+/** proofSigner is a proof's signer, 'username (userId)'. */
+export function proofSigner(p: Pick<ActivityProof, 'username' | 'userId'>): string {
+  const name = p.username || 'Unknown user';
+  return p.userId ? `${name} (${p.userId})` : name;
+}
+
 const str = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
 
-function classify(base: Omit<ActivityEntry, 'category' | 'severity' | 'isSystem' | 'isCritical' | 'isSensitive'>): ActivityEntry {
+function classify(base: Omit<ActivityEntry, 'category' | 'severity' | 'isSystem' | 'isCritical' | 'isSensitive' | 'hasConfirmation'>): ActivityEntry {
   return {
     ...base,
+    hasConfirmation: base.confirmationId !== '' || base.proofs.status !== 'none',
     category: categoryOf(base.actionType),
     severity: severityOf(base.message),
     isSystem: isSystemUser(base.username),
@@ -117,6 +224,8 @@ const EMPTY = {
   channelName: '',
   payTypeName: '',
   payTypeCode: '',
+  confirmationId: '',
+  proofs: NO_PROOFS,
 };
 
 function nanosToMillis(ns: string): number {
@@ -178,6 +287,8 @@ export function parseActivity(answer: ActivityAnswer | undefined, unparsableText
           channelName: str(m.ChannelName),
           payTypeName: str(m.PayTypeName),
           payTypeCode: str(m.PayTypeCode),
+          confirmationId: str(m.ConfirmationId),
+          proofs: parseProofs(m.Proofs),
           unparsable: false,
         }),
       );
@@ -254,7 +365,6 @@ export interface DiffRow {
   changed: boolean;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * diffValues compares two JSON values: objects key by key (one level deep,
