@@ -65,6 +65,8 @@ test('every console response carries the security headers', async ({ page }) => 
 });
 
 test('no route of the console logs a CSP violation', async ({ page }) => {
+  // Every route is loaded in full, one after the other: more than a minute on a busy 2-core machine.
+  test.setTimeout(180_000);
   const violations = await watchViolations(page);
 
   await page.goto('/login');

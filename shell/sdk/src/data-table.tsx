@@ -155,7 +155,18 @@ export function DataTable<Row, K extends string = string>(props: DataTableProps<
       : {};
 
   const table = (
-    <Box overflow="auto" maxW="full" maxH={maxH} borderWidth="1px" borderRadius="md" {...frameProps}>
+    // The frame scrolls when the table is wider or taller than it: it takes
+    // the focus, so that a keyboard user can scroll it too (WCAG 2.1.1).
+    <Box
+      overflow="auto"
+      maxW="full"
+      maxH={maxH}
+      borderWidth="1px"
+      borderRadius="md"
+      tabIndex={0}
+      _focusVisible={{ outline: '2px solid', outlineColor: 'blue.focusRing', outlineOffset: '2px' }}
+      {...frameProps}
+    >
       <Table.Root
         size="sm"
         stickyHeader
