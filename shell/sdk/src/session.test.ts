@@ -85,6 +85,34 @@ describe('session and auth', () => {
     expect(readStored('refreshToken')).toBeNull();
   });
 
+  it('an expired session remembers its route; a call refused during or after a Logout does not', async () => {
+    const session = new SessionStore();
+    let current = '/account-security?tab=two-factor';
+    const visited: string[] = [];
+    session.bindNavigation({ current: () => current, go: (to) => visited.push(to) });
+    session.signIn(tokensFor({ username: 'admin', roles: ['Admin'] }));
+    session.expire();
+    expect(visited).toEqual(['/login']);
+    expect(session.takeRedirect()).toBe('/account-security?tab=two-factor');
+
+    // The server's logout answers while a call of the page is refused with 401.
+    session.signIn(tokensFor({ username: 'admin', roles: ['Admin'] }));
+    const api = new ApiClient({ session, config: () => TEST_CONFIG });
+    const auth = createAuth(api, session);
+    server.use(
+      http.post(`${AUTH}/api/v1/logout`, () => {
+        session.expire();
+        return HttpResponse.json({});
+      }),
+    );
+    await auth.logout();
+    expect(session.takeRedirect()).toBeNull();
+    // And once the session is gone, a late refusal is no reason to return either.
+    current = '/fees';
+    session.expire();
+    expect(session.takeRedirect()).toBeNull();
+  });
+
   it('remembers a redirect target in memory, never / or /login', () => {
     const { session } = setup();
     session.rememberRedirect('/');

@@ -109,8 +109,12 @@ export class SessionStore {
    */
   expire(): void {
     const route = this.navigation.current();
+    // A refused call of a session already ended here (a Logout, whose
+    // revocation answers the calls still under way with 401) is no reason to
+    // return to that route at the next sign-in.
+    const ended = !this.state.accessToken && !this.state.refreshToken;
     this.clear();
-    this.rememberRedirect(route);
+    if (!ended) this.rememberRedirect(route);
     if ((route.split(/[?#]/, 1)[0] ?? '') !== '/login') this.navigation.go('/login');
   }
 }
