@@ -1,6 +1,6 @@
 import { Center, Spinner } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { auth, NoPermission, notify, session, useSession, type RouteSpec } from '@paygate/sdk';
+import { auth, loggedOutByUser, NoPermission, notify, session, useSession, type RouteSpec } from '@paygate/sdk';
 import { useEffect, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { decide } from './access-rules';
@@ -13,10 +13,14 @@ function FullPageSpinner() {
   );
 }
 
-/** ToLogin remembers the intended route (unless it is / or /login) and goes to /login. */
+/**
+ * ToLogin remembers the intended route (unless it is / or /login) and goes
+ * to /login; not after a Logout, which leaves the route on purpose (the
+ * guard sees the session cleared before the console reaches /login).
+ */
 function ToLogin() {
   const { pathname, search, hash } = useLocation();
-  session.rememberRedirect(`${pathname}${search}${hash}`);
+  if (!loggedOutByUser()) session.rememberRedirect(`${pathname}${search}${hash}`);
   return <Navigate to="/login" replace />;
 }
 
