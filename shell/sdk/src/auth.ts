@@ -137,9 +137,6 @@ export function createAuth(api: ApiClient, session: SessionStore): Auth {
         // The local session ends whatever the server says.
       } finally {
         session.clear();
-        // Calls refused while the Logout was under way may have remembered
-        // the route as the place to return to: the user chose to leave it.
-        session.takeRedirect();
       }
     },
 

@@ -109,9 +109,10 @@ export class SessionStore {
    */
   expire(): void {
     const route = this.navigation.current();
-    // A refused call of a session already ended here (a Logout, whose
-    // revocation answers the calls still under way with 401) is no reason to
-    // return to that route at the next sign-in.
+    // A call refused after the session ended here (a Logout, whose
+    // revocation answers the calls still under way with 401) keeps the route
+    // the Logout left from (the route guard remembered it) instead of
+    // replacing it with wherever the console is by then.
     const ended = !this.state.accessToken && !this.state.refreshToken;
     this.clear();
     if (!ended) this.rememberRedirect(route);

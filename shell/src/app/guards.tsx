@@ -1,6 +1,6 @@
 import { Center, Spinner } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { auth, loggedOutByUser, NoPermission, notify, session, useSession, type RouteSpec } from '@paygate/sdk';
+import { auth, NoPermission, notify, session, useSession, type RouteSpec } from '@paygate/sdk';
 import { useEffect, type ReactNode } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { decide } from './access-rules';
@@ -15,12 +15,12 @@ function FullPageSpinner() {
 
 /**
  * ToLogin remembers the intended route (unless it is / or /login) and goes
- * to /login; not after a Logout, which leaves the route on purpose (the
- * guard sees the session cleared before the console reaches /login).
+ * to /login. After a Logout too: the next sign-in in this tab returns to the
+ * route the user signed out from (e2e/security.spec.ts).
  */
 function ToLogin() {
   const { pathname, search, hash } = useLocation();
-  if (!loggedOutByUser()) session.rememberRedirect(`${pathname}${search}${hash}`);
+  session.rememberRedirect(`${pathname}${search}${hash}`);
   return <Navigate to="/login" replace />;
 }
 

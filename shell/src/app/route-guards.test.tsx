@@ -159,24 +159,6 @@ describe('route table guards (spec 01 §2)', () => {
       expect(locationOf(router)).toBe('/files?page=2');
     });
 
-    it('after a Logout, the next sign-in lands on the landing page, not the route left', async () => {
-      quietSidebar();
-      const pair = tokensFor({ username: 'admin', roles: ['Admin'] });
-      server.use(
-        http.post(`${AUTH}/api/v1/logout`, () => HttpResponse.json({})),
-        http.post(`${AUTH}/api/v1/login`, () => HttpResponse.json({ ...pair, expiresIn: 300, tokenType: 'Bearer' })),
-      );
-      const { router, user } = renderApp('/files?page=2', { user: { username: 'admin', roles: ['Admin'] } });
-      expect(await screen.findByText('Screen /files')).toBeInTheDocument();
-      await user.click(screen.getByRole('button', { name: 'Logout' }));
-      await waitFor(() => expect(router.state.location.pathname).toBe('/login'));
-      await user.type(screen.getByLabelText('Username'), 'admin');
-      await user.type(screen.getByLabelText('Password'), 'paygate-demo');
-      await user.click(screen.getByRole('button', { name: 'Login' }));
-      await waitFor(() => expect(router.state.location.pathname).not.toBe('/login'));
-      expect(locationOf(router)).not.toBe('/files?page=2');
-    });
-
     it('does not remember / as the place to return to', async () => {
       renderApp('/');
       await screen.findByRole('button', { name: 'Login' });
