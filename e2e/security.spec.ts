@@ -191,7 +191,7 @@ for (const [role, merchant, form] of [
     await page.getByLabel('Confirm New Password').fill(fresh);
     await page.getByRole('button', { name: 'Update' }).click();
     await expect(page).toHaveURL(/\/transactions$/);
-    await expect(page.getByRole('heading', { name: 'Transactions' })).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'Transactions', exact: true })).toBeVisible();
     await expect(page.getByText("You don't have permission to view this page.")).toHaveCount(0);
     expect(refused, 'no call of the user was refused').toEqual([]);
     await context.close();
