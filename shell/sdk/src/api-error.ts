@@ -68,8 +68,10 @@ export function isApiError(err: unknown): err is ApiError {
  * for an empty title).
  */
 export function errorMessage(err: unknown, fallback: string): string {
-  // A cancelled confirmation is silent: notify shows no toast for ''.
-  if (err instanceof ApiError && err.cancelled) return '';
+  // A cancelled confirmation, and a change sent for approval (the
+  // confirmation dialog says so itself), are no failures: notify shows no
+  // error toast for '' (as title or as description).
+  if (err instanceof ApiError && (err.cancelled || err.approvalRequested)) return '';
   if (err instanceof Error && err.message) return err.message;
   return fallback;
 }

@@ -9,8 +9,10 @@ export const TOAST_DURATION = { error: 5_000, success: 3_000, info: 3_000, warni
 type Kind = keyof typeof TOAST_DURATION;
 
 function show(type: Kind, title: string, description?: string, duration: number = TOAST_DURATION[type]): string {
-  // An empty title is a cancelled confirmation (errorMessage answers ''): say nothing.
-  if (!title) return '';
+  // An empty title, or an error's empty description, is a cancelled
+  // confirmation or a change sent for approval (errorMessage answers ''):
+  // say nothing ("Failed to update …" would be wrong).
+  if (!title || (type === 'error' && description === '')) return '';
   // Identical toasts share an id, so a message raised twice at once shows once.
   const id = `${type}:${title}:${description ?? ''}`;
   return toaster.create({ id, type, title, description, duration, closable: true });

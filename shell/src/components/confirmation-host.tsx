@@ -1,5 +1,5 @@
 import { Button, Field, Input, Link, List, Stack, Text } from '@chakra-ui/react';
-import { api, ApiError, CodeInput, DialogFrame, errorMessage, setConfirmationHandler, signWithPasskey, type ConfirmationChallenge, type ConfirmationOutcome } from '@paygate/sdk';
+import { api, ApiError, CodeInput, DialogFrame, errorMessage, notify, setConfirmationHandler, signWithPasskey, type ConfirmationChallenge, type ConfirmationOutcome } from '@paygate/sdk';
 import { useEffect, useRef, useState } from 'react';
 
 // The confirmation dialog of sensitive calls (issue 28, docs/contracts-approvals.md):
@@ -98,7 +98,10 @@ function ConfirmationDialog({ pending, onDone }: { pending: Pending; onDone: (o:
       }
       const done = await api.post<FinishConfirmationJson>('auth', `/api/v1/confirmations/${encodeURIComponent(current.confirmationId)}/finish`, finish);
       if (done.token) onDone(done.token);
-      else if (done.approvalRequestId) onDone({ approvalRequested: String(done.approvalRequestId) });
+      else if (done.approvalRequestId) {
+        notify.info('Sent for approval', `Request #${done.approvalRequestId}: the change is applied once another user approves it on the Approvals page.`);
+        onDone({ approvalRequested: String(done.approvalRequestId) });
+      }
       else setError({ text: 'The server answered without a confirmation.', setup: false });
     } catch (err) {
       const name = err instanceof Error || err instanceof DOMException ? err.name : '';
