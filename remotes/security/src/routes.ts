@@ -1,6 +1,7 @@
 import './zod-config';
 import { SCREENS, type RemoteManifest } from '@paygate/sdk';
 import { AccountSecurityPage } from './features/account-security/components/account-security-page';
+import { ApprovalsPage } from './features/approvals/components/approvals-page';
 import { ChangePasswordPage } from './features/change-password/components/change-password-page';
 
 /** The screens of the security remote, exposed as `./routes`. */
@@ -9,6 +10,7 @@ const manifest: RemoteManifest<'security'> = {
   routes: [
     { path: SCREENS.accountSecurity.path, Component: AccountSecurityPage },
     { path: SCREENS.changePassword.path, Component: ChangePasswordPage },
+    { path: SCREENS.approvals.path, Component: ApprovalsPage },
     // The same form for a user whose role lacks Edit User (see the SDK's route-table.ts).
     { path: SCREENS.temporaryPassword.path, Component: ChangePasswordPage },
   ],

@@ -21,6 +21,7 @@ describe('route table', () => {
       '/settings',
       '/simulate-payment',
       '/change-password',
+      '/approvals',
       '/temporary-password',
     ]);
     expect(new Set(SCREEN_PATHS).size).toBe(SCREEN_PATHS.length);

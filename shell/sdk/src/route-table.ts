@@ -66,6 +66,11 @@ export interface RouteSpec {
  * (spec 01 §2), so that every user can replace a temporary password
  * (docs/contracts-security.md "Changing one's own password"). It is last,
  * so it is never "the first route the user may access".
+ *
+ * /approvals is not in the spec's table either: the four-eyes approval
+ * requests (issue 28, docs/contracts-approvals.md), for any signed-in user
+ * (the server lists its own requests and those it may decide). It comes
+ * after every screen of the spec, so it changes no user's first route.
  */
 export const SCREENS = {
   dashboard: { path: '/', link: '/', title: 'Financial Dashboard', remote: 'shell', access: { kind: 'dashboard' }, calls: ['GET /api/v1/statistics'] },
@@ -84,6 +89,7 @@ export const SCREENS = {
   settings: { path: '/settings', link: '/settings', title: 'Settings', remote: 'providers', access: { kind: 'permissions', permissions: ['Settings Access'] }, calls: ['GET /api/v1/settings/keys'] },
   simulatePayment: { path: '/simulate-payment', link: '/simulate-payment', title: 'Create Transaction', remote: 'transactions', access: { kind: 'requirement', requirement: 'createTransaction' }, calls: ['GET /api/v1/providers', 'POST /api/v1/transactions/initialize'] },
   changePassword: { path: '/change-password', link: '/change-password', title: 'Change Password', remote: 'security', access: { kind: 'change-password' }, calls: ['POST /api/v1/user/change-password'] },
+  approvals: { path: '/approvals', link: '/approvals', title: 'Approvals', remote: 'security', access: { kind: 'login' }, calls: ['GET /api/v1/approvals'] },
   temporaryPassword: { path: '/temporary-password', link: '/temporary-password', title: 'Change Password', remote: 'security', access: { kind: 'temporary-password' }, calls: ['POST /api/v1/user/change-password'] },
 } as const satisfies Record<string, RouteSpec>;
 

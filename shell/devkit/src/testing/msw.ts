@@ -40,7 +40,15 @@ export const passwordPolicyHandlers = [
 ];
 
 /**
- * server answers the tests' HTTP calls; an unhandled request fails the test.
- * The password policy is answered by default (resetHandlers keeps it).
+ * pendingApprovalsHandler answers the sidebar's count of pending approvals
+ * (issue 28) with none: the sidebar asks on every screen of a signed-in user.
+ * A test of the badge answers its own count with server.use.
  */
-export const server = setupServer(...passwordPolicyHandlers);
+export const pendingApprovalsHandler = http.get(`${AUTH}/api/v1/approvals/pending-count`, () => HttpResponse.json({ count: 0 }));
+
+/**
+ * server answers the tests' HTTP calls; an unhandled request fails the test.
+ * The password policy and the count of pending approvals are answered by
+ * default (resetHandlers keeps them).
+ */
+export const server = setupServer(...passwordPolicyHandlers, pendingApprovalsHandler);

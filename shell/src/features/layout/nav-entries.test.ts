@@ -34,13 +34,14 @@ describe('sidebar entries by role: an entry shows only when it leads somewhere',
         'Jobs',
         'Settings',
         'Create Transaction',
+        'Approvals',
         'Account Security',
       ],
     ],
     // Balance Access, but the balance calls are for admins and merchant users (spec 02 §6): no Balances.
-    ['Support', ['Dashboard', 'Providers', 'Transactions', 'Files', 'Fraud Management', 'Fee Management', 'Jobs', 'Account Security']],
+    ['Support', ['Dashboard', 'Providers', 'Transactions', 'Files', 'Fraud Management', 'Fee Management', 'Jobs', 'Approvals', 'Account Security']],
     // A merchant, but the Callbacks and Validation Endpoints routes are for Admin and Merchant Admin.
-    ['Merchant', ['Dashboard', 'Providers', 'Balances', 'Transactions', 'Files', 'Fee Management', 'Account Security']],
+    ['Merchant', ['Dashboard', 'Providers', 'Balances', 'Transactions', 'Files', 'Fee Management', 'Approvals', 'Account Security']],
     [
       'Merchant Admin',
       [
@@ -54,11 +55,12 @@ describe('sidebar entries by role: an entry shows only when it leads somewhere',
         'Fraud Management',
         'Fee Management',
         'Credentials',
+        'Approvals',
         'Account Security',
       ],
     ],
-    ['Merchant Finance Manager', ['Dashboard', 'Balances', 'Transactions', 'Files', 'Fee Management', 'Account Security']],
-    ['Merchant Support', ['Providers', 'Transactions', 'Account Security']],
+    ['Merchant Finance Manager', ['Dashboard', 'Balances', 'Transactions', 'Files', 'Fee Management', 'Approvals', 'Account Security']],
+    ['Merchant Support', ['Providers', 'Transactions', 'Approvals', 'Account Security']],
   ])('%s', (role, want) => {
     expect(labels(demo(role))).toEqual(want);
   });
@@ -91,6 +93,7 @@ describe('sidebar entries by role: an entry shows only when it leads somewhere',
       ['Jobs', '/jobs'],
       ['Settings', '/settings'],
       ['Create Transaction', '/simulate-payment'],
+      ['Approvals', '/approvals'],
       ['Account Security', '/account-security'],
       ['Change Password', '/change-password'],
     ]);

@@ -33,6 +33,8 @@ export const NAV_ENTRIES: readonly NavEntry[] = [
   entry('Settings', 'settings', can('Settings Access')),
   // The route itself needs the requirement createTransaction (see the SDK's route-table.ts).
   entry('Create Transaction', 'simulatePayment', can('Create Transactions')),
+  // Not in the spec: the four-eyes approval requests (issue 28), for every signed-in user.
+  entry('Approvals', 'approvals', () => true),
   entry('Account Security', 'accountSecurity', () => true),
   entry('Change Password', 'changePassword', (u) => hasPermission(u, 'Edit User') && u.isTemporaryPassword),
 ];

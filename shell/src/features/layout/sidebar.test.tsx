@@ -1,6 +1,6 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AUTH, GATEWAY, server } from '@paygate/devkit/testing/msw';
 import { renderApp } from '@paygate/devkit/testing';
 import type { TestUser } from '@paygate/devkit/testing/tokens';
@@ -48,6 +48,7 @@ describe('Sidebar (spec 01 §2)', () => {
       'Jobs',
       'Settings',
       'Create Transaction',
+      'Approvals',
       'Account Security',
     ]);
     expect(screen.getByRole('link', { name: 'Documentation' })).toHaveAttribute('href', '/docs/');
@@ -59,7 +60,7 @@ describe('Sidebar (spec 01 §2)', () => {
     merchantsAnswer([MERCHANTS[0]!]);
     await renderAs({ username: 'merchant', roles: ['Merchant'], merchantIds: [1] });
     // Callbacks and Validation Endpoints are for Admin and Merchant Admin (their routes, spec 01 §2).
-    expect(navLabels()).toEqual(['Dashboard', 'Providers', 'Balances', 'Transactions', 'Files', 'Fee Management', 'Account Security']);
+    expect(navLabels()).toEqual(['Dashboard', 'Providers', 'Balances', 'Transactions', 'Files', 'Fee Management', 'Approvals', 'Account Security']);
     expect(screen.getByRole('link', { name: 'Documentation' })).toBeInTheDocument();
   });
 
@@ -137,6 +138,65 @@ describe('Sidebar (spec 01 §2)', () => {
     expect(called).toBe(true);
     expect(localStorage.getItem('accessToken')).toBeNull();
     expect(localStorage.getItem('refreshToken')).toBeNull();
+  });
+
+  it('counts the pending approvals the user may decide beside Approvals, and asks again every 15 s', async () => {
+    merchantsAnswer();
+    let answer = 3;
+    let asked = 0;
+    server.use(
+      http.get(`${AUTH}/api/v1/approvals/pending-count`, () => {
+        asked += 1;
+        return HttpResponse.json({ count: answer });
+      }),
+    );
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      await renderAs({ username: 'admin', roles: ['Admin'] });
+      const link = await screen.findByRole('link', { name: 'Approvals 3 pending approvals' });
+      expect(link).toHaveAttribute('href', '/approvals');
+      // The digits are for the eye; the words are for assistive technology.
+      expect(within(link).getByText('3')).toHaveAttribute('aria-hidden', 'true');
+      expect(within(link).getByText('3 pending approvals')).toBeInTheDocument();
+      answer = 1;
+      await act(() => vi.advanceTimersByTimeAsync(15_000));
+      expect(await screen.findByRole('link', { name: 'Approvals 1 pending approval' })).toBeInTheDocument();
+      answer = 0;
+      await act(() => vi.advanceTimersByTimeAsync(15_000));
+      await waitFor(() => expect(screen.getByRole('link', { name: 'Approvals' })).toBeInTheDocument());
+      expect(screen.getByRole('link', { name: 'Approvals' }).querySelector('[data-part="pending-approvals"]')).toBeNull();
+      expect(asked).toBeGreaterThanOrEqual(3);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('shows no badge when the count fails', async () => {
+    merchantsAnswer([MERCHANTS[0]!]);
+    let asked = 0;
+    server.use(
+      http.get(`${AUTH}/api/v1/approvals/pending-count`, () => {
+        asked += 1;
+        return HttpResponse.json({ code: 'internal', message: 'down' }, { status: 500 });
+      }),
+    );
+    await renderAs({ username: 'merchant', roles: ['Merchant'], merchantIds: [1] });
+    await waitFor(() => expect(asked).toBe(1));
+    expect(screen.getByRole('link', { name: 'Approvals' })).toBeInTheDocument();
+  });
+
+  it('does not ask for the count with a temporary password (the server would refuse it)', async () => {
+    merchantsAnswer([MERCHANTS[0]!]);
+    let asked = 0;
+    server.use(
+      http.get(`${AUTH}/api/v1/approvals/pending-count`, () => {
+        asked += 1;
+        return HttpResponse.json({ count: 2 });
+      }),
+    );
+    await renderAs({ username: 'newcomer', roles: ['Merchant Admin'], merchantIds: [1], isTemporaryPassword: true }, '/change-password');
+    expect(navLabels()).toEqual(['Change Password']);
+    expect(asked).toBe(0);
   });
 
   it('marks the current entry and works from the keyboard', async () => {

@@ -1,14 +1,35 @@
-import { Box, Button, Field, Heading, Link as ChakraLink, NativeSelect, Stack, Text } from '@chakra-ui/react';
+import { Badge, Box, Button, Field, Heading, Link as ChakraLink, NativeSelect, Stack, Text, VisuallyHidden } from '@chakra-ui/react';
 import { auth, meets, TIMEZONES, useDarkMode, useTimezone, type User } from '@paygate/sdk';
 import { NavLink, useNavigate } from 'react-router';
+import { usePendingApprovals } from './api/count-pending-approvals';
 import { MerchantSelect } from './merchant-select';
 import { visibleEntries } from './nav-entries';
+
+/**
+ * PendingBadge is the count of pending approvals the user may decide, beside
+ * the Approvals entry; nothing when there are none. The digits are for the
+ * eye; assistive technology reads the entry as "Approvals 3 pending approvals".
+ */
+function PendingBadge({ count }: { count: number }) {
+  if (count <= 0) return null;
+  const words = `${count} pending ${count === 1 ? 'approval' : 'approvals'}`;
+  return (
+    <>
+      {' '}
+      <Badge ms={1} colorPalette="red" variant="solid" borderRadius="full" data-part="pending-approvals">
+        <span aria-hidden="true">{count > 99 ? '99+' : count}</span>
+        <VisuallyHidden>{words}</VisuallyHidden>
+      </Badge>
+    </>
+  );
+}
 
 /** Sidebar is the console's navigation and session panel (spec 01 §2 "Sidebar"). */
 export function Sidebar({ user }: { user: User }) {
   const navigate = useNavigate();
   const [timezone, setTimezone] = useTimezone();
   const [dark, setDark] = useDarkMode();
+  const pendingApprovals = usePendingApprovals(user);
 
   async function logout() {
     await auth.logout();
@@ -73,6 +94,7 @@ export function Sidebar({ user }: { user: User }) {
                 >
                   <NavLink to={entry.to} end={entry.to === '/'}>
                     {entry.label}
+                    {entry.screen === 'approvals' && <PendingBadge count={pendingApprovals} />}
                   </NavLink>
                 </ChakraLink>
               </li>

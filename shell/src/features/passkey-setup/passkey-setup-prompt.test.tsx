@@ -21,6 +21,12 @@ import {
 const DAY = 24 * 60 * 60 * 1000;
 const ADMIN: TestUser = { username: 'admin', roles: ['Admin'] };
 const START = new Date('2026-03-10T09:30:00Z');
+/**
+ * The API client took the real Date.now before the clock was faked, so a
+ * token must outlive the real date too, or the calls of a signed-in page
+ * (the sidebar's count of pending approvals) refresh it first.
+ */
+const LONG_TTL = 3 * 365 * 24 * 60 * 60;
 
 let webauthn: FakeWebAuthn;
 beforeEach(() => {
@@ -76,9 +82,8 @@ const dialog = () => screen.queryByRole('dialog', { name: 'Set Up Passkey' });
 
 /** signInWithPassword renders /login and signs in as u with a password, ending on /transactions. */
 async function signInWithPassword(u: TestUser = ADMIN) {
-  // The API client took the real Date.now before the clock was faked, so the
-  // token must outlive the real date too, or the registration calls refresh.
-  const pair = tokensFor(u, 3 * 365 * 24 * 60 * 60);
+  // The token must outlive the real date too (LONG_TTL), or the registration calls refresh.
+  const pair = tokensFor(u, LONG_TTL);
   server.use(http.post(`${AUTH}/api/v1/login`, () => HttpResponse.json({ ...pair, expiresIn: 300, tokenType: 'Bearer' })));
   const view = renderApp('/login');
   const user = userEvent.setup({ delay: null });
@@ -239,7 +244,7 @@ describe('Passkey setup dialog', () => {
     it('after a passkey sign-in', async () => {
       server.use(
         http.post(`${AUTH}/api/v1/webauthn/authenticate/options`, () => HttpResponse.json(AUTHENTICATION_OPTIONS)),
-        http.post(`${AUTH}/api/v1/webauthn/authenticate/complete`, () => HttpResponse.json({ success: true, tokenResponse: tokensFor(ADMIN) })),
+        http.post(`${AUTH}/api/v1/webauthn/authenticate/complete`, () => HttpResponse.json({ success: true, tokenResponse: tokensFor(ADMIN, LONG_TTL) })),
       );
       webauthn.get.mockResolvedValueOnce(assertion());
       // A password sign-in earlier in this tab, signed out within the 2 seconds.
@@ -260,7 +265,8 @@ describe('Passkey setup dialog', () => {
     });
 
     it('on a page load of a signed-in session (no sign-in just happened)', async () => {
-      renderApp('/transactions', { user: ADMIN });
+      session.signIn(tokensFor(ADMIN, LONG_TTL));
+      renderApp('/transactions');
       await text('Screen /transactions/:id?');
       await elapse(5_000);
       expect(dialog()).not.toBeInTheDocument();

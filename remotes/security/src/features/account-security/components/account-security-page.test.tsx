@@ -24,7 +24,7 @@ describe('Account Security page (spec 02 "Account Security", §6)', () => {
     listHandlers();
     renderSecurity(ADMIN);
     expect(await screen.findByRole('heading', { name: 'Account Security', level: 2 })).toBeInTheDocument();
-    expect(await tabNames()).toEqual(['Active Sessions', 'Passkeys', 'Two-Factor', 'Password', 'IP Restrictions', 'Users Management', 'Roles', 'Security Policy']);
+    expect(await tabNames()).toEqual(['Active Sessions', 'Passkeys', 'Two-Factor', 'Password', 'IP Restrictions', 'Users Management', 'Roles', 'Security Policy', 'Sensitive Actions']);
     expect(screen.getByRole('tab', { name: 'Active Sessions' })).toHaveAttribute('aria-selected', 'true');
     await waitFor(() => expect(document.title).toBe('Paygate - Account Security'));
   });

@@ -3,6 +3,7 @@ import { mayCall, PageFrame, SCREENS, useUser } from '@paygate/sdk';
 import { useSearchParams } from 'react-router';
 import { ChangePasswordForm } from '../../../components/change-password-form';
 import { SecurityPolicyTab } from './security-policy-tab';
+import { SensitiveActionsTab } from './sensitive-actions-tab';
 import { TwoFactorTab } from './two-factor-tab';
 import { AllowedIpsTab } from './allowed-ips-tab';
 import { PasskeysTab } from './passkeys-tab';
@@ -11,7 +12,7 @@ import { SessionsTab } from './sessions-tab';
 import { UsersTab } from './users-tab';
 
 /** The tabs of the page, as the ?tab= query names them. */
-const TABS = ['sessions', 'passkeys', 'two-factor', 'password', 'ip-restrictions', 'users', 'roles', 'policy'] as const;
+const TABS = ['sessions', 'passkeys', 'two-factor', 'password', 'ip-restrictions', 'users', 'roles', 'policy', 'sensitive-actions'] as const;
 type Tab = (typeof TABS)[number];
 
 /** The text of the IP Restrictions tab for a user without Allow IP (spec 02 §6). */
@@ -23,7 +24,10 @@ export const NO_IP_PERMISSION = "You don't have permission to manage IP restrict
  * the own password for everyone, IP restrictions with Allow IP, user
  * management with Add Users, the roles (the permission matrix) for users who
  * may create roles (docs/access.md), the security policy with Settings
- * Access (issue 27). The feature pages it shows live in their own features.
+ * Access (issue 27), and the sensitive actions (step-up and four-eyes
+ * approval policies) for users the server lets change them (requirement
+ * securityPolicy, issue 28). The feature pages it shows live in their own
+ * features.
  */
 export function AccountSecurityPage() {
   const user = useUser();
@@ -34,10 +38,13 @@ export function AccountSecurityPage() {
   // The Roles tab is for administrators: those the server lets create roles.
   const canManageRoles = mayCall(user, 'POST /api/v1/roles') && mayCall(user, 'GET /api/v1/user/roles');
   const canSetPolicy = mayCall(user, 'GET /api/v1/auth-settings');
+  // The tab edits the step-up setting: offered when the server lets the user change it.
+  const canSetSensitive = mayCall(user, 'PUT /api/v1/sensitive-actions/step-up') && mayCall(user, 'GET /api/v1/sensitive-actions');
   const asked = params.get('tab');
   // The IP Restrictions tab may be reached by its address and then says why it is empty;
-  // Users Management, Roles and Security Policy are not offered at all without their permissions.
-  const offered = (t: Tab) => (t !== 'users' || canAddUsers) && (t !== 'roles' || canManageRoles) && (t !== 'policy' || canSetPolicy);
+  // Users Management, Roles, Security Policy and Sensitive Actions are not offered at all without their permissions.
+  const offered = (t: Tab) =>
+    (t !== 'users' || canAddUsers) && (t !== 'roles' || canManageRoles) && (t !== 'policy' || canSetPolicy) && (t !== 'sensitive-actions' || canSetSensitive);
   const tab: Tab = TABS.includes(asked as Tab) && offered(asked as Tab) ? (asked as Tab) : 'sessions';
 
   function select(next: string) {
@@ -64,6 +71,7 @@ export function AccountSecurityPage() {
           {canAddUsers && <Tabs.Trigger value="users">Users Management</Tabs.Trigger>}
           {canManageRoles && <Tabs.Trigger value="roles">Roles</Tabs.Trigger>}
           {canSetPolicy && <Tabs.Trigger value="policy">Security Policy</Tabs.Trigger>}
+          {canSetSensitive && <Tabs.Trigger value="sensitive-actions">Sensitive Actions</Tabs.Trigger>}
         </Tabs.List>
         <Tabs.Content value="sessions">
           <SessionsTab />
@@ -93,6 +101,11 @@ export function AccountSecurityPage() {
         {canSetPolicy && (
           <Tabs.Content value="policy">
             <SecurityPolicyTab />
+          </Tabs.Content>
+        )}
+        {canSetSensitive && (
+          <Tabs.Content value="sensitive-actions">
+            <SensitiveActionsTab />
           </Tabs.Content>
         )}
       </Tabs.Root>
