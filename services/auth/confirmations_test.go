@@ -160,6 +160,21 @@ func TestConfirmationTOTPAndApproval(t *testing.T) {
 		t.Fatalf("pending list %v lacks %s", ids, reqID)
 	}
 
+	// A merchant-scoped user, even one holding Edit User, neither sees nor
+	// decides another user's request (it may reach beyond its merchants).
+	mtok, _ := in.mustLogin(t, "merchant-admin", "paygate-demo", testIP())
+	if !slices.Contains(stringsOf(tokenClaims(t, mtok)["permissions"]), "Edit User") {
+		t.Fatalf("merchant-admin lacks Edit User: %v", tokenClaims(t, mtok)["permissions"])
+	}
+	wantStatus(t, "merchant get", in.call(t, http.MethodGet, "/api/v1/approvals/"+reqID, mtok, testIP(), nil), http.StatusNotFound)
+	wantStatus(t, "merchant reject", in.call(t, http.MethodPost, "/api/v1/approvals/"+reqID+"/reject", mtok, testIP(), map[string]any{"reason": "no"}), http.StatusNotFound)
+	if c := in.call(t, http.MethodGet, "/api/v1/approvals/pending-count", mtok, testIP(), nil); c.body["count"] != nil && c.body["count"] != float64(0) {
+		t.Fatalf("merchant count %v", c.body)
+	}
+	if l := in.call(t, http.MethodGet, "/api/v1/approvals?status=pending", mtok, testIP(), nil); len(l.body["requests"].([]any)) != 0 {
+		t.Fatalf("merchant list %v", l.body)
+	}
+
 	// Approving needs the approver's own confirmation of approval.approve.
 	var id int64
 	fmt.Sscan(reqID, &id)

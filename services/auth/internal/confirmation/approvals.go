@@ -35,12 +35,24 @@ func (r Request) Effective(now time.Time) string {
 
 // visible reports whether c may see r: its own, or one it may approve.
 func visible(c Caller, r Request) bool {
-	return r.RequestedBy == c.ID || slices.Contains(c.Permissions, r.ApproverPermission)
+	return r.RequestedBy == c.ID || slices.Contains(deciding(c), r.ApproverPermission)
+}
+
+// deciding is the permissions by which c may see and decide other users'
+// requests: an admin-wide caller's. A merchant-scoped user never decides
+// another user's change: the change may reach beyond its merchants (it would
+// be applied with the approver's authority), and its details are out of the
+// user's scope; such a user sees its own requests only.
+func deciding(c Caller) []string {
+	if !c.Global {
+		return nil
+	}
+	return c.Permissions
 }
 
 // CanDecide reports whether c may approve or reject r now.
 func (s *Service) CanDecide(c Caller, r Request) bool {
-	return r.Effective(s.now()) == StatusPending && r.RequestedBy != c.ID && slices.Contains(c.Permissions, r.ApproverPermission)
+	return r.Effective(s.now()) == StatusPending && r.RequestedBy != c.ID && slices.Contains(deciding(c), r.ApproverPermission)
 }
 
 // List lists the requests c made or may approve, newest first.
@@ -67,7 +79,7 @@ func (s *Service) List(ctx context.Context, c Caller, status, action string, min
 		return Page{}, apperr.Invalid("beforeId must not be negative.")
 	}
 	rs, err := s.store.Requests(ctx, Query{Status: status, Action: action, Mine: mine, CallerID: c.ID,
-		Permissions: c.Permissions, BeforeID: beforeID, Limit: pageSize + 1, Now: s.now()})
+		Permissions: deciding(c), BeforeID: beforeID, Limit: pageSize + 1, Now: s.now()})
 	if err != nil {
 		return Page{}, err
 	}
@@ -90,7 +102,7 @@ func (s *Service) Get(ctx context.Context, c Caller, id int64) (Request, error) 
 
 // CountPending counts the pending requests c may approve.
 func (s *Service) CountPending(ctx context.Context, c Caller) (int, error) {
-	return s.store.CountPending(ctx, c.ID, c.Permissions, s.now())
+	return s.store.CountPending(ctx, c.ID, deciding(c), s.now())
 }
 
 // errExpired marks a decision refused because the request expired (the
@@ -111,7 +123,7 @@ func (s *Service) decide(ctx context.Context, tx Tx, c Caller, id int64, now tim
 	if r.RequestedBy == c.ID {
 		return Request{}, apperr.Forbidden(MsgOwnRequest)
 	}
-	if !slices.Contains(c.Permissions, r.ApproverPermission) {
+	if !slices.Contains(deciding(c), r.ApproverPermission) {
 		return Request{}, apperr.Forbidden(MsgNoPermission, r.ApproverPermission)
 	}
 	if r.Status == StatusPending && !now.Before(r.ExpiresAt) {
