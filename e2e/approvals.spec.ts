@@ -9,10 +9,12 @@
  * sent for approval instead of being applied. An approver sees the count in
  * the sidebar, opens the request on the Approvals page, approves it with its
  * own passkey, and the change is applied exactly as requested; the request
- * carries both proofs. The global setup turned step-up off for every other
+ * carries both proofs. The requester also marks a transaction failed: the
+ * status override asks for a reason and the passkey, and is applied at once. The global setup turned step-up off for every other
  * spec; this one turns it off again at the end.
  */
 import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
+import { createDeposits } from './support';
 
 const DEMO_PASSWORD = 'paygate-demo';
 const KEY = 'ExportRetentionHours';
@@ -75,7 +77,7 @@ test('a setting changed by one admin is applied once another approves it, each s
     const res = await request.put(`${authUrl}/api/v1/sensitive-actions/step-up`, { headers: bearer(admin), data: { actions, scope } });
     expect(res.ok(), await res.text()).toBe(true);
   };
-  await stepUp(['settings.set'], 'admin_wide');
+  await stepUp(['settings.set', 'transaction.set_status', 'transaction.cancel'], 'admin_wide');
   const created = await request.post(`${authUrl}/api/v1/approval-policies`, {
     headers: bearer(admin),
     data: { policy: { action: 'settings.set', approverPermission: 'Edit User' } },
@@ -135,6 +137,26 @@ async function walk(browser: Browser, request: APIRequestContext, { authUrl, gat
   await expect(requester.getByText(`Failed to update ${KEY}`)).toHaveCount(0);
   // Nothing is applied yet.
   expect(await settingOf(request, gatewayUrl, admin)).toBe(current);
+
+  // A status override with step-up: the reason is required, the passkey signs the change, and it is applied at once.
+  await createDeposits(requester, [{ clientId: 'e2e-approvals', nonce: `e2e-approvals-${run}`, amount: '175.00' }]);
+  await requester.goto('/transactions');
+  const top = requester.getByTestId(/^transaction-\d+$/).first();
+  await expect(top).toBeVisible();
+  const txId = ((await top.getAttribute('data-testid')) ?? '').replace('transaction-', '');
+  await top.getByRole('button', { name: `More actions for transaction ${txId}` }).click();
+  await requester.getByRole('menuitem', { name: 'Mark Failed' }).click();
+  await requester.getByRole('alertdialog', { name: 'Mark Failed?' }).getByRole('button', { name: 'Mark Failed' }).click();
+  // The reason comes first (it is part of what is signed), then the summary, then the passkey.
+  const override = requester.getByRole('dialog').filter({ has: requester.getByRole('textbox', { name: /Reason/ }) });
+  await override.getByRole('button', { name: 'Review the change' }).click();
+  await expect(override.getByRole('alert')).toContainText('Enter a reason');
+  await override.getByLabel(/Reason/).fill('e2e: the player reported a failed payment');
+  await override.getByRole('button', { name: 'Review the change' }).click();
+  await expect(override.getByRole('list', { name: 'Summary of the change' })).toBeVisible();
+  await override.getByRole('button', { name: 'Confirm with passkey' }).click();
+  await expect(override).toBeHidden();
+  await expect(requester.getByTestId(`transaction-${txId}`).getByLabel('Status Cancelled')).toBeVisible();
 
   // The approver sees the count in the sidebar and approves with its own passkey.
   const approver = await signedInWithPasskey(browser, approverName, password);

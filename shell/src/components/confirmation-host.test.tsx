@@ -85,6 +85,32 @@ describe('ConfirmationHost (issue 28)', () => {
     expect((err as ApiError).cancelled).toBe(true);
   });
 
+  it('a change auth describes only with its reason: the reason first, then the summary, then the passkey', async () => {
+    startAuthentication.mockResolvedValue({ id: 'cred-1', response: { signature: 'sig' } });
+    const { begins, finishes, call } = setup({ method: 'webauthn', reasonRequired: true, publicKeyOptions: JSON.stringify({ publicKey: { challenge: 'abc' } }) });
+    server.use(
+      http.post(`${AUTH}/api/v1/confirmations`, async ({ request }) => {
+        const body = (await request.json()) as Record<string, unknown>;
+        begins.push(body);
+        if (!body.reason) return HttpResponse.json({ code: 'invalid_argument', message: 'reason is required for this change.' }, { status: 400 });
+        return HttpResponse.json({ confirmationId: 'c-1', title: 'Override a transaction status', summary: ['Transaction 5'], method: 'webauthn', reasonRequired: true, publicKeyOptions: JSON.stringify({ publicKey: { challenge: 'abc' } }) });
+      }),
+    );
+    expect(await screen.findByText(/This change needs a reason/)).toBeVisible();
+    expect(screen.queryByRole('alert')).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: 'Review the change' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Enter a reason for this change.');
+    await userEvent.type(screen.getByLabelText(/Reason/), 'chargeback');
+    await userEvent.click(screen.getByRole('button', { name: 'Review the change' }));
+    expect(await screen.findByText('Transaction 5')).toBeVisible();
+    expect(finishes).toEqual([]);
+    expect(startAuthentication).not.toHaveBeenCalled();
+    await userEvent.click(screen.getByRole('button', { name: 'Confirm with passkey' }));
+    await expect(call).resolves.toEqual({ id: 5, status: 'success' });
+    expect(begins.map((b) => b.reason)).toEqual([undefined, 'chargeback']);
+    expect(finishes).toHaveLength(1);
+  });
+
   it('says when the change needs approval before signing', async () => {
     const { call } = setup({ method: 'none', approval: { required: true, approverPermission: 'Edit Fees' } });
     expect(await screen.findByText(/This change needs approval by a user with the permission Edit Fees/)).toBeVisible();

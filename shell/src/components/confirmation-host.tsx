@@ -43,16 +43,25 @@ function ConfirmationDialog({ pending, onDone }: { pending: Pending; onDone: (o:
   const [code, setCode] = useState('');
   const [error, setError] = useState<{ text: string; setup: boolean } | null>(null);
   const [busy, setBusy] = useState(false);
+  // The change needs a reason before auth describes it (auth refuses to
+  // begin a reason-required change without one): the reason field comes
+  // first, then the summary, then the signature.
+  const [reasonFirst, setReasonFirst] = useState(false);
+  // The reason the current confirmation was begun with.
+  const [begunWith, setBegunWith] = useState('');
   const started = useRef(false);
+
+  const beginBody = (withReason: string) => ({ action: pending.challenge.action, request: pending.challenge.request, reason: withReason || undefined });
 
   async function begin(withReason: string) {
     setBusy(true);
     setError(null);
     try {
-      const body = { action: pending.challenge.action, request: pending.challenge.request, reason: withReason || undefined };
-      setBegun(await api.post<BeginConfirmationJson>('auth', '/api/v1/confirmations', body));
+      setBegun(await api.post<BeginConfirmationJson>('auth', '/api/v1/confirmations', beginBody(withReason)));
+      setBegunWith(withReason);
     } catch (err) {
-      setError({ text: errorMessage(err, 'The confirmation could not be started.'), setup: isPrecondition(err) });
+      if (!withReason && err instanceof ApiError && err.status === 400 && /reason/i.test(err.message)) setReasonFirst(true);
+      else setError({ text: errorMessage(err, 'The confirmation could not be started.'), setup: isPrecondition(err) });
     } finally {
       setBusy(false);
     }
@@ -66,23 +75,25 @@ function ConfirmationDialog({ pending, onDone }: { pending: Pending; onDone: (o:
   }, []);
 
   async function sign() {
-    if (!begun) return;
-    if (begun.reasonRequired && !reason.trim()) {
+    if (!begun && !reasonFirst) return;
+    if ((reasonFirst || begun?.reasonRequired) && !reason.trim()) {
       setError({ text: 'Enter a reason for this change.', setup: false });
+      return;
+    }
+    if (!begun) {
+      // Described only now that it has its reason: show what is signed before signing it.
+      await begin(reason.trim());
       return;
     }
     setBusy(true);
     setError(null);
     try {
       let current = begun;
-      // The reason is part of the signed action: begin again when one was typed.
-      if (reason.trim()) {
-        current = await api.post<BeginConfirmationJson>('auth', '/api/v1/confirmations', {
-          action: pending.challenge.action,
-          request: pending.challenge.request,
-          reason: reason.trim(),
-        });
+      // The reason is part of the signed action: begin again when it changed.
+      if (reason.trim() !== begunWith) {
+        current = await api.post<BeginConfirmationJson>('auth', '/api/v1/confirmations', beginBody(reason.trim()));
         setBegun(current);
+        setBegunWith(reason.trim());
       }
       const finish: Record<string, string> = { confirmationId: current.confirmationId };
       if (current.method === 'webauthn') {
@@ -114,7 +125,7 @@ function ConfirmationDialog({ pending, onDone }: { pending: Pending; onDone: (o:
 
   const method = begun?.method;
   const approval = begun?.approval?.required ? begun.approval : null;
-  const label = method === 'webauthn' ? 'Confirm with passkey' : approval ? 'Send for approval' : 'Confirm';
+  const label = !begun ? 'Review the change' : method === 'webauthn' ? 'Confirm with passkey' : approval ? 'Send for approval' : 'Confirm';
   return (
     <DialogFrame
       title={begun?.title ?? 'Confirm this change'}
@@ -124,7 +135,7 @@ function ConfirmationDialog({ pending, onDone }: { pending: Pending; onDone: (o:
           <Button variant="outline" onClick={() => onDone(null)}>
             Cancel
           </Button>
-          <Button colorPalette="blue" loading={busy} disabled={!begun} onClick={() => void sign()}>
+          <Button colorPalette="blue" loading={busy} disabled={!begun && !reasonFirst} onClick={() => void sign()}>
             {label}
           </Button>
         </>
@@ -139,8 +150,9 @@ function ConfirmationDialog({ pending, onDone }: { pending: Pending; onDone: (o:
           </List.Root>
         )}
         {approval && <Text fontWeight="medium">This change needs approval by a user with the permission {approval.approverPermission}.</Text>}
-        {begun && (
-          <Field.Root required={!!begun.reasonRequired}>
+        {reasonFirst && !begun && <Text>This change needs a reason. Enter it, then review the change before you confirm it.</Text>}
+        {(begun || reasonFirst) && (
+          <Field.Root required={reasonFirst || !!begun?.reasonRequired}>
             <Field.Label>
               Reason
               <Field.RequiredIndicator fallback={<Text as="span" color="fg.muted">(optional)</Text>} />
