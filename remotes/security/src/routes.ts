@@ -4,13 +4,19 @@ import { AccountSecurityPage } from './features/account-security/components/acco
 import { ApprovalsPage } from './features/approvals/components/approvals-page';
 import { ChangePasswordPage } from './features/change-password/components/change-password-page';
 
+/**
+ * Approvals is newer than some hosts this remote may run on (docs/console-releases.md rule 4): the
+ * route table is the host's SDK, so the screen is offered only where the host's table has it.
+ */
+const approvals = (SCREENS as Partial<typeof SCREENS>).approvals;
+
 /** The screens of the security remote, exposed as `./routes`. */
 const manifest: RemoteManifest<'security'> = {
   name: 'security',
   routes: [
     { path: SCREENS.accountSecurity.path, Component: AccountSecurityPage },
     { path: SCREENS.changePassword.path, Component: ChangePasswordPage },
-    { path: SCREENS.approvals.path, Component: ApprovalsPage },
+    ...(approvals ? [{ path: approvals.path, Component: ApprovalsPage }] : []),
     // The same form for a user whose role lacks Edit User (see the SDK's route-table.ts).
     { path: SCREENS.temporaryPassword.path, Component: ChangePasswordPage },
   ],
