@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,31 +12,7 @@ import (
 // callConfirmed is in.call with a confirmation token in X-Paygate-Confirmation.
 func (in *instance) callConfirmed(t *testing.T, method, path, token, confirmation string, body any) reply {
 	t.Helper()
-	b, err := json.Marshal(body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := http.NewRequest(method, in.rest+path, bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("X-Forwarded-For", testIP())
-	req.Header.Set("X-Paygate-Confirmation", confirmation)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	out := reply{status: res.StatusCode, header: res.Header, body: map[string]any{}}
-	if len(raw) > 0 && raw[0] == '{' {
-		if err := json.Unmarshal(raw, &out.body); err != nil {
-			t.Fatalf("%s %s: body %q: %v", method, path, raw, err)
-		}
-	}
-	return out
+	return in.callWith(t, method, path, token, testIP(), body, map[string]string{"X-Paygate-Confirmation": confirmation})
 }
 
 // requestOptions reads a begin answer's WebAuthn request options.

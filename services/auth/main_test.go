@@ -157,6 +157,12 @@ func (r reply) str(key string) string { s, _ := r.body[key].(string); return s }
 // call sends a REST request as if from clientIP (through one trusted proxy).
 func (in *instance) call(t *testing.T, method, path, token, clientIP string, body any) reply {
 	t.Helper()
+	return in.callWith(t, method, path, token, clientIP, body, nil)
+}
+
+// callWith is call with more request headers.
+func (in *instance) callWith(t *testing.T, method, path, token, clientIP string, body any, headers map[string]string) reply {
+	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -176,6 +182,9 @@ func (in *instance) call(t *testing.T, method, path, token, clientIP string, bod
 	}
 	if clientIP != "" {
 		req.Header.Set("X-Forwarded-For", clientIP)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
