@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"regexp"
 	"testing"
@@ -102,9 +103,10 @@ func TestEveryGatewayRPCIsServed(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				body, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				if resp.StatusCode != http.StatusUnauthorized {
-					t.Errorf("%s %s without a token = %d, want 401", method, path, resp.StatusCode)
+					t.Errorf("%s %s without a token = %d %s, want 401", method, path, resp.StatusCode, body)
 				}
 			})
 		}

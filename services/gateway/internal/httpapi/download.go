@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,7 +11,10 @@ import (
 	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/genproto/googleapis/api/httpbody"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	"github.com/paygate/paygate/services/internal/apperr"
@@ -54,13 +58,16 @@ func Download(mux func() *runtime.ServeMux, cc func() grpc.ClientConnInterface) 
 			fail(err)
 			return
 		}
-		stream, err := gatewayv1.NewFileServiceClient(cc()).DownloadFile(ctx, &gatewayv1.DownloadFileRequest{Id: id})
+		stream, err := openDownload(ctx, cc(), id)
 		if err != nil {
 			fail(err)
 			return
 		}
-		first, err := stream.Recv()
-		if err != nil {
+		first := new(httpbody.HttpBody)
+		if err := stream.RecvMsg(first); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = status.Error(codes.Internal, "DownloadFile ended without a message")
+			}
 			fail(err)
 			return
 		}
@@ -83,7 +90,8 @@ func Download(mux func() *runtime.ServeMux, cc func() grpc.ClientConnInterface) 
 			return
 		}
 		for {
-			msg, err := stream.Recv()
+			msg := new(httpbody.HttpBody)
+			err := stream.RecvMsg(msg)
 			if errors.Is(err, io.EOF) {
 				return
 			}
@@ -95,6 +103,27 @@ func Download(mux func() *runtime.ServeMux, cc func() grpc.ClientConnInterface) 
 			}
 		}
 	})
+}
+
+// openDownload starts FileService.DownloadFile on cc. It does what the
+// generated client does, except that an io.EOF from sending the request is
+// not an error of its own: the server ended the call before reading it (an
+// interceptor refused it), and the call's status comes with the first
+// receive. grpc-go hides that io.EOF from a server-streaming call; the
+// in-process channel the REST mux uses does not, and the generated client
+// passed it on as the error, which answered a refusal (401) as a 500.
+func openDownload(ctx context.Context, cc grpc.ClientConnInterface, id int64) (grpc.ClientStream, error) {
+	stream, err := cc.NewStream(ctx, &gatewayv1.FileService_ServiceDesc.Streams[0], gatewayv1.FileService_DownloadFile_FullMethodName)
+	if err != nil {
+		return nil, err
+	}
+	if err := stream.SendMsg(&gatewayv1.DownloadFileRequest{Id: id}); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if err := stream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return stream, nil
 }
 
 // ExportPattern is the route of export requests (FileService.ExportFile).
