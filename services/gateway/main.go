@@ -72,6 +72,7 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 		g.wireFrauds,      // FraudService, fraud detection
 		g.wireCredentials, // CredentialService, re-sealing
 		g.wireBalances,    // BalanceService
+		g.wireRadar,       // RadarService (the stuck-money radar)
 		g.wireCallbacks,   // the callbacks service's routes and events
 		g.wireAggregator,  // the aggregator's routes
 		g.wireAuth,        // the auth service's routes

@@ -172,6 +172,16 @@ var Rules = authz.Rules{
 	gatewayv1.FeeService_PreviewFee_FullMethodName:        editFees,
 	// PayTypeService: names for filters and dialogs, any signed-in user.
 	gatewayv1.PayTypeService_ListPayTypes_FullMethodName: {Authenticated: true},
+
+	// RadarService (docs/contracts-radar.md): reading the radar and its SLAs
+	// needs what reading transactions needs (the handler keeps merchant
+	// users to their merchants' transactions); an SLA decides what is
+	// overdue for every merchant of a provider, so changing one is a
+	// platform setting (access.ReqPlatformSettings).
+	gatewayv1.RadarService_ListRadarTransactions_FullMethodName: {Permissions: []string{access.PermGetTransactions}},
+	gatewayv1.RadarService_ListRadarSlas_FullMethodName:         {Permissions: []string{access.PermGetTransactions}},
+	gatewayv1.RadarService_SetRadarSla_FullMethodName:           {Requires: access.ReqPlatformSettings},
+	gatewayv1.RadarService_DeleteRadarSla_FullMethodName:        {Requires: access.ReqPlatformSettings},
 }
 
 var (

@@ -122,7 +122,7 @@ func (s *Service) poll(ctx context.Context, t Transaction) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	ex := s.providers.PaymentStatus(ctx, s.withCredentials(ctx, conn, t.CollabID), t.ProviderTID)
+	ex := s.askStatus(ctx, conn, t)
 	s.logProviderFailure(ctx, t, ex, "payment.poll")
 	entry := responseLog(StagePolling, ex, "payment.poll")
 	entry.Message = fmt.Sprintf("Poll %d: %s", t.PollAttempts, entry.Message)

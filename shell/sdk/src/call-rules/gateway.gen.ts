@@ -212,6 +212,22 @@ export const GATEWAY_CALLS = {
     http: ['GET /api/v1/pay-types'],
     rule: { authenticated: true },
   },
+  '/paygate.gateway.v1.RadarService/DeleteRadarSla': {
+    http: ['DELETE /api/v1/radar/slas/{id}'],
+    rule: { requires: 'platformSettings' },
+  },
+  '/paygate.gateway.v1.RadarService/ListRadarSlas': {
+    http: ['GET /api/v1/radar/slas'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.gateway.v1.RadarService/ListRadarTransactions': {
+    http: ['GET /api/v1/radar/transactions'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.gateway.v1.RadarService/SetRadarSla': {
+    http: ['PUT /api/v1/radar/slas'],
+    rule: { requires: 'platformSettings' },
+  },
   '/paygate.gateway.v1.ReplayService/GetTransactionIdRange': {
     http: [],
     rule: { internal: true },
