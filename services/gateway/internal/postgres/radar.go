@@ -145,6 +145,7 @@ func overdueSQL(q radar.Query) (string, []any) {
 	if q.Type != 0 {
 		where = append(where, `t.transaction_type = `+arg(q.Type))
 	}
+	limit := arg(q.Limit)
 	return `SELECT t.id, t.reference_id, t.merchant_id, t.merchant_name, t.collab_id, t.provider_id, t.provider_name,
 			t.pay_type_id, t.pay_type_name, t.transaction_type, t.status, t.amount::text, t.currency,
 			COALESCE(t.provider_transaction_id, ''), t.created_at, s.id, s.overdue_after_seconds
@@ -156,7 +157,7 @@ func overdueSQL(q radar.Query) (string, []any) {
 			ORDER BY ` + slaWeight + ` DESC LIMIT 1) s
 		WHERE ` + strings.Join(where, "\n\t\t\tAND ") + `
 		ORDER BY t.created_at, t.id
-		LIMIT ` + arg(q.Limit), args
+		LIMIT ` + limit, args
 }
 
 // Overdue implements radar.Store.

@@ -32,6 +32,9 @@ const (
 	InquiryTimeout = 5 * time.Second
 	// CacheTTL is how long a provider's answer is reused.
 	CacheTTL = 30 * time.Second
+	// MaxWalk is how long a page token is good for: a walk through the
+	// pages measures overdue at its first page's time.
+	MaxWalk = 24 * time.Hour
 )
 
 // The states of a provider status (RadarProviderStatus.state).

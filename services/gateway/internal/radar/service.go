@@ -64,8 +64,9 @@ func (s *Service) List(ctx context.Context, scope merchant.Scope, f Filter) (Pag
 	}
 	if f.PageToken != "" {
 		asOf, after, err := decodeToken(f.PageToken)
-		if err != nil {
-			return Page{}, apperr.Invalid("pageToken is not a page of this list: start again from the first page.")
+		if now := s.now(); err != nil || asOf.After(now.Add(time.Minute)) || asOf.Before(now.Add(-MaxWalk)) ||
+			after.CreatedAt.After(asOf) {
+			return Page{}, apperr.Invalid("pageToken is not a page of this list (or is over 24 hours old): start again from the first page.")
 		}
 		q.AsOf, q.After = asOf, &after
 	} else {
@@ -74,8 +75,9 @@ func (s *Service) List(ctx context.Context, scope merchant.Scope, f Filter) (Pag
 	if err := s.checkScope(ctx, scope, f); err != nil {
 		return Page{}, err
 	}
-	rows, err := s.store.Overdue(ctx, Query{Scope: q.Scope, ProviderID: q.ProviderID, CollabID: q.CollabID,
-		MerchantID: q.MerchantID, Type: q.Type, AsOf: q.AsOf, After: q.After, Limit: q.Limit + 1})
+	one := q
+	one.Limit++ // one more tells whether there is a next page
+	rows, err := s.store.Overdue(ctx, one)
 	if err != nil {
 		return Page{}, fmt.Errorf("read overdue transactions: %w", err)
 	}
