@@ -3,8 +3,15 @@ import { SCREENS, type RemoteManifest } from '@paygate/sdk';
 import { CallbacksPage } from './features/callbacks/components/callbacks-page';
 import { CreateTransactionPage } from './features/simulate/components/create-transaction-page';
 import { FraudManagementPage } from './features/fraud/components/fraud-page';
+import { RadarPage } from './features/radar/components/radar-page';
 import { TransactionsPage } from './features/transactions/components/transactions-page';
 import { ValidationEndpointsPage } from './features/validation-endpoints/components/validation-endpoints-page';
+
+/**
+ * The radar is newer than some hosts this remote may run on (docs/console-releases.md rule 4): the
+ * route table is the host's SDK, so the screen is offered only where the host's table has it.
+ */
+const radar = (SCREENS as Partial<typeof SCREENS>).radar;
 
 /** The screens of the transactions remote, exposed as `./routes`. */
 const manifest: RemoteManifest<'transactions'> = {
@@ -15,6 +22,7 @@ const manifest: RemoteManifest<'transactions'> = {
     { path: SCREENS.validationEndpoints.path, Component: ValidationEndpointsPage },
     { path: SCREENS.simulatePayment.path, Component: CreateTransactionPage },
     { path: SCREENS.fraudManagement.path, Component: FraudManagementPage },
+    ...(radar ? [{ path: radar.path, Component: RadarPage }] : []),
   ],
 };
 

@@ -71,6 +71,10 @@ export interface RouteSpec {
  * requests (issue 28, docs/contracts-approvals.md), for any signed-in user
  * (the server lists its own requests and those it may decide). It comes
  * after every screen of the spec, so it changes no user's first route.
+ *
+ * /radar is not in the spec's table: the stuck-money radar (issue 29,
+ * docs/contracts-radar.md), for users who read transactions. It comes after
+ * the spec's screens too.
  */
 export const SCREENS = {
   dashboard: { path: '/', link: '/', title: 'Financial Dashboard', remote: 'shell', access: { kind: 'dashboard' }, calls: ['GET /api/v1/statistics'] },
@@ -90,6 +94,7 @@ export const SCREENS = {
   simulatePayment: { path: '/simulate-payment', link: '/simulate-payment', title: 'Create Transaction', remote: 'transactions', access: { kind: 'requirement', requirement: 'createTransaction' }, calls: ['GET /api/v1/providers', 'POST /api/v1/transactions/initialize'] },
   changePassword: { path: '/change-password', link: '/change-password', title: 'Change Password', remote: 'security', access: { kind: 'change-password' }, calls: ['POST /api/v1/user/change-password'] },
   approvals: { path: '/approvals', link: '/approvals', title: 'Approvals', remote: 'security', access: { kind: 'login' }, calls: ['GET /api/v1/approvals'] },
+  radar: { path: '/radar', link: '/radar', title: 'Radar', remote: 'transactions', access: { kind: 'permissions', permissions: ['Get Transactions'] }, calls: ['GET /api/v1/radar/transactions'] },
   temporaryPassword: { path: '/temporary-password', link: '/temporary-password', title: 'Change Password', remote: 'security', access: { kind: 'temporary-password' }, calls: ['POST /api/v1/user/change-password'] },
 } as const satisfies Record<string, RouteSpec>;
 

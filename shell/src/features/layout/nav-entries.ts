@@ -21,6 +21,8 @@ export const NAV_ENTRIES: readonly NavEntry[] = [
   entry('Providers', 'providers', can('Get Providers')),
   entry('Balances', 'balances', can('Balance Access')),
   entry('Transactions', 'transactions', can('Get Transactions')),
+  // Not in the spec: the stuck-money radar (issue 29).
+  entry('Radar', 'radar', can('Get Transactions')),
   entry('Files', 'files', can('Files Access')),
   // "admin or merchant" for the entries, Admin or Merchant Admin for the
   // routes: one requirement restates both (docs/access.md).
