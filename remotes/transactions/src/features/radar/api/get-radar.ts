@@ -1,6 +1,7 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
+import { useQueries } from '@tanstack/react-query';
 import type { ListRadarTransactionsResponseJson } from '@paygate/gen/gateway/v1/radar_pb';
 import { api } from '@paygate/sdk';
+import { useState } from 'react';
 import { z } from 'zod';
 import { toRadarRow, type RadarRow } from './types';
 
@@ -40,19 +41,52 @@ export async function fetchRadarPage(input: RadarInput, pageToken: string, refre
 /** The key prefix of the radar's lists. */
 export const RADAR_KEY = ['radar', 'transactions'] as const;
 
+/** Radar is a walk through the radar's pages, as far as the user loaded it. */
+export interface Radar {
+  pages: RadarPage[];
+  isPending: boolean;
+  isError: boolean;
+  error: unknown;
+  hasNextPage: boolean;
+  isFetchingNextPage: boolean;
+  /** The first page is being read again (Refresh provider status). */
+  isRefreshing: boolean;
+  loadMore: () => void;
+  /** Starts the walk again, asking the providers again instead of reading their cached answers. */
+  refreshProviders: () => void;
+  retry: () => void;
+}
+
 /**
- * useRadar reads the radar page by page ("Load more" follows nextPageToken). refreshNext makes the
- * next fetch of the first page ask the providers again.
+ * useRadar reads the radar page by page: the first page, then one more per loadMore (following
+ * nextPageToken; useQueries, as the shared query library offers no infinite query to remotes). A
+ * change of the filters starts a new walk.
  */
-export function useRadar(input: RadarInput, refreshNext: { current: boolean }) {
-  return useInfiniteQuery({
-    queryKey: [...RADAR_KEY, input],
-    initialPageParam: '',
-    queryFn: ({ pageParam, signal }) => {
-      const refresh = pageParam === '' && refreshNext.current;
-      refreshNext.current = false;
-      return fetchRadarPage(input, pageParam, refresh, signal);
-    },
-    getNextPageParam: (last) => last.nextPageToken || undefined,
+export function useRadar(input: RadarInput): Radar {
+  const key = JSON.stringify(input);
+  const [walk, setWalk] = useState({ key, gen: 0, refresh: false, tokens: [''] });
+  if (walk.key !== key) setWalk({ key, gen: walk.gen + 1, refresh: false, tokens: [''] });
+  const results = useQueries({
+    queries: walk.tokens.map((token, i) => ({
+      queryKey: [...RADAR_KEY, input, walk.gen, token],
+      queryFn: ({ signal }: { signal: AbortSignal }) => fetchRadarPage(input, token, i === 0 && walk.refresh, signal),
+      // The providers' answers are cached for 30 s on the server.
+      staleTime: 30_000,
+    })),
   });
+  const pages = results.flatMap((r) => (r.data ? [r.data] : []));
+  const last = results.at(-1);
+  const next = pages.length === results.length ? (pages.at(-1)?.nextPageToken ?? '') : '';
+  return {
+    pages,
+    isPending: results[0]?.isPending ?? true,
+    isError: results.some((r) => r.isError),
+    error: results.find((r) => r.isError)?.error,
+    hasNextPage: next !== '',
+    isFetchingNextPage: results.length > 1 && (last?.isPending ?? false),
+    isRefreshing: walk.refresh && (results[0]?.isFetching ?? false),
+    loadMore: () => next && setWalk((w) => (w.tokens.includes(next) ? w : { ...w, tokens: [...w.tokens, next] })),
+    refreshProviders: () => setWalk((w) => ({ ...w, gen: w.gen + 1, refresh: true, tokens: [''] })),
+    retry: () => void Promise.all(results.filter((r) => r.isError).map((r) => r.refetch())),
+  };
 }

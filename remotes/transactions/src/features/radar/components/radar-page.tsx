@@ -1,7 +1,7 @@
 import { Button, Field, HStack, NativeSelect, Stack, Text, Wrap } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
 import { errorMessage, formatDateTime, hasPermission, mayCall, merchantLabel, merchantsQuery, NoPermission, PageFrame, SCREENS, seesAllMerchants, useTimezone, useUser, type User } from '@paygate/sdk';
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useProviders } from '../api/get-providers';
 import { useRadar, type RadarInput } from '../api/get-radar';
 import { RadarTable } from './radar-table';
@@ -22,18 +22,12 @@ function RadarView({ user }: { user: User }) {
   const merchants = useQuery({ ...merchantsQuery(user.username), enabled: admin });
   const providers = useProviders(mayCall(user, 'GET /api/v1/providers'));
   const [filters, setFilters] = useState<RadarInput>(ANY);
-  const refreshNext = useRef(false);
-  const radar = useRadar(filters, refreshNext);
-  const rows = useMemo(() => radar.data?.pages.flatMap((p) => p.rows) ?? [], [radar.data]);
-  const asOf = radar.data?.pages[0]?.asOf;
+  const radar = useRadar(filters);
+  const rows = useMemo(() => radar.pages.flatMap((p) => p.rows), [radar.pages]);
+  const asOf = radar.pages[0]?.asOf;
   const failure = radar.isError ? errorMessage(radar.error, 'Unknown error') : null;
   const set = (patch: Partial<RadarInput>) => setFilters((f) => ({ ...f, ...patch }));
   const mismatches = rows.filter((r) => r.mismatch).length;
-
-  function refreshProviders() {
-    refreshNext.current = true;
-    void radar.refetch();
-  }
 
   return (
     <PageFrame title={SCREENS.radar.title}>
@@ -84,7 +78,7 @@ function RadarView({ user }: { user: User }) {
             </NativeSelect.Root>
           </Field.Root>
           <HStack gap={2}>
-            <Button size="sm" onClick={refreshProviders} loading={radar.isRefetching} disabled={radar.isPending}>
+            <Button size="sm" onClick={radar.refreshProviders} loading={radar.isRefreshing} disabled={radar.isPending}>
               Refresh provider status
             </Button>
             <Button size="sm" variant="outline" onClick={() => setFilters(ANY)}>
@@ -100,9 +94,9 @@ function RadarView({ user }: { user: User }) {
             {asOf && ` · as of ${formatDateTime(asOf, zone)}`}
           </Text>
         )}
-        <RadarTable rows={rows} zone={zone} loading={radar.isPending} failure={failure} onRetry={() => void radar.refetch()} />
+        <RadarTable rows={rows} zone={zone} loading={radar.isPending} failure={failure} onRetry={radar.retry} />
         {radar.hasNextPage && (
-          <Button alignSelf="center" size="sm" variant="outline" onClick={() => void radar.fetchNextPage()} loading={radar.isFetchingNextPage}>
+          <Button alignSelf="center" size="sm" variant="outline" onClick={radar.loadMore} loading={radar.isFetchingNextPage}>
             Load more
           </Button>
         )}
