@@ -172,6 +172,17 @@ var Rules = authz.Rules{
 	gatewayv1.FeeService_PreviewFee_FullMethodName:        editFees,
 	// PayTypeService: names for filters and dialogs, any signed-in user.
 	gatewayv1.PayTypeService_ListPayTypes_FullMethodName: {Authenticated: true},
+
+	// WatchlistService (docs/contracts-watchlists.md): the list's
+	// permission; the handlers keep each user to their own watchlists and
+	// alerts, counted within their merchant scope.
+	gatewayv1.WatchlistService_CreateWatchlist_FullMethodName:    getTransactions,
+	gatewayv1.WatchlistService_ListWatchlists_FullMethodName:     getTransactions,
+	gatewayv1.WatchlistService_UpdateWatchlist_FullMethodName:    getTransactions,
+	gatewayv1.WatchlistService_DeleteWatchlist_FullMethodName:    getTransactions,
+	gatewayv1.WatchlistService_GetWatchlistValues_FullMethodName: getTransactions,
+	gatewayv1.WatchlistService_ListAlerts_FullMethodName:         getTransactions,
+	gatewayv1.WatchlistService_AcknowledgeAlert_FullMethodName:   getTransactions,
 }
 
 var (
@@ -186,6 +197,7 @@ var (
 	settingsAccess    = authz.Rule{Permissions: []string{access.PermSettingsAccess}}
 	viewFees          = authz.Rule{Permissions: []string{access.PermViewFees}}
 	editFees          = authz.Rule{Permissions: []string{access.PermEditFees}}
+	getTransactions   = authz.Rule{Permissions: []string{access.PermGetTransactions}}
 
 	credentialsAccess = authz.Rule{Permissions: []string{access.PermCredentialsAccess}}
 	balanceAccess     = authz.Rule{Requires: access.ReqBalances}
