@@ -22,6 +22,10 @@ import (
 // values (outside the events stream: never stored).
 const watchlistValuesSubject = "paygate.live.watchlist_values"
 
+// valuesSubject is watchlistValuesSubject for one schema: deployments (and
+// tests) that share a NATS do not see each other's values.
+func valuesSubject(schema string) string { return watchlistValuesSubject + "." + schema }
+
 // wireWatchlists serves the watchlists and alerts
 // (docs/contracts-watchlists.md): the calls, the evaluator job (one replica
 // recomputes the values as transactions change, raises the alerts and
@@ -30,11 +34,11 @@ const watchlistValuesSubject = "paygate.live.watchlist_values"
 // wireStream, whose hub it feeds.
 func (g *gateway) wireWatchlists(context.Context) error {
 	store := postgres.NewWatchlists(g.Pool)
-	evaluator := watchlist.NewEvaluator(store, natsValues{g.NATS}, time.Now, g.Log.With("component", "watchlists"))
+	evaluator := watchlist.NewEvaluator(store, natsValues{g.NATS, valuesSubject(g.cfg.Schema)}, time.Now, g.Log.With("component", "watchlists"))
 	service := watchlist.NewService(store, time.Now, evaluator.Changed)
 	g.srv.Register(&gatewayv1.WatchlistService_ServiceDesc, grpcapi.NewWatchlistServer(service))
 	g.srv.RegisterGateway(restRoutes(gatewayv1.RegisterWatchlistServiceHandlerClient, gatewayv1.NewWatchlistServiceClient))
-	g.hub.Forward(watchlistValuesSubject, liveValues)
+	g.hub.Forward(valuesSubject(g.cfg.Schema), liveValues)
 	g.hub.Forward(bus.Subject(&eventsv1.AlertRaised{}), liveAlert)
 	return g.Jobs.Add(job.Job{
 		Name: "gateway.watchlist-evaluator",
@@ -75,8 +79,11 @@ func transactionStateOf(data []byte) *eventsv1.TransactionState {
 	return ev.GetTransaction()
 }
 
-// natsValues publishes computed values on watchlistValuesSubject.
-type natsValues struct{ nc *nats.Conn }
+// natsValues publishes computed values on its subject.
+type natsValues struct {
+	nc      *nats.Conn
+	subject string
+}
 
 // PublishValues implements watchlist.Publisher.
 func (p natsValues) PublishValues(_ context.Context, values []watchlist.Value) error {
@@ -88,7 +95,7 @@ func (p natsValues) PublishValues(_ context.Context, values []watchlist.Value) e
 	if err != nil {
 		return fmt.Errorf("marshal watchlist values: %w", err)
 	}
-	return p.nc.Publish(watchlistValuesSubject, data)
+	return p.nc.Publish(p.subject, data)
 }
 
 // liveValues turns the evaluator's message into `event: watchlist` messages.
