@@ -22,6 +22,7 @@ describe('route table', () => {
       '/simulate-payment',
       '/change-password',
       '/approvals',
+      '/alerts',
       '/temporary-password',
     ]);
     expect(new Set(SCREEN_PATHS).size).toBe(SCREEN_PATHS.length);

@@ -71,6 +71,9 @@ export interface RouteSpec {
  * requests (issue 28, docs/contracts-approvals.md), for any signed-in user
  * (the server lists its own requests and those it may decide). It comes
  * after every screen of the spec, so it changes no user's first route.
+ *
+ * /alerts is not in the spec's table: the history of the watchlists' alerts
+ * (issue 29, docs/contracts-watchlists.md), after Approvals for the same reason.
  */
 export const SCREENS = {
   dashboard: { path: '/', link: '/', title: 'Financial Dashboard', remote: 'shell', access: { kind: 'dashboard' }, calls: ['GET /api/v1/statistics'] },
@@ -90,6 +93,7 @@ export const SCREENS = {
   simulatePayment: { path: '/simulate-payment', link: '/simulate-payment', title: 'Create Transaction', remote: 'transactions', access: { kind: 'requirement', requirement: 'createTransaction' }, calls: ['GET /api/v1/providers', 'POST /api/v1/transactions/initialize'] },
   changePassword: { path: '/change-password', link: '/change-password', title: 'Change Password', remote: 'security', access: { kind: 'change-password' }, calls: ['POST /api/v1/user/change-password'] },
   approvals: { path: '/approvals', link: '/approvals', title: 'Approvals', remote: 'security', access: { kind: 'login' }, calls: ['GET /api/v1/approvals'] },
+  alerts: { path: '/alerts', link: '/alerts', title: 'Alerts', remote: 'transactions', access: { kind: 'permissions', permissions: ['Get Transactions'] }, calls: ['GET /api/v1/alerts'] },
   temporaryPassword: { path: '/temporary-password', link: '/temporary-password', title: 'Change Password', remote: 'security', access: { kind: 'temporary-password' }, calls: ['POST /api/v1/user/change-password'] },
 } as const satisfies Record<string, RouteSpec>;
 

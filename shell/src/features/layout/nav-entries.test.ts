@@ -35,13 +35,14 @@ describe('sidebar entries by role: an entry shows only when it leads somewhere',
         'Settings',
         'Create Transaction',
         'Approvals',
+        'Alerts',
         'Account Security',
       ],
     ],
     // Balance Access, but the balance calls are for admins and merchant users (spec 02 §6): no Balances.
-    ['Support', ['Dashboard', 'Providers', 'Transactions', 'Files', 'Fraud Management', 'Fee Management', 'Jobs', 'Approvals', 'Account Security']],
+    ['Support', ['Dashboard', 'Providers', 'Transactions', 'Files', 'Fraud Management', 'Fee Management', 'Jobs', 'Approvals', 'Alerts', 'Account Security']],
     // A merchant, but the Callbacks and Validation Endpoints routes are for Admin and Merchant Admin.
-    ['Merchant', ['Dashboard', 'Providers', 'Balances', 'Transactions', 'Files', 'Fee Management', 'Approvals', 'Account Security']],
+    ['Merchant', ['Dashboard', 'Providers', 'Balances', 'Transactions', 'Files', 'Fee Management', 'Approvals', 'Alerts', 'Account Security']],
     [
       'Merchant Admin',
       [
@@ -56,11 +57,12 @@ describe('sidebar entries by role: an entry shows only when it leads somewhere',
         'Fee Management',
         'Credentials',
         'Approvals',
+        'Alerts',
         'Account Security',
       ],
     ],
-    ['Merchant Finance Manager', ['Dashboard', 'Balances', 'Transactions', 'Files', 'Fee Management', 'Approvals', 'Account Security']],
-    ['Merchant Support', ['Providers', 'Transactions', 'Approvals', 'Account Security']],
+    ['Merchant Finance Manager', ['Dashboard', 'Balances', 'Transactions', 'Files', 'Fee Management', 'Approvals', 'Alerts', 'Account Security']],
+    ['Merchant Support', ['Providers', 'Transactions', 'Approvals', 'Alerts', 'Account Security']],
   ])('%s', (role, want) => {
     expect(labels(demo(role))).toEqual(want);
   });
@@ -94,6 +96,7 @@ describe('sidebar entries by role: an entry shows only when it leads somewhere',
       ['Settings', '/settings'],
       ['Create Transaction', '/simulate-payment'],
       ['Approvals', '/approvals'],
+      ['Alerts', '/alerts'],
       ['Account Security', '/account-security'],
       ['Change Password', '/change-password'],
     ]);
