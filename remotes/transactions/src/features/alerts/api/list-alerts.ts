@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { AcknowledgeAlertResponseJson, ListAlertsResponseJson } from '@paygate/gen/gateway/v1/watchlists_pb';
 import { ALERTS_KEY, api } from '@paygate/sdk';
 import { z } from 'zod';
@@ -6,7 +6,7 @@ import { z } from 'zod';
 /** The page size of the Alerts history. */
 export const ALERTS_PAGE_SIZE = 20;
 
-export const listAlertsInput = z.object({ unacknowledged: z.boolean(), pageToken: z.string().optional() });
+export const listAlertsInput = z.object({ unacknowledged: z.boolean(), pageToken: z.string() });
 export type ListAlertsInput = z.infer<typeof listAlertsInput>;
 
 /** fetchAlerts reads a page of the user's alerts, newest first (GET /api/v1/alerts, keyset paged). */
@@ -18,13 +18,11 @@ export async function fetchAlerts(input: ListAlertsInput, signal?: AbortSignal):
   });
 }
 
-/** useAlerts pages the alerts ("Show more" reads the next page). */
-export function useAlerts(unacknowledged: boolean) {
-  return useInfiniteQuery({
-    queryKey: [...ALERTS_KEY, 'list', { unacknowledged }],
-    queryFn: ({ pageParam, signal }) => fetchAlerts({ unacknowledged, pageToken: pageParam }, signal),
-    initialPageParam: '',
-    getNextPageParam: (last) => last.nextPageToken || undefined,
+/** useAlertsPage reads one page of the alerts: the first with pageToken '', each next with the previous page's token. */
+export function useAlertsPage(input: ListAlertsInput) {
+  return useQuery({
+    queryKey: [...ALERTS_KEY, 'list', input],
+    queryFn: ({ signal }) => fetchAlerts(input, signal),
   });
 }
 
