@@ -47,7 +47,7 @@ test('a pinned filter counts a new matching payment live and alerts once when it
 
   // A matching payment: the counter moves and the alert toasts, once.
   const started = Date.now();
-  await createDeposits(page, [{ clientId, nonce: `e2e-watch-${run}`, amount: '12.00' }]);
+  await createDeposits(page, [{ clientId, nonce: `e2e-watch-${run}`, amount: '120.00' }]);
   await expect(card).toHaveAccessibleName(`${name}: 1 in the last 15 min`, { timeout: 15_000 });
   console.log(`watchlist value on the page ${Date.now() - started} ms after the payment was accepted`);
   await expect(card.getByText('Alert: above 0')).toBeVisible();
