@@ -31,7 +31,9 @@ const MinuteRetention = 48 * time.Hour
 // now: the minute rollup is written for transactions made after it and
 // pruned before it (with an hour's margin, so that what a query may read is
 // always whole).
-func MinuteHorizon(now time.Time) time.Time { return now.Add(-MinuteRetention - time.Hour).Truncate(time.Minute) }
+func MinuteHorizon(now time.Time) time.Time {
+	return now.Add(-MinuteRetention - time.Hour).Truncate(time.Minute)
+}
 
 // Bucket returns the UTC start of the hour, day or month t is in.
 func (g Grain) Bucket(t time.Time) time.Time {
