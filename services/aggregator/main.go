@@ -222,6 +222,21 @@ func (l loops) backgroundJobs(cfg Config, relay *bus.Relay) []jobs.Job {
 			},
 		},
 		jobs.OutboxRelay("aggregator", relay),
+		{
+			Name:        "aggregator.minute-prune",
+			Description: "Deletes the statistics' minute buckets older than 49 hours (ranges on whole minutes reach 48 hours back).",
+			Every:       10 * time.Minute,
+			Run: func(ctx context.Context, run *jobs.Run) error {
+				n, err := l.stats.PruneMinutes(ctx)
+				if err != nil {
+					return jobs.Failed(err, "The minute buckets could not be pruned; the next run tries again.")
+				}
+				if n > 0 {
+					run.Notifyf(jobs.LevelInformation, "Deleted %d minute buckets.", n)
+				}
+				return nil
+			},
+		},
 	}
 	if cfg.AutoRebuild {
 		list = append(list, jobs.Job{

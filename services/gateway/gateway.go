@@ -18,6 +18,7 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/currency"
 	"github.com/paygate/paygate/services/gateway/internal/fraud"
 	"github.com/paygate/paygate/services/gateway/internal/grpcapi"
+	"github.com/paygate/paygate/services/gateway/internal/httpapi"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/gateway/internal/postgres"
 	"github.com/paygate/paygate/services/gateway/internal/settings"
@@ -90,6 +91,9 @@ type gateway struct {
 	collabs    *collab.Service
 	payments   *payment.Service
 	currencies *currency.Service
+	// hub is the live stream's fan-out (wireStream), which later areas
+	// feed with their own messages (Forward).
+	hub *httpapi.Hub
 }
 
 // newGateway opens what the areas share: the keyring, the stores (with the

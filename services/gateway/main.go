@@ -77,6 +77,7 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 		g.wireAggregator,  // the aggregator's routes
 		g.wireAuth,        // the auth service's routes
 		g.wireStream,      // the live transaction stream
+		g.wireWatchlists,  // WatchlistService, the watchlist evaluator, its stream messages
 		g.wireOutbox,      // the events every area writes
 	} {
 		if err := area(ctx); err != nil {

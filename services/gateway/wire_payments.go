@@ -141,6 +141,7 @@ func (g *gateway) wireFrauds(context.Context) error {
 // (docs/contracts-transactions.md), fed from NATS.
 func (g *gateway) wireStream(context.Context) error {
 	hub := httpapi.NewHub(g.Log.With("component", "stream"))
+	g.hub = hub
 	g.srv.Handle(httpapi.StreamPattern, hub.Handler(httpapi.StreamOptions{
 		Verifier: g.verifier, Revocations: g.revocations, AllowLists: g.allowLists, Heartbeat: g.cfg.StreamHeartbeat,
 		ClientIP: func(r *http.Request) string { return server.RequestClientIP(r, g.cfg.TrustedProxyHops) }}))

@@ -36,3 +36,4 @@ export * from './storage';
 export * from './timezone';
 export * from './toast';
 export * from './transaction-stream';
+export * from './watchlists';

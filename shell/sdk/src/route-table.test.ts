@@ -23,6 +23,7 @@ describe('route table', () => {
       '/change-password',
       '/approvals',
       '/radar',
+      '/alerts',
       '/temporary-password',
     ]);
     expect(new Set(SCREEN_PATHS).size).toBe(SCREEN_PATHS.length);

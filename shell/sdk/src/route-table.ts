@@ -75,6 +75,8 @@ export interface RouteSpec {
  * /radar is not in the spec's table: the stuck-money radar (issue 29,
  * docs/contracts-radar.md), for users who read transactions. It comes after
  * the spec's screens too.
+ * /alerts is not in the spec's table: the history of the watchlists' alerts
+ * (issue 29, docs/contracts-watchlists.md), after Approvals for the same reason.
  */
 export const SCREENS = {
   dashboard: { path: '/', link: '/', title: 'Financial Dashboard', remote: 'shell', access: { kind: 'dashboard' }, calls: ['GET /api/v1/statistics'] },
@@ -95,6 +97,7 @@ export const SCREENS = {
   changePassword: { path: '/change-password', link: '/change-password', title: 'Change Password', remote: 'security', access: { kind: 'change-password' }, calls: ['POST /api/v1/user/change-password'] },
   approvals: { path: '/approvals', link: '/approvals', title: 'Approvals', remote: 'security', access: { kind: 'login' }, calls: ['GET /api/v1/approvals'] },
   radar: { path: '/radar', link: '/radar', title: 'Radar', remote: 'transactions', access: { kind: 'permissions', permissions: ['Get Transactions'] }, calls: ['GET /api/v1/radar/transactions'] },
+  alerts: { path: '/alerts', link: '/alerts', title: 'Alerts', remote: 'transactions', access: { kind: 'permissions', permissions: ['Get Transactions'] }, calls: ['GET /api/v1/alerts'] },
   temporaryPassword: { path: '/temporary-password', link: '/temporary-password', title: 'Change Password', remote: 'security', access: { kind: 'temporary-password' }, calls: ['POST /api/v1/user/change-password'] },
 } as const satisfies Record<string, RouteSpec>;
 

@@ -20,9 +20,10 @@ var (
 
 // rollupTables are the rollups by grain.
 var rollupTables = map[statistics.Grain]string{
-	statistics.Hour:  "stats_hour",
-	statistics.Day:   "stats_day",
-	statistics.Month: "stats_month",
+	statistics.Hour:   "stats_hour",
+	statistics.Day:    "stats_day",
+	statistics.Month:  "stats_month",
+	statistics.Minute: "stats_minute",
 }
 
 // Apply implements statistics.Store. Placeholder rows (version 0) are
@@ -46,22 +47,28 @@ func (s *Store) Apply(ctx context.Context, states []statistics.State) (int, erro
 			return fmt.Errorf("insert placeholder states: %w", err)
 		}
 		rows, err := tx.Query(ctx, `
-			SELECT id, version, created_hour, merchant_id, collab_id, provider_id, status, transaction_type, currency, amount::text
+			SELECT id, version, COALESCE(created_minute, created_hour), created_minute IS NOT NULL, merchant_id, collab_id,
+				provider_id, status, transaction_type, currency, amount::text
 			FROM tx_state WHERE id = ANY($1) ORDER BY id FOR UPDATE`, ids)
 		if err != nil {
 			return fmt.Errorf("lock states: %w", err)
 		}
 		old := make(map[int64]statistics.State, len(ids))
+		// minuteKnown: the stored state has its creation minute (it was
+		// written since migration 0013), so its minute bucket holds it.
+		minuteKnown := make(map[int64]bool, len(ids))
 		for rows.Next() {
 			var st statistics.State
 			var typ int16
-			if err := rows.Scan(&st.ID, &st.Version, &st.CreatedAt, &st.MerchantID, &st.CollabID, &st.ProviderID,
+			var known bool
+			if err := rows.Scan(&st.ID, &st.Version, &st.CreatedAt, &known, &st.MerchantID, &st.CollabID, &st.ProviderID,
 				&st.Status, &typ, &st.Currency, &st.Amount); err != nil {
 				rows.Close()
 				return fmt.Errorf("scan state: %w", err)
 			}
 			st.Type = int32(typ)
 			old[st.ID] = st
+			minuteKnown[st.ID] = known
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -73,6 +80,8 @@ func (s *Store) Apply(ctx context.Context, states []statistics.State) (int, erro
 			deltas[g] = statistics.NewDeltas(g)
 		}
 		cash := statistics.NewCashDeltas()
+		minutes := statistics.NewDeltas(statistics.Minute)
+		horizon := statistics.MinuteHorizon(time.Now())
 		var (
 			newer  []statistics.State
 			asOf   time.Time
@@ -92,6 +101,15 @@ func (s *Store) Apply(ctx context.Context, states []statistics.State) (int, erro
 				deltas[g].Move(prev, st)
 			}
 			cash.Move(prev, st)
+			// Minute buckets only within the retention (a rebuild of years
+			// writes none of the older ones).
+			if !st.CreatedAt.Before(horizon) {
+				mprev := prev
+				if prev != nil && !minuteKnown[st.ID] {
+					mprev = nil
+				}
+				minutes.Move(mprev, st)
+			}
 			newer = append(newer, st)
 			if st.UpdatedAt.After(asOf) {
 				asOf = st.UpdatedAt
@@ -113,6 +131,9 @@ func (s *Store) Apply(ctx context.Context, states []statistics.State) (int, erro
 			if err := upsertRollup(ctx, tx, rollupTables[g], deltas[g].Rows()); err != nil {
 				return err
 			}
+		}
+		if err := upsertRollup(ctx, tx, rollupTables[statistics.Minute], minutes.Rows()); err != nil {
+			return err
 		}
 		if err := upsertCash(ctx, tx, cash.Rows()); err != nil {
 			return err
@@ -141,24 +162,25 @@ func updateStates(ctx context.Context, tx pgx.Tx, states []statistics.State) err
 	n := len(states)
 	var (
 		ids, versions                       = make([]int64, n), make([]int64, n)
-		hours                               = make([]time.Time, n)
+		hours, minutes                      = make([]time.Time, n), make([]time.Time, n)
 		merchants, collabs, providers, stat = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
 		types                               = make([]int32, n)
 		currencies, amounts                 = make([]string, n), make([]string, n)
 	)
 	for i, st := range states {
-		ids[i], versions[i], hours[i] = st.ID, st.Version, statistics.Hour.Bucket(st.CreatedAt)
+		ids[i], versions[i], hours[i], minutes[i] = st.ID, st.Version, statistics.Hour.Bucket(st.CreatedAt), statistics.Minute.Bucket(st.CreatedAt)
 		merchants[i], collabs[i], providers[i], stat[i], types[i] = st.MerchantID, st.CollabID, st.ProviderID, st.Status, st.Type
 		currencies[i], amounts[i] = st.Currency, st.Amount
 	}
 	_, err := tx.Exec(ctx, `
 		UPDATE tx_state t SET version = u.version, created_hour = u.created_hour, merchant_id = u.merchant_id,
 			collab_id = u.collab_id, provider_id = u.provider_id, status = u.status,
-			transaction_type = u.transaction_type::smallint, currency = u.currency, amount = u.amount::numeric
-		FROM unnest($1::bigint[], $2::bigint[], $3::timestamptz[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[])
-			AS u (id, version, created_hour, merchant_id, collab_id, provider_id, status, transaction_type, currency, amount)
+			transaction_type = u.transaction_type::smallint, currency = u.currency, amount = u.amount::numeric,
+			created_minute = u.created_minute
+		FROM unnest($1::bigint[], $2::bigint[], $3::timestamptz[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[], $9::text[], $10::text[], $11::timestamptz[])
+			AS u (id, version, created_hour, merchant_id, collab_id, provider_id, status, transaction_type, currency, amount, created_minute)
 		WHERE t.id = u.id`,
-		ids, versions, hours, merchants, collabs, providers, stat, types, currencies, amounts)
+		ids, versions, hours, merchants, collabs, providers, stat, types, currencies, amounts, minutes)
 	if err != nil {
 		return fmt.Errorf("update states: %w", err)
 	}
@@ -301,7 +323,7 @@ func (s *Store) HasRate(ctx context.Context, currency string) (bool, error) {
 // Reset implements statistics.RebuildStore.
 func (s *Store) Reset(ctx context.Context) error {
 	return pgdb.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `TRUNCATE tx_state, stats_hour, stats_day, stats_month, stats_cash`); err != nil {
+		if _, err := tx.Exec(ctx, `TRUNCATE tx_state, stats_hour, stats_day, stats_month, stats_minute, stats_cash`); err != nil {
 			return fmt.Errorf("truncate statistics: %w", err)
 		}
 		if _, err := tx.Exec(ctx, `UPDATE progress SET rebuild_started_at = clock_timestamp()`); err != nil {
@@ -465,11 +487,11 @@ func cashQuery(q statistics.Query) (string, []any) {
 			FROM stats_cash WHERE utc_offset = ` + arg(int16(p.Offset)) + `::smallint AND local_day >= ` + first +
 		`::date AND local_day < ` + arg(lastDay) + `::date` + merchantFilter
 	for _, sg := range p.Tail {
-		// The hours of the partial last day, all in series day p.Days.
+		// The hours and minutes of a partial day, in their series day.
 		base += `
 			UNION ALL
-			SELECT ` + arg(p.Days) + `::int, (bucket AT TIME ZONE 'UTC')::date, merchant_id, transaction_type, currency, n, amount
-			FROM stats_hour WHERE status = 4 AND bucket >= ` + arg(sg.From) + ` AND bucket < ` + arg(sg.To) + merchantFilter
+			SELECT ` + arg(sg.Day) + `::int, (bucket AT TIME ZONE 'UTC')::date, merchant_id, transaction_type, currency, n, amount
+			FROM ` + rollupTables[sg.Grain] + ` WHERE status = 4 AND bucket >= ` + arg(sg.From) + ` AND bucket < ` + arg(sg.To) + merchantFilter
 	}
 	cur := arg(q.Currency)
 	return `
@@ -520,4 +542,24 @@ func readNames(ctx context.Context, tx pgx.Tx, table string, ids map[int32]bool,
 		into[id] = name
 	}
 	return rows.Err()
+}
+
+// pruneBatch bounds one DELETE of PruneMinutes.
+const pruneBatch = 10_000
+
+// PruneMinutes implements statistics.Store, in batches so that no
+// statement holds many locks.
+func (s *Store) PruneMinutes(ctx context.Context, before time.Time) (int64, error) {
+	var total int64
+	for {
+		tag, err := s.pool.Exec(ctx, `DELETE FROM stats_minute WHERE ctid = ANY(ARRAY(
+			SELECT ctid FROM stats_minute WHERE bucket < $1 LIMIT $2))`, before, pruneBatch)
+		if err != nil {
+			return total, fmt.Errorf("prune minute buckets: %w", err)
+		}
+		total += tag.RowsAffected()
+		if tag.RowsAffected() < pruneBatch {
+			return total, nil
+		}
+	}
 }

@@ -11,8 +11,8 @@ import (
 // MaxRange is the longest range asked for: 366 days.
 const MaxRange = 366 * 24 * time.Hour
 
-// Range is [From, To) of a request: From on a whole hour, To one millisecond
-// after the request's inclusive end, also on a whole hour.
+// Range is [From, To) of a request: From on a whole minute, To one
+// millisecond after the request's inclusive end, also on a whole minute.
 type Range struct {
 	From time.Time
 	To   time.Time
@@ -48,12 +48,12 @@ func ParseRange(from, to string) (Range, error) {
 	if !datefilter.In(t) {
 		return Range{}, apperr.Invalid("%s.", datefilter.Problem("to"))
 	}
-	if !f.Truncate(time.Hour).Equal(f) {
-		return Range{}, apperr.Invalid("from must fall on a whole hour, such as 2026-11-25T00:00:00+08:00.")
+	if !f.Truncate(time.Minute).Equal(f) {
+		return Range{}, apperr.Invalid("from must fall on a whole minute, such as 2026-11-25T10:15:00+08:00.")
 	}
 	end := t.Add(time.Millisecond)
-	if !end.Truncate(time.Hour).Equal(end) {
-		return Range{}, apperr.Invalid("to must end one millisecond before a whole hour, such as 2026-11-25T23:59:59.999+08:00.")
+	if !end.Truncate(time.Minute).Equal(end) {
+		return Range{}, apperr.Invalid("to must end one millisecond before a whole minute, such as 2026-11-25T10:29:59.999+08:00.")
 	}
 	if !end.After(f) {
 		return Range{}, apperr.Invalid("to must not be before from.")
@@ -66,11 +66,74 @@ func ParseRange(from, to string) (Range, error) {
 
 var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
 
+// onHour reports whether t is on a whole UTC hour.
+func onHour(t time.Time) bool { return t.Truncate(time.Hour).Equal(t) }
+
+// CheckMinutes refuses a range whose minute parts (an end not on a whole
+// hour) reach before the minute rollup's retention at now, naming the field.
+func CheckMinutes(r Range, now time.Time) error {
+	oldest := now.Add(-MinuteRetention)
+	if !onHour(r.From) && r.From.Before(oldest) {
+		return apperr.Invalid("from must fall on a whole hour, such as 2026-11-25T00:00:00+08:00, when it is more than 48 hours ago (minutes are kept for 48 hours).")
+	}
+	if !onHour(r.To) && r.To.Truncate(time.Hour).Before(oldest) {
+		return apperr.Invalid("to must end one millisecond before a whole hour, such as 2026-11-25T23:59:59.999+08:00, when it is more than 48 hours ago (minutes are kept for 48 hours).")
+	}
+	return nil
+}
+
+// Pieces splits [from, to) (whole minutes) into whole UTC hours, read from
+// the hour rollup, and the minutes at either edge, read from the minute
+// rollup; each piece is of series day day.
+func Pieces(from, to time.Time, day int) []Segment {
+	var out []Segment
+	add := func(g Grain, a, b time.Time) {
+		if a.Before(b) {
+			out = append(out, Segment{Grain: g, From: a, To: b, Day: day})
+		}
+	}
+	h0, h1 := from.Truncate(time.Hour), to.Truncate(time.Hour)
+	if !onHour(from) {
+		h0 = h0.Add(time.Hour)
+	}
+	if !h0.Before(h1) {
+		add(Minute, from, to)
+		return out
+	}
+	add(Minute, from, h0)
+	add(Hour, h0, h1)
+	add(Minute, h1, to)
+	return out
+}
+
+// CountSegments splits a range for the counts: the minutes at either edge
+// from the minute rollup, the whole hours between as Decompose does.
+func CountSegments(r Range) []Segment {
+	h0, h1 := r.From.Truncate(time.Hour), r.To.Truncate(time.Hour)
+	if !onHour(r.From) {
+		h0 = h0.Add(time.Hour)
+	}
+	if !h0.Before(h1) {
+		return []Segment{{Grain: Minute, From: r.From, To: r.To}}
+	}
+	var out []Segment
+	if r.From.Before(h0) {
+		out = append(out, Segment{Grain: Minute, From: r.From, To: h0})
+	}
+	out = append(out, Decompose(h0, h1, true)...)
+	if h1.Before(r.To) {
+		out = append(out, Segment{Grain: Minute, From: h1, To: r.To})
+	}
+	return out
+}
+
 // Segment is a part of a range answered from one rollup: [From, To).
 type Segment struct {
 	Grain Grain
 	From  time.Time
 	To    time.Time
+	// Day is the series day of a cash tail's rows.
+	Day int
 }
 
 // Decompose splits [from, to) (whole UTC hours) into whole UTC months, then
@@ -142,13 +205,31 @@ type CashPlan struct {
 }
 
 // PlanCash returns the cash plan of r: whole 24-hour days from r.From, then
-// the hours left.
+// the hours and minutes left. A From off the whole hour is no local midnight
+// of any offset: then every day of the series is read from the hour and
+// minute rollups (such a range lies within the last 48 hours).
 func PlanCash(r Range) CashPlan {
+	if !onHour(r.From) {
+		off := OffsetOf(r.From.Truncate(time.Hour))
+		p := CashPlan{Offset: off, FirstDay: LocalDay(r.From, off)}
+		for i := 0; ; i++ {
+			a := r.From.Add(time.Duration(i) * 24 * time.Hour)
+			if !a.Before(r.To) {
+				break
+			}
+			b := a.Add(24 * time.Hour)
+			if b.After(r.To) {
+				b = r.To
+			}
+			p.Tail = append(p.Tail, Pieces(a, b, i)...)
+		}
+		return p
+	}
 	off := OffsetOf(r.From)
 	days := int(r.To.Sub(r.From) / (24 * time.Hour))
 	p := CashPlan{Offset: off, FirstDay: LocalDay(r.From, off), Days: days}
 	if end := r.From.Add(time.Duration(days) * 24 * time.Hour); end.Before(r.To) {
-		p.Tail = []Segment{{Grain: Hour, From: end, To: r.To}}
+		p.Tail = Pieces(end, r.To, days)
 	}
 	return p
 }

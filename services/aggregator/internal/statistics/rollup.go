@@ -10,15 +10,30 @@ import (
 // Grain is a rollup's bucket size.
 type Grain int
 
-// The rollups: by UTC hour, day and month.
+// The rollups: by UTC hour, day and month, and by minute for the last
+// MinuteRetention (issue 29: ranges on whole minutes).
 const (
 	Hour Grain = iota
 	Day
 	Month
+	Minute
 )
 
-// Grains lists every rollup.
+// Grains lists the rollups kept for every transaction; Minute is kept only
+// for transactions made within MinuteRetention (MinuteHorizon).
 var Grains = []Grain{Hour, Day, Month}
+
+// MinuteRetention is how long minute buckets are kept: a range whose ends
+// are not on whole hours must lie within it.
+const MinuteRetention = 48 * time.Hour
+
+// MinuteHorizon is the oldest creation time whose minute bucket is kept at
+// now: the minute rollup is written for transactions made after it and
+// pruned before it (with an hour's margin, so that what a query may read is
+// always whole).
+func MinuteHorizon(now time.Time) time.Time {
+	return now.Add(-MinuteRetention - time.Hour).Truncate(time.Minute)
+}
 
 // Bucket returns the UTC start of the hour, day or month t is in.
 func (g Grain) Bucket(t time.Time) time.Time {
@@ -28,6 +43,8 @@ func (g Grain) Bucket(t time.Time) time.Time {
 		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 	case Month:
 		return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	case Minute:
+		return t.Truncate(time.Minute)
 	default:
 		return t.Truncate(time.Hour)
 	}

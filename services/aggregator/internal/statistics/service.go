@@ -91,10 +91,16 @@ type Unconverted struct {
 // Service answers statistics and applies states.
 type Service struct {
 	store Store
+	now   func() time.Time
 }
 
 // NewService returns the service on store.
-func NewService(store Store) *Service { return &Service{store: store} }
+func NewService(store Store) *Service { return &Service{store: store, now: time.Now} }
+
+// PruneMinutes deletes the minute buckets older than MinuteHorizon.
+func (s *Service) PruneMinutes(ctx context.Context) (int64, error) {
+	return s.store.PruneMinutes(ctx, MinuteHorizon(s.now()))
+}
 
 // Apply applies a batch of states (live events or a rebuild's pages)
 // through the one compare-and-set path.
@@ -121,6 +127,9 @@ func (s *Service) Get(ctx context.Context, scope Scope, req Request) (Statistics
 	if err != nil {
 		return Statistics{}, err
 	}
+	if err := CheckMinutes(r, s.now()); err != nil {
+		return Statistics{}, err
+	}
 	if cur != "USD" {
 		ok, err := s.store.HasRate(ctx, cur)
 		if err != nil {
@@ -144,7 +153,7 @@ func (s *Service) Get(ctx context.Context, scope Scope, req Request) (Statistics
 			q.Merchants = []int32{-1}
 		}
 	}
-	q.Counts = Decompose(r.From, r.To, true)
+	q.Counts = CountSegments(r)
 	q.Cash = PlanCash(r)
 	f, err := s.store.Figures(ctx, q)
 	if err != nil {

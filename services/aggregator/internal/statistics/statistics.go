@@ -66,6 +66,9 @@ type Store interface {
 	HasRate(ctx context.Context, currency string) (bool, error)
 	// Figures answers q.
 	Figures(ctx context.Context, q Query) (Figures, error)
+	// PruneMinutes deletes the minute buckets before before and answers
+	// how many rows went.
+	PruneMinutes(ctx context.Context, before time.Time) (int64, error)
 }
 
 // Status codes of spec 02 §4 that the families name.

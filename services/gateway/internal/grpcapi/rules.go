@@ -182,6 +182,16 @@ var Rules = authz.Rules{
 	gatewayv1.RadarService_ListRadarSlas_FullMethodName:         {Permissions: []string{access.PermGetTransactions}},
 	gatewayv1.RadarService_SetRadarSla_FullMethodName:           {Requires: access.ReqPlatformSettings},
 	gatewayv1.RadarService_DeleteRadarSla_FullMethodName:        {Requires: access.ReqPlatformSettings},
+	// WatchlistService (docs/contracts-watchlists.md): the list's
+	// permission; the handlers keep each user to their own watchlists and
+	// alerts, counted within their merchant scope.
+	gatewayv1.WatchlistService_CreateWatchlist_FullMethodName:    getTransactions,
+	gatewayv1.WatchlistService_ListWatchlists_FullMethodName:     getTransactions,
+	gatewayv1.WatchlistService_UpdateWatchlist_FullMethodName:    getTransactions,
+	gatewayv1.WatchlistService_DeleteWatchlist_FullMethodName:    getTransactions,
+	gatewayv1.WatchlistService_GetWatchlistValues_FullMethodName: getTransactions,
+	gatewayv1.WatchlistService_ListAlerts_FullMethodName:         getTransactions,
+	gatewayv1.WatchlistService_AcknowledgeAlert_FullMethodName:   getTransactions,
 }
 
 var (
@@ -196,6 +206,7 @@ var (
 	settingsAccess    = authz.Rule{Permissions: []string{access.PermSettingsAccess}}
 	viewFees          = authz.Rule{Permissions: []string{access.PermViewFees}}
 	editFees          = authz.Rule{Permissions: []string{access.PermEditFees}}
+	getTransactions   = authz.Rule{Permissions: []string{access.PermGetTransactions}}
 
 	credentialsAccess = authz.Rule{Permissions: []string{access.PermCredentialsAccess}}
 	balanceAccess     = authz.Rule{Requires: access.ReqBalances}

@@ -35,6 +35,7 @@ func TestRulesCoverEveryMethod(t *testing.T) {
 	gatewayv1.RegisterCredentialServiceServer(srv, grpcapi.NewCredentialServer(nil))
 	gatewayv1.RegisterBalanceServiceServer(srv, grpcapi.NewBalanceServer(nil))
 	gatewayv1.RegisterRadarServiceServer(srv, grpcapi.NewRadarServer(nil))
+	gatewayv1.RegisterWatchlistServiceServer(srv, grpcapi.NewWatchlistServer(nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
 }
 

@@ -43,6 +43,24 @@ const subscriberBuffer = 64
 type subscriber struct {
 	ch    chan StreamEvent
 	scope merchant.Scope
+	// userID and live carry the messages meant for this user only (Forward).
+	userID int64
+	live   chan UserMessage
+}
+
+// UserMessage is a stream message for one user (a watchlist's value, an
+// alert: docs/contracts-watchlists.md).
+type UserMessage struct {
+	UserID int64
+	// Event is the SSE event type; Data its JSON.
+	Event string
+	Data  []byte
+}
+
+// forward is a NATS subject whose messages Forward turns into user messages.
+type forward struct {
+	subject string
+	decode  func(data []byte) []UserMessage
 }
 
 // Hub fans the transaction events of NATS out to the stream's clients: one
@@ -58,6 +76,15 @@ type Hub struct {
 	// held while subs is not empty.
 	nc       *nats.Conn
 	natsSubs []*nats.Subscription
+	forwards []forward
+}
+
+// Forward makes the hub take subject's messages too while it has clients,
+// each decoded into messages for their users' streams. Call it before Run.
+func (h *Hub) Forward(subject string, decode func(data []byte) []UserMessage) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.forwards = append(h.forwards, forward{subject: subject, decode: decode})
 }
 
 // NewHub returns a hub with no clients.
@@ -100,7 +127,35 @@ func (h *Hub) subscribe() error {
 		}
 		h.natsSubs = append(h.natsSubs, s)
 	}
+	for _, f := range h.forwards {
+		s, err := h.nc.Subscribe(f.subject, func(m *nats.Msg) { h.deliver(f.decode(m.Data)) })
+		if err != nil {
+			h.unsubscribe()
+			return fmt.Errorf("subscribe %s: %w", f.subject, err)
+		}
+		h.natsSubs = append(h.natsSubs, s)
+	}
 	return nil
+}
+
+// deliver hands each message to its user's streams.
+func (h *Hub) deliver(msgs []UserMessage) {
+	if len(msgs) == 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		for _, m := range msgs {
+			if m.UserID != s.userID {
+				continue
+			}
+			select {
+			case s.live <- m:
+			default: // a slow client misses a value; the next one follows within seconds
+			}
+		}
+	}
 }
 
 // unsubscribe drops the subscriptions. Called with mu held.
@@ -154,13 +209,14 @@ var errHubClosed = apperr.New(apperr.KindInternal, nil, "The stream is shutting 
 // add registers a client; the first one subscribes the hub, and add
 // returns once NATS has the subscription, so that the client misses no
 // event after it was told it is connected.
-func (h *Hub) add(scope merchant.Scope) (*subscriber, error) {
+func (h *Hub) add(scope merchant.Scope, userID int64) (*subscriber, error) {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
 		return nil, errHubClosed
 	}
-	s := &subscriber{ch: make(chan StreamEvent, subscriberBuffer), scope: scope}
+	s := &subscriber{ch: make(chan StreamEvent, subscriberBuffer), scope: scope, userID: userID,
+		live: make(chan UserMessage, subscriberBuffer)}
 	h.subs[s] = struct{}{}
 	nc := h.nc
 	if nc != nil && h.natsSubs == nil {
@@ -280,7 +336,8 @@ func (h *Hub) Handler(o StreamOptions) http.Handler {
 		if claims.ExpiresAt != nil {
 			expiry = claims.ExpiresAt.Time
 		}
-		sub, err := h.add(merchant.Scope{All: claims.GlobalScope(), MerchantIDs: claims.MerchantIDs})
+		userID, _ := claims.UserID()
+		sub, err := h.add(merchant.Scope{All: claims.GlobalScope(), MerchantIDs: claims.MerchantIDs}, userID)
 		if err != nil {
 			writeError(w, err)
 			return
@@ -317,6 +374,8 @@ func (h *Hub) Handler(o StreamOptions) http.Handler {
 				}
 				data, _ := json.Marshal(ev)
 				_, err = fmt.Fprintf(w, "event: transaction\ndata: %s\n\n", data)
+			case m := <-sub.live:
+				_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", m.Event, m.Data)
 			}
 			if err != nil || rc.Flush() != nil {
 				return

@@ -53,14 +53,14 @@ func TestHubSubscribesWhileWatched(t *testing.T) {
 	// A merchant id of its own, so that other tests' events on the shared
 	// server do not count.
 	merchantID := int32(time.Now().UnixNano()%1_000_000_000) + 1
-	first, err := h.add(merchant.Scope{MerchantIDs: []int32{merchantID}})
+	first, err := h.add(merchant.Scope{MerchantIDs: []int32{merchantID}}, 0)
 	if err != nil {
 		t.Fatalf("add: %v", err)
 	}
 	if !h.subscribed() {
 		t.Fatal("not subscribed with a client")
 	}
-	second, err := h.add(merchant.Scope{All: true})
+	second, err := h.add(merchant.Scope{All: true}, 0)
 	if err != nil {
 		t.Fatalf("add: %v", err)
 	}
@@ -90,7 +90,7 @@ func TestHubSubscribesWhileWatched(t *testing.T) {
 	if h.subscribed() {
 		t.Fatal("still subscribed without clients")
 	}
-	third, err := h.add(merchant.Scope{All: true})
+	third, err := h.add(merchant.Scope{All: true}, 0)
 	if err != nil {
 		t.Fatalf("add after the last client left: %v", err)
 	}

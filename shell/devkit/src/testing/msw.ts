@@ -47,8 +47,20 @@ export const passwordPolicyHandlers = [
 export const pendingApprovalsHandler = http.get(`${AUTH}/api/v1/approvals/pending-count`, () => HttpResponse.json({ count: 0 }));
 
 /**
- * server answers the tests' HTTP calls; an unhandled request fails the test.
- * The password policy and the count of pending approvals are answered by
- * default (resetHandlers keeps them).
+ * watchlistHandlers answer the watchlists (issue 29) with none and no
+ * alerts: the Dashboard and the Transactions page show the strip, and the
+ * sidebar counts the alerts, on every screen. A test of them answers its own
+ * with server.use.
  */
-export const server = setupServer(...passwordPolicyHandlers, pendingApprovalsHandler);
+export const watchlistHandlers = [
+  http.get(`${GATEWAY}/api/v1/watchlists`, () => HttpResponse.json({ watchlists: [] })),
+  http.get(`${GATEWAY}/api/v1/watchlists/values`, () => HttpResponse.json({ values: [] })),
+  http.get(`${GATEWAY}/api/v1/alerts`, () => HttpResponse.json({ alerts: [], nextPageToken: '', unacknowledgedCount: '0' })),
+];
+
+/**
+ * server answers the tests' HTTP calls; an unhandled request fails the test.
+ * The password policy, the count of pending approvals and the watchlists are
+ * answered by default (resetHandlers keeps them).
+ */
+export const server = setupServer(...passwordPolicyHandlers, pendingApprovalsHandler, ...watchlistHandlers);

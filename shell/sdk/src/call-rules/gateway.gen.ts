@@ -320,4 +320,32 @@ export const GATEWAY_CALLS = {
     http: ['POST /api/v1/collabs/validation-endpoints/{id}'],
     rule: { permissions: ['Edit Transactions'], requires: 'callbacksAndValidation' },
   },
+  '/paygate.gateway.v1.WatchlistService/AcknowledgeAlert': {
+    http: ['POST /api/v1/alerts/{id}/acknowledge'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.gateway.v1.WatchlistService/CreateWatchlist': {
+    http: ['POST /api/v1/watchlists'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.gateway.v1.WatchlistService/DeleteWatchlist': {
+    http: ['DELETE /api/v1/watchlists/{id}'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.gateway.v1.WatchlistService/GetWatchlistValues': {
+    http: ['GET /api/v1/watchlists/values'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.gateway.v1.WatchlistService/ListAlerts': {
+    http: ['GET /api/v1/alerts'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.gateway.v1.WatchlistService/ListWatchlists': {
+    http: ['GET /api/v1/watchlists'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.gateway.v1.WatchlistService/UpdateWatchlist': {
+    http: ['PUT /api/v1/watchlists/{id}'],
+    rule: { permissions: ['Get Transactions'] },
+  },
 } as const satisfies Record<string, CallRule>;

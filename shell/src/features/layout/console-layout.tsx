@@ -1,12 +1,15 @@
 import { Box, Flex } from '@chakra-ui/react';
-import { useSession } from '@paygate/sdk';
-import { Outlet } from 'react-router';
+import { mayCall, useAlertToasts, useSession } from '@paygate/sdk';
+import { Outlet, useNavigate } from 'react-router';
 import { PasskeySetupPrompt } from '../passkey-setup/passkey-setup-prompt';
 import { Sidebar } from './sidebar';
 
 /** ConsoleLayout puts the sidebar beside the current screen, and offers a passkey after a password sign-in. */
 export function ConsoleLayout() {
   const { user } = useSession();
+  const navigate = useNavigate();
+  // A watchlist's alert toasts on every screen (issue 29), once per crossing.
+  useAlertToasts(!!user && mayCall(user, 'GET /api/v1/alerts'), (to) => void navigate(to));
   if (!user) return null;
   return (
     <Flex direction={{ base: 'column', md: 'row' }} minH="100vh">

@@ -36,13 +36,14 @@ describe('sidebar entries by role: an entry shows only when it leads somewhere',
         'Settings',
         'Create Transaction',
         'Approvals',
+        'Alerts',
         'Account Security',
       ],
     ],
     // Balance Access, but the balance calls are for admins and merchant users (spec 02 §6): no Balances.
-    ['Support', ['Dashboard', 'Providers', 'Transactions', 'Radar', 'Files', 'Fraud Management', 'Fee Management', 'Jobs', 'Approvals', 'Account Security']],
+    ['Support', ['Dashboard', 'Providers', 'Transactions', 'Radar', 'Files', 'Fraud Management', 'Fee Management', 'Jobs', 'Approvals', 'Alerts', 'Account Security']],
     // A merchant, but the Callbacks and Validation Endpoints routes are for Admin and Merchant Admin.
-    ['Merchant', ['Dashboard', 'Providers', 'Balances', 'Transactions', 'Radar', 'Files', 'Fee Management', 'Approvals', 'Account Security']],
+    ['Merchant', ['Dashboard', 'Providers', 'Balances', 'Transactions', 'Radar', 'Files', 'Fee Management', 'Approvals', 'Alerts', 'Account Security']],
     [
       'Merchant Admin',
       [
@@ -58,11 +59,12 @@ describe('sidebar entries by role: an entry shows only when it leads somewhere',
         'Fee Management',
         'Credentials',
         'Approvals',
+        'Alerts',
         'Account Security',
       ],
     ],
-    ['Merchant Finance Manager', ['Dashboard', 'Balances', 'Transactions', 'Radar', 'Files', 'Fee Management', 'Approvals', 'Account Security']],
-    ['Merchant Support', ['Providers', 'Transactions', 'Radar', 'Approvals', 'Account Security']],
+    ['Merchant Finance Manager', ['Dashboard', 'Balances', 'Transactions', 'Radar', 'Files', 'Fee Management', 'Approvals', 'Alerts', 'Account Security']],
+    ['Merchant Support', ['Providers', 'Transactions', 'Radar', 'Approvals', 'Alerts', 'Account Security']],
   ])('%s', (role, want) => {
     expect(labels(demo(role))).toEqual(want);
   });
@@ -97,6 +99,7 @@ describe('sidebar entries by role: an entry shows only when it leads somewhere',
       ['Settings', '/settings'],
       ['Create Transaction', '/simulate-payment'],
       ['Approvals', '/approvals'],
+      ['Alerts', '/alerts'],
       ['Account Security', '/account-security'],
       ['Change Password', '/change-password'],
     ]);

@@ -37,6 +37,8 @@ export const NAV_ENTRIES: readonly NavEntry[] = [
   entry('Create Transaction', 'simulatePayment', can('Create Transactions')),
   // Not in the spec: the four-eyes approval requests (issue 28), for every signed-in user.
   entry('Approvals', 'approvals', () => true),
+  // Not in the spec: the watchlists' alerts (issue 29), for the list's readers.
+  entry('Alerts', 'alerts', can('Get Transactions')),
   entry('Account Security', 'accountSecurity', () => true),
   entry('Change Password', 'changePassword', (u) => hasPermission(u, 'Edit User') && u.isTemporaryPassword),
 ];

@@ -50,6 +50,7 @@ describe('Sidebar (spec 01 §2)', () => {
       'Settings',
       'Create Transaction',
       'Approvals',
+      'Alerts',
       'Account Security',
     ]);
     expect(screen.getByRole('link', { name: 'Documentation' })).toHaveAttribute('href', '/docs/');
@@ -61,7 +62,7 @@ describe('Sidebar (spec 01 §2)', () => {
     merchantsAnswer([MERCHANTS[0]!]);
     await renderAs({ username: 'merchant', roles: ['Merchant'], merchantIds: [1] });
     // Callbacks and Validation Endpoints are for Admin and Merchant Admin (their routes, spec 01 §2).
-    expect(navLabels()).toEqual(['Dashboard', 'Providers', 'Balances', 'Transactions', 'Radar', 'Files', 'Fee Management', 'Approvals', 'Account Security']);
+    expect(navLabels()).toEqual(['Dashboard', 'Providers', 'Balances', 'Transactions', 'Radar', 'Files', 'Fee Management', 'Approvals', 'Alerts', 'Account Security']);
     expect(screen.getByRole('link', { name: 'Documentation' })).toBeInTheDocument();
   });
 

@@ -2,6 +2,7 @@ import { Badge, Box, Button, Field, Heading, Link as ChakraLink, NativeSelect, S
 import { auth, meets, TIMEZONES, useDarkMode, useTimezone, type User } from '@paygate/sdk';
 import { NavLink, useNavigate } from 'react-router';
 import { usePendingApprovals } from './api/count-pending-approvals';
+import { useUnacknowledgedAlerts } from './api/count-unacknowledged-alerts';
 import { MerchantSelect } from './merchant-select';
 import { visibleEntries } from './nav-entries';
 
@@ -10,9 +11,9 @@ import { visibleEntries } from './nav-entries';
  * the Approvals entry; nothing when there are none. The digits are for the
  * eye; assistive technology reads the entry as "Approvals 3 pending approvals".
  */
-function PendingBadge({ count }: { count: number }) {
+function PendingBadge({ count, noun = 'pending approval' }: { count: number; noun?: string }) {
   if (count <= 0) return null;
-  const words = `${count} pending ${count === 1 ? 'approval' : 'approvals'}`;
+  const words = `${count} ${noun}${count === 1 ? '' : 's'}`;
   return (
     <>
       {' '}
@@ -30,6 +31,7 @@ export function Sidebar({ user }: { user: User }) {
   const [timezone, setTimezone] = useTimezone();
   const [dark, setDark] = useDarkMode();
   const pendingApprovals = usePendingApprovals(user);
+  const unacknowledgedAlerts = useUnacknowledgedAlerts(user);
 
   async function logout() {
     await auth.logout();
@@ -95,6 +97,7 @@ export function Sidebar({ user }: { user: User }) {
                   <NavLink to={entry.to} end={entry.to === '/'}>
                     {entry.label}
                     {entry.screen === 'approvals' && <PendingBadge count={pendingApprovals} />}
+                    {entry.screen === 'alerts' && <PendingBadge count={unacknowledgedAlerts} noun="new alert" />}
                   </NavLink>
                 </ChakraLink>
               </li>

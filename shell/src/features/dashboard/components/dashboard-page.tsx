@@ -1,10 +1,10 @@
 import { Alert, Button, Card, Field, Flex, Heading, HStack, NativeSelect, SimpleGrid, Skeleton, Switch, Text } from '@chakra-ui/react';
-import { formatDateTime, formatMoney, notify, PageFrame, SCREENS, seesAllMerchants, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
+import { formatDateTime, formatMoney, mayCall, notify, PageFrame, SCREENS, seesAllMerchants, useSelectedMerchant, useTimezone, useUser, WatchlistStrip, type User } from '@paygate/sdk';
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useStatistics, type Statistics, type StatisticsInput, type Unconverted } from '../api/get-statistics';
 import { useAutoRefresh } from '../hooks/use-auto-refresh';
 import { netCashFlow, STATUS_FIGURES, successRate, totalVolume } from '../utils/figures';
-import { DEFAULT_RANGE_DAYS, RANGE_OPTIONS } from '../utils/range';
+import { DEFAULT_RANGE_DAYS, RANGE_OPTIONS, SHORT_RANGE_OPTIONS } from '../utils/range';
 import { CashFlowChart } from './cash-flow-chart';
 import { MerchantTabs } from './merchant-tabs';
 import { ProviderTable } from './provider-table';
@@ -144,7 +144,7 @@ export default function DashboardPage() {
             <Field.Label>Time range</Field.Label>
             <NativeSelect.Root size="sm">
               <NativeSelect.Field value={String(days)} onChange={(e) => setDays(Number(e.target.value))}>
-                {RANGE_OPTIONS.map((o) => (
+                {[...SHORT_RANGE_OPTIONS, ...RANGE_OPTIONS].map((o) => (
                   <option key={o.days} value={String(o.days)}>
                     {o.label}
                   </option>
@@ -170,6 +170,8 @@ export default function DashboardPage() {
           </Text>
         )}
       </Flex>
+
+      <WatchlistStrip enabled={!!user && mayCall(user, 'GET /api/v1/watchlists')} />
 
       {query.isError && (
         <Alert.Root status="error">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RANGE_OPTIONS, rangeFor } from './range';
+import { RANGE_OPTIONS, rangeFor, rangeLabel, SHORT_RANGE_OPTIONS } from './range';
 
 // 2025-03-10 20:30 UTC: already 2025-03-11 in UTC+8 and UTC+12, still 2025-03-10 in UTC and UTC-12.
 const NOW = new Date('2025-03-10T20:30:00Z');
@@ -53,5 +53,13 @@ describe('dashboard ranges (spec 01 §9)', () => {
   it('crosses a year and a leap day', () => {
     expect(rangeFor(365, new Date('2024-12-31T12:00:00Z'), 'UTC').from).toBe('2024-01-02T00:00:00.000Z');
     expect(rangeFor(2, new Date('2024-03-01T05:00:00Z'), 'UTC').from).toBe('2024-02-29T00:00:00.000Z');
+  });
+
+  it('offers Last 15 minutes and Last hour on whole minutes, the current minute included (issue 29)', () => {
+    expect(SHORT_RANGE_OPTIONS.map((o) => o.label)).toEqual(['Last 15 minutes', 'Last hour']);
+    const now = new Date('2025-03-10T20:30:42.123Z');
+    expect(rangeFor(-15, now, 'UTC')).toEqual({ from: '2025-03-10T20:16:00.000Z', to: '2025-03-10T20:30:59.999Z' });
+    expect(rangeFor(-60, now, 'Etc/GMT-8')).toEqual({ from: '2025-03-11T03:31:00.000+08:00', to: '2025-03-11T04:30:59.999+08:00' });
+    expect(rangeLabel(-60)).toBe('Last hour');
   });
 });

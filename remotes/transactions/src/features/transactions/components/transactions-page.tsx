@@ -1,5 +1,5 @@
 import { Button, Field, HStack, Input, NativeSelect, Text } from '@chakra-ui/react';
-import { ConfirmDialog, errorMessage, formatMoney, hasPermission, mayCall, NoPermission, notify, PageFrame, SCREENS, seesAllMerchants, useSelectedMerchant, useTimezone, useUser, type User } from '@paygate/sdk';
+import { ConfirmDialog, errorMessage, formatMoney, hasPermission, mayCall, NoPermission, notify, PageFrame, SCREENS, seesAllMerchants, useSelectedMerchant, useTimezone, useUser, WatchlistStrip, type User } from '@paygate/sdk';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { useCollabs } from '../../../api/get-collabs';
@@ -19,9 +19,27 @@ import { CallbackAttemptsDialog } from './callback-attempts-dialog';
 import { EditTransactionDialog } from './edit-transaction-dialog';
 import { exportScope, ExportTransactionsButton, transactionExportScope, useExportWizard } from './export-transactions-button';
 import { FilterBar } from './filter-bar';
+import { PinWatchlistDialog } from './pin-watchlist-dialog';
 import { SearchInLogsDialog } from './search-in-logs-dialog';
 import { TransactionLogsDialog } from './transaction-logs-dialog';
 import { TransactionsTable, type RowDialog } from './transactions-table';
+
+/**
+ * Watchlists are newer than some hosts this remote may run on
+ * (docs/console-releases.md rule 4): the SDK is the host's, so the strip and
+ * the Pin button show only where the host's route table has the Alerts
+ * screen (the same release as the SDK's watchlist pieces).
+ */
+const hostHasWatchlists = 'alerts' in SCREENS;
+
+/** watchlistFilter is the list call's filter as a watchlist keeps it: no paging, no date range (the window replaces it), no empty values. */
+export function watchlistFilter(input: TransactionsInput): Record<string, unknown> {
+  const { page: _page, take: _take, from: _from, to: _to, includeTotalAmounts: _totals, statuses, ...rest } = input;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(rest)) if (v !== undefined && v !== '' && v !== 0) out[k] = v;
+  if (statuses?.length) out.statuses = statuses.map(String);
+  return out;
+}
 
 /** How often the list refreshes while the page is visible and the live stream is not connected. */
 export const REFRESH_MS = 10_000;
@@ -80,6 +98,7 @@ function TransactionsView({ user }: { user: User | null }) {
   const [currency, setCurrency] = useState<TotalCurrency>('PHP');
   const [dialog, setDialog] = useState<{ kind: RowDialog; t: Transaction } | null>(null);
   const [logSearch, setLogSearch] = useState(false);
+  const [pinning, setPinning] = useState(false);
   // A manual status action waits for the operator's confirmation (it changes money state and stops callbacks).
   const [confirming, setConfirming] = useState<{ kind: ManualKind; t: Transaction } | null>(null);
 
@@ -125,10 +144,24 @@ function TransactionsView({ user }: { user: User | null }) {
               Search in Logs
             </Button>
           )}
+          {hostHasWatchlists && mayCall(user, 'POST /api/v1/watchlists') && (
+            <Button size="sm" variant="outline" onClick={() => setPinning(true)}>
+              Pin as watchlist
+            </Button>
+          )}
           <ExportTransactionsButton user={user} loading={exporter.loading} onOpen={() => exporter.open(exportScope(input, { collabs: collabs.data, admin, zone }))} />
         </HStack>
       }
     >
+      {hostHasWatchlists && <WatchlistStrip enabled={mayCall(user, 'GET /api/v1/watchlists')} />}
+      {pinning && (
+        <PinWatchlistDialog
+          filter={watchlistFilter(input)}
+          query={serializeFilters({ ...filters, dateRange: null, currentPage: 1 }).toString()}
+          currencies={TOTAL_CURRENCIES}
+          onClose={() => setPinning(false)}
+        />
+      )}
       <HStack gap="3" align="end" wrap="wrap">
         <CollabSelect
           admin={admin}

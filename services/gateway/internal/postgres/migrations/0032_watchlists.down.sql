@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS watchlist_alerts;
+DROP TABLE IF EXISTS watchlists;
