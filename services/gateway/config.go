@@ -98,6 +98,9 @@ type Config struct {
 	FilesRowsPerSecond int `env:"PAYGATE_FILES_ROWS_PER_SECOND" default:"0"`
 	// FilesRetention is how long export files are kept (spec 02 §4: 3 days).
 	FilesRetention time.Duration `env:"PAYGATE_FILES_RETENTION" default:"72h"`
+	// BulkRescueAfter is when a bulk run's job whose worker died is taken
+	// back by river's leader (docs/contracts-bulk.md).
+	BulkRescueAfter time.Duration `env:"PAYGATE_BULK_RESCUE_AFTER" default:"1m"`
 	// FilesRetentionInterval is how often the retention job looks.
 	FilesRetentionInterval time.Duration `env:"PAYGATE_FILES_RETENTION_INTERVAL" default:"1h"`
 	// FraudInterval is how often the fraud-detection job scans the new

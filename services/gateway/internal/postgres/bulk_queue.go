@@ -1,0 +1,149 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// BulkRunArgs is the river job of one bulk run (docs/contracts-bulk.md).
+type BulkRunArgs struct {
+	RunID int64 `json:"runId"`
+}
+
+// Kind implements river.JobArgs.
+func (BulkRunArgs) Kind() string { return "gateway.bulk_run" }
+
+// InsertOpts implements river.JobArgsWithInsertOpts: one job per run while
+// it is waiting, running or retrying (a resume while it still runs adds
+// none).
+func (BulkRunArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: bulkQueue, MaxAttempts: 25, UniqueOpts: river.UniqueOpts{ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
+}
+
+const bulkQueue = "bulk"
+
+// BulkWork works a run until it is done or deadline passes; more: it has
+// work left (bulk.Service.Work).
+type BulkWork func(ctx context.Context, runID int64, deadline time.Time) (more bool, err error)
+
+// BulkQueueOptions tune the queue.
+type BulkQueueOptions struct {
+	// Workers is how many runs are worked at once (2 when 0).
+	Workers int
+	// Slice is how long a job works a run before it comes back (20 s when
+	// 0): jobs stay short, so a dead worker's run is rescued soon.
+	Slice time.Duration
+	// RescueAfter is when river's leader takes back a job whose worker died
+	// (1 min when 0; more than Slice).
+	RescueAfter time.Duration
+	Logger      *slog.Logger
+}
+
+// BulkQueue runs the bulk runs on river, its tables in the service's
+// schema.
+type BulkQueue struct {
+	client *river.Client[pgx.Tx]
+}
+
+// MigrateRiver brings river's tables in schema up to date, under an
+// advisory lock so that replicas starting together migrate once.
+func MigrateRiver(ctx context.Context, pool *pgxpool.Pool, schema string, log *slog.Logger) error {
+	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Schema: schema, Logger: log})
+	if err != nil {
+		return fmt.Errorf("river migrator: %w", err)
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate river: %w", err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1 || '/river-migrate', 0))`, schema); err != nil {
+		return fmt.Errorf("migrate river: lock: %w", err)
+	}
+	if _, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("migrate river: %w", err)
+	}
+	return tx.Commit(ctx)
+}
+
+// NewBulkQueue makes the queue's river client; Start runs it.
+func NewBulkQueue(pool *pgxpool.Pool, schema string, work BulkWork, o BulkQueueOptions) (*BulkQueue, error) {
+	if o.Workers == 0 {
+		o.Workers = 2
+	}
+	if o.Slice == 0 {
+		o.Slice = 20 * time.Second
+	}
+	if o.RescueAfter == 0 {
+		o.RescueAfter = time.Minute
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &bulkWorker{work: work, slice: o.Slice})
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		Schema: schema, Logger: o.Logger, Workers: workers,
+		Queues:               map[string]river.QueueConfig{bulkQueue: {MaxWorkers: o.Workers}},
+		JobTimeout:           o.Slice + 30*time.Second,
+		RescueStuckJobsAfter: max(o.RescueAfter, o.Slice+31*time.Second),
+		FetchPollInterval:    500 * time.Millisecond,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("river client: %w", err)
+	}
+	return &BulkQueue{client: client}, nil
+}
+
+// InsertTx queues run id's job in tx (the run's own transaction).
+func (q *BulkQueue) InsertTx(ctx context.Context, tx pgx.Tx, runID int64) error {
+	if _, err := q.client.InsertTx(ctx, tx, BulkRunArgs{RunID: runID}, nil); err != nil {
+		return fmt.Errorf("queue bulk run %d: %w", runID, err)
+	}
+	return nil
+}
+
+// Run works the queue until ctx ends, then stops: the jobs being worked are
+// asked to stop and come back to the queue.
+func (q *BulkQueue) Run(ctx context.Context) error {
+	if err := q.client.Start(ctx); err != nil {
+		return fmt.Errorf("start river: %w", err)
+	}
+	<-ctx.Done()
+	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := q.client.StopAndCancel(stop); err != nil {
+		return fmt.Errorf("stop river: %w", err)
+	}
+	return nil
+}
+
+type bulkWorker struct {
+	river.WorkerDefaults[BulkRunArgs]
+	work  BulkWork
+	slice time.Duration
+}
+
+// Work implements river.Worker: a slice of the run, then the job comes back
+// at once while the run has work left.
+func (w *bulkWorker) Work(ctx context.Context, job *river.Job[BulkRunArgs]) error {
+	more, err := w.work(ctx, job.Args.RunID, time.Now().Add(w.slice))
+	if err != nil {
+		return err
+	}
+	if more {
+		return river.JobSnooze(time.Millisecond)
+	}
+	return nil
+}

@@ -1,0 +1,2 @@
+DROP TABLE bulk_run_items;
+DROP TABLE bulk_runs;

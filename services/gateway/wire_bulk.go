@@ -1,0 +1,36 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
+	"github.com/paygate/paygate/services/gateway/internal/bulk"
+	"github.com/paygate/paygate/services/gateway/internal/callbacksclient"
+	"github.com/paygate/paygate/services/gateway/internal/grpcapi"
+	"github.com/paygate/paygate/services/gateway/internal/postgres"
+)
+
+// wireBulk serves the filter-wide bulk actions (docs/contracts-bulk.md):
+// river's tables migrated into the gateway's schema, the BulkService, and
+// the river client that works the runs on every replica (river's leader
+// election runs its maintenance on one).
+func (g *gateway) wireBulk(ctx context.Context) error {
+	if err := postgres.MigrateRiver(ctx, g.Pool, g.cfg.Schema, g.Log.With("component", "river")); err != nil {
+		return err
+	}
+	store := postgres.NewBulkRuns(g.Pool)
+	resender := callbacksclient.NewResender(g.callbacksConn, g.internalToken, 10*time.Second)
+	svc := bulk.NewService(store, bulk.Limits{Cap: g.tunables.BulkActionCap, Rate: g.tunables.BulkActionRate},
+		resender.Resend, time.Now)
+	queue, err := postgres.NewBulkQueue(g.Pool, g.cfg.Schema, svc.Work, postgres.BulkQueueOptions{
+		RescueAfter: g.cfg.BulkRescueAfter, Logger: g.Log.With("component", "bulk")})
+	if err != nil {
+		return err
+	}
+	store.Enqueue = queue.InsertTx
+	g.srv.Register(&gatewayv1.BulkService_ServiceDesc, grpcapi.NewBulkServer(svc))
+	g.srv.RegisterGateway(restRoutes(gatewayv1.RegisterBulkServiceHandlerClient, gatewayv1.NewBulkServiceClient))
+	g.Go(queue.Run)
+	return nil
+}
