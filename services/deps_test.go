@@ -172,12 +172,14 @@ var thirdParty = map[string]string{
 	"github.com/redis/":                                         layerIOLib,
 	"github.com/minio/":                                         layerIOLib,
 	"github.com/golang-migrate/":                                layerIOLib,
-	"google.golang.org/grpc":                                    layerIOLib,
-	"google.golang.org/genproto/":                               layerIOLib,
-	"github.com/grpc-ecosystem/":                                layerIOLib,
-	"github.com/fullstorydev/grpchan":                           layerIOLib,
-	"go.uber.org/goleak":                                        layerTestLib,
-	"github.com/johannesboyne/gofakes3":                         layerTestLib,
+	// The bulk runs' job queue (Postgres-backed; docs/contracts-bulk.md).
+	"github.com/riverqueue/":            layerIOLib,
+	"google.golang.org/grpc":            layerIOLib,
+	"google.golang.org/genproto/":       layerIOLib,
+	"github.com/grpc-ecosystem/":        layerIOLib,
+	"github.com/fullstorydev/grpchan":   layerIOLib,
+	"go.uber.org/goleak":                layerTestLib,
+	"github.com/johannesboyne/gofakes3": layerTestLib,
 }
 
 // stdNet are the standard packages that reach the network.
@@ -188,7 +190,7 @@ var stdNet = []string{"net", "net/http", "net/rpc", "net/smtp", "crypto/tls", "o
 // through any library.
 var ioClients = []string{
 	"github.com/jackc/pgx", "github.com/nats-io/", "google.golang.org/grpc", "github.com/redis/",
-	"github.com/minio/", "github.com/golang-migrate/",
+	"github.com/minio/", "github.com/golang-migrate/", "github.com/riverqueue/",
 }
 
 // netHTTPThrough are the libraries through which a domain or primitive

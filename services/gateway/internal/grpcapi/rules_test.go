@@ -34,6 +34,7 @@ func TestRulesCoverEveryMethod(t *testing.T) {
 	gatewayv1.RegisterFraudServiceServer(srv, grpcapi.NewFraudServer(nil))
 	gatewayv1.RegisterCredentialServiceServer(srv, grpcapi.NewCredentialServer(nil))
 	gatewayv1.RegisterBalanceServiceServer(srv, grpcapi.NewBalanceServer(nil))
+	gatewayv1.RegisterBulkServiceServer(srv, grpcapi.NewBulkServer(nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
 }
 
