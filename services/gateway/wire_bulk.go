@@ -24,13 +24,15 @@ func (g *gateway) wireBulk(ctx context.Context) error {
 	svc := bulk.NewService(store, bulk.Limits{Cap: g.tunables.BulkActionCap, Rate: g.tunables.BulkActionRate},
 		resender.Resend, time.Now)
 	queue, err := postgres.NewBulkQueue(g.Pool, g.cfg.Schema, svc.Work, postgres.BulkQueueOptions{
-		RescueAfter: g.cfg.BulkRescueAfter, Logger: g.Log.With("component", "bulk")})
+		Workers: g.cfg.BulkWorkers, Slice: g.cfg.BulkSlice, RescueAfter: g.cfg.BulkRescueAfter, Logger: g.Log.With("component", "bulk")})
 	if err != nil {
 		return err
 	}
 	store.Enqueue = queue.InsertTx
 	g.srv.Register(&gatewayv1.BulkService_ServiceDesc, grpcapi.NewBulkServer(svc))
 	g.srv.RegisterGateway(restRoutes(gatewayv1.RegisterBulkServiceHandlerClient, gatewayv1.NewBulkServiceClient))
-	g.Go(queue.Run)
+	if g.cfg.BulkWorkers > 0 {
+		g.Go(queue.Run)
+	}
 	return nil
 }

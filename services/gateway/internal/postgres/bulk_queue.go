@@ -39,7 +39,8 @@ type BulkWork func(ctx context.Context, runID int64, deadline time.Time) (more b
 
 // BulkQueueOptions tune the queue.
 type BulkQueueOptions struct {
-	// Workers is how many runs are worked at once (2 when 0).
+	// Workers is how many runs are worked at once (0: the client only
+	// inserts jobs; Run must not be called).
 	Workers int
 	// Slice is how long a job works a run before it comes back (20 s when
 	// 0): jobs stay short, so a dead worker's run is rescued soon.
@@ -63,25 +64,27 @@ func MigrateRiver(ctx context.Context, pool *pgxpool.Pool, schema string, log *s
 	if err != nil {
 		return fmt.Errorf("river migrator: %w", err)
 	}
-	tx, err := pool.Begin(ctx)
+	// River's migrations each run in a transaction of their own (one adds
+	// an enum value a later statement uses), so the lock is a session's.
+	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate river: %w", err)
 	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1 || '/river-migrate', 0))`, schema); err != nil {
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtextextended($1 || '/river-migrate', 0))`, schema); err != nil {
 		return fmt.Errorf("migrate river: lock: %w", err)
 	}
-	if _, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
+	defer func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtextextended($1 || '/river-migrate', 0))`, schema)
+	}()
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("migrate river: %w", err)
 	}
-	return tx.Commit(ctx)
+	return nil
 }
 
 // NewBulkQueue makes the queue's river client; Start runs it.
 func NewBulkQueue(pool *pgxpool.Pool, schema string, work BulkWork, o BulkQueueOptions) (*BulkQueue, error) {
-	if o.Workers == 0 {
-		o.Workers = 2
-	}
 	if o.Slice == 0 {
 		o.Slice = 20 * time.Second
 	}
@@ -93,13 +96,13 @@ func NewBulkQueue(pool *pgxpool.Pool, schema string, work BulkWork, o BulkQueueO
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &bulkWorker{work: work, slice: o.Slice})
-	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		Schema: schema, Logger: o.Logger, Workers: workers,
-		Queues:               map[string]river.QueueConfig{bulkQueue: {MaxWorkers: o.Workers}},
-		JobTimeout:           o.Slice + 30*time.Second,
-		RescueStuckJobsAfter: max(o.RescueAfter, o.Slice+31*time.Second),
-		FetchPollInterval:    500 * time.Millisecond,
-	})
+	cfg := &river.Config{Schema: schema, Logger: o.Logger, Workers: workers,
+		JobTimeout: 2*o.Slice + 5*time.Second, FetchPollInterval: 500 * time.Millisecond}
+	cfg.RescueStuckJobsAfter = max(o.RescueAfter, cfg.JobTimeout+time.Second)
+	if o.Workers > 0 {
+		cfg.Queues = map[string]river.QueueConfig{bulkQueue: {MaxWorkers: o.Workers}}
+	}
+	client, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {
 		return nil, fmt.Errorf("river client: %w", err)
 	}
