@@ -106,12 +106,14 @@ var plumbingOrder = map[string][]string{
 	"services/internal/telemetry":         {},
 	"services/internal/netguard":          {},
 	// The sentences of failed outbound calls classify netguard's refusals.
-	"services/internal/callfailure":       {"services/internal/netguard"},
-	"services/internal/pgdb":              {},
-	"services/internal/authz":             {},
-	"services/internal/bus":               {"services/internal/telemetry"},
-	"services/internal/bus/natsembed":     {},
-	"services/internal/jobs":              {"services/internal/bus", "services/internal/telemetry"},
+	"services/internal/callfailure":   {"services/internal/netguard"},
+	"services/internal/pgdb":          {},
+	"services/internal/authz":         {},
+	"services/internal/bus":           {"services/internal/telemetry"},
+	"services/internal/bus/natsembed": {},
+	"services/internal/jobs":          {"services/internal/bus", "services/internal/telemetry"},
+	// The bulk runs' river queue (docs/contracts-bulk.md).
+	"services/internal/bulkqueue":         {},
 	"services/internal/keyring/resealjob": {"services/internal/jobs"},
 	"services/internal/server":            {"services/internal/apperr/grpcstatus", "services/internal/telemetry"},
 	// Step-up: the interceptor that asks for and checks confirmation tokens (verifies them as authz does).

@@ -1,4 +1,10 @@
-package postgres
+// Package bulkqueue runs a service's bulk runs (docs/contracts-bulk.md) on
+// riverqueue/river: river's tables in the service's own schema (Migrate),
+// one job per run, unique while it waits, runs or retries, worked in short
+// slices so that a run whose worker died is rescued soon by river's leader.
+// The run's own state, progress and per-item idempotency are the service's
+// (its bulk_runs and items tables); the queue only says when to work a run.
+package bulkqueue
 
 import (
 	"context"
@@ -14,18 +20,25 @@ import (
 	"github.com/riverqueue/river/rivertype"
 )
 
-// BulkRunArgs is the river job of one bulk run (docs/contracts-bulk.md).
-type BulkRunArgs struct {
+// Kind names a service's job kind ("gateway.bulk_run") as a type, since
+// river reads a job's kind from its arguments' type.
+type Kind interface{ Name() string }
+
+// Args is the river job of one bulk run of kind K.
+type Args[K Kind] struct {
 	RunID int64 `json:"runId"`
 }
 
 // Kind implements river.JobArgs.
-func (BulkRunArgs) Kind() string { return "gateway.bulk_run" }
+func (Args[K]) Kind() string {
+	var k K
+	return k.Name()
+}
 
 // InsertOpts implements river.JobArgsWithInsertOpts: one job per run while
 // it is waiting, running or retrying (a resume while it still runs adds
 // none).
-func (BulkRunArgs) InsertOpts() river.InsertOpts {
+func (Args[K]) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: bulkQueue, MaxAttempts: 25, UniqueOpts: river.UniqueOpts{ByArgs: true,
 		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
 			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
@@ -33,12 +46,12 @@ func (BulkRunArgs) InsertOpts() river.InsertOpts {
 
 const bulkQueue = "bulk"
 
-// BulkWork works a run until it is done or deadline passes; more: it has
+// Work works a run until it is done or deadline passes; more: it has
 // work left (bulk.Service.Work).
-type BulkWork func(ctx context.Context, runID int64, deadline time.Time) (more bool, err error)
+type Work func(ctx context.Context, runID int64, deadline time.Time) (more bool, err error)
 
-// BulkQueueOptions tune the queue.
-type BulkQueueOptions struct {
+// Options tune the queue.
+type Options struct {
 	// Workers is how many runs are worked at once (0: the client only
 	// inserts jobs; Run must not be called).
 	Workers int
@@ -51,15 +64,15 @@ type BulkQueueOptions struct {
 	Logger      *slog.Logger
 }
 
-// BulkQueue runs the bulk runs on river, its tables in the service's
+// Queue runs the bulk runs of kind K on river, its tables in the service's
 // schema.
-type BulkQueue struct {
+type Queue[K Kind] struct {
 	client *river.Client[pgx.Tx]
 }
 
-// MigrateRiver brings river's tables in schema up to date, under an
+// Migrate brings river's tables in schema up to date, under an
 // advisory lock so that replicas starting together migrate once.
-func MigrateRiver(ctx context.Context, pool *pgxpool.Pool, schema string, log *slog.Logger) error {
+func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string, log *slog.Logger) error {
 	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Schema: schema, Logger: log})
 	if err != nil {
 		return fmt.Errorf("river migrator: %w", err)
@@ -83,8 +96,8 @@ func MigrateRiver(ctx context.Context, pool *pgxpool.Pool, schema string, log *s
 	return nil
 }
 
-// NewBulkQueue makes the queue's river client; Start runs it.
-func NewBulkQueue(pool *pgxpool.Pool, schema string, work BulkWork, o BulkQueueOptions) (*BulkQueue, error) {
+// New makes the queue's river client; Start runs it.
+func New[K Kind](pool *pgxpool.Pool, schema string, work Work, o Options) (*Queue[K], error) {
 	if o.Slice == 0 {
 		o.Slice = 20 * time.Second
 	}
@@ -95,7 +108,7 @@ func NewBulkQueue(pool *pgxpool.Pool, schema string, work BulkWork, o BulkQueueO
 		o.Logger = slog.Default()
 	}
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &bulkWorker{work: work, slice: o.Slice})
+	river.AddWorker(workers, &worker[K]{work: work, slice: o.Slice})
 	cfg := &river.Config{Schema: schema, Logger: o.Logger, Workers: workers,
 		JobTimeout: 2*o.Slice + 5*time.Second, FetchPollInterval: 500 * time.Millisecond}
 	cfg.RescueStuckJobsAfter = max(o.RescueAfter, cfg.JobTimeout+time.Second)
@@ -106,12 +119,12 @@ func NewBulkQueue(pool *pgxpool.Pool, schema string, work BulkWork, o BulkQueueO
 	if err != nil {
 		return nil, fmt.Errorf("river client: %w", err)
 	}
-	return &BulkQueue{client: client}, nil
+	return &Queue[K]{client: client}, nil
 }
 
 // InsertTx queues run id's job in tx (the run's own transaction).
-func (q *BulkQueue) InsertTx(ctx context.Context, tx pgx.Tx, runID int64) error {
-	if _, err := q.client.InsertTx(ctx, tx, BulkRunArgs{RunID: runID}, nil); err != nil {
+func (q *Queue[K]) InsertTx(ctx context.Context, tx pgx.Tx, runID int64) error {
+	if _, err := q.client.InsertTx(ctx, tx, Args[K]{RunID: runID}, nil); err != nil {
 		return fmt.Errorf("queue bulk run %d: %w", runID, err)
 	}
 	return nil
@@ -119,7 +132,7 @@ func (q *BulkQueue) InsertTx(ctx context.Context, tx pgx.Tx, runID int64) error 
 
 // Run works the queue until ctx ends, then stops: the jobs being worked are
 // asked to stop and come back to the queue.
-func (q *BulkQueue) Run(ctx context.Context) error {
+func (q *Queue[K]) Run(ctx context.Context) error {
 	if err := q.client.Start(ctx); err != nil {
 		return fmt.Errorf("start river: %w", err)
 	}
@@ -132,15 +145,15 @@ func (q *BulkQueue) Run(ctx context.Context) error {
 	return nil
 }
 
-type bulkWorker struct {
-	river.WorkerDefaults[BulkRunArgs]
-	work  BulkWork
+type worker[K Kind] struct {
+	river.WorkerDefaults[Args[K]]
+	work  Work
 	slice time.Duration
 }
 
 // Work implements river.Worker: a slice of the run, then the job comes back
 // at once while the run has work left.
-func (w *bulkWorker) Work(ctx context.Context, job *river.Job[BulkRunArgs]) error {
+func (w *worker[K]) Work(ctx context.Context, job *river.Job[Args[K]]) error {
 	more, err := w.work(ctx, job.Args.RunID, time.Now().Add(w.slice))
 	if err != nil {
 		return err
