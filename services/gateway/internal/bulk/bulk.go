@@ -188,8 +188,9 @@ type BatchResult struct {
 
 // Store keeps the runs and applies batches.
 type Store interface {
-	// Groups counts the filter's rows by status and collab.
-	Groups(ctx context.Context, f payment.ListFilter) ([]Group, error)
+	// Groups counts the filter's rows by status and collab; providerIDs:
+	// also those without a provider id (NoProviderID).
+	Groups(ctx context.Context, f payment.ListFilter, providerIDs bool) ([]Group, error)
 	// Sample returns up to n of the filter's rows, newest first.
 	Sample(ctx context.Context, f payment.ListFilter, n int) ([]payment.Transaction, error)
 	// Create stores a queued run and enqueues its job in one transaction.
@@ -283,7 +284,7 @@ func (s *Service) DryRun(ctx context.Context, op Operator, a Action, q payment.L
 	if !op.Scope.All && len(op.Scope.MerchantIDs) == 0 {
 		return out, nil
 	}
-	groups, err := s.store.Groups(ctx, f)
+	groups, err := s.store.Groups(ctx, f, a == RequeuePolling)
 	if err != nil {
 		return DryRun{}, fmt.Errorf("dry run groups: %w", err)
 	}

@@ -56,30 +56,53 @@ func scanBulkRun(row pgx.Row) (bulk.Run, error) {
 	return r, nil
 }
 
-// Groups implements bulk.Store: one GROUP BY over the filter's rows (the
-// list's indexes), then the providers that cannot be polled.
-func (b *BulkRuns) Groups(ctx context.Context, f payment.ListFilter) ([]bulk.Group, error) {
+// Groups implements bulk.Store: one GROUP BY over the filter's rows, an
+// index-only scan of transactions_bulk_idx (migration 0034) for a status
+// filter; for requeuePolling one more count of the rows without a provider
+// id (few, through the provider id's index); then the providers that cannot
+// be polled.
+func (b *BulkRuns) Groups(ctx context.Context, f payment.ListFilter, providerIDs bool) ([]bulk.Group, error) {
+	type key struct {
+		status   payment.Status
+		collab   int32
+		provider int32
+	}
 	c := listConditions(microseconds(f))
-	rows, err := b.pool.Query(ctx, `SELECT status, collab_id, provider_id, count(*),
-			count(*) FILTER (WHERE callbacks_canceled),
-			count(*) FILTER (WHERE COALESCE(provider_transaction_id, '') = '')
+	rows, err := b.pool.Query(ctx, `SELECT status, collab_id, provider_id, count(*), count(*) FILTER (WHERE callbacks_canceled)
 		FROM transactions`+c.where()+` GROUP BY 1, 2, 3`, c.args...)
 	if err != nil {
 		return nil, fmt.Errorf("count transactions by status and collab: %w", err)
 	}
-	type grouped struct {
-		g        bulk.Group
-		provider int32
-	}
-	var all []grouped
-	var providers []int32
-	var x grouped
-	if _, err := pgx.ForEachRow(rows, []any{&x.g.Status, &x.g.CollabID, &x.provider, &x.g.Count, &x.g.CallbacksCanceled, &x.g.NoProviderID}, func() error {
-		all = append(all, x)
-		providers = append(providers, x.provider)
+	groups := map[key]*bulk.Group{}
+	var order []key
+	var k key
+	var n, cancelled int64
+	if _, err := pgx.ForEachRow(rows, []any{&k.status, &k.collab, &k.provider, &n, &cancelled}, func() error {
+		groups[k] = &bulk.Group{Status: k.status, CollabID: k.collab, Count: n, CallbacksCanceled: cancelled}
+		order = append(order, k)
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("count transactions by status and collab: %w", err)
+	}
+	if providerIDs && len(order) > 0 {
+		c := listConditions(microseconds(f))
+		c.parts = append(c.parts, "(provider_transaction_id IS NULL OR provider_transaction_id = '')")
+		rows, err := b.pool.Query(ctx, `SELECT status, collab_id, provider_id, count(*) FROM transactions`+c.where()+` GROUP BY 1, 2, 3`, c.args...)
+		if err != nil {
+			return nil, fmt.Errorf("count transactions without a provider id: %w", err)
+		}
+		if _, err := pgx.ForEachRow(rows, []any{&k.status, &k.collab, &k.provider, &n}, func() error {
+			if g := groups[k]; g != nil {
+				g.NoProviderID = n
+			}
+			return nil
+		}); err != nil {
+			return nil, fmt.Errorf("count transactions without a provider id: %w", err)
+		}
+	}
+	providers := make([]int32, 0, len(order))
+	for _, k := range order {
+		providers = append(providers, k.provider)
 	}
 	noPolling := map[int32]bool{}
 	if len(providers) > 0 {
@@ -92,12 +115,13 @@ func (b *BulkRuns) Groups(ctx context.Context, f payment.ListFilter) ([]bulk.Gro
 			return nil, fmt.Errorf("providers without polling: %w", err)
 		}
 	}
-	out := make([]bulk.Group, 0, len(all))
-	for _, x := range all {
-		if noPolling[x.provider] {
-			x.g.NoPolling = x.g.Count - x.g.NoProviderID
+	out := make([]bulk.Group, 0, len(order))
+	for _, k := range order {
+		g := *groups[k]
+		if noPolling[k.provider] {
+			g.NoPolling = g.Count - g.NoProviderID
 		}
-		out = append(out, x.g)
+		out = append(out, g)
 	}
 	return out, nil
 }
