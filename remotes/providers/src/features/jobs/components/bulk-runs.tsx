@@ -1,4 +1,4 @@
-import { Box, Button, Heading, HStack, Progress, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
+import { Box, Button, Heading, HStack, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
 import { ConfirmDialog, errorMessage, mayCall, notify, useUser } from '@paygate/sdk';
 import { useId, useState } from 'react';
 import { useBulkRuns, useChangeBulkRun, type BulkRun, type RunVerb } from '../api/bulk-runs';
@@ -24,11 +24,9 @@ function RunRow({ run, onChange, busy }: { run: BulkRun; onChange: (verb: RunVer
       </Table.Cell>
       <Table.Cell>{run.state}</Table.Cell>
       <Table.Cell minW="40">
-        <Progress.Root value={pct} size="sm" aria-label={`Progress of bulk run ${run.id}`}>
-          <Progress.Track>
-            <Progress.Range />
-          </Progress.Track>
-        </Progress.Root>
+        <Box role="progressbar" aria-label={`Progress of bulk run ${run.id}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct} h="1.5" bg="bg.muted" borderRadius="full">
+          <Box h="full" w={`${pct}%`} bg="colorPalette.solid" colorPalette="blue" borderRadius="full" />
+        </Box>
         <Text fontSize="xs">
           {run.processed.toLocaleString()} / {run.total.toLocaleString()} · {run.applied.toLocaleString()} applied · {run.skipped.toLocaleString()} skipped
         </Text>
