@@ -58,6 +58,7 @@ test('admin signs in and sees every entry an admin may see', async ({ page }) =>
     'Settings',
     'Create Transaction',
     'Approvals',
+    'Alerts',
     'Account Security',
   ]);
   await expect(page.getByRole('link', { name: 'Documentation' })).toHaveAttribute('href', '/docs/');
@@ -70,7 +71,7 @@ test('a merchant user sees the entries of the Merchant role that lead somewhere,
   await signIn(page, 'merchant', DEMO_PASSWORD);
   await expect(page).toHaveURL(/\/transactions$/);
   // No Callbacks or Validation Endpoints: their routes are for Admin and Merchant Admin.
-  expect(await navEntries(page)).toEqual(['Dashboard', 'Providers', 'Balances', 'Transactions', 'Radar', 'Files', 'Fee Management', 'Approvals', 'Account Security']);
+  expect(await navEntries(page)).toEqual(['Dashboard', 'Providers', 'Balances', 'Transactions', 'Radar', 'Files', 'Fee Management', 'Approvals', 'Alerts', 'Account Security']);
   const merchant = page.getByLabel('Current Merchant');
   await expect(merchant.locator('option')).toHaveText(['Acme Games (1)']);
   await expect(merchant).toHaveValue('1');

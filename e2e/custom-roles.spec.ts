@@ -19,7 +19,7 @@ const USERNAME = `desk-${suffix}`;
 /** The role's permissions: the transactions, the files and the fees, of the user's own merchants. */
 const PERMISSIONS = ['Get Transactions', 'Files Access', 'View Fees'];
 /** What they open: spec 01 §2's sidebar conditions, and the routes' guards and calls. */
-const ENTRIES = ['Transactions', 'Radar', 'Files', 'Fee Management', 'Approvals', 'Account Security'];
+const ENTRIES = ['Transactions', 'Radar', 'Files', 'Fee Management', 'Approvals', 'Alerts', 'Account Security'];
 
 async function signIn(page: Page, username: string, password: string) {
   await page.goto('/login');

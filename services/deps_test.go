@@ -106,12 +106,14 @@ var plumbingOrder = map[string][]string{
 	"services/internal/telemetry":         {},
 	"services/internal/netguard":          {},
 	// The sentences of failed outbound calls classify netguard's refusals.
-	"services/internal/callfailure":       {"services/internal/netguard"},
-	"services/internal/pgdb":              {},
-	"services/internal/authz":             {},
-	"services/internal/bus":               {"services/internal/telemetry"},
-	"services/internal/bus/natsembed":     {},
-	"services/internal/jobs":              {"services/internal/bus", "services/internal/telemetry"},
+	"services/internal/callfailure":   {"services/internal/netguard"},
+	"services/internal/pgdb":          {},
+	"services/internal/authz":         {},
+	"services/internal/bus":           {"services/internal/telemetry"},
+	"services/internal/bus/natsembed": {},
+	"services/internal/jobs":          {"services/internal/bus", "services/internal/telemetry"},
+	// The bulk runs' river queue (docs/contracts-bulk.md).
+	"services/internal/bulkqueue":         {},
 	"services/internal/keyring/resealjob": {"services/internal/jobs"},
 	"services/internal/server":            {"services/internal/apperr/grpcstatus", "services/internal/telemetry"},
 	// Step-up: the interceptor that asks for and checks confirmation tokens (verifies them as authz does).
@@ -172,12 +174,14 @@ var thirdParty = map[string]string{
 	"github.com/redis/":                                         layerIOLib,
 	"github.com/minio/":                                         layerIOLib,
 	"github.com/golang-migrate/":                                layerIOLib,
-	"google.golang.org/grpc":                                    layerIOLib,
-	"google.golang.org/genproto/":                               layerIOLib,
-	"github.com/grpc-ecosystem/":                                layerIOLib,
-	"github.com/fullstorydev/grpchan":                           layerIOLib,
-	"go.uber.org/goleak":                                        layerTestLib,
-	"github.com/johannesboyne/gofakes3":                         layerTestLib,
+	// The bulk runs' job queue (Postgres-backed; docs/contracts-bulk.md).
+	"github.com/riverqueue/":            layerIOLib,
+	"google.golang.org/grpc":            layerIOLib,
+	"google.golang.org/genproto/":       layerIOLib,
+	"github.com/grpc-ecosystem/":        layerIOLib,
+	"github.com/fullstorydev/grpchan":   layerIOLib,
+	"go.uber.org/goleak":                layerTestLib,
+	"github.com/johannesboyne/gofakes3": layerTestLib,
 }
 
 // stdNet are the standard packages that reach the network.
@@ -188,7 +192,7 @@ var stdNet = []string{"net", "net/http", "net/rpc", "net/smtp", "crypto/tls", "o
 // through any library.
 var ioClients = []string{
 	"github.com/jackc/pgx", "github.com/nats-io/", "google.golang.org/grpc", "github.com/redis/",
-	"github.com/minio/", "github.com/golang-migrate/",
+	"github.com/minio/", "github.com/golang-migrate/", "github.com/riverqueue/",
 }
 
 // netHTTPThrough are the libraries through which a domain or primitive

@@ -92,6 +92,17 @@ type Config struct {
 	// fresh wait (2s) plus PAYGATE_CALLBACK_TIMEOUT, so it must exceed both
 	// with room to spare.
 	EventsAckWait time.Duration `env:"PAYGATE_CALLBACK_EVENTS_ACK_WAIT" default:"1m"`
+	// RetryCap is the most failed deliveries one bulk retry may select
+	// (docs/contracts-bulk.md).
+	RetryCap int `env:"PAYGATE_CALLBACK_RETRY_CAP" default:"100000"`
+	// RetryRate is how many deliveries per second a bulk retry requeues.
+	RetryRate int `env:"PAYGATE_CALLBACK_RETRY_RATE" default:"2000"`
+	// RetryWorkers is how many bulk retries this replica works at once (0:
+	// none, it only serves the calls).
+	RetryWorkers int `env:"PAYGATE_CALLBACK_RETRY_WORKERS" default:"2"`
+	// RetrySlice is how long a bulk retry's job works before it comes back
+	// to the queue.
+	RetrySlice time.Duration `env:"PAYGATE_CALLBACK_RETRY_SLICE" default:"20s"`
 }
 
 // freshWait is the longest a fresh delivery waits for a request slot before
@@ -146,13 +157,13 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Name: "callbacks", Config: &cfg,
 		Defaults:   []config.Option{config.Ports(":8083", ":9083"), config.Default("PAYGATE_DATABASE_SCHEMA", postgres.Schema)},
 		Migrations: postgres.Migrations, Schema: &cfg.Schema, Redis: true, NATS: true,
-		Wire: func(ctx context.Context, p *app.Parts) error { return wire(cfg, p) },
+		Wire: func(ctx context.Context, p *app.Parts) error { return wire(ctx, cfg, p) },
 	})
 }
 
 // wire builds the callbacks service on p's connections: the dispatcher,
 // the service, its routes, its jobs and the consumer of transaction events.
-func wire(cfg Config, p *app.Parts) error {
+func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 	sealer, err := cfg.sealer()
 	if err != nil {
 		return err
@@ -190,6 +201,10 @@ func wire(cfg Config, p *app.Parts) error {
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
 		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(cc))
 	})
+
+	if err := wireRetries(ctx, cfg, p, srv, dispatcher.Wake); err != nil {
+		return err
+	}
 
 	// The background jobs (docs/jobs.md): one replica runs each, and every
 	// run is reported through the outbox. Fresh deliveries are sent by every

@@ -98,6 +98,15 @@ type Config struct {
 	FilesRowsPerSecond int `env:"PAYGATE_FILES_ROWS_PER_SECOND" default:"0"`
 	// FilesRetention is how long export files are kept (spec 02 §4: 3 days).
 	FilesRetention time.Duration `env:"PAYGATE_FILES_RETENTION" default:"72h"`
+	// BulkRescueAfter is when a bulk run's job whose worker died is taken
+	// back by river's leader (docs/contracts-bulk.md).
+	BulkRescueAfter time.Duration `env:"PAYGATE_BULK_RESCUE_AFTER" default:"1m"`
+	// BulkWorkers is how many bulk runs this replica works at once (0: it
+	// serves the calls and works none).
+	BulkWorkers int `env:"PAYGATE_BULK_WORKERS" default:"2"`
+	// BulkSlice is how long a bulk run's job works before it comes back to
+	// the queue (jobs stay short, so a dead worker's run is rescued soon).
+	BulkSlice time.Duration `env:"PAYGATE_BULK_SLICE" default:"20s"`
 	// FilesRetentionInterval is how often the retention job looks.
 	FilesRetentionInterval time.Duration `env:"PAYGATE_FILES_RETENTION_INTERVAL" default:"1h"`
 	// FraudInterval is how often the fraud-detection job scans the new

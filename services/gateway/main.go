@@ -76,6 +76,7 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 		g.wireCallbacks,   // the callbacks service's routes and events
 		g.wireAggregator,  // the aggregator's routes
 		g.wireAuth,        // the auth service's routes
+		g.wireBulk,        // BulkService, the bulk runs on river
 		g.wireStream,      // the live transaction stream
 		g.wireWatchlists,  // WatchlistService, the watchlist evaluator, its stream messages
 		g.wireOutbox,      // the events every area writes

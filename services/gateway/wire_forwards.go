@@ -21,6 +21,9 @@ import (
 // tallies, and callback-URL changes for the activity log.
 func (g *gateway) wireCallbacks(context.Context) error {
 	g.srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, _ grpc.ClientConnInterface) error {
+		if err := callbacksv1.RegisterCallbackRetryServiceHandlerClient(ctx, mux, callbacksv1.NewCallbackRetryServiceClient(g.callbacksConn)); err != nil {
+			return err
+		}
 		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(g.callbacksConn))
 	})
 	if g.cfg.ConsumeCallbackEvents {

@@ -24,7 +24,8 @@ type Action struct {
 	// Amount is the observed field holding the amount a threshold compares ("" when none);
 	// Currency the observed field holding its currency.
 	Amount, Currency string
-	// Count is the request field holding the list whose length a count threshold compares.
+	// Count is the request field holding the list whose length a count threshold compares, or
+	// the number itself (a bulk run's expectedCount).
 	Count string
 	// AlwaysStepUp: the action always needs step-up, whatever the setting (approving a request).
 	AlwaysStepUp bool
@@ -38,6 +39,8 @@ var Catalogue = []Action{
 		Targets: []string{"id"}, ReasonRequired: true, Amount: "amount", Currency: "currency"},
 	{Name: "callbacks.cancel", Method: "/paygate.gateway.v1.TransactionService/CancelTransactionCallbacks", Title: "Cancel a transaction's callbacks",
 		Targets: []string{"id"}},
+	{Name: "bulk.start", Method: "/paygate.gateway.v1.BulkService/StartBulkRun", Title: "Start a bulk action over a filter",
+		Targets: []string{"action"}, Count: "expectedCount"},
 	{Name: "credentials.set", Method: "/paygate.gateway.v1.CredentialService/SetCredentials", Title: "Change a provider's credentials",
 		Targets: []string{"collabId"}, Secrets: []string{"credentials"}, ReasonRequired: true},
 	{Name: "fee.create", Method: "/paygate.gateway.v1.FeeService/CreateFee", Title: "Create a fee"},

@@ -176,8 +176,20 @@ func (d Described) Count(a Action) (int, bool) {
 	if a.Count == "" {
 		return 0, false
 	}
-	l, ok := d.Values[a.Count].([]any)
-	return len(l), ok
+	switch v := d.Values[a.Count].(type) {
+	case []any:
+		return len(v), true
+	case float64:
+		return int(v), true
+	case json.Number:
+		n, err := v.Int64()
+		return int(n), err == nil
+	case string:
+		// protojson writes an int64 as a string.
+		n, err := strconv.ParseInt(v, 10, 64)
+		return int(n), err == nil
+	}
+	return 0, false
 }
 
 // SameChange reports whether two descriptions describe the same change (all but the order of

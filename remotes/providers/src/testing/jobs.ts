@@ -2,7 +2,7 @@ import '@paygate/devkit/testing/pointer-event';
 import { http, HttpResponse } from 'msw';
 import { SCREENS, type RemoteManifest } from '@paygate/sdk';
 import { withRemote } from '@paygate/devkit/testing';
-import { TEST_CONFIG } from '@paygate/devkit/testing/msw';
+import { GATEWAY, TEST_CONFIG } from '@paygate/devkit/testing/msw';
 import type { JobStatsMapWire, JobStatsWire } from '../features/jobs/api/types';
 import { JobsPage } from '../features/jobs/components/jobs-page';
 
@@ -121,4 +121,9 @@ export function job(name: string, changes: Partial<JobStatsWire> = {}): JobStats
 /** jobStatsHandler answers GET /api/v1/jobs/stats with `body` (default JOB_STATS). */
 export function jobStatsHandler(body: JobStatsMapWire = JOB_STATS) {
   return http.get(`${AGGREGATOR}/api/v1/jobs/stats`, () => HttpResponse.json(body));
+}
+
+/** bulkRunsHandler answers the gateway's GET /api/v1/bulk-actions with runs (default none). */
+export function bulkRunsHandler(runs: unknown[] = []) {
+  return http.get(`${GATEWAY}/api/v1/bulk-actions`, () => HttpResponse.json({ runs, nextPageToken: '' }));
 }

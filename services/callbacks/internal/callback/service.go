@@ -302,7 +302,9 @@ func (s *Service) Retry(ctx context.Context, scope Scope, attemptID int64) (Atte
 // matching callback URL of its collab and returns how many deliveries were
 // queued. A transaction the service has not seen (or of another merchant)
 // is not found; one not final, or whose callbacks are cancelled, is refused.
-func (s *Service) Enqueue(ctx context.Context, scope Scope, transactionID int64) (int, error) {
+// A call with a key (a bulk run's "bulk:<run>:<transaction>") queues its
+// deliveries once: a repeated call with the same key queues none.
+func (s *Service) Enqueue(ctx context.Context, scope Scope, transactionID int64, key string) (int, error) {
 	t, err := s.store.Transaction(ctx, transactionID)
 	if err != nil {
 		return 0, notFoundAs(err, transactionNotFound(transactionID).Error())
@@ -314,7 +316,11 @@ func (s *Service) Enqueue(ctx context.Context, scope Scope, transactionID int64)
 	if err != nil {
 		return 0, fmt.Errorf("enqueue id: %w", err)
 	}
-	n, err := s.store.Enqueue(ctx, transactionID, "enqueue:"+eventID.String(), s.now(), func(t Transaction) error {
+	event := "enqueue:" + eventID.String()
+	if key != "" {
+		event = "enqueue:" + key
+	}
+	n, err := s.store.Enqueue(ctx, transactionID, event, s.now(), func(t Transaction) error {
 		if !Final(t.Status) {
 			return apperr.FailedPrecondition("Transaction %d is not final (status %d); callbacks are sent only for a final status.", t.ID, t.Status)
 		}

@@ -169,7 +169,10 @@ func (s *Server) EnqueueTransactionCallbacks(ctx context.Context, req *callbacks
 	if err != nil {
 		return nil, err
 	}
-	n, err := s.svc.Enqueue(ctx, scope, req.GetId())
+	if len(req.GetIdempotencyKey()) > 100 {
+		return nil, apperr.Invalid("idempotencyKey must be at most 100 characters.")
+	}
+	n, err := s.svc.Enqueue(ctx, scope, req.GetId(), req.GetIdempotencyKey())
 	if err != nil {
 		return nil, err
 	}

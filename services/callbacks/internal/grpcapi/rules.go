@@ -36,6 +36,13 @@ var Rules = authz.Rules{
 	// A merchant's signing secret belongs with its callback URLs.
 	callbacksv1.CallbacksService_GetSigningSecret_FullMethodName:    callbacksPage,
 	callbacksv1.CallbacksService_RotateSigningSecret_FullMethodName: callbacksPage,
+	// CallbackRetryService (docs/contracts-bulk.md): retrying failed
+	// deliveries in bulk needs what retrying one attempt needs.
+	callbacksv1.CallbackRetryService_DryRunCallbackRetry_FullMethodName: editTransactions,
+	callbacksv1.CallbackRetryService_StartCallbackRetry_FullMethodName:  editTransactions,
+	callbacksv1.CallbackRetryService_ListCallbackRetries_FullMethodName: getTransactions,
+	callbacksv1.CallbackRetryService_GetCallbackRetry_FullMethodName:    getTransactions,
+	callbacksv1.CallbackRetryService_ChangeCallbackRetry_FullMethodName: editTransactions,
 	// The gateway's export worker reads attempts in batches.
 	callbacksv1.CallbacksService_ListAttemptsOfTransactions_FullMethodName: {Internal: true},
 }

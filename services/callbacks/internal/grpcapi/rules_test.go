@@ -16,6 +16,7 @@ func TestRulesCoverEveryMethod(t *testing.T) {
 	t.Parallel()
 	srv := grpc.NewServer()
 	callbacksv1.RegisterCallbacksServiceServer(srv, grpcapi.NewServer(nil))
+	callbacksv1.RegisterCallbackRetryServiceServer(srv, grpcapi.NewRetryServer(nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
 }
 

@@ -170,6 +170,17 @@ var Rules = authz.Rules{
 	gatewayv1.FeeService_DeleteFee_FullMethodName:         editFees,
 	gatewayv1.FeeService_CheckFeeConflicts_FullMethodName: editFees,
 	gatewayv1.FeeService_PreviewFee_FullMethodName:        editFees,
+	// BulkService (docs/contracts-bulk.md): Get Transactions to see runs and
+	// dry runs; each action also needs its single call's permission, checked
+	// by the handlers (bulkPermission). Starting a run is sensitive
+	// (bulk.start).
+	gatewayv1.BulkService_DryRunBulkAction_FullMethodName: getTransactions,
+	gatewayv1.BulkService_StartBulkRun_FullMethodName:     getTransactions,
+	gatewayv1.BulkService_ListBulkRuns_FullMethodName:     getTransactions,
+	gatewayv1.BulkService_GetBulkRun_FullMethodName:       getTransactions,
+	gatewayv1.BulkService_PauseBulkRun_FullMethodName:     getTransactions,
+	gatewayv1.BulkService_ResumeBulkRun_FullMethodName:    getTransactions,
+	gatewayv1.BulkService_CancelBulkRun_FullMethodName:    getTransactions,
 	// PayTypeService: names for filters and dialogs, any signed-in user.
 	gatewayv1.PayTypeService_ListPayTypes_FullMethodName: {Authenticated: true},
 
@@ -202,6 +213,7 @@ var (
 	maintenanceStatus = authz.Rule{Authenticated: true}
 	viewRecentActions = authz.Rule{Permissions: []string{access.PermViewRecentActions}}
 	editTransactions  = authz.Rule{Permissions: []string{access.PermEditTransactions}}
+	getTransactions   = authz.Rule{Permissions: []string{access.PermGetTransactions}}
 	filesAccess       = authz.Rule{Permissions: []string{access.PermFilesAccess}}
 	settingsAccess    = authz.Rule{Permissions: []string{access.PermSettingsAccess}}
 	viewFees          = authz.Rule{Permissions: []string{access.PermViewFees}}

@@ -36,6 +36,7 @@ func TestRulesCoverEveryMethod(t *testing.T) {
 	gatewayv1.RegisterBalanceServiceServer(srv, grpcapi.NewBalanceServer(nil))
 	gatewayv1.RegisterRadarServiceServer(srv, grpcapi.NewRadarServer(nil))
 	gatewayv1.RegisterWatchlistServiceServer(srv, grpcapi.NewWatchlistServer(nil))
+	gatewayv1.RegisterBulkServiceServer(srv, grpcapi.NewBulkServer(nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
 }
 

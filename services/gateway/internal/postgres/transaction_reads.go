@@ -20,17 +20,20 @@ const transactionColumns = `id, reference_id, merchant_id, collab_id, provider_i
 	applied_fee_amount::text, applied_fee_currency, applied_fee_payer, callbacks_delivered, callbacks_total, callbacks_canceled,
 	poll_attempts, next_poll_at, created_at, updated_at, status_version`
 
-func scanTransaction(row pgx.Row) (payment.Transaction, error) {
+func scanTransaction(row pgx.Row) (payment.Transaction, error) { return scanTransactionWith(row) }
+
+// scanTransactionWith scans transactionColumns followed by extra columns.
+func scanTransactionWith(row pgx.Row, extra ...any) (payment.Transaction, error) {
 	var t payment.Transaction
 	var amount, dest string
 	var feeValue, feeAmount *string
 	var providerData, accountData []byte
-	err := row.Scan(&t.ID, &t.ReferenceID, &t.MerchantID, &t.CollabID, &t.ProviderID, &t.PayTypeID, &t.MerchantName,
+	err := row.Scan(append([]any{&t.ID, &t.ReferenceID, &t.MerchantID, &t.CollabID, &t.ProviderID, &t.PayTypeID, &t.MerchantName,
 		&t.ProviderName, &t.PayTypeName, &t.Nonce, &t.MerchantClientID, &t.Type, &t.Status, &t.StatusMessage,
 		&t.ErrorMessage, &amount, &t.Currency, &dest, &t.DestinationCurrency, &t.ProviderTID, &t.ProviderTags,
 		&providerData, &accountData, &t.PaymentIP, &t.UserAgent, &t.PaymentMethodType, &t.PaymentMethodValue,
 		&t.Fee.ID, &t.Fee.Type, &feeValue, &feeAmount, &t.Fee.Currency, &t.Fee.Payer, &t.CallbacksDelivered, &t.CallbacksTotal,
-		&t.CallbacksCanceled, &t.PollAttempts, &t.NextPollAt, &t.CreatedAt, &t.UpdatedAt, &t.Version)
+		&t.CallbacksCanceled, &t.PollAttempts, &t.NextPollAt, &t.CreatedAt, &t.UpdatedAt, &t.Version}, extra...)...)
 	if err != nil {
 		return t, err
 	}

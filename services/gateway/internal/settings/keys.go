@@ -18,6 +18,17 @@ const (
 	KeyPollingIntervalSeconds = "PollingIntervalSeconds"
 	// KeyBalanceCacheSeconds is how long a provider balance is cached.
 	KeyBalanceCacheSeconds = "BalanceCacheSeconds"
+	// KeyBulkActionCap is the most transactions one bulk run may select.
+	KeyBulkActionCap = "BulkActionCap"
+	// KeyBulkActionRate is how many transactions a bulk run treats per
+	// second.
+	KeyBulkActionRate = "BulkActionRate"
+)
+
+// The defaults of the bulk actions' keys (docs/contracts-bulk.md).
+const (
+	DefaultBulkActionCap  = 100000
+	DefaultBulkActionRate = 2000
 )
 
 // FraudDetection is the value of KeyFraudDetection: the thresholds of the
@@ -75,6 +86,18 @@ func Registry(d Defaults) []Key {
 				"(0 asks every time).",
 			Schema:  Integer(0, 3600),
 			Default: balanceSeconds,
+		},
+		{
+			Name:        KeyBulkActionCap,
+			Description: "The most transactions one bulk action (requeue polling, resend or cancel callbacks, mark failed) may select.",
+			Schema:      Integer(1, 10000000),
+			Default:     float64(DefaultBulkActionCap),
+		},
+		{
+			Name:        KeyBulkActionRate,
+			Description: "How many transactions per second a bulk action treats, at most. Read by every batch of a run.",
+			Schema:      Integer(1, 100000),
+			Default:     float64(DefaultBulkActionRate),
 		},
 		{
 			Name: KeyExportRetentionHours,

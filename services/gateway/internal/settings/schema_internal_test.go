@@ -23,7 +23,12 @@ func TestSchemaCheck(t *testing.T) {
 	t.Parallel()
 	list := Schema{Type: TypeArray, Min: Bound(1), Max: Bound(2), Items: &Schema{Type: TypeString, MaxLength: 3}}
 	nullable := Schema{Type: TypeBoolean, Nullable: true}
-	fraud := Registry(Defaults{})[2].Schema
+	var fraud Schema
+	for _, k := range Registry(Defaults{}) {
+		if k.Name == KeyFraudDetection {
+			fraud = k.Schema
+		}
+	}
 	tests := []struct {
 		schema Schema
 		value  string

@@ -339,6 +339,18 @@ func (s *Service) BalanceCacheTTL(ctx context.Context) time.Duration {
 	return s.duration(ctx, KeyBalanceCacheSeconds, time.Second, fallback)
 }
 
+// BulkActionCap returns the most transactions one bulk run may select: the
+// stored BulkActionCap, else 100,000.
+func (s *Service) BulkActionCap(ctx context.Context) int {
+	return int(s.duration(ctx, KeyBulkActionCap, 1, DefaultBulkActionCap))
+}
+
+// BulkActionRate returns how many transactions per second a bulk run
+// treats: the stored BulkActionRate, else 2,000.
+func (s *Service) BulkActionRate(ctx context.Context) int {
+	return int(s.duration(ctx, KeyBulkActionRate, 1, DefaultBulkActionRate))
+}
+
 // duration returns a numeric key's stored value times unit, else fallback.
 func (s *Service) duration(ctx context.Context, name string, unit, fallback time.Duration) time.Duration {
 	raw, stored, err := s.raw(ctx, name)

@@ -4,6 +4,26 @@ import type { CallRule } from '../call-rule';
 
 /** CALLBACKS_CALLS: who may call each method of the callbacks service (its Go Rules table), and its REST routes. */
 export const CALLBACKS_CALLS = {
+  '/paygate.callbacks.v1.CallbackRetryService/ChangeCallbackRetry': {
+    http: ['POST /api/v1/callback-retries/{id}/{verb}'],
+    rule: { permissions: ['Edit Transactions'] },
+  },
+  '/paygate.callbacks.v1.CallbackRetryService/DryRunCallbackRetry': {
+    http: ['POST /api/v1/callback-retries/dry-run'],
+    rule: { permissions: ['Edit Transactions'] },
+  },
+  '/paygate.callbacks.v1.CallbackRetryService/GetCallbackRetry': {
+    http: ['GET /api/v1/callback-retries/{id}'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.callbacks.v1.CallbackRetryService/ListCallbackRetries': {
+    http: ['GET /api/v1/callback-retries'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.callbacks.v1.CallbackRetryService/StartCallbackRetry': {
+    http: ['POST /api/v1/callback-retries'],
+    rule: { permissions: ['Edit Transactions'] },
+  },
   '/paygate.callbacks.v1.CallbacksService/CreateCallback': {
     http: ['POST /api/v1/callbacks'],
     rule: { permissions: ['Edit Transactions'], requires: 'callbacksAndValidation' },

@@ -20,6 +20,34 @@ export const GATEWAY_CALLS = {
     http: ['GET /api/v1/balances/collabs'],
     rule: { requires: 'balances' },
   },
+  '/paygate.gateway.v1.BulkService/CancelBulkRun': {
+    http: ['POST /api/v1/bulk-actions/{id}/cancel'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.gateway.v1.BulkService/DryRunBulkAction': {
+    http: ['POST /api/v1/bulk-actions/dry-run'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.gateway.v1.BulkService/GetBulkRun': {
+    http: ['GET /api/v1/bulk-actions/{id}'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.gateway.v1.BulkService/ListBulkRuns': {
+    http: ['GET /api/v1/bulk-actions'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.gateway.v1.BulkService/PauseBulkRun': {
+    http: ['POST /api/v1/bulk-actions/{id}/pause'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.gateway.v1.BulkService/ResumeBulkRun': {
+    http: ['POST /api/v1/bulk-actions/{id}/resume'],
+    rule: { permissions: ['Get Transactions'] },
+  },
+  '/paygate.gateway.v1.BulkService/StartBulkRun': {
+    http: ['POST /api/v1/bulk-actions'],
+    rule: { permissions: ['Get Transactions'] },
+  },
   '/paygate.gateway.v1.CollabService/AddCollabPayTypes': {
     http: ['PUT /api/v1/{collabId}/pay-types'],
     rule: { permissions: ['Edit Collab'] },

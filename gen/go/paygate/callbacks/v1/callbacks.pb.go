@@ -1063,9 +1063,12 @@ func (x *RetryCallbackAttemptResponse) GetAttempt() *CallbackAttempt {
 type EnqueueTransactionCallbacksRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Id of the transaction.
-	Id            int64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Id int64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Makes a repeated call a no-op (a bulk run's "bulk:<run>:<transaction>");
+	// empty: every call queues new deliveries.
+	IdempotencyKey string `protobuf:"bytes,2,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *EnqueueTransactionCallbacksRequest) Reset() {
@@ -1103,6 +1106,13 @@ func (x *EnqueueTransactionCallbacksRequest) GetId() int64 {
 		return x.Id
 	}
 	return 0
+}
+
+func (x *EnqueueTransactionCallbacksRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
 }
 
 // EnqueueTransactionCallbacksResponse says how many deliveries were queued.
@@ -1523,9 +1533,10 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"\x1bRetryCallbackAttemptRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\"_\n" +
 	"\x1cRetryCallbackAttemptResponse\x12?\n" +
-	"\aattempt\x18\x01 \x01(\v2%.paygate.callbacks.v1.CallbackAttemptR\aattempt\"4\n" +
+	"\aattempt\x18\x01 \x01(\v2%.paygate.callbacks.v1.CallbackAttemptR\aattempt\"]\n" +
 	"\"EnqueueTransactionCallbacksRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\x03R\x02id\"=\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12'\n" +
+	"\x0fidempotency_key\x18\x02 \x01(\tR\x0eidempotencyKey\"=\n" +
 	"#EnqueueTransactionCallbacksResponse\x12\x16\n" +
 	"\x06queued\x18\x01 \x01(\x05R\x06queued\":\n" +
 	"\x17GetSigningSecretRequest\x12\x1f\n" +

@@ -316,6 +316,8 @@ func local_request_CallbacksService_RetryCallbackAttempt_0(ctx context.Context, 
 	return msg, metadata, err
 }
 
+var filter_CallbacksService_EnqueueTransactionCallbacks_0 = &utilities.DoubleArray{Encoding: map[string]int{"id": 0}, Base: []int{1, 1, 0}, Check: []int{0, 1, 2}}
+
 func request_CallbacksService_EnqueueTransactionCallbacks_0(ctx context.Context, marshaler runtime.Marshaler, client CallbacksServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq EnqueueTransactionCallbacksRequest
@@ -329,6 +331,12 @@ func request_CallbacksService_EnqueueTransactionCallbacks_0(ctx context.Context,
 	protoReq.Id, err = runtime.Int64(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "id", err)
+	}
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_CallbacksService_EnqueueTransactionCallbacks_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
 		_, _ = io.Copy(io.Discard, req.Body)
@@ -350,6 +358,12 @@ func local_request_CallbacksService_EnqueueTransactionCallbacks_0(ctx context.Co
 	protoReq.Id, err = runtime.Int64(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "id", err)
+	}
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_CallbacksService_EnqueueTransactionCallbacks_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	msg, err := server.EnqueueTransactionCallbacks(ctx, &protoReq)
 	return msg, metadata, err

@@ -5,10 +5,10 @@ import { SCREENS, selectedTimezone, session } from '@paygate/sdk';
 import { locationOf, renderApp } from '@paygate/devkit/testing';
 import { GATEWAY, server } from '@paygate/devkit/testing/msw';
 import { ADMIN, MERCHANT_USER, tokensFor, type TestUser } from '@paygate/devkit/testing/tokens';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import providersRoutes from '../../../routes';
 import { MERCHANTS } from '../../../testing/fixtures';
-import { AGGREGATOR, job, JOB_STATS, jobsLoader, jobStatsHandler } from '../../../testing/jobs';
+import { AGGREGATOR, bulkRunsHandler, job, JOB_STATS, jobsLoader, jobStatsHandler } from '../../../testing/jobs';
 import { JobsPage } from './jobs-page';
 
 const SUPPORT: TestUser = { username: 'support', roles: ['Support'], merchantIds: [1, 2, 3] };
@@ -29,6 +29,9 @@ function detail(name: string, label: string): string {
 }
 
 describe('Jobs page (spec 02 §2 "Jobs", §4, §8)', () => {
+  // The page also lists the gateway's bulk runs (none here; bulk-runs.test.tsx covers them).
+  beforeEach(() => server.use(bulkRunsHandler()));
+
   it('groups a card per job by service, sorted by service then name, titled Paygate - Jobs', async () => {
     server.use(jobStatsHandler());
     renderPage();
@@ -39,7 +42,7 @@ describe('Jobs page (spec 02 §2 "Jobs", §4, §8)', () => {
       'gateway.provider-polling',
       'gateway.totals-fold',
     ]);
-    expect(screen.getAllByRole('heading', { level: 3 }).map((h) => h.textContent)).toEqual(['Summary', 'aggregator', 'auth', 'callbacks', 'gateway']);
+    expect(screen.getAllByRole('heading', { level: 3 }).map((h) => h.textContent)).toEqual(['Summary', 'aggregator', 'auth', 'callbacks', 'gateway', 'Bulk actions']);
     const gateway = screen.getByRole('region', { name: 'gateway' });
     expect(within(gateway).getAllByRole('article')).toHaveLength(2);
     expect(within(card('gateway.provider-polling')).getByText('Asks providers for the status of pending transactions.')).toBeInTheDocument();

@@ -5,6 +5,7 @@ import { useJobStats } from '../api/get-job-stats';
 import { useSetJobEnabled } from '../api/set-job-enabled';
 import type { Job } from '../api/types';
 import { groupByService, summarize, type JobSummary } from '../utils/jobs';
+import { BulkRuns } from './bulk-runs';
 import { JobCard } from './job-card';
 
 /** The success toast of a refresh (spec 02 §8). */
@@ -117,6 +118,8 @@ function Jobs({ canToggle }: { canToggle: boolean }) {
       ) : (
         !showError && <Text color="fg.muted">The job statistics could not be loaded. Use Refresh to try again.</Text>
       )}
+
+      <BulkRuns />
 
       {confirming && (
         <ConfirmDialog

@@ -9,6 +9,7 @@ import { useDeleteCallback } from '../api/delete-callback';
 import { useCallbacks, type CallbacksInput } from '../api/get-callbacks';
 import { useUpdateCallback } from '../api/update-callback';
 import { callbackFields, draftOf, validateCallbackDraft } from '../utils/form';
+import { CallbackRetryDialog } from './callback-retry-dialog';
 import { AddCallbackDialog } from './add-callback-dialog';
 import { callbackColumns } from './callback-columns';
 
@@ -56,6 +57,8 @@ function Callbacks({ user }: { user: User }) {
   const [selectedMerchant] = useSelectedMerchant();
   const [collabId, setCollabId] = useState<number | null>(null);
   const [adding, setAdding] = useState(false);
+  const [retrying, setRetrying] = useState<'retry' | 'recover' | null>(null);
+  const mayRetry = mayCall(user, 'POST /api/v1/callback-retries/dry-run');
   // A new list (another collab chosen) drops an open row edit.
   const [listKey, setListKey] = useState(0);
 
@@ -83,11 +86,23 @@ function Callbacks({ user }: { user: User }) {
     <PageFrame
       title={SCREENS.callbacks.title}
       actions={
-        may.create && (
-          <Button size="sm" colorPalette="blue" onClick={() => setAdding(true)}>
-            Add Callback URL
-          </Button>
-        )
+        <HStack gap="2">
+          {mayRetry && scope !== null && (
+            <>
+              <Button size="sm" variant="outline" aria-haspopup="dialog" onClick={() => setRetrying('retry')}>
+                Retry failed…
+              </Button>
+              <Button size="sm" variant="outline" aria-haspopup="dialog" onClick={() => setRetrying('recover')}>
+                Recover since…
+              </Button>
+            </>
+          )}
+          {may.create && (
+            <Button size="sm" colorPalette="blue" onClick={() => setAdding(true)}>
+              Add Callback URL
+            </Button>
+          )}
+        </HStack>
       }
     >
       <HStack gap="3" align="end" wrap="wrap">
@@ -119,6 +134,16 @@ function Callbacks({ user }: { user: User }) {
         urlOf={(row) => row.callbackUrl}
         reload={reload}
       />
+
+      {retrying && scope && (
+        <CallbackRetryDialog
+          mode={retrying}
+          collabId={scope.kind === 'collab' ? scope.id : null}
+          merchantId={scope.kind === 'merchant' ? scope.id : null}
+          urls={list.data ?? []}
+          onClose={() => setRetrying(null)}
+        />
+      )}
 
       {adding && (
         <AddCallbackDialog

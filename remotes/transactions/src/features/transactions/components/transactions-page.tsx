@@ -2,8 +2,9 @@ import { Button, Field, HStack, Input, NativeSelect, Text } from '@chakra-ui/rea
 import { ConfirmDialog, errorMessage, formatMoney, hasPermission, mayCall, NoPermission, notify, PageFrame, SCREENS, seesAllMerchants, useSelectedMerchant, useTimezone, useUser, WatchlistStrip, type User } from '@paygate/sdk';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
-import { useCollabs } from '../../../api/get-collabs';
+import { collabNamer, useCollabs } from '../../../api/get-collabs';
 import { CollabSelect } from '../../../components/collab-select';
+import { toBulkFilter } from '../api/bulk-actions';
 import { useTransactions, type TransactionsInput } from '../api/get-transactions';
 import type { Transaction } from '../api/types';
 import { useManualAction, type ManualKind } from '../hooks/use-manual-action';
@@ -13,11 +14,13 @@ import { logSearchFromTransaction } from '../utils/log-search';
 import { manualQuestion } from '../utils/manual-confirm';
 import { PAGE_SIZES, parseFilters, serializeFilters, type Filters } from '../utils/query-state';
 import { paymentMethodType, searchTarget } from '../utils/search';
+import { statusLabel } from '../utils/status';
 import { needsTotals, TOTAL_CURRENCIES, totalFor, type TotalCurrency } from '../utils/totals';
 import { AdditionalDataDialog } from './additional-data-dialog';
 import { CallbackAttemptsDialog } from './callback-attempts-dialog';
 import { EditTransactionDialog } from './edit-transaction-dialog';
 import { exportScope, ExportTransactionsButton, transactionExportScope, useExportWizard } from './export-transactions-button';
+import { BulkActionsMenu } from './bulk-actions-menu';
 import { FilterBar } from './filter-bar';
 import { PinWatchlistDialog } from './pin-watchlist-dialog';
 import { SearchInLogsDialog } from './search-in-logs-dialog';
@@ -150,6 +153,13 @@ function TransactionsView({ user }: { user: User | null }) {
             </Button>
           )}
           <ExportTransactionsButton user={user} loading={exporter.loading} onOpen={() => exporter.open(exportScope(input, { collabs: collabs.data, admin, zone }))} />
+          <BulkActionsMenu
+            user={user}
+            filter={toBulkFilter(input)}
+            statusName={statusLabel}
+            collabName={(id) => collabNamer(collabs.data, admin)(id)}
+            onExport={() => exporter.open(exportScope(input, { collabs: collabs.data, admin, zone }))}
+          />
         </HStack>
       }
     >
