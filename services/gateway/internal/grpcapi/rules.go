@@ -218,7 +218,6 @@ var (
 	settingsAccess    = authz.Rule{Permissions: []string{access.PermSettingsAccess}}
 	viewFees          = authz.Rule{Permissions: []string{access.PermViewFees}}
 	editFees          = authz.Rule{Permissions: []string{access.PermEditFees}}
-	getTransactions   = authz.Rule{Permissions: []string{access.PermGetTransactions}}
 
 	credentialsAccess = authz.Rule{Permissions: []string{access.PermCredentialsAccess}}
 	balanceAccess     = authz.Rule{Requires: access.ReqBalances}
