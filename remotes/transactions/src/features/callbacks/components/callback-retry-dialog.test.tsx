@@ -73,6 +73,6 @@ describe('Bulk retries of failed callbacks', () => {
     await user.selectOptions(within(dialog).getByRole('combobox', { name: 'Callback URL' }), 'https://acme.example/cb');
     await user.click(within(dialog).getByRole('button', { name: 'Dry run' }));
     await within(dialog).findByRole('status');
-    expect(bodies[0].body).toEqual({ filter: { collabId: 1, callbackUrlId: 5, from: new Date('2026-12-01T10:00').toISOString() } });
+    expect(bodies[0]?.body).toEqual({ filter: { collabId: 1, callbackUrlId: 5, from: new Date('2026-12-01T10:00').toISOString() } });
   });
 });
