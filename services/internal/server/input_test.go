@@ -62,7 +62,11 @@ func startAllREST(t *testing.T) string {
 	srv.Register(&gatewayv1.FraudService_ServiceDesc, gatewayv1.UnimplementedFraudServiceServer{})
 	srv.Register(&gatewayv1.CredentialService_ServiceDesc, gatewayv1.UnimplementedCredentialServiceServer{})
 	srv.Register(&gatewayv1.BalanceService_ServiceDesc, gatewayv1.UnimplementedBalanceServiceServer{})
+	srv.Register(&gatewayv1.RadarService_ServiceDesc, gatewayv1.UnimplementedRadarServiceServer{})
+	srv.Register(&gatewayv1.WatchlistService_ServiceDesc, gatewayv1.UnimplementedWatchlistServiceServer{})
+	srv.Register(&gatewayv1.BulkService_ServiceDesc, gatewayv1.UnimplementedBulkServiceServer{})
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, callbacksv1.UnimplementedCallbacksServiceServer{})
+	srv.Register(&callbacksv1.CallbackRetryService_ServiceDesc, callbacksv1.UnimplementedCallbackRetryServiceServer{})
 	srv.Register(&aggregatorv1.StatisticsService_ServiceDesc, aggregatorv1.UnimplementedStatisticsServiceServer{})
 	srv.Register(&aggregatorv1.JobService_ServiceDesc, aggregatorv1.UnimplementedJobServiceServer{})
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
@@ -138,6 +142,18 @@ func startAllREST(t *testing.T) string {
 			},
 			func() error {
 				return gatewayv1.RegisterBalanceServiceHandlerClient(ctx, mux, gatewayv1.NewBalanceServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterRadarServiceHandlerClient(ctx, mux, gatewayv1.NewRadarServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterWatchlistServiceHandlerClient(ctx, mux, gatewayv1.NewWatchlistServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterBulkServiceHandlerClient(ctx, mux, gatewayv1.NewBulkServiceClient(cc))
+			},
+			func() error {
+				return callbacksv1.RegisterCallbackRetryServiceHandlerClient(ctx, mux, callbacksv1.NewCallbackRetryServiceClient(cc))
 			},
 			func() error {
 				return aggregatorv1.RegisterStatisticsServiceHandlerClient(ctx, mux, aggregatorv1.NewStatisticsServiceClient(cc))

@@ -171,8 +171,10 @@ func TestPartitionMigrationOnACopy(t *testing.T) {
 			t.Errorf("index %s (oid %d) is not the legacy partition's %s (oid %d): it was rebuilt, not adopted", name, oid, legacyName, after[legacyName])
 		}
 	}
-	if len(after) != len(before)+1 { // and 0024's (id, created_at)
-		t.Errorf("the legacy partition has %d indexes, the old table had %d and 0024 added one: %v vs %v", len(after), len(before), after, before)
+	// Beside them: 0024's (id, created_at) and 0033's open (created_at, id)
+	// for the radar. 0034's bulk index is ON ONLY: built per month by hand.
+	if len(after) != len(before)+2 {
+		t.Errorf("the legacy partition has %d indexes, the old table had %d and 0024 and 0033 added one each: %v vs %v", len(after), len(before), after, before)
 	}
 
 	// Uniqueness across partitions: a reused nonce or reference fails, in
