@@ -103,6 +103,9 @@ type Config struct {
 	// RetrySlice is how long a bulk retry's job works before it comes back
 	// to the queue.
 	RetrySlice time.Duration `env:"PAYGATE_CALLBACK_RETRY_SLICE" default:"20s"`
+	// RetryRescueAfter is when a bulk retry's job whose worker died is
+	// taken back by river's leader (more than RetrySlice).
+	RetryRescueAfter time.Duration `env:"PAYGATE_CALLBACK_RETRY_RESCUE_AFTER" default:"1m"`
 }
 
 // freshWait is the longest a fresh delivery waits for a request slot before

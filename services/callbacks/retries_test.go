@@ -135,3 +135,79 @@ func TestBulkRetryOfFailedDeliveries(t *testing.T) {
 		t.Fatalf("enqueue with one key twice queued %s then %s, want 1 then 0", a, b)
 	}
 }
+
+// A bulk retry whose worker stops mid-run is finished by another, and no
+// delivery is retried twice: the items are written in the batch's
+// transaction with the deliveries it requeues (docs/contracts-bulk.md).
+func TestBulkRetryResumesAfterItsWorkerStops(t *testing.T) {
+	t.Parallel()
+	svc := startService(t, map[string]string{"PAYGATE_CALLBACK_RETRY_WORKERS": "0"})
+	ev := connect(t)
+	m := newMerchant(t)
+	c := newCollab(t, m)
+	rec := newReceiver(t)
+	rec.status.Store(http.StatusInternalServerError)
+	admin := user(t, access.RoleAdmin)
+	svc.createURL(t, admin, map[string]any{"collabId": c, "callbackUrl": rec.URL, "maxAttempts": 1})
+	const n = 120
+	ids := make([]int64, 0, n)
+	for i := 0; i < n; i++ {
+		x := tx{id: newTxID(), merchant: m, collab: c, typ: 1, prev: 3, status: 4}
+		ids = append(ids, x.id)
+		ev.finalize(t, x)
+	}
+	waitFor(t, 60*time.Second, "the failed deliveries", func() bool {
+		return svc.queryInt(t, `SELECT count(*) FROM deliveries WHERE merchant_id = $1 AND status = 'failed'`, m) == n
+	})
+	rec.status.Store(http.StatusOK)
+
+	filter := map[string]any{"merchantId": m}
+	var started struct {
+		Run struct {
+			ID string `json:"id"`
+		} `json:"run"`
+	}
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodPost, "/api/v1/callback-retries",
+		map[string]any{"filter": filter, "reason": "receiver back", "expectedCount": n}, &started)
+	id := started.Run.ID
+	items := func() int64 {
+		return svc.queryInt(t, `SELECT count(*) FROM callback_retry_items WHERE run_id = $1`, id)
+	}
+	// A slow worker (20 deliveries a second: six seconds for the run),
+	// stopped once it has done some of it.
+	workerEnv := map[string]string{"PAYGATE_CALLBACK_RETRY_RATE": "20", "PAYGATE_CALLBACK_RETRY_SLICE": "1s",
+		"PAYGATE_CALLBACK_RETRY_RESCUE_AFTER": "2s"}
+	worker := startServiceIn(t, svc.schema, workerEnv)
+	waitFor(t, 30*time.Second, "the worker to start the run", func() bool { return items() > 0 })
+	if err := worker.Stop(); err != nil {
+		t.Logf("stop worker: %v", err)
+	}
+	mid := items()
+	if mid >= n {
+		t.Fatalf("the run finished (%d items) before its worker was stopped", mid)
+	}
+	t.Logf("stopped the worker after %d of %d deliveries", mid, n)
+
+	workerEnv["PAYGATE_CALLBACK_RETRY_RATE"] = "2000"
+	startServiceIn(t, svc.schema, workerEnv)
+	waitFor(t, 60*time.Second, "the run to complete", func() bool {
+		return svc.queryInt(t, `SELECT count(*) FROM callback_retries WHERE id = $1 AND state = 'completed'`, id) == 1
+	})
+	if got := items(); got != n {
+		t.Fatalf("%d items after the run, want %d", got, n)
+	}
+	if dup := svc.queryInt(t, `SELECT count(*) FROM (SELECT delivery_id FROM callback_retry_items WHERE run_id = $1
+		GROUP BY delivery_id HAVING count(*) > 1) d`, id); dup != 0 {
+		t.Fatalf("%d deliveries have two items", dup)
+	}
+	waitFor(t, 30*time.Second, "every retried delivery delivered", func() bool {
+		return svc.queryInt(t, `SELECT count(*) FROM deliveries WHERE merchant_id = $1 AND status = 'delivered'`, m) == n
+	})
+	// Let any stray second send arrive before counting.
+	time.Sleep(500 * time.Millisecond)
+	for _, txID := range ids {
+		if got := len(rec.of(txID)); got != 2 {
+			t.Fatalf("transaction %d was sent %d times, want 2 (the failure and one retry)", txID, got)
+		}
+	}
+}

@@ -33,7 +33,7 @@ func wireRetries(ctx context.Context, cfg Config, p *app.Parts, srv *server.Serv
 	store := postgres.NewRetries(p.Pool)
 	svc := retry.NewService(store, retry.Options{Cap: int64(cfg.RetryCap), Rate: cfg.RetryRate, Wake: wake}, time.Now)
 	queue, err := bulkqueue.New[retryRunKind](p.Pool, cfg.Schema, svc.Work, bulkqueue.Options{
-		Workers: cfg.RetryWorkers, Slice: cfg.RetrySlice, Logger: p.Log.With("component", "retries")})
+		Workers: cfg.RetryWorkers, Slice: cfg.RetrySlice, RescueAfter: cfg.RetryRescueAfter, Logger: p.Log.With("component", "retries")})
 	if err != nil {
 		return err
 	}
