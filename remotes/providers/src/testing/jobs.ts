@@ -127,3 +127,8 @@ export function jobStatsHandler(body: JobStatsMapWire = JOB_STATS) {
 export function bulkRunsHandler(runs: unknown[] = []) {
   return http.get(`${GATEWAY}/api/v1/bulk-actions`, () => HttpResponse.json({ runs, nextPageToken: '' }));
 }
+
+/** callbackRetriesHandler answers the callbacks service's GET /api/v1/callback-retries (through the gateway) with runs (default none). */
+export function callbackRetriesHandler(runs: unknown[] = []) {
+  return http.get(`${GATEWAY}/api/v1/callback-retries`, () => HttpResponse.json({ runs, nextPageToken: '' }));
+}

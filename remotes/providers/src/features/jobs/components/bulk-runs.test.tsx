@@ -4,7 +4,7 @@ import { renderApp } from '@paygate/devkit/testing';
 import { GATEWAY, server } from '@paygate/devkit/testing/msw';
 import { ADMIN } from '@paygate/devkit/testing/tokens';
 import { describe, expect, it } from 'vitest';
-import { bulkRunsHandler, jobsLoader, jobStatsHandler } from '../../../testing/jobs';
+import { bulkRunsHandler, callbackRetriesHandler, jobsLoader, jobStatsHandler } from '../../../testing/jobs';
 
 const run = (over: Record<string, unknown>) => ({
   id: '7',
@@ -27,6 +27,7 @@ describe('Bulk runs on the Jobs page', () => {
     const calls: string[] = [];
     server.use(
       jobStatsHandler(),
+      callbackRetriesHandler(),
       bulkRunsHandler([run({}), run({ id: '6', state: 'paused', failed: '2', lastError: 'transaction 9: not final' })]),
       http.post(`${GATEWAY}/api/v1/bulk-actions/:id/:verb`, ({ params }) => {
         calls.push(`${params.id}/${params.verb}`);
@@ -48,8 +49,42 @@ describe('Bulk runs on the Jobs page', () => {
   });
 
   it('says when there are no runs', async () => {
-    server.use(jobStatsHandler(), bulkRunsHandler([]));
+    server.use(jobStatsHandler(), bulkRunsHandler([]), callbackRetriesHandler([]));
     renderApp('/jobs', { user: ADMIN, loader: jobsLoader() });
     expect(await screen.findByText(/No bulk runs yet/, {}, { timeout: 15_000 })).toBeInTheDocument();
+    expect(await screen.findByText(/No callback retries yet/)).toBeInTheDocument();
+  });
+
+  it("lists the callbacks service's retries beside them, and resumes one", async () => {
+    const calls: string[] = [];
+    server.use(
+      jobStatsHandler(),
+      bulkRunsHandler([]),
+      callbackRetriesHandler([
+        {
+          id: '12',
+          state: 'paused',
+          reason: 'receiver was down',
+          createdBy: 'ops',
+          total: '40',
+          processed: '10',
+          retried: '9',
+          skipped: '1',
+          throughputPerSecond: 20,
+        },
+      ]),
+      http.post(`${GATEWAY}/api/v1/callback-retries/:id/:verb`, ({ params }) => {
+        calls.push(`${params.id}/${params.verb}`);
+        return HttpResponse.json({ run: { id: params.id, state: 'queued' } });
+      }),
+    );
+    const view = renderApp('/jobs', { user: ADMIN, loader: jobsLoader() });
+    const row = await screen.findByTestId('callback-retry-12', {}, { timeout: 15_000 });
+    expect(row).toHaveTextContent('Retry failed callbacks');
+    expect(row).toHaveTextContent('receiver was down — ops');
+    expect(row).toHaveTextContent('10 / 40 · 9 applied · 1 skipped');
+    expect(within(row).getByRole('progressbar', { name: 'Progress of callback retry 12' })).toHaveAttribute('aria-valuenow', '25');
+    await view.user.click(within(row).getByRole('button', { name: 'Resume' }));
+    await waitFor(() => expect(calls).toEqual(['12/resume']));
   });
 });

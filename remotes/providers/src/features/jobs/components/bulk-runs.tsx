@@ -1,20 +1,54 @@
 import { Box, Button, Heading, HStack, Skeleton, Stack, Table, Text } from '@chakra-ui/react';
 import { ConfirmDialog, errorMessage, mayCall, notify, useUser } from '@paygate/sdk';
 import { useId, useState } from 'react';
-import { useBulkRuns, useChangeBulkRun, type BulkRun, type RunVerb } from '../api/bulk-runs';
+import type { UseMutationResult, UseQueryResult } from '@tanstack/react-query';
+import {
+  CALLBACK_RETRY_ACTION,
+  useBulkRuns,
+  useCallbackRetries,
+  useChangeBulkRun,
+  useChangeCallbackRetry,
+  type BulkRun,
+  type RunVerb,
+} from '../api/bulk-runs';
 
 const ACTION_LABELS: Record<string, string> = {
   requeuePolling: 'Requeue polling',
   resendCallbacks: 'Resend callbacks',
   markFailed: 'Mark failed',
   cancelCallbacks: 'Cancel callbacks',
+  [CALLBACK_RETRY_ACTION]: 'Retry failed callbacks',
 };
 
-function RunRow({ run, onChange, busy }: { run: BulkRun; onChange: (verb: RunVerb) => void; busy: boolean }) {
+/** A kind of run the Jobs page lists: the gateway's bulk actions or the callbacks service's retries. */
+type RunKind = {
+  heading: string;
+  /** The run's name in labels and messages. */
+  noun: string;
+  testId: string;
+  empty: string;
+};
+
+const KINDS = {
+  bulk: {
+    heading: 'Bulk actions',
+    noun: 'bulk run',
+    testId: 'bulk-run',
+    empty: "No bulk runs yet. Start one from the transactions list's Bulk actions menu.",
+  },
+  callbacks: {
+    heading: 'Callback retries',
+    noun: 'callback retry',
+    testId: 'callback-retry',
+    empty: "No callback retries yet. Start one from the Callbacks page's Retry failed… or Recover since….",
+  },
+} satisfies Record<string, RunKind>;
+
+function RunRow({ kind, run, onChange, busy }: { kind: RunKind; run: BulkRun; onChange: (verb: RunVerb) => void; busy: boolean }) {
   const pct = run.total > 0 ? Math.min(100, Math.round((run.processed / run.total) * 100)) : run.state === 'completed' ? 100 : 0;
   const active = run.state === 'queued' || run.state === 'running';
   return (
-    <Table.Row data-testid={`bulk-run-${run.id}`}>
+    <Table.Row data-testid={`${kind.testId}-${run.id}`}>
       <Table.Cell>{run.id}</Table.Cell>
       <Table.Cell>
         {ACTION_LABELS[run.action] ?? run.action}
@@ -24,7 +58,7 @@ function RunRow({ run, onChange, busy }: { run: BulkRun; onChange: (verb: RunVer
       </Table.Cell>
       <Table.Cell>{run.state}</Table.Cell>
       <Table.Cell minW="40">
-        <Box role="progressbar" aria-label={`Progress of bulk run ${run.id}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct} h="1.5" bg="bg.muted" borderRadius="full">
+        <Box role="progressbar" aria-label={`Progress of ${kind.noun} ${run.id}`} aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct} h="1.5" bg="bg.muted" borderRadius="full">
           <Box h="full" w={`${pct}%`} bg="colorPalette.solid" colorPalette="blue" borderRadius="full" />
         </Box>
         <Text fontSize="xs">
@@ -63,44 +97,39 @@ function RunRow({ run, onChange, busy }: { run: BulkRun; onChange: (verb: RunVer
   );
 }
 
-/**
- * BulkRuns lists the filter-wide bulk runs of the gateway (its BulkService,
- * not the aggregator's job stats): progress, throughput, errors, and pause,
- * resume and cancel.
- */
-export function BulkRuns() {
-  const user = useUser();
-  const allowed = mayCall(user, 'GET /api/v1/bulk-actions');
-  const runs = useBulkRuns(allowed);
-  const change = useChangeBulkRun();
+type Change = UseMutationResult<unknown, Error, { id: string; verb: RunVerb }>;
+
+function capitalized(text: string): string {
+  return text.replace(/\b\w/g, (c) => c.toUpperCase());
+}
+
+/** RunsSection lists one kind of run with its progress, throughput and errors, and pauses, resumes and cancels them. */
+function RunsSection({ kind, runs, change }: { kind: RunKind; runs: UseQueryResult<BulkRun[]>; change: Change }) {
   const [cancelling, setCancelling] = useState<BulkRun | null>(null);
   const headingId = useId();
-  if (!allowed) return null;
   const act = (run: BulkRun, verb: RunVerb) => {
     if (verb === 'cancel') {
       setCancelling(run);
       return;
     }
-    change.mutate({ id: run.id, verb }, { onError: (e) => notify.error(`Failed to ${verb} bulk run ${run.id}`, errorMessage(e, 'Unknown error')) });
+    change.mutate({ id: run.id, verb }, { onError: (e) => notify.error(`Failed to ${verb} ${kind.noun} ${run.id}`, errorMessage(e, 'Unknown error')) });
   };
   return (
     <Box as="section" aria-labelledby={headingId}>
       <Heading as="h3" id={headingId} size="md" mb={2}>
-        Bulk actions
+        {kind.heading}
       </Heading>
       {runs.isPending ? (
-        <Skeleton height="16" aria-busy="true" aria-label="Loading bulk runs" />
+        <Skeleton height="16" aria-busy="true" aria-label={`Loading ${kind.heading.toLowerCase()}`} />
       ) : runs.isError ? (
         <Text color="red.fg" role="alert">
-          Failed to load bulk runs: {errorMessage(runs.error, 'Unknown error')}
+          Failed to load {kind.heading.toLowerCase()}: {errorMessage(runs.error, 'Unknown error')}
         </Text>
       ) : runs.data.length === 0 ? (
-        <Text color="fg.muted">
-          No bulk runs yet. Start one from the transactions list&apos;s Bulk actions menu.
-        </Text>
+        <Text color="fg.muted">{kind.empty}</Text>
       ) : (
         <Stack>
-          <Table.Root size="sm" aria-label="Bulk runs">
+          <Table.Root size="sm" aria-label={kind.heading}>
             <Table.Header>
               <Table.Row>
                 <Table.ColumnHeader>Run</Table.ColumnHeader>
@@ -116,7 +145,7 @@ export function BulkRuns() {
             </Table.Header>
             <Table.Body>
               {runs.data.map((r) => (
-                <RunRow key={r.id} run={r} busy={change.isPending && change.variables?.id === r.id} onChange={(verb) => act(r, verb)} />
+                <RunRow key={r.id} kind={kind} run={r} busy={change.isPending && change.variables?.id === r.id} onChange={(verb) => act(r, verb)} />
               ))}
             </Table.Body>
           </Table.Root>
@@ -124,8 +153,8 @@ export function BulkRuns() {
       )}
       {cancelling && (
         <ConfirmDialog
-          title="Cancel Bulk Run"
-          message={`Cancel bulk run ${cancelling.id}? What it already changed stays; the rest is not changed.`}
+          title={`Cancel ${capitalized(kind.noun)}`}
+          message={`Cancel ${kind.noun} ${cancelling.id}? What it already changed stays; the rest is not changed.`}
           confirmLabel="Cancel run"
           destructive
           pending={change.isPending}
@@ -135,12 +164,36 @@ export function BulkRuns() {
               { id: cancelling.id, verb: 'cancel' },
               {
                 onSettled: () => setCancelling(null),
-                onError: (e) => notify.error(`Failed to cancel bulk run ${cancelling.id}`, errorMessage(e, 'Unknown error')),
+                onError: (e) => notify.error(`Failed to cancel ${kind.noun} ${cancelling.id}`, errorMessage(e, 'Unknown error')),
               },
             )
           }
         />
       )}
     </Box>
+  );
+}
+
+function BulkActionRuns() {
+  return <RunsSection kind={KINDS.bulk} runs={useBulkRuns(true)} change={useChangeBulkRun()} />;
+}
+
+function CallbackRetryRuns() {
+  return <RunsSection kind={KINDS.callbacks} runs={useCallbackRetries(true)} change={useChangeCallbackRetry()} />;
+}
+
+/**
+ * BulkRuns lists the long runs that act on a whole filter: the gateway's
+ * bulk actions (its BulkService) and the callbacks service's retries of
+ * failed deliveries (CallbackRetryService), each shown to those who may
+ * list it. The aggregator's job stats are the rest of the page.
+ */
+export function BulkRuns() {
+  const user = useUser();
+  return (
+    <>
+      {mayCall(user, 'GET /api/v1/bulk-actions') && <BulkActionRuns />}
+      {mayCall(user, 'GET /api/v1/callback-retries') && <CallbackRetryRuns />}
+    </>
   );
 }

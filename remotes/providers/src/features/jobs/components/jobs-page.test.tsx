@@ -8,7 +8,7 @@ import { ADMIN, MERCHANT_USER, tokensFor, type TestUser } from '@paygate/devkit/
 import { beforeEach, describe, expect, it } from 'vitest';
 import providersRoutes from '../../../routes';
 import { MERCHANTS } from '../../../testing/fixtures';
-import { AGGREGATOR, bulkRunsHandler, job, JOB_STATS, jobsLoader, jobStatsHandler } from '../../../testing/jobs';
+import { AGGREGATOR, bulkRunsHandler, callbackRetriesHandler, job, JOB_STATS, jobsLoader, jobStatsHandler } from '../../../testing/jobs';
 import { JobsPage } from './jobs-page';
 
 const SUPPORT: TestUser = { username: 'support', roles: ['Support'], merchantIds: [1, 2, 3] };
@@ -30,7 +30,7 @@ function detail(name: string, label: string): string {
 
 describe('Jobs page (spec 02 §2 "Jobs", §4, §8)', () => {
   // The page also lists the gateway's bulk runs (none here; bulk-runs.test.tsx covers them).
-  beforeEach(() => server.use(bulkRunsHandler()));
+  beforeEach(() => server.use(bulkRunsHandler(), callbackRetriesHandler()));
 
   it('groups a card per job by service, sorted by service then name, titled Paygate - Jobs', async () => {
     server.use(jobStatsHandler());
@@ -42,7 +42,7 @@ describe('Jobs page (spec 02 §2 "Jobs", §4, §8)', () => {
       'gateway.provider-polling',
       'gateway.totals-fold',
     ]);
-    expect(screen.getAllByRole('heading', { level: 3 }).map((h) => h.textContent)).toEqual(['Summary', 'aggregator', 'auth', 'callbacks', 'gateway', 'Bulk actions']);
+    expect(screen.getAllByRole('heading', { level: 3 }).map((h) => h.textContent)).toEqual(['Summary', 'aggregator', 'auth', 'callbacks', 'gateway', 'Bulk actions', 'Callback retries']);
     const gateway = screen.getByRole('region', { name: 'gateway' });
     expect(within(gateway).getAllByRole('article')).toHaveLength(2);
     expect(within(card('gateway.provider-polling')).getByText('Asks providers for the status of pending transactions.')).toBeInTheDocument();
