@@ -77,18 +77,21 @@ test('a setting changed by one admin is applied once another approves it, each s
     const res = await request.put(`${authUrl}/api/v1/sensitive-actions/step-up`, { headers: bearer(admin), data: { actions, scope } });
     expect(res.ok(), await res.text()).toBe(true);
   };
-  await stepUp(['settings.set', 'transaction.set_status', 'transaction.cancel'], 'admin_wide');
-  const created = await request.post(`${authUrl}/api/v1/approval-policies`, {
-    headers: bearer(admin),
-    data: { policy: { action: 'settings.set', approverPermission: 'Edit User' } },
-  });
-  expect(created.ok(), await created.text()).toBe(true);
-  const policyId = ((await created.json()) as { policy: { id: number } }).policy.id;
+  await stepUp(['settings.set', 'transaction.set_status', 'transaction.cancel', 'bulk.start'], 'admin_wide');
+  const policyIds: number[] = [];
   try {
+    for (const action of ['settings.set', 'bulk.start']) {
+      const created = await request.post(`${authUrl}/api/v1/approval-policies`, {
+        headers: bearer(admin),
+        data: { policy: { action, approverPermission: 'Edit User' } },
+      });
+      expect(created.ok(), await created.text()).toBe(true);
+      policyIds.push(((await created.json()) as { policy: { id: number } }).policy.id);
+    }
     await walk(browser, request, { authUrl, gatewayUrl }, admin);
   } finally {
     // The other specs run without step-up (global-setup.ts).
-    await request.delete(`${authUrl}/api/v1/approval-policies/${policyId}`, { headers: bearer(admin) });
+    for (const id of policyIds) await request.delete(`${authUrl}/api/v1/approval-policies/${id}`, { headers: bearer(admin) });
     await stepUp([], 'none');
   }
 });
@@ -183,6 +186,47 @@ async function walk(browser: Browser, request: APIRequestContext, { authUrl, gat
   const mine = listed.requests.find((r) => r.requestedByUsername === requesterName);
   expect(mine?.status).toBe('approved');
   expect(mine?.proofs).toHaveLength(2);
+
+  // A bulk action over a filter under a four-eyes policy (issue 29): the requester's run waits for
+  // approval, and starts once the approver approves it.
+  const bulkReason = `e2e: callbacks no longer wanted ${run}`;
+  await createDeposits(requester, [{ clientId: 'e2e-approvals', nonce: `e2e-approvals-bulk-${run}`, amount: '176.00' }]);
+  await requester.goto('/transactions');
+  const newest = requester.getByTestId(/^transaction-\d+$/).first();
+  await expect(newest).toBeVisible();
+  const bulkTx = ((await newest.getAttribute('data-testid')) ?? '').replace('transaction-', '');
+  await requester.goto(`/transactions/${bulkTx}`);
+  await expect(requester.getByTestId(/^transaction-\d+$/)).toHaveCount(1);
+  await requester.getByRole('button', { name: 'Bulk actions' }).click();
+  await requester.getByRole('menuitem', { name: 'Cancel callbacks…' }).click();
+  const bulk = requester.getByRole('dialog', { name: 'Bulk action: Cancel callbacks' });
+  const runButton = bulk.getByRole('button', { name: 'Run on 1 transactions' });
+  await expect(runButton).toBeVisible();
+  await bulk.getByRole('textbox', { name: /Reason/ }).fill(bulkReason);
+  await runButton.click();
+  const confirmBulk = requester.getByRole('dialog').filter({ has: requester.getByRole('button', { name: 'Confirm with passkey' }) });
+  await expect(confirmBulk.getByText('This change needs approval by a user with the permission Edit User.')).toBeVisible();
+  const confirmReason = confirmBulk.getByLabel(/Reason/);
+  if ((await confirmReason.count()) > 0 && (await confirmReason.inputValue()) === '') await confirmReason.fill(bulkReason);
+  await confirmBulk.getByRole('button', { name: 'Confirm with passkey' }).click();
+  await expect(bulk.getByRole('status')).toContainText('Sent for approval as request #');
+  await expect(requester.getByText('The run was not started')).toHaveCount(0);
+  type Runs = { runs?: { reason: string; state: string; applied?: string }[] };
+  const runsOf = async () =>
+    ((await (await request.get(`${gatewayUrl}/api/v1/bulk-actions`, { headers: bearer(admin) })).json()) as Runs).runs?.filter((r) => r.reason === bulkReason) ?? [];
+  expect(await runsOf()).toHaveLength(0);
+
+  await approver.goto('/approvals');
+  const bulkRow = approver.getByRole('row').filter({ hasText: 'Start a bulk action' }).filter({ hasText: requesterName }).first();
+  await expect(bulkRow).toBeVisible({ timeout: 20_000 });
+  await bulkRow.getByRole('button', { name: /^Review request #/ }).click();
+  const bulkDetail = approver.getByRole('dialog').filter({ hasText: /request #/ });
+  await bulkDetail.getByRole('button', { name: 'Approve', exact: true }).click();
+  const signBulk = approver.getByRole('dialog').filter({ has: approver.getByRole('button', { name: 'Confirm with passkey' }) });
+  await signBulk.getByRole('button', { name: 'Confirm with passkey' }).click();
+  await expect
+    .poll(async () => (await runsOf()).map((r) => `${r.state}:${r.applied ?? '0'}`), { timeout: 60_000 })
+    .toEqual(['completed:1']);
 
   await requester.context().close();
   await approver.context().close();

@@ -1,5 +1,5 @@
 import { Box, Button, Field, Heading, HStack, Link, Spinner, Stack, Table, Text, Textarea } from '@chakra-ui/react';
-import { DialogFrame, notify } from '@paygate/sdk';
+import { ApiError, DialogFrame, errorMessage, notify } from '@paygate/sdk';
 import { useEffect, useState } from 'react';
 import { BULK_ACTIONS, SKIP_REASONS, useDryRun, useStartBulkRun, type BulkAction, type BulkFilter, type DryRun } from '../api/bulk-actions';
 
@@ -73,6 +73,8 @@ export function BulkActionDialog({ action, filter, statusName, collabName, onClo
   const start = useStartBulkRun();
   const [reason, setReason] = useState('');
   const [runId, setRunId] = useState<string | null>(null);
+  // An approval policy matched: the run starts once another user approves request `approval`.
+  const [approval, setApproval] = useState<string | null>(null);
   const label = BULK_ACTIONS.find((a) => a.value === action)?.label ?? action;
   const { mutate } = dryRun;
   useEffect(() => mutate({ action, filter }), [mutate, action, filter]);
@@ -86,11 +88,15 @@ export function BulkActionDialog({ action, filter, statusName, collabName, onClo
           setRunId(r.id);
           notify.success(`Bulk run ${r.id} started`);
         },
-        onError: (e) => notify.error('The run was not started', e instanceof Error ? e.message : String(e)),
+        onError: (e) => {
+          if (e instanceof ApiError && e.approvalRequested) setApproval(e.approvalRequested);
+          // A cancelled confirmation or a change sent for approval is no failure: errorMessage answers '' and no toast shows.
+          notify.error('The run was not started', errorMessage(e, 'Unknown error'));
+        },
       },
     );
   };
-  const footer = runId ? (
+  const footer = runId || approval ? (
     <Button onClick={onClose}>Close</Button>
   ) : (
     <HStack>
@@ -125,6 +131,10 @@ export function BulkActionDialog({ action, filter, statusName, collabName, onClo
           {runId ? (
             <Text>
               Run {runId} is queued. Follow its progress on the <Link href="/jobs">Jobs page</Link>.
+            </Text>
+          ) : approval ? (
+            <Text role="status">
+              Sent for approval as request #{approval}: the run starts once another user approves it. Follow it on the <Link href="/approvals">Approvals page</Link>.
             </Text>
           ) : (
             <Field.Root required>
