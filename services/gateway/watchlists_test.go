@@ -220,7 +220,9 @@ func TestWatchlists(t *testing.T) {
 		g.touch(t, mc, c1)
 		// The value and the alert reach the owner's stream.
 		var sawValue, sawAlert bool
-		deadline := time.After(10 * time.Second)
+		// Generous: the 2 s target is bench/'s (watchlist_bench_test.go); a
+		// loaded CI machine running the package's tests in parallel is slow.
+		deadline := time.After(45 * time.Second)
 		for !sawValue || !sawAlert {
 			select {
 			case m := <-live:
@@ -234,7 +236,8 @@ func TestWatchlists(t *testing.T) {
 					sawAlert = true
 				}
 			case <-deadline:
-				t.Fatalf("stream: value %t, alert %t", sawValue, sawAlert)
+				t.Fatalf("stream: value %t, alert %t; in the database: crossed %d, alerts %d", sawValue, sawAlert,
+					g.queryInt(t, `SELECT count(*) FROM watchlists WHERE id = $1 AND crossed`, mustInt(t, w.ID)), alerts())
 			}
 		}
 		if n := alerts(); n != 1 {
@@ -255,12 +258,12 @@ func TestWatchlists(t *testing.T) {
 		// Crossing back re-arms it; the next crossing alerts again.
 		g.exec(t, `UPDATE transactions SET created_at = created_at - interval '1 hour' WHERE collab_id = $1`, c1)
 		g.touch(t, mc, c1)
-		waitUntil(t, 10*time.Second, "re-armed", func() bool {
+		waitUntil(t, 30*time.Second, "re-armed", func() bool {
 			return g.queryInt(t, `SELECT count(*) FROM watchlists WHERE id = $1 AND NOT crossed`, mustInt(t, w.ID)) == 1
 		})
 		g.seed(t, seedTx{merchant: mc, collab: c1, provider: 1, typ: 1, status: 3, amount: "5.00", currency: "PHP", at: now(2 * time.Millisecond)})
 		g.touch(t, mc, c1)
-		waitUntil(t, 10*time.Second, "the second alert", func() bool { return alerts() == 2 })
+		waitUntil(t, 30*time.Second, "the second alert", func() bool { return alerts() == 2 })
 		_ = id
 
 		// A restart: a new gateway on the same data evaluates the watchlist
