@@ -114,4 +114,13 @@ test('no route of the console logs a CSP violation', async ({ page }) => {
   await expect(page.locator('.opblock').first()).toBeVisible();
   await page.waitForLoadState('networkidle');
   expect(await violations(), '/docs/').toEqual([]);
+
+  // The merchant integration guide, linked from it: its verification programs load into the page.
+  await page.getByRole('link', { name: 'Merchant integration guide' }).click();
+  await expect(page).toHaveURL(/\/docs\/guide\/$/);
+  await expect(page.getByRole('heading', { name: 'Integrate with Paygate' })).toBeVisible();
+  await expect(page.locator('code[data-snippet="./snippets/verify.py"]')).toContainText('def verify(secret, headers, raw_body');
+  await expect(page.locator('code[data-snippet="./snippets/verify.mjs"]')).toContainText('export function verify(');
+  await page.waitForLoadState('networkidle');
+  expect(await violations(), '/docs/guide/').toEqual([]);
 });
