@@ -1,9 +1,11 @@
-import { Badge, Box, Card, HStack, Skeleton, Stack, Text } from '@chakra-ui/react';
+import { Badge, Box, Button, Card, HStack, Skeleton, Stack, Text } from '@chakra-ui/react';
 import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { AlertJson, ListAlertsResponseJson, ListWatchlistsResponseJson, GetWatchlistValuesResponseJson, WatchlistJson, WatchlistValueJson } from '@paygate/gen/gateway/v1/watchlists_pb';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link as RouterLink } from 'react-router';
-import { api, session } from './console';
+import { api, session, useUser } from './console';
+import { mayCall } from './may-call';
+import { EditWatchlistDialog, UnpinWatchlistDialog } from './watchlist-edit';
 import { formatMoney } from './money';
 import { toaster } from './toast';
 import { STREAM_RECONNECT_MS, TRANSACTION_STREAM_PATH } from './transaction-stream';
@@ -185,6 +187,8 @@ export interface WatchlistStripProps {
 export function WatchlistStrip({ enabled }: WatchlistStripProps) {
   const watchlists = useQuery({ ...watchlistsQuery(), enabled });
   const values = useWatchlistValues(enabled && (watchlists.data?.length ?? 0) > 0);
+  const user = useUser();
+  const [changing, setChanging] = useState<{ kind: 'edit' | 'unpin'; w: Watchlist } | null>(null);
   if (!enabled) return null;
   if (watchlists.isPending) return <Skeleton height="20" data-part="watchlists-loading" />;
   if (watchlists.isError)
@@ -196,6 +200,8 @@ export function WatchlistStrip({ enabled }: WatchlistStripProps) {
   const list = watchlists.data ?? [];
   if (list.length === 0) return null;
   const byId = new Map((values.data ?? []).map((v) => [v.watchlistId, v]));
+  const mayEdit = mayCall(user, 'PUT /api/v1/watchlists/{id}');
+  const mayUnpin = mayCall(user, 'DELETE /api/v1/watchlists/{id}');
   return (
     <Box as="section" aria-label="Watchlists">
       <HStack gap="3" wrap="wrap" align="stretch">
@@ -204,9 +210,9 @@ export function WatchlistStrip({ enabled }: WatchlistStripProps) {
           const crossed = v?.crossed ?? w.crossed ?? false;
           const threshold = thresholdText(w);
           return (
-            <Card.Root key={w.id} size="sm" minW="44" variant="outline" borderColor={crossed ? 'border.error' : undefined} asChild>
+            <Card.Root key={w.id} size="sm" minW="44" variant="outline" borderColor={crossed ? 'border.error' : undefined}>
               <RouterLink to={watchlistLink(w)} aria-label={`${w.name}: ${watchValueText(w, v)} in the last ${windowLabel(w.windowMinutes)}`}>
-                <Card.Body gap="1">
+                <Card.Body gap="1" pb={mayEdit || mayUnpin ? '1' : undefined}>
                   <Text fontSize="sm" color="fg.muted" truncate>
                     {w.name}
                   </Text>
@@ -225,10 +231,26 @@ export function WatchlistStrip({ enabled }: WatchlistStripProps) {
                   </Stack>
                 </Card.Body>
               </RouterLink>
+              {(mayEdit || mayUnpin) && (
+                <Card.Footer pt="0" gap="1">
+                  {mayEdit && (
+                    <Button size="2xs" variant="ghost" aria-label={`Edit watchlist ${w.name ?? ''}`} onClick={() => setChanging({ kind: 'edit', w })}>
+                      Edit
+                    </Button>
+                  )}
+                  {mayUnpin && (
+                    <Button size="2xs" variant="ghost" aria-label={`Unpin watchlist ${w.name ?? ''}`} onClick={() => setChanging({ kind: 'unpin', w })}>
+                      Unpin
+                    </Button>
+                  )}
+                </Card.Footer>
+              )}
             </Card.Root>
           );
         })}
       </HStack>
+      {changing?.kind === 'edit' && <EditWatchlistDialog watchlist={changing.w} onClose={() => setChanging(null)} />}
+      {changing?.kind === 'unpin' && <UnpinWatchlistDialog watchlist={changing.w} onClose={() => setChanging(null)} />}
     </Box>
   );
 }

@@ -91,6 +91,56 @@ describe('Watchlist strip on the Dashboard (issue 29)', () => {
     await waitFor(() => expect(router.state.location.search).toBe('?transactionTypeFilter=2&transactionStatusesFilter=3'));
   });
 
+  it("edits a watchlist's window and threshold, keeping its filter, and unpins another after confirming", async () => {
+    vi.stubGlobal('EventSource', FakeEventSource);
+    handlers();
+    const sent: { method: string; path: string; body: unknown }[] = [];
+    server.use(
+      http.put(`${GATEWAY}/api/v1/watchlists/:id`, async ({ request, params }) => {
+        sent.push({ method: 'PUT', path: String(params.id), body: await request.json() });
+        return HttpResponse.json({ watchlist: { ...WATCHLISTS[0], windowMinutes: 60 } });
+      }),
+      http.delete(`${GATEWAY}/api/v1/watchlists/:id`, ({ params }) => {
+        sent.push({ method: 'DELETE', path: String(params.id), body: null });
+        return HttpResponse.json({});
+      }),
+    );
+    const { user } = renderApp('/', { user: ADMIN });
+    const strip = await screen.findByRole('region', { name: 'Watchlists' });
+    await user.click(await within(strip).findByRole('button', { name: 'Edit watchlist Pending withdrawals' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Edit watchlist' });
+    await user.selectOptions(within(dialog).getByRole('combobox', { name: 'Window' }), 'Last 1 hour');
+    const threshold = within(dialog).getByRole('textbox', { name: /Threshold/ });
+    await user.clear(threshold);
+    await user.type(threshold, '12.5');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    expect(await within(dialog).findByText('A count threshold is a whole number.')).toBeInTheDocument();
+    expect(sent).toEqual([]);
+    await user.clear(threshold);
+    await user.type(threshold, '60');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(sent).toHaveLength(1));
+    expect(sent[0]).toEqual({
+      method: 'PUT',
+      path: '7',
+      body: {
+        name: 'Pending withdrawals',
+        filter: {},
+        query: 'transactionTypeFilter=2&transactionStatusesFilter=3',
+        metric: 'count',
+        windowMinutes: 60,
+        threshold: { comparison: 'above', value: '60' },
+      },
+    });
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Edit watchlist' })).toBeNull());
+
+    await user.click(within(strip).getByRole('button', { name: 'Unpin watchlist Deposits today' }));
+    const confirm = await screen.findByRole('alertdialog');
+    expect(confirm).toHaveTextContent('the alerts it raised stay in the history');
+    await user.click(within(confirm).getByRole('button', { name: 'Unpin' }));
+    await waitFor(() => expect(sent.map((c) => `${c.method} ${c.path}`)).toEqual(['PUT 7', 'DELETE 8']));
+  });
+
   it('shows nothing when the user pinned no watchlist', async () => {
     server.use(
       http.get(`${GATEWAY}/api/v1/merchants`, () => HttpResponse.json([])),
