@@ -79,6 +79,7 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 		g.wireBulk,        // BulkService, the bulk runs on river
 		g.wireStream,      // the live transaction stream
 		g.wireWatchlists,  // WatchlistService, the watchlist evaluator, its stream messages
+		g.wireViews,       // ViewService (saved views)
 		g.wireOutbox,      // the events every area writes
 	} {
 		if err := area(ctx); err != nil {

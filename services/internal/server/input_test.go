@@ -65,6 +65,7 @@ func startAllREST(t *testing.T) string {
 	srv.Register(&gatewayv1.RadarService_ServiceDesc, gatewayv1.UnimplementedRadarServiceServer{})
 	srv.Register(&gatewayv1.WatchlistService_ServiceDesc, gatewayv1.UnimplementedWatchlistServiceServer{})
 	srv.Register(&gatewayv1.BulkService_ServiceDesc, gatewayv1.UnimplementedBulkServiceServer{})
+	srv.Register(&gatewayv1.ViewService_ServiceDesc, gatewayv1.UnimplementedViewServiceServer{})
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, callbacksv1.UnimplementedCallbacksServiceServer{})
 	srv.Register(&callbacksv1.CallbackRetryService_ServiceDesc, callbacksv1.UnimplementedCallbackRetryServiceServer{})
 	srv.Register(&aggregatorv1.StatisticsService_ServiceDesc, aggregatorv1.UnimplementedStatisticsServiceServer{})
@@ -151,6 +152,9 @@ func startAllREST(t *testing.T) string {
 			},
 			func() error {
 				return gatewayv1.RegisterBulkServiceHandlerClient(ctx, mux, gatewayv1.NewBulkServiceClient(cc))
+			},
+			func() error {
+				return gatewayv1.RegisterViewServiceHandlerClient(ctx, mux, gatewayv1.NewViewServiceClient(cc))
 			},
 			func() error {
 				return callbacksv1.RegisterCallbackRetryServiceHandlerClient(ctx, mux, callbacksv1.NewCallbackRetryServiceClient(cc))

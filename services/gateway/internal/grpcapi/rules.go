@@ -203,6 +203,17 @@ var Rules = authz.Rules{
 	gatewayv1.WatchlistService_GetWatchlistValues_FullMethodName: getTransactions,
 	gatewayv1.WatchlistService_ListAlerts_FullMethodName:         getTransactions,
 	gatewayv1.WatchlistService_AcknowledgeAlert_FullMethodName:   getTransactions,
+	// ViewService (docs/contracts-views.md, "Permissions"): a view belongs
+	// to one list, whose permission it needs (Get Transactions, View Frauds,
+	// Files Access); the rules admit a caller holding any of them and the
+	// handlers check the one of each call's list (403 for a list call naming
+	// another list, 404 for a view of another list).
+	gatewayv1.ViewService_ListViews_FullMethodName:      savedViews,
+	gatewayv1.ViewService_GetView_FullMethodName:        savedViews,
+	gatewayv1.ViewService_CreateView_FullMethodName:     savedViews,
+	gatewayv1.ViewService_UpdateView_FullMethodName:     savedViews,
+	gatewayv1.ViewService_DeleteView_FullMethodName:     savedViews,
+	gatewayv1.ViewService_SetDefaultView_FullMethodName: savedViews,
 }
 
 var (
@@ -221,6 +232,9 @@ var (
 
 	credentialsAccess = authz.Rule{Permissions: []string{access.PermCredentialsAccess}}
 	balanceAccess     = authz.Rule{Requires: access.ReqBalances}
+
+	// The permissions of the three lists that have saved views.
+	savedViews = authz.Rule{Permissions: []string{access.PermGetTransactions, access.PermViewFrauds, access.PermFilesAccess}}
 
 	validationEndpoints     = authz.Rule{Requires: access.ReqCallbacksAndValidation}
 	editValidationEndpoints = authz.Rule{Requires: access.ReqCallbacksAndValidation,

@@ -37,6 +37,7 @@ func TestRulesCoverEveryMethod(t *testing.T) {
 	gatewayv1.RegisterRadarServiceServer(srv, grpcapi.NewRadarServer(nil))
 	gatewayv1.RegisterWatchlistServiceServer(srv, grpcapi.NewWatchlistServer(nil))
 	gatewayv1.RegisterBulkServiceServer(srv, grpcapi.NewBulkServer(nil))
+	gatewayv1.RegisterViewServiceServer(srv, grpcapi.NewViewServer(nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
 }
 

@@ -348,6 +348,30 @@ export const GATEWAY_CALLS = {
     http: ['POST /api/v1/collabs/validation-endpoints/{id}'],
     rule: { permissions: ['Edit Transactions'], requires: 'callbacksAndValidation' },
   },
+  '/paygate.gateway.v1.ViewService/CreateView': {
+    http: ['POST /api/v1/views'],
+    rule: { permissions: ['Get Transactions', 'View Frauds', 'Files Access'] },
+  },
+  '/paygate.gateway.v1.ViewService/DeleteView': {
+    http: ['DELETE /api/v1/views/{id}'],
+    rule: { permissions: ['Get Transactions', 'View Frauds', 'Files Access'] },
+  },
+  '/paygate.gateway.v1.ViewService/GetView': {
+    http: ['GET /api/v1/views/{id}'],
+    rule: { permissions: ['Get Transactions', 'View Frauds', 'Files Access'] },
+  },
+  '/paygate.gateway.v1.ViewService/ListViews': {
+    http: ['GET /api/v1/views'],
+    rule: { permissions: ['Get Transactions', 'View Frauds', 'Files Access'] },
+  },
+  '/paygate.gateway.v1.ViewService/SetDefaultView': {
+    http: ['PUT /api/v1/views/defaults/{list}'],
+    rule: { permissions: ['Get Transactions', 'View Frauds', 'Files Access'] },
+  },
+  '/paygate.gateway.v1.ViewService/UpdateView': {
+    http: ['PUT /api/v1/views/{id}'],
+    rule: { permissions: ['Get Transactions', 'View Frauds', 'Files Access'] },
+  },
   '/paygate.gateway.v1.WatchlistService/AcknowledgeAlert': {
     http: ['POST /api/v1/alerts/{id}/acknowledge'],
     rule: { permissions: ['Get Transactions'] },

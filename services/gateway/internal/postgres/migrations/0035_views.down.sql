@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS view_defaults;
+DROP TABLE IF EXISTS views;
