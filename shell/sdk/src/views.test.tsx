@@ -15,14 +15,16 @@ import { keepView, normalizeViewQuery, ViewsBar, type AppliedView, type SavedVie
 const MORNING: SavedView = { id: '7', list: 'transactions', name: 'Morning', query: 'status=1', pageSize: 10, mine: true };
 const TEAM: SavedView = { id: '8', list: 'transactions', name: 'Team', query: 'currency=USD', shared: true, mine: false, ownerName: 'bob' };
 
+type TestFilters = { status: string; currency: string };
+const serialize = (f: TestFilters) => new URLSearchParams(Object.entries(f).filter(([, v]) => v !== ''));
+
 /** The list under test keeps two filters in its URL and writes them as the Transactions page does. */
 function TestList({ applied }: { applied: AppliedView[] }) {
   const user = useUser();
   const [params, setParams] = useSearchParams();
   const location = useLocation();
-  const filters = { status: params.get('status') ?? '', currency: params.get('currency') ?? '' };
-  const serialize = (f: typeof filters) => new URLSearchParams(Object.entries(f).filter(([, v]) => v !== ''));
-  const update = (patch: Partial<typeof filters>) => setParams(keepView(serialize({ ...filters, ...patch }), params));
+  const filters: TestFilters = { status: params.get('status') ?? '', currency: params.get('currency') ?? '' };
+  const update = (patch: Partial<TestFilters>) => setParams(keepView(serialize({ ...filters, ...patch }), params));
   const filterParams = useMemo(() => serialize({ status: params.get('status') ?? '', currency: params.get('currency') ?? '' }), [params]);
   const onApply = useCallback(
     (v: AppliedView) => {
@@ -119,7 +121,7 @@ async function chooseAction(user: ReturnType<typeof userEvent.setup>, view: stri
   await user.pointer({ keys: '[/MouseLeft]', target: item });
 }
 
-afterEach(() => session.signOut?.());
+afterEach(() => session.clear());
 
 describe('normalizeViewQuery', () => {
   it('sorts by name and value, leaves out empty values, the view and the page', () => {

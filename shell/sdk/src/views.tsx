@@ -2,11 +2,13 @@ import { Alert, Badge, Button, Checkbox, Field, HStack, Input, Menu, NativeSelec
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
+import type { GetViewResponseJson, ListViewsResponseJson, ViewJson } from '@paygate/gen/gateway/v1/views_pb';
 import { hasPermission, type Permission, type User } from './access';
 import { errorMessage } from './api-error';
 import { ConfirmDialog } from './confirm-dialog';
 import { api } from './console';
 import { DialogFrame } from './dialog-frame';
+import { mayCall } from './may-call';
 import { notify } from './toast';
 
 // Saved views (issue 29, docs/contracts-views.md): the Views bar above the
@@ -16,7 +18,7 @@ import { notify } from './toast';
 /** SavedViewList names a list that has saved views. */
 export type SavedViewList = 'transactions' | 'frauds' | 'files';
 
-/** SavedView is a view as the server answers it (JSON names of the contract; defaults may be absent). */
+/** SavedView is a view as the server answers it (ViewJson with its identity made sure; the rest may be absent when empty). */
 export interface SavedView {
   id: string;
   list: SavedViewList;
@@ -38,15 +40,16 @@ export interface SavedView {
   updatedUtc?: string;
 }
 
-interface ListViewsResponse {
-  views?: SavedView[];
-}
-interface GetViewResponse {
-  view?: SavedView;
-  droppedFilters?: string[];
-}
 interface ViewResponse {
-  view?: SavedView;
+  view?: ViewJson;
+}
+
+const LISTS: readonly string[] = ['transactions', 'frauds', 'files'];
+
+/** savedView reads a view of the server's answer (protojson leaves empty fields out). */
+function savedView(v: ViewJson | undefined, fallback: SavedViewList): SavedView | undefined {
+  if (!v?.id) return undefined;
+  return { ...v, id: v.id, name: v.name ?? '', list: v.list && LISTS.includes(v.list) ? (v.list as SavedViewList) : fallback };
 }
 
 /** The permission each list's views need (the contract's "Permissions"). */
@@ -63,7 +66,8 @@ export const VIEWS_KEY = ['views'] as const;
 export const viewsQuery = (list: SavedViewList) =>
   queryOptions({
     queryKey: [...VIEWS_KEY, list],
-    queryFn: async ({ signal }) => (await api.get<ListViewsResponse>('gateway', '/api/v1/views', { signal, query: { list } })).views ?? [],
+    queryFn: async ({ signal }) =>
+      ((await api.get<ListViewsResponseJson>('gateway', '/api/v1/views', { signal, query: { list } })).views ?? []).flatMap((v) => savedView(v, list) ?? []),
   });
 
 /** viewQuery reads one view as the caller may open it now: its query without the filters they lost, named in droppedFilters (GET /api/v1/views/{id}). */
@@ -71,9 +75,10 @@ export const viewQuery = (id: string) =>
   queryOptions({
     queryKey: [...VIEWS_KEY, 'one', id],
     queryFn: async ({ signal }) => {
-      const got = await api.get<GetViewResponse>('gateway', `/api/v1/views/${encodeURIComponent(id)}`, { signal });
-      if (!got.view) throw new Error('The view could not be read.');
-      return { view: got.view, droppedFilters: got.droppedFilters ?? [] };
+      const got = await api.get<GetViewResponseJson>('gateway', `/api/v1/views/${encodeURIComponent(id)}`, { signal });
+      const view = savedView(got.view, 'transactions');
+      if (!view) throw new Error('The view could not be read.');
+      return { view, droppedFilters: got.droppedFilters ?? [] };
     },
   });
 
@@ -157,10 +162,15 @@ export interface OpenView {
 export function useOpenView(list: SavedViewList, user: User | null, filterParams: URLSearchParams): OpenView {
   const [params] = useSearchParams();
   const viewId = params.get('view') ?? '';
-  const open = useQuery({ ...viewQuery(viewId), enabled: hasPermission(user, LIST_PERMISSION[list]) && viewId !== '' });
+  const open = useQuery({ ...viewQuery(viewId), enabled: mayOpenViews(user, list) && viewId !== '' });
   const answered = open.data?.view.id === viewId ? open.data : undefined;
   if (!answered) return { viewId, edited: false };
   return { viewId, view: answered.view, edited: normalizeViewQuery(filterParams) !== normalizeViewQuery(answered.view.query ?? '') };
+}
+
+/** mayOpenViews: the views calls' rule lets the user in, and they hold the list's own permission (the handler's check). */
+function mayOpenViews(user: User | null, list: SavedViewList): boolean {
+  return mayCall(user, 'GET /api/v1/views') && hasPermission(user, LIST_PERMISSION[list]);
 }
 
 const byName = (a: SavedView, b: SavedView) => a.name.localeCompare(b.name);
@@ -186,7 +196,11 @@ function bodyOf(v: SavedView, patch: Partial<SavedView>) {
  * permission.
  */
 export function ViewsBar({ list, user, filterParams, layout = {}, onApply }: ViewsBarProps) {
-  const enabled = hasPermission(user, LIST_PERMISSION[list]);
+  const enabled = mayOpenViews(user, list);
+  // Writing calls have rules of their own (today the same as reading's).
+  const mayWrite = mayCall(user, 'POST /api/v1/views') && mayCall(user, 'PUT /api/v1/views/{id}');
+  const mayDelete = mayCall(user, 'DELETE /api/v1/views/{id}');
+  const mayDefault = mayCall(user, 'PUT /api/v1/views/defaults/{list}');
   const client = useQueryClient();
   const [params, setParams] = useSearchParams();
   const viewId = params.get('view') ?? '';
@@ -221,7 +235,8 @@ export function ViewsBar({ list, user, filterParams, layout = {}, onApply }: Vie
   const invalidate = () => client.invalidateQueries({ queryKey: VIEWS_KEY });
   const create = useMutation({
     mutationFn: async (input: { name: string; shared: boolean }) =>
-      (
+      savedView(
+        (
         await api.post<ViewResponse>('gateway', '/api/v1/views', {
           list,
           name: input.name,
@@ -232,11 +247,13 @@ export function ViewsBar({ list, user, filterParams, layout = {}, onApply }: Vie
           timeZone: layout.timeZone ?? '',
           shared: input.shared,
         })
-      ).view,
+        ).view,
+        list,
+      ),
   });
   const update = useMutation({
     mutationFn: async ({ id, body }: { id: string; body: ReturnType<typeof bodyOf> }) =>
-      (await api.request<ViewResponse>('gateway', `/api/v1/views/${encodeURIComponent(id)}`, { method: 'PUT', body })).view,
+      savedView((await api.request<ViewResponse>('gateway', `/api/v1/views/${encodeURIComponent(id)}`, { method: 'PUT', body })).view, list),
   });
   const setDefault = useMutation({
     mutationFn: async (id: string) => api.request<ViewResponse>('gateway', `/api/v1/views/defaults/${list}`, { method: 'PUT', body: { viewId: id } }),
@@ -376,15 +393,17 @@ export function ViewsBar({ list, user, filterParams, layout = {}, onApply }: Vie
             edited
           </Badge>
         )}
-        {current && mine && edited && (
+        {current && mine && mayWrite && edited && (
           <Button size="sm" onClick={save} loading={update.isPending} disabled={busy}>
             Save
           </Button>
         )}
-        <Button size="sm" variant="outline" onClick={() => setDialog('saveAs')} disabled={busy}>
-          Save as…
-        </Button>
-        {current && (
+        {mayWrite && (
+          <Button size="sm" variant="outline" onClick={() => setDialog('saveAs')} disabled={busy}>
+            Save as…
+          </Button>
+        )}
+        {current && (mayDefault || (mine && (mayWrite || mayDelete))) && (
           <Menu.Root>
             <Menu.Trigger asChild>
               <Button size="sm" variant="outline" aria-label={`Actions of the view ${current.name}`} disabled={busy}>
@@ -394,20 +413,22 @@ export function ViewsBar({ list, user, filterParams, layout = {}, onApply }: Vie
             <Portal>
               <Menu.Positioner>
                 <Menu.Content>
-                  {mine && (
+                  {mine && mayWrite && (
                     <Menu.Item value="rename" onSelect={() => setDialog('rename')}>
                       Rename
                     </Menu.Item>
                   )}
-                  <Menu.Item value="default" onSelect={toggleDefault}>
-                    {current.isDefault ? 'Clear default' : 'Set as default'}
-                  </Menu.Item>
-                  {mine && (
+                  {mayDefault && (
+                    <Menu.Item value="default" onSelect={toggleDefault}>
+                      {current.isDefault ? 'Clear default' : 'Set as default'}
+                    </Menu.Item>
+                  )}
+                  {mine && mayWrite && (
                     <Menu.Item value="share" onSelect={() => change({ shared: !current.shared }, current.shared ? 'The view is no longer shared' : 'The view is shared with your team', current.shared ? 'Failed to stop sharing the view' : 'Failed to share the view')}>
                       {current.shared ? 'Stop sharing' : 'Share'}
                     </Menu.Item>
                   )}
-                  {mine && (
+                  {mine && mayDelete && (
                     <Menu.Item value="delete" color="fg.error" onSelect={() => setDialog('delete')}>
                       Delete
                     </Menu.Item>
