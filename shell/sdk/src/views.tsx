@@ -234,22 +234,19 @@ export function ViewsBar({ list, user, filterParams, layout = {}, onApply }: Vie
 
   const invalidate = () => client.invalidateQueries({ queryKey: VIEWS_KEY });
   const create = useMutation({
-    mutationFn: async (input: { name: string; shared: boolean }) =>
-      savedView(
-        (
-        await api.post<ViewResponse>('gateway', '/api/v1/views', {
-          list,
-          name: input.name,
-          query: normalizeViewQuery(filterParams),
-          columns: layout.columns ?? [],
-          sort: layout.sort ?? '',
-          pageSize: layout.pageSize ?? 0,
-          timeZone: layout.timeZone ?? '',
-          shared: input.shared,
-        })
-        ).view,
+    mutationFn: async (input: { name: string; shared: boolean }) => {
+      const body = {
         list,
-      ),
+        name: input.name,
+        query: normalizeViewQuery(filterParams),
+        columns: layout.columns ?? [],
+        sort: layout.sort ?? '',
+        pageSize: layout.pageSize ?? 0,
+        timeZone: layout.timeZone ?? '',
+        shared: input.shared,
+      };
+      return savedView((await api.post<ViewResponse>('gateway', '/api/v1/views', body)).view, list);
+    },
   });
   const update = useMutation({
     mutationFn: async ({ id, body }: { id: string; body: ReturnType<typeof bodyOf> }) =>
