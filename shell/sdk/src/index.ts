@@ -36,4 +36,5 @@ export * from './storage';
 export * from './timezone';
 export * from './toast';
 export * from './transaction-stream';
+export * from './views';
 export * from './watchlists';

@@ -107,7 +107,7 @@ export function filesHandler(answer: (url: URL) => ListFilesResponseJson, seen: 
 export const merchantsHandler = () => http.get(`${GATEWAY}/api/v1/merchants`, () => HttpResponse.json([{ id: 1, name: 'Acme Games', hash: 'h1' }]));
 
 /** renderFiles opens /files with the real files remote. */
-export function renderFiles(user: TestUser = MERCHANT, modules?: LocalModules) {
+export function renderFiles(user: TestUser = MERCHANT, modules?: LocalModules, path = '/files') {
   server.use(merchantsHandler());
-  return renderApp('/files', { user, loader: withRemote(filesRoutes), modules });
+  return renderApp(path, { user, loader: withRemote(filesRoutes), modules });
 }

@@ -59,8 +59,15 @@ export const watchlistHandlers = [
 ];
 
 /**
- * server answers the tests' HTTP calls; an unhandled request fails the test.
- * The password policy, the count of pending approvals and the watchlists are
- * answered by default (resetHandlers keeps them).
+ * viewHandlers answer the saved views (issue 29) with none: the Transactions,
+ * Frauds and Files lists show the Views bar. A test of views answers its own
+ * with server.use.
  */
-export const server = setupServer(...passwordPolicyHandlers, pendingApprovalsHandler, ...watchlistHandlers);
+export const viewHandlers = [http.get(`${GATEWAY}/api/v1/views`, () => HttpResponse.json({ views: [] }))];
+
+/**
+ * server answers the tests' HTTP calls; an unhandled request fails the test.
+ * The password policy, the count of pending approvals, the watchlists and
+ * the saved views are answered by default (resetHandlers keeps them).
+ */
+export const server = setupServer(...passwordPolicyHandlers, pendingApprovalsHandler, ...watchlistHandlers, ...viewHandlers);

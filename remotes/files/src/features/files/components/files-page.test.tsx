@@ -378,3 +378,18 @@ describe('Files page (spec 02 "Files")', () => {
     expect(await screen.findByText("You don't have permission to view this page.")).toBeInTheDocument();
   });
 });
+
+describe('Saved views on the Files page (issue 29)', () => {
+  it("opens ?view= with the view's page size (the list has no filters)", async () => {
+    const seen: URL[] = [];
+    const view = { id: '3', list: 'files', name: 'Thirty', pageSize: 30, mine: true };
+    server.use(
+      filesHandler(() => listOf([file(1)]), seen),
+      http.get(`${GATEWAY}/api/v1/views`, () => HttpResponse.json({ views: [view] })),
+      http.get(`${GATEWAY}/api/v1/views/3`, () => HttpResponse.json({ view })),
+    );
+    renderFiles(MERCHANT, undefined, '/files?view=3');
+    await waitFor(() => expect(seen.some((u) => u.searchParams.get('take') === '30')).toBe(true), { timeout: 15_000 });
+    expect(await screen.findByRole('combobox', { name: 'Saved view' })).toHaveValue('3');
+  });
+});

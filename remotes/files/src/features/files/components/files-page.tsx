@@ -1,6 +1,6 @@
 import { Button, HStack, Stack } from '@chakra-ui/react';
-import { ConfirmDialog, errorMessage, hasPermission, mayCall, NoPermission, notify, PageFrame, SCREENS, useTimezone, useUser } from '@paygate/sdk';
-import { useEffect, useRef, useState } from 'react';
+import { ConfirmDialog, errorMessage, hasPermission, mayCall, NoPermission, notify, PageFrame, SCREENS, useTimezone, useUser, ViewsBar, type AppliedView } from '@paygate/sdk';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useExportTypes } from '../../../api/get-export-types';
 import { useDeleteFile } from '../api/delete-file';
@@ -21,6 +21,9 @@ export const NOT_READY_RELOAD_MS = 2_000;
 /** The refresh toast is an info toast of 2 s (spec 02 §8). */
 const REFRESH_TOAST_MS = 2_000;
 
+/** The file list has no filters: its saved views keep only the page size. */
+const NO_FILTERS = new URLSearchParams();
+
 /** FilesPage is the Files screen (route /files, spec 02 "Files"): export files with download, info, delete and error details. */
 export function FilesPage() {
   const user = useUser();
@@ -36,6 +39,10 @@ function FilesView() {
   const [take, setTake] = useState(DEFAULT_FILE_PAGE_SIZE);
   const [open, setOpen] = useState<{ kind: 'info' | 'error' | 'delete'; file: ExportFile } | null>(null);
   const list = useFiles({ page, take });
+  const applyView = useCallback((v: AppliedView) => {
+    if ((FILE_PAGE_SIZES as readonly number[]).includes(v.pageSize)) setTake(v.pageSize);
+    setPage(1);
+  }, []);
   const types = useExportTypes();
   const download = useDownloadFile();
   const remove = useDeleteFile();
@@ -116,6 +123,7 @@ function FilesView() {
       }
     >
       <Stack gap={4}>
+        <ViewsBar list="files" user={user} filterParams={NO_FILTERS} layout={{ pageSize: take }} onApply={applyView} />
         <FilesTable
           files={files}
           loading={list.isPending}

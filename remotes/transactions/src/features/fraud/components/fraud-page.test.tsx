@@ -204,3 +204,42 @@ describe('Fraud Management page (spec 02 "Fraud Management")', () => {
     expect(await screen.findByText("You don't have permission to view this page.")).toBeInTheDocument();
   });
 });
+
+describe('Saved views on the Fraud Management page (issue 29)', () => {
+  it('opens ?view= with its filters, days and page size, and saves the applied filters as a new view', async () => {
+    const seen = newSeen();
+    const posts: Record<string, unknown>[] = [];
+    const view = { id: '4', list: 'frauds', name: 'Pending of client 9', query: 'status=0&clientId=client-9&from=2026-11-01&to=2026-11-10', pageSize: 10, mine: true };
+    server.use(
+      ...handlers(seen, [fraud(7)]),
+      http.get(`${GATEWAY}/api/v1/views`, () => HttpResponse.json({ views: [view] })),
+      http.get(`${GATEWAY}/api/v1/views/4`, () => HttpResponse.json({ view })),
+      http.post(`${GATEWAY}/api/v1/views`, async ({ request }) => {
+        const body = (await request.json()) as Record<string, unknown>;
+        posts.push(body);
+        return HttpResponse.json({ view: { ...body, id: '5', mine: true } });
+      }),
+    );
+    const { user, router } = renderApp('/fraud-management?view=4', { user: ADMIN, loader: transactionsLoader() });
+    await waitFor(() => expect(seen.lists.some((u) => u.searchParams.get('clientId') === 'client-9' && u.searchParams.get('status') === '0' && u.searchParams.get('take') === '10')).toBe(true), {
+      timeout: 15_000,
+    });
+    expect(screen.getByRole('textbox', { name: 'Client ID' })).toHaveValue('client-9');
+    expect(screen.getByLabelText('From day')).toHaveValue('2026-11-01');
+    await waitFor(() => expect(screen.queryByText('edited')).toBeNull());
+
+    await user.clear(screen.getByRole('textbox', { name: 'Client ID' }));
+    await user.type(screen.getByRole('textbox', { name: 'Client ID' }), 'client-3');
+    await user.click(screen.getByRole('button', { name: 'Search' }));
+    expect(await screen.findByText('edited')).toBeInTheDocument();
+    expect(router.state.location.search).toBe('?view=4');
+    await user.click(screen.getByRole('button', { name: 'Save as…' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Save view as' });
+    await user.clear(within(dialog).getByRole('textbox', { name: 'Name' }));
+    await user.type(within(dialog).getByRole('textbox', { name: 'Name' }), 'Client 3');
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(posts).toHaveLength(1));
+    expect(posts[0]).toMatchObject({ list: 'frauds', name: 'Client 3', query: 'clientId=client-3&from=2026-11-01&status=0&to=2026-11-10', pageSize: 10, columns: [] });
+    await waitFor(() => expect(router.state.location.search).toBe('?view=5'));
+  });
+});

@@ -1,11 +1,28 @@
 import { Button, Field, HStack, Input, NativeSelect, Stack, Wrap } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
-import { errorMessage, hasPermission, mayCall, mayStopFraudCallbacks, merchantLabel, merchantsQuery, NoPermission, notify, PageFrame, SCREENS, seesAllMerchants, useTimezone, useUser, type User } from '@paygate/sdk';
-import { useEffect, useMemo, useState } from 'react';
+import {
+  errorMessage,
+  hasPermission,
+  mayCall,
+  mayStopFraudCallbacks,
+  merchantLabel,
+  merchantsQuery,
+  NoPermission,
+  notify,
+  PageFrame,
+  SCREENS,
+  seesAllMerchants,
+  useTimezone,
+  useUser,
+  ViewsBar,
+  type AppliedView,
+  type User,
+} from '@paygate/sdk';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useFrauds, type FraudsInput } from '../api/get-frauds';
 import type { Fraud } from '../api/types';
 import { dayOf, defaultFraudRange, FRAUD_MIN_DAY, fraudRange, type DateRange } from '../utils/date-range';
-import { EMPTY_FILTERS, merchantFilterInvalid, REVIEW_STATUSES, transactionIdInvalid, type FraudFilters } from '../utils/fraud';
+import { EMPTY_FILTERS, fraudFiltersOfView, fraudViewQuery, merchantFilterInvalid, REVIEW_STATUSES, transactionIdInvalid, type FraudDays, type FraudFilters } from '../utils/fraud';
 import { FraudsTable } from './frauds-table';
 import { ManageFraudDialog } from './manage-fraud-dialog';
 
@@ -56,6 +73,8 @@ function FraudView({ user }: { user: User }) {
   const [days, setDays] = useState(() => defaultDays(initial, zone));
   const [daysTouched, setDaysTouched] = useState(false);
   const [range, setRange] = useState<DateRange>(initial);
+  // The days Search applied (null: the default range); a saved view keeps them.
+  const [appliedDays, setAppliedDays] = useState<FraudDays>(null);
   // The table's page is 0-based; the server's 1-based (spec 02 §3).
   const [pageIndex, setPageIndex] = useState(0);
   const [take, setTake] = useState(DEFAULT_FRAUD_PAGE_SIZE);
@@ -74,7 +93,9 @@ function FraudView({ user }: { user: User }) {
   function search() {
     if (merchantInvalid || txInvalid) return;
     setApplied(draft);
-    setRange(daysTouched && days.from ? fraudRange(days.from, days.to, zone, new Date()) : defaultFraudRange(new Date(), zone));
+    const chosen = daysTouched && days.from;
+    setRange(chosen ? fraudRange(days.from, days.to, zone, new Date()) : defaultFraudRange(new Date(), zone));
+    setAppliedDays(chosen ? days : null);
     setPageIndex(0);
   }
   function reset() {
@@ -84,14 +105,34 @@ function FraudView({ user }: { user: User }) {
     setDays(defaultDays(r, zone));
     setDaysTouched(false);
     setRange(r);
+    setAppliedDays(null);
     setPageIndex(0);
   }
+  // A saved view opens: its filters become the form's and the list's, its page size the table's.
+  const applyView = useCallback(
+    (v: AppliedView) => {
+      const { filters, days: viewDays } = fraudFiltersOfView(v.query);
+      const now = new Date();
+      const r = viewDays ? fraudRange(viewDays.from, viewDays.to, zone, now) : defaultFraudRange(now, zone);
+      setDraft(filters);
+      setApplied(filters);
+      setDays(viewDays ?? defaultDays(r, zone));
+      setDaysTouched(!!viewDays);
+      setRange(r);
+      setAppliedDays(viewDays);
+      setPageIndex(0);
+      if ((FRAUD_PAGE_SIZES as readonly number[]).includes(v.pageSize)) setTake(v.pageSize);
+    },
+    [zone],
+  );
+  const viewFilters = useMemo(() => fraudViewQuery(applied, appliedDays), [applied, appliedDays]);
   const set = (patch: Partial<FraudFilters>) => setDraft((d) => ({ ...d, ...patch }));
 
   const data = list.data;
   return (
     <PageFrame title={SCREENS.fraudManagement.title}>
       <Stack gap={4}>
+        <ViewsBar list="frauds" user={user} filterParams={viewFilters} layout={{ pageSize: take }} onApply={applyView} />
         <Wrap gap={3} align="flex-end" as="form" onSubmit={(e) => (e.preventDefault(), search())}>
           <Field.Root w="40">
             <Field.Label>Status</Field.Label>

@@ -75,3 +75,43 @@ export function transactionIdInvalid(filters: FraudFilters): boolean {
   const id = filters.transactionId.trim();
   return id !== '' && !/^\d+$/.test(id);
 }
+
+/** FraudDays are the applied days of the date filter (yyyy-mm-dd), or null for the default range. */
+export type FraudDays = { from: string; to: string } | null;
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * fraudViewQuery writes the applied filters as a saved view keeps them
+ * (docs/contracts-views.md): status, merchantId, clientId, merchantClientId,
+ * transactionId, referenceId, and the days when the user chose them (from,
+ * to); empty values left out.
+ */
+export function fraudViewQuery(f: FraudFilters, days: FraudDays): URLSearchParams {
+  const p = new URLSearchParams();
+  if (f.status !== '') p.set('status', f.status);
+  if (f.merchantId !== null) p.set('merchantId', String(f.merchantId));
+  for (const k of ['clientId', 'merchantClientId', 'transactionId', 'referenceId'] as const) if (f[k].trim()) p.set(k, f[k].trim());
+  if (days) {
+    p.set('from', days.from);
+    p.set('to', days.to);
+  }
+  return p;
+}
+
+/** fraudFiltersOfView reads a view's query back; unknown or malformed values are left out. */
+export function fraudFiltersOfView(query: URLSearchParams): { filters: FraudFilters; days: FraudDays } {
+  const status = query.get('status') ?? '';
+  const merchant = query.get('merchantId') ?? '';
+  const filters: FraudFilters = {
+    status: REVIEW_STATUSES.some((s) => String(s.value) === status) ? status : '',
+    merchantId: /^\d+$/.test(merchant) && Number(merchant) > 0 ? Number(merchant) : null,
+    clientId: query.get('clientId') ?? '',
+    merchantClientId: query.get('merchantClientId') ?? '',
+    transactionId: query.get('transactionId') ?? '',
+    referenceId: query.get('referenceId') ?? '',
+  };
+  const from = query.get('from') ?? '';
+  const to = query.get('to') ?? '';
+  return { filters, days: DAY.test(from) && DAY.test(to) ? { from, to } : null };
+}

@@ -9,6 +9,8 @@ export interface PinWatchlistDialogProps {
   filter: Record<string, unknown>;
   /** The page's query string for the deep link. */
   query: string;
+  /** The open, unedited saved view the filters come from: the watchlist then links to it. */
+  viewId?: string;
   /** The currencies offered for a sum threshold. */
   currencies: readonly string[];
   onClose: () => void;
@@ -21,7 +23,7 @@ const windowLabel = (m: number) => (m % 60 === 0 ? `${m / 60} ${m === 60 ? 'hour
  * watchlist: a name, what to count, the rolling window, and an optional
  * threshold whose crossing raises an alert.
  */
-export function PinWatchlistDialog({ filter, query, currencies, onClose }: PinWatchlistDialogProps) {
+export function PinWatchlistDialog({ filter, query, viewId, currencies, onClose }: PinWatchlistDialogProps) {
   const create = useCreateWatchlist();
   const [name, setName] = useState('');
   const [metric, setMetric] = useState<'count' | 'sum' | 'successRate'>('count');
@@ -40,6 +42,7 @@ export function PinWatchlistDialog({ filter, query, currencies, onClose }: PinWa
       windowMinutes,
       filter,
       query,
+      viewId,
       threshold: alerting ? { comparison, value, currency: metric === 'sum' ? currency : undefined } : undefined,
     };
     const parsed = createWatchlistInput.safeParse(input);

@@ -1,6 +1,26 @@
 import { Button, Field, HStack, Input, NativeSelect, Text } from '@chakra-ui/react';
-import { ConfirmDialog, errorMessage, formatMoney, hasPermission, mayCall, NoPermission, notify, PageFrame, SCREENS, seesAllMerchants, useSelectedMerchant, useTimezone, useUser, WatchlistStrip, type User } from '@paygate/sdk';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import {
+  ConfirmDialog,
+  errorMessage,
+  formatMoney,
+  hasPermission,
+  keepView,
+  mayCall,
+  NoPermission,
+  notify,
+  PageFrame,
+  SCREENS,
+  seesAllMerchants,
+  useOpenView,
+  useSelectedMerchant,
+  useTimezone,
+  useUser,
+  ViewsBar,
+  WatchlistStrip,
+  type AppliedView,
+  type User,
+} from '@paygate/sdk';
+import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { collabNamer, useCollabs } from '../../../api/get-collabs';
 import { CollabSelect } from '../../../components/collab-select';
@@ -12,7 +32,7 @@ import { useTransactionStream } from '../hooks/use-transaction-stream';
 import { defaultRange } from '../../../utils/date-range';
 import { logSearchFromTransaction } from '../utils/log-search';
 import { manualQuestion } from '../utils/manual-confirm';
-import { PAGE_SIZES, parseFilters, serializeFilters, type Filters } from '../utils/query-state';
+import { DEFAULT_PAGE_SIZE, PAGE_SIZES, parseFilters, serializeFilters, type Filters } from '../utils/query-state';
 import { paymentMethodType, searchTarget } from '../utils/search';
 import { statusLabel } from '../utils/status';
 import { needsTotals, TOTAL_CURRENCIES, totalFor, type TotalCurrency } from '../utils/totals';
@@ -42,6 +62,33 @@ export function watchlistFilter(input: TransactionsInput): Record<string, unknow
   for (const [k, v] of Object.entries(rest)) if (v !== undefined && v !== '' && v !== 0) out[k] = v;
   if (statuses?.length) out.statuses = statuses.map(String);
   return out;
+}
+
+/**
+ * viewQueryOf writes the page's filters as a saved view keeps them
+ * (docs/contracts-views.md): the page's query string without the page and
+ * the page size (the view's pageSize keeps that), the collab as `collabId`,
+ * the name the server checks against the caller's scope when the view opens.
+ */
+export function viewQueryOf(f: Filters): URLSearchParams {
+  const p = serializeFilters({ ...f, currentPage: 1, pageSize: DEFAULT_PAGE_SIZE });
+  const collab = p.get('selectedCollabId');
+  if (collab !== null) {
+    p.delete('selectedCollabId');
+    p.set('collabId', collab);
+  }
+  return p;
+}
+
+/** paramsOfView is the page's query string that opens a view: `view`, then the view's filters and page size as the page writes them. */
+export function paramsOfView(v: AppliedView): URLSearchParams {
+  const q = new URLSearchParams(v.query);
+  const collab = q.get('collabId');
+  q.delete('collabId');
+  if (collab !== null) q.set('selectedCollabId', collab);
+  const f = parseFilters(q);
+  if ((PAGE_SIZES as readonly number[]).includes(v.pageSize)) f.pageSize = v.pageSize;
+  return new URLSearchParams([['view', v.id], ...serializeFilters(f).entries()]);
 }
 
 /** How often the list refreshes while the page is visible and the live stream is not connected. */
@@ -112,13 +159,19 @@ function TransactionsView({ user }: { user: User | null }) {
   const manual = useManualAction();
   const exporter = useExportWizard();
 
-  const update = (patch: Partial<Filters>) => setParams(serializeFilters({ ...filters, currentPage: 1, ...patch }));
+  // Every filter change keeps the open view (it then shows as edited).
+  const update = (patch: Partial<Filters>) => setParams(keepView(serializeFilters({ ...filters, currentPage: 1, ...patch }), params));
+  const viewFilters = useMemo(() => viewQueryOf(filters), [filters]);
+  const applyView = useCallback((v: AppliedView) => setParams(paramsOfView(v), { replace: true }), [setParams]);
+  const openView = useOpenView('transactions', user, viewFilters);
+  // A watchlist pinned from the open, unedited view links back to it.
+  const pinViewId = openView.view && !openView.edited ? openView.viewId : undefined;
 
   const searchFilled = routeSearch.trim() !== '';
   const submitSearch = (e: FormEvent) => {
     e.preventDefault();
     const text = searchDraft.trim();
-    const qs = serializeFilters({ ...filters, currentPage: 1 }).toString();
+    const qs = keepView(serializeFilters({ ...filters, currentPage: 1 }), params).toString();
     void navigate(`/transactions${text ? `/${encodeURIComponent(text)}` : ''}${qs ? `?${qs}` : ''}`);
   };
 
@@ -163,11 +216,13 @@ function TransactionsView({ user }: { user: User | null }) {
         </HStack>
       }
     >
+      <ViewsBar list="transactions" user={user} filterParams={viewFilters} layout={{ pageSize: filters.pageSize }} onApply={applyView} />
       {hostHasWatchlists && <WatchlistStrip enabled={mayCall(user, 'GET /api/v1/watchlists')} />}
       {pinning && (
         <PinWatchlistDialog
           filter={watchlistFilter(input)}
           query={serializeFilters({ ...filters, dateRange: null, currentPage: 1 }).toString()}
+          viewId={pinViewId}
           currencies={TOTAL_CURRENCIES}
           onClose={() => setPinning(false)}
         />
