@@ -62,6 +62,10 @@ type URL struct {
 	TransactionType int32
 	// CreatedAt and UpdatedAt are when it was made and last changed.
 	CreatedAt, UpdatedAt time.Time
+	// DisabledReason and DisabledAt are set while the URL is disabled
+	// automatically (its breaker saw only failures for too long).
+	DisabledReason string
+	DisabledAt     time.Time
 }
 
 // Matches reports whether the URL receives transactions of type t.

@@ -81,6 +81,10 @@ type DispatcherOptions struct {
 	Logger *slog.Logger
 	// Tracer traces attempts (the process's global tracer provider).
 	Tracer trace.TracerProvider
+	// BreakerRefresh is how often the fresh loop reads the breakers that
+	// hold deliveries back (1 s): a fresh delivery to such a URL is stored
+	// pending without an attempt.
+	BreakerRefresh time.Duration
 }
 
 // Dispatcher delivers callbacks. Fresh deliveries, made from events and
@@ -112,6 +116,11 @@ type Dispatcher struct {
 	results  chan Result
 	inflight sync.WaitGroup
 	claimers sync.WaitGroup
+
+	// blocked are the URLs whose breakers hold deliveries back, as last
+	// read (freshLoop only).
+	blocked     map[int64]time.Time
+	blockedRead time.Time
 }
 
 // Job is a fresh delivery handed to Submit, and what to call once its
@@ -152,6 +161,9 @@ func NewDispatcher(store DeliveryStore, secrets *Secrets, sender Sender, o Dispa
 	}
 	if o.Tracer == nil {
 		o.Tracer = otel.GetTracerProvider()
+	}
+	if o.BreakerRefresh <= 0 {
+		o.BreakerRefresh = time.Second
 	}
 	return &Dispatcher{store: store, secrets: secrets, sender: sender, o: o, wake: make(chan struct{}, 1),
 		tracer: o.Tracer.Tracer("github.com/paygate/paygate/services/callbacks/internal/callback"),
@@ -376,7 +388,18 @@ func (d *Dispatcher) freshLoop(ctx context.Context, slots chan struct{}, results
 			}
 		}
 		spilled := false
+		d.refreshBlocked(ctx)
 		for _, j := range batch {
+			if retryAt, ok := d.blocked[j.Delivery.CallbackURLID]; ok {
+				// The URL's breaker is open: no attempt; the delivery
+				// waits, pending, for the probe to close it.
+				r := d.unattempted(j)
+				if retryAt.After(r.NextAttemptAt) {
+					r.NextAttemptAt = retryAt
+				}
+				results <- r
+				continue
+			}
 			left := d.o.FreshWait - d.o.Now().Sub(j.queued)
 			if left <= 0 {
 				results <- d.unattempted(j)
@@ -402,6 +425,26 @@ func (d *Dispatcher) freshLoop(ctx context.Context, slots chan struct{}, results
 			d.Wake()
 		}
 	}
+}
+
+// refreshBlocked reads the breakers that hold deliveries back when the last
+// read is older than BreakerRefresh; on an error it keeps the last read.
+func (d *Dispatcher) refreshBlocked(ctx context.Context) {
+	now := d.o.Now()
+	if d.blocked != nil && now.Sub(d.blockedRead) < d.o.BreakerRefresh {
+		return
+	}
+	blocked, err := d.store.BlockedURLs(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.o.Logger.WarnContext(ctx, "read open circuit breakers", "error", err)
+		}
+		if d.blocked == nil {
+			d.blocked = map[int64]time.Time{}
+		}
+		return
+	}
+	d.blocked, d.blockedRead = blocked, now
 }
 
 // takeSlot takes a request slot, waiting at most wait; false when none came
@@ -527,6 +570,7 @@ func (d *Dispatcher) attempt(ctx context.Context, dl Delivery, key []byte) Resul
 	sent := time.Now()
 	resp := d.sender.Send(ctx, Request{URL: dl.URL, Body: dl.Body, Headers: headers})
 	r := Outcome(dl, resp, now, d.o.Backoff)
+	r.Duration = time.Since(sent)
 	if resp.Err != nil {
 		// The attempt stores the sentence; the client's own words are for
 		// the people who run Paygate.

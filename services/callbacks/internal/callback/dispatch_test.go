@@ -29,6 +29,10 @@ func (f *fakeStore) ClaimDue(ctx context.Context, now time.Time, limit int, leas
 	return f.claimDue(ctx, now, limit, leaseUntil)
 }
 
+func (f *fakeStore) BlockedURLs(context.Context) (map[int64]time.Time, error) {
+	return map[int64]time.Time{}, nil
+}
+
 func (f *fakeStore) RecordResults(ctx context.Context, results []callback.Result, at time.Time) error {
 	return f.recordResults(ctx, results, at)
 }

@@ -87,6 +87,9 @@ type DeliveryStore interface {
 	// for its event and URL already; one left pending for a transaction
 	// whose callbacks were cancelled meanwhile is stored cancelled.
 	RecordResults(ctx context.Context, results []Result, at time.Time) error
+	// BlockedURLs returns the callback URLs whose breakers hold deliveries
+	// back (open, half-open or disabled), with when an open one may probe.
+	BlockedURLs(ctx context.Context) (map[int64]time.Time, error)
 }
 
 // SecretStore keeps merchants' sealed signing keys.
@@ -147,6 +150,9 @@ type Result struct {
 	Attempt       AttemptStatus
 	Status        DeliveryStatus
 	NextAttemptAt time.Time
+	// Duration is how long the attempt took (sending to the end of the
+	// answer or the failure).
+	Duration time.Duration
 
 	// done, for a fresh delivery's result, is told how recording it ended.
 	done func(error)

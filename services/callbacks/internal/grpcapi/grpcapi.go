@@ -261,6 +261,10 @@ func urlToProto(u callback.URL) *callbacksv1.Callback {
 		t := u.TransactionType
 		c.TransactionTypeId = &t
 	}
+	if !u.DisabledAt.IsZero() {
+		reason := u.DisabledReason
+		c.DisabledReason, c.DisabledUtc = &reason, timestamppb.New(u.DisabledAt)
+	}
 	return c
 }
 

@@ -15,14 +15,17 @@ import (
 )
 
 const urlColumns = `id, collab_id, merchant_id, url, is_enabled, max_attempts, add_signature,
-	COALESCE(transaction_type, 0), created_at, updated_at`
+	COALESCE(transaction_type, 0), created_at, updated_at, coalesce(disabled_reason, ''), coalesce(disabled_at, 'epoch')`
 
 func scanURL(row pgx.Row) (callback.URL, error) {
 	var u callback.URL
 	var maxAttempts, typ int16
 	err := row.Scan(&u.ID, &u.CollabID, &u.MerchantID, &u.URL, &u.Enabled, &maxAttempts, &u.AddSignature,
-		&typ, &u.CreatedAt, &u.UpdatedAt)
+		&typ, &u.CreatedAt, &u.UpdatedAt, &u.DisabledReason, &u.DisabledAt)
 	u.MaxAttempts, u.TransactionType = int32(maxAttempts), int32(typ)
+	if u.DisabledAt.Equal(time.Unix(0, 0)) {
+		u.DisabledAt = time.Time{}
+	}
 	return u, err
 }
 
@@ -100,18 +103,31 @@ func (s *Store) UpdateURL(ctx context.Context, u callback.URL, change func(befor
 		}
 		after, err = scanURL(tx.QueryRow(ctx, `
 			UPDATE callback_urls SET collab_id = $2, merchant_id = $3, url = $4, is_enabled = $5, max_attempts = $6,
-				add_signature = $7, transaction_type = $8, updated_at = $9
+				add_signature = $7, transaction_type = $8, updated_at = $9,
+				disabled_reason = CASE WHEN $5 THEN NULL ELSE disabled_reason END,
+				disabled_at = CASE WHEN $5 THEN NULL ELSE disabled_at END
 			WHERE id = $1
 			RETURNING `+urlColumns,
 			u.ID, u.CollabID, u.MerchantID, u.URL, u.Enabled, u.MaxAttempts, u.AddSignature, nullType(u.TransactionType), u.UpdatedAt))
 		if err != nil {
 			return translateURLWrite(err, fmt.Errorf("update callback url %d: %w", u.ID, err))
 		}
-		if !after.Enabled {
+		if !after.Enabled && before.Enabled {
 			if err := cancelPendingOfURL(ctx, tx, u.ID, u.UpdatedAt); err != nil {
 				return err
 			}
-		} else if after.URL != before.URL || after.AddSignature != before.AddSignature {
+		} else if after.Enabled && !before.DisabledAt.IsZero() {
+			// Enabled again after it was disabled automatically: its breaker
+			// closes, and the deliveries it kept pending are due at once.
+			if _, err := tx.Exec(ctx, `DELETE FROM url_breakers WHERE callback_url_id = $1`, u.ID); err != nil {
+				return fmt.Errorf("close breaker of callback url %d: %w", u.ID, err)
+			}
+			if err := dueNow(ctx, tx, []int64{u.ID}, u.UpdatedAt); err != nil {
+				return err
+			}
+		}
+		if after.URL != before.URL || after.AddSignature != before.AddSignature {
+			// (A URL disabled automatically keeps its pending deliveries.)
 			if _, err := tx.Exec(ctx, `
 				UPDATE deliveries SET url = $2, sign = $3, updated_at = $4
 				WHERE callback_url_id = $1 AND status = 'pending'`, u.ID, after.URL, after.AddSignature, u.UpdatedAt); err != nil {

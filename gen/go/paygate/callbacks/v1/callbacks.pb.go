@@ -45,7 +45,12 @@ type Callback struct {
 	// When it was made.
 	CreatedUtc *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_utc,json=createdUtc,proto3" json:"created_utc,omitempty"`
 	// When it last changed.
-	UpdatedUtc    *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=updated_utc,json=updatedUtc,proto3" json:"updated_utc,omitempty"`
+	UpdatedUtc *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=updated_utc,json=updatedUtc,proto3" json:"updated_utc,omitempty"`
+	// Why the URL was disabled automatically (its every attempt failed for
+	// too long); absent unless it was and is still disabled.
+	DisabledReason *string `protobuf:"bytes,11,opt,name=disabled_reason,json=disabledReason,proto3,oneof" json:"disabled_reason,omitempty"`
+	// When it was disabled automatically; absent likewise.
+	DisabledUtc   *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=disabled_utc,json=disabledUtc,proto3" json:"disabled_utc,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -146,6 +151,20 @@ func (x *Callback) GetCreatedUtc() *timestamppb.Timestamp {
 func (x *Callback) GetUpdatedUtc() *timestamppb.Timestamp {
 	if x != nil {
 		return x.UpdatedUtc
+	}
+	return nil
+}
+
+func (x *Callback) GetDisabledReason() string {
+	if x != nil && x.DisabledReason != nil {
+		return *x.DisabledReason
+	}
+	return ""
+}
+
+func (x *Callback) GetDisabledUtc() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DisabledUtc
 	}
 	return nil
 }
@@ -1441,7 +1460,7 @@ var File_paygate_callbacks_v1_callbacks_proto protoreflect.FileDescriptor
 
 const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"\n" +
-	"$paygate/callbacks/v1/callbacks.proto\x12\x14paygate.callbacks.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa9\x03\n" +
+	"$paygate/callbacks/v1/callbacks.proto\x12\x14paygate.callbacks.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xaa\x04\n" +
 	"\bCallback\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x1b\n" +
 	"\tcollab_id\x18\x02 \x01(\x05R\bcollabId\x12!\n" +
@@ -1457,8 +1476,11 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"createdUtc\x12;\n" +
 	"\vupdated_utc\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"updatedUtcB\x16\n" +
-	"\x14_transaction_type_id\"9\n" +
+	"updatedUtc\x12,\n" +
+	"\x0fdisabled_reason\x18\v \x01(\tH\x01R\x0edisabledReason\x88\x01\x01\x12=\n" +
+	"\fdisabled_utc\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\vdisabledUtcB\x16\n" +
+	"\x14_transaction_type_idB\x12\n" +
+	"\x10_disabled_reason\"9\n" +
 	"\x1aListCollabCallbacksRequest\x12\x1b\n" +
 	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\"[\n" +
 	"\x1bListCollabCallbacksResponse\x12<\n" +
@@ -1610,41 +1632,42 @@ var file_paygate_callbacks_v1_callbacks_proto_goTypes = []any{
 var file_paygate_callbacks_v1_callbacks_proto_depIdxs = []int32{
 	24, // 0: paygate.callbacks.v1.Callback.created_utc:type_name -> google.protobuf.Timestamp
 	24, // 1: paygate.callbacks.v1.Callback.updated_utc:type_name -> google.protobuf.Timestamp
-	0,  // 2: paygate.callbacks.v1.ListCollabCallbacksResponse.callbacks:type_name -> paygate.callbacks.v1.Callback
-	0,  // 3: paygate.callbacks.v1.ListMerchantCallbacksResponse.callbacks:type_name -> paygate.callbacks.v1.Callback
-	0,  // 4: paygate.callbacks.v1.CreateCallbackResponse.callback:type_name -> paygate.callbacks.v1.Callback
-	0,  // 5: paygate.callbacks.v1.UpdateCallbackResponse.callback:type_name -> paygate.callbacks.v1.Callback
-	24, // 6: paygate.callbacks.v1.CallbackAttempt.created_utc:type_name -> google.protobuf.Timestamp
-	11, // 7: paygate.callbacks.v1.ListCallbackAttemptsResponse.callback_attempts:type_name -> paygate.callbacks.v1.CallbackAttempt
-	11, // 8: paygate.callbacks.v1.RetryCallbackAttemptResponse.attempt:type_name -> paygate.callbacks.v1.CallbackAttempt
-	11, // 9: paygate.callbacks.v1.ListAttemptsOfTransactionsResponse.attempts:type_name -> paygate.callbacks.v1.CallbackAttempt
-	1,  // 10: paygate.callbacks.v1.CallbacksService.ListCollabCallbacks:input_type -> paygate.callbacks.v1.ListCollabCallbacksRequest
-	3,  // 11: paygate.callbacks.v1.CallbacksService.ListMerchantCallbacks:input_type -> paygate.callbacks.v1.ListMerchantCallbacksRequest
-	5,  // 12: paygate.callbacks.v1.CallbacksService.CreateCallback:input_type -> paygate.callbacks.v1.CreateCallbackRequest
-	7,  // 13: paygate.callbacks.v1.CallbacksService.UpdateCallback:input_type -> paygate.callbacks.v1.UpdateCallbackRequest
-	9,  // 14: paygate.callbacks.v1.CallbacksService.DeleteCallback:input_type -> paygate.callbacks.v1.DeleteCallbackRequest
-	12, // 15: paygate.callbacks.v1.CallbacksService.ListCallbackAttempts:input_type -> paygate.callbacks.v1.ListCallbackAttemptsRequest
-	22, // 16: paygate.callbacks.v1.CallbacksService.ListAttemptsOfTransactions:input_type -> paygate.callbacks.v1.ListAttemptsOfTransactionsRequest
-	14, // 17: paygate.callbacks.v1.CallbacksService.RetryCallbackAttempt:input_type -> paygate.callbacks.v1.RetryCallbackAttemptRequest
-	16, // 18: paygate.callbacks.v1.CallbacksService.EnqueueTransactionCallbacks:input_type -> paygate.callbacks.v1.EnqueueTransactionCallbacksRequest
-	18, // 19: paygate.callbacks.v1.CallbacksService.GetSigningSecret:input_type -> paygate.callbacks.v1.GetSigningSecretRequest
-	20, // 20: paygate.callbacks.v1.CallbacksService.RotateSigningSecret:input_type -> paygate.callbacks.v1.RotateSigningSecretRequest
-	2,  // 21: paygate.callbacks.v1.CallbacksService.ListCollabCallbacks:output_type -> paygate.callbacks.v1.ListCollabCallbacksResponse
-	4,  // 22: paygate.callbacks.v1.CallbacksService.ListMerchantCallbacks:output_type -> paygate.callbacks.v1.ListMerchantCallbacksResponse
-	6,  // 23: paygate.callbacks.v1.CallbacksService.CreateCallback:output_type -> paygate.callbacks.v1.CreateCallbackResponse
-	8,  // 24: paygate.callbacks.v1.CallbacksService.UpdateCallback:output_type -> paygate.callbacks.v1.UpdateCallbackResponse
-	10, // 25: paygate.callbacks.v1.CallbacksService.DeleteCallback:output_type -> paygate.callbacks.v1.DeleteCallbackResponse
-	13, // 26: paygate.callbacks.v1.CallbacksService.ListCallbackAttempts:output_type -> paygate.callbacks.v1.ListCallbackAttemptsResponse
-	23, // 27: paygate.callbacks.v1.CallbacksService.ListAttemptsOfTransactions:output_type -> paygate.callbacks.v1.ListAttemptsOfTransactionsResponse
-	15, // 28: paygate.callbacks.v1.CallbacksService.RetryCallbackAttempt:output_type -> paygate.callbacks.v1.RetryCallbackAttemptResponse
-	17, // 29: paygate.callbacks.v1.CallbacksService.EnqueueTransactionCallbacks:output_type -> paygate.callbacks.v1.EnqueueTransactionCallbacksResponse
-	19, // 30: paygate.callbacks.v1.CallbacksService.GetSigningSecret:output_type -> paygate.callbacks.v1.GetSigningSecretResponse
-	21, // 31: paygate.callbacks.v1.CallbacksService.RotateSigningSecret:output_type -> paygate.callbacks.v1.RotateSigningSecretResponse
-	21, // [21:32] is the sub-list for method output_type
-	10, // [10:21] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	24, // 2: paygate.callbacks.v1.Callback.disabled_utc:type_name -> google.protobuf.Timestamp
+	0,  // 3: paygate.callbacks.v1.ListCollabCallbacksResponse.callbacks:type_name -> paygate.callbacks.v1.Callback
+	0,  // 4: paygate.callbacks.v1.ListMerchantCallbacksResponse.callbacks:type_name -> paygate.callbacks.v1.Callback
+	0,  // 5: paygate.callbacks.v1.CreateCallbackResponse.callback:type_name -> paygate.callbacks.v1.Callback
+	0,  // 6: paygate.callbacks.v1.UpdateCallbackResponse.callback:type_name -> paygate.callbacks.v1.Callback
+	24, // 7: paygate.callbacks.v1.CallbackAttempt.created_utc:type_name -> google.protobuf.Timestamp
+	11, // 8: paygate.callbacks.v1.ListCallbackAttemptsResponse.callback_attempts:type_name -> paygate.callbacks.v1.CallbackAttempt
+	11, // 9: paygate.callbacks.v1.RetryCallbackAttemptResponse.attempt:type_name -> paygate.callbacks.v1.CallbackAttempt
+	11, // 10: paygate.callbacks.v1.ListAttemptsOfTransactionsResponse.attempts:type_name -> paygate.callbacks.v1.CallbackAttempt
+	1,  // 11: paygate.callbacks.v1.CallbacksService.ListCollabCallbacks:input_type -> paygate.callbacks.v1.ListCollabCallbacksRequest
+	3,  // 12: paygate.callbacks.v1.CallbacksService.ListMerchantCallbacks:input_type -> paygate.callbacks.v1.ListMerchantCallbacksRequest
+	5,  // 13: paygate.callbacks.v1.CallbacksService.CreateCallback:input_type -> paygate.callbacks.v1.CreateCallbackRequest
+	7,  // 14: paygate.callbacks.v1.CallbacksService.UpdateCallback:input_type -> paygate.callbacks.v1.UpdateCallbackRequest
+	9,  // 15: paygate.callbacks.v1.CallbacksService.DeleteCallback:input_type -> paygate.callbacks.v1.DeleteCallbackRequest
+	12, // 16: paygate.callbacks.v1.CallbacksService.ListCallbackAttempts:input_type -> paygate.callbacks.v1.ListCallbackAttemptsRequest
+	22, // 17: paygate.callbacks.v1.CallbacksService.ListAttemptsOfTransactions:input_type -> paygate.callbacks.v1.ListAttemptsOfTransactionsRequest
+	14, // 18: paygate.callbacks.v1.CallbacksService.RetryCallbackAttempt:input_type -> paygate.callbacks.v1.RetryCallbackAttemptRequest
+	16, // 19: paygate.callbacks.v1.CallbacksService.EnqueueTransactionCallbacks:input_type -> paygate.callbacks.v1.EnqueueTransactionCallbacksRequest
+	18, // 20: paygate.callbacks.v1.CallbacksService.GetSigningSecret:input_type -> paygate.callbacks.v1.GetSigningSecretRequest
+	20, // 21: paygate.callbacks.v1.CallbacksService.RotateSigningSecret:input_type -> paygate.callbacks.v1.RotateSigningSecretRequest
+	2,  // 22: paygate.callbacks.v1.CallbacksService.ListCollabCallbacks:output_type -> paygate.callbacks.v1.ListCollabCallbacksResponse
+	4,  // 23: paygate.callbacks.v1.CallbacksService.ListMerchantCallbacks:output_type -> paygate.callbacks.v1.ListMerchantCallbacksResponse
+	6,  // 24: paygate.callbacks.v1.CallbacksService.CreateCallback:output_type -> paygate.callbacks.v1.CreateCallbackResponse
+	8,  // 25: paygate.callbacks.v1.CallbacksService.UpdateCallback:output_type -> paygate.callbacks.v1.UpdateCallbackResponse
+	10, // 26: paygate.callbacks.v1.CallbacksService.DeleteCallback:output_type -> paygate.callbacks.v1.DeleteCallbackResponse
+	13, // 27: paygate.callbacks.v1.CallbacksService.ListCallbackAttempts:output_type -> paygate.callbacks.v1.ListCallbackAttemptsResponse
+	23, // 28: paygate.callbacks.v1.CallbacksService.ListAttemptsOfTransactions:output_type -> paygate.callbacks.v1.ListAttemptsOfTransactionsResponse
+	15, // 29: paygate.callbacks.v1.CallbacksService.RetryCallbackAttempt:output_type -> paygate.callbacks.v1.RetryCallbackAttemptResponse
+	17, // 30: paygate.callbacks.v1.CallbacksService.EnqueueTransactionCallbacks:output_type -> paygate.callbacks.v1.EnqueueTransactionCallbacksResponse
+	19, // 31: paygate.callbacks.v1.CallbacksService.GetSigningSecret:output_type -> paygate.callbacks.v1.GetSigningSecretResponse
+	21, // 32: paygate.callbacks.v1.CallbacksService.RotateSigningSecret:output_type -> paygate.callbacks.v1.RotateSigningSecretResponse
+	22, // [22:33] is the sub-list for method output_type
+	11, // [11:22] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_paygate_callbacks_v1_callbacks_proto_init() }
