@@ -56,7 +56,7 @@ func (s *Store) observeBreakers(ctx context.Context, tx pgx.Tx, results []callba
 		slices.Sort(failing)
 		if _, err := tx.Exec(ctx, `
 			INSERT INTO url_breakers (callback_url_id, updated_at)
-			SELECT id FROM unnest($1::bigint[]) AS u(id) ORDER BY id
+			SELECT id, $2 FROM unnest($1::bigint[]) AS u(id) ORDER BY id
 			ON CONFLICT (callback_url_id) DO NOTHING`, slices.Compact(failing), at); err != nil {
 			return fmt.Errorf("add breakers: %w", err)
 		}
