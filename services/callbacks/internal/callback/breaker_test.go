@@ -12,7 +12,9 @@ func TestBreakerObserve(t *testing.T) {
 	t.Parallel()
 	s := callback.BreakerSettings{Failures: 3, Cooldown: time.Second, CooldownCap: 3 * time.Second, DisableAfter: time.Hour}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	fail := func(at time.Time) callback.Observation { return callback.Observation{At: at, Error: "The receiver answered HTTP 503."} }
+	fail := func(at time.Time) callback.Observation {
+		return callback.Observation{At: at, Error: "The receiver answered HTTP 503."}
+	}
 	b := callback.Breaker{URLID: 7}
 
 	b, tr := s.Observe(b, []callback.Observation{fail(t0), fail(t0)}, t0)
