@@ -1,0 +1,1 @@
+ALTER TABLE callback_urls DROP COLUMN final_statuses;
