@@ -297,3 +297,77 @@ func TestAutoDisableAndReenable(t *testing.T) {
 		t.Fatalf("another merchant's health = %d, want 404", status)
 	}
 }
+
+// A URL's filter of final statuses: deliveries are made only for matching
+// transactions (none is created for the others); bad statuses are a 400
+// naming finalStatuses, with nothing written.
+func TestFinalStatusFilter(t *testing.T) {
+	t.Parallel()
+	svc := startService(t)
+	ev := connect(t)
+	m := newMerchant(t)
+	c := newCollab(t, m)
+	rec := newReceiver(t)
+	admin := user(t, access.RoleAdmin)
+
+	for _, body := range []map[string]any{
+		{"collabId": c, "callbackUrl": rec.URL, "finalStatuses": []int{4, 7}},
+		{"collabId": c, "callbackUrl": rec.URL, "finalStatuses": []int{0, 4}},
+	} {
+		status, raw := call(t, admin, svc.HTTPURL, http.MethodPost, "/api/v1/callbacks", body)
+		if status != http.StatusBadRequest || !strings.Contains(errorMessage(t, raw), "finalStatuses") {
+			t.Fatalf("%v = %d %s, want 400 naming finalStatuses", body, status, raw)
+		}
+	}
+	if n := svc.queryInt(t, `SELECT count(*) FROM callback_urls`); n != 0 {
+		t.Fatal("a refused create wrote a URL")
+	}
+
+	var u struct {
+		ID            string  `json:"id"`
+		FinalStatuses []int32 `json:"finalStatuses"`
+	}
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodPost, "/api/v1/callbacks",
+		map[string]any{"collabId": c, "callbackUrl": rec.URL, "transactionTypeId": 1, "finalStatuses": []int{-2, 4}}, &u)
+	if len(u.FinalStatuses) != 2 || u.FinalStatuses[0] != -2 || u.FinalStatuses[1] != 4 {
+		t.Fatalf("finalStatuses = %v", u.FinalStatuses)
+	}
+	// An edit with a bad status writes nothing.
+	status, raw := call(t, admin, svc.HTTPURL, http.MethodPost, "/api/v1/callbacks/"+u.ID, map[string]any{"finalStatuses": []int{3}})
+	if status != http.StatusBadRequest || !strings.Contains(errorMessage(t, raw), "finalStatuses must list final statuses") {
+		t.Fatalf("edit = %d %s", status, raw)
+	}
+
+	ok := tx{id: newTxID(), merchant: m, collab: c, typ: 1, prev: 3, status: 4}
+	failedMatching := tx{id: newTxID(), merchant: m, collab: c, typ: 1, prev: 3, status: -2}
+	otherStatus := tx{id: newTxID(), merchant: m, collab: c, typ: 1, prev: 3, status: -1}
+	otherType := tx{id: newTxID(), merchant: m, collab: c, typ: 2, prev: 3, status: 4}
+	for _, x := range []tx{otherStatus, otherType, ok, failedMatching} {
+		ev.finalize(t, x)
+	}
+	waitFor(t, 10*time.Second, "the matching deliveries", func() bool { return len(rec.of(ok.id)) == 1 && len(rec.of(failedMatching.id)) == 1 })
+	// The others were projected, with no delivery.
+	waitFor(t, 10*time.Second, "the other transactions projected", func() bool {
+		return svc.queryInt(t, `SELECT count(*) FROM transactions WHERE id = ANY($1)`, []int64{otherStatus.id, otherType.id}) == 2
+	})
+	if n := svc.queryInt(t, `SELECT count(*) FROM deliveries WHERE transaction_id = ANY($1)`, []int64{otherStatus.id, otherType.id}); n != 0 {
+		t.Fatalf("%d deliveries made for transactions the filter leaves out", n)
+	}
+	// Enqueue follows the filter too.
+	var q struct {
+		Queued int32 `json:"queued"`
+	}
+	must(t, admin, svc.HTTPURL, http.StatusAccepted, http.MethodPost, "/api/v1/transactions/"+strconv.FormatInt(otherStatus.id, 10)+"/callbacks/enqueue", nil, &q)
+	if q.Queued != 0 {
+		t.Fatalf("enqueue of a filtered-out status queued %d", q.Queued)
+	}
+	// [0] is every final status again.
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodPost, "/api/v1/callbacks/"+u.ID, map[string]any{"finalStatuses": []int{0}}, &u)
+	if len(u.FinalStatuses) != 0 {
+		t.Fatalf("finalStatuses after [0] = %v", u.FinalStatuses)
+	}
+	must(t, admin, svc.HTTPURL, http.StatusAccepted, http.MethodPost, "/api/v1/transactions/"+strconv.FormatInt(otherStatus.id, 10)+"/callbacks/enqueue", nil, &q)
+	if q.Queued != 1 {
+		t.Fatalf("enqueue after clearing the filter queued %d", q.Queued)
+	}
+}

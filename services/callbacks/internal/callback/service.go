@@ -52,6 +52,9 @@ type Input struct {
 	MaxAttempts     *int32
 	AddSignature    *bool
 	TransactionType *int32
+	// FinalStatuses: nil or empty leaves them (every one on create); [0]
+	// is every final status.
+	FinalStatuses []int32
 }
 
 // Service answers the CallbacksService calls within each caller's scope.
@@ -514,6 +517,16 @@ func apply(u *URL, in Input) []string {
 			problems = append(problems, msgType)
 		}
 	}
+	if len(in.FinalStatuses) == 1 && in.FinalStatuses[0] == 0 {
+		u.FinalStatuses = 0
+	} else if len(in.FinalStatuses) > 0 {
+		set, bad, ok := NewStatusSet(in.FinalStatuses)
+		if ok {
+			u.FinalStatuses = set
+		} else {
+			problems = append(problems, fmt.Sprintf("finalStatuses must list final statuses (4, -1 to -6), or be [0] for every final status; %d is not one.", bad))
+		}
+	}
 	return problems
 }
 
@@ -538,8 +551,9 @@ type URLView struct {
 	IsEnabled         bool   `json:"isEnabled"`
 	MaxAttempts       int32  `json:"maxAttempts"`
 	AddSignature      bool   `json:"addSignature"`
-	TransactionTypeID *int32 `json:"transactionTypeId"`
-	CreatedUtc        string `json:"createdUtc"`
+	TransactionTypeID *int32  `json:"transactionTypeId"`
+	FinalStatuses     []int32 `json:"finalStatuses,omitempty"`
+	CreatedUtc        string  `json:"createdUtc"`
 	UpdatedUtc        string `json:"updatedUtc"`
 }
 
@@ -554,6 +568,7 @@ func (u URL) View() URLView {
 		t := u.TransactionType
 		v.TransactionTypeID = &t
 	}
+	v.FinalStatuses = u.FinalStatuses.List()
 	return v
 }
 

@@ -26,11 +26,11 @@ type deliveryRows struct {
 }
 
 // add adds one delivery of data per URL of urls that matches the
-// transaction type, under eventID, in the trace of sc (none when invalid).
-func (r *deliveryRows) add(eventID string, transactionID int64, merchantID, typ int32, data callback.Data, urls []callback.URL, at time.Time, sc trace.SpanContext) error {
+// transaction type and status, under eventID, in the trace of sc (none when invalid).
+func (r *deliveryRows) add(eventID string, transactionID int64, merchantID, typ, status int32, data callback.Data, urls []callback.URL, at time.Time, sc trace.SpanContext) error {
 	added := false
 	for _, u := range urls {
-		if !u.Matches(typ) {
+		if !u.Matches(typ, status) {
 			continue
 		}
 		id, err := callback.NewWebhookID()
@@ -131,7 +131,7 @@ func (s *Store) Enqueue(ctx context.Context, transactionID int64, eventID string
 		}
 		var rows deliveryRows
 		// The deliveries continue the trace of the request that enqueued them.
-		if err := rows.add(eventID, t.ID, t.MerchantID, t.Type, t.Data, urls[t.CollabID], at, trace.SpanContextFromContext(ctx)); err != nil {
+		if err := rows.add(eventID, t.ID, t.MerchantID, t.Type, t.Status, t.Data, urls[t.CollabID], at, trace.SpanContextFromContext(ctx)); err != nil {
 			return err
 		}
 		d := deltas{}

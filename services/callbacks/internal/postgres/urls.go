@@ -15,13 +15,16 @@ import (
 )
 
 const urlColumns = `id, collab_id, merchant_id, url, is_enabled, max_attempts, add_signature,
-	COALESCE(transaction_type, 0), created_at, updated_at, coalesce(disabled_reason, ''), coalesce(disabled_at, 'epoch')`
+	COALESCE(transaction_type, 0), created_at, updated_at, coalesce(disabled_reason, ''), coalesce(disabled_at, 'epoch'),
+	coalesce(final_statuses, '{}')`
 
 func scanURL(row pgx.Row) (callback.URL, error) {
 	var u callback.URL
 	var maxAttempts, typ int16
+	var statuses []int32
 	err := row.Scan(&u.ID, &u.CollabID, &u.MerchantID, &u.URL, &u.Enabled, &maxAttempts, &u.AddSignature,
-		&typ, &u.CreatedAt, &u.UpdatedAt, &u.DisabledReason, &u.DisabledAt)
+		&typ, &u.CreatedAt, &u.UpdatedAt, &u.DisabledReason, &u.DisabledAt, &statuses)
+	u.FinalStatuses, _, _ = callback.NewStatusSet(statuses)
 	u.MaxAttempts, u.TransactionType = int32(maxAttempts), int32(typ)
 	if u.DisabledAt.Equal(time.Unix(0, 0)) {
 		u.DisabledAt = time.Time{}
@@ -44,6 +47,18 @@ func nullType(t int32) *int16 {
 	}
 	v := int16(t)
 	return &v
+}
+
+// nullStatuses stores every final status as NULL.
+func nullStatuses(s callback.StatusSet) []int16 {
+	if s == 0 {
+		return nil
+	}
+	var out []int16
+	for _, st := range s.List() {
+		out = append(out, int16(st))
+	}
+	return out
 }
 
 // CollabURLs implements callback.Store.
@@ -79,10 +94,12 @@ func (s *Store) CreateURL(ctx context.Context, u callback.URL, change func(callb
 	err := pgdb.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
 		saved, err = scanURL(tx.QueryRow(ctx, `
-			INSERT INTO callback_urls (collab_id, merchant_id, url, is_enabled, max_attempts, add_signature, transaction_type, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+			INSERT INTO callback_urls (collab_id, merchant_id, url, is_enabled, max_attempts, add_signature, transaction_type, created_at, updated_at,
+				final_statuses)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)
 			RETURNING `+urlColumns,
-			u.CollabID, u.MerchantID, u.URL, u.Enabled, u.MaxAttempts, u.AddSignature, nullType(u.TransactionType), u.CreatedAt))
+			u.CollabID, u.MerchantID, u.URL, u.Enabled, u.MaxAttempts, u.AddSignature, nullType(u.TransactionType), u.CreatedAt,
+			nullStatuses(u.FinalStatuses)))
 		if err != nil {
 			return translateURLWrite(err, fmt.Errorf("insert callback url: %w", err))
 		}
@@ -105,10 +122,12 @@ func (s *Store) UpdateURL(ctx context.Context, u callback.URL, change func(befor
 			UPDATE callback_urls SET collab_id = $2, merchant_id = $3, url = $4, is_enabled = $5, max_attempts = $6,
 				add_signature = $7, transaction_type = $8, updated_at = $9,
 				disabled_reason = CASE WHEN $5 THEN NULL ELSE disabled_reason END,
-				disabled_at = CASE WHEN $5 THEN NULL ELSE disabled_at END
+				disabled_at = CASE WHEN $5 THEN NULL ELSE disabled_at END,
+				final_statuses = $10
 			WHERE id = $1
 			RETURNING `+urlColumns,
-			u.ID, u.CollabID, u.MerchantID, u.URL, u.Enabled, u.MaxAttempts, u.AddSignature, nullType(u.TransactionType), u.UpdatedAt))
+			u.ID, u.CollabID, u.MerchantID, u.URL, u.Enabled, u.MaxAttempts, u.AddSignature, nullType(u.TransactionType), u.UpdatedAt,
+			nullStatuses(u.FinalStatuses)))
 		if err != nil {
 			return translateURLWrite(err, fmt.Errorf("update callback url %d: %w", u.ID, err))
 		}

@@ -50,7 +50,10 @@ type Callback struct {
 	// too long); absent unless it was and is still disabled.
 	DisabledReason *string `protobuf:"bytes,11,opt,name=disabled_reason,json=disabledReason,proto3,oneof" json:"disabled_reason,omitempty"`
 	// When it was disabled automatically; absent likewise.
-	DisabledUtc   *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=disabled_utc,json=disabledUtc,proto3" json:"disabled_utc,omitempty"`
+	DisabledUtc *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=disabled_utc,json=disabledUtc,proto3" json:"disabled_utc,omitempty"`
+	// The final statuses (4, -1 to -6) whose transactions it receives,
+	// ascending; empty for every final status.
+	FinalStatuses []int32 `protobuf:"varint,13,rep,packed,name=final_statuses,json=finalStatuses,proto3" json:"final_statuses,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -165,6 +168,13 @@ func (x *Callback) GetDisabledReason() string {
 func (x *Callback) GetDisabledUtc() *timestamppb.Timestamp {
 	if x != nil {
 		return x.DisabledUtc
+	}
+	return nil
+}
+
+func (x *Callback) GetFinalStatuses() []int32 {
+	if x != nil {
+		return x.FinalStatuses
 	}
 	return nil
 }
@@ -369,8 +379,10 @@ type CreateCallbackRequest struct {
 	AddSignature *bool `protobuf:"varint,5,opt,name=add_signature,json=addSignature,proto3,oneof" json:"add_signature,omitempty"`
 	// 1 Cash In, 2 Cash Out; absent or null for every type.
 	TransactionTypeId *int32 `protobuf:"varint,6,opt,name=transaction_type_id,json=transactionTypeId,proto3,oneof" json:"transaction_type_id,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The final statuses it receives (4, -1 to -6); empty for every one.
+	FinalStatuses []int32 `protobuf:"varint,7,rep,packed,name=final_statuses,json=finalStatuses,proto3" json:"final_statuses,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateCallbackRequest) Reset() {
@@ -445,6 +457,13 @@ func (x *CreateCallbackRequest) GetTransactionTypeId() int32 {
 	return 0
 }
 
+func (x *CreateCallbackRequest) GetFinalStatuses() []int32 {
+	if x != nil {
+		return x.FinalStatuses
+	}
+	return nil
+}
+
 // CreateCallbackResponse carries the callback URL as stored.
 type CreateCallbackResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -509,8 +528,11 @@ type UpdateCallbackRequest struct {
 	AddSignature *bool `protobuf:"varint,6,opt,name=add_signature,json=addSignature,proto3,oneof" json:"add_signature,omitempty"`
 	// 1 Cash In, 2 Cash Out, 0 every type; absent keeps the stored value.
 	TransactionTypeId *int32 `protobuf:"varint,7,opt,name=transaction_type_id,json=transactionTypeId,proto3,oneof" json:"transaction_type_id,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The final statuses it receives (4, -1 to -6); empty leaves them,
+	// [0] is every final status.
+	FinalStatuses []int32 `protobuf:"varint,8,rep,packed,name=final_statuses,json=finalStatuses,proto3" json:"final_statuses,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdateCallbackRequest) Reset() {
@@ -590,6 +612,13 @@ func (x *UpdateCallbackRequest) GetTransactionTypeId() int32 {
 		return *x.TransactionTypeId
 	}
 	return 0
+}
+
+func (x *UpdateCallbackRequest) GetFinalStatuses() []int32 {
+	if x != nil {
+		return x.FinalStatuses
+	}
+	return nil
 }
 
 // UpdateCallbackResponse carries the callback URL as stored.
@@ -1460,7 +1489,7 @@ var File_paygate_callbacks_v1_callbacks_proto protoreflect.FileDescriptor
 
 const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"\n" +
-	"$paygate/callbacks/v1/callbacks.proto\x12\x14paygate.callbacks.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xaa\x04\n" +
+	"$paygate/callbacks/v1/callbacks.proto\x12\x14paygate.callbacks.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd1\x04\n" +
 	"\bCallback\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x1b\n" +
 	"\tcollab_id\x18\x02 \x01(\x05R\bcollabId\x12!\n" +
@@ -1478,7 +1507,8 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"updatedUtc\x12,\n" +
 	"\x0fdisabled_reason\x18\v \x01(\tH\x01R\x0edisabledReason\x88\x01\x01\x12=\n" +
-	"\fdisabled_utc\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\vdisabledUtcB\x16\n" +
+	"\fdisabled_utc\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\vdisabledUtc\x12%\n" +
+	"\x0efinal_statuses\x18\r \x03(\x05R\rfinalStatusesB\x16\n" +
 	"\x14_transaction_type_idB\x12\n" +
 	"\x10_disabled_reason\"9\n" +
 	"\x1aListCollabCallbacksRequest\x12\x1b\n" +
@@ -1489,7 +1519,7 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"\vmerchant_id\x18\x01 \x01(\x05R\n" +
 	"merchantId\"]\n" +
 	"\x1dListMerchantCallbacksResponse\x12<\n" +
-	"\tcallbacks\x18\x01 \x03(\v2\x1e.paygate.callbacks.v1.CallbackR\tcallbacks\"\xcc\x02\n" +
+	"\tcallbacks\x18\x01 \x03(\v2\x1e.paygate.callbacks.v1.CallbackR\tcallbacks\"\xf3\x02\n" +
 	"\x15CreateCallbackRequest\x12\x1b\n" +
 	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\x12!\n" +
 	"\fcallback_url\x18\x02 \x01(\tR\vcallbackUrl\x12\"\n" +
@@ -1497,13 +1527,14 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"is_enabled\x18\x03 \x01(\bH\x00R\tisEnabled\x88\x01\x01\x12&\n" +
 	"\fmax_attempts\x18\x04 \x01(\x05H\x01R\vmaxAttempts\x88\x01\x01\x12(\n" +
 	"\radd_signature\x18\x05 \x01(\bH\x02R\faddSignature\x88\x01\x01\x123\n" +
-	"\x13transaction_type_id\x18\x06 \x01(\x05H\x03R\x11transactionTypeId\x88\x01\x01B\r\n" +
+	"\x13transaction_type_id\x18\x06 \x01(\x05H\x03R\x11transactionTypeId\x88\x01\x01\x12%\n" +
+	"\x0efinal_statuses\x18\a \x03(\x05R\rfinalStatusesB\r\n" +
 	"\v_is_enabledB\x0f\n" +
 	"\r_max_attemptsB\x10\n" +
 	"\x0e_add_signatureB\x16\n" +
 	"\x14_transaction_type_id\"T\n" +
 	"\x16CreateCallbackResponse\x12:\n" +
-	"\bcallback\x18\x01 \x01(\v2\x1e.paygate.callbacks.v1.CallbackR\bcallback\"\x85\x03\n" +
+	"\bcallback\x18\x01 \x01(\v2\x1e.paygate.callbacks.v1.CallbackR\bcallback\"\xac\x03\n" +
 	"\x15UpdateCallbackRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12 \n" +
 	"\tcollab_id\x18\x02 \x01(\x05H\x00R\bcollabId\x88\x01\x01\x12&\n" +
@@ -1512,7 +1543,8 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"is_enabled\x18\x04 \x01(\bH\x02R\tisEnabled\x88\x01\x01\x12&\n" +
 	"\fmax_attempts\x18\x05 \x01(\x05H\x03R\vmaxAttempts\x88\x01\x01\x12(\n" +
 	"\radd_signature\x18\x06 \x01(\bH\x04R\faddSignature\x88\x01\x01\x123\n" +
-	"\x13transaction_type_id\x18\a \x01(\x05H\x05R\x11transactionTypeId\x88\x01\x01B\f\n" +
+	"\x13transaction_type_id\x18\a \x01(\x05H\x05R\x11transactionTypeId\x88\x01\x01\x12%\n" +
+	"\x0efinal_statuses\x18\b \x03(\x05R\rfinalStatusesB\f\n" +
 	"\n" +
 	"_collab_idB\x0f\n" +
 	"\r_callback_urlB\r\n" +
