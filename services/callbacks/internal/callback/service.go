@@ -544,17 +544,17 @@ func notFoundAs(err error, msg string) error {
 
 // URLView is a callback URL as the API and the activity log show it.
 type URLView struct {
-	ID                int64  `json:"id"`
-	CollabID          int32  `json:"collabId"`
-	MerchantID        int32  `json:"merchantId"`
-	CallbackURL       string `json:"callbackUrl"`
-	IsEnabled         bool   `json:"isEnabled"`
-	MaxAttempts       int32  `json:"maxAttempts"`
-	AddSignature      bool   `json:"addSignature"`
+	ID                int64   `json:"id"`
+	CollabID          int32   `json:"collabId"`
+	MerchantID        int32   `json:"merchantId"`
+	CallbackURL       string  `json:"callbackUrl"`
+	IsEnabled         bool    `json:"isEnabled"`
+	MaxAttempts       int32   `json:"maxAttempts"`
+	AddSignature      bool    `json:"addSignature"`
 	TransactionTypeID *int32  `json:"transactionTypeId"`
 	FinalStatuses     []int32 `json:"finalStatuses,omitempty"`
 	CreatedUtc        string  `json:"createdUtc"`
-	UpdatedUtc        string `json:"updatedUtc"`
+	UpdatedUtc        string  `json:"updatedUtc"`
 }
 
 // View returns u as the API shows it.
