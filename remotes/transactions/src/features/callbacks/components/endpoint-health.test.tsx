@@ -41,8 +41,8 @@ function setup() {
   const enables: { id: string; body: unknown }[] = [];
   const healthReads: string[] = [];
   let list: CallbackWire[] = [CB5, CB6];
+  // The first matching handler answers: these come before baseHandlers' empty health.
   server.use(
-    ...baseHandlers(),
     http.get(`${GATEWAY}/api/v1/merchants/:id/callbacks`, () => HttpResponse.json(list)),
     http.get(`${GATEWAY}/api/v1/merchants/:id/callbacks/health`, ({ params }) => {
       healthReads.push(String(params.id));
@@ -53,6 +53,7 @@ function setup() {
       list = [CB5, { ...CB6, isEnabled: true, disabledReason: undefined, disabledUtc: undefined }];
       return HttpResponse.json({ callback: list[1], retryRunId: '9' });
     }),
+    ...baseHandlers(),
   );
   return { enables, healthReads };
 }
