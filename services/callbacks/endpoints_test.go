@@ -371,3 +371,47 @@ func TestFinalStatusFilter(t *testing.T) {
 		t.Fatalf("enqueue after clearing the filter queued %d", q.Queued)
 	}
 }
+
+// Payload retention: the job callbacks.payload-purge empties the bodies of
+// delivered callbacks older than the retention, keeps their attempts, and
+// keeps the body of a failed delivery (it may be retried).
+func TestPayloadRetentionPurge(t *testing.T) {
+	t.Parallel()
+	svc := startService(t, map[string]string{
+		"PAYGATE_CALLBACK_PAYLOAD_RETENTION":      "1s",
+		"PAYGATE_CALLBACK_PAYLOAD_PURGE_INTERVAL": "300ms",
+	})
+	ev := connect(t)
+	m, m2 := newMerchant(t), newMerchant(t)
+	c, c2 := newCollab(t, m), newCollab(t, m2)
+	ok, bad := newReceiver(t), newReceiver(t)
+	bad.status.Store(http.StatusInternalServerError)
+	admin := user(t, access.RoleAdmin)
+	svc.createURL(t, admin, map[string]any{"collabId": c, "callbackUrl": ok.URL})
+	svc.createURL(t, admin, map[string]any{"collabId": c2, "callbackUrl": bad.URL, "maxAttempts": 1})
+
+	delivered := tx{id: newTxID(), merchant: m, collab: c, typ: 1, prev: 3, status: 4}
+	failed := tx{id: newTxID(), merchant: m2, collab: c2, typ: 1, prev: 3, status: 4}
+	ev.finalize(t, delivered)
+	ev.finalize(t, failed)
+	waitFor(t, 10*time.Second, "both settled", func() bool {
+		return svc.queryInt(t, `SELECT count(*) FROM deliveries WHERE transaction_id = ANY($1) AND status IN ('delivered', 'failed')`,
+			[]int64{delivered.id, failed.id}) == 2
+	})
+	if a := svc.attempts(t, admin, delivered.id); len(a.CallbackAttempts) != 1 || a.CallbackAttempts[0].RequestBody == "" {
+		t.Fatalf("attempts before the purge = %+v", a)
+	}
+	waitFor(t, 15*time.Second, "the delivered body purged", func() bool {
+		return svc.queryInt(t, `SELECT count(*) FROM delivery_bodies b JOIN deliveries d ON d.event_id = b.event_id
+			WHERE d.transaction_id = $1 AND b.purged_at IS NOT NULL AND b.body = ''`, delivered.id) == 1
+	})
+	a := svc.attempts(t, admin, delivered.id)
+	if len(a.CallbackAttempts) != 1 || a.CallbackAttempts[0].RequestBody != "" || a.CallbackAttempts[0].CallbackAttemptStatus != "Success" ||
+		a.CallbackAttempts[0].CallbackURL != ok.URL {
+		t.Fatalf("attempts after the purge = %+v", a)
+	}
+	if n := svc.queryInt(t, `SELECT count(*) FROM delivery_bodies b JOIN deliveries d ON d.event_id = b.event_id
+		WHERE d.transaction_id = $1 AND b.purged_at IS NULL AND b.body <> ''`, failed.id); n != 1 {
+		t.Fatal("the body of a failed delivery was purged")
+	}
+}
