@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -374,10 +375,10 @@ func (d *Dispatcher) freshLoop(ctx context.Context, slots chan struct{}, results
 				merchants = append(merchants, j.Delivery.MerchantID)
 			}
 		}
-		keys := map[int32][]byte{}
+		keys := map[int32][][]byte{}
 		if len(merchants) > 0 {
 			var err error
-			if keys, err = d.secrets.Keys(ctx, merchants); err != nil {
+			if keys, err = d.secrets.SigningKeys(ctx, merchants); err != nil {
 				if ctx.Err() == nil {
 					d.o.Logger.WarnContext(ctx, "signing keys of fresh deliveries; they are stored pending", "error", err)
 				}
@@ -518,7 +519,7 @@ func (d *Dispatcher) acquire(ctx context.Context, slots chan struct{}) int {
 
 type claimed struct {
 	deliveries []Delivery
-	keys       map[int32][]byte
+	keys       map[int32][][]byte
 }
 
 func (c claimed) len() int { return len(c.deliveries) }
@@ -536,9 +537,9 @@ func (d *Dispatcher) claim(ctx context.Context, n int) (claimed, error) {
 			merchants = append(merchants, dl.MerchantID)
 		}
 	}
-	keys := map[int32][]byte{}
+	keys := map[int32][][]byte{}
 	if len(merchants) > 0 {
-		if keys, err = d.secrets.Keys(ctx, merchants); err != nil {
+		if keys, err = d.secrets.SigningKeys(ctx, merchants); err != nil {
 			// The claimed deliveries come back when their lease ends.
 			return claimed{}, err
 		}
@@ -549,7 +550,7 @@ func (d *Dispatcher) claim(ctx context.Context, n int) (claimed, error) {
 // attempt posts one delivery and decides what follows, in a span that
 // continues the delivery's trace (that of the request whose event made it)
 // when it has one: the first attempt and every retry alike.
-func (d *Dispatcher) attempt(ctx context.Context, dl Delivery, key []byte) Result {
+func (d *Dispatcher) attempt(ctx context.Context, dl Delivery, keys [][]byte) Result {
 	if dl.Trace.IsValid() {
 		ctx = trace.ContextWithRemoteSpanContext(ctx, dl.Trace)
 	}
@@ -565,7 +566,13 @@ func (d *Dispatcher) attempt(ctx context.Context, dl Delivery, key []byte) Resul
 		stdwebhooks.HeaderTimestamp: strconv.FormatInt(ts, 10),
 	}
 	if dl.Sign {
-		headers[stdwebhooks.HeaderSignature] = stdwebhooks.Sign(key, dl.WebhookID, ts, dl.Body)
+		// During a rotation's overlap: the new key's signature, then the
+		// old one's, space-separated (Standard Webhooks).
+		sigs := make([]string, 0, len(keys))
+		for _, k := range keys {
+			sigs = append(sigs, stdwebhooks.Sign(k, dl.WebhookID, ts, dl.Body))
+		}
+		headers[stdwebhooks.HeaderSignature] = strings.Join(sigs, " ")
 	}
 	sent := time.Now()
 	resp := d.sender.Send(ctx, Request{URL: dl.URL, Body: dl.Body, Headers: headers})

@@ -62,7 +62,11 @@ func (f *fakeStore) AddSealedKey(_ context.Context, id int32, sealed []byte, _ t
 	return sealed, nil
 }
 
-func (f *fakeStore) ReplaceSealedKey(_ context.Context, id int32, sealed []byte, _ time.Time) error {
+func (f *fakeStore) PreviousSealedKeys(context.Context, []int32, time.Time) (map[int32][]byte, error) {
+	return map[int32][]byte{}, nil
+}
+
+func (f *fakeStore) ReplaceSealedKey(_ context.Context, id int32, sealed []byte, _, _ time.Time) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.keys[id] = sealed

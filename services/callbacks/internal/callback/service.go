@@ -37,6 +37,12 @@ const (
 	msgAttempt        = "The callback attempt was not found."
 )
 
+// The overlap of a signing-secret rotation, in hours: by default, and at most.
+const (
+	DefaultOverlapHours = 24
+	MaxOverlapHours     = 168
+)
+
 // Actions of CallbackUrlChanged events.
 const (
 	ActionCreated = "Created"
@@ -373,11 +379,21 @@ func (s *Service) checkMerchant(ctx context.Context, scope Scope, merchantID int
 
 // RotateSigningSecret replaces a merchant's signing secret and returns the
 // new one; deliveries from then on are signed with it.
-func (s *Service) RotateSigningSecret(ctx context.Context, scope Scope, merchantID int32) (string, error) {
+//
+// overlapHours (nil: DefaultOverlapHours) is how long the replaced secret
+// still signs beside the new one, 0 to MaxOverlapHours.
+func (s *Service) RotateSigningSecret(ctx context.Context, scope Scope, merchantID int32, overlapHours *int32) (string, error) {
+	overlap := int32(DefaultOverlapHours)
+	if overlapHours != nil {
+		if *overlapHours < 0 || *overlapHours > MaxOverlapHours {
+			return "", apperr.Invalid("overlapHours must be between 0 and %d.", MaxOverlapHours)
+		}
+		overlap = *overlapHours
+	}
 	if err := s.checkMerchant(ctx, scope, merchantID); err != nil {
 		return "", err
 	}
-	k, err := s.secrets.Rotate(ctx, merchantID)
+	k, err := s.secrets.Rotate(ctx, merchantID, time.Duration(overlap)*time.Hour)
 	if err != nil {
 		return "", err
 	}

@@ -99,8 +99,12 @@ type SecretStore interface {
 	// AddSealedKey stores sealed for a merchant that has no key yet and
 	// returns the merchant's stored key (its own when another was first).
 	AddSealedKey(ctx context.Context, merchantID int32, sealed []byte, at time.Time) ([]byte, error)
-	// ReplaceSealedKey stores sealed as a merchant's key.
-	ReplaceSealedKey(ctx context.Context, merchantID int32, sealed []byte, at time.Time) error
+	// ReplaceSealedKey stores sealed as a merchant's key; the key it
+	// replaces still signs until keepUntil (none when not after at).
+	ReplaceSealedKey(ctx context.Context, merchantID int32, sealed []byte, at, keepUntil time.Time) error
+	// PreviousSealedKeys returns the sealed keys that rotations replaced and
+	// that still sign at now.
+	PreviousSealedKeys(ctx context.Context, merchantIDs []int32, now time.Time) (map[int32][]byte, error)
 }
 
 // Collabs resolves collabs through the gateway, within the caller's scope

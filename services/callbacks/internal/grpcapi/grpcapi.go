@@ -199,7 +199,7 @@ func (s *Server) RotateSigningSecret(ctx context.Context, req *callbacksv1.Rotat
 	if err != nil {
 		return nil, err
 	}
-	secret, err := s.svc.RotateSigningSecret(ctx, scope, req.GetMerchantId())
+	secret, err := s.svc.RotateSigningSecret(ctx, scope, req.GetMerchantId(), req.OverlapHours)
 	if err != nil {
 		return nil, err
 	}

@@ -1305,7 +1305,10 @@ func (x *GetSigningSecretResponse) GetSecret() string {
 type RotateSigningSecretRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Id of the merchant.
-	MerchantId    int32 `protobuf:"varint,1,opt,name=merchant_id,json=merchantId,proto3" json:"merchant_id,omitempty"`
+	MerchantId int32 `protobuf:"varint,1,opt,name=merchant_id,json=merchantId,proto3" json:"merchant_id,omitempty"`
+	// Hours the replaced secret still signs beside the new one (each
+	// delivery then carries both signatures): 0 to 168, 24 when absent.
+	OverlapHours  *int32 `protobuf:"varint,2,opt,name=overlap_hours,json=overlapHours,proto3,oneof" json:"overlap_hours,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1343,6 +1346,13 @@ func (*RotateSigningSecretRequest) Descriptor() ([]byte, []int) {
 func (x *RotateSigningSecretRequest) GetMerchantId() int32 {
 	if x != nil {
 		return x.MerchantId
+	}
+	return 0
+}
+
+func (x *RotateSigningSecretRequest) GetOverlapHours() int32 {
+	if x != nil && x.OverlapHours != nil {
+		return *x.OverlapHours
 	}
 	return 0
 }
@@ -1597,16 +1607,18 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"\vmerchant_id\x18\x01 \x01(\x05R\n" +
 	"merchantId\"2\n" +
 	"\x18GetSigningSecretResponse\x12\x16\n" +
-	"\x06secret\x18\x01 \x01(\tR\x06secret\"=\n" +
+	"\x06secret\x18\x01 \x01(\tR\x06secret\"y\n" +
 	"\x1aRotateSigningSecretRequest\x12\x1f\n" +
 	"\vmerchant_id\x18\x01 \x01(\x05R\n" +
-	"merchantId\"5\n" +
+	"merchantId\x12(\n" +
+	"\roverlap_hours\x18\x02 \x01(\x05H\x00R\foverlapHours\x88\x01\x01B\x10\n" +
+	"\x0e_overlap_hours\"5\n" +
 	"\x1bRotateSigningSecretResponse\x12\x16\n" +
 	"\x06secret\x18\x01 \x01(\tR\x06secret\"L\n" +
 	"!ListAttemptsOfTransactionsRequest\x12'\n" +
 	"\x0ftransaction_ids\x18\x01 \x03(\x03R\x0etransactionIds\"g\n" +
 	"\"ListAttemptsOfTransactionsResponse\x12A\n" +
-	"\battempts\x18\x01 \x03(\v2%.paygate.callbacks.v1.CallbackAttemptR\battempts2\xf6\x0e\n" +
+	"\battempts\x18\x01 \x03(\v2%.paygate.callbacks.v1.CallbackAttemptR\battempts2\xf9\x0e\n" +
 	"\x10CallbacksService\x12\xb4\x01\n" +
 	"\x13ListCollabCallbacks\x120.paygate.callbacks.v1.ListCollabCallbacksRequest\x1a1.paygate.callbacks.v1.ListCollabCallbacksResponse\"8\x82\xd3\xe4\x93\x022b\tcallbacks\x12%/api/v1/collabs/{collab_id}/callbacks\x12\xbe\x01\n" +
 	"\x15ListMerchantCallbacks\x122.paygate.callbacks.v1.ListMerchantCallbacksRequest\x1a3.paygate.callbacks.v1.ListMerchantCallbacksResponse\"<\x82\xd3\xe4\x93\x026b\tcallbacks\x12)/api/v1/merchants/{merchant_id}/callbacks\x12\x93\x01\n" +
@@ -1617,8 +1629,8 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"\x1aListAttemptsOfTransactions\x127.paygate.callbacks.v1.ListAttemptsOfTransactionsRequest\x1a8.paygate.callbacks.v1.ListAttemptsOfTransactionsResponse\x12\xac\x01\n" +
 	"\x14RetryCallbackAttempt\x121.paygate.callbacks.v1.RetryCallbackAttemptRequest\x1a2.paygate.callbacks.v1.RetryCallbackAttemptResponse\"-\x82\xd3\xe4\x93\x02'\"%/api/v1/callbacks/attempts/{id}/retry\x12\xc7\x01\n" +
 	"\x1bEnqueueTransactionCallbacks\x128.paygate.callbacks.v1.EnqueueTransactionCallbacksRequest\x1a9.paygate.callbacks.v1.EnqueueTransactionCallbacksResponse\"3\x82\xd3\xe4\x93\x02-\"+/api/v1/transactions/{id}/callbacks/enqueue\x12\xab\x01\n" +
-	"\x10GetSigningSecret\x12-.paygate.callbacks.v1.GetSigningSecretRequest\x1a..paygate.callbacks.v1.GetSigningSecretResponse\"8\x82\xd3\xe4\x93\x022\x120/api/v1/merchants/{merchant_id}/callbacks/secret\x12\xbb\x01\n" +
-	"\x13RotateSigningSecret\x120.paygate.callbacks.v1.RotateSigningSecretRequest\x1a1.paygate.callbacks.v1.RotateSigningSecretResponse\"?\x82\xd3\xe4\x93\x029\"7/api/v1/merchants/{merchant_id}/callbacks/secret/rotateB\xe0\x01\n" +
+	"\x10GetSigningSecret\x12-.paygate.callbacks.v1.GetSigningSecretRequest\x1a..paygate.callbacks.v1.GetSigningSecretResponse\"8\x82\xd3\xe4\x93\x022\x120/api/v1/merchants/{merchant_id}/callbacks/secret\x12\xbe\x01\n" +
+	"\x13RotateSigningSecret\x120.paygate.callbacks.v1.RotateSigningSecretRequest\x1a1.paygate.callbacks.v1.RotateSigningSecretResponse\"B\x82\xd3\xe4\x93\x02<:\x01*\"7/api/v1/merchants/{merchant_id}/callbacks/secret/rotateB\xe0\x01\n" +
 	"\x18com.paygate.callbacks.v1B\x0eCallbacksProtoP\x01ZBgithub.com/paygate/paygate/gen/go/paygate/callbacks/v1;callbacksv1\xa2\x02\x03PCX\xaa\x02\x14Paygate.Callbacks.V1\xca\x02\x14Paygate\\Callbacks\\V1\xe2\x02 Paygate\\Callbacks\\V1\\GPBMetadata\xea\x02\x16Paygate::Callbacks::V1b\x06proto3"
 
 var (
@@ -1711,6 +1723,7 @@ func file_paygate_callbacks_v1_callbacks_proto_init() {
 	file_paygate_callbacks_v1_callbacks_proto_msgTypes[5].OneofWrappers = []any{}
 	file_paygate_callbacks_v1_callbacks_proto_msgTypes[7].OneofWrappers = []any{}
 	file_paygate_callbacks_v1_callbacks_proto_msgTypes[12].OneofWrappers = []any{}
+	file_paygate_callbacks_v1_callbacks_proto_msgTypes[20].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -10,3 +10,9 @@ ALTER TABLE delivery_bodies
     ADD COLUMN created_at timestamptz NOT NULL DEFAULT now(),
     ADD COLUMN purged_at timestamptz;
 CREATE INDEX delivery_bodies_purge_idx ON delivery_bodies (created_at) WHERE purged_at IS NULL;
+
+-- Signing-secret rotation with overlap (issue 30): the key a rotation
+-- replaced still signs, beside the new one, until previous_until.
+ALTER TABLE signing_secrets
+    ADD COLUMN previous_sealed bytea,
+    ADD COLUMN previous_until timestamptz;
