@@ -8,7 +8,7 @@ import type { CallbackWire } from '../api/types';
 import { successRateText } from './endpoint-health';
 
 const REASON = 'Every attempt since 2026-01-01T00:00:00Z failed; the last: The receiver answered HTTP 503.';
-const CB5: CallbackWire = { id: '5', collabId: 1, merchantId: 1, callbackUrl: 'https://acme.example/cb', isEnabled: true, maxAttempts: 3, addSignature: true };
+const CB5: CallbackWire = { id: '5', collabId: 1, merchantId: 1, callbackUrl: 'https://acme.example/cb', isEnabled: true, maxAttempts: 3, addSignature: true, finalStatuses: [-2, 4] };
 const CB6: CallbackWire = {
   id: '6',
   collabId: 1,
@@ -65,6 +65,8 @@ describe('Callbacks page: endpoint health (issue 30)', () => {
     const notice = await screen.findByTestId('disabled-6');
     expect(within(notice).getByText('https://acme.example/dead was disabled automatically')).toBeInTheDocument();
     expect(within(notice).getByText(REASON)).toBeInTheDocument();
+    // The filter of final statuses shows with the type.
+    expect(within(await screen.findByTestId('callback-5')).getByText('Final statuses -2, 4')).toBeInTheDocument();
     const healthy = await screen.findByTestId('health-5');
     expect(healthReads).toContain('1');
     expect(within(healthy).getByText('99.5%')).toBeInTheDocument();
