@@ -177,6 +177,9 @@ func (s *Store) DeleteURL(ctx context.Context, id int64, at time.Time, change fu
 		if err := cancelPendingOfURL(ctx, tx, id, at); err != nil {
 			return err
 		}
+		if _, err := tx.Exec(ctx, `DELETE FROM url_breakers WHERE callback_url_id = $1`, id); err != nil {
+			return fmt.Errorf("delete breaker of callback url %d: %w", id, err)
+		}
 		return enqueue(ctx, tx, change(before))
 	})
 }
