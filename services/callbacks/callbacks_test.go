@@ -144,7 +144,13 @@ func TestDeliveryIsSignedAndListed(t *testing.T) {
 		t.Fatalf("attempt %+v", a)
 	}
 
-	// After a rotation, deliveries are signed with the new secret only.
+	// A bad overlap is a 400 naming it, and rotates nothing.
+	if status, raw := call(t, admin, svc.HTTPURL, http.MethodPost, path+"/rotate", map[string]any{"overlapHours": 169}); status != http.StatusBadRequest ||
+		!strings.Contains(errorMessage(t, raw), "overlapHours") {
+		t.Fatalf("rotate with overlapHours 169 = %d %s", status, raw)
+	}
+	// After a rotation (24 h of overlap by default), deliveries carry both
+	// signatures: the new secret's first, then the old one's.
 	var rotated struct {
 		Secret string `json:"secret"`
 	}
@@ -155,7 +161,24 @@ func TestDeliveryIsSignedAndListed(t *testing.T) {
 	y := tx{id: newTxID(), merchant: merchant, collab: collab, typ: 2, prev: 3, status: -2}
 	ev.finalize(t, y)
 	waitFor(t, 15*time.Second, "the second callback", func() bool { return len(rec.of(y.id)) == 1 })
+	if sigs := strings.Fields(rec.of(y.id)[0].header.Get("webhook-signature")); len(sigs) != 2 {
+		t.Fatalf("webhook-signature during the overlap = %q, want two", sigs)
+	}
 	verifyStandardWebhook(t, rotated.Secret, rec.of(y.id)[0])
+	verifyStandardWebhook(t, secret.Secret, rec.of(y.id)[0])
+
+	// A rotation without overlap replaces the secret at once: one signature.
+	var third struct {
+		Secret string `json:"secret"`
+	}
+	must(t, admin, svc.HTTPURL, http.StatusOK, http.MethodPost, path+"/rotate", map[string]any{"overlapHours": 0}, &third)
+	y2 := tx{id: newTxID(), merchant: merchant, collab: collab, typ: 2, prev: 3, status: -2}
+	ev.finalize(t, y2)
+	waitFor(t, 15*time.Second, "the third callback", func() bool { return len(rec.of(y2.id)) == 1 })
+	if sigs := strings.Fields(rec.of(y2.id)[0].header.Get("webhook-signature")); len(sigs) != 1 {
+		t.Fatalf("webhook-signature after a rotation without overlap = %q, want one", sigs)
+	}
+	verifyStandardWebhook(t, third.Secret, rec.of(y2.id)[0])
 
 	// An unsigned URL gets the id and timestamp but no signature.
 	unsigned := svc.createURL(t, admin, map[string]any{"collabId": collab, "callbackUrl": rec.URL + "/plain", "addSignature": false})

@@ -103,6 +103,21 @@ type Config struct {
 	// RetrySlice is how long a bulk retry's job works before it comes back
 	// to the queue.
 	RetrySlice time.Duration `env:"PAYGATE_CALLBACK_RETRY_SLICE" default:"20s"`
+	// BreakerFailures is the consecutive failed attempts that open a
+	// callback URL's circuit breaker.
+	BreakerFailures int `env:"PAYGATE_CALLBACK_BREAKER_FAILURES" default:"5"`
+	// BreakerCooldown is an open breaker's first wait before its probe,
+	// doubled per failed probe up to BreakerCooldownCap.
+	BreakerCooldown    time.Duration `env:"PAYGATE_CALLBACK_BREAKER_COOLDOWN" default:"30s"`
+	BreakerCooldownCap time.Duration `env:"PAYGATE_CALLBACK_BREAKER_COOLDOWN_CAP" default:"10m"`
+	// DisableAfter is how long every attempt to a callback URL must have
+	// failed for it to be disabled automatically.
+	DisableAfter time.Duration `env:"PAYGATE_CALLBACK_DISABLE_AFTER" default:"72h"`
+	// PayloadRetention is how long delivered request bodies (and the start
+	// of receivers' answers) are kept; PayloadPurgeInterval how often the
+	// job callbacks.payload-purge runs.
+	PayloadRetention     time.Duration `env:"PAYGATE_CALLBACK_PAYLOAD_RETENTION" default:"720h"`
+	PayloadPurgeInterval time.Duration `env:"PAYGATE_CALLBACK_PAYLOAD_PURGE_INTERVAL" default:"1h"`
 	// RetryRescueAfter is when a bulk retry's job whose worker died is
 	// taken back by river's leader (more than RetrySlice).
 	RetryRescueAfter time.Duration `env:"PAYGATE_CALLBACK_RETRY_RESCUE_AFTER" default:"1m"`
@@ -140,6 +155,18 @@ func (c Config) Check() []string {
 	if _, err := bus.ParseStart(c.EventsFrom); err != nil {
 		problems = append(problems, "PAYGATE_CALLBACK_EVENTS_FROM: "+err.Error())
 	}
+	if c.BreakerFailures < 1 {
+		problems = append(problems, "PAYGATE_CALLBACK_BREAKER_FAILURES must be at least 1")
+	}
+	if c.BreakerCooldown <= 0 || c.BreakerCooldownCap < c.BreakerCooldown {
+		problems = append(problems, "PAYGATE_CALLBACK_BREAKER_COOLDOWN must be positive and at most PAYGATE_CALLBACK_BREAKER_COOLDOWN_CAP")
+	}
+	if c.PayloadRetention <= 0 || c.PayloadPurgeInterval <= 0 {
+		problems = append(problems, "PAYGATE_CALLBACK_PAYLOAD_RETENTION and PAYGATE_CALLBACK_PAYLOAD_PURGE_INTERVAL must be positive")
+	}
+	if c.DisableAfter <= 0 {
+		problems = append(problems, "PAYGATE_CALLBACK_DISABLE_AFTER must be positive")
+	}
 	if _, err := c.sealer(); err != nil {
 		problems = append(problems, err.Error())
 	}
@@ -172,6 +199,8 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 		return err
 	}
 	store := postgres.NewStore(p.Pool)
+	store.Breakers = callback.BreakerSettings{Failures: int32(cfg.BreakerFailures), Cooldown: cfg.BreakerCooldown,
+		CooldownCap: cfg.BreakerCooldownCap, DisableAfter: cfg.DisableAfter}
 	gatewayConn, err := grpc.NewClient(cfg.GatewayGRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		return fmt.Errorf("PAYGATE_GATEWAY_GRPC_ADDR: %w", err)
@@ -205,14 +234,20 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(cc))
 	})
 
-	if err := wireRetries(ctx, cfg, p, srv, dispatcher.Wake); err != nil {
+	retries, err := wireRetries(ctx, cfg, p, srv, dispatcher.Wake)
+	if err != nil {
 		return err
 	}
+	endpoints := callback.NewEndpoints(svc, store, recoverSince(retries))
+	srv.Register(&callbacksv1.CallbackEndpointService_ServiceDesc, grpcapi.NewEndpointServer(endpoints))
+	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
+		return callbacksv1.RegisterCallbackEndpointServiceHandlerClient(ctx, mux, callbacksv1.NewCallbackEndpointServiceClient(cc))
+	})
 
 	// The background jobs (docs/jobs.md): one replica runs each, and every
 	// run is reported through the outbox. Fresh deliveries are sent by every
 	// replica's dispatcher, outside the jobs.
-	if err := p.Jobs.Add(callbacksJobs(dispatcher, bus.NewRelay(p.Pool, p.JetStream, p.Log), sealer, store)...); err != nil {
+	if err := p.Jobs.Add(callbacksJobs(cfg, dispatcher, bus.NewRelay(p.Pool, p.JetStream, p.Log), sealer, store)...); err != nil {
 		return err
 	}
 	p.Go(dispatcher.Run)
@@ -226,8 +261,23 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 }
 
 // callbacksJobs are the callbacks service's background jobs.
-func callbacksJobs(dispatcher *callback.Dispatcher, relay *bus.Relay, sealer *keyring.Keyring, store *postgres.Store) []jobs.Job {
+func callbacksJobs(cfg Config, dispatcher *callback.Dispatcher, relay *bus.Relay, sealer *keyring.Keyring, store *postgres.Store) []jobs.Job {
 	return []jobs.Job{
+		{
+			Name: "callbacks.payload-purge",
+			Description: "Empties the request bodies of callbacks older than PAYGATE_CALLBACK_PAYLOAD_RETENTION whose deliveries are all delivered or cancelled, " +
+				"and the start of receivers' answers in their attempts' errors; the attempts stay. Every PAYGATE_CALLBACK_PAYLOAD_PURGE_INTERVAL.",
+			Every: cfg.PayloadPurgeInterval,
+			Run: func(ctx context.Context, run *jobs.Run) error {
+				now := time.Now()
+				n, err := store.PurgePayloads(ctx, now.Add(-cfg.PayloadRetention), now, 1000, run.Stopping())
+				run.Notifyf(jobs.LevelInformation, "Purged the payloads of %d callbacks older than %s.", n, cfg.PayloadRetention)
+				if err != nil {
+					return jobs.Failed(err, "The purge stopped before it finished; the next run goes on.")
+				}
+				return nil
+			},
+		},
 		{
 			Name: "callbacks.secrets-reseal",
 			Description: "Re-seals merchants' callback signing keys still sealed under an older key of PAYGATE_ENCRYPTION_KEYS " +

@@ -333,6 +333,10 @@ var fastEnv = map[string]string{
 	"PAYGATE_CALLBACK_POLL_INTERVAL": "20ms",
 	"PAYGATE_CALLBACK_TIMEOUT":       "2s",
 	"PAYGATE_CALLBACK_LEASE":         "10s",
+	// An open breaker probes soon, so that tests of retries against a
+	// receiver that failed five times in a row wait little.
+	"PAYGATE_CALLBACK_BREAKER_COOLDOWN":     "100ms",
+	"PAYGATE_CALLBACK_BREAKER_COOLDOWN_CAP": "1s",
 }
 
 // startService runs the service on a fresh schema (dropped, with its

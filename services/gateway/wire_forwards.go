@@ -24,6 +24,9 @@ func (g *gateway) wireCallbacks(context.Context) error {
 		if err := callbacksv1.RegisterCallbackRetryServiceHandlerClient(ctx, mux, callbacksv1.NewCallbackRetryServiceClient(g.callbacksConn)); err != nil {
 			return err
 		}
+		if err := callbacksv1.RegisterCallbackEndpointServiceHandlerClient(ctx, mux, callbacksv1.NewCallbackEndpointServiceClient(g.callbacksConn)); err != nil {
+			return err
+		}
 		return callbacksv1.RegisterCallbacksServiceHandlerClient(ctx, mux, callbacksv1.NewCallbacksServiceClient(g.callbacksConn))
 	})
 	if g.cfg.ConsumeCallbackEvents {

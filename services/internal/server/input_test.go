@@ -68,6 +68,7 @@ func startAllREST(t *testing.T) string {
 	srv.Register(&gatewayv1.ViewService_ServiceDesc, gatewayv1.UnimplementedViewServiceServer{})
 	srv.Register(&callbacksv1.CallbacksService_ServiceDesc, callbacksv1.UnimplementedCallbacksServiceServer{})
 	srv.Register(&callbacksv1.CallbackRetryService_ServiceDesc, callbacksv1.UnimplementedCallbackRetryServiceServer{})
+	srv.Register(&callbacksv1.CallbackEndpointService_ServiceDesc, callbacksv1.UnimplementedCallbackEndpointServiceServer{})
 	srv.Register(&aggregatorv1.StatisticsService_ServiceDesc, aggregatorv1.UnimplementedStatisticsServiceServer{})
 	srv.Register(&aggregatorv1.JobService_ServiceDesc, aggregatorv1.UnimplementedJobServiceServer{})
 	srv.RegisterGateway(func(ctx context.Context, mux *runtime.ServeMux, cc grpc.ClientConnInterface) error {
@@ -158,6 +159,9 @@ func startAllREST(t *testing.T) string {
 			},
 			func() error {
 				return callbacksv1.RegisterCallbackRetryServiceHandlerClient(ctx, mux, callbacksv1.NewCallbackRetryServiceClient(cc))
+			},
+			func() error {
+				return callbacksv1.RegisterCallbackEndpointServiceHandlerClient(ctx, mux, callbacksv1.NewCallbackEndpointServiceClient(cc))
 			},
 			func() error {
 				return aggregatorv1.RegisterStatisticsServiceHandlerClient(ctx, mux, aggregatorv1.NewStatisticsServiceClient(cc))

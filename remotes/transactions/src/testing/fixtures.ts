@@ -77,6 +77,7 @@ export function baseHandlers() {
     http.get(`${GATEWAY}/api/v1/merchants`, () => HttpResponse.json(MERCHANTS)),
     http.get(`${GATEWAY}/api/v1/providers`, () => HttpResponse.json(PROVIDERS)),
     http.get(`${GATEWAY}/api/v1/merchant-collabs`, () => HttpResponse.json({ collabs: COLLABS })),
+    http.get(`${GATEWAY}/api/v1/merchants/:id/callbacks/health`, () => HttpResponse.json({ endpoints: [] })),
   ];
 }
 

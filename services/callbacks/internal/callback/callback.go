@@ -62,11 +62,61 @@ type URL struct {
 	TransactionType int32
 	// CreatedAt and UpdatedAt are when it was made and last changed.
 	CreatedAt, UpdatedAt time.Time
+	// FinalStatuses are the final statuses it receives (zero: every one).
+	FinalStatuses StatusSet
+	// DisabledReason and DisabledAt are set while the URL is disabled
+	// automatically (its breaker saw only failures for too long).
+	DisabledReason string
+	DisabledAt     time.Time
 }
 
-// Matches reports whether the URL receives transactions of type t.
-func (u URL) Matches(t int32) bool {
-	return u.TransactionType == TypeAll || u.TransactionType == t
+// Matches reports whether the URL receives transactions of type t in
+// status status.
+func (u URL) Matches(t, status int32) bool {
+	return (u.TransactionType == TypeAll || u.TransactionType == t) && u.FinalStatuses.Has(status)
+}
+
+// finalStatuses are the final statuses, in the order of StatusSet's bits.
+var finalStatuses = [...]int32{4, -1, -2, -3, -4, -5, -6}
+
+// StatusSet is a set of final statuses; the empty set stands for every one.
+type StatusSet uint8
+
+// NewStatusSet returns the set of statuses, false when one is not final.
+func NewStatusSet(statuses []int32) (StatusSet, int32, bool) {
+	var s StatusSet
+	for _, st := range statuses {
+		i := slices.Index(finalStatuses[:], st)
+		if i < 0 {
+			return 0, st, false
+		}
+		s |= 1 << i
+	}
+	if s == 1<<len(finalStatuses)-1 {
+		s = 0 // every one
+	}
+	return s, 0, true
+}
+
+// Has reports whether the set lets status through.
+func (s StatusSet) Has(status int32) bool {
+	if s == 0 {
+		return true
+	}
+	i := slices.Index(finalStatuses[:], status)
+	return i >= 0 && s&(1<<i) != 0
+}
+
+// List returns the statuses, ascending; none for every one.
+func (s StatusSet) List() []int32 {
+	var out []int32
+	for i, st := range finalStatuses {
+		if s&(1<<i) != 0 {
+			out = append(out, st)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // DeliveryStatus is where a delivery stands.

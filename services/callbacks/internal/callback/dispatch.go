@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -81,6 +82,10 @@ type DispatcherOptions struct {
 	Logger *slog.Logger
 	// Tracer traces attempts (the process's global tracer provider).
 	Tracer trace.TracerProvider
+	// BreakerRefresh is how often the fresh loop reads the breakers that
+	// hold deliveries back (1 s): a fresh delivery to such a URL is stored
+	// pending without an attempt.
+	BreakerRefresh time.Duration
 }
 
 // Dispatcher delivers callbacks. Fresh deliveries, made from events and
@@ -112,6 +117,11 @@ type Dispatcher struct {
 	results  chan Result
 	inflight sync.WaitGroup
 	claimers sync.WaitGroup
+
+	// blocked are the URLs whose breakers hold deliveries back, as last
+	// read (freshLoop only).
+	blocked     map[int64]time.Time
+	blockedRead time.Time
 }
 
 // Job is a fresh delivery handed to Submit, and what to call once its
@@ -152,6 +162,9 @@ func NewDispatcher(store DeliveryStore, secrets *Secrets, sender Sender, o Dispa
 	}
 	if o.Tracer == nil {
 		o.Tracer = otel.GetTracerProvider()
+	}
+	if o.BreakerRefresh <= 0 {
+		o.BreakerRefresh = time.Second
 	}
 	return &Dispatcher{store: store, secrets: secrets, sender: sender, o: o, wake: make(chan struct{}, 1),
 		tracer: o.Tracer.Tracer("github.com/paygate/paygate/services/callbacks/internal/callback"),
@@ -362,10 +375,10 @@ func (d *Dispatcher) freshLoop(ctx context.Context, slots chan struct{}, results
 				merchants = append(merchants, j.Delivery.MerchantID)
 			}
 		}
-		keys := map[int32][]byte{}
+		keys := map[int32][][]byte{}
 		if len(merchants) > 0 {
 			var err error
-			if keys, err = d.secrets.Keys(ctx, merchants); err != nil {
+			if keys, err = d.secrets.SigningKeys(ctx, merchants); err != nil {
 				if ctx.Err() == nil {
 					d.o.Logger.WarnContext(ctx, "signing keys of fresh deliveries; they are stored pending", "error", err)
 				}
@@ -376,7 +389,18 @@ func (d *Dispatcher) freshLoop(ctx context.Context, slots chan struct{}, results
 			}
 		}
 		spilled := false
+		d.refreshBlocked(ctx)
 		for _, j := range batch {
+			if retryAt, ok := d.blocked[j.Delivery.CallbackURLID]; ok {
+				// The URL's breaker is open: no attempt; the delivery
+				// waits, pending, for the probe to close it.
+				r := d.unattempted(j)
+				if retryAt.After(r.NextAttemptAt) {
+					r.NextAttemptAt = retryAt
+				}
+				results <- r
+				continue
+			}
 			left := d.o.FreshWait - d.o.Now().Sub(j.queued)
 			if left <= 0 {
 				results <- d.unattempted(j)
@@ -402,6 +426,26 @@ func (d *Dispatcher) freshLoop(ctx context.Context, slots chan struct{}, results
 			d.Wake()
 		}
 	}
+}
+
+// refreshBlocked reads the breakers that hold deliveries back when the last
+// read is older than BreakerRefresh; on an error it keeps the last read.
+func (d *Dispatcher) refreshBlocked(ctx context.Context) {
+	now := d.o.Now()
+	if d.blocked != nil && now.Sub(d.blockedRead) < d.o.BreakerRefresh {
+		return
+	}
+	blocked, err := d.store.BlockedURLs(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.o.Logger.WarnContext(ctx, "read open circuit breakers", "error", err)
+		}
+		if d.blocked == nil {
+			d.blocked = map[int64]time.Time{}
+		}
+		return
+	}
+	d.blocked, d.blockedRead = blocked, now
 }
 
 // takeSlot takes a request slot, waiting at most wait; false when none came
@@ -475,7 +519,7 @@ func (d *Dispatcher) acquire(ctx context.Context, slots chan struct{}) int {
 
 type claimed struct {
 	deliveries []Delivery
-	keys       map[int32][]byte
+	keys       map[int32][][]byte
 }
 
 func (c claimed) len() int { return len(c.deliveries) }
@@ -493,9 +537,9 @@ func (d *Dispatcher) claim(ctx context.Context, n int) (claimed, error) {
 			merchants = append(merchants, dl.MerchantID)
 		}
 	}
-	keys := map[int32][]byte{}
+	keys := map[int32][][]byte{}
 	if len(merchants) > 0 {
-		if keys, err = d.secrets.Keys(ctx, merchants); err != nil {
+		if keys, err = d.secrets.SigningKeys(ctx, merchants); err != nil {
 			// The claimed deliveries come back when their lease ends.
 			return claimed{}, err
 		}
@@ -506,7 +550,7 @@ func (d *Dispatcher) claim(ctx context.Context, n int) (claimed, error) {
 // attempt posts one delivery and decides what follows, in a span that
 // continues the delivery's trace (that of the request whose event made it)
 // when it has one: the first attempt and every retry alike.
-func (d *Dispatcher) attempt(ctx context.Context, dl Delivery, key []byte) Result {
+func (d *Dispatcher) attempt(ctx context.Context, dl Delivery, keys [][]byte) Result {
 	if dl.Trace.IsValid() {
 		ctx = trace.ContextWithRemoteSpanContext(ctx, dl.Trace)
 	}
@@ -522,11 +566,18 @@ func (d *Dispatcher) attempt(ctx context.Context, dl Delivery, key []byte) Resul
 		stdwebhooks.HeaderTimestamp: strconv.FormatInt(ts, 10),
 	}
 	if dl.Sign {
-		headers[stdwebhooks.HeaderSignature] = stdwebhooks.Sign(key, dl.WebhookID, ts, dl.Body)
+		// During a rotation's overlap: the new key's signature, then the
+		// old one's, space-separated (Standard Webhooks).
+		sigs := make([]string, 0, len(keys))
+		for _, k := range keys {
+			sigs = append(sigs, stdwebhooks.Sign(k, dl.WebhookID, ts, dl.Body))
+		}
+		headers[stdwebhooks.HeaderSignature] = strings.Join(sigs, " ")
 	}
 	sent := time.Now()
 	resp := d.sender.Send(ctx, Request{URL: dl.URL, Body: dl.Body, Headers: headers})
 	r := Outcome(dl, resp, now, d.o.Backoff)
+	r.Duration = time.Since(sent)
 	if resp.Err != nil {
 		// The attempt stores the sentence; the client's own words are for
 		// the people who run Paygate.

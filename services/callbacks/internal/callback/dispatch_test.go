@@ -29,6 +29,10 @@ func (f *fakeStore) ClaimDue(ctx context.Context, now time.Time, limit int, leas
 	return f.claimDue(ctx, now, limit, leaseUntil)
 }
 
+func (f *fakeStore) BlockedURLs(context.Context) (map[int64]time.Time, error) {
+	return map[int64]time.Time{}, nil
+}
+
 func (f *fakeStore) RecordResults(ctx context.Context, results []callback.Result, at time.Time) error {
 	return f.recordResults(ctx, results, at)
 }
@@ -58,7 +62,11 @@ func (f *fakeStore) AddSealedKey(_ context.Context, id int32, sealed []byte, _ t
 	return sealed, nil
 }
 
-func (f *fakeStore) ReplaceSealedKey(_ context.Context, id int32, sealed []byte, _ time.Time) error {
+func (f *fakeStore) PreviousSealedKeys(context.Context, []int32, time.Time) (map[int32][]byte, error) {
+	return map[int32][]byte{}, nil
+}
+
+func (f *fakeStore) ReplaceSealedKey(_ context.Context, id int32, sealed []byte, _, _ time.Time) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.keys[id] = sealed

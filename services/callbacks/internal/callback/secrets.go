@@ -62,8 +62,34 @@ func (s *Secrets) Key(ctx context.Context, merchantID int32) ([]byte, error) {
 	return keys[merchantID], nil
 }
 
-// Rotate replaces a merchant's signing key with a random one and returns it.
-func (s *Secrets) Rotate(ctx context.Context, merchantID int32) ([]byte, error) {
+// SigningKeys returns, per merchant of merchantIDs, the keys deliveries are
+// signed with: the current one (made when missing) and, during a
+// rotation's overlap, the one it replaced. A replaced key that no longer
+// opens (its encryption key left the keyring) is left out.
+func (s *Secrets) SigningKeys(ctx context.Context, merchantIDs []int32) (map[int32][][]byte, error) {
+	cur, err := s.Keys(ctx, merchantIDs)
+	if err != nil {
+		return nil, err
+	}
+	prev, err := s.store.PreviousSealedKeys(ctx, merchantIDs, s.now())
+	if err != nil {
+		return nil, fmt.Errorf("previous signing keys: %w", err)
+	}
+	out := make(map[int32][][]byte, len(cur))
+	for id, k := range cur {
+		out[id] = [][]byte{k}
+		if sealed, ok := prev[id]; ok {
+			if p, err := s.sealer.Open(sealed, Owner(id)); err == nil {
+				out[id] = append(out[id], p)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Rotate replaces a merchant's signing key with a random one and returns
+// it; the replaced key still signs, beside it, for overlap.
+func (s *Secrets) Rotate(ctx context.Context, merchantID int32, overlap time.Duration) ([]byte, error) {
 	k, err := RandomKey()
 	if err != nil {
 		return nil, err
@@ -72,7 +98,8 @@ func (s *Secrets) Rotate(ctx context.Context, merchantID int32) ([]byte, error) 
 	if err != nil {
 		return nil, fmt.Errorf("seal signing key of merchant %d: %w", merchantID, err)
 	}
-	if err := s.store.ReplaceSealedKey(ctx, merchantID, sealed, s.now()); err != nil {
+	now := s.now()
+	if err := s.store.ReplaceSealedKey(ctx, merchantID, sealed, now, now.Add(overlap)); err != nil {
 		return nil, fmt.Errorf("rotate signing key of merchant %d: %w", merchantID, err)
 	}
 	return k, nil

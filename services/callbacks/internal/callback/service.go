@@ -37,6 +37,12 @@ const (
 	msgAttempt        = "The callback attempt was not found."
 )
 
+// The overlap of a signing-secret rotation, in hours: by default, and at most.
+const (
+	DefaultOverlapHours = 24
+	MaxOverlapHours     = 168
+)
+
 // Actions of CallbackUrlChanged events.
 const (
 	ActionCreated = "Created"
@@ -52,6 +58,9 @@ type Input struct {
 	MaxAttempts     *int32
 	AddSignature    *bool
 	TransactionType *int32
+	// FinalStatuses: nil or empty leaves them (every one on create); [0]
+	// is every final status.
+	FinalStatuses []int32
 }
 
 // Service answers the CallbacksService calls within each caller's scope.
@@ -370,11 +379,21 @@ func (s *Service) checkMerchant(ctx context.Context, scope Scope, merchantID int
 
 // RotateSigningSecret replaces a merchant's signing secret and returns the
 // new one; deliveries from then on are signed with it.
-func (s *Service) RotateSigningSecret(ctx context.Context, scope Scope, merchantID int32) (string, error) {
+//
+// overlapHours (nil: DefaultOverlapHours) is how long the replaced secret
+// still signs beside the new one, 0 to MaxOverlapHours.
+func (s *Service) RotateSigningSecret(ctx context.Context, scope Scope, merchantID int32, overlapHours *int32) (string, error) {
+	overlap := int32(DefaultOverlapHours)
+	if overlapHours != nil {
+		if *overlapHours < 0 || *overlapHours > MaxOverlapHours {
+			return "", apperr.Invalid("overlapHours must be between 0 and %d.", MaxOverlapHours)
+		}
+		overlap = *overlapHours
+	}
 	if err := s.checkMerchant(ctx, scope, merchantID); err != nil {
 		return "", err
 	}
-	k, err := s.secrets.Rotate(ctx, merchantID)
+	k, err := s.secrets.Rotate(ctx, merchantID, time.Duration(overlap)*time.Hour)
 	if err != nil {
 		return "", err
 	}
@@ -514,6 +533,16 @@ func apply(u *URL, in Input) []string {
 			problems = append(problems, msgType)
 		}
 	}
+	if len(in.FinalStatuses) == 1 && in.FinalStatuses[0] == 0 {
+		u.FinalStatuses = 0
+	} else if len(in.FinalStatuses) > 0 {
+		set, bad, ok := NewStatusSet(in.FinalStatuses)
+		if ok {
+			u.FinalStatuses = set
+		} else {
+			problems = append(problems, fmt.Sprintf("finalStatuses must list final statuses (4, -1 to -6), or be [0] for every final status; %d is not one.", bad))
+		}
+	}
 	return problems
 }
 
@@ -531,16 +560,17 @@ func notFoundAs(err error, msg string) error {
 
 // URLView is a callback URL as the API and the activity log show it.
 type URLView struct {
-	ID                int64  `json:"id"`
-	CollabID          int32  `json:"collabId"`
-	MerchantID        int32  `json:"merchantId"`
-	CallbackURL       string `json:"callbackUrl"`
-	IsEnabled         bool   `json:"isEnabled"`
-	MaxAttempts       int32  `json:"maxAttempts"`
-	AddSignature      bool   `json:"addSignature"`
-	TransactionTypeID *int32 `json:"transactionTypeId"`
-	CreatedUtc        string `json:"createdUtc"`
-	UpdatedUtc        string `json:"updatedUtc"`
+	ID                int64   `json:"id"`
+	CollabID          int32   `json:"collabId"`
+	MerchantID        int32   `json:"merchantId"`
+	CallbackURL       string  `json:"callbackUrl"`
+	IsEnabled         bool    `json:"isEnabled"`
+	MaxAttempts       int32   `json:"maxAttempts"`
+	AddSignature      bool    `json:"addSignature"`
+	TransactionTypeID *int32  `json:"transactionTypeId"`
+	FinalStatuses     []int32 `json:"finalStatuses,omitempty"`
+	CreatedUtc        string  `json:"createdUtc"`
+	UpdatedUtc        string  `json:"updatedUtc"`
 }
 
 // View returns u as the API shows it.
@@ -554,6 +584,7 @@ func (u URL) View() URLView {
 		t := u.TransactionType
 		v.TransactionTypeID = &t
 	}
+	v.FinalStatuses = u.FinalStatuses.List()
 	return v
 }
 

@@ -87,6 +87,9 @@ type DeliveryStore interface {
 	// for its event and URL already; one left pending for a transaction
 	// whose callbacks were cancelled meanwhile is stored cancelled.
 	RecordResults(ctx context.Context, results []Result, at time.Time) error
+	// BlockedURLs returns the callback URLs whose breakers hold deliveries
+	// back (open, half-open or disabled), with when an open one may probe.
+	BlockedURLs(ctx context.Context) (map[int64]time.Time, error)
 }
 
 // SecretStore keeps merchants' sealed signing keys.
@@ -96,8 +99,12 @@ type SecretStore interface {
 	// AddSealedKey stores sealed for a merchant that has no key yet and
 	// returns the merchant's stored key (its own when another was first).
 	AddSealedKey(ctx context.Context, merchantID int32, sealed []byte, at time.Time) ([]byte, error)
-	// ReplaceSealedKey stores sealed as a merchant's key.
-	ReplaceSealedKey(ctx context.Context, merchantID int32, sealed []byte, at time.Time) error
+	// ReplaceSealedKey stores sealed as a merchant's key; the key it
+	// replaces still signs until keepUntil (none when not after at).
+	ReplaceSealedKey(ctx context.Context, merchantID int32, sealed []byte, at, keepUntil time.Time) error
+	// PreviousSealedKeys returns the sealed keys that rotations replaced and
+	// that still sign at now.
+	PreviousSealedKeys(ctx context.Context, merchantIDs []int32, now time.Time) (map[int32][]byte, error)
 }
 
 // Collabs resolves collabs through the gateway, within the caller's scope
@@ -147,6 +154,9 @@ type Result struct {
 	Attempt       AttemptStatus
 	Status        DeliveryStatus
 	NextAttemptAt time.Time
+	// Duration is how long the attempt took (sending to the end of the
+	// answer or the failure).
+	Duration time.Duration
 
 	// done, for a fresh delivery's result, is told how recording it ended.
 	done func(error)

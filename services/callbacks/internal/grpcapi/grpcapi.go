@@ -66,7 +66,7 @@ func (s *Server) CreateCallback(ctx context.Context, req *callbacksv1.CreateCall
 	}
 	in := callback.Input{
 		Enabled: req.IsEnabled, MaxAttempts: req.MaxAttempts,
-		AddSignature: req.AddSignature, TransactionType: req.TransactionTypeId,
+		AddSignature: req.AddSignature, TransactionType: req.TransactionTypeId, FinalStatuses: req.GetFinalStatuses(),
 	}
 	if req.GetCollabId() != 0 {
 		in.CollabID = &req.CollabId
@@ -89,7 +89,7 @@ func (s *Server) UpdateCallback(ctx context.Context, req *callbacksv1.UpdateCall
 	}
 	u, err := s.svc.Update(ctx, a, req.GetId(), callback.Input{
 		CollabID: req.CollabId, URL: req.CallbackUrl, Enabled: req.IsEnabled, MaxAttempts: req.MaxAttempts,
-		AddSignature: req.AddSignature, TransactionType: req.TransactionTypeId,
+		AddSignature: req.AddSignature, TransactionType: req.TransactionTypeId, FinalStatuses: req.GetFinalStatuses(),
 	})
 	if err != nil {
 		return nil, err
@@ -199,7 +199,7 @@ func (s *Server) RotateSigningSecret(ctx context.Context, req *callbacksv1.Rotat
 	if err != nil {
 		return nil, err
 	}
-	secret, err := s.svc.RotateSigningSecret(ctx, scope, req.GetMerchantId())
+	secret, err := s.svc.RotateSigningSecret(ctx, scope, req.GetMerchantId(), req.OverlapHours)
 	if err != nil {
 		return nil, err
 	}
@@ -260,6 +260,11 @@ func urlToProto(u callback.URL) *callbacksv1.Callback {
 	if u.TransactionType != callback.TypeAll {
 		t := u.TransactionType
 		c.TransactionTypeId = &t
+	}
+	c.FinalStatuses = u.FinalStatuses.List()
+	if !u.DisabledAt.IsZero() {
+		reason := u.DisabledReason
+		c.DisabledReason, c.DisabledUtc = &reason, timestamppb.New(u.DisabledAt)
 	}
 	return c
 }

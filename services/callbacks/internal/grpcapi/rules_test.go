@@ -17,6 +17,7 @@ func TestRulesCoverEveryMethod(t *testing.T) {
 	srv := grpc.NewServer()
 	callbacksv1.RegisterCallbacksServiceServer(srv, grpcapi.NewServer(nil))
 	callbacksv1.RegisterCallbackRetryServiceServer(srv, grpcapi.NewRetryServer(nil))
+	callbacksv1.RegisterCallbackEndpointServiceServer(srv, grpcapi.NewEndpointServer(nil))
 	authz.CheckRulesCover(t, srv, grpcapi.Rules)
 }
 
@@ -45,6 +46,8 @@ func TestRules(t *testing.T) {
 		{callbacksv1.CallbacksService_EnqueueTransactionCallbacks_FullMethodName, access.Requirement{}, admins},
 		{callbacksv1.CallbacksService_GetSigningSecret_FullMethodName, access.ReqCallbacksAndValidation, admins},
 		{callbacksv1.CallbacksService_RotateSigningSecret_FullMethodName, access.ReqCallbacksAndValidation, admins},
+		{callbacksv1.CallbackEndpointService_EnableCallback_FullMethodName, access.ReqCallbacksAndValidation, admins},
+		{callbacksv1.CallbackEndpointService_ListEndpointHealth_FullMethodName, access.ReqCallbacksAndValidation, admins},
 	}
 	for _, tt := range tests {
 		r := grpcapi.Rules[tt.method]

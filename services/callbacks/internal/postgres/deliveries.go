@@ -26,11 +26,11 @@ type deliveryRows struct {
 }
 
 // add adds one delivery of data per URL of urls that matches the
-// transaction type, under eventID, in the trace of sc (none when invalid).
-func (r *deliveryRows) add(eventID string, transactionID int64, merchantID, typ int32, data callback.Data, urls []callback.URL, at time.Time, sc trace.SpanContext) error {
+// transaction type and status, under eventID, in the trace of sc (none when invalid).
+func (r *deliveryRows) add(eventID string, transactionID int64, merchantID, typ, status int32, data callback.Data, urls []callback.URL, at time.Time, sc trace.SpanContext) error {
 	added := false
 	for _, u := range urls {
-		if !u.Matches(typ) {
+		if !u.Matches(typ, status) {
 			continue
 		}
 		id, err := callback.NewWebhookID()
@@ -131,7 +131,7 @@ func (s *Store) Enqueue(ctx context.Context, transactionID int64, eventID string
 		}
 		var rows deliveryRows
 		// The deliveries continue the trace of the request that enqueued them.
-		if err := rows.add(eventID, t.ID, t.MerchantID, t.Type, t.Data, urls[t.CollabID], at, trace.SpanContextFromContext(ctx)); err != nil {
+		if err := rows.add(eventID, t.ID, t.MerchantID, t.Type, t.Status, t.Data, urls[t.CollabID], at, trace.SpanContextFromContext(ctx)); err != nil {
 			return err
 		}
 		d := deltas{}
@@ -254,38 +254,78 @@ func (s *Store) RetryAttempt(ctx context.Context, id int64, at time.Time, check 
 	return a, err
 }
 
-// ClaimDue implements callback.DeliveryStore.
+// ClaimDue implements callback.DeliveryStore. Deliveries to a URL whose
+// breaker is not closed are skipped; a breaker whose cool-down ended (or
+// whose probe's lease did) is taken half-open by this claimer, SKIP LOCKED,
+// with its URL's oldest pending delivery as the probe.
 func (s *Store) ClaimDue(ctx context.Context, now time.Time, limit int, leaseUntil time.Time) ([]callback.Delivery, error) {
 	lease, err := uuid.NewV7()
 	if err != nil {
 		return nil, fmt.Errorf("lease id: %w", err)
 	}
-	rows, err := s.pool.Query(ctx, `
-		WITH claimed AS (
-			UPDATE deliveries d SET lease_id = $3, lease_until = $4
-			WHERE d.id = ANY (ARRAY(
-				SELECT id FROM deliveries
+	var ds []callback.Delivery
+	err = pgdb.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `
+			UPDATE url_breakers SET state = 'half_open', retry_at = $3, updated_at = $1
+			WHERE callback_url_id IN (
+				SELECT b.callback_url_id FROM url_breakers b
+				WHERE b.state IN ('open', 'half_open') AND b.retry_at <= $1
+					AND EXISTS (SELECT 1 FROM deliveries d
+						WHERE d.callback_url_id = b.callback_url_id AND d.status = 'pending'
+							AND (d.lease_until IS NULL OR d.lease_until <= $1))
+				ORDER BY b.callback_url_id
+				LIMIT $2
+				FOR UPDATE SKIP LOCKED)
+			RETURNING callback_url_id`, now, limit, leaseUntil)
+		if err != nil {
+			return fmt.Errorf("take breaker probes: %w", err)
+		}
+		probes, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			return fmt.Errorf("take breaker probes: %w", err)
+		}
+		rows, err = tx.Query(ctx, `
+			WITH picked AS (
+				SELECT id FROM deliveries d
 				WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
+					AND NOT EXISTS (SELECT 1 FROM url_breakers b WHERE b.callback_url_id = d.callback_url_id AND b.state <> 'closed')
 				ORDER BY next_attempt_at
 				LIMIT $2
-				FOR UPDATE SKIP LOCKED))
-			RETURNING d.id, d.webhook_id, d.transaction_id, d.merchant_id, d.url, d.event_id, d.sign, d.attempts_made, d.max_attempts)
-		SELECT c.id, c.webhook_id, c.transaction_id, c.merchant_id, c.url, b.body, c.sign, c.attempts_made, c.max_attempts,
-			coalesce(b.traceparent, '')
-		FROM claimed c JOIN delivery_bodies b ON b.event_id = c.event_id`,
-		now, limit, lease, leaseUntil)
-	if err != nil {
-		return nil, fmt.Errorf("claim deliveries: %w", err)
-	}
-	ds, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (callback.Delivery, error) {
-		d := callback.Delivery{Lease: lease.String()}
-		var body, traceparent string
-		err := row.Scan(&d.ID, &d.WebhookID, &d.TransactionID, &d.MerchantID, &d.URL, &body, &d.Sign, &d.AttemptsMade, &d.MaxAttempts, &traceparent)
-		d.Body, d.Trace = []byte(body), bus.ParseTraceparent(traceparent)
-		return d, err
+				FOR UPDATE SKIP LOCKED),
+			probe AS (
+				SELECT p.id FROM unnest($5::bigint[]) AS u(id) CROSS JOIN LATERAL (
+					SELECT d.id FROM deliveries d
+					WHERE d.callback_url_id = u.id AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1)
+					ORDER BY d.next_attempt_at
+					LIMIT 1
+					FOR UPDATE SKIP LOCKED) p),
+			claimed AS (
+				UPDATE deliveries d SET lease_id = $3, lease_until = $4
+				WHERE d.id = ANY (ARRAY(SELECT id FROM picked UNION SELECT id FROM probe))
+				RETURNING d.id, d.webhook_id, d.transaction_id, d.merchant_id, d.url, d.event_id, d.sign, d.attempts_made,
+					d.max_attempts, d.callback_url_id)
+			SELECT c.id, c.webhook_id, c.transaction_id, c.merchant_id, c.url, b.body, c.sign, c.attempts_made, c.max_attempts,
+				coalesce(b.traceparent, ''), c.callback_url_id
+			FROM claimed c JOIN delivery_bodies b ON b.event_id = c.event_id`,
+			now, max(limit-len(probes), 0), lease, leaseUntil, probes)
+		if err != nil {
+			return fmt.Errorf("claim deliveries: %w", err)
+		}
+		ds, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (callback.Delivery, error) {
+			d := callback.Delivery{Lease: lease.String()}
+			var body, traceparent string
+			err := row.Scan(&d.ID, &d.WebhookID, &d.TransactionID, &d.MerchantID, &d.URL, &body, &d.Sign, &d.AttemptsMade, &d.MaxAttempts,
+				&traceparent, &d.CallbackURLID)
+			d.Body, d.Trace = []byte(body), bus.ParseTraceparent(traceparent)
+			return d, err
+		})
+		if err != nil {
+			return fmt.Errorf("claim deliveries: %w", err)
+		}
+		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("claim deliveries: %w", err)
+		return nil, err
 	}
 	return ds, nil
 }
@@ -311,6 +351,9 @@ func (s *Store) RecordResults(ctx context.Context, results []callback.Result, at
 		if err := recordClaimed(ctx, tx, claimed, at, d); err != nil {
 			return err
 		}
+		if err := s.observeBreakers(ctx, tx, results, at); err != nil {
+			return err
+		}
 		return d.write(ctx, tx, at)
 	})
 }
@@ -329,7 +372,7 @@ func recordFresh(ctx context.Context, tx pgx.Tx, results []callback.Result, at t
 		merchants, maxes, made     = make([]int32, n), make([]int32, n), make([]int32, n)
 		signs                      = make([]bool, n)
 		statuses, attemptStatus    = make([]string, n), make([]string, n)
-		codes                      = make([]int32, n)
+		codes, durations           = make([]int32, n), make([]int32, n)
 		nexts, ats                 = make([]time.Time, n), make([]time.Time, n)
 		errs                       = make([]string, n)
 		bodyEvents, bodies, traces []string
@@ -342,6 +385,7 @@ func recordFresh(ctx context.Context, tx pgx.Tx, results []callback.Result, at t
 		txIDs[i], urlIDs[i], merchants[i], maxes[i], signs[i] = dl.TransactionID, dl.CallbackURLID, dl.MerchantID, dl.MaxAttempts, dl.Sign
 		statuses[i], attemptStatus[i], codes[i] = string(r.Status), string(r.Attempt), r.ResponseCode
 		nexts[i], ats[i], errs[i] = r.NextAttemptAt, r.At, r.ErrorMessage
+		durations[i] = durationMS(r.Duration)
 		if r.Attempt != "" {
 			made[i] = 1
 		}
@@ -370,8 +414,9 @@ func recordFresh(ctx context.Context, tx pgx.Tx, results []callback.Result, at t
 			ON CONFLICT (event_id) DO NOTHING),
 		x AS (
 			SELECT * FROM unnest($4::text[], $5::text[], $6::bigint[], $7::int[], $8::bigint[], $9::text[], $10::boolean[],
-				$11::int[], $12::int[], $13::text[], $14::timestamptz[], $15::timestamptz[], $16::int[], $17::text[], $18::text[])
-				AS x(w, e, t, m, u, target, sign, mx, made, status, next, at, code, astatus, err)),
+				$11::int[], $12::int[], $13::text[], $14::timestamptz[], $15::timestamptz[], $16::int[], $17::text[], $18::text[],
+				$20::int[])
+				AS x(w, e, t, m, u, target, sign, mx, made, status, next, at, code, astatus, err, ms)),
 		ins AS (
 			INSERT INTO deliveries (webhook_id, event_id, transaction_id, merchant_id, callback_url_id, url, sign,
 				max_attempts, attempts_made, status, next_attempt_at, created_at, updated_at)
@@ -382,13 +427,15 @@ func recordFresh(ctx context.Context, tx pgx.Tx, results []callback.Result, at t
 			ON CONFLICT (event_id, callback_url_id) DO NOTHING
 			RETURNING id, event_id, callback_url_id, transaction_id, merchant_id, status),
 		att AS (
-			INSERT INTO attempts (delivery_id, transaction_id, merchant_id, created_at, url, response_code, status, attempt_number, error_message)
-			SELECT ins.id, ins.transaction_id, ins.merchant_id, x.at, x.target, x.code, x.astatus, 1, x.err
+			INSERT INTO attempts (delivery_id, transaction_id, merchant_id, created_at, url, response_code, status, attempt_number,
+				error_message, callback_url_id, duration_ms)
+			SELECT ins.id, ins.transaction_id, ins.merchant_id, x.at, x.target, x.code, x.astatus, 1, x.err, x.u, x.ms
 			FROM ins JOIN x ON x.e = ins.event_id AND x.u = ins.callback_url_id
 			WHERE x.astatus <> '')
 		SELECT transaction_id, merchant_id, status FROM ins`,
 		bodyEvents, bodies, at,
-		webhookIDs, eventIDs, txIDs, merchants, urlIDs, urls, signs, maxes, made, statuses, nexts, ats, codes, attemptStatus, errs, traces)
+		webhookIDs, eventIDs, txIDs, merchants, urlIDs, urls, signs, maxes, made, statuses, nexts, ats, codes, attemptStatus, errs, traces,
+		durations)
 	if err != nil {
 		return fmt.Errorf("insert fresh deliveries: %w", err)
 	}
@@ -434,12 +481,15 @@ func recordClaimed(ctx context.Context, tx pgx.Tx, results []callback.Result, at
 		numbers, codes = make([]int32, n), make([]int32, n)
 		nexts, ats     = make([]time.Time, n), make([]time.Time, n)
 		urls, errs     = make([]string, n), make([]string, n)
+		urlIDs         = make([]int64, n)
+		durations      = make([]int32, n)
 	)
 	for i, r := range results {
 		ids[i], txIDs[i], merchants[i], leases[i] = r.Delivery.ID, r.Delivery.TransactionID, r.Delivery.MerchantID, r.Delivery.Lease
 		statuses[i], attemptStatus[i] = string(r.Status), string(r.Attempt)
 		numbers[i], codes[i], nexts[i], ats[i] = r.Number(), r.ResponseCode, r.NextAttemptAt, r.At
 		urls[i], errs[i] = r.Delivery.URL, r.ErrorMessage
+		urlIDs[i], durations[i] = r.Delivery.CallbackURLID, durationMS(r.Duration)
 	}
 	rows, err := tx.Query(ctx, `
 		UPDATE deliveries d
@@ -455,9 +505,11 @@ func recordClaimed(ctx context.Context, tx pgx.Tx, results []callback.Result, at
 		return fmt.Errorf("update deliveries: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `
-		INSERT INTO attempts (delivery_id, transaction_id, merchant_id, created_at, url, response_code, status, attempt_number, error_message)
-		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::timestamptz[], $5::text[], $6::int[], $7::text[], $8::int[], $9::text[])`,
-		ids, txIDs, merchants, ats, urls, codes, attemptStatus, numbers, errs); err != nil {
+		INSERT INTO attempts (delivery_id, transaction_id, merchant_id, created_at, url, response_code, status, attempt_number, error_message,
+			callback_url_id, duration_ms)
+		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::timestamptz[], $5::text[], $6::int[], $7::text[], $8::int[], $9::text[],
+			$10::bigint[], $11::int[])`,
+		ids, txIDs, merchants, ats, urls, codes, attemptStatus, numbers, errs, urlIDs, durations); err != nil {
 		return fmt.Errorf("insert attempts: %w", err)
 	}
 	return nil

@@ -41,12 +41,38 @@ func (s *Store) AddSealedKey(ctx context.Context, merchantID int32, sealed []byt
 	return stored, nil
 }
 
+// PreviousSealedKeys implements callback.SecretStore.
+func (s *Store) PreviousSealedKeys(ctx context.Context, merchantIDs []int32, now time.Time) (map[int32][]byte, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT merchant_id, previous_sealed FROM signing_secrets
+		WHERE merchant_id = ANY($1) AND previous_sealed IS NOT NULL AND previous_until > $2`, merchantIDs, now)
+	if err != nil {
+		return nil, fmt.Errorf("select previous signing keys: %w", err)
+	}
+	keys := map[int32][]byte{}
+	var id int32
+	var sealed []byte
+	if _, err := pgx.ForEachRow(rows, []any{&id, &sealed}, func() error {
+		keys[id] = slices.Clone(sealed)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("read previous signing keys: %w", err)
+	}
+	return keys, nil
+}
+
 // ReplaceSealedKey implements callback.SecretStore.
-func (s *Store) ReplaceSealedKey(ctx context.Context, merchantID int32, sealed []byte, at time.Time) error {
+func (s *Store) ReplaceSealedKey(ctx context.Context, merchantID int32, sealed []byte, at, keepUntil time.Time) error {
+	var until *time.Time
+	if keepUntil.After(at) {
+		until = &keepUntil
+	}
 	if _, err := s.pool.Exec(ctx, `
 		INSERT INTO signing_secrets (merchant_id, sealed, created_at) VALUES ($1, $2, $3)
-		ON CONFLICT (merchant_id) DO UPDATE SET sealed = excluded.sealed, rotated_at = excluded.created_at`,
-		merchantID, sealed, at); err != nil {
+		ON CONFLICT (merchant_id) DO UPDATE SET sealed = excluded.sealed, rotated_at = excluded.created_at,
+			previous_sealed = CASE WHEN $4::timestamptz IS NULL THEN NULL ELSE signing_secrets.sealed END,
+			previous_until = $4`,
+		merchantID, sealed, at, until); err != nil {
 		return fmt.Errorf("replace signing key of merchant %d: %w", merchantID, err)
 	}
 	return nil

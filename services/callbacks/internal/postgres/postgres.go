@@ -34,6 +34,9 @@ var Migrations = pgdb.EmbeddedMigrations(migrationFiles, "migrations")
 // Store is the Postgres implementation of callback.Store.
 type Store struct {
 	pool *pgxpool.Pool
+	// Breakers tune the callback URLs' circuit breakers (defaults when
+	// zero); set before the store is used.
+	Breakers callback.BreakerSettings
 }
 
 var _ callback.Store = (*Store)(nil)

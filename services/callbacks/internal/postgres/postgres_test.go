@@ -484,12 +484,26 @@ func TestSealedKeys(t *testing.T) {
 	if got, err = f.store.AddSealedKey(ctx, 1, []byte("second"), t0); err != nil || string(got) != "first" {
 		t.Fatalf("second AddSealedKey = %q, %v", got, err)
 	}
-	if err := f.store.ReplaceSealedKey(ctx, 1, []byte("rotated"), t0); err != nil {
+	if err := f.store.ReplaceSealedKey(ctx, 1, []byte("rotated"), t0, t0.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	keys, err := f.store.SealedKeys(ctx, []int32{1, 2})
 	if err != nil || len(keys) != 1 || string(keys[1]) != "rotated" {
 		t.Fatalf("SealedKeys = %q, %v", keys, err)
+	}
+	// The replaced key still signs during the overlap, and not after it.
+	if prev, err := f.store.PreviousSealedKeys(ctx, []int32{1}, t0.Add(time.Minute)); err != nil || string(prev[1]) != "first" {
+		t.Fatalf("PreviousSealedKeys during the overlap = %q, %v", prev, err)
+	}
+	if prev, err := f.store.PreviousSealedKeys(ctx, []int32{1}, t0.Add(time.Hour)); err != nil || len(prev) != 0 {
+		t.Fatalf("PreviousSealedKeys after the overlap = %q, %v", prev, err)
+	}
+	// A rotation without overlap drops it at once.
+	if err := f.store.ReplaceSealedKey(ctx, 1, []byte("third"), t0, t0); err != nil {
+		t.Fatal(err)
+	}
+	if prev, err := f.store.PreviousSealedKeys(ctx, []int32{1}, t0); err != nil || len(prev) != 0 {
+		t.Fatalf("PreviousSealedKeys after a rotation without overlap = %q, %v", prev, err)
 	}
 }
 

@@ -108,7 +108,7 @@ func (s *Store) ApplyTransactionEvents(ctx context.Context, events []callback.Tr
 			}
 			var body []byte
 			for _, u := range urls[st.CollabID] {
-				if u.CreatedAt.After(projections[i].stateAt.Add(urlGrace)) || !u.Matches(st.Type) {
+				if u.CreatedAt.After(projections[i].stateAt.Add(urlGrace)) || !u.Matches(st.Type, st.Status) {
 					continue
 				}
 				if body == nil {

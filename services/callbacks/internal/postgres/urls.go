@@ -15,14 +15,20 @@ import (
 )
 
 const urlColumns = `id, collab_id, merchant_id, url, is_enabled, max_attempts, add_signature,
-	COALESCE(transaction_type, 0), created_at, updated_at`
+	COALESCE(transaction_type, 0), created_at, updated_at, coalesce(disabled_reason, ''), coalesce(disabled_at, 'epoch'),
+	coalesce(final_statuses, '{}')`
 
 func scanURL(row pgx.Row) (callback.URL, error) {
 	var u callback.URL
 	var maxAttempts, typ int16
+	var statuses []int32
 	err := row.Scan(&u.ID, &u.CollabID, &u.MerchantID, &u.URL, &u.Enabled, &maxAttempts, &u.AddSignature,
-		&typ, &u.CreatedAt, &u.UpdatedAt)
+		&typ, &u.CreatedAt, &u.UpdatedAt, &u.DisabledReason, &u.DisabledAt, &statuses)
+	u.FinalStatuses, _, _ = callback.NewStatusSet(statuses)
 	u.MaxAttempts, u.TransactionType = int32(maxAttempts), int32(typ)
+	if u.DisabledAt.Equal(time.Unix(0, 0)) {
+		u.DisabledAt = time.Time{}
+	}
 	return u, err
 }
 
@@ -41,6 +47,18 @@ func nullType(t int32) *int16 {
 	}
 	v := int16(t)
 	return &v
+}
+
+// nullStatuses stores every final status as NULL.
+func nullStatuses(s callback.StatusSet) []int16 {
+	if s == 0 {
+		return nil
+	}
+	var out []int16
+	for _, st := range s.List() {
+		out = append(out, int16(st))
+	}
+	return out
 }
 
 // CollabURLs implements callback.Store.
@@ -76,10 +94,12 @@ func (s *Store) CreateURL(ctx context.Context, u callback.URL, change func(callb
 	err := pgdb.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
 		saved, err = scanURL(tx.QueryRow(ctx, `
-			INSERT INTO callback_urls (collab_id, merchant_id, url, is_enabled, max_attempts, add_signature, transaction_type, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+			INSERT INTO callback_urls (collab_id, merchant_id, url, is_enabled, max_attempts, add_signature, transaction_type, created_at, updated_at,
+				final_statuses)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)
 			RETURNING `+urlColumns,
-			u.CollabID, u.MerchantID, u.URL, u.Enabled, u.MaxAttempts, u.AddSignature, nullType(u.TransactionType), u.CreatedAt))
+			u.CollabID, u.MerchantID, u.URL, u.Enabled, u.MaxAttempts, u.AddSignature, nullType(u.TransactionType), u.CreatedAt,
+			nullStatuses(u.FinalStatuses)))
 		if err != nil {
 			return translateURLWrite(err, fmt.Errorf("insert callback url: %w", err))
 		}
@@ -100,18 +120,33 @@ func (s *Store) UpdateURL(ctx context.Context, u callback.URL, change func(befor
 		}
 		after, err = scanURL(tx.QueryRow(ctx, `
 			UPDATE callback_urls SET collab_id = $2, merchant_id = $3, url = $4, is_enabled = $5, max_attempts = $6,
-				add_signature = $7, transaction_type = $8, updated_at = $9
+				add_signature = $7, transaction_type = $8, updated_at = $9,
+				disabled_reason = CASE WHEN $5 THEN NULL ELSE disabled_reason END,
+				disabled_at = CASE WHEN $5 THEN NULL ELSE disabled_at END,
+				final_statuses = $10
 			WHERE id = $1
 			RETURNING `+urlColumns,
-			u.ID, u.CollabID, u.MerchantID, u.URL, u.Enabled, u.MaxAttempts, u.AddSignature, nullType(u.TransactionType), u.UpdatedAt))
+			u.ID, u.CollabID, u.MerchantID, u.URL, u.Enabled, u.MaxAttempts, u.AddSignature, nullType(u.TransactionType), u.UpdatedAt,
+			nullStatuses(u.FinalStatuses)))
 		if err != nil {
 			return translateURLWrite(err, fmt.Errorf("update callback url %d: %w", u.ID, err))
 		}
-		if !after.Enabled {
+		if !after.Enabled && before.Enabled {
 			if err := cancelPendingOfURL(ctx, tx, u.ID, u.UpdatedAt); err != nil {
 				return err
 			}
-		} else if after.URL != before.URL || after.AddSignature != before.AddSignature {
+		} else if after.Enabled && !before.DisabledAt.IsZero() {
+			// Enabled again after it was disabled automatically: its breaker
+			// closes, and the deliveries it kept pending are due at once.
+			if _, err := tx.Exec(ctx, `DELETE FROM url_breakers WHERE callback_url_id = $1`, u.ID); err != nil {
+				return fmt.Errorf("close breaker of callback url %d: %w", u.ID, err)
+			}
+			if err := dueNow(ctx, tx, []int64{u.ID}, u.UpdatedAt); err != nil {
+				return err
+			}
+		}
+		if after.URL != before.URL || after.AddSignature != before.AddSignature {
+			// (A URL disabled automatically keeps its pending deliveries.)
 			if _, err := tx.Exec(ctx, `
 				UPDATE deliveries SET url = $2, sign = $3, updated_at = $4
 				WHERE callback_url_id = $1 AND status = 'pending'`, u.ID, after.URL, after.AddSignature, u.UpdatedAt); err != nil {
@@ -141,6 +176,9 @@ func (s *Store) DeleteURL(ctx context.Context, id int64, at time.Time, change fu
 		}
 		if err := cancelPendingOfURL(ctx, tx, id, at); err != nil {
 			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM url_breakers WHERE callback_url_id = $1`, id); err != nil {
+			return fmt.Errorf("delete breaker of callback url %d: %w", id, err)
 		}
 		return enqueue(ctx, tx, change(before))
 	})

@@ -4,6 +4,14 @@ import type { CallRule } from '../call-rule';
 
 /** CALLBACKS_CALLS: who may call each method of the callbacks service (its Go Rules table), and its REST routes. */
 export const CALLBACKS_CALLS = {
+  '/paygate.callbacks.v1.CallbackEndpointService/EnableCallback': {
+    http: ['POST /api/v1/callbacks/{id}/enable'],
+    rule: { permissions: ['Edit Transactions'], requires: 'callbacksAndValidation' },
+  },
+  '/paygate.callbacks.v1.CallbackEndpointService/ListEndpointHealth': {
+    http: ['GET /api/v1/merchants/{merchantId}/callbacks/health'],
+    rule: { requires: 'callbacksAndValidation' },
+  },
   '/paygate.callbacks.v1.CallbackRetryService/ChangeCallbackRetry': {
     http: ['POST /api/v1/callback-retries/{id}/{verb}'],
     rule: { permissions: ['Edit Transactions'] },

@@ -45,7 +45,15 @@ type Callback struct {
 	// When it was made.
 	CreatedUtc *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=created_utc,json=createdUtc,proto3" json:"created_utc,omitempty"`
 	// When it last changed.
-	UpdatedUtc    *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=updated_utc,json=updatedUtc,proto3" json:"updated_utc,omitempty"`
+	UpdatedUtc *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=updated_utc,json=updatedUtc,proto3" json:"updated_utc,omitempty"`
+	// Why the URL was disabled automatically (its every attempt failed for
+	// too long); absent unless it was and is still disabled.
+	DisabledReason *string `protobuf:"bytes,11,opt,name=disabled_reason,json=disabledReason,proto3,oneof" json:"disabled_reason,omitempty"`
+	// When it was disabled automatically; absent likewise.
+	DisabledUtc *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=disabled_utc,json=disabledUtc,proto3" json:"disabled_utc,omitempty"`
+	// The final statuses (4, -1 to -6) whose transactions it receives,
+	// ascending; empty for every final status.
+	FinalStatuses []int32 `protobuf:"varint,13,rep,packed,name=final_statuses,json=finalStatuses,proto3" json:"final_statuses,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -146,6 +154,27 @@ func (x *Callback) GetCreatedUtc() *timestamppb.Timestamp {
 func (x *Callback) GetUpdatedUtc() *timestamppb.Timestamp {
 	if x != nil {
 		return x.UpdatedUtc
+	}
+	return nil
+}
+
+func (x *Callback) GetDisabledReason() string {
+	if x != nil && x.DisabledReason != nil {
+		return *x.DisabledReason
+	}
+	return ""
+}
+
+func (x *Callback) GetDisabledUtc() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DisabledUtc
+	}
+	return nil
+}
+
+func (x *Callback) GetFinalStatuses() []int32 {
+	if x != nil {
+		return x.FinalStatuses
 	}
 	return nil
 }
@@ -350,8 +379,10 @@ type CreateCallbackRequest struct {
 	AddSignature *bool `protobuf:"varint,5,opt,name=add_signature,json=addSignature,proto3,oneof" json:"add_signature,omitempty"`
 	// 1 Cash In, 2 Cash Out; absent or null for every type.
 	TransactionTypeId *int32 `protobuf:"varint,6,opt,name=transaction_type_id,json=transactionTypeId,proto3,oneof" json:"transaction_type_id,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The final statuses it receives (4, -1 to -6); empty for every one.
+	FinalStatuses []int32 `protobuf:"varint,7,rep,packed,name=final_statuses,json=finalStatuses,proto3" json:"final_statuses,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateCallbackRequest) Reset() {
@@ -426,6 +457,13 @@ func (x *CreateCallbackRequest) GetTransactionTypeId() int32 {
 	return 0
 }
 
+func (x *CreateCallbackRequest) GetFinalStatuses() []int32 {
+	if x != nil {
+		return x.FinalStatuses
+	}
+	return nil
+}
+
 // CreateCallbackResponse carries the callback URL as stored.
 type CreateCallbackResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -490,8 +528,11 @@ type UpdateCallbackRequest struct {
 	AddSignature *bool `protobuf:"varint,6,opt,name=add_signature,json=addSignature,proto3,oneof" json:"add_signature,omitempty"`
 	// 1 Cash In, 2 Cash Out, 0 every type; absent keeps the stored value.
 	TransactionTypeId *int32 `protobuf:"varint,7,opt,name=transaction_type_id,json=transactionTypeId,proto3,oneof" json:"transaction_type_id,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The final statuses it receives (4, -1 to -6); empty leaves them,
+	// [0] is every final status.
+	FinalStatuses []int32 `protobuf:"varint,8,rep,packed,name=final_statuses,json=finalStatuses,proto3" json:"final_statuses,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdateCallbackRequest) Reset() {
@@ -571,6 +612,13 @@ func (x *UpdateCallbackRequest) GetTransactionTypeId() int32 {
 		return *x.TransactionTypeId
 	}
 	return 0
+}
+
+func (x *UpdateCallbackRequest) GetFinalStatuses() []int32 {
+	if x != nil {
+		return x.FinalStatuses
+	}
+	return nil
 }
 
 // UpdateCallbackResponse carries the callback URL as stored.
@@ -1257,7 +1305,10 @@ func (x *GetSigningSecretResponse) GetSecret() string {
 type RotateSigningSecretRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Id of the merchant.
-	MerchantId    int32 `protobuf:"varint,1,opt,name=merchant_id,json=merchantId,proto3" json:"merchant_id,omitempty"`
+	MerchantId int32 `protobuf:"varint,1,opt,name=merchant_id,json=merchantId,proto3" json:"merchant_id,omitempty"`
+	// Hours the replaced secret still signs beside the new one (each
+	// delivery then carries both signatures): 0 to 168, 24 when absent.
+	OverlapHours  *int32 `protobuf:"varint,2,opt,name=overlap_hours,json=overlapHours,proto3,oneof" json:"overlap_hours,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1295,6 +1346,13 @@ func (*RotateSigningSecretRequest) Descriptor() ([]byte, []int) {
 func (x *RotateSigningSecretRequest) GetMerchantId() int32 {
 	if x != nil {
 		return x.MerchantId
+	}
+	return 0
+}
+
+func (x *RotateSigningSecretRequest) GetOverlapHours() int32 {
+	if x != nil && x.OverlapHours != nil {
+		return *x.OverlapHours
 	}
 	return 0
 }
@@ -1441,7 +1499,7 @@ var File_paygate_callbacks_v1_callbacks_proto protoreflect.FileDescriptor
 
 const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"\n" +
-	"$paygate/callbacks/v1/callbacks.proto\x12\x14paygate.callbacks.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa9\x03\n" +
+	"$paygate/callbacks/v1/callbacks.proto\x12\x14paygate.callbacks.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd1\x04\n" +
 	"\bCallback\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x1b\n" +
 	"\tcollab_id\x18\x02 \x01(\x05R\bcollabId\x12!\n" +
@@ -1457,8 +1515,12 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"createdUtc\x12;\n" +
 	"\vupdated_utc\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"updatedUtcB\x16\n" +
-	"\x14_transaction_type_id\"9\n" +
+	"updatedUtc\x12,\n" +
+	"\x0fdisabled_reason\x18\v \x01(\tH\x01R\x0edisabledReason\x88\x01\x01\x12=\n" +
+	"\fdisabled_utc\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\vdisabledUtc\x12%\n" +
+	"\x0efinal_statuses\x18\r \x03(\x05R\rfinalStatusesB\x16\n" +
+	"\x14_transaction_type_idB\x12\n" +
+	"\x10_disabled_reason\"9\n" +
 	"\x1aListCollabCallbacksRequest\x12\x1b\n" +
 	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\"[\n" +
 	"\x1bListCollabCallbacksResponse\x12<\n" +
@@ -1467,7 +1529,7 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"\vmerchant_id\x18\x01 \x01(\x05R\n" +
 	"merchantId\"]\n" +
 	"\x1dListMerchantCallbacksResponse\x12<\n" +
-	"\tcallbacks\x18\x01 \x03(\v2\x1e.paygate.callbacks.v1.CallbackR\tcallbacks\"\xcc\x02\n" +
+	"\tcallbacks\x18\x01 \x03(\v2\x1e.paygate.callbacks.v1.CallbackR\tcallbacks\"\xf3\x02\n" +
 	"\x15CreateCallbackRequest\x12\x1b\n" +
 	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\x12!\n" +
 	"\fcallback_url\x18\x02 \x01(\tR\vcallbackUrl\x12\"\n" +
@@ -1475,13 +1537,14 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"is_enabled\x18\x03 \x01(\bH\x00R\tisEnabled\x88\x01\x01\x12&\n" +
 	"\fmax_attempts\x18\x04 \x01(\x05H\x01R\vmaxAttempts\x88\x01\x01\x12(\n" +
 	"\radd_signature\x18\x05 \x01(\bH\x02R\faddSignature\x88\x01\x01\x123\n" +
-	"\x13transaction_type_id\x18\x06 \x01(\x05H\x03R\x11transactionTypeId\x88\x01\x01B\r\n" +
+	"\x13transaction_type_id\x18\x06 \x01(\x05H\x03R\x11transactionTypeId\x88\x01\x01\x12%\n" +
+	"\x0efinal_statuses\x18\a \x03(\x05R\rfinalStatusesB\r\n" +
 	"\v_is_enabledB\x0f\n" +
 	"\r_max_attemptsB\x10\n" +
 	"\x0e_add_signatureB\x16\n" +
 	"\x14_transaction_type_id\"T\n" +
 	"\x16CreateCallbackResponse\x12:\n" +
-	"\bcallback\x18\x01 \x01(\v2\x1e.paygate.callbacks.v1.CallbackR\bcallback\"\x85\x03\n" +
+	"\bcallback\x18\x01 \x01(\v2\x1e.paygate.callbacks.v1.CallbackR\bcallback\"\xac\x03\n" +
 	"\x15UpdateCallbackRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12 \n" +
 	"\tcollab_id\x18\x02 \x01(\x05H\x00R\bcollabId\x88\x01\x01\x12&\n" +
@@ -1490,7 +1553,8 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"is_enabled\x18\x04 \x01(\bH\x02R\tisEnabled\x88\x01\x01\x12&\n" +
 	"\fmax_attempts\x18\x05 \x01(\x05H\x03R\vmaxAttempts\x88\x01\x01\x12(\n" +
 	"\radd_signature\x18\x06 \x01(\bH\x04R\faddSignature\x88\x01\x01\x123\n" +
-	"\x13transaction_type_id\x18\a \x01(\x05H\x05R\x11transactionTypeId\x88\x01\x01B\f\n" +
+	"\x13transaction_type_id\x18\a \x01(\x05H\x05R\x11transactionTypeId\x88\x01\x01\x12%\n" +
+	"\x0efinal_statuses\x18\b \x03(\x05R\rfinalStatusesB\f\n" +
 	"\n" +
 	"_collab_idB\x0f\n" +
 	"\r_callback_urlB\r\n" +
@@ -1543,16 +1607,18 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"\vmerchant_id\x18\x01 \x01(\x05R\n" +
 	"merchantId\"2\n" +
 	"\x18GetSigningSecretResponse\x12\x16\n" +
-	"\x06secret\x18\x01 \x01(\tR\x06secret\"=\n" +
+	"\x06secret\x18\x01 \x01(\tR\x06secret\"y\n" +
 	"\x1aRotateSigningSecretRequest\x12\x1f\n" +
 	"\vmerchant_id\x18\x01 \x01(\x05R\n" +
-	"merchantId\"5\n" +
+	"merchantId\x12(\n" +
+	"\roverlap_hours\x18\x02 \x01(\x05H\x00R\foverlapHours\x88\x01\x01B\x10\n" +
+	"\x0e_overlap_hours\"5\n" +
 	"\x1bRotateSigningSecretResponse\x12\x16\n" +
 	"\x06secret\x18\x01 \x01(\tR\x06secret\"L\n" +
 	"!ListAttemptsOfTransactionsRequest\x12'\n" +
 	"\x0ftransaction_ids\x18\x01 \x03(\x03R\x0etransactionIds\"g\n" +
 	"\"ListAttemptsOfTransactionsResponse\x12A\n" +
-	"\battempts\x18\x01 \x03(\v2%.paygate.callbacks.v1.CallbackAttemptR\battempts2\xf6\x0e\n" +
+	"\battempts\x18\x01 \x03(\v2%.paygate.callbacks.v1.CallbackAttemptR\battempts2\xf9\x0e\n" +
 	"\x10CallbacksService\x12\xb4\x01\n" +
 	"\x13ListCollabCallbacks\x120.paygate.callbacks.v1.ListCollabCallbacksRequest\x1a1.paygate.callbacks.v1.ListCollabCallbacksResponse\"8\x82\xd3\xe4\x93\x022b\tcallbacks\x12%/api/v1/collabs/{collab_id}/callbacks\x12\xbe\x01\n" +
 	"\x15ListMerchantCallbacks\x122.paygate.callbacks.v1.ListMerchantCallbacksRequest\x1a3.paygate.callbacks.v1.ListMerchantCallbacksResponse\"<\x82\xd3\xe4\x93\x026b\tcallbacks\x12)/api/v1/merchants/{merchant_id}/callbacks\x12\x93\x01\n" +
@@ -1563,8 +1629,8 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"\x1aListAttemptsOfTransactions\x127.paygate.callbacks.v1.ListAttemptsOfTransactionsRequest\x1a8.paygate.callbacks.v1.ListAttemptsOfTransactionsResponse\x12\xac\x01\n" +
 	"\x14RetryCallbackAttempt\x121.paygate.callbacks.v1.RetryCallbackAttemptRequest\x1a2.paygate.callbacks.v1.RetryCallbackAttemptResponse\"-\x82\xd3\xe4\x93\x02'\"%/api/v1/callbacks/attempts/{id}/retry\x12\xc7\x01\n" +
 	"\x1bEnqueueTransactionCallbacks\x128.paygate.callbacks.v1.EnqueueTransactionCallbacksRequest\x1a9.paygate.callbacks.v1.EnqueueTransactionCallbacksResponse\"3\x82\xd3\xe4\x93\x02-\"+/api/v1/transactions/{id}/callbacks/enqueue\x12\xab\x01\n" +
-	"\x10GetSigningSecret\x12-.paygate.callbacks.v1.GetSigningSecretRequest\x1a..paygate.callbacks.v1.GetSigningSecretResponse\"8\x82\xd3\xe4\x93\x022\x120/api/v1/merchants/{merchant_id}/callbacks/secret\x12\xbb\x01\n" +
-	"\x13RotateSigningSecret\x120.paygate.callbacks.v1.RotateSigningSecretRequest\x1a1.paygate.callbacks.v1.RotateSigningSecretResponse\"?\x82\xd3\xe4\x93\x029\"7/api/v1/merchants/{merchant_id}/callbacks/secret/rotateB\xe0\x01\n" +
+	"\x10GetSigningSecret\x12-.paygate.callbacks.v1.GetSigningSecretRequest\x1a..paygate.callbacks.v1.GetSigningSecretResponse\"8\x82\xd3\xe4\x93\x022\x120/api/v1/merchants/{merchant_id}/callbacks/secret\x12\xbe\x01\n" +
+	"\x13RotateSigningSecret\x120.paygate.callbacks.v1.RotateSigningSecretRequest\x1a1.paygate.callbacks.v1.RotateSigningSecretResponse\"B\x82\xd3\xe4\x93\x02<:\x01*\"7/api/v1/merchants/{merchant_id}/callbacks/secret/rotateB\xe0\x01\n" +
 	"\x18com.paygate.callbacks.v1B\x0eCallbacksProtoP\x01ZBgithub.com/paygate/paygate/gen/go/paygate/callbacks/v1;callbacksv1\xa2\x02\x03PCX\xaa\x02\x14Paygate.Callbacks.V1\xca\x02\x14Paygate\\Callbacks\\V1\xe2\x02 Paygate\\Callbacks\\V1\\GPBMetadata\xea\x02\x16Paygate::Callbacks::V1b\x06proto3"
 
 var (
@@ -1610,41 +1676,42 @@ var file_paygate_callbacks_v1_callbacks_proto_goTypes = []any{
 var file_paygate_callbacks_v1_callbacks_proto_depIdxs = []int32{
 	24, // 0: paygate.callbacks.v1.Callback.created_utc:type_name -> google.protobuf.Timestamp
 	24, // 1: paygate.callbacks.v1.Callback.updated_utc:type_name -> google.protobuf.Timestamp
-	0,  // 2: paygate.callbacks.v1.ListCollabCallbacksResponse.callbacks:type_name -> paygate.callbacks.v1.Callback
-	0,  // 3: paygate.callbacks.v1.ListMerchantCallbacksResponse.callbacks:type_name -> paygate.callbacks.v1.Callback
-	0,  // 4: paygate.callbacks.v1.CreateCallbackResponse.callback:type_name -> paygate.callbacks.v1.Callback
-	0,  // 5: paygate.callbacks.v1.UpdateCallbackResponse.callback:type_name -> paygate.callbacks.v1.Callback
-	24, // 6: paygate.callbacks.v1.CallbackAttempt.created_utc:type_name -> google.protobuf.Timestamp
-	11, // 7: paygate.callbacks.v1.ListCallbackAttemptsResponse.callback_attempts:type_name -> paygate.callbacks.v1.CallbackAttempt
-	11, // 8: paygate.callbacks.v1.RetryCallbackAttemptResponse.attempt:type_name -> paygate.callbacks.v1.CallbackAttempt
-	11, // 9: paygate.callbacks.v1.ListAttemptsOfTransactionsResponse.attempts:type_name -> paygate.callbacks.v1.CallbackAttempt
-	1,  // 10: paygate.callbacks.v1.CallbacksService.ListCollabCallbacks:input_type -> paygate.callbacks.v1.ListCollabCallbacksRequest
-	3,  // 11: paygate.callbacks.v1.CallbacksService.ListMerchantCallbacks:input_type -> paygate.callbacks.v1.ListMerchantCallbacksRequest
-	5,  // 12: paygate.callbacks.v1.CallbacksService.CreateCallback:input_type -> paygate.callbacks.v1.CreateCallbackRequest
-	7,  // 13: paygate.callbacks.v1.CallbacksService.UpdateCallback:input_type -> paygate.callbacks.v1.UpdateCallbackRequest
-	9,  // 14: paygate.callbacks.v1.CallbacksService.DeleteCallback:input_type -> paygate.callbacks.v1.DeleteCallbackRequest
-	12, // 15: paygate.callbacks.v1.CallbacksService.ListCallbackAttempts:input_type -> paygate.callbacks.v1.ListCallbackAttemptsRequest
-	22, // 16: paygate.callbacks.v1.CallbacksService.ListAttemptsOfTransactions:input_type -> paygate.callbacks.v1.ListAttemptsOfTransactionsRequest
-	14, // 17: paygate.callbacks.v1.CallbacksService.RetryCallbackAttempt:input_type -> paygate.callbacks.v1.RetryCallbackAttemptRequest
-	16, // 18: paygate.callbacks.v1.CallbacksService.EnqueueTransactionCallbacks:input_type -> paygate.callbacks.v1.EnqueueTransactionCallbacksRequest
-	18, // 19: paygate.callbacks.v1.CallbacksService.GetSigningSecret:input_type -> paygate.callbacks.v1.GetSigningSecretRequest
-	20, // 20: paygate.callbacks.v1.CallbacksService.RotateSigningSecret:input_type -> paygate.callbacks.v1.RotateSigningSecretRequest
-	2,  // 21: paygate.callbacks.v1.CallbacksService.ListCollabCallbacks:output_type -> paygate.callbacks.v1.ListCollabCallbacksResponse
-	4,  // 22: paygate.callbacks.v1.CallbacksService.ListMerchantCallbacks:output_type -> paygate.callbacks.v1.ListMerchantCallbacksResponse
-	6,  // 23: paygate.callbacks.v1.CallbacksService.CreateCallback:output_type -> paygate.callbacks.v1.CreateCallbackResponse
-	8,  // 24: paygate.callbacks.v1.CallbacksService.UpdateCallback:output_type -> paygate.callbacks.v1.UpdateCallbackResponse
-	10, // 25: paygate.callbacks.v1.CallbacksService.DeleteCallback:output_type -> paygate.callbacks.v1.DeleteCallbackResponse
-	13, // 26: paygate.callbacks.v1.CallbacksService.ListCallbackAttempts:output_type -> paygate.callbacks.v1.ListCallbackAttemptsResponse
-	23, // 27: paygate.callbacks.v1.CallbacksService.ListAttemptsOfTransactions:output_type -> paygate.callbacks.v1.ListAttemptsOfTransactionsResponse
-	15, // 28: paygate.callbacks.v1.CallbacksService.RetryCallbackAttempt:output_type -> paygate.callbacks.v1.RetryCallbackAttemptResponse
-	17, // 29: paygate.callbacks.v1.CallbacksService.EnqueueTransactionCallbacks:output_type -> paygate.callbacks.v1.EnqueueTransactionCallbacksResponse
-	19, // 30: paygate.callbacks.v1.CallbacksService.GetSigningSecret:output_type -> paygate.callbacks.v1.GetSigningSecretResponse
-	21, // 31: paygate.callbacks.v1.CallbacksService.RotateSigningSecret:output_type -> paygate.callbacks.v1.RotateSigningSecretResponse
-	21, // [21:32] is the sub-list for method output_type
-	10, // [10:21] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	24, // 2: paygate.callbacks.v1.Callback.disabled_utc:type_name -> google.protobuf.Timestamp
+	0,  // 3: paygate.callbacks.v1.ListCollabCallbacksResponse.callbacks:type_name -> paygate.callbacks.v1.Callback
+	0,  // 4: paygate.callbacks.v1.ListMerchantCallbacksResponse.callbacks:type_name -> paygate.callbacks.v1.Callback
+	0,  // 5: paygate.callbacks.v1.CreateCallbackResponse.callback:type_name -> paygate.callbacks.v1.Callback
+	0,  // 6: paygate.callbacks.v1.UpdateCallbackResponse.callback:type_name -> paygate.callbacks.v1.Callback
+	24, // 7: paygate.callbacks.v1.CallbackAttempt.created_utc:type_name -> google.protobuf.Timestamp
+	11, // 8: paygate.callbacks.v1.ListCallbackAttemptsResponse.callback_attempts:type_name -> paygate.callbacks.v1.CallbackAttempt
+	11, // 9: paygate.callbacks.v1.RetryCallbackAttemptResponse.attempt:type_name -> paygate.callbacks.v1.CallbackAttempt
+	11, // 10: paygate.callbacks.v1.ListAttemptsOfTransactionsResponse.attempts:type_name -> paygate.callbacks.v1.CallbackAttempt
+	1,  // 11: paygate.callbacks.v1.CallbacksService.ListCollabCallbacks:input_type -> paygate.callbacks.v1.ListCollabCallbacksRequest
+	3,  // 12: paygate.callbacks.v1.CallbacksService.ListMerchantCallbacks:input_type -> paygate.callbacks.v1.ListMerchantCallbacksRequest
+	5,  // 13: paygate.callbacks.v1.CallbacksService.CreateCallback:input_type -> paygate.callbacks.v1.CreateCallbackRequest
+	7,  // 14: paygate.callbacks.v1.CallbacksService.UpdateCallback:input_type -> paygate.callbacks.v1.UpdateCallbackRequest
+	9,  // 15: paygate.callbacks.v1.CallbacksService.DeleteCallback:input_type -> paygate.callbacks.v1.DeleteCallbackRequest
+	12, // 16: paygate.callbacks.v1.CallbacksService.ListCallbackAttempts:input_type -> paygate.callbacks.v1.ListCallbackAttemptsRequest
+	22, // 17: paygate.callbacks.v1.CallbacksService.ListAttemptsOfTransactions:input_type -> paygate.callbacks.v1.ListAttemptsOfTransactionsRequest
+	14, // 18: paygate.callbacks.v1.CallbacksService.RetryCallbackAttempt:input_type -> paygate.callbacks.v1.RetryCallbackAttemptRequest
+	16, // 19: paygate.callbacks.v1.CallbacksService.EnqueueTransactionCallbacks:input_type -> paygate.callbacks.v1.EnqueueTransactionCallbacksRequest
+	18, // 20: paygate.callbacks.v1.CallbacksService.GetSigningSecret:input_type -> paygate.callbacks.v1.GetSigningSecretRequest
+	20, // 21: paygate.callbacks.v1.CallbacksService.RotateSigningSecret:input_type -> paygate.callbacks.v1.RotateSigningSecretRequest
+	2,  // 22: paygate.callbacks.v1.CallbacksService.ListCollabCallbacks:output_type -> paygate.callbacks.v1.ListCollabCallbacksResponse
+	4,  // 23: paygate.callbacks.v1.CallbacksService.ListMerchantCallbacks:output_type -> paygate.callbacks.v1.ListMerchantCallbacksResponse
+	6,  // 24: paygate.callbacks.v1.CallbacksService.CreateCallback:output_type -> paygate.callbacks.v1.CreateCallbackResponse
+	8,  // 25: paygate.callbacks.v1.CallbacksService.UpdateCallback:output_type -> paygate.callbacks.v1.UpdateCallbackResponse
+	10, // 26: paygate.callbacks.v1.CallbacksService.DeleteCallback:output_type -> paygate.callbacks.v1.DeleteCallbackResponse
+	13, // 27: paygate.callbacks.v1.CallbacksService.ListCallbackAttempts:output_type -> paygate.callbacks.v1.ListCallbackAttemptsResponse
+	23, // 28: paygate.callbacks.v1.CallbacksService.ListAttemptsOfTransactions:output_type -> paygate.callbacks.v1.ListAttemptsOfTransactionsResponse
+	15, // 29: paygate.callbacks.v1.CallbacksService.RetryCallbackAttempt:output_type -> paygate.callbacks.v1.RetryCallbackAttemptResponse
+	17, // 30: paygate.callbacks.v1.CallbacksService.EnqueueTransactionCallbacks:output_type -> paygate.callbacks.v1.EnqueueTransactionCallbacksResponse
+	19, // 31: paygate.callbacks.v1.CallbacksService.GetSigningSecret:output_type -> paygate.callbacks.v1.GetSigningSecretResponse
+	21, // 32: paygate.callbacks.v1.CallbacksService.RotateSigningSecret:output_type -> paygate.callbacks.v1.RotateSigningSecretResponse
+	22, // [22:33] is the sub-list for method output_type
+	11, // [11:22] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_paygate_callbacks_v1_callbacks_proto_init() }
@@ -1656,6 +1723,7 @@ func file_paygate_callbacks_v1_callbacks_proto_init() {
 	file_paygate_callbacks_v1_callbacks_proto_msgTypes[5].OneofWrappers = []any{}
 	file_paygate_callbacks_v1_callbacks_proto_msgTypes[7].OneofWrappers = []any{}
 	file_paygate_callbacks_v1_callbacks_proto_msgTypes[12].OneofWrappers = []any{}
+	file_paygate_callbacks_v1_callbacks_proto_msgTypes[20].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -274,6 +274,109 @@ func (x *CallbackUrlChanged) GetChangeId() string {
 	return ""
 }
 
+// CallbackUrlDisabled is published by the callbacks service when it disables
+// a callback URL automatically because every attempt to it failed for
+// PAYGATE_CALLBACK_DISABLE_AFTER (docs/contracts-callbacks.md, "Endpoint
+// health"). Subject: paygate.events.callback_url_disabled.
+type CallbackUrlDisabled struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the callback URL.
+	CallbackId int64 `protobuf:"varint,1,opt,name=callback_id,json=callbackId,proto3" json:"callback_id,omitempty"`
+	// Id of its collab.
+	CollabId int32 `protobuf:"varint,2,opt,name=collab_id,json=collabId,proto3" json:"collab_id,omitempty"`
+	// Id of the collab's merchant.
+	MerchantId int32 `protobuf:"varint,3,opt,name=merchant_id,json=merchantId,proto3" json:"merchant_id,omitempty"`
+	// The URL.
+	CallbackUrl string `protobuf:"bytes,4,opt,name=callback_url,json=callbackUrl,proto3" json:"callback_url,omitempty"`
+	// Why it was disabled, as the Callbacks page shows it.
+	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The first failed attempt after the last success.
+	FailingSince *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=failing_since,json=failingSince,proto3" json:"failing_since,omitempty"`
+	// When it was disabled.
+	DisabledAt    *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=disabled_at,json=disabledAt,proto3" json:"disabled_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallbackUrlDisabled) Reset() {
+	*x = CallbackUrlDisabled{}
+	mi := &file_paygate_events_v1_callbacks_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallbackUrlDisabled) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallbackUrlDisabled) ProtoMessage() {}
+
+func (x *CallbackUrlDisabled) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_events_v1_callbacks_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallbackUrlDisabled.ProtoReflect.Descriptor instead.
+func (*CallbackUrlDisabled) Descriptor() ([]byte, []int) {
+	return file_paygate_events_v1_callbacks_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *CallbackUrlDisabled) GetCallbackId() int64 {
+	if x != nil {
+		return x.CallbackId
+	}
+	return 0
+}
+
+func (x *CallbackUrlDisabled) GetCollabId() int32 {
+	if x != nil {
+		return x.CollabId
+	}
+	return 0
+}
+
+func (x *CallbackUrlDisabled) GetMerchantId() int32 {
+	if x != nil {
+		return x.MerchantId
+	}
+	return 0
+}
+
+func (x *CallbackUrlDisabled) GetCallbackUrl() string {
+	if x != nil {
+		return x.CallbackUrl
+	}
+	return ""
+}
+
+func (x *CallbackUrlDisabled) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *CallbackUrlDisabled) GetFailingSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FailingSince
+	}
+	return nil
+}
+
+func (x *CallbackUrlDisabled) GetDisabledAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DisabledAt
+	}
+	return nil
+}
+
 var File_paygate_events_v1_callbacks_proto protoreflect.FileDescriptor
 
 const file_paygate_events_v1_callbacks_proto_rawDesc = "" +
@@ -306,7 +409,18 @@ const file_paygate_events_v1_callbacks_proto_rawDesc = "" +
 	" \x01(\tR\bnewValue\x129\n" +
 	"\n" +
 	"changed_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\tchangedAt\x12\x1b\n" +
-	"\tchange_id\x18\f \x01(\tR\bchangeIdB\xcb\x01\n" +
+	"\tchange_id\x18\f \x01(\tR\bchangeId\"\xad\x02\n" +
+	"\x13CallbackUrlDisabled\x12\x1f\n" +
+	"\vcallback_id\x18\x01 \x01(\x03R\n" +
+	"callbackId\x12\x1b\n" +
+	"\tcollab_id\x18\x02 \x01(\x05R\bcollabId\x12\x1f\n" +
+	"\vmerchant_id\x18\x03 \x01(\x05R\n" +
+	"merchantId\x12!\n" +
+	"\fcallback_url\x18\x04 \x01(\tR\vcallbackUrl\x12\x16\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\x12?\n" +
+	"\rfailing_since\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\ffailingSince\x12;\n" +
+	"\vdisabled_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"disabledAtB\xcb\x01\n" +
 	"\x15com.paygate.events.v1B\x0eCallbacksProtoP\x01Z<github.com/paygate/paygate/gen/go/paygate/events/v1;eventsv1\xa2\x02\x03PEX\xaa\x02\x11Paygate.Events.V1\xca\x02\x11Paygate\\Events\\V1\xe2\x02\x1dPaygate\\Events\\V1\\GPBMetadata\xea\x02\x13Paygate::Events::V1b\x06proto3"
 
 var (
@@ -321,20 +435,23 @@ func file_paygate_events_v1_callbacks_proto_rawDescGZIP() []byte {
 	return file_paygate_events_v1_callbacks_proto_rawDescData
 }
 
-var file_paygate_events_v1_callbacks_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_paygate_events_v1_callbacks_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_paygate_events_v1_callbacks_proto_goTypes = []any{
 	(*CallbackDeliveryChanged)(nil), // 0: paygate.events.v1.CallbackDeliveryChanged
 	(*CallbackUrlChanged)(nil),      // 1: paygate.events.v1.CallbackUrlChanged
-	(*timestamppb.Timestamp)(nil),   // 2: google.protobuf.Timestamp
+	(*CallbackUrlDisabled)(nil),     // 2: paygate.events.v1.CallbackUrlDisabled
+	(*timestamppb.Timestamp)(nil),   // 3: google.protobuf.Timestamp
 }
 var file_paygate_events_v1_callbacks_proto_depIdxs = []int32{
-	2, // 0: paygate.events.v1.CallbackDeliveryChanged.changed_at:type_name -> google.protobuf.Timestamp
-	2, // 1: paygate.events.v1.CallbackUrlChanged.changed_at:type_name -> google.protobuf.Timestamp
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	3, // 0: paygate.events.v1.CallbackDeliveryChanged.changed_at:type_name -> google.protobuf.Timestamp
+	3, // 1: paygate.events.v1.CallbackUrlChanged.changed_at:type_name -> google.protobuf.Timestamp
+	3, // 2: paygate.events.v1.CallbackUrlDisabled.failing_since:type_name -> google.protobuf.Timestamp
+	3, // 3: paygate.events.v1.CallbackUrlDisabled.disabled_at:type_name -> google.protobuf.Timestamp
+	4, // [4:4] is the sub-list for method output_type
+	4, // [4:4] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_paygate_events_v1_callbacks_proto_init() }
@@ -348,7 +465,7 @@ func file_paygate_events_v1_callbacks_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_paygate_events_v1_callbacks_proto_rawDesc), len(file_paygate_events_v1_callbacks_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

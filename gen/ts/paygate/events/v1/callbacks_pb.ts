@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file paygate/events/v1/callbacks.proto.
  */
 export const file_paygate_events_v1_callbacks: GenFile = /*@__PURE__*/
-  fileDesc("CiFwYXlnYXRlL2V2ZW50cy92MS9jYWxsYmFja3MucHJvdG8SEXBheWdhdGUuZXZlbnRzLnYxIrkBChdDYWxsYmFja0RlbGl2ZXJ5Q2hhbmdlZBIWCg50cmFuc2FjdGlvbl9pZBgBIAEoAxITCgttZXJjaGFudF9pZBgCIAEoBRIRCglkZWxpdmVyZWQYAyABKAUSDQoFdG90YWwYBCABKAUSDgoGZmFpbGVkGAUgASgFEg8KB3ZlcnNpb24YBiABKAMSLgoKY2hhbmdlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAijQIKEkNhbGxiYWNrVXJsQ2hhbmdlZBIOCgZhY3Rpb24YASABKAkSEwoLY2FsbGJhY2tfaWQYAiABKAMSEQoJY29sbGFiX2lkGAMgASgFEhMKC21lcmNoYW50X2lkGAQgASgFEg8KB3VzZXJfaWQYBSABKAMSEAoIdXNlcm5hbWUYBiABKAkSCgoCaXAYByABKAkSEgoKdXNlcl9hZ2VudBgIIAEoCRIRCglvbGRfdmFsdWUYCSABKAkSEQoJbmV3X3ZhbHVlGAogASgJEi4KCmNoYW5nZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWNoYW5nZV9pZBgMIAEoCULLAQoVY29tLnBheWdhdGUuZXZlbnRzLnYxQg5DYWxsYmFja3NQcm90b1ABWjxnaXRodWIuY29tL3BheWdhdGUvcGF5Z2F0ZS9nZW4vZ28vcGF5Z2F0ZS9ldmVudHMvdjE7ZXZlbnRzdjGiAgNQRViqAhFQYXlnYXRlLkV2ZW50cy5WMcoCEVBheWdhdGVcRXZlbnRzXFYx4gIdUGF5Z2F0ZVxFdmVudHNcVjFcR1BCTWV0YWRhdGHqAhNQYXlnYXRlOjpFdmVudHM6OlYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CiFwYXlnYXRlL2V2ZW50cy92MS9jYWxsYmFja3MucHJvdG8SEXBheWdhdGUuZXZlbnRzLnYxIrkBChdDYWxsYmFja0RlbGl2ZXJ5Q2hhbmdlZBIWCg50cmFuc2FjdGlvbl9pZBgBIAEoAxITCgttZXJjaGFudF9pZBgCIAEoBRIRCglkZWxpdmVyZWQYAyABKAUSDQoFdG90YWwYBCABKAUSDgoGZmFpbGVkGAUgASgFEg8KB3ZlcnNpb24YBiABKAMSLgoKY2hhbmdlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAijQIKEkNhbGxiYWNrVXJsQ2hhbmdlZBIOCgZhY3Rpb24YASABKAkSEwoLY2FsbGJhY2tfaWQYAiABKAMSEQoJY29sbGFiX2lkGAMgASgFEhMKC21lcmNoYW50X2lkGAQgASgFEg8KB3VzZXJfaWQYBSABKAMSEAoIdXNlcm5hbWUYBiABKAkSCgoCaXAYByABKAkSEgoKdXNlcl9hZ2VudBgIIAEoCRIRCglvbGRfdmFsdWUYCSABKAkSEQoJbmV3X3ZhbHVlGAogASgJEi4KCmNoYW5nZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCWNoYW5nZV9pZBgMIAEoCSLcAQoTQ2FsbGJhY2tVcmxEaXNhYmxlZBITCgtjYWxsYmFja19pZBgBIAEoAxIRCgljb2xsYWJfaWQYAiABKAUSEwoLbWVyY2hhbnRfaWQYAyABKAUSFAoMY2FsbGJhY2tfdXJsGAQgASgJEg4KBnJlYXNvbhgFIAEoCRIxCg1mYWlsaW5nX3NpbmNlGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtkaXNhYmxlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCywEKFWNvbS5wYXlnYXRlLmV2ZW50cy52MUIOQ2FsbGJhY2tzUHJvdG9QAVo8Z2l0aHViLmNvbS9wYXlnYXRlL3BheWdhdGUvZ2VuL2dvL3BheWdhdGUvZXZlbnRzL3YxO2V2ZW50c3YxogIDUEVYqgIRUGF5Z2F0ZS5FdmVudHMuVjHKAhFQYXlnYXRlXEV2ZW50c1xWMeICHVBheWdhdGVcRXZlbnRzXFYxXEdQQk1ldGFkYXRh6gITUGF5Z2F0ZTo6RXZlbnRzOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * CallbackDeliveryChanged is published by the callbacks service whenever a
@@ -335,4 +335,129 @@ export type CallbackUrlChangedJson = {
  */
 export const CallbackUrlChangedSchema: GenMessage<CallbackUrlChanged, {jsonType: CallbackUrlChangedJson}> = /*@__PURE__*/
   messageDesc(file_paygate_events_v1_callbacks, 1);
+
+/**
+ * CallbackUrlDisabled is published by the callbacks service when it disables
+ * a callback URL automatically because every attempt to it failed for
+ * PAYGATE_CALLBACK_DISABLE_AFTER (docs/contracts-callbacks.md, "Endpoint
+ * health"). Subject: paygate.events.callback_url_disabled.
+ *
+ * @generated from message paygate.events.v1.CallbackUrlDisabled
+ */
+export type CallbackUrlDisabled = Message<"paygate.events.v1.CallbackUrlDisabled"> & {
+  /**
+   * Id of the callback URL.
+   *
+   * @generated from field: int64 callback_id = 1;
+   */
+  callbackId: bigint;
+
+  /**
+   * Id of its collab.
+   *
+   * @generated from field: int32 collab_id = 2;
+   */
+  collabId: number;
+
+  /**
+   * Id of the collab's merchant.
+   *
+   * @generated from field: int32 merchant_id = 3;
+   */
+  merchantId: number;
+
+  /**
+   * The URL.
+   *
+   * @generated from field: string callback_url = 4;
+   */
+  callbackUrl: string;
+
+  /**
+   * Why it was disabled, as the Callbacks page shows it.
+   *
+   * @generated from field: string reason = 5;
+   */
+  reason: string;
+
+  /**
+   * The first failed attempt after the last success.
+   *
+   * @generated from field: google.protobuf.Timestamp failing_since = 6;
+   */
+  failingSince?: Timestamp | undefined;
+
+  /**
+   * When it was disabled.
+   *
+   * @generated from field: google.protobuf.Timestamp disabled_at = 7;
+   */
+  disabledAt?: Timestamp | undefined;
+};
+
+/**
+ * CallbackUrlDisabled is published by the callbacks service when it disables
+ * a callback URL automatically because every attempt to it failed for
+ * PAYGATE_CALLBACK_DISABLE_AFTER (docs/contracts-callbacks.md, "Endpoint
+ * health"). Subject: paygate.events.callback_url_disabled.
+ *
+ * @generated from message paygate.events.v1.CallbackUrlDisabled
+ */
+export type CallbackUrlDisabledJson = {
+  /**
+   * Id of the callback URL.
+   *
+   * @generated from field: int64 callback_id = 1;
+   */
+  callbackId?: string;
+
+  /**
+   * Id of its collab.
+   *
+   * @generated from field: int32 collab_id = 2;
+   */
+  collabId?: number;
+
+  /**
+   * Id of the collab's merchant.
+   *
+   * @generated from field: int32 merchant_id = 3;
+   */
+  merchantId?: number;
+
+  /**
+   * The URL.
+   *
+   * @generated from field: string callback_url = 4;
+   */
+  callbackUrl?: string;
+
+  /**
+   * Why it was disabled, as the Callbacks page shows it.
+   *
+   * @generated from field: string reason = 5;
+   */
+  reason?: string;
+
+  /**
+   * The first failed attempt after the last success.
+   *
+   * @generated from field: google.protobuf.Timestamp failing_since = 6;
+   */
+  failingSince?: TimestampJson;
+
+  /**
+   * When it was disabled.
+   *
+   * @generated from field: google.protobuf.Timestamp disabled_at = 7;
+   */
+  disabledAt?: TimestampJson;
+};
+
+/**
+ * Describes the message paygate.events.v1.CallbackUrlDisabled.
+ * Use `create(CallbackUrlDisabledSchema)` to create a new message.
+ */
+export const CallbackUrlDisabledSchema: GenMessage<CallbackUrlDisabled, {jsonType: CallbackUrlDisabledJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_events_v1_callbacks, 2);
 

@@ -17,6 +17,12 @@ export interface CallbackUrl {
   maxAttempts: number;
   addSignature: boolean;
   transactionTypeId: CallbackTransactionType;
+  /** The final statuses it receives (4, -1 to -6), ascending; empty for every one. */
+  finalStatuses: number[];
+  /** Why the URL was disabled automatically (its every attempt failed for too long); null otherwise. */
+  disabledReason: string | null;
+  /** When it was, as RFC 3339; null otherwise. */
+  disabledUtc: string | null;
 }
 
 /** CALLBACK_TYPES name the transaction types in the order the selects offer them. */
@@ -46,5 +52,8 @@ export function toCallbackUrl(c: CallbackWire): CallbackUrl {
     maxAttempts: c.maxAttempts ?? 0,
     addSignature: c.addSignature ?? false,
     transactionTypeId: type === 1 || type === 2 ? type : null,
+    finalStatuses: c.finalStatuses ?? [],
+    disabledReason: c.disabledReason ?? null,
+    disabledUtc: c.disabledUtc ?? null,
   };
 }

@@ -1,3 +1,4 @@
+import { Text } from '@chakra-ui/react';
 import { FlagSwitch } from '@paygate/sdk';
 import { DraftInput, type DraftInputSpec } from '../../../components/draft-input';
 import { OnOff, URL_CELL, type UrlEndpointColumn } from '../../../components/url-endpoints-table';
@@ -44,7 +45,16 @@ export function callbackColumns(collabHeader: string, collabName: (collabId: num
     },
     {
       header: 'Type',
-      view: (c) => callbackTypeLabel(c.transactionTypeId),
+      view: (c) => (
+        <>
+          <span>{callbackTypeLabel(c.transactionTypeId)}</span>
+          {c.finalStatuses.length > 0 && (
+            <Text as="span" display="block" fontSize="xs" color="fg.muted">
+              Final statuses {c.finalStatuses.join(', ')}
+            </Text>
+          )}
+        </>
+      ),
       edit: ({ draft, set }) => <CallbackTypeSelect value={draft.transactionTypeId} onChange={(t) => set({ transactionTypeId: t })} />,
       editProps: { w: '32' },
     },

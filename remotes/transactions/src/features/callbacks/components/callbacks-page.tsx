@@ -10,6 +10,7 @@ import { useCallbacks, type CallbacksInput } from '../api/get-callbacks';
 import { useUpdateCallback } from '../api/update-callback';
 import { callbackFields, draftOf, validateCallbackDraft } from '../utils/form';
 import { CallbackRetryDialog } from './callback-retry-dialog';
+import { EndpointHealthPanel } from './endpoint-health';
 import { AddCallbackDialog } from './add-callback-dialog';
 import { callbackColumns } from './callback-columns';
 
@@ -52,6 +53,8 @@ function Callbacks({ user }: { user: User }) {
     create: mayCall(user, 'POST /api/v1/callbacks'),
     update: mayCall(user, 'POST /api/v1/callbacks/{id}'),
     delete: mayCall(user, 'DELETE /api/v1/callbacks/{id}'),
+    enable: mayCall(user, 'POST /api/v1/callbacks/{id}/enable'),
+    health: mayCall(user, 'GET /api/v1/merchants/{merchantId}/callbacks/health'),
   };
   const queryClient = useQueryClient();
   const [selectedMerchant] = useSelectedMerchant();
@@ -71,6 +74,9 @@ function Callbacks({ user }: { user: User }) {
 
   const collabName = collabNamer(collabs.data, admin);
   const merchantName = scope?.kind === 'merchant' ? (collabs.data?.find((c) => c.merchantId === scope.id)?.merchantName ?? `merchant ${scope.id}`) : '';
+
+  // The health is a merchant's: the listed merchant's, or the chosen collab's.
+  const healthMerchant = scope === null ? null : scope.kind === 'merchant' ? scope.id : (collabs.data?.find((c) => c.id === scope.id)?.merchantId ?? null);
 
   function choose(id: number | null) {
     setCollabId(id);
@@ -113,6 +119,8 @@ function Callbacks({ user }: { user: User }) {
           </Text>
         )}
       </HStack>
+
+      <EndpointHealthPanel merchantId={healthMerchant} urls={scope ? (list.data ?? []) : []} canEnable={may.enable} canReadHealth={may.health} onEnabled={reload} />
 
       <UrlEndpoints
         key={listKey}
