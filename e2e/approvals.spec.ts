@@ -209,7 +209,7 @@ async function walk(browser: Browser, request: APIRequestContext, { authUrl, gat
   const confirmReason = confirmBulk.getByLabel(/Reason/);
   if ((await confirmReason.count()) > 0 && (await confirmReason.inputValue()) === '') await confirmReason.fill(bulkReason);
   await confirmBulk.getByRole('button', { name: 'Confirm with passkey' }).click();
-  await expect(bulk.getByRole('status')).toContainText('Sent for approval as request #');
+  await expect(bulk.getByRole('status').filter({ hasText: 'Sent for approval' })).toContainText('Sent for approval as request #');
   await expect(requester.getByText('The run was not started')).toHaveCount(0);
   type Runs = { runs?: { reason: string; state: string; applied?: string }[] };
   const runsOf = async () =>

@@ -67,7 +67,8 @@ test('a bulk resend of failed callbacks over a filter: dry run, reason, run, eac
   // Retry failed… over the collab, with a response-code filter: the dry run counts them.
   await page.goto('/callbacks');
   await page.getByRole('combobox', { name: 'Select Collab' }).selectOption({ label: COLLAB });
-  const callbackRow = page.getByRole('row').filter({ hasText: url });
+  // The URLs' table (the endpoint health table lists each URL too).
+  const callbackRow = page.getByRole('table', { name: 'Callback URLs' }).getByRole('row').filter({ hasText: url });
   await expect(callbackRow).toHaveCount(1);
   await page.getByRole('button', { name: 'Retry failed…' }).click();
   const dialog = page.getByRole('dialog', { name: 'Retry failed callbacks' });

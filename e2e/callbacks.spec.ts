@@ -57,7 +57,8 @@ test('a callback URL on the demo merchant receives a signed callback, listed as 
   await add.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('Callback URL created')).toBeVisible();
   await expect(add).toBeHidden();
-  const callbackRow = page.getByRole('row').filter({ hasText: url });
+  // The URLs' table (the endpoint health table lists each URL too).
+  const callbackRow = page.getByRole('table', { name: 'Callback URLs' }).getByRole('row').filter({ hasText: url });
   await expect(callbackRow).toHaveCount(1);
 
   // Run a transaction through the collab: it succeeds, and the callbacks service delivers its outcome.
