@@ -52,8 +52,8 @@ func TestMerchants(t *testing.T) {
 
 	// Bad input: a 400 naming the field, nothing written.
 	for body, field := range map[string]string{
-		`{"name": "  "}`:                        "name",
-		`{"name": "Delta", "contactEmail": "x"}`: "contactEmail",
+		`{"name": "  "}`:                               "name",
+		`{"name": "Delta", "contactEmail": "x"}`:       "contactEmail",
 		`{"name": "` + strings.Repeat("n", 101) + `"}`: "name",
 	} {
 		if msg := admin.refused(t, http.StatusBadRequest, 0, http.MethodPost, "/api/v1/merchants", body); !strings.Contains(msg, field) {
