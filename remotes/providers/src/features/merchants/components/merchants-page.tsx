@@ -1,8 +1,8 @@
 import { Badge, Button, Code, HStack, Stack, Text } from '@chakra-ui/react';
 import { ConfirmDialog, DataTable, mayCall, NoPermission, notify, PageFrame, SCREENS, seesAllMerchants, useUser, type DataColumn, type User } from '@paygate/sdk';
 import { useEffect, useState } from 'react';
+import { useNavigate } from 'react-router';
 import { messageOf } from '../../../utils/errors';
-import { InitializeCollabDialog } from '../../providers/components/initialize-collab-dialog';
 import { useMerchantDetails, useSaveMerchant, type MerchantDetail } from '../api/merchants';
 import { CredentialsPanel } from './credentials-panel';
 import { MerchantDialog } from './merchant-dialog';
@@ -25,13 +25,13 @@ type Open =
   | { kind: 'edit'; merchant: MerchantDetail }
   | { kind: 'status'; merchant: MerchantDetail }
   | { kind: 'credentials'; merchant: MerchantDetail }
-  | { kind: 'collab'; merchant: MerchantDetail }
   | null;
 
 function Merchants({ user }: { user: User }) {
   const merchants = useMerchantDetails();
   const save = useSaveMerchant();
   const [open, setOpen] = useState<Open>(null);
+  const navigate = useNavigate();
   const may = {
     add: mayCall(user, 'POST /api/v1/merchants'),
     edit: mayCall(user, 'PUT /api/v1/merchants/{id}'),
@@ -145,7 +145,11 @@ function Merchants({ user }: { user: User }) {
           merchant={open.kind === 'edit' ? open.merchant : undefined}
           canAddCollab={may.addCollab}
           onClose={closeIf(open.kind)}
-          onSaved={(m, addCollab) => setOpen(addCollab ? { kind: 'collab', merchant: m } : null)}
+          onSaved={(m, addCollab) => {
+            setOpen(null);
+            // The first collab: the Providers page's Initialize Collaboration dialog, for this merchant.
+            if (addCollab) void navigate(`/providers?initialize=${m.id}`);
+          }}
         />
       )}
       {open?.kind === 'status' && (
@@ -165,10 +169,6 @@ function Merchants({ user }: { user: User }) {
       )}
       {open?.kind === 'credentials' && (
         <CredentialsPanel merchant={open.merchant} canCreate={may.createSecret} canRevoke={may.revokeSecret} onClose={closeIf('credentials')} />
-      )}
-      {open?.kind === 'collab' && (
-        // A new merchant has no collab yet: every provider is offered.
-        <InitializeCollabDialog user={user} merchantId={open.merchant.id} merchants={[open.merchant]} collabs={[]} onClose={closeIf('collab')} />
       )}
     </PageFrame>
   );
