@@ -1,5 +1,5 @@
 import { Alert, Badge, Button, Code, Field, HStack, Input, Stack, Text } from '@chakra-ui/react';
-import { ConfirmDialog, DataTable, DialogFrame, formatDateTime, notify, useTimezone, type DataColumn } from '@paygate/sdk';
+import { DataTable, DialogFrame, formatDateTime, notify, useTimezone, type DataColumn } from '@paygate/sdk';
 import { useState } from 'react';
 import { messageOf } from '../../../utils/errors';
 import { useCreateSecret, useMerchantSecrets, useRevokeSecret, type CreatedSecret, type MerchantDetail, type MerchantSecret } from '../api/merchants';
@@ -20,48 +20,128 @@ interface Props {
   onClose: () => void;
 }
 
-type Open = { kind: 'create' } | { kind: 'rotate' } | { kind: 'revoke'; secret: MerchantSecret } | null;
+type View =
+  | { kind: 'list' }
+  | { kind: 'create' }
+  | { kind: 'rotate' }
+  | { kind: 'revoke'; secret: MerchantSecret }
+  | { kind: 'created'; created: CreatedSecret };
 
 /**
  * CredentialsPanel lists a merchant's API secrets (id, creation, last use,
  * expiry, state) and creates, rotates and revokes them
- * (docs/contracts-merchants.md "API secrets"). One dialog shows at a time:
- * the panel gives way to the create/rotate or revoke dialog and comes back
- * when it closes.
+ * (docs/contracts-merchants.md "API secrets"). It is one dialog whose content
+ * changes (list, create, rotate, revoke, the new value): a second dialog
+ * opened over or instead of it would take the focus away and count as a
+ * click outside.
  */
 export function CredentialsPanel({ merchant, canCreate, canRevoke, onClose }: Props) {
   const [zone] = useTimezone();
   const secrets = useMerchantSecrets(merchant.id);
+  const create = useCreateSecret(merchant.id);
   const revoke = useRevokeSecret(merchant.id);
-  const [open, setOpen] = useState<Open>(null);
-  // A dialog that closes as it unmounts must not close its successor: each closes only itself.
-  const closeIf = (kind: NonNullable<Open>['kind']) => () => setOpen((o) => (o?.kind === kind ? null : o));
+  const [view, setView] = useState<View>({ kind: 'list' });
+  const [hours, setHours] = useState(String(DEFAULT_OVERLAP_HOURS));
+  const back = () => {
+    setHours(String(DEFAULT_OVERLAP_HOURS));
+    setView({ kind: 'list' });
+  };
   const when = (v: string | null) => (v ? formatDateTime(v, zone) : '—');
   const live = (secrets.data ?? []).filter((s) => s.state === 'active' || s.state === 'expiring');
+  const hoursValid = /^\d+(\.\d+)?$/.test(hours.trim()) && Number(hours) <= 720;
+  const pending = create.isPending || revoke.isPending;
 
-  if (open?.kind === 'create' || open?.kind === 'rotate') {
-    return <NewSecretDialog merchant={merchant} rotate={open.kind === 'rotate'} onClose={closeIf(open.kind)} />;
-  }
-  if (open?.kind === 'revoke') {
-    const secret = open.secret;
+  const make = (rotate: boolean) =>
+    create.mutate(rotate ? Math.round(Number(hours) * 3600) : undefined, {
+      onSuccess: (created) => setView({ kind: 'created', created }),
+      onError: (err) => notify.error(`Failed to create the secret: ${messageOf(err)}`),
+    });
+
+  const cancel = (
+    <Button variant="outline" onClick={back} disabled={pending}>
+      Cancel
+    </Button>
+  );
+
+  if (view.kind === 'created') {
     return (
-      <ConfirmDialog
-        title="Revoke secret"
-        message={`Revoke secret ${secret.id} of ${merchant.name}? Requests signed with it are refused at once.`}
-        confirmLabel="Revoke"
-        destructive
-        pending={revoke.isPending}
-        onCancel={closeIf('revoke')}
-        onConfirm={() =>
-          revoke.mutate(secret.id, {
-            onSuccess: () => {
-              notify.success('Secret revoked', `${merchant.name}: secret ${secret.id}`);
-              setOpen(null);
-            },
-            onError: (err) => notify.error(`Failed to revoke the secret: ${messageOf(err)}`),
-          })
+      <DialogFrame
+        title="New secret"
+        size="xl"
+        onClose={back}
+        footer={
+          <Button colorPalette="blue" onClick={back}>
+            Done
+          </Button>
         }
-      />
+      >
+        <SecretShownOnce created={view.created} />
+      </DialogFrame>
+    );
+  }
+  if (view.kind === 'create' || view.kind === 'rotate') {
+    const rotate = view.kind === 'rotate';
+    return (
+      <DialogFrame
+        title={rotate ? 'Rotate secret' : 'Create secret'}
+        size="xl"
+        onClose={back}
+        dismissible={!pending}
+        footer={
+          <>
+            {cancel}
+            <Button colorPalette="blue" loading={create.isPending} disabled={rotate && !hoursValid} onClick={() => make(rotate)}>
+              {rotate ? 'Rotate' : 'Create'}
+            </Button>
+          </>
+        }
+      >
+        {rotate ? (
+          <Stack gap={3}>
+            <Text fontSize="sm">A new secret is created. The current secrets stay accepted for the overlap window, then expire; 0 ends them at once.</Text>
+            <Field.Root invalid={!hoursValid}>
+              <Field.Label>Overlap window (hours)</Field.Label>
+              <Input inputMode="decimal" value={hours} onChange={(e) => setHours(e.target.value)} />
+              <Field.ErrorText>From 0 to 720 hours.</Field.ErrorText>
+            </Field.Root>
+          </Stack>
+        ) : (
+          <Text fontSize="sm">Create an API secret for {merchant.name}? Its value is shown once, right after.</Text>
+        )}
+      </DialogFrame>
+    );
+  }
+  if (view.kind === 'revoke') {
+    const secret = view.secret;
+    return (
+      <DialogFrame
+        title="Revoke secret"
+        size="xl"
+        onClose={back}
+        dismissible={!pending}
+        footer={
+          <>
+            {cancel}
+            <Button
+              colorPalette="red"
+              loading={revoke.isPending}
+              onClick={() =>
+                revoke.mutate(secret.id, {
+                  onSuccess: () => {
+                    notify.success('Secret revoked', `${merchant.name}: secret ${secret.id}`);
+                    back();
+                  },
+                  onError: (err) => notify.error(`Failed to revoke the secret: ${messageOf(err)}`),
+                })
+              }
+            >
+              Revoke
+            </Button>
+          </>
+        }
+      >
+        <Text>{`Revoke secret ${secret.id} of ${merchant.name}? Requests signed with it are refused at once.`}</Text>
+      </DialogFrame>
     );
   }
 
@@ -84,7 +164,7 @@ export function CredentialsPanel({ merchant, canCreate, canRevoke, onClose }: Pr
       header: 'Actions',
       cell: (s) =>
         canRevoke && (s.state === 'active' || s.state === 'expiring') ? (
-          <Button size="xs" variant="outline" colorPalette="red" onClick={() => setOpen({ kind: 'revoke', secret: s })}>
+          <Button size="xs" variant="outline" colorPalette="red" onClick={() => setView({ kind: 'revoke', secret: s })}>
             Revoke
           </Button>
         ) : null,
@@ -100,11 +180,11 @@ export function CredentialsPanel({ merchant, canCreate, canRevoke, onClose }: Pr
         {canCreate && (
           <HStack>
             {live.length === 0 ? (
-              <Button size="sm" colorPalette="blue" disabled={secrets.isPending} onClick={() => setOpen({ kind: 'create' })}>
+              <Button size="sm" colorPalette="blue" disabled={secrets.isPending} onClick={() => setView({ kind: 'create' })}>
                 Create secret
               </Button>
             ) : (
-              <Button size="sm" colorPalette="blue" onClick={() => setOpen({ kind: 'rotate' })}>
+              <Button size="sm" colorPalette="blue" onClick={() => setView({ kind: 'rotate' })}>
                 Rotate
               </Button>
             )}
@@ -122,71 +202,6 @@ export function CredentialsPanel({ merchant, canCreate, canRevoke, onClose }: Pr
           retrying={secrets.isFetching}
         />
       </Stack>
-    </DialogFrame>
-  );
-}
-
-/**
- * NewSecretDialog creates a secret (rotate: with an overlap window for the
- * current ones) and then, in the same dialog, shows its value once.
- */
-function NewSecretDialog({ merchant, rotate, onClose }: { merchant: MerchantDetail; rotate: boolean; onClose: () => void }) {
-  const create = useCreateSecret(merchant.id);
-  const [hours, setHours] = useState(String(DEFAULT_OVERLAP_HOURS));
-  const [created, setCreated] = useState<CreatedSecret | null>(null);
-  const hoursValid = /^\d+(\.\d+)?$/.test(hours.trim()) && Number(hours) <= 720;
-
-  const make = () =>
-    create.mutate(rotate ? Math.round(Number(hours) * 3600) : undefined, {
-      onSuccess: setCreated,
-      onError: (err) => notify.error(`Failed to create the secret: ${messageOf(err)}`),
-    });
-
-  if (created) {
-    return (
-      <DialogFrame
-        title="New secret"
-        size="md"
-        onClose={onClose}
-        footer={
-          <Button colorPalette="blue" onClick={onClose}>
-            Done
-          </Button>
-        }
-      >
-        <SecretShownOnce created={created} />
-      </DialogFrame>
-    );
-  }
-  return (
-    <DialogFrame
-      title={rotate ? 'Rotate secret' : 'Create secret'}
-      size="sm"
-      onClose={onClose}
-      dismissible={!create.isPending}
-      footer={
-        <>
-          <Button variant="outline" onClick={onClose} disabled={create.isPending}>
-            Cancel
-          </Button>
-          <Button colorPalette="blue" loading={create.isPending} disabled={rotate && !hoursValid} onClick={make}>
-            {rotate ? 'Rotate' : 'Create'}
-          </Button>
-        </>
-      }
-    >
-      {rotate ? (
-        <Stack gap={3}>
-          <Text fontSize="sm">A new secret is created. The current secrets stay accepted for the overlap window, then expire; 0 ends them at once.</Text>
-          <Field.Root invalid={!hoursValid}>
-            <Field.Label>Overlap window (hours)</Field.Label>
-            <Input inputMode="decimal" value={hours} onChange={(e) => setHours(e.target.value)} />
-            <Field.ErrorText>From 0 to 720 hours.</Field.ErrorText>
-          </Field.Root>
-        </Stack>
-      ) : (
-        <Text fontSize="sm">Create an API secret for {merchant.name}? Its value is shown once, right after.</Text>
-      )}
     </DialogFrame>
   );
 }

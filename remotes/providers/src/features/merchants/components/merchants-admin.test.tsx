@@ -124,7 +124,7 @@ describe('Merchants page: managing merchants (issue 30)', () => {
     await within(table).findByText('expiring');
     const row = within(table).getByText('7').closest('tr')!;
     await user.click(within(row).getByRole('button', { name: 'Revoke' }));
-    const confirm = await screen.findByRole('alertdialog');
+    const confirm = await screen.findByRole('dialog', { name: 'Revoke secret' });
     expect(confirm).toHaveTextContent('Revoke secret 7 of Acme Games?');
     await user.click(within(confirm).getByRole('button', { name: 'Revoke' }));
     await waitFor(() => expect(revoked).toBe(true));
