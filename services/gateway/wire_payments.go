@@ -52,16 +52,20 @@ func (g *gateway) wirePayments(context.Context) error {
 	// the pool closes.
 	g.Defer(g.payments.Wait)
 	secretLookup := func(fresh bool) httpapi.SecretLookup {
-		return func(ctx context.Context, hash string) (int32, []byte, error) {
+		return func(ctx context.Context, hash string) (int32, []httpapi.Key, error) {
 			id, sealed, err := config.MerchantSecret(ctx, hash, fresh)
 			if err != nil {
 				return 0, nil, err
 			}
-			secret, err := box.Open(sealed, payment.MerchantSecretOwner(id))
-			if err != nil {
-				return 0, nil, fmt.Errorf("open api secret of merchant %d: %w", id, err)
+			keys := make([]httpapi.Key, len(sealed))
+			for i, s := range sealed {
+				secret, err := box.Open(s.Sealed, payment.MerchantSecretOwner(id))
+				if err != nil {
+					return 0, nil, fmt.Errorf("open api secret %d of merchant %d: %w", s.ID, id, err)
+				}
+				keys[i] = httpapi.Key{ID: s.ID, Secret: secret, ExpiresAt: s.ExpiresAt}
 			}
-			return id, secret, nil
+			return id, keys, nil
 		}
 	}
 	merchantAuth, err := httpapi.NewMerchantAuth(secretLookup(false), time.Now)
@@ -69,6 +73,15 @@ func (g *gateway) wirePayments(context.Context) error {
 		return err
 	}
 	merchantAuth.Fresh = secretLookup(true)
+	// A secret's last use is recorded at most once a minute per secret and
+	// gateway; a failure to record it does not fail the payment.
+	merchantAuth.Used = func(ctx context.Context, secretID int64, at time.Time) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := g.payStore.TouchSecret(ctx, secretID, at); err != nil {
+			g.Log.Warn("record the use of a merchant api secret", "secret", secretID, "err", err)
+		}
+	}
 	g.srv.Register(&gatewayv1.TransactionService_ServiceDesc, grpcapi.NewTransactionServer(g.payments, merchantAuth.VerifiedMerchant))
 	g.confirmations.Observe(grpcapi.MethodSetTransactionStatus, grpcapi.ObserveTransaction(g.payments))
 	g.confirmations.Observe(grpcapi.MethodCancelTransaction, grpcapi.ObserveTransaction(g.payments))

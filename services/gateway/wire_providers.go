@@ -11,6 +11,8 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/grpcapi"
 	"github.com/paygate/paygate/services/gateway/internal/maintenance"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
+	"github.com/paygate/paygate/services/gateway/internal/merchantadmin"
+	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/gateway/internal/postgres"
 )
 
@@ -20,7 +22,10 @@ import (
 
 // wireMerchants serves the merchants (docs/contracts-merchants.md).
 func (g *gateway) wireMerchants(context.Context) error {
-	g.srv.Register(&gatewayv1.MerchantService_ServiceDesc, grpcapi.NewMerchantServer(merchant.NewService(g.store)))
+	g.srv.Register(&gatewayv1.MerchantService_ServiceDesc, grpcapi.NewMerchantServer(merchant.NewService(g.store),
+		merchantadmin.NewService(postgres.NewMerchants(g.Pool), func(value []byte, merchantID int32) ([]byte, error) {
+			return g.box.Seal(value, payment.MerchantSecretOwner(merchantID))
+		}, time.Now)))
 	g.srv.RegisterGateway(restRoutes(gatewayv1.RegisterMerchantServiceHandlerClient, gatewayv1.NewMerchantServiceClient))
 	return nil
 }

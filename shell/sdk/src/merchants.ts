@@ -2,8 +2,8 @@ import { queryOptions } from '@tanstack/react-query';
 import type { MerchantJson } from '@paygate/gen/gateway/v1/merchants_pb';
 import { api } from './console';
 
-/** Merchant is a merchant as the console lists it. */
-export type Merchant = Required<MerchantJson>;
+/** Merchant is a merchant as the console's pickers list it (the Merchants page reads the other fields itself). */
+export type Merchant = Required<Pick<MerchantJson, 'id' | 'name' | 'hash'>>;
 
 /** fetchMerchants returns the merchants the caller may see (GET {gatewayUrl}/api/v1/merchants). */
 export async function fetchMerchants(signal?: AbortSignal): Promise<Merchant[]> {

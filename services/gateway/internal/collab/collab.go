@@ -80,6 +80,8 @@ type MerchantRef struct {
 	ID int32
 	// Name is its display name.
 	Name string
+	// Disabled is true when the merchant's payments are refused.
+	Disabled bool
 }
 
 // ProviderRef is what a collab needs to know of its provider.

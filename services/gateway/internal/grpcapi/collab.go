@@ -312,7 +312,7 @@ func collabToProto(c collab.Collab) *gatewayv1.Collab {
 		IsEnabled:        c.Settings.IsEnabled,
 		IsCashInEnabled:  c.Settings.IsCashInEnabled,
 		IsCashOutEnabled: c.Settings.IsCashOutEnabled,
-		Merchant:         &gatewayv1.CollabMerchant{Id: c.Merchant.ID, Name: c.Merchant.Name},
+		Merchant:         &gatewayv1.CollabMerchant{Id: c.Merchant.ID, Name: c.Merchant.Name, Disabled: c.Merchant.Disabled},
 		Provider: &gatewayv1.CollabProvider{
 			Id: c.Provider.ID, Name: c.Provider.Name,
 			SupportsCashIn: c.Provider.SupportsCashIn, SupportsCashOut: c.Provider.SupportsCashOut,

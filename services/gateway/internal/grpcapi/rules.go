@@ -16,6 +16,16 @@ var Rules = authz.Rules{
 	// password is being replaced; the list is the caller's own, so every
 	// signed-in user may read it (it was "every role").
 	gatewayv1.MerchantService_ListMerchants_FullMethodName: {Authenticated: true, AllowTemporaryPassword: true},
+	// Adding a merchant and changing its name, contact or status are
+	// admin-wide (the Merchants page is admin only, access.ReqAllMerchants).
+	gatewayv1.MerchantService_CreateMerchant_FullMethodName: {Requires: access.ReqAllMerchants},
+	gatewayv1.MerchantService_UpdateMerchant_FullMethodName: {Requires: access.ReqAllMerchants},
+	// A merchant's API secrets: Admin or a Merchant Admin
+	// (access.ReqCallbacksAndValidation: Edit Collab in any scope); the
+	// handlers keep merchant users to their merchants (404 otherwise).
+	gatewayv1.MerchantService_ListMerchantSecrets_FullMethodName:  {Requires: access.ReqCallbacksAndValidation},
+	gatewayv1.MerchantService_CreateMerchantSecret_FullMethodName: {Requires: access.ReqCallbacksAndValidation},
+	gatewayv1.MerchantService_RevokeMerchantSecret_FullMethodName: {Requires: access.ReqCallbacksAndValidation},
 
 	// CollabService (docs/contracts-providers.md).
 	//

@@ -19,7 +19,7 @@ import (
 func TestRulesCoverEveryMethod(t *testing.T) {
 	t.Parallel()
 	srv := grpc.NewServer()
-	gatewayv1.RegisterMerchantServiceServer(srv, grpcapi.NewMerchantServer(merchant.NewService(nil)))
+	gatewayv1.RegisterMerchantServiceServer(srv, grpcapi.NewMerchantServer(merchant.NewService(nil), nil))
 	gatewayv1.RegisterCollabServiceServer(srv, grpcapi.NewCollabServer(collab.NewService(nil, nil), maintenance.NewService(nil, nil), activity.NewLog(nil, nil)))
 	gatewayv1.RegisterMaintenanceServiceServer(srv, grpcapi.NewMaintenanceServer(maintenance.NewService(nil, nil)))
 	gatewayv1.RegisterActivityServiceServer(srv, grpcapi.NewActivityServer(activity.NewLog(nil, nil)))
@@ -60,6 +60,11 @@ func TestRulesOfTheSpecsRoles(t *testing.T) {
 	}{
 		{gatewayv1.MerchantService_ListMerchants_FullMethodName, []string{access.RoleAdmin, access.RoleSupport, access.RoleMerchant,
 			access.RoleMerchantAdmin, access.RoleMerchantFinanceManager, access.RoleMerchantSupport}},
+		{gatewayv1.MerchantService_CreateMerchant_FullMethodName, admin},
+		{gatewayv1.MerchantService_UpdateMerchant_FullMethodName, admin},
+		{gatewayv1.MerchantService_ListMerchantSecrets_FullMethodName, admins},
+		{gatewayv1.MerchantService_CreateMerchantSecret_FullMethodName, admins},
+		{gatewayv1.MerchantService_RevokeMerchantSecret_FullMethodName, admins},
 		{gatewayv1.CollabService_SetProviderActiveness_FullMethodName, admin},
 		{gatewayv1.CollabService_InitializeCollab_FullMethodName, []string{access.RoleAdmin, access.RoleMerchant, access.RoleMerchantAdmin}},
 		{gatewayv1.CurrencyService_SetCurrencyRate_FullMethodName, admin},

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/paygate/paygate/services/internal/apperr"
@@ -79,9 +80,20 @@ func ParseTimestamp(v string) (int64, error) {
 	return ts, nil
 }
 
-// SecretLookup returns a merchant's id and API secret by its hash; an
-// unknown merchant, or one without a secret, is not found.
-type SecretLookup func(ctx context.Context, merchantHash string) (int32, []byte, error)
+// Key is one API secret of a merchant that a signature may be made with.
+type Key struct {
+	// ID is the secret's id.
+	ID int64
+	// Secret is the HMAC key.
+	Secret []byte
+	// ExpiresAt is when the secret stops being accepted (zero: it does not
+	// expire).
+	ExpiresAt time.Time
+}
+
+// SecretLookup returns a merchant's id and the API secrets it still has by
+// its hash; an unknown merchant, or one without a secret, is not found.
+type SecretLookup func(ctx context.Context, merchantHash string) (int32, []Key, error)
 
 // MerchantAuth checks merchants' signatures and marks verified calls.
 type MerchantAuth struct {
@@ -89,8 +101,12 @@ type MerchantAuth struct {
 	// verify a signature: the lookup may serve secrets from a cache older
 	// than a secret just changed.
 	Fresh SecretLookup
+	// Used, when set, is told which secret verified a call, at most once
+	// per UseInterval per secret (docs/contracts-merchants.md: lastUsedAt).
+	Used func(ctx context.Context, secretID int64, at time.Time)
 
 	lookup SecretLookup
+	uses   sync.Map // secret id -> time.Time of the last Used call
 	now    func() time.Time
 	key    []byte
 }
@@ -107,6 +123,9 @@ func NewMerchantAuth(lookup SecretLookup, now func() time.Time) (*MerchantAuth, 
 	}
 	return &MerchantAuth{lookup: lookup, now: now, key: key}, nil
 }
+
+// UseInterval is how often at most a secret's use is recorded.
+const UseInterval = time.Minute
 
 const msgBadSignature = "The merchant signature is missing, wrong or too old. Sign the raw body as docs/contracts-transactions.md describes."
 
@@ -150,28 +169,57 @@ func (a *MerchantAuth) verify(ctx context.Context, h http.Header, body []byte) (
 	if d := a.now().Sub(time.Unix(ts, 0)); d > MaxSkew || d < -MaxSkew {
 		return 0, apperr.Unauthenticated(msgBadSignature)
 	}
-	id, secret, err := a.lookup(ctx, hash)
-	if err != nil {
-		if apperr.KindOf(err) == apperr.KindNotFound {
-			// Spend the same time as a real check.
-			secret = a.key
-		} else {
+	now := a.now()
+	id, keys, err := a.lookup(ctx, hash)
+	if err != nil && apperr.KindOf(err) != apperr.KindNotFound {
+		return 0, err
+	}
+	key, ok := a.match(keys, now, ts, body, sig)
+	if !ok && a.Fresh != nil {
+		if id, keys, err = a.Fresh(ctx, hash); err != nil && apperr.KindOf(err) != apperr.KindNotFound {
 			return 0, err
 		}
+		key, ok = a.match(keys, now, ts, body, sig)
 	}
-	want, _ := ParseSignature(Sign(secret, ts, body))
-	if (!hmac.Equal(sig, want) || err != nil) && a.Fresh != nil {
-		if id, secret, err = a.Fresh(ctx, hash); err != nil && apperr.KindOf(err) != apperr.KindNotFound {
-			return 0, err
-		}
-		if err == nil {
-			want, _ = ParseSignature(Sign(secret, ts, body))
-		}
-	}
-	if !hmac.Equal(sig, want) || err != nil {
+	if !ok || err != nil {
 		return 0, apperr.Unauthenticated(msgBadSignature)
 	}
+	a.used(ctx, key, now)
 	return id, nil
+}
+
+// match returns the key among keys, still accepted at now, that made sig.
+// Every key is tried (and the process key when there is none), so that the
+// time spent does not tell which matched.
+func (a *MerchantAuth) match(keys []Key, now time.Time, ts int64, body, sig []byte) (int64, bool) {
+	var found int64
+	ok := false
+	if len(keys) == 0 {
+		// Spend the same time as a real check.
+		want, _ := ParseSignature(Sign(a.key, ts, body))
+		_ = hmac.Equal(sig, want)
+		return 0, false
+	}
+	for _, k := range keys {
+		want, _ := ParseSignature(Sign(k.Secret, ts, body))
+		if hmac.Equal(sig, want) && (k.ExpiresAt.IsZero() || k.ExpiresAt.After(now)) && !ok {
+			found, ok = k.ID, true
+		}
+	}
+	return found, ok
+}
+
+// used tells Used that secret id verified a call at now, unless it was told
+// so within UseInterval.
+func (a *MerchantAuth) used(ctx context.Context, id int64, now time.Time) {
+	if a.Used == nil || id == 0 {
+		return
+	}
+	if last, ok := a.uses.Load(id); ok && now.Sub(last.(time.Time)) < UseInterval {
+		return
+	}
+	a.uses.Store(id, now)
+	a.Used(ctx, id, now)
 }
 
 // marker is "<merchant id>.<unix ms>.<hex mac>" under the process key.

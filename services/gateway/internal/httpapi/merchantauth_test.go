@@ -15,11 +15,11 @@ import (
 )
 
 func testAuth(t testing.TB, now time.Time) *MerchantAuth {
-	a, err := NewMerchantAuth(func(_ context.Context, hash string) (int32, []byte, error) {
+	a, err := NewMerchantAuth(func(_ context.Context, hash string) (int32, []Key, error) {
 		if hash != "m1" {
 			return 0, nil, apperr.NotFound("The merchant was not found.")
 		}
-		return 1, []byte("secret"), nil
+		return 1, []Key{{ID: 7, Secret: []byte("secret")}}, nil
 	}, func() time.Time { return now })
 	if err != nil {
 		t.Fatal(err)
@@ -117,5 +117,56 @@ func TestOversizedBodiesAre413(t *testing.T) {
 	}
 	if reached {
 		t.Error("the handler behind the signature check ran")
+	}
+}
+
+// TestVerifyAnyLiveKey: a signature made with any of a merchant's keys that
+// has not expired verifies; an expired one's does not; uses are reported
+// at most once per UseInterval per key.
+func TestVerifyAnyLiveKey(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1_750_000_000, 0)
+	keys := []Key{
+		{ID: 3, Secret: []byte("new")},
+		{ID: 2, Secret: []byte("old"), ExpiresAt: now.Add(time.Hour)},
+		{ID: 1, Secret: []byte("gone"), ExpiresAt: now.Add(-time.Second)},
+	}
+	clock := now
+	a, err := NewMerchantAuth(func(context.Context, string) (int32, []Key, error) { return 5, keys, nil },
+		func() time.Time { return clock })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var used []int64
+	a.Used = func(_ context.Context, id int64, _ time.Time) { used = append(used, id) }
+	body := []byte(`{}`)
+	signed := func(secret string) http.Header {
+		h := http.Header{}
+		h.Set(HeaderMerchant, "m")
+		h.Set(HeaderTimestamp, strconv.FormatInt(clock.Unix(), 10))
+		h.Set(HeaderSignature, Sign([]byte(secret), clock.Unix(), body))
+		return h
+	}
+	for _, secret := range []string{"new", "old", "new"} {
+		if id, err := a.verify(context.Background(), signed(secret), body); err != nil || id != 5 {
+			t.Errorf("%s: verify = %d, %v", secret, id, err)
+		}
+	}
+	if _, err := a.verify(context.Background(), signed("gone"), body); apperr.KindOf(err) != apperr.KindUnauthenticated {
+		t.Errorf("expired key: %v", err)
+	}
+	if want := []int64{3, 2}; len(used) != 2 || used[0] != want[0] || used[1] != want[1] {
+		t.Errorf("used = %v, want %v", used, want)
+	}
+	clock = now.Add(UseInterval)
+	if _, err := a.verify(context.Background(), signed("new"), body); err != nil {
+		t.Fatal(err)
+	}
+	if len(used) != 3 || used[2] != 3 {
+		t.Errorf("used after a minute = %v", used)
+	}
+	clock = now.Add(2 * time.Hour)
+	if _, err := a.verify(context.Background(), signed("old"), body); apperr.KindOf(err) != apperr.KindUnauthenticated {
+		t.Errorf("key past its expiry: %v", err)
 	}
 }

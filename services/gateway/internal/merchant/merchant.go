@@ -20,6 +20,10 @@ type Merchant struct {
 	Name string
 	// Hash is the public hash that identifies the merchant to the payment API.
 	Hash string
+	// ContactName and ContactEmail reach the merchant's contact ("" for none).
+	ContactName, ContactEmail string
+	// Disabled is true when the merchant's payments are refused.
+	Disabled bool
 }
 
 // Scope is the set of merchants a caller may see.

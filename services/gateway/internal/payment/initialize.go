@@ -170,6 +170,9 @@ func (s *Service) decide(ctx context.Context, who Initiator, r InitRequest, t Tr
 		d.refusal = apperr.KindOf(err) != apperr.KindInternal
 		return d, err
 	}
+	if m.Disabled {
+		return refuse(apperr.FailedPrecondition("The merchant %s is disabled: its payments are refused.", m.Name))
+	}
 	if err := s.accepting(ctx); err != nil {
 		return refuse(err)
 	}

@@ -140,6 +140,15 @@ func withTx(e LogEntry, id int64, at time.Time) LogEntry {
 	return e
 }
 
+// SealedSecret is one API secret of a merchant that is still accepted, as
+// stored: sealed, with its id and when it stops being accepted (zero: it
+// does not expire).
+type SealedSecret struct {
+	ID        int64
+	Sealed    []byte
+	ExpiresAt time.Time
+}
+
 // MerchantSecretOwner is the aesgcm owner of a merchant's API secret.
 func MerchantSecretOwner(merchantID int32) string { return "merchant:" + strconv.Itoa(int(merchantID)) }
 

@@ -360,7 +360,7 @@ func provider(ctx context.Context, q querier, id int32, forUpdate bool) (collab.
 }
 
 const collabColumns = `
-	c.id, c.merchant_id, m.name, c.provider_id, p.name, p.is_enabled, p.supports_cash_in, p.supports_cash_out,
+	c.id, c.merchant_id, m.name, m.disabled, c.provider_id, p.name, p.is_enabled, p.supports_cash_in, p.supports_cash_out,
 	c.is_enabled, c.is_cash_in_enabled, c.is_cash_out_enabled, c.validate_cash_in, c.validate_cash_out,
 	c.is_merchant_callback_enabled, c.is_crediting_to_clients_enabled, c.is_withdraw_from_clients_enabled,
 	c.expand_by_pay_type, c.available_only_on_direct_access, c.position, c.mode,
@@ -406,7 +406,7 @@ func scanCollab(row pgx.CollectableRow) (collab.Collab, error) {
 	s := &c.Settings
 	var mode int16
 	var amounts [4]*string
-	err := row.Scan(&c.ID, &c.Merchant.ID, &c.Merchant.Name, &c.Provider.ID, &c.Provider.Name, &c.Provider.IsEnabled,
+	err := row.Scan(&c.ID, &c.Merchant.ID, &c.Merchant.Name, &c.Merchant.Disabled, &c.Provider.ID, &c.Provider.Name, &c.Provider.IsEnabled,
 		&c.Provider.SupportsCashIn, &c.Provider.SupportsCashOut,
 		&s.IsEnabled, &s.IsCashInEnabled, &s.IsCashOutEnabled, &s.ValidateCashIn, &s.ValidateCashOut,
 		&s.IsMerchantCallbackEnabled, &s.IsCreditingToClientsEnabled, &s.IsWithdrawFromClientsEnabled,

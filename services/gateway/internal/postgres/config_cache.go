@@ -64,8 +64,8 @@ type (
 )
 
 type secretEntry struct {
-	id     int32
-	sealed []byte
+	id      int32
+	secrets []payment.SealedSecret
 }
 
 // NewConfigCache returns an empty cache over the stores of pool.
@@ -179,9 +179,10 @@ func (c *ConfigCache) MerchantByHash(ctx context.Context, hash string) (merchant
 }
 
 // MerchantSecret is Payments.MerchantSecret from the cache. fresh reads the
-// database (a signature that the cached secret does not verify may be made
-// with a secret changed since).
-func (c *ConfigCache) MerchantSecret(ctx context.Context, hash string, fresh bool) (int32, []byte, error) {
+// database (a signature that the cached secrets do not verify may be made
+// with a secret changed since). The cached secrets may have expired since
+// they were read: the caller compares ExpiresAt with its clock.
+func (c *ConfigCache) MerchantSecret(ctx context.Context, hash string, fresh bool) (int32, []payment.SealedSecret, error) {
 	if fresh {
 		var err error
 		if ctx, err = c.View(ctx, true); err != nil {
@@ -189,10 +190,10 @@ func (c *ConfigCache) MerchantSecret(ctx context.Context, hash string, fresh boo
 		}
 	}
 	e, err := cached(ctx, c, secretKey{hash}, func(ctx context.Context) (secretEntry, error) {
-		id, sealed, err := c.pay.MerchantSecret(ctx, hash)
-		return secretEntry{id, sealed}, err
+		id, secrets, err := c.pay.MerchantSecret(ctx, hash)
+		return secretEntry{id, secrets}, err
 	})
-	return e.id, e.sealed, err
+	return e.id, e.secrets, err
 }
 
 // MerchantSecretByID is Payments.MerchantSecretByID from the cache (the key

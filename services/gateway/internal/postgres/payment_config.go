@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -15,35 +16,59 @@ import (
 
 // MerchantByHash implements payment.Store.
 func (p *Payments) MerchantByHash(ctx context.Context, hash string) (merchant.Merchant, error) {
-	var m merchant.Merchant
-	err := p.pool.QueryRow(ctx, `SELECT id, name, hash FROM merchants WHERE hash = $1`, hash).Scan(&m.ID, &m.Name, &m.Hash)
+	m, err := scanMerchant(p.pool.QueryRow(ctx, `SELECT `+merchantColumns+` FROM merchants WHERE hash = $1`, hash))
 	return m, pgdb.Translate(err, entityMerchant)
 }
 
-// MerchantSecret returns a merchant's id and sealed API secret by its hash
-// (not found when either is missing).
-func (p *Payments) MerchantSecret(ctx context.Context, hash string) (int32, []byte, error) {
+// MerchantSecret returns a merchant's id and its sealed API secrets that
+// are not revoked and not expired, newest first, by its hash (not found
+// when the merchant is unknown or has none).
+func (p *Payments) MerchantSecret(ctx context.Context, hash string) (int32, []payment.SealedSecret, error) {
+	rows, err := p.pool.Query(ctx, `
+		SELECT m.id, s.id, s.secret_sealed, s.expires_at FROM merchants m JOIN merchant_api_secrets s ON s.merchant_id = m.id
+		WHERE m.hash = $1 AND s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > now())
+		ORDER BY s.id DESC`, hash)
+	if err != nil {
+		return 0, nil, fmt.Errorf("select api secrets of merchant %q: %w", hash, err)
+	}
 	var id int32
-	var sealed []byte
-	err := p.pool.QueryRow(ctx, `
-		SELECT m.id, s.secret_sealed FROM merchants m JOIN merchant_api_secrets s ON s.merchant_id = m.id
-		WHERE m.hash = $1`, hash).Scan(&id, &sealed)
-	return id, sealed, pgdb.Translate(err, entityMerchant)
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (payment.SealedSecret, error) {
+		var s payment.SealedSecret
+		var expires *time.Time
+		err := r.Scan(&id, &s.ID, &s.Sealed, &expires)
+		if expires != nil {
+			s.ExpiresAt = *expires
+		}
+		return s, err
+	})
+	if err != nil {
+		return 0, nil, fmt.Errorf("read api secrets of merchant %q: %w", hash, err)
+	}
+	if len(out) == 0 {
+		return 0, nil, pgdb.Translate(pgx.ErrNoRows, entityMerchant)
+	}
+	return id, out, nil
 }
 
-// MerchantSecretByID returns a merchant's sealed API secret (not found when
-// it has none).
+// MerchantSecretByID returns the sealed API secret a merchant's outgoing
+// requests are signed with: its newest that does not expire, else its
+// newest still accepted (not found when it has none).
 func (p *Payments) MerchantSecretByID(ctx context.Context, merchantID int32) ([]byte, error) {
 	var sealed []byte
-	err := p.pool.QueryRow(ctx, `SELECT secret_sealed FROM merchant_api_secrets WHERE merchant_id = $1`, merchantID).Scan(&sealed)
+	err := p.pool.QueryRow(ctx, `
+		SELECT secret_sealed FROM merchant_api_secrets
+		WHERE merchant_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+		ORDER BY expires_at IS NULL DESC, id DESC LIMIT 1`, merchantID).Scan(&sealed)
 	return sealed, pgdb.Translate(err, entityMerchant)
 }
 
-// SetMerchantSecret stores a merchant's sealed API secret.
+// SetMerchantSecret gives a merchant that has no API secret at all the
+// sealed secret (the demo's seeding: a merchant whose secrets were rotated
+// keeps them).
 func (p *Payments) SetMerchantSecret(ctx context.Context, merchantID int32, sealed []byte) error {
 	_, err := p.pool.Exec(ctx, `
-		INSERT INTO merchant_api_secrets (merchant_id, secret_sealed) VALUES ($1, $2)
-		ON CONFLICT (merchant_id) DO UPDATE SET secret_sealed = EXCLUDED.secret_sealed, created_at = now()`, merchantID, sealed)
+		INSERT INTO merchant_api_secrets (merchant_id, secret_sealed, created_by)
+		SELECT $1, $2, 'demo' WHERE NOT EXISTS (SELECT 1 FROM merchant_api_secrets WHERE merchant_id = $1)`, merchantID, sealed)
 	if err != nil {
 		return fmt.Errorf("set api secret of merchant %d: %w", merchantID, err)
 	}

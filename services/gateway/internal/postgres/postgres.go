@@ -41,7 +41,7 @@ func NewStore(pool *pgxpool.Pool) *Store {
 
 // All implements merchant.Store.
 func (s *Store) All(ctx context.Context) ([]merchant.Merchant, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, name, hash FROM merchants ORDER BY id`)
+	rows, err := s.pool.Query(ctx, `SELECT `+merchantColumns+` FROM merchants ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("select merchants: %w", err)
 	}
@@ -50,18 +50,25 @@ func (s *Store) All(ctx context.Context) ([]merchant.Merchant, error) {
 
 // ByIDs implements merchant.Store.
 func (s *Store) ByIDs(ctx context.Context, ids []int32) ([]merchant.Merchant, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, name, hash FROM merchants WHERE id = ANY($1) ORDER BY id`, ids)
+	rows, err := s.pool.Query(ctx, `SELECT `+merchantColumns+` FROM merchants WHERE id = ANY($1) ORDER BY id`, ids)
 	if err != nil {
 		return nil, fmt.Errorf("select merchants %v: %w", ids, err)
 	}
 	return collectMerchants(rows)
 }
 
+// merchantColumns are the columns scanMerchant reads.
+const merchantColumns = `id, name, hash, contact_name, contact_email, disabled`
+
+func scanMerchant(row pgx.Row) (merchant.Merchant, error) {
+	var m merchant.Merchant
+	err := row.Scan(&m.ID, &m.Name, &m.Hash, &m.ContactName, &m.ContactEmail, &m.Disabled)
+	return m, err
+}
+
 func collectMerchants(rows pgx.Rows) ([]merchant.Merchant, error) {
 	ms, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (merchant.Merchant, error) {
-		var m merchant.Merchant
-		err := row.Scan(&m.ID, &m.Name, &m.Hash)
-		return m, err
+		return scanMerchant(row)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read merchants: %w", err)

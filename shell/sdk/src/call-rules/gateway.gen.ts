@@ -232,9 +232,29 @@ export const GATEWAY_CALLS = {
     http: ['GET /api/v1/maintenance/status'],
     rule: { authenticated: true },
   },
+  '/paygate.gateway.v1.MerchantService/CreateMerchant': {
+    http: ['POST /api/v1/merchants'],
+    rule: { requires: 'allMerchants' },
+  },
+  '/paygate.gateway.v1.MerchantService/CreateMerchantSecret': {
+    http: ['POST /api/v1/merchants/{merchantId}/secrets'],
+    rule: { requires: 'callbacksAndValidation' },
+  },
+  '/paygate.gateway.v1.MerchantService/ListMerchantSecrets': {
+    http: ['GET /api/v1/merchants/{merchantId}/secrets'],
+    rule: { requires: 'callbacksAndValidation' },
+  },
   '/paygate.gateway.v1.MerchantService/ListMerchants': {
     http: ['GET /api/v1/merchants'],
     rule: { authenticated: true, allowTemporaryPassword: true },
+  },
+  '/paygate.gateway.v1.MerchantService/RevokeMerchantSecret': {
+    http: ['POST /api/v1/merchants/{merchantId}/secrets/{id}/revoke'],
+    rule: { requires: 'callbacksAndValidation' },
+  },
+  '/paygate.gateway.v1.MerchantService/UpdateMerchant': {
+    http: ['PUT /api/v1/merchants/{id}'],
+    rule: { requires: 'allMerchants' },
   },
   '/paygate.gateway.v1.PayTypeService/ListPayTypes': {
     http: ['GET /api/v1/pay-types'],

@@ -339,7 +339,9 @@ type CollabMerchant struct {
 	// Numeric id of the merchant.
 	Id int32 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
 	// Display name.
-	Name          string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Whether the merchant is disabled (its payments are refused).
+	Disabled      bool `protobuf:"varint,3,opt,name=disabled,proto3" json:"disabled,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -386,6 +388,13 @@ func (x *CollabMerchant) GetName() string {
 		return x.Name
 	}
 	return ""
+}
+
+func (x *CollabMerchant) GetDisabled() bool {
+	if x != nil {
+		return x.Disabled
+	}
+	return false
 }
 
 // CollabProvider is the provider of a collab with the pay types on the collab.
@@ -3121,10 +3130,11 @@ const file_paygate_gateway_v1_collabs_proto_rawDesc = "" +
 	"\x10supports_polling\x18\x06 \x01(\bR\x0fsupportsPolling\x12)\n" +
 	"\x10supports_balance\x18\a \x01(\bR\x0fsupportsBalance\x12!\n" +
 	"\fpath_segment\x18\b \x01(\tR\vpathSegment\x12@\n" +
-	"\tpay_types\x18\t \x03(\v2#.paygate.gateway.v1.ProviderPayTypeR\bpayTypes\"4\n" +
+	"\tpay_types\x18\t \x03(\v2#.paygate.gateway.v1.ProviderPayTypeR\bpayTypes\"P\n" +
 	"\x0eCollabMerchant\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"\xcc\x01\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1a\n" +
+	"\bdisabled\x18\x03 \x01(\bR\bdisabled\"\xcc\x01\n" +
 	"\x0eCollabProvider\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12(\n" +

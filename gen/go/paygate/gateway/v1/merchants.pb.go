@@ -10,6 +10,7 @@ import (
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -113,7 +114,13 @@ type Merchant struct {
 	// Display name.
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// Public hash that identifies the merchant to the payment API.
-	Hash          string `protobuf:"bytes,3,opt,name=hash,proto3" json:"hash,omitempty"`
+	Hash string `protobuf:"bytes,3,opt,name=hash,proto3" json:"hash,omitempty"`
+	// Name of the merchant's contact person ("" when none).
+	ContactName string `protobuf:"bytes,4,opt,name=contact_name,json=contactName,proto3" json:"contact_name,omitempty"`
+	// E-mail address of the merchant's contact ("" when none).
+	ContactEmail string `protobuf:"bytes,5,opt,name=contact_email,json=contactEmail,proto3" json:"contact_email,omitempty"`
+	// Whether the merchant is disabled: its payments are refused.
+	Disabled      bool `protobuf:"varint,6,opt,name=disabled,proto3" json:"disabled,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -169,20 +176,742 @@ func (x *Merchant) GetHash() string {
 	return ""
 }
 
+func (x *Merchant) GetContactName() string {
+	if x != nil {
+		return x.ContactName
+	}
+	return ""
+}
+
+func (x *Merchant) GetContactEmail() string {
+	if x != nil {
+		return x.ContactEmail
+	}
+	return ""
+}
+
+func (x *Merchant) GetDisabled() bool {
+	if x != nil {
+		return x.Disabled
+	}
+	return false
+}
+
+// CreateMerchantRequest is a new merchant.
+type CreateMerchantRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Display name: 1 to 100 characters, unique.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Contact person: at most 100 characters.
+	ContactName string `protobuf:"bytes,2,opt,name=contact_name,json=contactName,proto3" json:"contact_name,omitempty"`
+	// Contact e-mail address: empty or an address, at most 254 characters.
+	ContactEmail  string `protobuf:"bytes,3,opt,name=contact_email,json=contactEmail,proto3" json:"contact_email,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateMerchantRequest) Reset() {
+	*x = CreateMerchantRequest{}
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateMerchantRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateMerchantRequest) ProtoMessage() {}
+
+func (x *CreateMerchantRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateMerchantRequest.ProtoReflect.Descriptor instead.
+func (*CreateMerchantRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_merchants_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *CreateMerchantRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateMerchantRequest) GetContactName() string {
+	if x != nil {
+		return x.ContactName
+	}
+	return ""
+}
+
+func (x *CreateMerchantRequest) GetContactEmail() string {
+	if x != nil {
+		return x.ContactEmail
+	}
+	return ""
+}
+
+// CreateMerchantResponse is the merchant created; REST answers it bare.
+type CreateMerchantResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The merchant.
+	Merchant      *Merchant `protobuf:"bytes,1,opt,name=merchant,proto3" json:"merchant,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateMerchantResponse) Reset() {
+	*x = CreateMerchantResponse{}
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateMerchantResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateMerchantResponse) ProtoMessage() {}
+
+func (x *CreateMerchantResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateMerchantResponse.ProtoReflect.Descriptor instead.
+func (*CreateMerchantResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_merchants_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CreateMerchantResponse) GetMerchant() *Merchant {
+	if x != nil {
+		return x.Merchant
+	}
+	return nil
+}
+
+// UpdateMerchantRequest changes the fields sent of one merchant.
+type UpdateMerchantRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the merchant.
+	Id int32 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// New display name, as in CreateMerchantRequest.
+	Name *string `protobuf:"bytes,2,opt,name=name,proto3,oneof" json:"name,omitempty"`
+	// New contact person.
+	ContactName *string `protobuf:"bytes,3,opt,name=contact_name,json=contactName,proto3,oneof" json:"contact_name,omitempty"`
+	// New contact e-mail address.
+	ContactEmail *string `protobuf:"bytes,4,opt,name=contact_email,json=contactEmail,proto3,oneof" json:"contact_email,omitempty"`
+	// true disables the merchant, false enables it.
+	Disabled      *bool `protobuf:"varint,5,opt,name=disabled,proto3,oneof" json:"disabled,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateMerchantRequest) Reset() {
+	*x = UpdateMerchantRequest{}
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateMerchantRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateMerchantRequest) ProtoMessage() {}
+
+func (x *UpdateMerchantRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateMerchantRequest.ProtoReflect.Descriptor instead.
+func (*UpdateMerchantRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_merchants_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *UpdateMerchantRequest) GetId() int32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *UpdateMerchantRequest) GetName() string {
+	if x != nil && x.Name != nil {
+		return *x.Name
+	}
+	return ""
+}
+
+func (x *UpdateMerchantRequest) GetContactName() string {
+	if x != nil && x.ContactName != nil {
+		return *x.ContactName
+	}
+	return ""
+}
+
+func (x *UpdateMerchantRequest) GetContactEmail() string {
+	if x != nil && x.ContactEmail != nil {
+		return *x.ContactEmail
+	}
+	return ""
+}
+
+func (x *UpdateMerchantRequest) GetDisabled() bool {
+	if x != nil && x.Disabled != nil {
+		return *x.Disabled
+	}
+	return false
+}
+
+// UpdateMerchantResponse is the merchant as stored; REST answers it bare.
+type UpdateMerchantResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The merchant.
+	Merchant      *Merchant `protobuf:"bytes,1,opt,name=merchant,proto3" json:"merchant,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateMerchantResponse) Reset() {
+	*x = UpdateMerchantResponse{}
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateMerchantResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateMerchantResponse) ProtoMessage() {}
+
+func (x *UpdateMerchantResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateMerchantResponse.ProtoReflect.Descriptor instead.
+func (*UpdateMerchantResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_merchants_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *UpdateMerchantResponse) GetMerchant() *Merchant {
+	if x != nil {
+		return x.Merchant
+	}
+	return nil
+}
+
+// MerchantSecret is one API secret of a merchant, without its value.
+type MerchantSecret struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the secret.
+	Id int64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// When it was created.
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When it last verified a signature (to the minute); unset when never.
+	LastUsedAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=last_used_at,json=lastUsedAt,proto3" json:"last_used_at,omitempty"`
+	// When it stops or stopped being accepted; unset while it does not
+	// expire.
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// active (accepted, no expiry), expiring (accepted until expires_at),
+	// expired or revoked.
+	State string `protobuf:"bytes,5,opt,name=state,proto3" json:"state,omitempty"`
+	// Who created it.
+	CreatedBy     string `protobuf:"bytes,6,opt,name=created_by,json=createdBy,proto3" json:"created_by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MerchantSecret) Reset() {
+	*x = MerchantSecret{}
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MerchantSecret) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MerchantSecret) ProtoMessage() {}
+
+func (x *MerchantSecret) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MerchantSecret.ProtoReflect.Descriptor instead.
+func (*MerchantSecret) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_merchants_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *MerchantSecret) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *MerchantSecret) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *MerchantSecret) GetLastUsedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastUsedAt
+	}
+	return nil
+}
+
+func (x *MerchantSecret) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *MerchantSecret) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *MerchantSecret) GetCreatedBy() string {
+	if x != nil {
+		return x.CreatedBy
+	}
+	return ""
+}
+
+// ListMerchantSecretsRequest names the merchant.
+type ListMerchantSecretsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the merchant.
+	MerchantId    int32 `protobuf:"varint,1,opt,name=merchant_id,json=merchantId,proto3" json:"merchant_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMerchantSecretsRequest) Reset() {
+	*x = ListMerchantSecretsRequest{}
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMerchantSecretsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMerchantSecretsRequest) ProtoMessage() {}
+
+func (x *ListMerchantSecretsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMerchantSecretsRequest.ProtoReflect.Descriptor instead.
+func (*ListMerchantSecretsRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_merchants_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ListMerchantSecretsRequest) GetMerchantId() int32 {
+	if x != nil {
+		return x.MerchantId
+	}
+	return 0
+}
+
+// ListMerchantSecretsResponse lists secrets; REST answers the bare list.
+type ListMerchantSecretsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The secrets, newest first.
+	Secrets       []*MerchantSecret `protobuf:"bytes,1,rep,name=secrets,proto3" json:"secrets,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMerchantSecretsResponse) Reset() {
+	*x = ListMerchantSecretsResponse{}
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMerchantSecretsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMerchantSecretsResponse) ProtoMessage() {}
+
+func (x *ListMerchantSecretsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMerchantSecretsResponse.ProtoReflect.Descriptor instead.
+func (*ListMerchantSecretsResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_merchants_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListMerchantSecretsResponse) GetSecrets() []*MerchantSecret {
+	if x != nil {
+		return x.Secrets
+	}
+	return nil
+}
+
+// CreateMerchantSecretRequest asks for a new secret.
+type CreateMerchantSecretRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the merchant.
+	MerchantId int32 `protobuf:"varint,1,opt,name=merchant_id,json=merchantId,proto3" json:"merchant_id,omitempty"`
+	// How long the merchant's other secrets stay accepted, in seconds: 0 to
+	// 2592000 (30 days); 86400 when not sent.
+	OverlapSeconds *int64 `protobuf:"varint,2,opt,name=overlap_seconds,json=overlapSeconds,proto3,oneof" json:"overlap_seconds,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *CreateMerchantSecretRequest) Reset() {
+	*x = CreateMerchantSecretRequest{}
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateMerchantSecretRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateMerchantSecretRequest) ProtoMessage() {}
+
+func (x *CreateMerchantSecretRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateMerchantSecretRequest.ProtoReflect.Descriptor instead.
+func (*CreateMerchantSecretRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_merchants_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CreateMerchantSecretRequest) GetMerchantId() int32 {
+	if x != nil {
+		return x.MerchantId
+	}
+	return 0
+}
+
+func (x *CreateMerchantSecretRequest) GetOverlapSeconds() int64 {
+	if x != nil && x.OverlapSeconds != nil {
+		return *x.OverlapSeconds
+	}
+	return 0
+}
+
+// CreateMerchantSecretResponse is the secret created, with its value.
+type CreateMerchantSecretResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The secret.
+	Secret *MerchantSecret `protobuf:"bytes,1,opt,name=secret,proto3" json:"secret,omitempty"`
+	// Its value (the HMAC key), shown this once only.
+	Value string `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	// The merchant's hash, which signed calls send beside the signature.
+	MerchantHash  string `protobuf:"bytes,3,opt,name=merchant_hash,json=merchantHash,proto3" json:"merchant_hash,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateMerchantSecretResponse) Reset() {
+	*x = CreateMerchantSecretResponse{}
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateMerchantSecretResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateMerchantSecretResponse) ProtoMessage() {}
+
+func (x *CreateMerchantSecretResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateMerchantSecretResponse.ProtoReflect.Descriptor instead.
+func (*CreateMerchantSecretResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_merchants_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *CreateMerchantSecretResponse) GetSecret() *MerchantSecret {
+	if x != nil {
+		return x.Secret
+	}
+	return nil
+}
+
+func (x *CreateMerchantSecretResponse) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+func (x *CreateMerchantSecretResponse) GetMerchantHash() string {
+	if x != nil {
+		return x.MerchantHash
+	}
+	return ""
+}
+
+// RevokeMerchantSecretRequest names the secret to revoke.
+type RevokeMerchantSecretRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the merchant.
+	MerchantId int32 `protobuf:"varint,1,opt,name=merchant_id,json=merchantId,proto3" json:"merchant_id,omitempty"`
+	// Id of the secret.
+	Id            int64 `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeMerchantSecretRequest) Reset() {
+	*x = RevokeMerchantSecretRequest{}
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeMerchantSecretRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeMerchantSecretRequest) ProtoMessage() {}
+
+func (x *RevokeMerchantSecretRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeMerchantSecretRequest.ProtoReflect.Descriptor instead.
+func (*RevokeMerchantSecretRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_merchants_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RevokeMerchantSecretRequest) GetMerchantId() int32 {
+	if x != nil {
+		return x.MerchantId
+	}
+	return 0
+}
+
+func (x *RevokeMerchantSecretRequest) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+// RevokeMerchantSecretResponse is the secret revoked; REST answers it bare.
+type RevokeMerchantSecretResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The secret.
+	Secret        *MerchantSecret `protobuf:"bytes,1,opt,name=secret,proto3" json:"secret,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeMerchantSecretResponse) Reset() {
+	*x = RevokeMerchantSecretResponse{}
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeMerchantSecretResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeMerchantSecretResponse) ProtoMessage() {}
+
+func (x *RevokeMerchantSecretResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_gateway_v1_merchants_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeMerchantSecretResponse.ProtoReflect.Descriptor instead.
+func (*RevokeMerchantSecretResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_gateway_v1_merchants_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *RevokeMerchantSecretResponse) GetSecret() *MerchantSecret {
+	if x != nil {
+		return x.Secret
+	}
+	return nil
+}
+
 var File_paygate_gateway_v1_merchants_proto protoreflect.FileDescriptor
 
 const file_paygate_gateway_v1_merchants_proto_rawDesc = "" +
 	"\n" +
-	"\"paygate/gateway/v1/merchants.proto\x12\x12paygate.gateway.v1\x1a\x1cgoogle/api/annotations.proto\"\x16\n" +
+	"\"paygate/gateway/v1/merchants.proto\x12\x12paygate.gateway.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x16\n" +
 	"\x14ListMerchantsRequest\"S\n" +
 	"\x15ListMerchantsResponse\x12:\n" +
-	"\tmerchants\x18\x01 \x03(\v2\x1c.paygate.gateway.v1.MerchantR\tmerchants\"B\n" +
+	"\tmerchants\x18\x01 \x03(\v2\x1c.paygate.gateway.v1.MerchantR\tmerchants\"\xa6\x01\n" +
 	"\bMerchant\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x12\n" +
-	"\x04hash\x18\x03 \x01(\tR\x04hash2\x9e\x01\n" +
+	"\x04hash\x18\x03 \x01(\tR\x04hash\x12!\n" +
+	"\fcontact_name\x18\x04 \x01(\tR\vcontactName\x12#\n" +
+	"\rcontact_email\x18\x05 \x01(\tR\fcontactEmail\x12\x1a\n" +
+	"\bdisabled\x18\x06 \x01(\bR\bdisabled\"s\n" +
+	"\x15CreateMerchantRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12!\n" +
+	"\fcontact_name\x18\x02 \x01(\tR\vcontactName\x12#\n" +
+	"\rcontact_email\x18\x03 \x01(\tR\fcontactEmail\"R\n" +
+	"\x16CreateMerchantResponse\x128\n" +
+	"\bmerchant\x18\x01 \x01(\v2\x1c.paygate.gateway.v1.MerchantR\bmerchant\"\xec\x01\n" +
+	"\x15UpdateMerchantRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x17\n" +
+	"\x04name\x18\x02 \x01(\tH\x00R\x04name\x88\x01\x01\x12&\n" +
+	"\fcontact_name\x18\x03 \x01(\tH\x01R\vcontactName\x88\x01\x01\x12(\n" +
+	"\rcontact_email\x18\x04 \x01(\tH\x02R\fcontactEmail\x88\x01\x01\x12\x1f\n" +
+	"\bdisabled\x18\x05 \x01(\bH\x03R\bdisabled\x88\x01\x01B\a\n" +
+	"\x05_nameB\x0f\n" +
+	"\r_contact_nameB\x10\n" +
+	"\x0e_contact_emailB\v\n" +
+	"\t_disabled\"R\n" +
+	"\x16UpdateMerchantResponse\x128\n" +
+	"\bmerchant\x18\x01 \x01(\v2\x1c.paygate.gateway.v1.MerchantR\bmerchant\"\x89\x02\n" +
+	"\x0eMerchantSecret\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x129\n" +
+	"\n" +
+	"created_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12<\n" +
+	"\flast_used_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastUsedAt\x129\n" +
+	"\n" +
+	"expires_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x14\n" +
+	"\x05state\x18\x05 \x01(\tR\x05state\x12\x1d\n" +
+	"\n" +
+	"created_by\x18\x06 \x01(\tR\tcreatedBy\"=\n" +
+	"\x1aListMerchantSecretsRequest\x12\x1f\n" +
+	"\vmerchant_id\x18\x01 \x01(\x05R\n" +
+	"merchantId\"[\n" +
+	"\x1bListMerchantSecretsResponse\x12<\n" +
+	"\asecrets\x18\x01 \x03(\v2\".paygate.gateway.v1.MerchantSecretR\asecrets\"\x80\x01\n" +
+	"\x1bCreateMerchantSecretRequest\x12\x1f\n" +
+	"\vmerchant_id\x18\x01 \x01(\x05R\n" +
+	"merchantId\x12,\n" +
+	"\x0foverlap_seconds\x18\x02 \x01(\x03H\x00R\x0eoverlapSeconds\x88\x01\x01B\x12\n" +
+	"\x10_overlap_seconds\"\x95\x01\n" +
+	"\x1cCreateMerchantSecretResponse\x12:\n" +
+	"\x06secret\x18\x01 \x01(\v2\".paygate.gateway.v1.MerchantSecretR\x06secret\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\x12#\n" +
+	"\rmerchant_hash\x18\x03 \x01(\tR\fmerchantHash\"N\n" +
+	"\x1bRevokeMerchantSecretRequest\x12\x1f\n" +
+	"\vmerchant_id\x18\x01 \x01(\x05R\n" +
+	"merchantId\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\x03R\x02id\"Z\n" +
+	"\x1cRevokeMerchantSecretResponse\x12:\n" +
+	"\x06secret\x18\x01 \x01(\v2\".paygate.gateway.v1.MerchantSecretR\x06secret2\xee\a\n" +
 	"\x0fMerchantService\x12\x8a\x01\n" +
-	"\rListMerchants\x12(.paygate.gateway.v1.ListMerchantsRequest\x1a).paygate.gateway.v1.ListMerchantsResponse\"$\x82\xd3\xe4\x93\x02\x1eb\tmerchants\x12\x11/api/v1/merchantsB\xd2\x01\n" +
+	"\rListMerchants\x12(.paygate.gateway.v1.ListMerchantsRequest\x1a).paygate.gateway.v1.ListMerchantsResponse\"$\x82\xd3\xe4\x93\x02\x1eb\tmerchants\x12\x11/api/v1/merchants\x12\x8f\x01\n" +
+	"\x0eCreateMerchant\x12).paygate.gateway.v1.CreateMerchantRequest\x1a*.paygate.gateway.v1.CreateMerchantResponse\"&\x82\xd3\xe4\x93\x02 :\x01*b\bmerchant\"\x11/api/v1/merchants\x12\x94\x01\n" +
+	"\x0eUpdateMerchant\x12).paygate.gateway.v1.UpdateMerchantRequest\x1a*.paygate.gateway.v1.UpdateMerchantResponse\"+\x82\xd3\xe4\x93\x02%:\x01*b\bmerchant\x1a\x16/api/v1/merchants/{id}\x12\xb0\x01\n" +
+	"\x13ListMerchantSecrets\x12..paygate.gateway.v1.ListMerchantSecretsRequest\x1a/.paygate.gateway.v1.ListMerchantSecretsResponse\"8\x82\xd3\xe4\x93\x022b\asecrets\x12'/api/v1/merchants/{merchant_id}/secrets\x12\xad\x01\n" +
+	"\x14CreateMerchantSecret\x12/.paygate.gateway.v1.CreateMerchantSecretRequest\x1a0.paygate.gateway.v1.CreateMerchantSecretResponse\"2\x82\xd3\xe4\x93\x02,:\x01*\"'/api/v1/merchants/{merchant_id}/secrets\x12\xc1\x01\n" +
+	"\x14RevokeMerchantSecret\x12/.paygate.gateway.v1.RevokeMerchantSecretRequest\x1a0.paygate.gateway.v1.RevokeMerchantSecretResponse\"F\x82\xd3\xe4\x93\x02@:\x01*b\x06secret\"3/api/v1/merchants/{merchant_id}/secrets/{id}/revokeB\xd2\x01\n" +
 	"\x16com.paygate.gateway.v1B\x0eMerchantsProtoP\x01Z>github.com/paygate/paygate/gen/go/paygate/gateway/v1;gatewayv1\xa2\x02\x03PGX\xaa\x02\x12Paygate.Gateway.V1\xca\x02\x12Paygate\\Gateway\\V1\xe2\x02\x1ePaygate\\Gateway\\V1\\GPBMetadata\xea\x02\x14Paygate::Gateway::V1b\x06proto3"
 
 var (
@@ -197,21 +926,51 @@ func file_paygate_gateway_v1_merchants_proto_rawDescGZIP() []byte {
 	return file_paygate_gateway_v1_merchants_proto_rawDescData
 }
 
-var file_paygate_gateway_v1_merchants_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_paygate_gateway_v1_merchants_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_paygate_gateway_v1_merchants_proto_goTypes = []any{
-	(*ListMerchantsRequest)(nil),  // 0: paygate.gateway.v1.ListMerchantsRequest
-	(*ListMerchantsResponse)(nil), // 1: paygate.gateway.v1.ListMerchantsResponse
-	(*Merchant)(nil),              // 2: paygate.gateway.v1.Merchant
+	(*ListMerchantsRequest)(nil),         // 0: paygate.gateway.v1.ListMerchantsRequest
+	(*ListMerchantsResponse)(nil),        // 1: paygate.gateway.v1.ListMerchantsResponse
+	(*Merchant)(nil),                     // 2: paygate.gateway.v1.Merchant
+	(*CreateMerchantRequest)(nil),        // 3: paygate.gateway.v1.CreateMerchantRequest
+	(*CreateMerchantResponse)(nil),       // 4: paygate.gateway.v1.CreateMerchantResponse
+	(*UpdateMerchantRequest)(nil),        // 5: paygate.gateway.v1.UpdateMerchantRequest
+	(*UpdateMerchantResponse)(nil),       // 6: paygate.gateway.v1.UpdateMerchantResponse
+	(*MerchantSecret)(nil),               // 7: paygate.gateway.v1.MerchantSecret
+	(*ListMerchantSecretsRequest)(nil),   // 8: paygate.gateway.v1.ListMerchantSecretsRequest
+	(*ListMerchantSecretsResponse)(nil),  // 9: paygate.gateway.v1.ListMerchantSecretsResponse
+	(*CreateMerchantSecretRequest)(nil),  // 10: paygate.gateway.v1.CreateMerchantSecretRequest
+	(*CreateMerchantSecretResponse)(nil), // 11: paygate.gateway.v1.CreateMerchantSecretResponse
+	(*RevokeMerchantSecretRequest)(nil),  // 12: paygate.gateway.v1.RevokeMerchantSecretRequest
+	(*RevokeMerchantSecretResponse)(nil), // 13: paygate.gateway.v1.RevokeMerchantSecretResponse
+	(*timestamppb.Timestamp)(nil),        // 14: google.protobuf.Timestamp
 }
 var file_paygate_gateway_v1_merchants_proto_depIdxs = []int32{
-	2, // 0: paygate.gateway.v1.ListMerchantsResponse.merchants:type_name -> paygate.gateway.v1.Merchant
-	0, // 1: paygate.gateway.v1.MerchantService.ListMerchants:input_type -> paygate.gateway.v1.ListMerchantsRequest
-	1, // 2: paygate.gateway.v1.MerchantService.ListMerchants:output_type -> paygate.gateway.v1.ListMerchantsResponse
-	2, // [2:3] is the sub-list for method output_type
-	1, // [1:2] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	2,  // 0: paygate.gateway.v1.ListMerchantsResponse.merchants:type_name -> paygate.gateway.v1.Merchant
+	2,  // 1: paygate.gateway.v1.CreateMerchantResponse.merchant:type_name -> paygate.gateway.v1.Merchant
+	2,  // 2: paygate.gateway.v1.UpdateMerchantResponse.merchant:type_name -> paygate.gateway.v1.Merchant
+	14, // 3: paygate.gateway.v1.MerchantSecret.created_at:type_name -> google.protobuf.Timestamp
+	14, // 4: paygate.gateway.v1.MerchantSecret.last_used_at:type_name -> google.protobuf.Timestamp
+	14, // 5: paygate.gateway.v1.MerchantSecret.expires_at:type_name -> google.protobuf.Timestamp
+	7,  // 6: paygate.gateway.v1.ListMerchantSecretsResponse.secrets:type_name -> paygate.gateway.v1.MerchantSecret
+	7,  // 7: paygate.gateway.v1.CreateMerchantSecretResponse.secret:type_name -> paygate.gateway.v1.MerchantSecret
+	7,  // 8: paygate.gateway.v1.RevokeMerchantSecretResponse.secret:type_name -> paygate.gateway.v1.MerchantSecret
+	0,  // 9: paygate.gateway.v1.MerchantService.ListMerchants:input_type -> paygate.gateway.v1.ListMerchantsRequest
+	3,  // 10: paygate.gateway.v1.MerchantService.CreateMerchant:input_type -> paygate.gateway.v1.CreateMerchantRequest
+	5,  // 11: paygate.gateway.v1.MerchantService.UpdateMerchant:input_type -> paygate.gateway.v1.UpdateMerchantRequest
+	8,  // 12: paygate.gateway.v1.MerchantService.ListMerchantSecrets:input_type -> paygate.gateway.v1.ListMerchantSecretsRequest
+	10, // 13: paygate.gateway.v1.MerchantService.CreateMerchantSecret:input_type -> paygate.gateway.v1.CreateMerchantSecretRequest
+	12, // 14: paygate.gateway.v1.MerchantService.RevokeMerchantSecret:input_type -> paygate.gateway.v1.RevokeMerchantSecretRequest
+	1,  // 15: paygate.gateway.v1.MerchantService.ListMerchants:output_type -> paygate.gateway.v1.ListMerchantsResponse
+	4,  // 16: paygate.gateway.v1.MerchantService.CreateMerchant:output_type -> paygate.gateway.v1.CreateMerchantResponse
+	6,  // 17: paygate.gateway.v1.MerchantService.UpdateMerchant:output_type -> paygate.gateway.v1.UpdateMerchantResponse
+	9,  // 18: paygate.gateway.v1.MerchantService.ListMerchantSecrets:output_type -> paygate.gateway.v1.ListMerchantSecretsResponse
+	11, // 19: paygate.gateway.v1.MerchantService.CreateMerchantSecret:output_type -> paygate.gateway.v1.CreateMerchantSecretResponse
+	13, // 20: paygate.gateway.v1.MerchantService.RevokeMerchantSecret:output_type -> paygate.gateway.v1.RevokeMerchantSecretResponse
+	15, // [15:21] is the sub-list for method output_type
+	9,  // [9:15] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_paygate_gateway_v1_merchants_proto_init() }
@@ -219,13 +978,15 @@ func file_paygate_gateway_v1_merchants_proto_init() {
 	if File_paygate_gateway_v1_merchants_proto != nil {
 		return
 	}
+	file_paygate_gateway_v1_merchants_proto_msgTypes[5].OneofWrappers = []any{}
+	file_paygate_gateway_v1_merchants_proto_msgTypes[10].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_paygate_gateway_v1_merchants_proto_rawDesc), len(file_paygate_gateway_v1_merchants_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

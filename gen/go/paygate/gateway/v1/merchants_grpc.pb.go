@@ -19,7 +19,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	MerchantService_ListMerchants_FullMethodName = "/paygate.gateway.v1.MerchantService/ListMerchants"
+	MerchantService_ListMerchants_FullMethodName        = "/paygate.gateway.v1.MerchantService/ListMerchants"
+	MerchantService_CreateMerchant_FullMethodName       = "/paygate.gateway.v1.MerchantService/CreateMerchant"
+	MerchantService_UpdateMerchant_FullMethodName       = "/paygate.gateway.v1.MerchantService/UpdateMerchant"
+	MerchantService_ListMerchantSecrets_FullMethodName  = "/paygate.gateway.v1.MerchantService/ListMerchantSecrets"
+	MerchantService_CreateMerchantSecret_FullMethodName = "/paygate.gateway.v1.MerchantService/CreateMerchantSecret"
+	MerchantService_RevokeMerchantSecret_FullMethodName = "/paygate.gateway.v1.MerchantService/RevokeMerchantSecret"
 )
 
 // MerchantServiceClient is the client API for MerchantService service.
@@ -34,6 +39,24 @@ type MerchantServiceClient interface {
 	// ListMerchants returns the merchants the caller may see: all of them for
 	// global roles, the caller's own for merchant users.
 	ListMerchants(ctx context.Context, in *ListMerchantsRequest, opts ...grpc.CallOption) (*ListMerchantsResponse, error)
+	// CreateMerchant adds a merchant (admin-wide callers only). Its hash is
+	// generated; its first API secret is created with CreateMerchantSecret.
+	CreateMerchant(ctx context.Context, in *CreateMerchantRequest, opts ...grpc.CallOption) (*CreateMerchantResponse, error)
+	// UpdateMerchant changes a merchant's name, contact and status (admin-wide
+	// callers only): only the fields sent change. A disabled merchant's
+	// payments are refused.
+	UpdateMerchant(ctx context.Context, in *UpdateMerchantRequest, opts ...grpc.CallOption) (*UpdateMerchantResponse, error)
+	// ListMerchantSecrets lists a merchant's API secrets, newest first,
+	// without their values (Admin or a Merchant Admin of the merchant).
+	ListMerchantSecrets(ctx context.Context, in *ListMerchantSecretsRequest, opts ...grpc.CallOption) (*ListMerchantSecretsResponse, error)
+	// CreateMerchantSecret generates a new API secret for a merchant and
+	// answers its value, the only time it is ever shown. The merchant's other
+	// secrets that do not expire yet expire overlap_seconds later (86400 when
+	// not sent; 0: at once).
+	CreateMerchantSecret(ctx context.Context, in *CreateMerchantSecretRequest, opts ...grpc.CallOption) (*CreateMerchantSecretResponse, error)
+	// RevokeMerchantSecret stops accepting one of a merchant's secrets at
+	// once.
+	RevokeMerchantSecret(ctx context.Context, in *RevokeMerchantSecretRequest, opts ...grpc.CallOption) (*RevokeMerchantSecretResponse, error)
 }
 
 type merchantServiceClient struct {
@@ -54,6 +77,56 @@ func (c *merchantServiceClient) ListMerchants(ctx context.Context, in *ListMerch
 	return out, nil
 }
 
+func (c *merchantServiceClient) CreateMerchant(ctx context.Context, in *CreateMerchantRequest, opts ...grpc.CallOption) (*CreateMerchantResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateMerchantResponse)
+	err := c.cc.Invoke(ctx, MerchantService_CreateMerchant_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *merchantServiceClient) UpdateMerchant(ctx context.Context, in *UpdateMerchantRequest, opts ...grpc.CallOption) (*UpdateMerchantResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateMerchantResponse)
+	err := c.cc.Invoke(ctx, MerchantService_UpdateMerchant_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *merchantServiceClient) ListMerchantSecrets(ctx context.Context, in *ListMerchantSecretsRequest, opts ...grpc.CallOption) (*ListMerchantSecretsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMerchantSecretsResponse)
+	err := c.cc.Invoke(ctx, MerchantService_ListMerchantSecrets_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *merchantServiceClient) CreateMerchantSecret(ctx context.Context, in *CreateMerchantSecretRequest, opts ...grpc.CallOption) (*CreateMerchantSecretResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateMerchantSecretResponse)
+	err := c.cc.Invoke(ctx, MerchantService_CreateMerchantSecret_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *merchantServiceClient) RevokeMerchantSecret(ctx context.Context, in *RevokeMerchantSecretRequest, opts ...grpc.CallOption) (*RevokeMerchantSecretResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeMerchantSecretResponse)
+	err := c.cc.Invoke(ctx, MerchantService_RevokeMerchantSecret_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MerchantServiceServer is the server API for MerchantService service.
 // All implementations must embed UnimplementedMerchantServiceServer
 // for forward compatibility.
@@ -66,6 +139,24 @@ type MerchantServiceServer interface {
 	// ListMerchants returns the merchants the caller may see: all of them for
 	// global roles, the caller's own for merchant users.
 	ListMerchants(context.Context, *ListMerchantsRequest) (*ListMerchantsResponse, error)
+	// CreateMerchant adds a merchant (admin-wide callers only). Its hash is
+	// generated; its first API secret is created with CreateMerchantSecret.
+	CreateMerchant(context.Context, *CreateMerchantRequest) (*CreateMerchantResponse, error)
+	// UpdateMerchant changes a merchant's name, contact and status (admin-wide
+	// callers only): only the fields sent change. A disabled merchant's
+	// payments are refused.
+	UpdateMerchant(context.Context, *UpdateMerchantRequest) (*UpdateMerchantResponse, error)
+	// ListMerchantSecrets lists a merchant's API secrets, newest first,
+	// without their values (Admin or a Merchant Admin of the merchant).
+	ListMerchantSecrets(context.Context, *ListMerchantSecretsRequest) (*ListMerchantSecretsResponse, error)
+	// CreateMerchantSecret generates a new API secret for a merchant and
+	// answers its value, the only time it is ever shown. The merchant's other
+	// secrets that do not expire yet expire overlap_seconds later (86400 when
+	// not sent; 0: at once).
+	CreateMerchantSecret(context.Context, *CreateMerchantSecretRequest) (*CreateMerchantSecretResponse, error)
+	// RevokeMerchantSecret stops accepting one of a merchant's secrets at
+	// once.
+	RevokeMerchantSecret(context.Context, *RevokeMerchantSecretRequest) (*RevokeMerchantSecretResponse, error)
 	mustEmbedUnimplementedMerchantServiceServer()
 }
 
@@ -78,6 +169,21 @@ type UnimplementedMerchantServiceServer struct{}
 
 func (UnimplementedMerchantServiceServer) ListMerchants(context.Context, *ListMerchantsRequest) (*ListMerchantsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListMerchants not implemented")
+}
+func (UnimplementedMerchantServiceServer) CreateMerchant(context.Context, *CreateMerchantRequest) (*CreateMerchantResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateMerchant not implemented")
+}
+func (UnimplementedMerchantServiceServer) UpdateMerchant(context.Context, *UpdateMerchantRequest) (*UpdateMerchantResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateMerchant not implemented")
+}
+func (UnimplementedMerchantServiceServer) ListMerchantSecrets(context.Context, *ListMerchantSecretsRequest) (*ListMerchantSecretsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMerchantSecrets not implemented")
+}
+func (UnimplementedMerchantServiceServer) CreateMerchantSecret(context.Context, *CreateMerchantSecretRequest) (*CreateMerchantSecretResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateMerchantSecret not implemented")
+}
+func (UnimplementedMerchantServiceServer) RevokeMerchantSecret(context.Context, *RevokeMerchantSecretRequest) (*RevokeMerchantSecretResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeMerchantSecret not implemented")
 }
 func (UnimplementedMerchantServiceServer) mustEmbedUnimplementedMerchantServiceServer() {}
 func (UnimplementedMerchantServiceServer) testEmbeddedByValue()                         {}
@@ -118,6 +224,96 @@ func _MerchantService_ListMerchants_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _MerchantService_CreateMerchant_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateMerchantRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MerchantServiceServer).CreateMerchant(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MerchantService_CreateMerchant_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MerchantServiceServer).CreateMerchant(ctx, req.(*CreateMerchantRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MerchantService_UpdateMerchant_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateMerchantRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MerchantServiceServer).UpdateMerchant(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MerchantService_UpdateMerchant_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MerchantServiceServer).UpdateMerchant(ctx, req.(*UpdateMerchantRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MerchantService_ListMerchantSecrets_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMerchantSecretsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MerchantServiceServer).ListMerchantSecrets(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MerchantService_ListMerchantSecrets_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MerchantServiceServer).ListMerchantSecrets(ctx, req.(*ListMerchantSecretsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MerchantService_CreateMerchantSecret_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateMerchantSecretRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MerchantServiceServer).CreateMerchantSecret(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MerchantService_CreateMerchantSecret_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MerchantServiceServer).CreateMerchantSecret(ctx, req.(*CreateMerchantSecretRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _MerchantService_RevokeMerchantSecret_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeMerchantSecretRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(MerchantServiceServer).RevokeMerchantSecret(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: MerchantService_RevokeMerchantSecret_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(MerchantServiceServer).RevokeMerchantSecret(ctx, req.(*RevokeMerchantSecretRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // MerchantService_ServiceDesc is the grpc.ServiceDesc for MerchantService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -128,6 +324,26 @@ var MerchantService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListMerchants",
 			Handler:    _MerchantService_ListMerchants_Handler,
+		},
+		{
+			MethodName: "CreateMerchant",
+			Handler:    _MerchantService_CreateMerchant_Handler,
+		},
+		{
+			MethodName: "UpdateMerchant",
+			Handler:    _MerchantService_UpdateMerchant_Handler,
+		},
+		{
+			MethodName: "ListMerchantSecrets",
+			Handler:    _MerchantService_ListMerchantSecrets_Handler,
+		},
+		{
+			MethodName: "CreateMerchantSecret",
+			Handler:    _MerchantService_CreateMerchantSecret_Handler,
+		},
+		{
+			MethodName: "RevokeMerchantSecret",
+			Handler:    _MerchantService_RevokeMerchantSecret_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

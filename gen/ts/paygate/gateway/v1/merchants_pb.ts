@@ -5,13 +5,15 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../../google/api/annotations_pb";
+import type { Timestamp, TimestampJson } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file paygate/gateway/v1/merchants.proto.
  */
 export const file_paygate_gateway_v1_merchants: GenFile = /*@__PURE__*/
-  fileDesc("CiJwYXlnYXRlL2dhdGV3YXkvdjEvbWVyY2hhbnRzLnByb3RvEhJwYXlnYXRlLmdhdGV3YXkudjEiFgoUTGlzdE1lcmNoYW50c1JlcXVlc3QiSAoVTGlzdE1lcmNoYW50c1Jlc3BvbnNlEi8KCW1lcmNoYW50cxgBIAMoCzIcLnBheWdhdGUuZ2F0ZXdheS52MS5NZXJjaGFudCIyCghNZXJjaGFudBIKCgJpZBgBIAEoBRIMCgRuYW1lGAIgASgJEgwKBGhhc2gYAyABKAkyngEKD01lcmNoYW50U2VydmljZRKKAQoNTGlzdE1lcmNoYW50cxIoLnBheWdhdGUuZ2F0ZXdheS52MS5MaXN0TWVyY2hhbnRzUmVxdWVzdBopLnBheWdhdGUuZ2F0ZXdheS52MS5MaXN0TWVyY2hhbnRzUmVzcG9uc2UiJILT5JMCHmIJbWVyY2hhbnRzEhEvYXBpL3YxL21lcmNoYW50c0LSAQoWY29tLnBheWdhdGUuZ2F0ZXdheS52MUIOTWVyY2hhbnRzUHJvdG9QAVo+Z2l0aHViLmNvbS9wYXlnYXRlL3BheWdhdGUvZ2VuL2dvL3BheWdhdGUvZ2F0ZXdheS92MTtnYXRld2F5djGiAgNQR1iqAhJQYXlnYXRlLkdhdGV3YXkuVjHKAhJQYXlnYXRlXEdhdGV3YXlcVjHiAh5QYXlnYXRlXEdhdGV3YXlcVjFcR1BCTWV0YWRhdGHqAhRQYXlnYXRlOjpHYXRld2F5OjpWMWIGcHJvdG8z", [file_google_api_annotations]);
+  fileDesc("CiJwYXlnYXRlL2dhdGV3YXkvdjEvbWVyY2hhbnRzLnByb3RvEhJwYXlnYXRlLmdhdGV3YXkudjEiFgoUTGlzdE1lcmNoYW50c1JlcXVlc3QiSAoVTGlzdE1lcmNoYW50c1Jlc3BvbnNlEi8KCW1lcmNoYW50cxgBIAMoCzIcLnBheWdhdGUuZ2F0ZXdheS52MS5NZXJjaGFudCJxCghNZXJjaGFudBIKCgJpZBgBIAEoBRIMCgRuYW1lGAIgASgJEgwKBGhhc2gYAyABKAkSFAoMY29udGFjdF9uYW1lGAQgASgJEhUKDWNvbnRhY3RfZW1haWwYBSABKAkSEAoIZGlzYWJsZWQYBiABKAgiUgoVQ3JlYXRlTWVyY2hhbnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSFAoMY29udGFjdF9uYW1lGAIgASgJEhUKDWNvbnRhY3RfZW1haWwYAyABKAkiSAoWQ3JlYXRlTWVyY2hhbnRSZXNwb25zZRIuCghtZXJjaGFudBgBIAEoCzIcLnBheWdhdGUuZ2F0ZXdheS52MS5NZXJjaGFudCK9AQoVVXBkYXRlTWVyY2hhbnRSZXF1ZXN0EgoKAmlkGAEgASgFEhEKBG5hbWUYAiABKAlIAIgBARIZCgxjb250YWN0X25hbWUYAyABKAlIAYgBARIaCg1jb250YWN0X2VtYWlsGAQgASgJSAKIAQESFQoIZGlzYWJsZWQYBSABKAhIA4gBAUIHCgVfbmFtZUIPCg1fY29udGFjdF9uYW1lQhAKDl9jb250YWN0X2VtYWlsQgsKCV9kaXNhYmxlZCJIChZVcGRhdGVNZXJjaGFudFJlc3BvbnNlEi4KCG1lcmNoYW50GAEgASgLMhwucGF5Z2F0ZS5nYXRld2F5LnYxLk1lcmNoYW50ItEBCg5NZXJjaGFudFNlY3JldBIKCgJpZBgBIAEoAxIuCgpjcmVhdGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxsYXN0X3VzZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBXN0YXRlGAUgASgJEhIKCmNyZWF0ZWRfYnkYBiABKAkiMQoaTGlzdE1lcmNoYW50U2VjcmV0c1JlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAUiUgobTGlzdE1lcmNoYW50U2VjcmV0c1Jlc3BvbnNlEjMKB3NlY3JldHMYASADKAsyIi5wYXlnYXRlLmdhdGV3YXkudjEuTWVyY2hhbnRTZWNyZXQiZAobQ3JlYXRlTWVyY2hhbnRTZWNyZXRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgFEhwKD292ZXJsYXBfc2Vjb25kcxgCIAEoA0gAiAEBQhIKEF9vdmVybGFwX3NlY29uZHMieAocQ3JlYXRlTWVyY2hhbnRTZWNyZXRSZXNwb25zZRIyCgZzZWNyZXQYASABKAsyIi5wYXlnYXRlLmdhdGV3YXkudjEuTWVyY2hhbnRTZWNyZXQSDQoFdmFsdWUYAiABKAkSFQoNbWVyY2hhbnRfaGFzaBgDIAEoCSI+ChtSZXZva2VNZXJjaGFudFNlY3JldFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAUSCgoCaWQYAiABKAMiUgocUmV2b2tlTWVyY2hhbnRTZWNyZXRSZXNwb25zZRIyCgZzZWNyZXQYASABKAsyIi5wYXlnYXRlLmdhdGV3YXkudjEuTWVyY2hhbnRTZWNyZXQy7gcKD01lcmNoYW50U2VydmljZRKKAQoNTGlzdE1lcmNoYW50cxIoLnBheWdhdGUuZ2F0ZXdheS52MS5MaXN0TWVyY2hhbnRzUmVxdWVzdBopLnBheWdhdGUuZ2F0ZXdheS52MS5MaXN0TWVyY2hhbnRzUmVzcG9uc2UiJILT5JMCHmIJbWVyY2hhbnRzEhEvYXBpL3YxL21lcmNoYW50cxKPAQoOQ3JlYXRlTWVyY2hhbnQSKS5wYXlnYXRlLmdhdGV3YXkudjEuQ3JlYXRlTWVyY2hhbnRSZXF1ZXN0GioucGF5Z2F0ZS5nYXRld2F5LnYxLkNyZWF0ZU1lcmNoYW50UmVzcG9uc2UiJoLT5JMCIDoBKmIIbWVyY2hhbnQiES9hcGkvdjEvbWVyY2hhbnRzEpQBCg5VcGRhdGVNZXJjaGFudBIpLnBheWdhdGUuZ2F0ZXdheS52MS5VcGRhdGVNZXJjaGFudFJlcXVlc3QaKi5wYXlnYXRlLmdhdGV3YXkudjEuVXBkYXRlTWVyY2hhbnRSZXNwb25zZSIrgtPkkwIlOgEqYghtZXJjaGFudBoWL2FwaS92MS9tZXJjaGFudHMve2lkfRKwAQoTTGlzdE1lcmNoYW50U2VjcmV0cxIuLnBheWdhdGUuZ2F0ZXdheS52MS5MaXN0TWVyY2hhbnRTZWNyZXRzUmVxdWVzdBovLnBheWdhdGUuZ2F0ZXdheS52MS5MaXN0TWVyY2hhbnRTZWNyZXRzUmVzcG9uc2UiOILT5JMCMmIHc2VjcmV0cxInL2FwaS92MS9tZXJjaGFudHMve21lcmNoYW50X2lkfS9zZWNyZXRzEq0BChRDcmVhdGVNZXJjaGFudFNlY3JldBIvLnBheWdhdGUuZ2F0ZXdheS52MS5DcmVhdGVNZXJjaGFudFNlY3JldFJlcXVlc3QaMC5wYXlnYXRlLmdhdGV3YXkudjEuQ3JlYXRlTWVyY2hhbnRTZWNyZXRSZXNwb25zZSIygtPkkwIsOgEqIicvYXBpL3YxL21lcmNoYW50cy97bWVyY2hhbnRfaWR9L3NlY3JldHMSwQEKFFJldm9rZU1lcmNoYW50U2VjcmV0Ei8ucGF5Z2F0ZS5nYXRld2F5LnYxLlJldm9rZU1lcmNoYW50U2VjcmV0UmVxdWVzdBowLnBheWdhdGUuZ2F0ZXdheS52MS5SZXZva2VNZXJjaGFudFNlY3JldFJlc3BvbnNlIkaC0+STAkA6ASpiBnNlY3JldCIzL2FwaS92MS9tZXJjaGFudHMve21lcmNoYW50X2lkfS9zZWNyZXRzL3tpZH0vcmV2b2tlQtIBChZjb20ucGF5Z2F0ZS5nYXRld2F5LnYxQg5NZXJjaGFudHNQcm90b1ABWj5naXRodWIuY29tL3BheWdhdGUvcGF5Z2F0ZS9nZW4vZ28vcGF5Z2F0ZS9nYXRld2F5L3YxO2dhdGV3YXl2MaICA1BHWKoCElBheWdhdGUuR2F0ZXdheS5WMcoCElBheWdhdGVcR2F0ZXdheVxWMeICHlBheWdhdGVcR2F0ZXdheVxWMVxHUEJNZXRhZGF0YeoCFFBheWdhdGU6OkdhdGV3YXk6OlYxYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_timestamp]);
 
 /**
  * ListMerchantsRequest has no filters yet.
@@ -97,6 +99,27 @@ export type Merchant = Message<"paygate.gateway.v1.Merchant"> & {
    * @generated from field: string hash = 3;
    */
   hash: string;
+
+  /**
+   * Name of the merchant's contact person ("" when none).
+   *
+   * @generated from field: string contact_name = 4;
+   */
+  contactName: string;
+
+  /**
+   * E-mail address of the merchant's contact ("" when none).
+   *
+   * @generated from field: string contact_email = 5;
+   */
+  contactEmail: string;
+
+  /**
+   * Whether the merchant is disabled: its payments are refused.
+   *
+   * @generated from field: bool disabled = 6;
+   */
+  disabled: boolean;
 };
 
 /**
@@ -125,6 +148,27 @@ export type MerchantJson = {
    * @generated from field: string hash = 3;
    */
   hash?: string;
+
+  /**
+   * Name of the merchant's contact person ("" when none).
+   *
+   * @generated from field: string contact_name = 4;
+   */
+  contactName?: string;
+
+  /**
+   * E-mail address of the merchant's contact ("" when none).
+   *
+   * @generated from field: string contact_email = 5;
+   */
+  contactEmail?: string;
+
+  /**
+   * Whether the merchant is disabled: its payments are refused.
+   *
+   * @generated from field: bool disabled = 6;
+   */
+  disabled?: boolean;
 };
 
 /**
@@ -133,6 +177,607 @@ export type MerchantJson = {
  */
 export const MerchantSchema: GenMessage<Merchant, {jsonType: MerchantJson}> = /*@__PURE__*/
   messageDesc(file_paygate_gateway_v1_merchants, 2);
+
+/**
+ * CreateMerchantRequest is a new merchant.
+ *
+ * @generated from message paygate.gateway.v1.CreateMerchantRequest
+ */
+export type CreateMerchantRequest = Message<"paygate.gateway.v1.CreateMerchantRequest"> & {
+  /**
+   * Display name: 1 to 100 characters, unique.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Contact person: at most 100 characters.
+   *
+   * @generated from field: string contact_name = 2;
+   */
+  contactName: string;
+
+  /**
+   * Contact e-mail address: empty or an address, at most 254 characters.
+   *
+   * @generated from field: string contact_email = 3;
+   */
+  contactEmail: string;
+};
+
+/**
+ * CreateMerchantRequest is a new merchant.
+ *
+ * @generated from message paygate.gateway.v1.CreateMerchantRequest
+ */
+export type CreateMerchantRequestJson = {
+  /**
+   * Display name: 1 to 100 characters, unique.
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+
+  /**
+   * Contact person: at most 100 characters.
+   *
+   * @generated from field: string contact_name = 2;
+   */
+  contactName?: string;
+
+  /**
+   * Contact e-mail address: empty or an address, at most 254 characters.
+   *
+   * @generated from field: string contact_email = 3;
+   */
+  contactEmail?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.CreateMerchantRequest.
+ * Use `create(CreateMerchantRequestSchema)` to create a new message.
+ */
+export const CreateMerchantRequestSchema: GenMessage<CreateMerchantRequest, {jsonType: CreateMerchantRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_merchants, 3);
+
+/**
+ * CreateMerchantResponse is the merchant created; REST answers it bare.
+ *
+ * @generated from message paygate.gateway.v1.CreateMerchantResponse
+ */
+export type CreateMerchantResponse = Message<"paygate.gateway.v1.CreateMerchantResponse"> & {
+  /**
+   * The merchant.
+   *
+   * @generated from field: paygate.gateway.v1.Merchant merchant = 1;
+   */
+  merchant?: Merchant | undefined;
+};
+
+/**
+ * CreateMerchantResponse is the merchant created; REST answers it bare.
+ *
+ * @generated from message paygate.gateway.v1.CreateMerchantResponse
+ */
+export type CreateMerchantResponseJson = {
+  /**
+   * The merchant.
+   *
+   * @generated from field: paygate.gateway.v1.Merchant merchant = 1;
+   */
+  merchant?: MerchantJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.CreateMerchantResponse.
+ * Use `create(CreateMerchantResponseSchema)` to create a new message.
+ */
+export const CreateMerchantResponseSchema: GenMessage<CreateMerchantResponse, {jsonType: CreateMerchantResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_merchants, 4);
+
+/**
+ * UpdateMerchantRequest changes the fields sent of one merchant.
+ *
+ * @generated from message paygate.gateway.v1.UpdateMerchantRequest
+ */
+export type UpdateMerchantRequest = Message<"paygate.gateway.v1.UpdateMerchantRequest"> & {
+  /**
+   * Id of the merchant.
+   *
+   * @generated from field: int32 id = 1;
+   */
+  id: number;
+
+  /**
+   * New display name, as in CreateMerchantRequest.
+   *
+   * @generated from field: optional string name = 2;
+   */
+  name?: string | undefined;
+
+  /**
+   * New contact person.
+   *
+   * @generated from field: optional string contact_name = 3;
+   */
+  contactName?: string | undefined;
+
+  /**
+   * New contact e-mail address.
+   *
+   * @generated from field: optional string contact_email = 4;
+   */
+  contactEmail?: string | undefined;
+
+  /**
+   * true disables the merchant, false enables it.
+   *
+   * @generated from field: optional bool disabled = 5;
+   */
+  disabled?: boolean | undefined;
+};
+
+/**
+ * UpdateMerchantRequest changes the fields sent of one merchant.
+ *
+ * @generated from message paygate.gateway.v1.UpdateMerchantRequest
+ */
+export type UpdateMerchantRequestJson = {
+  /**
+   * Id of the merchant.
+   *
+   * @generated from field: int32 id = 1;
+   */
+  id?: number;
+
+  /**
+   * New display name, as in CreateMerchantRequest.
+   *
+   * @generated from field: optional string name = 2;
+   */
+  name?: string;
+
+  /**
+   * New contact person.
+   *
+   * @generated from field: optional string contact_name = 3;
+   */
+  contactName?: string;
+
+  /**
+   * New contact e-mail address.
+   *
+   * @generated from field: optional string contact_email = 4;
+   */
+  contactEmail?: string;
+
+  /**
+   * true disables the merchant, false enables it.
+   *
+   * @generated from field: optional bool disabled = 5;
+   */
+  disabled?: boolean;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.UpdateMerchantRequest.
+ * Use `create(UpdateMerchantRequestSchema)` to create a new message.
+ */
+export const UpdateMerchantRequestSchema: GenMessage<UpdateMerchantRequest, {jsonType: UpdateMerchantRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_merchants, 5);
+
+/**
+ * UpdateMerchantResponse is the merchant as stored; REST answers it bare.
+ *
+ * @generated from message paygate.gateway.v1.UpdateMerchantResponse
+ */
+export type UpdateMerchantResponse = Message<"paygate.gateway.v1.UpdateMerchantResponse"> & {
+  /**
+   * The merchant.
+   *
+   * @generated from field: paygate.gateway.v1.Merchant merchant = 1;
+   */
+  merchant?: Merchant | undefined;
+};
+
+/**
+ * UpdateMerchantResponse is the merchant as stored; REST answers it bare.
+ *
+ * @generated from message paygate.gateway.v1.UpdateMerchantResponse
+ */
+export type UpdateMerchantResponseJson = {
+  /**
+   * The merchant.
+   *
+   * @generated from field: paygate.gateway.v1.Merchant merchant = 1;
+   */
+  merchant?: MerchantJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.UpdateMerchantResponse.
+ * Use `create(UpdateMerchantResponseSchema)` to create a new message.
+ */
+export const UpdateMerchantResponseSchema: GenMessage<UpdateMerchantResponse, {jsonType: UpdateMerchantResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_merchants, 6);
+
+/**
+ * MerchantSecret is one API secret of a merchant, without its value.
+ *
+ * @generated from message paygate.gateway.v1.MerchantSecret
+ */
+export type MerchantSecret = Message<"paygate.gateway.v1.MerchantSecret"> & {
+  /**
+   * Id of the secret.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * When it was created.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 2;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * When it last verified a signature (to the minute); unset when never.
+   *
+   * @generated from field: google.protobuf.Timestamp last_used_at = 3;
+   */
+  lastUsedAt?: Timestamp | undefined;
+
+  /**
+   * When it stops or stopped being accepted; unset while it does not
+   * expire.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 4;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * active (accepted, no expiry), expiring (accepted until expires_at),
+   * expired or revoked.
+   *
+   * @generated from field: string state = 5;
+   */
+  state: string;
+
+  /**
+   * Who created it.
+   *
+   * @generated from field: string created_by = 6;
+   */
+  createdBy: string;
+};
+
+/**
+ * MerchantSecret is one API secret of a merchant, without its value.
+ *
+ * @generated from message paygate.gateway.v1.MerchantSecret
+ */
+export type MerchantSecretJson = {
+  /**
+   * Id of the secret.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id?: string;
+
+  /**
+   * When it was created.
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 2;
+   */
+  createdAt?: TimestampJson;
+
+  /**
+   * When it last verified a signature (to the minute); unset when never.
+   *
+   * @generated from field: google.protobuf.Timestamp last_used_at = 3;
+   */
+  lastUsedAt?: TimestampJson;
+
+  /**
+   * When it stops or stopped being accepted; unset while it does not
+   * expire.
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 4;
+   */
+  expiresAt?: TimestampJson;
+
+  /**
+   * active (accepted, no expiry), expiring (accepted until expires_at),
+   * expired or revoked.
+   *
+   * @generated from field: string state = 5;
+   */
+  state?: string;
+
+  /**
+   * Who created it.
+   *
+   * @generated from field: string created_by = 6;
+   */
+  createdBy?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.MerchantSecret.
+ * Use `create(MerchantSecretSchema)` to create a new message.
+ */
+export const MerchantSecretSchema: GenMessage<MerchantSecret, {jsonType: MerchantSecretJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_merchants, 7);
+
+/**
+ * ListMerchantSecretsRequest names the merchant.
+ *
+ * @generated from message paygate.gateway.v1.ListMerchantSecretsRequest
+ */
+export type ListMerchantSecretsRequest = Message<"paygate.gateway.v1.ListMerchantSecretsRequest"> & {
+  /**
+   * Id of the merchant.
+   *
+   * @generated from field: int32 merchant_id = 1;
+   */
+  merchantId: number;
+};
+
+/**
+ * ListMerchantSecretsRequest names the merchant.
+ *
+ * @generated from message paygate.gateway.v1.ListMerchantSecretsRequest
+ */
+export type ListMerchantSecretsRequestJson = {
+  /**
+   * Id of the merchant.
+   *
+   * @generated from field: int32 merchant_id = 1;
+   */
+  merchantId?: number;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListMerchantSecretsRequest.
+ * Use `create(ListMerchantSecretsRequestSchema)` to create a new message.
+ */
+export const ListMerchantSecretsRequestSchema: GenMessage<ListMerchantSecretsRequest, {jsonType: ListMerchantSecretsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_merchants, 8);
+
+/**
+ * ListMerchantSecretsResponse lists secrets; REST answers the bare list.
+ *
+ * @generated from message paygate.gateway.v1.ListMerchantSecretsResponse
+ */
+export type ListMerchantSecretsResponse = Message<"paygate.gateway.v1.ListMerchantSecretsResponse"> & {
+  /**
+   * The secrets, newest first.
+   *
+   * @generated from field: repeated paygate.gateway.v1.MerchantSecret secrets = 1;
+   */
+  secrets: MerchantSecret[];
+};
+
+/**
+ * ListMerchantSecretsResponse lists secrets; REST answers the bare list.
+ *
+ * @generated from message paygate.gateway.v1.ListMerchantSecretsResponse
+ */
+export type ListMerchantSecretsResponseJson = {
+  /**
+   * The secrets, newest first.
+   *
+   * @generated from field: repeated paygate.gateway.v1.MerchantSecret secrets = 1;
+   */
+  secrets?: MerchantSecretJson[];
+};
+
+/**
+ * Describes the message paygate.gateway.v1.ListMerchantSecretsResponse.
+ * Use `create(ListMerchantSecretsResponseSchema)` to create a new message.
+ */
+export const ListMerchantSecretsResponseSchema: GenMessage<ListMerchantSecretsResponse, {jsonType: ListMerchantSecretsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_merchants, 9);
+
+/**
+ * CreateMerchantSecretRequest asks for a new secret.
+ *
+ * @generated from message paygate.gateway.v1.CreateMerchantSecretRequest
+ */
+export type CreateMerchantSecretRequest = Message<"paygate.gateway.v1.CreateMerchantSecretRequest"> & {
+  /**
+   * Id of the merchant.
+   *
+   * @generated from field: int32 merchant_id = 1;
+   */
+  merchantId: number;
+
+  /**
+   * How long the merchant's other secrets stay accepted, in seconds: 0 to
+   * 2592000 (30 days); 86400 when not sent.
+   *
+   * @generated from field: optional int64 overlap_seconds = 2;
+   */
+  overlapSeconds?: bigint | undefined;
+};
+
+/**
+ * CreateMerchantSecretRequest asks for a new secret.
+ *
+ * @generated from message paygate.gateway.v1.CreateMerchantSecretRequest
+ */
+export type CreateMerchantSecretRequestJson = {
+  /**
+   * Id of the merchant.
+   *
+   * @generated from field: int32 merchant_id = 1;
+   */
+  merchantId?: number;
+
+  /**
+   * How long the merchant's other secrets stay accepted, in seconds: 0 to
+   * 2592000 (30 days); 86400 when not sent.
+   *
+   * @generated from field: optional int64 overlap_seconds = 2;
+   */
+  overlapSeconds?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.CreateMerchantSecretRequest.
+ * Use `create(CreateMerchantSecretRequestSchema)` to create a new message.
+ */
+export const CreateMerchantSecretRequestSchema: GenMessage<CreateMerchantSecretRequest, {jsonType: CreateMerchantSecretRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_merchants, 10);
+
+/**
+ * CreateMerchantSecretResponse is the secret created, with its value.
+ *
+ * @generated from message paygate.gateway.v1.CreateMerchantSecretResponse
+ */
+export type CreateMerchantSecretResponse = Message<"paygate.gateway.v1.CreateMerchantSecretResponse"> & {
+  /**
+   * The secret.
+   *
+   * @generated from field: paygate.gateway.v1.MerchantSecret secret = 1;
+   */
+  secret?: MerchantSecret | undefined;
+
+  /**
+   * Its value (the HMAC key), shown this once only.
+   *
+   * @generated from field: string value = 2;
+   */
+  value: string;
+
+  /**
+   * The merchant's hash, which signed calls send beside the signature.
+   *
+   * @generated from field: string merchant_hash = 3;
+   */
+  merchantHash: string;
+};
+
+/**
+ * CreateMerchantSecretResponse is the secret created, with its value.
+ *
+ * @generated from message paygate.gateway.v1.CreateMerchantSecretResponse
+ */
+export type CreateMerchantSecretResponseJson = {
+  /**
+   * The secret.
+   *
+   * @generated from field: paygate.gateway.v1.MerchantSecret secret = 1;
+   */
+  secret?: MerchantSecretJson;
+
+  /**
+   * Its value (the HMAC key), shown this once only.
+   *
+   * @generated from field: string value = 2;
+   */
+  value?: string;
+
+  /**
+   * The merchant's hash, which signed calls send beside the signature.
+   *
+   * @generated from field: string merchant_hash = 3;
+   */
+  merchantHash?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.CreateMerchantSecretResponse.
+ * Use `create(CreateMerchantSecretResponseSchema)` to create a new message.
+ */
+export const CreateMerchantSecretResponseSchema: GenMessage<CreateMerchantSecretResponse, {jsonType: CreateMerchantSecretResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_merchants, 11);
+
+/**
+ * RevokeMerchantSecretRequest names the secret to revoke.
+ *
+ * @generated from message paygate.gateway.v1.RevokeMerchantSecretRequest
+ */
+export type RevokeMerchantSecretRequest = Message<"paygate.gateway.v1.RevokeMerchantSecretRequest"> & {
+  /**
+   * Id of the merchant.
+   *
+   * @generated from field: int32 merchant_id = 1;
+   */
+  merchantId: number;
+
+  /**
+   * Id of the secret.
+   *
+   * @generated from field: int64 id = 2;
+   */
+  id: bigint;
+};
+
+/**
+ * RevokeMerchantSecretRequest names the secret to revoke.
+ *
+ * @generated from message paygate.gateway.v1.RevokeMerchantSecretRequest
+ */
+export type RevokeMerchantSecretRequestJson = {
+  /**
+   * Id of the merchant.
+   *
+   * @generated from field: int32 merchant_id = 1;
+   */
+  merchantId?: number;
+
+  /**
+   * Id of the secret.
+   *
+   * @generated from field: int64 id = 2;
+   */
+  id?: string;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.RevokeMerchantSecretRequest.
+ * Use `create(RevokeMerchantSecretRequestSchema)` to create a new message.
+ */
+export const RevokeMerchantSecretRequestSchema: GenMessage<RevokeMerchantSecretRequest, {jsonType: RevokeMerchantSecretRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_merchants, 12);
+
+/**
+ * RevokeMerchantSecretResponse is the secret revoked; REST answers it bare.
+ *
+ * @generated from message paygate.gateway.v1.RevokeMerchantSecretResponse
+ */
+export type RevokeMerchantSecretResponse = Message<"paygate.gateway.v1.RevokeMerchantSecretResponse"> & {
+  /**
+   * The secret.
+   *
+   * @generated from field: paygate.gateway.v1.MerchantSecret secret = 1;
+   */
+  secret?: MerchantSecret | undefined;
+};
+
+/**
+ * RevokeMerchantSecretResponse is the secret revoked; REST answers it bare.
+ *
+ * @generated from message paygate.gateway.v1.RevokeMerchantSecretResponse
+ */
+export type RevokeMerchantSecretResponseJson = {
+  /**
+   * The secret.
+   *
+   * @generated from field: paygate.gateway.v1.MerchantSecret secret = 1;
+   */
+  secret?: MerchantSecretJson;
+};
+
+/**
+ * Describes the message paygate.gateway.v1.RevokeMerchantSecretResponse.
+ * Use `create(RevokeMerchantSecretResponseSchema)` to create a new message.
+ */
+export const RevokeMerchantSecretResponseSchema: GenMessage<RevokeMerchantSecretResponse, {jsonType: RevokeMerchantSecretResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_gateway_v1_merchants, 13);
 
 /**
  * MerchantService serves the merchants: the businesses that take payments
@@ -153,6 +798,64 @@ export const MerchantService: GenService<{
     methodKind: "unary";
     input: typeof ListMerchantsRequestSchema;
     output: typeof ListMerchantsResponseSchema;
+  },
+  /**
+   * CreateMerchant adds a merchant (admin-wide callers only). Its hash is
+   * generated; its first API secret is created with CreateMerchantSecret.
+   *
+   * @generated from rpc paygate.gateway.v1.MerchantService.CreateMerchant
+   */
+  createMerchant: {
+    methodKind: "unary";
+    input: typeof CreateMerchantRequestSchema;
+    output: typeof CreateMerchantResponseSchema;
+  },
+  /**
+   * UpdateMerchant changes a merchant's name, contact and status (admin-wide
+   * callers only): only the fields sent change. A disabled merchant's
+   * payments are refused.
+   *
+   * @generated from rpc paygate.gateway.v1.MerchantService.UpdateMerchant
+   */
+  updateMerchant: {
+    methodKind: "unary";
+    input: typeof UpdateMerchantRequestSchema;
+    output: typeof UpdateMerchantResponseSchema;
+  },
+  /**
+   * ListMerchantSecrets lists a merchant's API secrets, newest first,
+   * without their values (Admin or a Merchant Admin of the merchant).
+   *
+   * @generated from rpc paygate.gateway.v1.MerchantService.ListMerchantSecrets
+   */
+  listMerchantSecrets: {
+    methodKind: "unary";
+    input: typeof ListMerchantSecretsRequestSchema;
+    output: typeof ListMerchantSecretsResponseSchema;
+  },
+  /**
+   * CreateMerchantSecret generates a new API secret for a merchant and
+   * answers its value, the only time it is ever shown. The merchant's other
+   * secrets that do not expire yet expire overlap_seconds later (86400 when
+   * not sent; 0: at once).
+   *
+   * @generated from rpc paygate.gateway.v1.MerchantService.CreateMerchantSecret
+   */
+  createMerchantSecret: {
+    methodKind: "unary";
+    input: typeof CreateMerchantSecretRequestSchema;
+    output: typeof CreateMerchantSecretResponseSchema;
+  },
+  /**
+   * RevokeMerchantSecret stops accepting one of a merchant's secrets at
+   * once.
+   *
+   * @generated from rpc paygate.gateway.v1.MerchantService.RevokeMerchantSecret
+   */
+  revokeMerchantSecret: {
+    methodKind: "unary";
+    input: typeof RevokeMerchantSecretRequestSchema;
+    output: typeof RevokeMerchantSecretResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_paygate_gateway_v1_merchants, 0);

@@ -17,8 +17,8 @@ describe('Merchants page (spec 01 §2)', () => {
     // Three skeleton rows stand in while loading: wait for the data itself.
     await within(table).findByText('Blue Harbor Shop');
     expect(within(table).getAllByRole('row')).toHaveLength(4);
-    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['ID', 'Name', 'Hash']);
-    expect(within(table).getAllByRole('row')[2]!.textContent).toBe('2Blue Harbor Shophash-blue');
+    expect(within(table).getAllByRole('columnheader').map((h) => h.textContent)).toEqual(['ID', 'Name', 'Hash', 'Contact', 'Status', 'Actions']);
+    expect(within(table).getAllByRole('row')[2]!.textContent).toMatch(/^2Blue Harbor Shophash-blue—Active/);
     await waitFor(() => expect(document.title).toBe('Paygate - Merchants'));
   });
 

@@ -63,7 +63,8 @@ export interface Collab {
   isEnabled: boolean;
   isCashInEnabled: boolean;
   isCashOutEnabled: boolean;
-  merchant: { id: number; name: string };
+  /** disabled: the merchant's payments are refused (MerchantService UpdateMerchant). */
+  merchant: { id: number; name: string; disabled?: boolean };
   provider: { id: number; name: string; supportsCashIn: boolean; supportsCashOut: boolean; payTypes: PayType[] };
 }
 
@@ -155,7 +156,7 @@ export function toCollab(c: CollabWire): Collab {
     isEnabled: c.isEnabled ?? false,
     isCashInEnabled: c.isCashInEnabled ?? false,
     isCashOutEnabled: c.isCashOutEnabled ?? false,
-    merchant: { id: num(c.merchant?.id), name: c.merchant?.name ?? '' },
+    merchant: { id: num(c.merchant?.id), name: c.merchant?.name ?? '', disabled: c.merchant?.disabled === true },
     provider: {
       id: num(c.provider?.id),
       name: c.provider?.name ?? '',

@@ -65,6 +65,11 @@ export function CollabCard({ collab, canViewFees, canToggle, toggling, onFees, o
           <Stack gap={0} minW={0} id={titleId}>
             <Text fontSize="sm" color="fg.muted" truncate>
               {collab.merchant.name}
+              {collab.merchant.disabled && (
+                <Badge ms={2} size="xs" colorPalette="red" variant="subtle">
+                  Merchant disabled
+                </Badge>
+              )}
             </Text>
             <Text as="h3" fontWeight="semibold" fontSize="lg" truncate>
               {collab.provider.name}

@@ -178,4 +178,14 @@ describe('Initialize Collaboration dialog (spec 01 §2, §4)', () => {
     await user.click(within(await screen.findByRole('alertdialog')).getByRole('button', { name: 'Create' }));
     await waitFor(() => expect(body.MerchantId).toBe(1));
   });
+
+  it('opens for the merchant of ?initialize= (the Merchants page after adding one) and drops the parameter', async () => {
+    server.use(...listHandlers());
+    const { router } = renderApp('/providers?initialize=2', { user: ADMIN, loader: providersLoader() });
+    const dialog = await screen.findByRole('dialog', { name: 'Initialize Collaboration' });
+    // An admin keeps the merchant field, preset.
+    expect(within(dialog).getByLabelText('Merchant')).toHaveValue('2');
+    expect(options(await within(dialog).findByLabelText('Provider'))).toEqual(['Select a provider', 'GoVip', 'QRPh', 'RollingPay']);
+    await waitFor(() => expect(router.state.location.search).toBe(''));
+  });
 });

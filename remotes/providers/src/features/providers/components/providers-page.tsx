@@ -14,8 +14,8 @@ import {
 } from '@chakra-ui/react';
 import { useQuery } from '@tanstack/react-query';
 import { ConfirmDialog, mayCall, merchantsQuery, notify, PageFrame, SCREENS, seesAllMerchants, useSelectedMerchant, useUser, type User } from '@paygate/sdk';
-import { useMemo, useState, type ComponentType, type ReactNode } from 'react';
-import { useNavigate } from 'react-router';
+import { useEffect, useMemo, useState, type ComponentType, type ReactNode } from 'react';
+import { useNavigate, useSearchParams } from 'react-router';
 import { messageOf } from '../../../utils/errors';
 import { useMerchantCollabs } from '../api/get-merchant-collabs';
 import { useSetCollabActiveness } from '../api/set-collab-activeness';
@@ -28,7 +28,7 @@ import { InitializeCollabDialog } from './initialize-collab-dialog';
 import { MerchantFilter } from './merchant-filter';
 
 type OpenDialog =
-  | { kind: 'initialize' }
+  | { kind: 'initialize'; merchantId?: number }
   | { kind: 'settings'; collab: Collab }
   | { kind: 'limits'; collab: Collab }
   | { kind: 'disable-collab'; collab: Collab };
@@ -86,6 +86,22 @@ function Providers({ user, maintenance: Maintenance, recentActions: RecentAction
   const [tab, setTab] = useState<string>(ALL);
   const [dialog, setDialog] = useState<OpenDialog | null>(null);
   const close = () => setDialog(null);
+
+  // ?initialize={merchantId}: the Merchants page's "Then create its first
+  // collaboration" opens the Initialize Collaboration dialog for the new merchant.
+  const [params, setParams] = useSearchParams();
+  const initializeFor = Number(params.get('initialize'));
+  useEffect(() => {
+    if (!Number.isInteger(initializeFor) || initializeFor <= 0) return;
+    if (mayCall(user, 'POST /api/v1/collabs/initialize')) setDialog({ kind: 'initialize', merchantId: initializeFor });
+    setParams(
+      (p) => {
+        p.delete('initialize');
+        return p;
+      },
+      { replace: true },
+    );
+  }, [initializeFor, setParams, user]);
 
   const activeness = useSetCollabActiveness();
 
@@ -261,7 +277,7 @@ function Providers({ user, maintenance: Maintenance, recentActions: RecentAction
           {dialog?.kind === 'initialize' && (
             <InitializeCollabDialog
               user={user}
-              merchantId={admin ? undefined : (scope ?? user.merchantIds[0])}
+              merchantId={dialog.merchantId ?? (admin ? undefined : (scope ?? user.merchantIds[0]))}
               merchants={merchantChoices}
               collabs={collabsQuery.data?.collabs ?? []}
               onClose={close}

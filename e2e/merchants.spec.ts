@@ -1,0 +1,80 @@
+/**
+ * End-to-end onboarding of a merchant (issue 30) against a running stack:
+ * the admin adds a merchant on the Merchants page (which opens the
+ * Initialize Collaboration dialog for it), gives it a GoVip collab, creates
+ * its API secret (shown once) and takes a sandbox payment signed with it.
+ *
+ * ASSUMPTION: a demo stack (see console.spec.ts): GoVip is a sandbox provider with the GCASH pay type.
+ */
+import { createHmac } from 'node:crypto';
+import { expect, test } from '@playwright/test';
+import { gateway } from './support';
+
+const DEMO_PASSWORD = 'paygate-demo';
+
+test('the admin adds a merchant, creates its secret (shown once) and a payment signed with it is taken', async ({ page }) => {
+  const name = `E2E Merchant ${Date.now()}`;
+  await page.goto('/login');
+  await page.getByLabel('Username').fill('admin');
+  await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Login' }).click();
+  await expect(page).toHaveURL(/\/transactions$/);
+
+  await page.goto('/merchants');
+  await page.getByRole('button', { name: 'Add Merchant' }).click();
+  const add = page.getByRole('dialog', { name: 'Add Merchant' });
+  await add.getByLabel(/^Name/).fill(name);
+  await add.getByLabel('Contact email').fill('ops@e2e.example');
+  await add.getByRole('button', { name: 'Add' }).click();
+
+  // "Then create its first collaboration": the Providers page's dialog, for the new merchant.
+  await expect(page).toHaveURL(/\/providers$/);
+  const init = page.getByRole('dialog', { name: 'Initialize Collaboration' });
+  await expect(init).toBeVisible();
+  await init.getByRole('button', { name: 'Cancel' }).click();
+
+  const { url, headers } = await gateway(page);
+  const merchants = (await (await page.request.get(`${url}/api/v1/merchants`, { headers })).json()) as { id: number; name: string; hash: string }[];
+  const merchant = merchants.find((m) => m.name === name)!;
+  expect(merchant).toBeTruthy();
+  const providers = (await (await page.request.get(`${url}/api/v1/providers`, { headers })).json()) as {
+    id: number;
+    name: string;
+    payTypes: { id: number; code: string }[];
+  }[];
+  const govip = providers.find((p) => p.name === 'GoVip')!;
+  const gcash = govip.payTypes.find((p) => p.code === 'GCASH')!;
+  const collab = await page.request.post(`${url}/api/v1/collabs/initialize`, {
+    headers,
+    data: { ProviderId: govip.id, MerchantId: merchant.id, PayTypeIds: [gcash.id] },
+  });
+  expect(collab.ok(), await collab.text()).toBe(true);
+
+  await page.goto('/merchants');
+  await page.getByRole('row', { name: new RegExp(name) }).getByRole('button', { name: 'Credentials' }).click();
+  await page.getByRole('dialog', { name: `Credentials - ${name}` }).getByRole('button', { name: 'Create secret' }).click();
+  await page.getByRole('dialog', { name: 'Create secret' }).getByRole('button', { name: 'Create' }).click();
+  const shown = page.getByRole('dialog', { name: 'New secret' });
+  await expect(shown).toContainText('you will not see it again');
+  const secret = (await shown.getByTestId('secret-value').textContent())!.trim();
+  expect(secret).toMatch(/^pgs_/);
+  await shown.getByRole('button', { name: 'Done' }).click();
+  // The list never shows it again.
+  const panel = page.getByRole('dialog', { name: `Credentials - ${name}` });
+  await expect(panel.getByRole('table', { name: 'Secrets' })).toContainText('active');
+  await expect(panel).not.toContainText(secret);
+
+  const body = JSON.stringify({
+    paymentData: { nonce: `e2e-${Date.now()}`, amount: '100.00', currency: 'PHP', providerId: govip.id, payType: 'GCASH', providerTags: [] },
+    merchantData: { merchantHash: merchant.hash, clientId: 'e2e-client', additionalData: {} },
+    cashIn: true,
+  });
+  const ts = Math.floor(Date.now() / 1000);
+  const signature = 'v1=' + createHmac('sha256', secret).update(`${ts}.${body}`).digest('hex');
+  const res = await page.request.post(`${url}/api/v1/transactions/initialize`, {
+    headers: { 'Content-Type': 'application/json', 'X-Paygate-Merchant': merchant.hash, 'X-Paygate-Timestamp': String(ts), 'X-Paygate-Signature': signature },
+    data: body,
+  });
+  expect(res.ok(), await res.text()).toBe(true);
+  expect(((await res.json()) as { transactionReferenceId: string }).transactionReferenceId).toBeTruthy();
+});
