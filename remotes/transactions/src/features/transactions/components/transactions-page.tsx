@@ -20,7 +20,7 @@ import {
   type AppliedView,
   type User,
 } from '@paygate/sdk';
-import { useCallback, useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { collabNamer, useCollabs } from '../../../api/get-collabs';
 import { CollabSelect } from '../../../components/collab-select';
@@ -159,8 +159,20 @@ function TransactionsView({ user }: { user: User | null }) {
   const manual = useManualAction();
   const exporter = useExportWizard();
 
+  // The query last written or rendered: two quick changes (a text filter applied with Enter, then
+  // the type) build on each other even before the router has rendered the first one (its
+  // navigations render in a transition, so a handler may still hold the previous render's filters).
+  const latest = useRef(params);
+  useEffect(() => {
+    latest.current = params;
+  }, [params]);
   // Every filter change keeps the open view (it then shows as edited).
-  const update = (patch: Partial<Filters>) => setParams(keepView(serializeFilters({ ...filters, currentPage: 1, ...patch }), params));
+  const update = (patch: Partial<Filters>) => {
+    const current = latest.current;
+    const next = keepView(serializeFilters({ ...parseFilters(current), currentPage: 1, ...patch }), current);
+    latest.current = next;
+    setParams(next);
+  };
   const viewFilters = useMemo(() => viewQueryOf(filters), [filters]);
   const applyView = useCallback((v: AppliedView) => setParams(paramsOfView(v), { replace: true }), [setParams]);
   const openView = useOpenView('transactions', user, viewFilters);

@@ -57,6 +57,20 @@ describe('Saved views on the Transactions page (issue 29)', () => {
     expect(await screen.findByText('edited')).toBeInTheDocument();
   });
 
+  it('keeps a text filter applied with Enter when the type changes next (no view open)', async () => {
+    const seen: Seen = { lists: [] };
+    server.use(...listHandlers(undefined, seen));
+    server.use(http.get(`${GATEWAY}/api/v1/views`, () => HttpResponse.json({ views: [] })));
+    const { user, router } = renderApp('/transactions', { user: ADMIN, loader: transactionsLoader() });
+    await screen.findByTestId('transaction-11', {}, { timeout: 15_000 });
+    const filters = screen.getByRole('form', { name: 'Transaction filters' });
+    await user.type(within(filters).getByRole('textbox', { name: 'Merchant CID' }), 'cid-1{Enter}');
+    await waitFor(() => expect(query(router).get('merchantCidFilter')).toBe('cid-1'));
+    await user.selectOptions(within(filters).getAllByRole('combobox')[0]!, '1');
+    await waitFor(() => expect(query(router).get('transactionTypeFilter')).toBe('1'));
+    expect(query(router).get('merchantCidFilter')).toBe('cid-1');
+  });
+
   it('pins the open, unedited view with its viewId, and an edited one without', async () => {
     const bodies: Record<string, unknown>[] = [];
     server.use(...listHandlers());
