@@ -9,6 +9,7 @@ package replicas_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -143,8 +144,20 @@ func newStack(t *testing.T) *stack {
 	// confirmation (issue 28) off, and a new token without the cfm claim.
 	s.admin.must(t, http.StatusOK, http.MethodPut, s.auth.URL()+"/api/v1/sensitive-actions/step-up",
 		map[string]any{"actions": []string{}, "scope": "none"}, nil)
-	anon.must(t, http.StatusOK, http.MethodPost, s.auth.URL()+"/api/v1/login",
-		map[string]string{"username": "admin", "password": "paygate-demo"}, &login)
+	// The auth replicas read the change within their settings cache's
+	// refresh: sign in again until the token has no cfm claim.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		anon.must(t, http.StatusOK, http.MethodPost, s.auth.URL()+"/api/v1/login",
+			map[string]string{"username": "admin", "password": "paygate-demo"}, &login)
+		if !tokenAsksConfirmation(t, login.AccessToken) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("20 s after step-up was turned off, a new token still lists actions to confirm (cfm)")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	s.admin = &client{http: anon.http, token: login.AccessToken}
 
 	// A demo merchant's collab with the first sandbox provider, its pay
@@ -742,4 +755,26 @@ func (s *stack) checkJobs(t *testing.T) {
 		}
 		t.Logf("job %s: registered by %d processes; %d runs by %v", job, len(registered[job]), len(rs), instances)
 	}
+}
+
+// tokenAsksConfirmation reports whether an access token lists sensitive
+// actions its holder must confirm (the cfm claim, docs/contracts-approvals.md)
+// besides approving a request, which always is.
+func tokenAsksConfirmation(t *testing.T, token string) bool {
+	t.Helper()
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		t.Fatalf("the access token is not a JWT: %d parts", len(parts))
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		t.Fatalf("the access token's payload: %v", err)
+	}
+	var claims struct {
+		Confirm []string `json:"cfm"`
+	}
+	if err := json.Unmarshal(payload, &claims); err != nil {
+		t.Fatalf("the access token's claims: %v", err)
+	}
+	return slices.ContainsFunc(claims.Confirm, func(a string) bool { return a != "approval.approve" })
 }

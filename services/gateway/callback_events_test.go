@@ -79,7 +79,8 @@ func TestCallbackEvents(t *testing.T) {
 	}
 	waitTally := func(want string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
+		// Generous: on a loaded machine the consumer may be recreated first.
+		deadline := time.Now().Add(30 * time.Second)
 		for {
 			got := tally()
 			if got == want {
