@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/services/gateway/internal/fraud"
+	"github.com/paygate/paygate/services/internal/bus"
 	"github.com/paygate/paygate/services/internal/config"
 	"github.com/paygate/paygate/services/internal/keyring"
 )
@@ -33,6 +34,9 @@ type Config struct {
 	// ConsumeCallbackEvents runs the consumers of the callbacks service's
 	// events (delivery tallies, callback-URL changes for the activity log).
 	ConsumeCallbackEvents bool `env:"PAYGATE_CONSUME_CALLBACK_EVENTS" default:"true"`
+	// CallbackEventsFrom is where those consumers start when they are made:
+	// all (the stream's every event), new, or an RFC 3339 time.
+	CallbackEventsFrom string `env:"PAYGATE_GATEWAY_CALLBACK_EVENTS_FROM" default:"all"`
 	// TotalsFoldInterval is how often the transaction list's count/totals
 	// deltas are folded into their rollups; 0 turns folding off (the list
 	// stays exact, reading the deltas).
@@ -133,6 +137,9 @@ type Config struct {
 // reports them with the keys it cannot parse).
 func (c Config) Check() []string {
 	var bad []string
+	if _, err := bus.ParseStart(c.CallbackEventsFrom); err != nil {
+		bad = append(bad, "PAYGATE_GATEWAY_CALLBACK_EVENTS_FROM: "+err.Error())
+	}
 	if c.FilesWorkers < 0 {
 		bad = append(bad, "PAYGATE_FILES_WORKERS must be 0 or more")
 	}

@@ -10,6 +10,7 @@ import (
 	callbacksv1 "github.com/paygate/paygate/gen/go/paygate/callbacks/v1"
 	"github.com/paygate/paygate/services/gateway/internal/grpcapi"
 	gwnats "github.com/paygate/paygate/services/gateway/internal/nats"
+	"github.com/paygate/paygate/services/internal/bus"
 )
 
 // The areas other services own, whose REST calls the gateway's host
@@ -31,7 +32,8 @@ func (g *gateway) wireCallbacks(context.Context) error {
 	})
 	if g.cfg.ConsumeCallbackEvents {
 		g.Go(func(ctx context.Context) error {
-			return gwnats.RunCallbackEvents(ctx, g.JetStream, g.cfg.Schema, g.payStore, g.collabs, g.Log.With("component", "callback-events"))
+			from, _ := bus.ParseStart(g.cfg.CallbackEventsFrom) // checked by Config.Check
+			return gwnats.RunCallbackEvents(ctx, g.JetStream, g.cfg.Schema, from, g.payStore, g.collabs, g.Log.With("component", "callback-events"))
 		})
 	}
 	return nil

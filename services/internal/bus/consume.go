@@ -17,6 +17,7 @@ type consumeOptions struct {
 	maxBackoff time.Duration
 	ackWait    time.Duration
 	lagEvery   time.Duration
+	start      Start
 }
 
 // WithLogger sets the logger of handler failures (slog.Default otherwise).
@@ -42,6 +43,13 @@ func WithLagInterval(d time.Duration) ConsumeOption {
 	return func(o *consumeOptions) { o.lagEvery = d }
 }
 
+// WithStart sets where the durable consumer starts when it does not exist
+// yet (every event kept in the stream by default); an existing one keeps its
+// start.
+func WithStart(start Start) ConsumeOption {
+	return func(o *consumeOptions) { o.start = start }
+}
+
 // Consume delivers the events on subject (wildcards allowed) to handle
 // through the durable consumer named durable, creating or updating it, until
 // ctx ends; it then stops and returns nil. A nil error from handle acks the
@@ -58,7 +66,7 @@ func Consume(ctx context.Context, js jetstream.JetStream, durable, subject strin
 		opt(&o)
 	}
 	route := Route{Durable: durable, Subject: subject, AckWait: o.ackWait, FirstRetry: o.minBackoff, MaxRetry: o.maxBackoff,
-		LagEvery: o.lagEvery, Logger: o.log.With("subject", subject)}
+		LagEvery: o.lagEvery, Start: o.start, Logger: o.log.With("subject", subject)}
 	return Run(ctx, js, route, func(_ context.Context, batch []Delivery, _ *Settle) error {
 		// One message a batch (Size 1): its error is the batch's.
 		return handle(batch[0].Ctx, batch[0].Msg)

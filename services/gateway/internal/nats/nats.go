@@ -34,7 +34,7 @@ type CallbackRecorder interface {
 // RunCallbackEvents consumes the callbacks service's events until ctx ends.
 // Both handlers are idempotent: a tally is compare-and-set on its version,
 // a callback-URL change is recorded once per change id.
-func RunCallbackEvents(ctx context.Context, js jetstream.JetStream, group string, tallies payment.TallyStore, rec CallbackRecorder, log *slog.Logger) error {
+func RunCallbackEvents(ctx context.Context, js jetstream.JetStream, group string, from bus.Start, tallies payment.TallyStore, rec CallbackRecorder, log *slog.Logger) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		return bus.Consume(gctx, js, TallyConsumer(group), bus.Subject(&eventsv1.CallbackDeliveryChanged{}),
@@ -45,7 +45,7 @@ func RunCallbackEvents(ctx context.Context, js jetstream.JetStream, group string
 				}
 				_, err := tallies.SetCallbackTally(ctx, TallyOf(&ev))
 				return err
-			}, bus.WithLogger(log))
+			}, bus.WithLogger(log), bus.WithStart(from))
 	})
 	g.Go(func() error {
 		return bus.Consume(gctx, js, ActivityConsumer(group), bus.Subject(&eventsv1.CallbackUrlChanged{}),
@@ -55,7 +55,7 @@ func RunCallbackEvents(ctx context.Context, js jetstream.JetStream, group string
 					return fmt.Errorf("%w: %w", bus.ErrPermanent, err)
 				}
 				return rec.RecordCallbackURLChange(ctx, ChangeOf(&ev))
-			}, bus.WithLogger(log))
+			}, bus.WithLogger(log), bus.WithStart(from))
 	})
 	return g.Wait()
 }
