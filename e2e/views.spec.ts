@@ -37,8 +37,12 @@ test('a saved view keeps two filters, opens from its link and as the default, an
     await filters.getByRole('textbox', { name: 'Merchant CID' }).fill(clientId);
     await filters.getByRole('textbox', { name: 'Merchant CID' }).press('Enter');
     await expect(page).toHaveURL(new RegExp(`merchantCidFilter=${clientId}`));
+    // The list asked with both filters: the page has rendered them (a navigation renders in a
+    // transition; Save as right after the URL changed would read the previous render's query).
+    const listed = page.waitForResponse((r) => r.url().includes('/transactions/advanced') && r.url().includes('type=1') && r.url().includes(clientId));
     await filters.getByRole('combobox', { name: 'Type' }).selectOption({ label: 'Deposit' });
     await expect(page).toHaveURL(/transactionTypeFilter=1/);
+    await listed;
     expect(params(page).get('merchantCidFilter')).toBe(clientId);
 
     // Save as: the new view opens.

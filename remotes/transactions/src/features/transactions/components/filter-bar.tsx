@@ -1,5 +1,5 @@
 import { Button, Field, HStack, Input, NativeSelect, Stack, Wrap } from '@chakra-ui/react';
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import type { DateRange } from '../../../utils/date-range';
 import { EMPTY_FILTERS, type Filters } from '../utils/query-state';
 import { amountFilter } from '../utils/search';
@@ -35,10 +35,12 @@ interface Props {
   /** Disabled while a free-text search is filled (spec 02 §5). */
   disabled: boolean;
   onChange: (patch: Partial<Filters>) => void;
+  /** Shown after Apply and Clear, on their line while it has room (the saved views). */
+  aside?: ReactNode;
 }
 
 /** FilterBar edits the list filters; text filters apply on Enter or Apply, the others at once. */
-export function FilterBar({ filters, range, zone, disabled, onChange }: Props) {
+export function FilterBar({ filters, range, zone, disabled, onChange, aside }: Props) {
   const [draft, setDraft] = useState<Record<TextKey, string>>(() => pickText(filters));
   const [seen, setSeen] = useState(filters);
   if (seen !== filters) {
@@ -48,6 +50,9 @@ export function FilterBar({ filters, range, zone, disabled, onChange }: Props) {
   }
 
   const apply = (e?: FormEvent) => {
+    // A dialog's form opened from the aside (Save as…) is portaled elsewhere in the page, but React
+    // bubbles its submit through this form: only this form's own submit applies the filters.
+    if (e && e.target !== e.currentTarget) return;
     e?.preventDefault();
     onChange({ ...draft, currencyFilter: draft.currencyFilter.trim().toUpperCase() });
   };
@@ -101,6 +106,7 @@ export function FilterBar({ filters, range, zone, disabled, onChange }: Props) {
               Clear Filters
             </Button>
           </HStack>
+          {aside}
         </Wrap>
       </Stack>
     </form>

@@ -228,7 +228,6 @@ function TransactionsView({ user }: { user: User | null }) {
         </HStack>
       }
     >
-      <ViewsBar list="transactions" user={user} filterParams={viewFilters} layout={{ pageSize: filters.pageSize }} onApply={applyView} />
       {hostHasWatchlists && <WatchlistStrip enabled={mayCall(user, 'GET /api/v1/watchlists')} />}
       {pinning && (
         <PinWatchlistDialog
@@ -273,7 +272,15 @@ function TransactionsView({ user }: { user: User | null }) {
         </form>
       </HStack>
 
-      <FilterBar filters={filters} range={range} zone={zone} disabled={searchFilled} onChange={update} />
+      {/* The saved views sit on the filters' last line (a line of their own would push the list below a 768 px fold). */}
+      <FilterBar
+        filters={filters}
+        range={range}
+        zone={zone}
+        disabled={searchFilled}
+        onChange={update}
+        aside={<ViewsBar list="transactions" user={user} filterParams={viewFilters} layout={{ pageSize: filters.pageSize }} onApply={applyView} />}
+      />
 
       <HStack justify="space-between" wrap="wrap" borderWidth="1px" borderRadius="md" p="3" aria-label="Totals" role="group">
         <HStack gap="6">

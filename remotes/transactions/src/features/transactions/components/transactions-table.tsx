@@ -184,8 +184,9 @@ function columns({ user, zone, busyId, onDialog, onManual }: Pick<Props, 'user' 
       header: 'Status',
       cell: (t) => {
         const cls = statusClass(t.transactionStatus);
+        // The polls badge wraps under the status when the column is narrow, so a pending row never widens the table.
         return (
-          <HStack gap="1">
+          <HStack gap="1" rowGap="0.5" wrap="wrap">
             <Badge colorPalette={STATUS_PALETTE[cls]} data-status-class={cls} aria-label={`Status ${statusLabel(t.transactionStatus)}`}>
               {statusLabel(t.transactionStatus)}
             </Badge>
