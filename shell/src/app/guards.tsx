@@ -8,7 +8,7 @@ import { decide } from './access-rules';
 function FullPageSpinner() {
   return (
     <Center minH="100vh">
-      <Spinner size="lg" aria-label="Loading" />
+      <Spinner size="lg" role="status" aria-label="Loading" />
     </Center>
   );
 }

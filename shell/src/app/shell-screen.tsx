@@ -42,7 +42,7 @@ export function ShellScreen({ screen, title }: { screen: ScreenKey; title: strin
       <Suspense
         fallback={
           <Center p={10}>
-            <Spinner aria-label="Loading" />
+            <Spinner role="status" aria-label="Loading" />
           </Center>
         }
       >

@@ -81,7 +81,7 @@ export function RemoteScreen(props: Props) {
       <Suspense
         fallback={
           <Center p={10}>
-            <Spinner aria-label="Loading" />
+            <Spinner role="status" aria-label="Loading" />
           </Center>
         }
       >

@@ -82,7 +82,7 @@ export function FileInfoDialog({ file: listed, zone, types, onClose }: Props) {
             Manifest
           </Heading>
           {info.isPending ? (
-            <Spinner size="sm" aria-label="Loading file information" />
+            <Spinner size="sm" role="status" aria-label="Loading file information" />
           ) : manifest ? (
             <DataList.Root orientation="horizontal" size="sm" gap={1.5}>
               <Item label="Filter">
