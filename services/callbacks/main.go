@@ -280,8 +280,8 @@ func callbacksJobs(cfg Config, dispatcher *callback.Dispatcher, relay *bus.Relay
 		},
 		{
 			Name: "callbacks.secrets-reseal",
-			Description: "Re-seals merchants' callback signing keys still sealed under an older key of PAYGATE_ENCRYPTION_KEYS " +
-				"under the current (first) key, every hour.",
+			Description: "Re-seals merchants' callback signing keys and callback URLs' secret header values still sealed under an older key " +
+				"of PAYGATE_ENCRYPTION_KEYS under the current (first) key, every hour.",
 			Every: time.Hour,
 			Run: func(ctx context.Context, run *jobs.Run) error {
 				keys, err := store.AllSealedKeys(ctx)
@@ -293,8 +293,22 @@ func callbacksJobs(cfg Config, dispatcher *callback.Dispatcher, relay *bus.Relay
 					stored[i] = keyring.Stored{Name: fmt.Sprintf("signing key of merchant %d", k.MerchantID),
 						AAD: callback.Owner(k.MerchantID), Sealed: k.Sealed}
 				}
-				return resealjob.Run(ctx, sealer, run, "signing keys", stored, func(ctx context.Context, i int, sealed []byte) (bool, error) {
+				if err := resealjob.Run(ctx, sealer, run, "signing keys", stored, func(ctx context.Context, i int, sealed []byte) (bool, error) {
 					return store.ResealKey(ctx, keys[i].MerchantID, keys[i].Sealed, sealed)
+				}); err != nil {
+					return err
+				}
+				headers, err := store.AllSealedHeaders(ctx)
+				if err != nil {
+					return jobs.Failed(err, "The sealed header values could not be read; the next run tries again.")
+				}
+				stored = make([]keyring.Stored, len(headers))
+				for i, h := range headers {
+					stored[i] = keyring.Stored{Name: fmt.Sprintf("header %q of callback URL %d", h.Name, h.CallbackURLID),
+						AAD: callback.HeaderOwner(h.CallbackURLID, h.Name), Sealed: h.Sealed}
+				}
+				return resealjob.Run(ctx, sealer, run, "secret header values", stored, func(ctx context.Context, i int, sealed []byte) (bool, error) {
+					return store.ResealHeader(ctx, headers[i], sealed)
 				})
 			},
 		},

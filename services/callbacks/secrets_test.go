@@ -65,6 +65,24 @@ func TestEncryptionKeyRotation(t *testing.T) {
 	if ids := keyIDs(first); ids[keyring.DefaultKeyID] != len(merchants) || len(ids) != 1 {
 		t.Fatalf("key ids under A alone = %v", ids)
 	}
+	// A callback URL's secret header value is sealed under A too.
+	collab := newCollab(t, merchants[0])
+	rec := newReceiver(t)
+	first.createURL(t, admin, map[string]any{"collabId": collab, "callbackUrl": rec.URL,
+		"headers": []map[string]any{{"name": "Authorization", "value": secretToken, "secret": true}}})
+	headerKeyIDs := func(s *service) map[string]int {
+		t.Helper()
+		ids := map[string]int{}
+		var sealed []byte
+		if err := s.pool.QueryRow(context.Background(), `SELECT sealed FROM callback_url_headers`).Scan(&sealed); err != nil {
+			t.Fatal(err)
+		}
+		ids[keyring.KeyID(sealed)]++
+		return ids
+	}
+	if ids := headerKeyIDs(first); ids[keyring.DefaultKeyID] != 1 {
+		t.Fatalf("header key ids under A alone = %v", ids)
+	}
 	if err := first.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +100,12 @@ func TestEncryptionKeyRotation(t *testing.T) {
 	for ids := keyIDs(rotated); ids["b"] != len(merchants); ids = keyIDs(rotated) {
 		if time.Now().After(deadline) {
 			t.Fatalf("key ids 20s after the rotation = %v, want all b", ids)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for ids := headerKeyIDs(rotated); ids["b"] != 1; ids = headerKeyIDs(rotated) {
+		if time.Now().After(deadline) {
+			t.Fatalf("header key ids 20s after the rotation = %v, want b", ids)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -104,6 +128,14 @@ func TestEncryptionKeyRotation(t *testing.T) {
 		if got := read(onlyB, m); got != want[m] {
 			t.Fatalf("merchant %d's secret under b alone = %q, want %q", m, got, want[m])
 		}
+	}
+	// The resealed header value opens under B alone: a delivery carries it.
+	ev := connect(t)
+	x := tx{id: newTxID(), merchant: merchants[0], collab: collab, typ: 1, prev: 3, status: 4}
+	ev.finalize(t, x)
+	waitFor(t, 15*time.Second, "the callback under b alone", func() bool { return len(rec.of(x.id)) == 1 })
+	if got := rec.of(x.id)[0].header.Get("Authorization"); got != secretToken {
+		t.Fatalf("Authorization under b alone = %q", got)
 	}
 	if st, body := call(t, admin, onlyB.HTTPURL, http.MethodGet, secretPath(m3), nil); st != http.StatusInternalServerError {
 		t.Errorf("a secret under a removed key = %d %s, want 500", st, body)

@@ -14,6 +14,7 @@
 package callback
 
 import (
+	"reflect"
 	"slices"
 	"time"
 
@@ -68,6 +69,15 @@ type URL struct {
 	// automatically (its breaker saw only failures for too long).
 	DisabledReason string
 	DisabledAt     time.Time
+	// Headers are the custom headers its deliveries carry, in order.
+	Headers []Header
+}
+
+// same reports whether u and o are the same as stored.
+func (u URL) same(o URL) bool {
+	uh, oh := u.Headers, o.Headers
+	u.Headers, o.Headers = nil, nil
+	return reflect.DeepEqual(u, o) && headersEqual(uh, oh)
 }
 
 // Matches reports whether the URL receives transactions of type t in
@@ -174,6 +184,9 @@ type Delivery struct {
 	// Lease identifies the claim; a result is applied only under the lease
 	// it was claimed with.
 	Lease string
+	// Headers are the custom headers of its callback URL when it was made
+	// (fresh) or claimed, secret values sealed.
+	Headers []Header
 	// Trace is the span context of the request whose event (or enqueue)
 	// made the delivery, invalid when there was none. It is stored with the
 	// delivery's body, so that every attempt, the first or a retry claimed

@@ -561,10 +561,21 @@ func (d *Dispatcher) attempt(ctx context.Context, dl Delivery, keys [][]byte) Re
 	defer span.End()
 	now := d.o.Now()
 	ts := now.Unix()
-	headers := map[string]string{
-		stdwebhooks.HeaderID:        dl.WebhookID,
-		stdwebhooks.HeaderTimestamp: strconv.FormatInt(ts, 10),
+	headers := make(map[string]string, 3+len(dl.Headers))
+	if len(dl.Headers) > 0 {
+		// The URL's custom headers first: none may replace those below
+		// (checkHeaders refuses their names).
+		custom, lost := d.secrets.OpenHeaders(dl.CallbackURLID, dl.Headers)
+		for _, h := range custom {
+			headers[h[0]] = h[1]
+		}
+		if len(lost) > 0 {
+			d.o.Logger.ErrorContext(ctx, "secret headers of a callback URL no longer open (their encryption key left the keyring); sent without them",
+				"callback_url_id", dl.CallbackURLID, "headers", lost)
+		}
 	}
+	headers[stdwebhooks.HeaderID] = dl.WebhookID
+	headers[stdwebhooks.HeaderTimestamp] = strconv.FormatInt(ts, 10)
 	if dl.Sign {
 		// During a rotation's overlap: the new key's signature, then the
 		// old one's, space-separated (Standard Webhooks).

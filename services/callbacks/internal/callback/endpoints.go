@@ -77,6 +77,15 @@ func (e *Endpoints) Enable(ctx context.Context, a Actor, id int64, recover bool)
 	return u, runID, nil
 }
 
+// SetHeaders replaces a callback URL's custom headers with in (empty:
+// none); a secret header sent without a value keeps its stored value.
+func (e *Endpoints) SetHeaders(ctx context.Context, a Actor, id int64, in []HeaderInput) (URL, error) {
+	if in == nil {
+		in = []HeaderInput{}
+	}
+	return e.svc.Update(ctx, a, id, Input{Headers: &in})
+}
+
 // Health returns the health of a merchant's callback URLs (not found
 // outside the caller's scope).
 func (e *Endpoints) Health(ctx context.Context, scope Scope, merchantID int32) ([]EndpointHealth, error) {

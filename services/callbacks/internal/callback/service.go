@@ -61,6 +61,8 @@ type Input struct {
 	// FinalStatuses: nil or empty leaves them (every one on create); [0]
 	// is every final status.
 	FinalStatuses []int32
+	// Headers, when not nil, replace the URL's custom headers (empty: none).
+	Headers *[]HeaderInput
 }
 
 // Service answers the CallbacksService calls within each caller's scope.
@@ -134,6 +136,11 @@ func (s *Service) Create(ctx context.Context, a Actor, in Input) (URL, error) {
 		problems = append(problems, msgURLRequired)
 	}
 	problems = append(problems, apply(&u, in)...)
+	if in.Headers != nil {
+		var p []string
+		u.Headers, p = checkHeaders(*in.Headers, nil)
+		problems = append(problems, p...)
+	}
 	if len(problems) > 0 {
 		return URL{}, apperr.Invalid("%s", strings.Join(problems, " "))
 	}
@@ -145,6 +152,15 @@ func (s *Service) Create(ctx context.Context, a Actor, in Input) (URL, error) {
 		return URL{}, err
 	}
 	u.MerchantID = merchantID
+	if len(u.Headers) > 0 {
+		// Secret values are sealed bound to the URL's id: take it first.
+		if u.ID, err = s.store.NextURLID(ctx); err != nil {
+			return URL{}, err
+		}
+		if u.Headers, err = s.secrets.SealHeaders(u.ID, u.Headers); err != nil {
+			return URL{}, err
+		}
+	}
 	now := s.now()
 	u.CreatedAt, u.UpdatedAt = now, now
 	saved, err := s.store.CreateURL(ctx, u, func(saved URL) *eventsv1.CallbackUrlChanged {
@@ -172,8 +188,18 @@ func (s *Service) Update(ctx context.Context, a Actor, id int64, in Input) (URL,
 		problems = append(problems, msgURLRequired)
 	}
 	problems = append(problems, apply(&u, in)...)
+	if in.Headers != nil {
+		var p []string
+		u.Headers, p = checkHeaders(*in.Headers, old.Headers)
+		problems = append(problems, p...)
+	}
 	if len(problems) > 0 {
 		return URL{}, apperr.Invalid("%s", strings.Join(problems, " "))
+	}
+	if in.Headers != nil {
+		if u.Headers, err = s.secrets.SealHeaders(u.ID, u.Headers); err != nil {
+			return URL{}, err
+		}
 	}
 	if u.URL != old.URL {
 		if err := s.checkURL(ctx, u.URL); err != nil {
@@ -185,7 +211,7 @@ func (s *Service) Update(ctx context.Context, a Actor, id int64, in Input) (URL,
 			return URL{}, err
 		}
 	}
-	if u == old {
+	if u.same(old) {
 		// A change that changes nothing writes nothing: no updatedUtc bump,
 		// no event, no activity entry (as collabs do).
 		return old, nil
@@ -560,17 +586,18 @@ func notFoundAs(err error, msg string) error {
 
 // URLView is a callback URL as the API and the activity log show it.
 type URLView struct {
-	ID                int64   `json:"id"`
-	CollabID          int32   `json:"collabId"`
-	MerchantID        int32   `json:"merchantId"`
-	CallbackURL       string  `json:"callbackUrl"`
-	IsEnabled         bool    `json:"isEnabled"`
-	MaxAttempts       int32   `json:"maxAttempts"`
-	AddSignature      bool    `json:"addSignature"`
-	TransactionTypeID *int32  `json:"transactionTypeId"`
-	FinalStatuses     []int32 `json:"finalStatuses,omitempty"`
-	CreatedUtc        string  `json:"createdUtc"`
-	UpdatedUtc        string  `json:"updatedUtc"`
+	ID                int64        `json:"id"`
+	CollabID          int32        `json:"collabId"`
+	MerchantID        int32        `json:"merchantId"`
+	CallbackURL       string       `json:"callbackUrl"`
+	IsEnabled         bool         `json:"isEnabled"`
+	MaxAttempts       int32        `json:"maxAttempts"`
+	AddSignature      bool         `json:"addSignature"`
+	TransactionTypeID *int32       `json:"transactionTypeId"`
+	FinalStatuses     []int32      `json:"finalStatuses,omitempty"`
+	Headers           []HeaderView `json:"headers,omitempty"`
+	CreatedUtc        string       `json:"createdUtc"`
+	UpdatedUtc        string       `json:"updatedUtc"`
 }
 
 // View returns u as the API shows it.
@@ -585,6 +612,7 @@ func (u URL) View() URLView {
 		v.TransactionTypeID = &t
 	}
 	v.FinalStatuses = u.FinalStatuses.List()
+	v.Headers = headerViews(u.Headers)
 	return v
 }
 

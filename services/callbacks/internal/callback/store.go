@@ -22,7 +22,10 @@ type Store interface {
 	MerchantURLs(ctx context.Context, merchantID int32) ([]URL, error)
 	// URL returns a callback URL (not found).
 	URL(ctx context.Context, id int64) (URL, error)
-	// CreateURL inserts u (its ID and times are set by the store) with the
+	// NextURLID reserves the id of a callback URL about to be created (one
+	// whose secret headers are sealed bound to it).
+	NextURLID(ctx context.Context) (int64, error)
+	// CreateURL inserts u (its ID, when 0, and times are set by the store) with the
 	// event change makes of the stored URL, and returns it.
 	CreateURL(ctx context.Context, u URL, change func(saved URL) *eventsv1.CallbackUrlChanged) (URL, error)
 	// UpdateURL replaces the stored fields of u.ID with u's, with the event

@@ -42,6 +42,22 @@ func (s *EndpointServer) EnableCallback(ctx context.Context, req *callbacksv1.En
 	return out, nil
 }
 
+// SetCallbackHeaders implements callbacksv1.CallbackEndpointServiceServer.
+func (s *EndpointServer) SetCallbackHeaders(ctx context.Context, req *callbacksv1.SetCallbackHeadersRequest) (*callbacksv1.SetCallbackHeadersResponse, error) {
+	if req.GetId() <= 0 {
+		return nil, apperr.Invalid("id must be a callback URL's id (a positive number).")
+	}
+	a, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.svc.SetHeaders(ctx, a, req.GetId(), headersFromProto(req.GetHeaders()))
+	if err != nil {
+		return nil, err
+	}
+	return &callbacksv1.SetCallbackHeadersResponse{Callback: urlToProto(u)}, nil
+}
+
 // ListEndpointHealth implements callbacksv1.CallbackEndpointServiceServer.
 func (s *EndpointServer) ListEndpointHealth(ctx context.Context, req *callbacksv1.ListEndpointHealthRequest) (*callbacksv1.ListEndpointHealthResponse, error) {
 	if req.GetMerchantId() <= 0 {

@@ -74,6 +74,10 @@ func (s *Server) CreateCallback(ctx context.Context, req *callbacksv1.CreateCall
 	if req.GetCallbackUrl() != "" {
 		in.URL = &req.CallbackUrl
 	}
+	if len(req.GetHeaders()) > 0 {
+		hs := headersFromProto(req.GetHeaders())
+		in.Headers = &hs
+	}
 	u, err := s.svc.Create(ctx, a, in)
 	if err != nil {
 		return nil, err
@@ -262,11 +266,23 @@ func urlToProto(u callback.URL) *callbacksv1.Callback {
 		c.TransactionTypeId = &t
 	}
 	c.FinalStatuses = u.FinalStatuses.List()
+	for _, h := range u.Headers {
+		// A secret header's value is never answered.
+		c.Headers = append(c.Headers, &callbacksv1.CallbackHeader{Name: h.Name, Value: h.Value, Secret: h.Secret})
+	}
 	if !u.DisabledAt.IsZero() {
 		reason := u.DisabledReason
 		c.DisabledReason, c.DisabledUtc = &reason, timestamppb.New(u.DisabledAt)
 	}
 	return c
+}
+
+func headersFromProto(hs []*callbacksv1.CallbackHeader) []callback.HeaderInput {
+	out := make([]callback.HeaderInput, len(hs))
+	for i, h := range hs {
+		out[i] = callback.HeaderInput{Name: h.GetName(), Value: h.GetValue(), Secret: h.GetSecret()}
+	}
+	return out
 }
 
 func attemptToProto(a callback.Attempt) *callbacksv1.CallbackAttempt {

@@ -45,7 +45,9 @@ var Rules = authz.Rules{
 	callbacksv1.CallbackRetryService_ChangeCallbackRetry_FullMethodName: editTransactions,
 	// CallbackEndpointService (endpoint health): enabling a URL is an edit
 	// of it; its health belongs with the Callbacks page.
+	// Its custom headers are an edit too.
 	callbacksv1.CallbackEndpointService_EnableCallback_FullMethodName:     editCallbacks,
+	callbacksv1.CallbackEndpointService_SetCallbackHeaders_FullMethodName: editCallbacks,
 	callbacksv1.CallbackEndpointService_ListEndpointHealth_FullMethodName: callbacksPage,
 	// The gateway's export worker reads attempts in batches.
 	callbacksv1.CallbacksService_ListAttemptsOfTransactions_FullMethodName: {Internal: true},

@@ -322,12 +322,33 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, limit int, leaseUnt
 		if err != nil {
 			return fmt.Errorf("claim deliveries: %w", err)
 		}
-		return nil
+		return claimedHeaders(ctx, tx, ds)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return ds, nil
+}
+
+// claimedHeaders sets the custom headers of claimed deliveries' URLs, as
+// they are now (an edit applies to the next attempt).
+func claimedHeaders(ctx context.Context, tx pgx.Tx, ds []callback.Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	ids := make([]int64, 0, len(ds))
+	for _, d := range ds {
+		ids = append(ids, d.CallbackURLID)
+	}
+	slices.Sort(ids)
+	hs, err := headersOf(ctx, tx, slices.Compact(ids))
+	if err != nil {
+		return err
+	}
+	for i := range ds {
+		ds[i].Headers = hs[ds[i].CallbackURLID]
+	}
+	return nil
 }
 
 // RecordResults implements callback.DeliveryStore.

@@ -120,7 +120,7 @@ func (s *Store) ApplyTransactionEvents(ctx context.Context, events []callback.Tr
 					WebhookID: callback.WebhookIDFor(ev.EventID, u.ID, projections[i].stateAt),
 					EventID:   ev.EventID, CallbackURLID: u.ID,
 					TransactionID: st.ID, MerchantID: st.MerchantID,
-					URL: u.URL, Body: body, Sign: u.AddSignature, MaxAttempts: u.MaxAttempts,
+					URL: u.URL, Body: body, Sign: u.AddSignature, MaxAttempts: u.MaxAttempts, Headers: u.Headers,
 				})
 			}
 		}
@@ -308,6 +308,9 @@ func enabledURLs(ctx context.Context, tx pgx.Tx, collabs []int32) (map[int32][]c
 	}
 	urls, err := collectURLs(rows)
 	if err != nil {
+		return nil, err
+	}
+	if err := withHeaders(ctx, tx, urls); err != nil {
 		return nil, err
 	}
 	for _, u := range urls {

@@ -49,6 +49,14 @@ func nullType(t int32) *int16 {
 	return &v
 }
 
+// nullID is nil for 0 (the sequence's next id).
+func nullID(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
+}
+
 // nullStatuses stores every final status as NULL.
 func nullStatuses(s callback.StatusSet) []int16 {
 	if s == 0 {
@@ -67,7 +75,7 @@ func (s *Store) CollabURLs(ctx context.Context, collabID int32) ([]callback.URL,
 	if err != nil {
 		return nil, fmt.Errorf("select callback urls of collab %d: %w", collabID, err)
 	}
-	return collectURLs(rows)
+	return s.collectWithHeaders(ctx, rows)
 }
 
 // MerchantURLs implements callback.Store.
@@ -76,7 +84,7 @@ func (s *Store) MerchantURLs(ctx context.Context, merchantID int32) ([]callback.
 	if err != nil {
 		return nil, fmt.Errorf("select callback urls of merchant %d: %w", merchantID, err)
 	}
-	return collectURLs(rows)
+	return s.collectWithHeaders(ctx, rows)
 }
 
 // URL implements callback.Store.
@@ -85,7 +93,18 @@ func (s *Store) URL(ctx context.Context, id int64) (callback.URL, error) {
 	if err != nil {
 		return callback.URL{}, pgdb.Translate(err, "The callback URL")
 	}
-	return u, nil
+	hs, err := headersOf(ctx, s.pool, []int64{id})
+	u.Headers = hs[id]
+	return u, err
+}
+
+// collectWithHeaders reads rows of callback URLs and their custom headers.
+func (s *Store) collectWithHeaders(ctx context.Context, rows pgx.Rows) ([]callback.URL, error) {
+	urls, err := collectURLs(rows)
+	if err != nil {
+		return nil, err
+	}
+	return urls, withHeaders(ctx, s.pool, urls)
 }
 
 // CreateURL implements callback.Store.
@@ -94,15 +113,19 @@ func (s *Store) CreateURL(ctx context.Context, u callback.URL, change func(callb
 	err := pgdb.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
 		saved, err = scanURL(tx.QueryRow(ctx, `
-			INSERT INTO callback_urls (collab_id, merchant_id, url, is_enabled, max_attempts, add_signature, transaction_type, created_at, updated_at,
+			INSERT INTO callback_urls (id, collab_id, merchant_id, url, is_enabled, max_attempts, add_signature, transaction_type, created_at, updated_at,
 				final_statuses)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9)
+			VALUES (coalesce($10, nextval(pg_get_serial_sequence('callback_urls', 'id'))), $1, $2, $3, $4, $5, $6, $7, $8, $8, $9)
 			RETURNING `+urlColumns,
 			u.CollabID, u.MerchantID, u.URL, u.Enabled, u.MaxAttempts, u.AddSignature, nullType(u.TransactionType), u.CreatedAt,
-			nullStatuses(u.FinalStatuses)))
+			nullStatuses(u.FinalStatuses), nullID(u.ID)))
 		if err != nil {
 			return translateURLWrite(err, fmt.Errorf("insert callback url: %w", err))
 		}
+		if err := writeHeaders(ctx, tx, saved.ID, u.Headers); err != nil {
+			return err
+		}
+		saved.Headers = u.Headers
 		return enqueue(ctx, tx, change(saved))
 	})
 	return saved, err
@@ -118,6 +141,11 @@ func (s *Store) UpdateURL(ctx context.Context, u callback.URL, change func(befor
 		if err != nil {
 			return pgdb.Translate(err, "The callback URL")
 		}
+		hs, err := headersOf(ctx, tx, []int64{u.ID})
+		if err != nil {
+			return err
+		}
+		before.Headers = hs[u.ID]
 		after, err = scanURL(tx.QueryRow(ctx, `
 			UPDATE callback_urls SET collab_id = $2, merchant_id = $3, url = $4, is_enabled = $5, max_attempts = $6,
 				add_signature = $7, transaction_type = $8, updated_at = $9,
@@ -131,6 +159,10 @@ func (s *Store) UpdateURL(ctx context.Context, u callback.URL, change func(befor
 		if err != nil {
 			return translateURLWrite(err, fmt.Errorf("update callback url %d: %w", u.ID, err))
 		}
+		if err := writeHeaders(ctx, tx, u.ID, u.Headers); err != nil {
+			return err
+		}
+		after.Headers = u.Headers
 		if !after.Enabled && before.Enabled {
 			if err := cancelPendingOfURL(ctx, tx, u.ID, u.UpdatedAt); err != nil {
 				return err
@@ -170,10 +202,15 @@ func translateURLWrite(err, wrapped error) error {
 // DeleteURL implements callback.Store.
 func (s *Store) DeleteURL(ctx context.Context, id int64, at time.Time, change func(before callback.URL) *eventsv1.CallbackUrlChanged) error {
 	return pgdb.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		hs, err := headersOf(ctx, tx, []int64{id})
+		if err != nil {
+			return err
+		}
 		before, err := scanURL(tx.QueryRow(ctx, `DELETE FROM callback_urls WHERE id = $1 RETURNING `+urlColumns, id))
 		if err != nil {
 			return pgdb.Translate(err, "The callback URL")
 		}
+		before.Headers = hs[id]
 		if err := cancelPendingOfURL(ctx, tx, id, at); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/paygate/paygate/services/sandbox/internal/merchant"
@@ -106,6 +107,14 @@ type received struct {
 func receive(r *http.Request, now func() time.Time) received {
 	c := received{Callback: merchant.Callback{WebhookID: r.Header.Get("webhook-id"), ReceivedAt: now().UTC(), Path: r.URL.Path}}
 	c.Timestamp, _ = strconv.ParseInt(r.Header.Get("webhook-timestamp"), 10, 64)
+	for name, values := range r.Header {
+		if strings.HasPrefix(name, "X-") && len(values) > 0 {
+			if c.Headers == nil {
+				c.Headers = map[string]string{}
+			}
+			c.Headers[name] = values[0]
+		}
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxMerchantBody+1))
 	if err != nil || len(body) > maxMerchantBody {
 		c.Error = "the body could not be read (at most 1 MiB)"

@@ -101,6 +101,9 @@ type Callback struct {
 	TransactionStatus int    `json:"transactionStatus"`
 	// Body is the JSON body as received (nil when it is not JSON).
 	Body json.RawMessage `json:"body"`
+	// Headers are the request's X-* headers (a callback URL's custom
+	// headers, issue 30), by canonical name.
+	Headers map[string]string `json:"headers,omitempty"`
 }
 
 // Recorder keeps the last callbacks received, at most its capacity.

@@ -12,6 +12,10 @@ export const CALLBACKS_CALLS = {
     http: ['GET /api/v1/merchants/{merchantId}/callbacks/health'],
     rule: { requires: 'callbacksAndValidation' },
   },
+  '/paygate.callbacks.v1.CallbackEndpointService/SetCallbackHeaders': {
+    http: ['PUT /api/v1/callbacks/{id}/headers'],
+    rule: { permissions: ['Edit Transactions'], requires: 'callbacksAndValidation' },
+  },
   '/paygate.callbacks.v1.CallbackRetryService/ChangeCallbackRetry': {
     http: ['POST /api/v1/callback-retries/{id}/{verb}'],
     rule: { permissions: ['Edit Transactions'] },

@@ -54,6 +54,9 @@ type Callback struct {
 	// The final statuses (4, -1 to -6) whose transactions it receives,
 	// ascending; empty for every final status.
 	FinalStatuses []int32 `protobuf:"varint,13,rep,packed,name=final_statuses,json=finalStatuses,proto3" json:"final_statuses,omitempty"`
+	// Custom headers its deliveries carry, in order; a secret one's value is
+	// never answered (empty).
+	Headers       []*CallbackHeader `protobuf:"bytes,14,rep,name=headers,proto3" json:"headers,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -179,6 +182,79 @@ func (x *Callback) GetFinalStatuses() []int32 {
 	return nil
 }
 
+func (x *Callback) GetHeaders() []*CallbackHeader {
+	if x != nil {
+		return x.Headers
+	}
+	return nil
+}
+
+// CallbackHeader is a custom header of a callback URL's deliveries.
+type CallbackHeader struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The header's name (letters, digits and - _ . characters, at most 64);
+	// not one Paygate sets itself.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Its value, at most 1024 characters without line breaks; empty in
+	// answers for a secret header.
+	Value string `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	// Whether the value is sealed at rest and never answered.
+	Secret        bool `protobuf:"varint,3,opt,name=secret,proto3" json:"secret,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallbackHeader) Reset() {
+	*x = CallbackHeader{}
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallbackHeader) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallbackHeader) ProtoMessage() {}
+
+func (x *CallbackHeader) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallbackHeader.ProtoReflect.Descriptor instead.
+func (*CallbackHeader) Descriptor() ([]byte, []int) {
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *CallbackHeader) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CallbackHeader) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+func (x *CallbackHeader) GetSecret() bool {
+	if x != nil {
+		return x.Secret
+	}
+	return false
+}
+
 // ListCollabCallbacksRequest names the collab.
 type ListCollabCallbacksRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -190,7 +266,7 @@ type ListCollabCallbacksRequest struct {
 
 func (x *ListCollabCallbacksRequest) Reset() {
 	*x = ListCollabCallbacksRequest{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[1]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -202,7 +278,7 @@ func (x *ListCollabCallbacksRequest) String() string {
 func (*ListCollabCallbacksRequest) ProtoMessage() {}
 
 func (x *ListCollabCallbacksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[1]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -215,7 +291,7 @@ func (x *ListCollabCallbacksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCollabCallbacksRequest.ProtoReflect.Descriptor instead.
 func (*ListCollabCallbacksRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{1}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *ListCollabCallbacksRequest) GetCollabId() int32 {
@@ -236,7 +312,7 @@ type ListCollabCallbacksResponse struct {
 
 func (x *ListCollabCallbacksResponse) Reset() {
 	*x = ListCollabCallbacksResponse{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[2]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -248,7 +324,7 @@ func (x *ListCollabCallbacksResponse) String() string {
 func (*ListCollabCallbacksResponse) ProtoMessage() {}
 
 func (x *ListCollabCallbacksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[2]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -261,7 +337,7 @@ func (x *ListCollabCallbacksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCollabCallbacksResponse.ProtoReflect.Descriptor instead.
 func (*ListCollabCallbacksResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{2}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ListCollabCallbacksResponse) GetCallbacks() []*Callback {
@@ -282,7 +358,7 @@ type ListMerchantCallbacksRequest struct {
 
 func (x *ListMerchantCallbacksRequest) Reset() {
 	*x = ListMerchantCallbacksRequest{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[3]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -294,7 +370,7 @@ func (x *ListMerchantCallbacksRequest) String() string {
 func (*ListMerchantCallbacksRequest) ProtoMessage() {}
 
 func (x *ListMerchantCallbacksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[3]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -307,7 +383,7 @@ func (x *ListMerchantCallbacksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMerchantCallbacksRequest.ProtoReflect.Descriptor instead.
 func (*ListMerchantCallbacksRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{3}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ListMerchantCallbacksRequest) GetMerchantId() int32 {
@@ -328,7 +404,7 @@ type ListMerchantCallbacksResponse struct {
 
 func (x *ListMerchantCallbacksResponse) Reset() {
 	*x = ListMerchantCallbacksResponse{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[4]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -340,7 +416,7 @@ func (x *ListMerchantCallbacksResponse) String() string {
 func (*ListMerchantCallbacksResponse) ProtoMessage() {}
 
 func (x *ListMerchantCallbacksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[4]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -353,7 +429,7 @@ func (x *ListMerchantCallbacksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMerchantCallbacksResponse.ProtoReflect.Descriptor instead.
 func (*ListMerchantCallbacksResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{4}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListMerchantCallbacksResponse) GetCallbacks() []*Callback {
@@ -381,13 +457,15 @@ type CreateCallbackRequest struct {
 	TransactionTypeId *int32 `protobuf:"varint,6,opt,name=transaction_type_id,json=transactionTypeId,proto3,oneof" json:"transaction_type_id,omitempty"`
 	// The final statuses it receives (4, -1 to -6); empty for every one.
 	FinalStatuses []int32 `protobuf:"varint,7,rep,packed,name=final_statuses,json=finalStatuses,proto3" json:"final_statuses,omitempty"`
+	// Custom headers its deliveries carry; none when empty.
+	Headers       []*CallbackHeader `protobuf:"bytes,8,rep,name=headers,proto3" json:"headers,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateCallbackRequest) Reset() {
 	*x = CreateCallbackRequest{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[5]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -399,7 +477,7 @@ func (x *CreateCallbackRequest) String() string {
 func (*CreateCallbackRequest) ProtoMessage() {}
 
 func (x *CreateCallbackRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[5]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -412,7 +490,7 @@ func (x *CreateCallbackRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCallbackRequest.ProtoReflect.Descriptor instead.
 func (*CreateCallbackRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{5}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CreateCallbackRequest) GetCollabId() int32 {
@@ -464,6 +542,13 @@ func (x *CreateCallbackRequest) GetFinalStatuses() []int32 {
 	return nil
 }
 
+func (x *CreateCallbackRequest) GetHeaders() []*CallbackHeader {
+	if x != nil {
+		return x.Headers
+	}
+	return nil
+}
+
 // CreateCallbackResponse carries the callback URL as stored.
 type CreateCallbackResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -475,7 +560,7 @@ type CreateCallbackResponse struct {
 
 func (x *CreateCallbackResponse) Reset() {
 	*x = CreateCallbackResponse{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[6]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -487,7 +572,7 @@ func (x *CreateCallbackResponse) String() string {
 func (*CreateCallbackResponse) ProtoMessage() {}
 
 func (x *CreateCallbackResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[6]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -500,7 +585,7 @@ func (x *CreateCallbackResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateCallbackResponse.ProtoReflect.Descriptor instead.
 func (*CreateCallbackResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{6}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CreateCallbackResponse) GetCallback() *Callback {
@@ -537,7 +622,7 @@ type UpdateCallbackRequest struct {
 
 func (x *UpdateCallbackRequest) Reset() {
 	*x = UpdateCallbackRequest{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[7]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -549,7 +634,7 @@ func (x *UpdateCallbackRequest) String() string {
 func (*UpdateCallbackRequest) ProtoMessage() {}
 
 func (x *UpdateCallbackRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[7]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -562,7 +647,7 @@ func (x *UpdateCallbackRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCallbackRequest.ProtoReflect.Descriptor instead.
 func (*UpdateCallbackRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{7}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *UpdateCallbackRequest) GetId() int64 {
@@ -632,7 +717,7 @@ type UpdateCallbackResponse struct {
 
 func (x *UpdateCallbackResponse) Reset() {
 	*x = UpdateCallbackResponse{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[8]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -644,7 +729,7 @@ func (x *UpdateCallbackResponse) String() string {
 func (*UpdateCallbackResponse) ProtoMessage() {}
 
 func (x *UpdateCallbackResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[8]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -657,7 +742,7 @@ func (x *UpdateCallbackResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateCallbackResponse.ProtoReflect.Descriptor instead.
 func (*UpdateCallbackResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{8}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *UpdateCallbackResponse) GetCallback() *Callback {
@@ -678,7 +763,7 @@ type DeleteCallbackRequest struct {
 
 func (x *DeleteCallbackRequest) Reset() {
 	*x = DeleteCallbackRequest{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[9]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -690,7 +775,7 @@ func (x *DeleteCallbackRequest) String() string {
 func (*DeleteCallbackRequest) ProtoMessage() {}
 
 func (x *DeleteCallbackRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[9]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -703,7 +788,7 @@ func (x *DeleteCallbackRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteCallbackRequest.ProtoReflect.Descriptor instead.
 func (*DeleteCallbackRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{9}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *DeleteCallbackRequest) GetId() int64 {
@@ -722,7 +807,7 @@ type DeleteCallbackResponse struct {
 
 func (x *DeleteCallbackResponse) Reset() {
 	*x = DeleteCallbackResponse{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[10]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -734,7 +819,7 @@ func (x *DeleteCallbackResponse) String() string {
 func (*DeleteCallbackResponse) ProtoMessage() {}
 
 func (x *DeleteCallbackResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[10]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -747,7 +832,7 @@ func (x *DeleteCallbackResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteCallbackResponse.ProtoReflect.Descriptor instead.
 func (*DeleteCallbackResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{10}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{11}
 }
 
 // CallbackAttempt is the Callback attempt entity of spec 02 §3.
@@ -780,7 +865,7 @@ type CallbackAttempt struct {
 
 func (x *CallbackAttempt) Reset() {
 	*x = CallbackAttempt{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[11]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -792,7 +877,7 @@ func (x *CallbackAttempt) String() string {
 func (*CallbackAttempt) ProtoMessage() {}
 
 func (x *CallbackAttempt) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[11]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -805,7 +890,7 @@ func (x *CallbackAttempt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallbackAttempt.ProtoReflect.Descriptor instead.
 func (*CallbackAttempt) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{11}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CallbackAttempt) GetId() int64 {
@@ -893,7 +978,7 @@ type ListCallbackAttemptsRequest struct {
 
 func (x *ListCallbackAttemptsRequest) Reset() {
 	*x = ListCallbackAttemptsRequest{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[12]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -905,7 +990,7 @@ func (x *ListCallbackAttemptsRequest) String() string {
 func (*ListCallbackAttemptsRequest) ProtoMessage() {}
 
 func (x *ListCallbackAttemptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[12]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -918,7 +1003,7 @@ func (x *ListCallbackAttemptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCallbackAttemptsRequest.ProtoReflect.Descriptor instead.
 func (*ListCallbackAttemptsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{12}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListCallbackAttemptsRequest) GetId() int64 {
@@ -959,7 +1044,7 @@ type ListCallbackAttemptsResponse struct {
 
 func (x *ListCallbackAttemptsResponse) Reset() {
 	*x = ListCallbackAttemptsResponse{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[13]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -971,7 +1056,7 @@ func (x *ListCallbackAttemptsResponse) String() string {
 func (*ListCallbackAttemptsResponse) ProtoMessage() {}
 
 func (x *ListCallbackAttemptsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[13]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -984,7 +1069,7 @@ func (x *ListCallbackAttemptsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCallbackAttemptsResponse.ProtoReflect.Descriptor instead.
 func (*ListCallbackAttemptsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{13}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListCallbackAttemptsResponse) GetCallbackAttempts() []*CallbackAttempt {
@@ -1026,7 +1111,7 @@ type RetryCallbackAttemptRequest struct {
 
 func (x *RetryCallbackAttemptRequest) Reset() {
 	*x = RetryCallbackAttemptRequest{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[14]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1038,7 +1123,7 @@ func (x *RetryCallbackAttemptRequest) String() string {
 func (*RetryCallbackAttemptRequest) ProtoMessage() {}
 
 func (x *RetryCallbackAttemptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[14]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1051,7 +1136,7 @@ func (x *RetryCallbackAttemptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryCallbackAttemptRequest.ProtoReflect.Descriptor instead.
 func (*RetryCallbackAttemptRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{14}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RetryCallbackAttemptRequest) GetId() int64 {
@@ -1072,7 +1157,7 @@ type RetryCallbackAttemptResponse struct {
 
 func (x *RetryCallbackAttemptResponse) Reset() {
 	*x = RetryCallbackAttemptResponse{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[15]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1084,7 +1169,7 @@ func (x *RetryCallbackAttemptResponse) String() string {
 func (*RetryCallbackAttemptResponse) ProtoMessage() {}
 
 func (x *RetryCallbackAttemptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[15]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1097,7 +1182,7 @@ func (x *RetryCallbackAttemptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RetryCallbackAttemptResponse.ProtoReflect.Descriptor instead.
 func (*RetryCallbackAttemptResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{15}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RetryCallbackAttemptResponse) GetAttempt() *CallbackAttempt {
@@ -1121,7 +1206,7 @@ type EnqueueTransactionCallbacksRequest struct {
 
 func (x *EnqueueTransactionCallbacksRequest) Reset() {
 	*x = EnqueueTransactionCallbacksRequest{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[16]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1133,7 +1218,7 @@ func (x *EnqueueTransactionCallbacksRequest) String() string {
 func (*EnqueueTransactionCallbacksRequest) ProtoMessage() {}
 
 func (x *EnqueueTransactionCallbacksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[16]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1146,7 +1231,7 @@ func (x *EnqueueTransactionCallbacksRequest) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use EnqueueTransactionCallbacksRequest.ProtoReflect.Descriptor instead.
 func (*EnqueueTransactionCallbacksRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{16}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *EnqueueTransactionCallbacksRequest) GetId() int64 {
@@ -1174,7 +1259,7 @@ type EnqueueTransactionCallbacksResponse struct {
 
 func (x *EnqueueTransactionCallbacksResponse) Reset() {
 	*x = EnqueueTransactionCallbacksResponse{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[17]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1186,7 +1271,7 @@ func (x *EnqueueTransactionCallbacksResponse) String() string {
 func (*EnqueueTransactionCallbacksResponse) ProtoMessage() {}
 
 func (x *EnqueueTransactionCallbacksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[17]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1199,7 +1284,7 @@ func (x *EnqueueTransactionCallbacksResponse) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use EnqueueTransactionCallbacksResponse.ProtoReflect.Descriptor instead.
 func (*EnqueueTransactionCallbacksResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{17}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *EnqueueTransactionCallbacksResponse) GetQueued() int32 {
@@ -1220,7 +1305,7 @@ type GetSigningSecretRequest struct {
 
 func (x *GetSigningSecretRequest) Reset() {
 	*x = GetSigningSecretRequest{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[18]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1232,7 +1317,7 @@ func (x *GetSigningSecretRequest) String() string {
 func (*GetSigningSecretRequest) ProtoMessage() {}
 
 func (x *GetSigningSecretRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[18]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1245,7 +1330,7 @@ func (x *GetSigningSecretRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSigningSecretRequest.ProtoReflect.Descriptor instead.
 func (*GetSigningSecretRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{18}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetSigningSecretRequest) GetMerchantId() int32 {
@@ -1266,7 +1351,7 @@ type GetSigningSecretResponse struct {
 
 func (x *GetSigningSecretResponse) Reset() {
 	*x = GetSigningSecretResponse{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[19]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1278,7 +1363,7 @@ func (x *GetSigningSecretResponse) String() string {
 func (*GetSigningSecretResponse) ProtoMessage() {}
 
 func (x *GetSigningSecretResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[19]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1291,7 +1376,7 @@ func (x *GetSigningSecretResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSigningSecretResponse.ProtoReflect.Descriptor instead.
 func (*GetSigningSecretResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{19}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetSigningSecretResponse) GetSecret() string {
@@ -1315,7 +1400,7 @@ type RotateSigningSecretRequest struct {
 
 func (x *RotateSigningSecretRequest) Reset() {
 	*x = RotateSigningSecretRequest{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[20]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1327,7 +1412,7 @@ func (x *RotateSigningSecretRequest) String() string {
 func (*RotateSigningSecretRequest) ProtoMessage() {}
 
 func (x *RotateSigningSecretRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[20]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1340,7 +1425,7 @@ func (x *RotateSigningSecretRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateSigningSecretRequest.ProtoReflect.Descriptor instead.
 func (*RotateSigningSecretRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{20}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RotateSigningSecretRequest) GetMerchantId() int32 {
@@ -1368,7 +1453,7 @@ type RotateSigningSecretResponse struct {
 
 func (x *RotateSigningSecretResponse) Reset() {
 	*x = RotateSigningSecretResponse{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[21]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1380,7 +1465,7 @@ func (x *RotateSigningSecretResponse) String() string {
 func (*RotateSigningSecretResponse) ProtoMessage() {}
 
 func (x *RotateSigningSecretResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[21]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1393,7 +1478,7 @@ func (x *RotateSigningSecretResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateSigningSecretResponse.ProtoReflect.Descriptor instead.
 func (*RotateSigningSecretResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{21}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RotateSigningSecretResponse) GetSecret() string {
@@ -1414,7 +1499,7 @@ type ListAttemptsOfTransactionsRequest struct {
 
 func (x *ListAttemptsOfTransactionsRequest) Reset() {
 	*x = ListAttemptsOfTransactionsRequest{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[22]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1426,7 +1511,7 @@ func (x *ListAttemptsOfTransactionsRequest) String() string {
 func (*ListAttemptsOfTransactionsRequest) ProtoMessage() {}
 
 func (x *ListAttemptsOfTransactionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[22]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1439,7 +1524,7 @@ func (x *ListAttemptsOfTransactionsRequest) ProtoReflect() protoreflect.Message 
 
 // Deprecated: Use ListAttemptsOfTransactionsRequest.ProtoReflect.Descriptor instead.
 func (*ListAttemptsOfTransactionsRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{22}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListAttemptsOfTransactionsRequest) GetTransactionIds() []int64 {
@@ -1460,7 +1545,7 @@ type ListAttemptsOfTransactionsResponse struct {
 
 func (x *ListAttemptsOfTransactionsResponse) Reset() {
 	*x = ListAttemptsOfTransactionsResponse{}
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[23]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1472,7 +1557,7 @@ func (x *ListAttemptsOfTransactionsResponse) String() string {
 func (*ListAttemptsOfTransactionsResponse) ProtoMessage() {}
 
 func (x *ListAttemptsOfTransactionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[23]
+	mi := &file_paygate_callbacks_v1_callbacks_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1485,7 +1570,7 @@ func (x *ListAttemptsOfTransactionsResponse) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use ListAttemptsOfTransactionsResponse.ProtoReflect.Descriptor instead.
 func (*ListAttemptsOfTransactionsResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{23}
+	return file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListAttemptsOfTransactionsResponse) GetAttempts() []*CallbackAttempt {
@@ -1499,7 +1584,7 @@ var File_paygate_callbacks_v1_callbacks_proto protoreflect.FileDescriptor
 
 const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"\n" +
-	"$paygate/callbacks/v1/callbacks.proto\x12\x14paygate.callbacks.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd1\x04\n" +
+	"$paygate/callbacks/v1/callbacks.proto\x12\x14paygate.callbacks.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x91\x05\n" +
 	"\bCallback\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x1b\n" +
 	"\tcollab_id\x18\x02 \x01(\x05R\bcollabId\x12!\n" +
@@ -1518,9 +1603,14 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"updatedUtc\x12,\n" +
 	"\x0fdisabled_reason\x18\v \x01(\tH\x01R\x0edisabledReason\x88\x01\x01\x12=\n" +
 	"\fdisabled_utc\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\vdisabledUtc\x12%\n" +
-	"\x0efinal_statuses\x18\r \x03(\x05R\rfinalStatusesB\x16\n" +
+	"\x0efinal_statuses\x18\r \x03(\x05R\rfinalStatuses\x12>\n" +
+	"\aheaders\x18\x0e \x03(\v2$.paygate.callbacks.v1.CallbackHeaderR\aheadersB\x16\n" +
 	"\x14_transaction_type_idB\x12\n" +
-	"\x10_disabled_reason\"9\n" +
+	"\x10_disabled_reason\"R\n" +
+	"\x0eCallbackHeader\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\x12\x16\n" +
+	"\x06secret\x18\x03 \x01(\bR\x06secret\"9\n" +
 	"\x1aListCollabCallbacksRequest\x12\x1b\n" +
 	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\"[\n" +
 	"\x1bListCollabCallbacksResponse\x12<\n" +
@@ -1529,7 +1619,7 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"\vmerchant_id\x18\x01 \x01(\x05R\n" +
 	"merchantId\"]\n" +
 	"\x1dListMerchantCallbacksResponse\x12<\n" +
-	"\tcallbacks\x18\x01 \x03(\v2\x1e.paygate.callbacks.v1.CallbackR\tcallbacks\"\xf3\x02\n" +
+	"\tcallbacks\x18\x01 \x03(\v2\x1e.paygate.callbacks.v1.CallbackR\tcallbacks\"\xb3\x03\n" +
 	"\x15CreateCallbackRequest\x12\x1b\n" +
 	"\tcollab_id\x18\x01 \x01(\x05R\bcollabId\x12!\n" +
 	"\fcallback_url\x18\x02 \x01(\tR\vcallbackUrl\x12\"\n" +
@@ -1538,7 +1628,8 @@ const file_paygate_callbacks_v1_callbacks_proto_rawDesc = "" +
 	"\fmax_attempts\x18\x04 \x01(\x05H\x01R\vmaxAttempts\x88\x01\x01\x12(\n" +
 	"\radd_signature\x18\x05 \x01(\bH\x02R\faddSignature\x88\x01\x01\x123\n" +
 	"\x13transaction_type_id\x18\x06 \x01(\x05H\x03R\x11transactionTypeId\x88\x01\x01\x12%\n" +
-	"\x0efinal_statuses\x18\a \x03(\x05R\rfinalStatusesB\r\n" +
+	"\x0efinal_statuses\x18\a \x03(\x05R\rfinalStatuses\x12>\n" +
+	"\aheaders\x18\b \x03(\v2$.paygate.callbacks.v1.CallbackHeaderR\aheadersB\r\n" +
 	"\v_is_enabledB\x0f\n" +
 	"\r_max_attemptsB\x10\n" +
 	"\x0e_add_signatureB\x16\n" +
@@ -1645,73 +1736,76 @@ func file_paygate_callbacks_v1_callbacks_proto_rawDescGZIP() []byte {
 	return file_paygate_callbacks_v1_callbacks_proto_rawDescData
 }
 
-var file_paygate_callbacks_v1_callbacks_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_paygate_callbacks_v1_callbacks_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_paygate_callbacks_v1_callbacks_proto_goTypes = []any{
 	(*Callback)(nil),                            // 0: paygate.callbacks.v1.Callback
-	(*ListCollabCallbacksRequest)(nil),          // 1: paygate.callbacks.v1.ListCollabCallbacksRequest
-	(*ListCollabCallbacksResponse)(nil),         // 2: paygate.callbacks.v1.ListCollabCallbacksResponse
-	(*ListMerchantCallbacksRequest)(nil),        // 3: paygate.callbacks.v1.ListMerchantCallbacksRequest
-	(*ListMerchantCallbacksResponse)(nil),       // 4: paygate.callbacks.v1.ListMerchantCallbacksResponse
-	(*CreateCallbackRequest)(nil),               // 5: paygate.callbacks.v1.CreateCallbackRequest
-	(*CreateCallbackResponse)(nil),              // 6: paygate.callbacks.v1.CreateCallbackResponse
-	(*UpdateCallbackRequest)(nil),               // 7: paygate.callbacks.v1.UpdateCallbackRequest
-	(*UpdateCallbackResponse)(nil),              // 8: paygate.callbacks.v1.UpdateCallbackResponse
-	(*DeleteCallbackRequest)(nil),               // 9: paygate.callbacks.v1.DeleteCallbackRequest
-	(*DeleteCallbackResponse)(nil),              // 10: paygate.callbacks.v1.DeleteCallbackResponse
-	(*CallbackAttempt)(nil),                     // 11: paygate.callbacks.v1.CallbackAttempt
-	(*ListCallbackAttemptsRequest)(nil),         // 12: paygate.callbacks.v1.ListCallbackAttemptsRequest
-	(*ListCallbackAttemptsResponse)(nil),        // 13: paygate.callbacks.v1.ListCallbackAttemptsResponse
-	(*RetryCallbackAttemptRequest)(nil),         // 14: paygate.callbacks.v1.RetryCallbackAttemptRequest
-	(*RetryCallbackAttemptResponse)(nil),        // 15: paygate.callbacks.v1.RetryCallbackAttemptResponse
-	(*EnqueueTransactionCallbacksRequest)(nil),  // 16: paygate.callbacks.v1.EnqueueTransactionCallbacksRequest
-	(*EnqueueTransactionCallbacksResponse)(nil), // 17: paygate.callbacks.v1.EnqueueTransactionCallbacksResponse
-	(*GetSigningSecretRequest)(nil),             // 18: paygate.callbacks.v1.GetSigningSecretRequest
-	(*GetSigningSecretResponse)(nil),            // 19: paygate.callbacks.v1.GetSigningSecretResponse
-	(*RotateSigningSecretRequest)(nil),          // 20: paygate.callbacks.v1.RotateSigningSecretRequest
-	(*RotateSigningSecretResponse)(nil),         // 21: paygate.callbacks.v1.RotateSigningSecretResponse
-	(*ListAttemptsOfTransactionsRequest)(nil),   // 22: paygate.callbacks.v1.ListAttemptsOfTransactionsRequest
-	(*ListAttemptsOfTransactionsResponse)(nil),  // 23: paygate.callbacks.v1.ListAttemptsOfTransactionsResponse
-	(*timestamppb.Timestamp)(nil),               // 24: google.protobuf.Timestamp
+	(*CallbackHeader)(nil),                      // 1: paygate.callbacks.v1.CallbackHeader
+	(*ListCollabCallbacksRequest)(nil),          // 2: paygate.callbacks.v1.ListCollabCallbacksRequest
+	(*ListCollabCallbacksResponse)(nil),         // 3: paygate.callbacks.v1.ListCollabCallbacksResponse
+	(*ListMerchantCallbacksRequest)(nil),        // 4: paygate.callbacks.v1.ListMerchantCallbacksRequest
+	(*ListMerchantCallbacksResponse)(nil),       // 5: paygate.callbacks.v1.ListMerchantCallbacksResponse
+	(*CreateCallbackRequest)(nil),               // 6: paygate.callbacks.v1.CreateCallbackRequest
+	(*CreateCallbackResponse)(nil),              // 7: paygate.callbacks.v1.CreateCallbackResponse
+	(*UpdateCallbackRequest)(nil),               // 8: paygate.callbacks.v1.UpdateCallbackRequest
+	(*UpdateCallbackResponse)(nil),              // 9: paygate.callbacks.v1.UpdateCallbackResponse
+	(*DeleteCallbackRequest)(nil),               // 10: paygate.callbacks.v1.DeleteCallbackRequest
+	(*DeleteCallbackResponse)(nil),              // 11: paygate.callbacks.v1.DeleteCallbackResponse
+	(*CallbackAttempt)(nil),                     // 12: paygate.callbacks.v1.CallbackAttempt
+	(*ListCallbackAttemptsRequest)(nil),         // 13: paygate.callbacks.v1.ListCallbackAttemptsRequest
+	(*ListCallbackAttemptsResponse)(nil),        // 14: paygate.callbacks.v1.ListCallbackAttemptsResponse
+	(*RetryCallbackAttemptRequest)(nil),         // 15: paygate.callbacks.v1.RetryCallbackAttemptRequest
+	(*RetryCallbackAttemptResponse)(nil),        // 16: paygate.callbacks.v1.RetryCallbackAttemptResponse
+	(*EnqueueTransactionCallbacksRequest)(nil),  // 17: paygate.callbacks.v1.EnqueueTransactionCallbacksRequest
+	(*EnqueueTransactionCallbacksResponse)(nil), // 18: paygate.callbacks.v1.EnqueueTransactionCallbacksResponse
+	(*GetSigningSecretRequest)(nil),             // 19: paygate.callbacks.v1.GetSigningSecretRequest
+	(*GetSigningSecretResponse)(nil),            // 20: paygate.callbacks.v1.GetSigningSecretResponse
+	(*RotateSigningSecretRequest)(nil),          // 21: paygate.callbacks.v1.RotateSigningSecretRequest
+	(*RotateSigningSecretResponse)(nil),         // 22: paygate.callbacks.v1.RotateSigningSecretResponse
+	(*ListAttemptsOfTransactionsRequest)(nil),   // 23: paygate.callbacks.v1.ListAttemptsOfTransactionsRequest
+	(*ListAttemptsOfTransactionsResponse)(nil),  // 24: paygate.callbacks.v1.ListAttemptsOfTransactionsResponse
+	(*timestamppb.Timestamp)(nil),               // 25: google.protobuf.Timestamp
 }
 var file_paygate_callbacks_v1_callbacks_proto_depIdxs = []int32{
-	24, // 0: paygate.callbacks.v1.Callback.created_utc:type_name -> google.protobuf.Timestamp
-	24, // 1: paygate.callbacks.v1.Callback.updated_utc:type_name -> google.protobuf.Timestamp
-	24, // 2: paygate.callbacks.v1.Callback.disabled_utc:type_name -> google.protobuf.Timestamp
-	0,  // 3: paygate.callbacks.v1.ListCollabCallbacksResponse.callbacks:type_name -> paygate.callbacks.v1.Callback
-	0,  // 4: paygate.callbacks.v1.ListMerchantCallbacksResponse.callbacks:type_name -> paygate.callbacks.v1.Callback
-	0,  // 5: paygate.callbacks.v1.CreateCallbackResponse.callback:type_name -> paygate.callbacks.v1.Callback
-	0,  // 6: paygate.callbacks.v1.UpdateCallbackResponse.callback:type_name -> paygate.callbacks.v1.Callback
-	24, // 7: paygate.callbacks.v1.CallbackAttempt.created_utc:type_name -> google.protobuf.Timestamp
-	11, // 8: paygate.callbacks.v1.ListCallbackAttemptsResponse.callback_attempts:type_name -> paygate.callbacks.v1.CallbackAttempt
-	11, // 9: paygate.callbacks.v1.RetryCallbackAttemptResponse.attempt:type_name -> paygate.callbacks.v1.CallbackAttempt
-	11, // 10: paygate.callbacks.v1.ListAttemptsOfTransactionsResponse.attempts:type_name -> paygate.callbacks.v1.CallbackAttempt
-	1,  // 11: paygate.callbacks.v1.CallbacksService.ListCollabCallbacks:input_type -> paygate.callbacks.v1.ListCollabCallbacksRequest
-	3,  // 12: paygate.callbacks.v1.CallbacksService.ListMerchantCallbacks:input_type -> paygate.callbacks.v1.ListMerchantCallbacksRequest
-	5,  // 13: paygate.callbacks.v1.CallbacksService.CreateCallback:input_type -> paygate.callbacks.v1.CreateCallbackRequest
-	7,  // 14: paygate.callbacks.v1.CallbacksService.UpdateCallback:input_type -> paygate.callbacks.v1.UpdateCallbackRequest
-	9,  // 15: paygate.callbacks.v1.CallbacksService.DeleteCallback:input_type -> paygate.callbacks.v1.DeleteCallbackRequest
-	12, // 16: paygate.callbacks.v1.CallbacksService.ListCallbackAttempts:input_type -> paygate.callbacks.v1.ListCallbackAttemptsRequest
-	22, // 17: paygate.callbacks.v1.CallbacksService.ListAttemptsOfTransactions:input_type -> paygate.callbacks.v1.ListAttemptsOfTransactionsRequest
-	14, // 18: paygate.callbacks.v1.CallbacksService.RetryCallbackAttempt:input_type -> paygate.callbacks.v1.RetryCallbackAttemptRequest
-	16, // 19: paygate.callbacks.v1.CallbacksService.EnqueueTransactionCallbacks:input_type -> paygate.callbacks.v1.EnqueueTransactionCallbacksRequest
-	18, // 20: paygate.callbacks.v1.CallbacksService.GetSigningSecret:input_type -> paygate.callbacks.v1.GetSigningSecretRequest
-	20, // 21: paygate.callbacks.v1.CallbacksService.RotateSigningSecret:input_type -> paygate.callbacks.v1.RotateSigningSecretRequest
-	2,  // 22: paygate.callbacks.v1.CallbacksService.ListCollabCallbacks:output_type -> paygate.callbacks.v1.ListCollabCallbacksResponse
-	4,  // 23: paygate.callbacks.v1.CallbacksService.ListMerchantCallbacks:output_type -> paygate.callbacks.v1.ListMerchantCallbacksResponse
-	6,  // 24: paygate.callbacks.v1.CallbacksService.CreateCallback:output_type -> paygate.callbacks.v1.CreateCallbackResponse
-	8,  // 25: paygate.callbacks.v1.CallbacksService.UpdateCallback:output_type -> paygate.callbacks.v1.UpdateCallbackResponse
-	10, // 26: paygate.callbacks.v1.CallbacksService.DeleteCallback:output_type -> paygate.callbacks.v1.DeleteCallbackResponse
-	13, // 27: paygate.callbacks.v1.CallbacksService.ListCallbackAttempts:output_type -> paygate.callbacks.v1.ListCallbackAttemptsResponse
-	23, // 28: paygate.callbacks.v1.CallbacksService.ListAttemptsOfTransactions:output_type -> paygate.callbacks.v1.ListAttemptsOfTransactionsResponse
-	15, // 29: paygate.callbacks.v1.CallbacksService.RetryCallbackAttempt:output_type -> paygate.callbacks.v1.RetryCallbackAttemptResponse
-	17, // 30: paygate.callbacks.v1.CallbacksService.EnqueueTransactionCallbacks:output_type -> paygate.callbacks.v1.EnqueueTransactionCallbacksResponse
-	19, // 31: paygate.callbacks.v1.CallbacksService.GetSigningSecret:output_type -> paygate.callbacks.v1.GetSigningSecretResponse
-	21, // 32: paygate.callbacks.v1.CallbacksService.RotateSigningSecret:output_type -> paygate.callbacks.v1.RotateSigningSecretResponse
-	22, // [22:33] is the sub-list for method output_type
-	11, // [11:22] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	25, // 0: paygate.callbacks.v1.Callback.created_utc:type_name -> google.protobuf.Timestamp
+	25, // 1: paygate.callbacks.v1.Callback.updated_utc:type_name -> google.protobuf.Timestamp
+	25, // 2: paygate.callbacks.v1.Callback.disabled_utc:type_name -> google.protobuf.Timestamp
+	1,  // 3: paygate.callbacks.v1.Callback.headers:type_name -> paygate.callbacks.v1.CallbackHeader
+	0,  // 4: paygate.callbacks.v1.ListCollabCallbacksResponse.callbacks:type_name -> paygate.callbacks.v1.Callback
+	0,  // 5: paygate.callbacks.v1.ListMerchantCallbacksResponse.callbacks:type_name -> paygate.callbacks.v1.Callback
+	1,  // 6: paygate.callbacks.v1.CreateCallbackRequest.headers:type_name -> paygate.callbacks.v1.CallbackHeader
+	0,  // 7: paygate.callbacks.v1.CreateCallbackResponse.callback:type_name -> paygate.callbacks.v1.Callback
+	0,  // 8: paygate.callbacks.v1.UpdateCallbackResponse.callback:type_name -> paygate.callbacks.v1.Callback
+	25, // 9: paygate.callbacks.v1.CallbackAttempt.created_utc:type_name -> google.protobuf.Timestamp
+	12, // 10: paygate.callbacks.v1.ListCallbackAttemptsResponse.callback_attempts:type_name -> paygate.callbacks.v1.CallbackAttempt
+	12, // 11: paygate.callbacks.v1.RetryCallbackAttemptResponse.attempt:type_name -> paygate.callbacks.v1.CallbackAttempt
+	12, // 12: paygate.callbacks.v1.ListAttemptsOfTransactionsResponse.attempts:type_name -> paygate.callbacks.v1.CallbackAttempt
+	2,  // 13: paygate.callbacks.v1.CallbacksService.ListCollabCallbacks:input_type -> paygate.callbacks.v1.ListCollabCallbacksRequest
+	4,  // 14: paygate.callbacks.v1.CallbacksService.ListMerchantCallbacks:input_type -> paygate.callbacks.v1.ListMerchantCallbacksRequest
+	6,  // 15: paygate.callbacks.v1.CallbacksService.CreateCallback:input_type -> paygate.callbacks.v1.CreateCallbackRequest
+	8,  // 16: paygate.callbacks.v1.CallbacksService.UpdateCallback:input_type -> paygate.callbacks.v1.UpdateCallbackRequest
+	10, // 17: paygate.callbacks.v1.CallbacksService.DeleteCallback:input_type -> paygate.callbacks.v1.DeleteCallbackRequest
+	13, // 18: paygate.callbacks.v1.CallbacksService.ListCallbackAttempts:input_type -> paygate.callbacks.v1.ListCallbackAttemptsRequest
+	23, // 19: paygate.callbacks.v1.CallbacksService.ListAttemptsOfTransactions:input_type -> paygate.callbacks.v1.ListAttemptsOfTransactionsRequest
+	15, // 20: paygate.callbacks.v1.CallbacksService.RetryCallbackAttempt:input_type -> paygate.callbacks.v1.RetryCallbackAttemptRequest
+	17, // 21: paygate.callbacks.v1.CallbacksService.EnqueueTransactionCallbacks:input_type -> paygate.callbacks.v1.EnqueueTransactionCallbacksRequest
+	19, // 22: paygate.callbacks.v1.CallbacksService.GetSigningSecret:input_type -> paygate.callbacks.v1.GetSigningSecretRequest
+	21, // 23: paygate.callbacks.v1.CallbacksService.RotateSigningSecret:input_type -> paygate.callbacks.v1.RotateSigningSecretRequest
+	3,  // 24: paygate.callbacks.v1.CallbacksService.ListCollabCallbacks:output_type -> paygate.callbacks.v1.ListCollabCallbacksResponse
+	5,  // 25: paygate.callbacks.v1.CallbacksService.ListMerchantCallbacks:output_type -> paygate.callbacks.v1.ListMerchantCallbacksResponse
+	7,  // 26: paygate.callbacks.v1.CallbacksService.CreateCallback:output_type -> paygate.callbacks.v1.CreateCallbackResponse
+	9,  // 27: paygate.callbacks.v1.CallbacksService.UpdateCallback:output_type -> paygate.callbacks.v1.UpdateCallbackResponse
+	11, // 28: paygate.callbacks.v1.CallbacksService.DeleteCallback:output_type -> paygate.callbacks.v1.DeleteCallbackResponse
+	14, // 29: paygate.callbacks.v1.CallbacksService.ListCallbackAttempts:output_type -> paygate.callbacks.v1.ListCallbackAttemptsResponse
+	24, // 30: paygate.callbacks.v1.CallbacksService.ListAttemptsOfTransactions:output_type -> paygate.callbacks.v1.ListAttemptsOfTransactionsResponse
+	16, // 31: paygate.callbacks.v1.CallbacksService.RetryCallbackAttempt:output_type -> paygate.callbacks.v1.RetryCallbackAttemptResponse
+	18, // 32: paygate.callbacks.v1.CallbacksService.EnqueueTransactionCallbacks:output_type -> paygate.callbacks.v1.EnqueueTransactionCallbacksResponse
+	20, // 33: paygate.callbacks.v1.CallbacksService.GetSigningSecret:output_type -> paygate.callbacks.v1.GetSigningSecretResponse
+	22, // 34: paygate.callbacks.v1.CallbacksService.RotateSigningSecret:output_type -> paygate.callbacks.v1.RotateSigningSecretResponse
+	24, // [24:35] is the sub-list for method output_type
+	13, // [13:24] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_paygate_callbacks_v1_callbacks_proto_init() }
@@ -1720,17 +1814,17 @@ func file_paygate_callbacks_v1_callbacks_proto_init() {
 		return
 	}
 	file_paygate_callbacks_v1_callbacks_proto_msgTypes[0].OneofWrappers = []any{}
-	file_paygate_callbacks_v1_callbacks_proto_msgTypes[5].OneofWrappers = []any{}
-	file_paygate_callbacks_v1_callbacks_proto_msgTypes[7].OneofWrappers = []any{}
-	file_paygate_callbacks_v1_callbacks_proto_msgTypes[12].OneofWrappers = []any{}
-	file_paygate_callbacks_v1_callbacks_proto_msgTypes[20].OneofWrappers = []any{}
+	file_paygate_callbacks_v1_callbacks_proto_msgTypes[6].OneofWrappers = []any{}
+	file_paygate_callbacks_v1_callbacks_proto_msgTypes[8].OneofWrappers = []any{}
+	file_paygate_callbacks_v1_callbacks_proto_msgTypes[13].OneofWrappers = []any{}
+	file_paygate_callbacks_v1_callbacks_proto_msgTypes[21].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_paygate_callbacks_v1_callbacks_proto_rawDesc), len(file_paygate_callbacks_v1_callbacks_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   24,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

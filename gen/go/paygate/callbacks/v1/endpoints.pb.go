@@ -134,6 +134,108 @@ func (x *EnableCallbackResponse) GetRetryRunId() int64 {
 	return 0
 }
 
+// SetCallbackHeadersRequest is the whole set of a URL's custom headers.
+type SetCallbackHeadersRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Id of the callback URL.
+	Id int64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The headers, in order; empty for none. A secret header sent with an
+	// empty value keeps the value stored under its name.
+	Headers       []*CallbackHeader `protobuf:"bytes,2,rep,name=headers,proto3" json:"headers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetCallbackHeadersRequest) Reset() {
+	*x = SetCallbackHeadersRequest{}
+	mi := &file_paygate_callbacks_v1_endpoints_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetCallbackHeadersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetCallbackHeadersRequest) ProtoMessage() {}
+
+func (x *SetCallbackHeadersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_callbacks_v1_endpoints_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetCallbackHeadersRequest.ProtoReflect.Descriptor instead.
+func (*SetCallbackHeadersRequest) Descriptor() ([]byte, []int) {
+	return file_paygate_callbacks_v1_endpoints_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *SetCallbackHeadersRequest) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *SetCallbackHeadersRequest) GetHeaders() []*CallbackHeader {
+	if x != nil {
+		return x.Headers
+	}
+	return nil
+}
+
+// SetCallbackHeadersResponse is the URL after the change.
+type SetCallbackHeadersResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The callback URL.
+	Callback      *Callback `protobuf:"bytes,1,opt,name=callback,proto3" json:"callback,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetCallbackHeadersResponse) Reset() {
+	*x = SetCallbackHeadersResponse{}
+	mi := &file_paygate_callbacks_v1_endpoints_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetCallbackHeadersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetCallbackHeadersResponse) ProtoMessage() {}
+
+func (x *SetCallbackHeadersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_paygate_callbacks_v1_endpoints_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetCallbackHeadersResponse.ProtoReflect.Descriptor instead.
+func (*SetCallbackHeadersResponse) Descriptor() ([]byte, []int) {
+	return file_paygate_callbacks_v1_endpoints_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *SetCallbackHeadersResponse) GetCallback() *Callback {
+	if x != nil {
+		return x.Callback
+	}
+	return nil
+}
+
 // ListEndpointHealthRequest names the merchant.
 type ListEndpointHealthRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -145,7 +247,7 @@ type ListEndpointHealthRequest struct {
 
 func (x *ListEndpointHealthRequest) Reset() {
 	*x = ListEndpointHealthRequest{}
-	mi := &file_paygate_callbacks_v1_endpoints_proto_msgTypes[2]
+	mi := &file_paygate_callbacks_v1_endpoints_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -157,7 +259,7 @@ func (x *ListEndpointHealthRequest) String() string {
 func (*ListEndpointHealthRequest) ProtoMessage() {}
 
 func (x *ListEndpointHealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_endpoints_proto_msgTypes[2]
+	mi := &file_paygate_callbacks_v1_endpoints_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -170,7 +272,7 @@ func (x *ListEndpointHealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEndpointHealthRequest.ProtoReflect.Descriptor instead.
 func (*ListEndpointHealthRequest) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_endpoints_proto_rawDescGZIP(), []int{2}
+	return file_paygate_callbacks_v1_endpoints_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ListEndpointHealthRequest) GetMerchantId() int32 {
@@ -191,7 +293,7 @@ type ListEndpointHealthResponse struct {
 
 func (x *ListEndpointHealthResponse) Reset() {
 	*x = ListEndpointHealthResponse{}
-	mi := &file_paygate_callbacks_v1_endpoints_proto_msgTypes[3]
+	mi := &file_paygate_callbacks_v1_endpoints_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -203,7 +305,7 @@ func (x *ListEndpointHealthResponse) String() string {
 func (*ListEndpointHealthResponse) ProtoMessage() {}
 
 func (x *ListEndpointHealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_endpoints_proto_msgTypes[3]
+	mi := &file_paygate_callbacks_v1_endpoints_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -216,7 +318,7 @@ func (x *ListEndpointHealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEndpointHealthResponse.ProtoReflect.Descriptor instead.
 func (*ListEndpointHealthResponse) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_endpoints_proto_rawDescGZIP(), []int{3}
+	return file_paygate_callbacks_v1_endpoints_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListEndpointHealthResponse) GetEndpoints() []*EndpointHealth {
@@ -262,7 +364,7 @@ type EndpointHealth struct {
 
 func (x *EndpointHealth) Reset() {
 	*x = EndpointHealth{}
-	mi := &file_paygate_callbacks_v1_endpoints_proto_msgTypes[4]
+	mi := &file_paygate_callbacks_v1_endpoints_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -274,7 +376,7 @@ func (x *EndpointHealth) String() string {
 func (*EndpointHealth) ProtoMessage() {}
 
 func (x *EndpointHealth) ProtoReflect() protoreflect.Message {
-	mi := &file_paygate_callbacks_v1_endpoints_proto_msgTypes[4]
+	mi := &file_paygate_callbacks_v1_endpoints_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -287,7 +389,7 @@ func (x *EndpointHealth) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndpointHealth.ProtoReflect.Descriptor instead.
 func (*EndpointHealth) Descriptor() ([]byte, []int) {
-	return file_paygate_callbacks_v1_endpoints_proto_rawDescGZIP(), []int{4}
+	return file_paygate_callbacks_v1_endpoints_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *EndpointHealth) GetCallbackId() int64 {
@@ -393,7 +495,12 @@ const file_paygate_callbacks_v1_endpoints_proto_rawDesc = "" +
 	"\bcallback\x18\x01 \x01(\v2\x1e.paygate.callbacks.v1.CallbackR\bcallback\x12%\n" +
 	"\fretry_run_id\x18\x02 \x01(\x03H\x00R\n" +
 	"retryRunId\x88\x01\x01B\x0f\n" +
-	"\r_retry_run_id\"<\n" +
+	"\r_retry_run_id\"k\n" +
+	"\x19SetCallbackHeadersRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12>\n" +
+	"\aheaders\x18\x02 \x03(\v2$.paygate.callbacks.v1.CallbackHeaderR\aheaders\"X\n" +
+	"\x1aSetCallbackHeadersResponse\x12:\n" +
+	"\bcallback\x18\x01 \x01(\v2\x1e.paygate.callbacks.v1.CallbackR\bcallback\"<\n" +
 	"\x19ListEndpointHealthRequest\x12\x1f\n" +
 	"\vmerchant_id\x18\x01 \x01(\x05R\n" +
 	"merchantId\"`\n" +
@@ -418,9 +525,10 @@ const file_paygate_callbacks_v1_endpoints_proto_rawDesc = "" +
 	"\fdisabled_utc\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\vdisabledUtcB\x0f\n" +
 	"\r_success_rateB\x11\n" +
 	"\x0f_p95_latency_msB\x12\n" +
-	"\x10_disabled_reason2\xe5\x02\n" +
+	"\x10_disabled_reason2\x94\x04\n" +
 	"\x17CallbackEndpointService\x12\x95\x01\n" +
-	"\x0eEnableCallback\x12+.paygate.callbacks.v1.EnableCallbackRequest\x1a,.paygate.callbacks.v1.EnableCallbackResponse\"(\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/v1/callbacks/{id}/enable\x12\xb1\x01\n" +
+	"\x0eEnableCallback\x12+.paygate.callbacks.v1.EnableCallbackRequest\x1a,.paygate.callbacks.v1.EnableCallbackResponse\"(\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/api/v1/callbacks/{id}/enable\x12\xac\x01\n" +
+	"\x12SetCallbackHeaders\x12/.paygate.callbacks.v1.SetCallbackHeadersRequest\x1a0.paygate.callbacks.v1.SetCallbackHeadersResponse\"3\x82\xd3\xe4\x93\x02-:\x01*b\bcallback\x1a\x1e/api/v1/callbacks/{id}/headers\x12\xb1\x01\n" +
 	"\x12ListEndpointHealth\x12/.paygate.callbacks.v1.ListEndpointHealthRequest\x1a0.paygate.callbacks.v1.ListEndpointHealthResponse\"8\x82\xd3\xe4\x93\x022\x120/api/v1/merchants/{merchant_id}/callbacks/healthB\xe0\x01\n" +
 	"\x18com.paygate.callbacks.v1B\x0eEndpointsProtoP\x01ZBgithub.com/paygate/paygate/gen/go/paygate/callbacks/v1;callbacksv1\xa2\x02\x03PCX\xaa\x02\x14Paygate.Callbacks.V1\xca\x02\x14Paygate\\Callbacks\\V1\xe2\x02 Paygate\\Callbacks\\V1\\GPBMetadata\xea\x02\x16Paygate::Callbacks::V1b\x06proto3"
 
@@ -436,31 +544,38 @@ func file_paygate_callbacks_v1_endpoints_proto_rawDescGZIP() []byte {
 	return file_paygate_callbacks_v1_endpoints_proto_rawDescData
 }
 
-var file_paygate_callbacks_v1_endpoints_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_paygate_callbacks_v1_endpoints_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_paygate_callbacks_v1_endpoints_proto_goTypes = []any{
 	(*EnableCallbackRequest)(nil),      // 0: paygate.callbacks.v1.EnableCallbackRequest
 	(*EnableCallbackResponse)(nil),     // 1: paygate.callbacks.v1.EnableCallbackResponse
-	(*ListEndpointHealthRequest)(nil),  // 2: paygate.callbacks.v1.ListEndpointHealthRequest
-	(*ListEndpointHealthResponse)(nil), // 3: paygate.callbacks.v1.ListEndpointHealthResponse
-	(*EndpointHealth)(nil),             // 4: paygate.callbacks.v1.EndpointHealth
-	(*Callback)(nil),                   // 5: paygate.callbacks.v1.Callback
-	(*timestamppb.Timestamp)(nil),      // 6: google.protobuf.Timestamp
+	(*SetCallbackHeadersRequest)(nil),  // 2: paygate.callbacks.v1.SetCallbackHeadersRequest
+	(*SetCallbackHeadersResponse)(nil), // 3: paygate.callbacks.v1.SetCallbackHeadersResponse
+	(*ListEndpointHealthRequest)(nil),  // 4: paygate.callbacks.v1.ListEndpointHealthRequest
+	(*ListEndpointHealthResponse)(nil), // 5: paygate.callbacks.v1.ListEndpointHealthResponse
+	(*EndpointHealth)(nil),             // 6: paygate.callbacks.v1.EndpointHealth
+	(*Callback)(nil),                   // 7: paygate.callbacks.v1.Callback
+	(*CallbackHeader)(nil),             // 8: paygate.callbacks.v1.CallbackHeader
+	(*timestamppb.Timestamp)(nil),      // 9: google.protobuf.Timestamp
 }
 var file_paygate_callbacks_v1_endpoints_proto_depIdxs = []int32{
-	5, // 0: paygate.callbacks.v1.EnableCallbackResponse.callback:type_name -> paygate.callbacks.v1.Callback
-	4, // 1: paygate.callbacks.v1.ListEndpointHealthResponse.endpoints:type_name -> paygate.callbacks.v1.EndpointHealth
-	6, // 2: paygate.callbacks.v1.EndpointHealth.failing_since_utc:type_name -> google.protobuf.Timestamp
-	6, // 3: paygate.callbacks.v1.EndpointHealth.retry_utc:type_name -> google.protobuf.Timestamp
-	6, // 4: paygate.callbacks.v1.EndpointHealth.disabled_utc:type_name -> google.protobuf.Timestamp
-	0, // 5: paygate.callbacks.v1.CallbackEndpointService.EnableCallback:input_type -> paygate.callbacks.v1.EnableCallbackRequest
-	2, // 6: paygate.callbacks.v1.CallbackEndpointService.ListEndpointHealth:input_type -> paygate.callbacks.v1.ListEndpointHealthRequest
-	1, // 7: paygate.callbacks.v1.CallbackEndpointService.EnableCallback:output_type -> paygate.callbacks.v1.EnableCallbackResponse
-	3, // 8: paygate.callbacks.v1.CallbackEndpointService.ListEndpointHealth:output_type -> paygate.callbacks.v1.ListEndpointHealthResponse
-	7, // [7:9] is the sub-list for method output_type
-	5, // [5:7] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	7,  // 0: paygate.callbacks.v1.EnableCallbackResponse.callback:type_name -> paygate.callbacks.v1.Callback
+	8,  // 1: paygate.callbacks.v1.SetCallbackHeadersRequest.headers:type_name -> paygate.callbacks.v1.CallbackHeader
+	7,  // 2: paygate.callbacks.v1.SetCallbackHeadersResponse.callback:type_name -> paygate.callbacks.v1.Callback
+	6,  // 3: paygate.callbacks.v1.ListEndpointHealthResponse.endpoints:type_name -> paygate.callbacks.v1.EndpointHealth
+	9,  // 4: paygate.callbacks.v1.EndpointHealth.failing_since_utc:type_name -> google.protobuf.Timestamp
+	9,  // 5: paygate.callbacks.v1.EndpointHealth.retry_utc:type_name -> google.protobuf.Timestamp
+	9,  // 6: paygate.callbacks.v1.EndpointHealth.disabled_utc:type_name -> google.protobuf.Timestamp
+	0,  // 7: paygate.callbacks.v1.CallbackEndpointService.EnableCallback:input_type -> paygate.callbacks.v1.EnableCallbackRequest
+	2,  // 8: paygate.callbacks.v1.CallbackEndpointService.SetCallbackHeaders:input_type -> paygate.callbacks.v1.SetCallbackHeadersRequest
+	4,  // 9: paygate.callbacks.v1.CallbackEndpointService.ListEndpointHealth:input_type -> paygate.callbacks.v1.ListEndpointHealthRequest
+	1,  // 10: paygate.callbacks.v1.CallbackEndpointService.EnableCallback:output_type -> paygate.callbacks.v1.EnableCallbackResponse
+	3,  // 11: paygate.callbacks.v1.CallbackEndpointService.SetCallbackHeaders:output_type -> paygate.callbacks.v1.SetCallbackHeadersResponse
+	5,  // 12: paygate.callbacks.v1.CallbackEndpointService.ListEndpointHealth:output_type -> paygate.callbacks.v1.ListEndpointHealthResponse
+	10, // [10:13] is the sub-list for method output_type
+	7,  // [7:10] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_paygate_callbacks_v1_endpoints_proto_init() }
@@ -470,14 +585,14 @@ func file_paygate_callbacks_v1_endpoints_proto_init() {
 	}
 	file_paygate_callbacks_v1_callbacks_proto_init()
 	file_paygate_callbacks_v1_endpoints_proto_msgTypes[1].OneofWrappers = []any{}
-	file_paygate_callbacks_v1_endpoints_proto_msgTypes[4].OneofWrappers = []any{}
+	file_paygate_callbacks_v1_endpoints_proto_msgTypes[6].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_paygate_callbacks_v1_endpoints_proto_rawDesc), len(file_paygate_callbacks_v1_endpoints_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -80,6 +80,51 @@ func local_request_CallbackEndpointService_EnableCallback_0(ctx context.Context,
 	return msg, metadata, err
 }
 
+func request_CallbackEndpointService_SetCallbackHeaders_0(ctx context.Context, marshaler runtime.Marshaler, client CallbackEndpointServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq SetCallbackHeadersRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	val, ok := pathParams["id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "id")
+	}
+	protoReq.Id, err = runtime.Int64(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "id", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.SetCallbackHeaders(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_CallbackEndpointService_SetCallbackHeaders_0(ctx context.Context, marshaler runtime.Marshaler, server CallbackEndpointServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq SetCallbackHeadersRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	val, ok := pathParams["id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "id")
+	}
+	protoReq.Id, err = runtime.Int64(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "id", err)
+	}
+	msg, err := server.SetCallbackHeaders(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 func request_CallbackEndpointService_ListEndpointHealth_0(ctx context.Context, marshaler runtime.Marshaler, client CallbackEndpointServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
 	var (
 		protoReq ListEndpointHealthRequest
@@ -144,6 +189,26 @@ func RegisterCallbackEndpointServiceHandlerServer(ctx context.Context, mux *runt
 			return
 		}
 		forward_CallbackEndpointService_EnableCallback_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPut, pattern_CallbackEndpointService_SetCallbackHeaders_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/paygate.callbacks.v1.CallbackEndpointService/SetCallbackHeaders", runtime.WithHTTPPathPattern("/api/v1/callbacks/{id}/headers"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_CallbackEndpointService_SetCallbackHeaders_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CallbackEndpointService_SetCallbackHeaders_0(annotatedContext, mux, outboundMarshaler, w, req, response_CallbackEndpointService_SetCallbackHeaders_0{resp.(*SetCallbackHeadersResponse)}, mux.GetForwardResponseOptions()...)
 	})
 	mux.Handle(http.MethodGet, pattern_CallbackEndpointService_ListEndpointHealth_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
@@ -222,6 +287,23 @@ func RegisterCallbackEndpointServiceHandlerClient(ctx context.Context, mux *runt
 		}
 		forward_CallbackEndpointService_EnableCallback_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodPut, pattern_CallbackEndpointService_SetCallbackHeaders_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/paygate.callbacks.v1.CallbackEndpointService/SetCallbackHeaders", runtime.WithHTTPPathPattern("/api/v1/callbacks/{id}/headers"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_CallbackEndpointService_SetCallbackHeaders_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_CallbackEndpointService_SetCallbackHeaders_0(annotatedContext, mux, outboundMarshaler, w, req, response_CallbackEndpointService_SetCallbackHeaders_0{resp.(*SetCallbackHeadersResponse)}, mux.GetForwardResponseOptions()...)
+	})
 	mux.Handle(http.MethodGet, pattern_CallbackEndpointService_ListEndpointHealth_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
 		ctx, cancel := context.WithCancel(req.Context())
 		defer cancel()
@@ -242,12 +324,23 @@ func RegisterCallbackEndpointServiceHandlerClient(ctx context.Context, mux *runt
 	return nil
 }
 
+type response_CallbackEndpointService_SetCallbackHeaders_0 struct {
+	*SetCallbackHeadersResponse
+}
+
+func (m response_CallbackEndpointService_SetCallbackHeaders_0) XXX_ResponseBody() interface{} {
+	response := m.SetCallbackHeadersResponse
+	return response.Callback
+}
+
 var (
 	pattern_CallbackEndpointService_EnableCallback_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "callbacks", "id", "enable"}, ""))
+	pattern_CallbackEndpointService_SetCallbackHeaders_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"api", "v1", "callbacks", "id", "headers"}, ""))
 	pattern_CallbackEndpointService_ListEndpointHealth_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 2, 5}, []string{"api", "v1", "merchants", "merchant_id", "callbacks", "health"}, ""))
 )
 
 var (
 	forward_CallbackEndpointService_EnableCallback_0     = runtime.ForwardResponseMessage
+	forward_CallbackEndpointService_SetCallbackHeaders_0 = runtime.ForwardResponseMessage
 	forward_CallbackEndpointService_ListEndpointHealth_0 = runtime.ForwardResponseMessage
 )

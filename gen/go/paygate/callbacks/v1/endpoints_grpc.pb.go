@@ -20,6 +20,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	CallbackEndpointService_EnableCallback_FullMethodName     = "/paygate.callbacks.v1.CallbackEndpointService/EnableCallback"
+	CallbackEndpointService_SetCallbackHeaders_FullMethodName = "/paygate.callbacks.v1.CallbackEndpointService/SetCallbackHeaders"
 	CallbackEndpointService_ListEndpointHealth_FullMethodName = "/paygate.callbacks.v1.CallbackEndpointService/ListEndpointHealth"
 )
 
@@ -37,6 +38,9 @@ type CallbackEndpointServiceClient interface {
 	// recover_since_disabled it also starts a bulk retry of its failed
 	// deliveries since it was disabled automatically.
 	EnableCallback(ctx context.Context, in *EnableCallbackRequest, opts ...grpc.CallOption) (*EnableCallbackResponse, error)
+	// SetCallbackHeaders replaces the custom headers a callback URL's
+	// deliveries carry (docs/contracts-callbacks.md, "Custom headers").
+	SetCallbackHeaders(ctx context.Context, in *SetCallbackHeadersRequest, opts ...grpc.CallOption) (*SetCallbackHeadersResponse, error)
 	// ListEndpointHealth answers the health of every callback URL of a
 	// merchant, oldest first.
 	ListEndpointHealth(ctx context.Context, in *ListEndpointHealthRequest, opts ...grpc.CallOption) (*ListEndpointHealthResponse, error)
@@ -54,6 +58,16 @@ func (c *callbackEndpointServiceClient) EnableCallback(ctx context.Context, in *
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(EnableCallbackResponse)
 	err := c.cc.Invoke(ctx, CallbackEndpointService_EnableCallback_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *callbackEndpointServiceClient) SetCallbackHeaders(ctx context.Context, in *SetCallbackHeadersRequest, opts ...grpc.CallOption) (*SetCallbackHeadersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetCallbackHeadersResponse)
+	err := c.cc.Invoke(ctx, CallbackEndpointService_SetCallbackHeaders_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +98,9 @@ type CallbackEndpointServiceServer interface {
 	// recover_since_disabled it also starts a bulk retry of its failed
 	// deliveries since it was disabled automatically.
 	EnableCallback(context.Context, *EnableCallbackRequest) (*EnableCallbackResponse, error)
+	// SetCallbackHeaders replaces the custom headers a callback URL's
+	// deliveries carry (docs/contracts-callbacks.md, "Custom headers").
+	SetCallbackHeaders(context.Context, *SetCallbackHeadersRequest) (*SetCallbackHeadersResponse, error)
 	// ListEndpointHealth answers the health of every callback URL of a
 	// merchant, oldest first.
 	ListEndpointHealth(context.Context, *ListEndpointHealthRequest) (*ListEndpointHealthResponse, error)
@@ -99,6 +116,9 @@ type UnimplementedCallbackEndpointServiceServer struct{}
 
 func (UnimplementedCallbackEndpointServiceServer) EnableCallback(context.Context, *EnableCallbackRequest) (*EnableCallbackResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method EnableCallback not implemented")
+}
+func (UnimplementedCallbackEndpointServiceServer) SetCallbackHeaders(context.Context, *SetCallbackHeadersRequest) (*SetCallbackHeadersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetCallbackHeaders not implemented")
 }
 func (UnimplementedCallbackEndpointServiceServer) ListEndpointHealth(context.Context, *ListEndpointHealthRequest) (*ListEndpointHealthResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListEndpointHealth not implemented")
@@ -143,6 +163,24 @@ func _CallbackEndpointService_EnableCallback_Handler(srv interface{}, ctx contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _CallbackEndpointService_SetCallbackHeaders_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetCallbackHeadersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(CallbackEndpointServiceServer).SetCallbackHeaders(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: CallbackEndpointService_SetCallbackHeaders_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(CallbackEndpointServiceServer).SetCallbackHeaders(ctx, req.(*SetCallbackHeadersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _CallbackEndpointService_ListEndpointHealth_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListEndpointHealthRequest)
 	if err := dec(in); err != nil {
@@ -171,6 +209,10 @@ var CallbackEndpointService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "EnableCallback",
 			Handler:    _CallbackEndpointService_EnableCallback_Handler,
+		},
+		{
+			MethodName: "SetCallbackHeaders",
+			Handler:    _CallbackEndpointService_SetCallbackHeaders_Handler,
 		},
 		{
 			MethodName: "ListEndpointHealth",

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file paygate/callbacks/v1/callbacks.proto.
  */
 export const file_paygate_callbacks_v1_callbacks: GenFile = /*@__PURE__*/
-  fileDesc("CiRwYXlnYXRlL2NhbGxiYWNrcy92MS9jYWxsYmFja3MucHJvdG8SFHBheWdhdGUuY2FsbGJhY2tzLnYxIq0DCghDYWxsYmFjaxIKCgJpZBgBIAEoAxIRCgljb2xsYWJfaWQYAiABKAUSFAoMY2FsbGJhY2tfdXJsGAMgASgJEhIKCmlzX2VuYWJsZWQYBCABKAgSFAoMbWF4X2F0dGVtcHRzGAUgASgFEhUKDWFkZF9zaWduYXR1cmUYBiABKAgSIAoTdHJhbnNhY3Rpb25fdHlwZV9pZBgHIAEoBUgAiAEBEhMKC21lcmNoYW50X2lkGAggASgFEi8KC2NyZWF0ZWRfdXRjGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVkX3V0YxgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHAoPZGlzYWJsZWRfcmVhc29uGAsgASgJSAGIAQESMAoMZGlzYWJsZWRfdXRjGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5maW5hbF9zdGF0dXNlcxgNIAMoBUIWChRfdHJhbnNhY3Rpb25fdHlwZV9pZEISChBfZGlzYWJsZWRfcmVhc29uIi8KGkxpc3RDb2xsYWJDYWxsYmFja3NSZXF1ZXN0EhEKCWNvbGxhYl9pZBgBIAEoBSJQChtMaXN0Q29sbGFiQ2FsbGJhY2tzUmVzcG9uc2USMQoJY2FsbGJhY2tzGAEgAygLMh4ucGF5Z2F0ZS5jYWxsYmFja3MudjEuQ2FsbGJhY2siMwocTGlzdE1lcmNoYW50Q2FsbGJhY2tzUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoBSJSCh1MaXN0TWVyY2hhbnRDYWxsYmFja3NSZXNwb25zZRIxCgljYWxsYmFja3MYASADKAsyHi5wYXlnYXRlLmNhbGxiYWNrcy52MS5DYWxsYmFjayKUAgoVQ3JlYXRlQ2FsbGJhY2tSZXF1ZXN0EhEKCWNvbGxhYl9pZBgBIAEoBRIUCgxjYWxsYmFja191cmwYAiABKAkSFwoKaXNfZW5hYmxlZBgDIAEoCEgAiAEBEhkKDG1heF9hdHRlbXB0cxgEIAEoBUgBiAEBEhoKDWFkZF9zaWduYXR1cmUYBSABKAhIAogBARIgChN0cmFuc2FjdGlvbl90eXBlX2lkGAYgASgFSAOIAQESFgoOZmluYWxfc3RhdHVzZXMYByADKAVCDQoLX2lzX2VuYWJsZWRCDwoNX21heF9hdHRlbXB0c0IQCg5fYWRkX3NpZ25hdHVyZUIWChRfdHJhbnNhY3Rpb25fdHlwZV9pZCJKChZDcmVhdGVDYWxsYmFja1Jlc3BvbnNlEjAKCGNhbGxiYWNrGAEgASgLMh4ucGF5Z2F0ZS5jYWxsYmFja3MudjEuQ2FsbGJhY2siyQIKFVVwZGF0ZUNhbGxiYWNrUmVxdWVzdBIKCgJpZBgBIAEoAxIWCgljb2xsYWJfaWQYAiABKAVIAIgBARIZCgxjYWxsYmFja191cmwYAyABKAlIAYgBARIXCgppc19lbmFibGVkGAQgASgISAKIAQESGQoMbWF4X2F0dGVtcHRzGAUgASgFSAOIAQESGgoNYWRkX3NpZ25hdHVyZRgGIAEoCEgEiAEBEiAKE3RyYW5zYWN0aW9uX3R5cGVfaWQYByABKAVIBYgBARIWCg5maW5hbF9zdGF0dXNlcxgIIAMoBUIMCgpfY29sbGFiX2lkQg8KDV9jYWxsYmFja191cmxCDQoLX2lzX2VuYWJsZWRCDwoNX21heF9hdHRlbXB0c0IQCg5fYWRkX3NpZ25hdHVyZUIWChRfdHJhbnNhY3Rpb25fdHlwZV9pZCJKChZVcGRhdGVDYWxsYmFja1Jlc3BvbnNlEjAKCGNhbGxiYWNrGAEgASgLMh4ucGF5Z2F0ZS5jYWxsYmFja3MudjEuQ2FsbGJhY2siIwoVRGVsZXRlQ2FsbGJhY2tSZXF1ZXN0EgoKAmlkGAEgASgDIhgKFkRlbGV0ZUNhbGxiYWNrUmVzcG9uc2UijQIKD0NhbGxiYWNrQXR0ZW1wdBIKCgJpZBgBIAEoAxIvCgtjcmVhdGVkX3V0YxgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMY2FsbGJhY2tfdXJsGAMgASgJEhQKDHJlcXVlc3RfYm9keRgEIAEoCRIVCg1yZXNwb25zZV9jb2RlGAUgASgFEh8KF2NhbGxiYWNrX2F0dGVtcHRfc3RhdHVzGAYgASgJEhIKCndlYmhvb2tfaWQYByABKAkSFgoOYXR0ZW1wdF9udW1iZXIYCCABKAUSFQoNZXJyb3JfbWVzc2FnZRgJIAEoCRIWCg50cmFuc2FjdGlvbl9pZBgKIAEoAyJhChtMaXN0Q2FsbGJhY2tBdHRlbXB0c1JlcXVlc3QSCgoCaWQYASABKAMSEQoEcGFnZRgCIAEoBUgAiAEBEhEKBHRha2UYAyABKAVIAYgBAUIHCgVfcGFnZUIHCgVfdGFrZSKgAQocTGlzdENhbGxiYWNrQXR0ZW1wdHNSZXNwb25zZRJAChFjYWxsYmFja19hdHRlbXB0cxgBIAMoCzIlLnBheWdhdGUuY2FsbGJhY2tzLnYxLkNhbGxiYWNrQXR0ZW1wdBITCgt0b3RhbF9jb3VudBgCIAEoAxIUCgxjdXJyZW50X3BhZ2UYAyABKAUSEwoLdG90YWxfcGFnZXMYBCABKAUiKQobUmV0cnlDYWxsYmFja0F0dGVtcHRSZXF1ZXN0EgoKAmlkGAEgASgDIlYKHFJldHJ5Q2FsbGJhY2tBdHRlbXB0UmVzcG9uc2USNgoHYXR0ZW1wdBgBIAEoCzIlLnBheWdhdGUuY2FsbGJhY2tzLnYxLkNhbGxiYWNrQXR0ZW1wdCJJCiJFbnF1ZXVlVHJhbnNhY3Rpb25DYWxsYmFja3NSZXF1ZXN0EgoKAmlkGAEgASgDEhcKD2lkZW1wb3RlbmN5X2tleRgCIAEoCSI1CiNFbnF1ZXVlVHJhbnNhY3Rpb25DYWxsYmFja3NSZXNwb25zZRIOCgZxdWV1ZWQYASABKAUiLgoXR2V0U2lnbmluZ1NlY3JldFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAUiKgoYR2V0U2lnbmluZ1NlY3JldFJlc3BvbnNlEg4KBnNlY3JldBgBIAEoCSJfChpSb3RhdGVTaWduaW5nU2VjcmV0UmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoBRIaCg1vdmVybGFwX2hvdXJzGAIgASgFSACIAQFCEAoOX292ZXJsYXBfaG91cnMiLQobUm90YXRlU2lnbmluZ1NlY3JldFJlc3BvbnNlEg4KBnNlY3JldBgBIAEoCSI8CiFMaXN0QXR0ZW1wdHNPZlRyYW5zYWN0aW9uc1JlcXVlc3QSFwoPdHJhbnNhY3Rpb25faWRzGAEgAygDIl0KIkxpc3RBdHRlbXB0c09mVHJhbnNhY3Rpb25zUmVzcG9uc2USNwoIYXR0ZW1wdHMYASADKAsyJS5wYXlnYXRlLmNhbGxiYWNrcy52MS5DYWxsYmFja0F0dGVtcHQy+Q4KEENhbGxiYWNrc1NlcnZpY2UStAEKE0xpc3RDb2xsYWJDYWxsYmFja3MSMC5wYXlnYXRlLmNhbGxiYWNrcy52MS5MaXN0Q29sbGFiQ2FsbGJhY2tzUmVxdWVzdBoxLnBheWdhdGUuY2FsbGJhY2tzLnYxLkxpc3RDb2xsYWJDYWxsYmFja3NSZXNwb25zZSI4gtPkkwIyYgljYWxsYmFja3MSJS9hcGkvdjEvY29sbGFicy97Y29sbGFiX2lkfS9jYWxsYmFja3MSvgEKFUxpc3RNZXJjaGFudENhbGxiYWNrcxIyLnBheWdhdGUuY2FsbGJhY2tzLnYxLkxpc3RNZXJjaGFudENhbGxiYWNrc1JlcXVlc3QaMy5wYXlnYXRlLmNhbGxiYWNrcy52MS5MaXN0TWVyY2hhbnRDYWxsYmFja3NSZXNwb25zZSI8gtPkkwI2YgljYWxsYmFja3MSKS9hcGkvdjEvbWVyY2hhbnRzL3ttZXJjaGFudF9pZH0vY2FsbGJhY2tzEpMBCg5DcmVhdGVDYWxsYmFjaxIrLnBheWdhdGUuY2FsbGJhY2tzLnYxLkNyZWF0ZUNhbGxiYWNrUmVxdWVzdBosLnBheWdhdGUuY2FsbGJhY2tzLnYxLkNyZWF0ZUNhbGxiYWNrUmVzcG9uc2UiJoLT5JMCIDoBKmIIY2FsbGJhY2siES9hcGkvdjEvY2FsbGJhY2tzEpgBCg5VcGRhdGVDYWxsYmFjaxIrLnBheWdhdGUuY2FsbGJhY2tzLnYxLlVwZGF0ZUNhbGxiYWNrUmVxdWVzdBosLnBheWdhdGUuY2FsbGJhY2tzLnYxLlVwZGF0ZUNhbGxiYWNrUmVzcG9uc2UiK4LT5JMCJToBKmIIY2FsbGJhY2siFi9hcGkvdjEvY2FsbGJhY2tzL3tpZH0SiwEKDkRlbGV0ZUNhbGxiYWNrEisucGF5Z2F0ZS5jYWxsYmFja3MudjEuRGVsZXRlQ2FsbGJhY2tSZXF1ZXN0GiwucGF5Z2F0ZS5jYWxsYmFja3MudjEuRGVsZXRlQ2FsbGJhY2tSZXNwb25zZSIegtPkkwIYKhYvYXBpL3YxL2NhbGxiYWNrcy97aWR9ErMBChRMaXN0Q2FsbGJhY2tBdHRlbXB0cxIxLnBheWdhdGUuY2FsbGJhY2tzLnYxLkxpc3RDYWxsYmFja0F0dGVtcHRzUmVxdWVzdBoyLnBheWdhdGUuY2FsbGJhY2tzLnYxLkxpc3RDYWxsYmFja0F0dGVtcHRzUmVzcG9uc2UiNILT5JMCLhIsL2FwaS92MS90cmFuc2FjdGlvbnMve2lkfS9jYWxsYmFja3MvYXR0ZW1wdHMSjwEKGkxpc3RBdHRlbXB0c09mVHJhbnNhY3Rpb25zEjcucGF5Z2F0ZS5jYWxsYmFja3MudjEuTGlzdEF0dGVtcHRzT2ZUcmFuc2FjdGlvbnNSZXF1ZXN0GjgucGF5Z2F0ZS5jYWxsYmFja3MudjEuTGlzdEF0dGVtcHRzT2ZUcmFuc2FjdGlvbnNSZXNwb25zZRKsAQoUUmV0cnlDYWxsYmFja0F0dGVtcHQSMS5wYXlnYXRlLmNhbGxiYWNrcy52MS5SZXRyeUNhbGxiYWNrQXR0ZW1wdFJlcXVlc3QaMi5wYXlnYXRlLmNhbGxiYWNrcy52MS5SZXRyeUNhbGxiYWNrQXR0ZW1wdFJlc3BvbnNlIi2C0+STAiciJS9hcGkvdjEvY2FsbGJhY2tzL2F0dGVtcHRzL3tpZH0vcmV0cnkSxwEKG0VucXVldWVUcmFuc2FjdGlvbkNhbGxiYWNrcxI4LnBheWdhdGUuY2FsbGJhY2tzLnYxLkVucXVldWVUcmFuc2FjdGlvbkNhbGxiYWNrc1JlcXVlc3QaOS5wYXlnYXRlLmNhbGxiYWNrcy52MS5FbnF1ZXVlVHJhbnNhY3Rpb25DYWxsYmFja3NSZXNwb25zZSIzgtPkkwItIisvYXBpL3YxL3RyYW5zYWN0aW9ucy97aWR9L2NhbGxiYWNrcy9lbnF1ZXVlEqsBChBHZXRTaWduaW5nU2VjcmV0Ei0ucGF5Z2F0ZS5jYWxsYmFja3MudjEuR2V0U2lnbmluZ1NlY3JldFJlcXVlc3QaLi5wYXlnYXRlLmNhbGxiYWNrcy52MS5HZXRTaWduaW5nU2VjcmV0UmVzcG9uc2UiOILT5JMCMhIwL2FwaS92MS9tZXJjaGFudHMve21lcmNoYW50X2lkfS9jYWxsYmFja3Mvc2VjcmV0Er4BChNSb3RhdGVTaWduaW5nU2VjcmV0EjAucGF5Z2F0ZS5jYWxsYmFja3MudjEuUm90YXRlU2lnbmluZ1NlY3JldFJlcXVlc3QaMS5wYXlnYXRlLmNhbGxiYWNrcy52MS5Sb3RhdGVTaWduaW5nU2VjcmV0UmVzcG9uc2UiQoLT5JMCPDoBKiI3L2FwaS92MS9tZXJjaGFudHMve21lcmNoYW50X2lkfS9jYWxsYmFja3Mvc2VjcmV0L3JvdGF0ZULgAQoYY29tLnBheWdhdGUuY2FsbGJhY2tzLnYxQg5DYWxsYmFja3NQcm90b1ABWkJnaXRodWIuY29tL3BheWdhdGUvcGF5Z2F0ZS9nZW4vZ28vcGF5Z2F0ZS9jYWxsYmFja3MvdjE7Y2FsbGJhY2tzdjGiAgNQQ1iqAhRQYXlnYXRlLkNhbGxiYWNrcy5WMcoCFFBheWdhdGVcQ2FsbGJhY2tzXFYx4gIgUGF5Z2F0ZVxDYWxsYmFja3NcVjFcR1BCTWV0YWRhdGHqAhZQYXlnYXRlOjpDYWxsYmFja3M6OlYxYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_timestamp]);
+  fileDesc("CiRwYXlnYXRlL2NhbGxiYWNrcy92MS9jYWxsYmFja3MucHJvdG8SFHBheWdhdGUuY2FsbGJhY2tzLnYxIuQDCghDYWxsYmFjaxIKCgJpZBgBIAEoAxIRCgljb2xsYWJfaWQYAiABKAUSFAoMY2FsbGJhY2tfdXJsGAMgASgJEhIKCmlzX2VuYWJsZWQYBCABKAgSFAoMbWF4X2F0dGVtcHRzGAUgASgFEhUKDWFkZF9zaWduYXR1cmUYBiABKAgSIAoTdHJhbnNhY3Rpb25fdHlwZV9pZBgHIAEoBUgAiAEBEhMKC21lcmNoYW50X2lkGAggASgFEi8KC2NyZWF0ZWRfdXRjGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgt1cGRhdGVkX3V0YxgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHAoPZGlzYWJsZWRfcmVhc29uGAsgASgJSAGIAQESMAoMZGlzYWJsZWRfdXRjGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg5maW5hbF9zdGF0dXNlcxgNIAMoBRI1CgdoZWFkZXJzGA4gAygLMiQucGF5Z2F0ZS5jYWxsYmFja3MudjEuQ2FsbGJhY2tIZWFkZXJCFgoUX3RyYW5zYWN0aW9uX3R5cGVfaWRCEgoQX2Rpc2FibGVkX3JlYXNvbiI9Cg5DYWxsYmFja0hlYWRlchIMCgRuYW1lGAEgASgJEg0KBXZhbHVlGAIgASgJEg4KBnNlY3JldBgDIAEoCCIvChpMaXN0Q29sbGFiQ2FsbGJhY2tzUmVxdWVzdBIRCgljb2xsYWJfaWQYASABKAUiUAobTGlzdENvbGxhYkNhbGxiYWNrc1Jlc3BvbnNlEjEKCWNhbGxiYWNrcxgBIAMoCzIeLnBheWdhdGUuY2FsbGJhY2tzLnYxLkNhbGxiYWNrIjMKHExpc3RNZXJjaGFudENhbGxiYWNrc1JlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAUiUgodTGlzdE1lcmNoYW50Q2FsbGJhY2tzUmVzcG9uc2USMQoJY2FsbGJhY2tzGAEgAygLMh4ucGF5Z2F0ZS5jYWxsYmFja3MudjEuQ2FsbGJhY2siywIKFUNyZWF0ZUNhbGxiYWNrUmVxdWVzdBIRCgljb2xsYWJfaWQYASABKAUSFAoMY2FsbGJhY2tfdXJsGAIgASgJEhcKCmlzX2VuYWJsZWQYAyABKAhIAIgBARIZCgxtYXhfYXR0ZW1wdHMYBCABKAVIAYgBARIaCg1hZGRfc2lnbmF0dXJlGAUgASgISAKIAQESIAoTdHJhbnNhY3Rpb25fdHlwZV9pZBgGIAEoBUgDiAEBEhYKDmZpbmFsX3N0YXR1c2VzGAcgAygFEjUKB2hlYWRlcnMYCCADKAsyJC5wYXlnYXRlLmNhbGxiYWNrcy52MS5DYWxsYmFja0hlYWRlckINCgtfaXNfZW5hYmxlZEIPCg1fbWF4X2F0dGVtcHRzQhAKDl9hZGRfc2lnbmF0dXJlQhYKFF90cmFuc2FjdGlvbl90eXBlX2lkIkoKFkNyZWF0ZUNhbGxiYWNrUmVzcG9uc2USMAoIY2FsbGJhY2sYASABKAsyHi5wYXlnYXRlLmNhbGxiYWNrcy52MS5DYWxsYmFjayLJAgoVVXBkYXRlQ2FsbGJhY2tSZXF1ZXN0EgoKAmlkGAEgASgDEhYKCWNvbGxhYl9pZBgCIAEoBUgAiAEBEhkKDGNhbGxiYWNrX3VybBgDIAEoCUgBiAEBEhcKCmlzX2VuYWJsZWQYBCABKAhIAogBARIZCgxtYXhfYXR0ZW1wdHMYBSABKAVIA4gBARIaCg1hZGRfc2lnbmF0dXJlGAYgASgISASIAQESIAoTdHJhbnNhY3Rpb25fdHlwZV9pZBgHIAEoBUgFiAEBEhYKDmZpbmFsX3N0YXR1c2VzGAggAygFQgwKCl9jb2xsYWJfaWRCDwoNX2NhbGxiYWNrX3VybEINCgtfaXNfZW5hYmxlZEIPCg1fbWF4X2F0dGVtcHRzQhAKDl9hZGRfc2lnbmF0dXJlQhYKFF90cmFuc2FjdGlvbl90eXBlX2lkIkoKFlVwZGF0ZUNhbGxiYWNrUmVzcG9uc2USMAoIY2FsbGJhY2sYASABKAsyHi5wYXlnYXRlLmNhbGxiYWNrcy52MS5DYWxsYmFjayIjChVEZWxldGVDYWxsYmFja1JlcXVlc3QSCgoCaWQYASABKAMiGAoWRGVsZXRlQ2FsbGJhY2tSZXNwb25zZSKNAgoPQ2FsbGJhY2tBdHRlbXB0EgoKAmlkGAEgASgDEi8KC2NyZWF0ZWRfdXRjGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxjYWxsYmFja191cmwYAyABKAkSFAoMcmVxdWVzdF9ib2R5GAQgASgJEhUKDXJlc3BvbnNlX2NvZGUYBSABKAUSHwoXY2FsbGJhY2tfYXR0ZW1wdF9zdGF0dXMYBiABKAkSEgoKd2ViaG9va19pZBgHIAEoCRIWCg5hdHRlbXB0X251bWJlchgIIAEoBRIVCg1lcnJvcl9tZXNzYWdlGAkgASgJEhYKDnRyYW5zYWN0aW9uX2lkGAogASgDImEKG0xpc3RDYWxsYmFja0F0dGVtcHRzUmVxdWVzdBIKCgJpZBgBIAEoAxIRCgRwYWdlGAIgASgFSACIAQESEQoEdGFrZRgDIAEoBUgBiAEBQgcKBV9wYWdlQgcKBV90YWtlIqABChxMaXN0Q2FsbGJhY2tBdHRlbXB0c1Jlc3BvbnNlEkAKEWNhbGxiYWNrX2F0dGVtcHRzGAEgAygLMiUucGF5Z2F0ZS5jYWxsYmFja3MudjEuQ2FsbGJhY2tBdHRlbXB0EhMKC3RvdGFsX2NvdW50GAIgASgDEhQKDGN1cnJlbnRfcGFnZRgDIAEoBRITCgt0b3RhbF9wYWdlcxgEIAEoBSIpChtSZXRyeUNhbGxiYWNrQXR0ZW1wdFJlcXVlc3QSCgoCaWQYASABKAMiVgocUmV0cnlDYWxsYmFja0F0dGVtcHRSZXNwb25zZRI2CgdhdHRlbXB0GAEgASgLMiUucGF5Z2F0ZS5jYWxsYmFja3MudjEuQ2FsbGJhY2tBdHRlbXB0IkkKIkVucXVldWVUcmFuc2FjdGlvbkNhbGxiYWNrc1JlcXVlc3QSCgoCaWQYASABKAMSFwoPaWRlbXBvdGVuY3lfa2V5GAIgASgJIjUKI0VucXVldWVUcmFuc2FjdGlvbkNhbGxiYWNrc1Jlc3BvbnNlEg4KBnF1ZXVlZBgBIAEoBSIuChdHZXRTaWduaW5nU2VjcmV0UmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoBSIqChhHZXRTaWduaW5nU2VjcmV0UmVzcG9uc2USDgoGc2VjcmV0GAEgASgJIl8KGlJvdGF0ZVNpZ25pbmdTZWNyZXRSZXF1ZXN0EhMKC21lcmNoYW50X2lkGAEgASgFEhoKDW92ZXJsYXBfaG91cnMYAiABKAVIAIgBAUIQCg5fb3ZlcmxhcF9ob3VycyItChtSb3RhdGVTaWduaW5nU2VjcmV0UmVzcG9uc2USDgoGc2VjcmV0GAEgASgJIjwKIUxpc3RBdHRlbXB0c09mVHJhbnNhY3Rpb25zUmVxdWVzdBIXCg90cmFuc2FjdGlvbl9pZHMYASADKAMiXQoiTGlzdEF0dGVtcHRzT2ZUcmFuc2FjdGlvbnNSZXNwb25zZRI3CghhdHRlbXB0cxgBIAMoCzIlLnBheWdhdGUuY2FsbGJhY2tzLnYxLkNhbGxiYWNrQXR0ZW1wdDL5DgoQQ2FsbGJhY2tzU2VydmljZRK0AQoTTGlzdENvbGxhYkNhbGxiYWNrcxIwLnBheWdhdGUuY2FsbGJhY2tzLnYxLkxpc3RDb2xsYWJDYWxsYmFja3NSZXF1ZXN0GjEucGF5Z2F0ZS5jYWxsYmFja3MudjEuTGlzdENvbGxhYkNhbGxiYWNrc1Jlc3BvbnNlIjiC0+STAjJiCWNhbGxiYWNrcxIlL2FwaS92MS9jb2xsYWJzL3tjb2xsYWJfaWR9L2NhbGxiYWNrcxK+AQoVTGlzdE1lcmNoYW50Q2FsbGJhY2tzEjIucGF5Z2F0ZS5jYWxsYmFja3MudjEuTGlzdE1lcmNoYW50Q2FsbGJhY2tzUmVxdWVzdBozLnBheWdhdGUuY2FsbGJhY2tzLnYxLkxpc3RNZXJjaGFudENhbGxiYWNrc1Jlc3BvbnNlIjyC0+STAjZiCWNhbGxiYWNrcxIpL2FwaS92MS9tZXJjaGFudHMve21lcmNoYW50X2lkfS9jYWxsYmFja3MSkwEKDkNyZWF0ZUNhbGxiYWNrEisucGF5Z2F0ZS5jYWxsYmFja3MudjEuQ3JlYXRlQ2FsbGJhY2tSZXF1ZXN0GiwucGF5Z2F0ZS5jYWxsYmFja3MudjEuQ3JlYXRlQ2FsbGJhY2tSZXNwb25zZSImgtPkkwIgOgEqYghjYWxsYmFjayIRL2FwaS92MS9jYWxsYmFja3MSmAEKDlVwZGF0ZUNhbGxiYWNrEisucGF5Z2F0ZS5jYWxsYmFja3MudjEuVXBkYXRlQ2FsbGJhY2tSZXF1ZXN0GiwucGF5Z2F0ZS5jYWxsYmFja3MudjEuVXBkYXRlQ2FsbGJhY2tSZXNwb25zZSIrgtPkkwIlOgEqYghjYWxsYmFjayIWL2FwaS92MS9jYWxsYmFja3Mve2lkfRKLAQoORGVsZXRlQ2FsbGJhY2sSKy5wYXlnYXRlLmNhbGxiYWNrcy52MS5EZWxldGVDYWxsYmFja1JlcXVlc3QaLC5wYXlnYXRlLmNhbGxiYWNrcy52MS5EZWxldGVDYWxsYmFja1Jlc3BvbnNlIh6C0+STAhgqFi9hcGkvdjEvY2FsbGJhY2tzL3tpZH0SswEKFExpc3RDYWxsYmFja0F0dGVtcHRzEjEucGF5Z2F0ZS5jYWxsYmFja3MudjEuTGlzdENhbGxiYWNrQXR0ZW1wdHNSZXF1ZXN0GjIucGF5Z2F0ZS5jYWxsYmFja3MudjEuTGlzdENhbGxiYWNrQXR0ZW1wdHNSZXNwb25zZSI0gtPkkwIuEiwvYXBpL3YxL3RyYW5zYWN0aW9ucy97aWR9L2NhbGxiYWNrcy9hdHRlbXB0cxKPAQoaTGlzdEF0dGVtcHRzT2ZUcmFuc2FjdGlvbnMSNy5wYXlnYXRlLmNhbGxiYWNrcy52MS5MaXN0QXR0ZW1wdHNPZlRyYW5zYWN0aW9uc1JlcXVlc3QaOC5wYXlnYXRlLmNhbGxiYWNrcy52MS5MaXN0QXR0ZW1wdHNPZlRyYW5zYWN0aW9uc1Jlc3BvbnNlEqwBChRSZXRyeUNhbGxiYWNrQXR0ZW1wdBIxLnBheWdhdGUuY2FsbGJhY2tzLnYxLlJldHJ5Q2FsbGJhY2tBdHRlbXB0UmVxdWVzdBoyLnBheWdhdGUuY2FsbGJhY2tzLnYxLlJldHJ5Q2FsbGJhY2tBdHRlbXB0UmVzcG9uc2UiLYLT5JMCJyIlL2FwaS92MS9jYWxsYmFja3MvYXR0ZW1wdHMve2lkfS9yZXRyeRLHAQobRW5xdWV1ZVRyYW5zYWN0aW9uQ2FsbGJhY2tzEjgucGF5Z2F0ZS5jYWxsYmFja3MudjEuRW5xdWV1ZVRyYW5zYWN0aW9uQ2FsbGJhY2tzUmVxdWVzdBo5LnBheWdhdGUuY2FsbGJhY2tzLnYxLkVucXVldWVUcmFuc2FjdGlvbkNhbGxiYWNrc1Jlc3BvbnNlIjOC0+STAi0iKy9hcGkvdjEvdHJhbnNhY3Rpb25zL3tpZH0vY2FsbGJhY2tzL2VucXVldWUSqwEKEEdldFNpZ25pbmdTZWNyZXQSLS5wYXlnYXRlLmNhbGxiYWNrcy52MS5HZXRTaWduaW5nU2VjcmV0UmVxdWVzdBouLnBheWdhdGUuY2FsbGJhY2tzLnYxLkdldFNpZ25pbmdTZWNyZXRSZXNwb25zZSI4gtPkkwIyEjAvYXBpL3YxL21lcmNoYW50cy97bWVyY2hhbnRfaWR9L2NhbGxiYWNrcy9zZWNyZXQSvgEKE1JvdGF0ZVNpZ25pbmdTZWNyZXQSMC5wYXlnYXRlLmNhbGxiYWNrcy52MS5Sb3RhdGVTaWduaW5nU2VjcmV0UmVxdWVzdBoxLnBheWdhdGUuY2FsbGJhY2tzLnYxLlJvdGF0ZVNpZ25pbmdTZWNyZXRSZXNwb25zZSJCgtPkkwI8OgEqIjcvYXBpL3YxL21lcmNoYW50cy97bWVyY2hhbnRfaWR9L2NhbGxiYWNrcy9zZWNyZXQvcm90YXRlQuABChhjb20ucGF5Z2F0ZS5jYWxsYmFja3MudjFCDkNhbGxiYWNrc1Byb3RvUAFaQmdpdGh1Yi5jb20vcGF5Z2F0ZS9wYXlnYXRlL2dlbi9nby9wYXlnYXRlL2NhbGxiYWNrcy92MTtjYWxsYmFja3N2MaICA1BDWKoCFFBheWdhdGUuQ2FsbGJhY2tzLlYxygIUUGF5Z2F0ZVxDYWxsYmFja3NcVjHiAiBQYXlnYXRlXENhbGxiYWNrc1xWMVxHUEJNZXRhZGF0YeoCFlBheWdhdGU6OkNhbGxiYWNrczo6VjFiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp]);
 
 /**
  * Callback is the Callback URL entity of spec 02 §3.
@@ -113,6 +113,14 @@ export type Callback = Message<"paygate.callbacks.v1.Callback"> & {
    * @generated from field: repeated int32 final_statuses = 13;
    */
   finalStatuses: number[];
+
+  /**
+   * Custom headers its deliveries carry, in order; a secret one's value is
+   * never answered (empty).
+   *
+   * @generated from field: repeated paygate.callbacks.v1.CallbackHeader headers = 14;
+   */
+  headers: CallbackHeader[];
 };
 
 /**
@@ -213,6 +221,14 @@ export type CallbackJson = {
    * @generated from field: repeated int32 final_statuses = 13;
    */
   finalStatuses?: number[];
+
+  /**
+   * Custom headers its deliveries carry, in order; a secret one's value is
+   * never answered (empty).
+   *
+   * @generated from field: repeated paygate.callbacks.v1.CallbackHeader headers = 14;
+   */
+  headers?: CallbackHeaderJson[];
 };
 
 /**
@@ -221,6 +237,73 @@ export type CallbackJson = {
  */
 export const CallbackSchema: GenMessage<Callback, {jsonType: CallbackJson}> = /*@__PURE__*/
   messageDesc(file_paygate_callbacks_v1_callbacks, 0);
+
+/**
+ * CallbackHeader is a custom header of a callback URL's deliveries.
+ *
+ * @generated from message paygate.callbacks.v1.CallbackHeader
+ */
+export type CallbackHeader = Message<"paygate.callbacks.v1.CallbackHeader"> & {
+  /**
+   * The header's name (letters, digits and - _ . characters, at most 64);
+   * not one Paygate sets itself.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Its value, at most 1024 characters without line breaks; empty in
+   * answers for a secret header.
+   *
+   * @generated from field: string value = 2;
+   */
+  value: string;
+
+  /**
+   * Whether the value is sealed at rest and never answered.
+   *
+   * @generated from field: bool secret = 3;
+   */
+  secret: boolean;
+};
+
+/**
+ * CallbackHeader is a custom header of a callback URL's deliveries.
+ *
+ * @generated from message paygate.callbacks.v1.CallbackHeader
+ */
+export type CallbackHeaderJson = {
+  /**
+   * The header's name (letters, digits and - _ . characters, at most 64);
+   * not one Paygate sets itself.
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+
+  /**
+   * Its value, at most 1024 characters without line breaks; empty in
+   * answers for a secret header.
+   *
+   * @generated from field: string value = 2;
+   */
+  value?: string;
+
+  /**
+   * Whether the value is sealed at rest and never answered.
+   *
+   * @generated from field: bool secret = 3;
+   */
+  secret?: boolean;
+};
+
+/**
+ * Describes the message paygate.callbacks.v1.CallbackHeader.
+ * Use `create(CallbackHeaderSchema)` to create a new message.
+ */
+export const CallbackHeaderSchema: GenMessage<CallbackHeader, {jsonType: CallbackHeaderJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_callbacks_v1_callbacks, 1);
 
 /**
  * ListCollabCallbacksRequest names the collab.
@@ -255,7 +338,7 @@ export type ListCollabCallbacksRequestJson = {
  * Use `create(ListCollabCallbacksRequestSchema)` to create a new message.
  */
 export const ListCollabCallbacksRequestSchema: GenMessage<ListCollabCallbacksRequest, {jsonType: ListCollabCallbacksRequestJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 1);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 2);
 
 /**
  * ListCollabCallbacksResponse lists callback URLs, oldest first.
@@ -290,7 +373,7 @@ export type ListCollabCallbacksResponseJson = {
  * Use `create(ListCollabCallbacksResponseSchema)` to create a new message.
  */
 export const ListCollabCallbacksResponseSchema: GenMessage<ListCollabCallbacksResponse, {jsonType: ListCollabCallbacksResponseJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 2);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 3);
 
 /**
  * ListMerchantCallbacksRequest names the merchant.
@@ -325,7 +408,7 @@ export type ListMerchantCallbacksRequestJson = {
  * Use `create(ListMerchantCallbacksRequestSchema)` to create a new message.
  */
 export const ListMerchantCallbacksRequestSchema: GenMessage<ListMerchantCallbacksRequest, {jsonType: ListMerchantCallbacksRequestJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 3);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 4);
 
 /**
  * ListMerchantCallbacksResponse lists callback URLs, oldest first.
@@ -360,7 +443,7 @@ export type ListMerchantCallbacksResponseJson = {
  * Use `create(ListMerchantCallbacksResponseSchema)` to create a new message.
  */
 export const ListMerchantCallbacksResponseSchema: GenMessage<ListMerchantCallbacksResponse, {jsonType: ListMerchantCallbacksResponseJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 4);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 5);
 
 /**
  * CreateCallbackRequest is the "Add Callback URL" dialog's payload.
@@ -417,6 +500,13 @@ export type CreateCallbackRequest = Message<"paygate.callbacks.v1.CreateCallback
    * @generated from field: repeated int32 final_statuses = 7;
    */
   finalStatuses: number[];
+
+  /**
+   * Custom headers its deliveries carry; none when empty.
+   *
+   * @generated from field: repeated paygate.callbacks.v1.CallbackHeader headers = 8;
+   */
+  headers: CallbackHeader[];
 };
 
 /**
@@ -474,6 +564,13 @@ export type CreateCallbackRequestJson = {
    * @generated from field: repeated int32 final_statuses = 7;
    */
   finalStatuses?: number[];
+
+  /**
+   * Custom headers its deliveries carry; none when empty.
+   *
+   * @generated from field: repeated paygate.callbacks.v1.CallbackHeader headers = 8;
+   */
+  headers?: CallbackHeaderJson[];
 };
 
 /**
@@ -481,7 +578,7 @@ export type CreateCallbackRequestJson = {
  * Use `create(CreateCallbackRequestSchema)` to create a new message.
  */
 export const CreateCallbackRequestSchema: GenMessage<CreateCallbackRequest, {jsonType: CreateCallbackRequestJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 5);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 6);
 
 /**
  * CreateCallbackResponse carries the callback URL as stored.
@@ -516,7 +613,7 @@ export type CreateCallbackResponseJson = {
  * Use `create(CreateCallbackResponseSchema)` to create a new message.
  */
 export const CreateCallbackResponseSchema: GenMessage<CreateCallbackResponse, {jsonType: CreateCallbackResponseJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 6);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 7);
 
 /**
  * UpdateCallbackRequest is a row edit; the row's fields replace the stored
@@ -653,7 +750,7 @@ export type UpdateCallbackRequestJson = {
  * Use `create(UpdateCallbackRequestSchema)` to create a new message.
  */
 export const UpdateCallbackRequestSchema: GenMessage<UpdateCallbackRequest, {jsonType: UpdateCallbackRequestJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 7);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 8);
 
 /**
  * UpdateCallbackResponse carries the callback URL as stored.
@@ -688,7 +785,7 @@ export type UpdateCallbackResponseJson = {
  * Use `create(UpdateCallbackResponseSchema)` to create a new message.
  */
 export const UpdateCallbackResponseSchema: GenMessage<UpdateCallbackResponse, {jsonType: UpdateCallbackResponseJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 8);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 9);
 
 /**
  * DeleteCallbackRequest names the callback URL.
@@ -723,7 +820,7 @@ export type DeleteCallbackRequestJson = {
  * Use `create(DeleteCallbackRequestSchema)` to create a new message.
  */
 export const DeleteCallbackRequestSchema: GenMessage<DeleteCallbackRequest, {jsonType: DeleteCallbackRequestJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 9);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 10);
 
 /**
  * DeleteCallbackResponse is empty.
@@ -746,7 +843,7 @@ export type DeleteCallbackResponseJson = {
  * Use `create(DeleteCallbackResponseSchema)` to create a new message.
  */
 export const DeleteCallbackResponseSchema: GenMessage<DeleteCallbackResponse, {jsonType: DeleteCallbackResponseJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 10);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 11);
 
 /**
  * CallbackAttempt is the Callback attempt entity of spec 02 §3.
@@ -909,7 +1006,7 @@ export type CallbackAttemptJson = {
  * Use `create(CallbackAttemptSchema)` to create a new message.
  */
 export const CallbackAttemptSchema: GenMessage<CallbackAttempt, {jsonType: CallbackAttemptJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 11);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 12);
 
 /**
  * ListCallbackAttemptsRequest pages a transaction's attempts.
@@ -972,7 +1069,7 @@ export type ListCallbackAttemptsRequestJson = {
  * Use `create(ListCallbackAttemptsRequestSchema)` to create a new message.
  */
 export const ListCallbackAttemptsRequestSchema: GenMessage<ListCallbackAttemptsRequest, {jsonType: ListCallbackAttemptsRequestJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 12);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 13);
 
 /**
  * ListCallbackAttemptsResponse is one page of attempts.
@@ -1049,7 +1146,7 @@ export type ListCallbackAttemptsResponseJson = {
  * Use `create(ListCallbackAttemptsResponseSchema)` to create a new message.
  */
 export const ListCallbackAttemptsResponseSchema: GenMessage<ListCallbackAttemptsResponse, {jsonType: ListCallbackAttemptsResponseJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 13);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 14);
 
 /**
  * RetryCallbackAttemptRequest names a failed attempt.
@@ -1084,7 +1181,7 @@ export type RetryCallbackAttemptRequestJson = {
  * Use `create(RetryCallbackAttemptRequestSchema)` to create a new message.
  */
 export const RetryCallbackAttemptRequestSchema: GenMessage<RetryCallbackAttemptRequest, {jsonType: RetryCallbackAttemptRequestJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 14);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 15);
 
 /**
  * RetryCallbackAttemptResponse carries the retried attempt.
@@ -1119,7 +1216,7 @@ export type RetryCallbackAttemptResponseJson = {
  * Use `create(RetryCallbackAttemptResponseSchema)` to create a new message.
  */
 export const RetryCallbackAttemptResponseSchema: GenMessage<RetryCallbackAttemptResponse, {jsonType: RetryCallbackAttemptResponseJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 15);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 16);
 
 /**
  * EnqueueTransactionCallbacksRequest names the transaction.
@@ -1170,7 +1267,7 @@ export type EnqueueTransactionCallbacksRequestJson = {
  * Use `create(EnqueueTransactionCallbacksRequestSchema)` to create a new message.
  */
 export const EnqueueTransactionCallbacksRequestSchema: GenMessage<EnqueueTransactionCallbacksRequest, {jsonType: EnqueueTransactionCallbacksRequestJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 16);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 17);
 
 /**
  * EnqueueTransactionCallbacksResponse says how many deliveries were queued.
@@ -1205,7 +1302,7 @@ export type EnqueueTransactionCallbacksResponseJson = {
  * Use `create(EnqueueTransactionCallbacksResponseSchema)` to create a new message.
  */
 export const EnqueueTransactionCallbacksResponseSchema: GenMessage<EnqueueTransactionCallbacksResponse, {jsonType: EnqueueTransactionCallbacksResponseJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 17);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 18);
 
 /**
  * GetSigningSecretRequest names the merchant.
@@ -1240,7 +1337,7 @@ export type GetSigningSecretRequestJson = {
  * Use `create(GetSigningSecretRequestSchema)` to create a new message.
  */
 export const GetSigningSecretRequestSchema: GenMessage<GetSigningSecretRequest, {jsonType: GetSigningSecretRequestJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 18);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 19);
 
 /**
  * GetSigningSecretResponse carries the secret.
@@ -1275,7 +1372,7 @@ export type GetSigningSecretResponseJson = {
  * Use `create(GetSigningSecretResponseSchema)` to create a new message.
  */
 export const GetSigningSecretResponseSchema: GenMessage<GetSigningSecretResponse, {jsonType: GetSigningSecretResponseJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 19);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 20);
 
 /**
  * RotateSigningSecretRequest names the merchant.
@@ -1326,7 +1423,7 @@ export type RotateSigningSecretRequestJson = {
  * Use `create(RotateSigningSecretRequestSchema)` to create a new message.
  */
 export const RotateSigningSecretRequestSchema: GenMessage<RotateSigningSecretRequest, {jsonType: RotateSigningSecretRequestJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 20);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 21);
 
 /**
  * RotateSigningSecretResponse carries the new secret.
@@ -1361,7 +1458,7 @@ export type RotateSigningSecretResponseJson = {
  * Use `create(RotateSigningSecretResponseSchema)` to create a new message.
  */
 export const RotateSigningSecretResponseSchema: GenMessage<RotateSigningSecretResponse, {jsonType: RotateSigningSecretResponseJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 21);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 22);
 
 /**
  * ListAttemptsOfTransactionsRequest names the transactions.
@@ -1396,7 +1493,7 @@ export type ListAttemptsOfTransactionsRequestJson = {
  * Use `create(ListAttemptsOfTransactionsRequestSchema)` to create a new message.
  */
 export const ListAttemptsOfTransactionsRequestSchema: GenMessage<ListAttemptsOfTransactionsRequest, {jsonType: ListAttemptsOfTransactionsRequestJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 22);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 23);
 
 /**
  * ListAttemptsOfTransactionsResponse carries their attempts.
@@ -1431,7 +1528,7 @@ export type ListAttemptsOfTransactionsResponseJson = {
  * Use `create(ListAttemptsOfTransactionsResponseSchema)` to create a new message.
  */
 export const ListAttemptsOfTransactionsResponseSchema: GenMessage<ListAttemptsOfTransactionsResponse, {jsonType: ListAttemptsOfTransactionsResponseJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_callbacks, 23);
+  messageDesc(file_paygate_callbacks_v1_callbacks, 24);
 
 /**
  * CallbacksService owns merchants' callback URLs and the delivery of every

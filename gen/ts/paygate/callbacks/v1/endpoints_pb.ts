@@ -7,7 +7,7 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_api_annotations } from "../../../google/api/annotations_pb";
 import type { Timestamp, TimestampJson } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Callback, CallbackJson } from "./callbacks_pb";
+import type { Callback, CallbackHeader, CallbackHeaderJson, CallbackJson } from "./callbacks_pb";
 import { file_paygate_callbacks_v1_callbacks } from "./callbacks_pb";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file paygate/callbacks/v1/endpoints.proto.
  */
 export const file_paygate_callbacks_v1_endpoints: GenFile = /*@__PURE__*/
-  fileDesc("CiRwYXlnYXRlL2NhbGxiYWNrcy92MS9lbmRwb2ludHMucHJvdG8SFHBheWdhdGUuY2FsbGJhY2tzLnYxIkMKFUVuYWJsZUNhbGxiYWNrUmVxdWVzdBIKCgJpZBgBIAEoAxIeChZyZWNvdmVyX3NpbmNlX2Rpc2FibGVkGAIgASgIInYKFkVuYWJsZUNhbGxiYWNrUmVzcG9uc2USMAoIY2FsbGJhY2sYASABKAsyHi5wYXlnYXRlLmNhbGxiYWNrcy52MS5DYWxsYmFjaxIZCgxyZXRyeV9ydW5faWQYAiABKANIAIgBAUIPCg1fcmV0cnlfcnVuX2lkIjAKGUxpc3RFbmRwb2ludEhlYWx0aFJlcXVlc3QSEwoLbWVyY2hhbnRfaWQYASABKAUiVQoaTGlzdEVuZHBvaW50SGVhbHRoUmVzcG9uc2USNwoJZW5kcG9pbnRzGAEgAygLMiQucGF5Z2F0ZS5jYWxsYmFja3MudjEuRW5kcG9pbnRIZWFsdGgizwMKDkVuZHBvaW50SGVhbHRoEhMKC2NhbGxiYWNrX2lkGAEgASgDEhQKDGNhbGxiYWNrX3VybBgCIAEoCRISCgppc19lbmFibGVkGAMgASgIEhAKCGF0dGVtcHRzGAQgASgDEhEKCXN1Y2Nlc3NlcxgFIAEoAxIZCgxzdWNjZXNzX3JhdGUYBiABKAFIAIgBARIbCg5wOTVfbGF0ZW5jeV9tcxgHIAEoBUgBiAEBEhUKDWJyZWFrZXJfc3RhdGUYCCABKAkSHAoUY29uc2VjdXRpdmVfZmFpbHVyZXMYCSABKAUSNQoRZmFpbGluZ19zaW5jZV91dGMYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KCXJldHJ5X3V0YxgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHAoPZGlzYWJsZWRfcmVhc29uGAwgASgJSAKIAQESMAoMZGlzYWJsZWRfdXRjGA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIPCg1fc3VjY2Vzc19yYXRlQhEKD19wOTVfbGF0ZW5jeV9tc0ISChBfZGlzYWJsZWRfcmVhc29uMuUCChdDYWxsYmFja0VuZHBvaW50U2VydmljZRKVAQoORW5hYmxlQ2FsbGJhY2sSKy5wYXlnYXRlLmNhbGxiYWNrcy52MS5FbmFibGVDYWxsYmFja1JlcXVlc3QaLC5wYXlnYXRlLmNhbGxiYWNrcy52MS5FbmFibGVDYWxsYmFja1Jlc3BvbnNlIiiC0+STAiI6ASoiHS9hcGkvdjEvY2FsbGJhY2tzL3tpZH0vZW5hYmxlErEBChJMaXN0RW5kcG9pbnRIZWFsdGgSLy5wYXlnYXRlLmNhbGxiYWNrcy52MS5MaXN0RW5kcG9pbnRIZWFsdGhSZXF1ZXN0GjAucGF5Z2F0ZS5jYWxsYmFja3MudjEuTGlzdEVuZHBvaW50SGVhbHRoUmVzcG9uc2UiOILT5JMCMhIwL2FwaS92MS9tZXJjaGFudHMve21lcmNoYW50X2lkfS9jYWxsYmFja3MvaGVhbHRoQuABChhjb20ucGF5Z2F0ZS5jYWxsYmFja3MudjFCDkVuZHBvaW50c1Byb3RvUAFaQmdpdGh1Yi5jb20vcGF5Z2F0ZS9wYXlnYXRlL2dlbi9nby9wYXlnYXRlL2NhbGxiYWNrcy92MTtjYWxsYmFja3N2MaICA1BDWKoCFFBheWdhdGUuQ2FsbGJhY2tzLlYxygIUUGF5Z2F0ZVxDYWxsYmFja3NcVjHiAiBQYXlnYXRlXENhbGxiYWNrc1xWMVxHUEJNZXRhZGF0YeoCFlBheWdhdGU6OkNhbGxiYWNrczo6VjFiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp, file_paygate_callbacks_v1_callbacks]);
+  fileDesc("CiRwYXlnYXRlL2NhbGxiYWNrcy92MS9lbmRwb2ludHMucHJvdG8SFHBheWdhdGUuY2FsbGJhY2tzLnYxIkMKFUVuYWJsZUNhbGxiYWNrUmVxdWVzdBIKCgJpZBgBIAEoAxIeChZyZWNvdmVyX3NpbmNlX2Rpc2FibGVkGAIgASgIInYKFkVuYWJsZUNhbGxiYWNrUmVzcG9uc2USMAoIY2FsbGJhY2sYASABKAsyHi5wYXlnYXRlLmNhbGxiYWNrcy52MS5DYWxsYmFjaxIZCgxyZXRyeV9ydW5faWQYAiABKANIAIgBAUIPCg1fcmV0cnlfcnVuX2lkIl4KGVNldENhbGxiYWNrSGVhZGVyc1JlcXVlc3QSCgoCaWQYASABKAMSNQoHaGVhZGVycxgCIAMoCzIkLnBheWdhdGUuY2FsbGJhY2tzLnYxLkNhbGxiYWNrSGVhZGVyIk4KGlNldENhbGxiYWNrSGVhZGVyc1Jlc3BvbnNlEjAKCGNhbGxiYWNrGAEgASgLMh4ucGF5Z2F0ZS5jYWxsYmFja3MudjEuQ2FsbGJhY2siMAoZTGlzdEVuZHBvaW50SGVhbHRoUmVxdWVzdBITCgttZXJjaGFudF9pZBgBIAEoBSJVChpMaXN0RW5kcG9pbnRIZWFsdGhSZXNwb25zZRI3CgllbmRwb2ludHMYASADKAsyJC5wYXlnYXRlLmNhbGxiYWNrcy52MS5FbmRwb2ludEhlYWx0aCLPAwoORW5kcG9pbnRIZWFsdGgSEwoLY2FsbGJhY2tfaWQYASABKAMSFAoMY2FsbGJhY2tfdXJsGAIgASgJEhIKCmlzX2VuYWJsZWQYAyABKAgSEAoIYXR0ZW1wdHMYBCABKAMSEQoJc3VjY2Vzc2VzGAUgASgDEhkKDHN1Y2Nlc3NfcmF0ZRgGIAEoAUgAiAEBEhsKDnA5NV9sYXRlbmN5X21zGAcgASgFSAGIAQESFQoNYnJlYWtlcl9zdGF0ZRgIIAEoCRIcChRjb25zZWN1dGl2ZV9mYWlsdXJlcxgJIAEoBRI1ChFmYWlsaW5nX3NpbmNlX3V0YxgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoJcmV0cnlfdXRjGAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcCg9kaXNhYmxlZF9yZWFzb24YDCABKAlIAogBARIwCgxkaXNhYmxlZF91dGMYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQg8KDV9zdWNjZXNzX3JhdGVCEQoPX3A5NV9sYXRlbmN5X21zQhIKEF9kaXNhYmxlZF9yZWFzb24ylAQKF0NhbGxiYWNrRW5kcG9pbnRTZXJ2aWNlEpUBCg5FbmFibGVDYWxsYmFjaxIrLnBheWdhdGUuY2FsbGJhY2tzLnYxLkVuYWJsZUNhbGxiYWNrUmVxdWVzdBosLnBheWdhdGUuY2FsbGJhY2tzLnYxLkVuYWJsZUNhbGxiYWNrUmVzcG9uc2UiKILT5JMCIjoBKiIdL2FwaS92MS9jYWxsYmFja3Mve2lkfS9lbmFibGUSrAEKElNldENhbGxiYWNrSGVhZGVycxIvLnBheWdhdGUuY2FsbGJhY2tzLnYxLlNldENhbGxiYWNrSGVhZGVyc1JlcXVlc3QaMC5wYXlnYXRlLmNhbGxiYWNrcy52MS5TZXRDYWxsYmFja0hlYWRlcnNSZXNwb25zZSIzgtPkkwItOgEqYghjYWxsYmFjaxoeL2FwaS92MS9jYWxsYmFja3Mve2lkfS9oZWFkZXJzErEBChJMaXN0RW5kcG9pbnRIZWFsdGgSLy5wYXlnYXRlLmNhbGxiYWNrcy52MS5MaXN0RW5kcG9pbnRIZWFsdGhSZXF1ZXN0GjAucGF5Z2F0ZS5jYWxsYmFja3MudjEuTGlzdEVuZHBvaW50SGVhbHRoUmVzcG9uc2UiOILT5JMCMhIwL2FwaS92MS9tZXJjaGFudHMve21lcmNoYW50X2lkfS9jYWxsYmFja3MvaGVhbHRoQuABChhjb20ucGF5Z2F0ZS5jYWxsYmFja3MudjFCDkVuZHBvaW50c1Byb3RvUAFaQmdpdGh1Yi5jb20vcGF5Z2F0ZS9wYXlnYXRlL2dlbi9nby9wYXlnYXRlL2NhbGxiYWNrcy92MTtjYWxsYmFja3N2MaICA1BDWKoCFFBheWdhdGUuQ2FsbGJhY2tzLlYxygIUUGF5Z2F0ZVxDYWxsYmFja3NcVjHiAiBQYXlnYXRlXENhbGxiYWNrc1xWMVxHUEJNZXRhZGF0YeoCFlBheWdhdGU6OkNhbGxiYWNrczo6VjFiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp, file_paygate_callbacks_v1_callbacks]);
 
 /**
  * EnableCallbackRequest names the URL.
@@ -118,6 +118,92 @@ export const EnableCallbackResponseSchema: GenMessage<EnableCallbackResponse, {j
   messageDesc(file_paygate_callbacks_v1_endpoints, 1);
 
 /**
+ * SetCallbackHeadersRequest is the whole set of a URL's custom headers.
+ *
+ * @generated from message paygate.callbacks.v1.SetCallbackHeadersRequest
+ */
+export type SetCallbackHeadersRequest = Message<"paygate.callbacks.v1.SetCallbackHeadersRequest"> & {
+  /**
+   * Id of the callback URL.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * The headers, in order; empty for none. A secret header sent with an
+   * empty value keeps the value stored under its name.
+   *
+   * @generated from field: repeated paygate.callbacks.v1.CallbackHeader headers = 2;
+   */
+  headers: CallbackHeader[];
+};
+
+/**
+ * SetCallbackHeadersRequest is the whole set of a URL's custom headers.
+ *
+ * @generated from message paygate.callbacks.v1.SetCallbackHeadersRequest
+ */
+export type SetCallbackHeadersRequestJson = {
+  /**
+   * Id of the callback URL.
+   *
+   * @generated from field: int64 id = 1;
+   */
+  id?: string;
+
+  /**
+   * The headers, in order; empty for none. A secret header sent with an
+   * empty value keeps the value stored under its name.
+   *
+   * @generated from field: repeated paygate.callbacks.v1.CallbackHeader headers = 2;
+   */
+  headers?: CallbackHeaderJson[];
+};
+
+/**
+ * Describes the message paygate.callbacks.v1.SetCallbackHeadersRequest.
+ * Use `create(SetCallbackHeadersRequestSchema)` to create a new message.
+ */
+export const SetCallbackHeadersRequestSchema: GenMessage<SetCallbackHeadersRequest, {jsonType: SetCallbackHeadersRequestJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_callbacks_v1_endpoints, 2);
+
+/**
+ * SetCallbackHeadersResponse is the URL after the change.
+ *
+ * @generated from message paygate.callbacks.v1.SetCallbackHeadersResponse
+ */
+export type SetCallbackHeadersResponse = Message<"paygate.callbacks.v1.SetCallbackHeadersResponse"> & {
+  /**
+   * The callback URL.
+   *
+   * @generated from field: paygate.callbacks.v1.Callback callback = 1;
+   */
+  callback?: Callback | undefined;
+};
+
+/**
+ * SetCallbackHeadersResponse is the URL after the change.
+ *
+ * @generated from message paygate.callbacks.v1.SetCallbackHeadersResponse
+ */
+export type SetCallbackHeadersResponseJson = {
+  /**
+   * The callback URL.
+   *
+   * @generated from field: paygate.callbacks.v1.Callback callback = 1;
+   */
+  callback?: CallbackJson;
+};
+
+/**
+ * Describes the message paygate.callbacks.v1.SetCallbackHeadersResponse.
+ * Use `create(SetCallbackHeadersResponseSchema)` to create a new message.
+ */
+export const SetCallbackHeadersResponseSchema: GenMessage<SetCallbackHeadersResponse, {jsonType: SetCallbackHeadersResponseJson}> = /*@__PURE__*/
+  messageDesc(file_paygate_callbacks_v1_endpoints, 3);
+
+/**
  * ListEndpointHealthRequest names the merchant.
  *
  * @generated from message paygate.callbacks.v1.ListEndpointHealthRequest
@@ -150,7 +236,7 @@ export type ListEndpointHealthRequestJson = {
  * Use `create(ListEndpointHealthRequestSchema)` to create a new message.
  */
 export const ListEndpointHealthRequestSchema: GenMessage<ListEndpointHealthRequest, {jsonType: ListEndpointHealthRequestJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_endpoints, 2);
+  messageDesc(file_paygate_callbacks_v1_endpoints, 4);
 
 /**
  * ListEndpointHealthResponse lists the merchant's callback URLs' health.
@@ -185,7 +271,7 @@ export type ListEndpointHealthResponseJson = {
  * Use `create(ListEndpointHealthResponseSchema)` to create a new message.
  */
 export const ListEndpointHealthResponseSchema: GenMessage<ListEndpointHealthResponse, {jsonType: ListEndpointHealthResponseJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_endpoints, 3);
+  messageDesc(file_paygate_callbacks_v1_endpoints, 5);
 
 /**
  * EndpointHealth is one callback URL's health over the last 24 hours.
@@ -390,7 +476,7 @@ export type EndpointHealthJson = {
  * Use `create(EndpointHealthSchema)` to create a new message.
  */
 export const EndpointHealthSchema: GenMessage<EndpointHealth, {jsonType: EndpointHealthJson}> = /*@__PURE__*/
-  messageDesc(file_paygate_callbacks_v1_endpoints, 4);
+  messageDesc(file_paygate_callbacks_v1_endpoints, 6);
 
 /**
  * CallbackEndpointService keeps callback URLs healthy
@@ -413,6 +499,17 @@ export const CallbackEndpointService: GenService<{
     methodKind: "unary";
     input: typeof EnableCallbackRequestSchema;
     output: typeof EnableCallbackResponseSchema;
+  },
+  /**
+   * SetCallbackHeaders replaces the custom headers a callback URL's
+   * deliveries carry (docs/contracts-callbacks.md, "Custom headers").
+   *
+   * @generated from rpc paygate.callbacks.v1.CallbackEndpointService.SetCallbackHeaders
+   */
+  setCallbackHeaders: {
+    methodKind: "unary";
+    input: typeof SetCallbackHeadersRequestSchema;
+    output: typeof SetCallbackHeadersResponseSchema;
   },
   /**
    * ListEndpointHealth answers the health of every callback URL of a

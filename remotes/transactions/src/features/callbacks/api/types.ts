@@ -23,6 +23,15 @@ export interface CallbackUrl {
   disabledReason: string | null;
   /** When it was, as RFC 3339; null otherwise. */
   disabledUtc: string | null;
+  /** Custom headers its deliveries carry; a secret one's value is never answered (empty). */
+  headers: CallbackHeader[];
+}
+
+/** CallbackHeader is a custom header of a callback URL (docs/contracts-callbacks.md, "Custom headers"). */
+export interface CallbackHeader {
+  name: string;
+  value: string;
+  secret: boolean;
 }
 
 /** CALLBACK_TYPES name the transaction types in the order the selects offer them. */
@@ -55,5 +64,6 @@ export function toCallbackUrl(c: CallbackWire): CallbackUrl {
     finalStatuses: c.finalStatuses ?? [],
     disabledReason: c.disabledReason ?? null,
     disabledUtc: c.disabledUtc ?? null,
+    headers: (c.headers ?? []).map((h) => ({ name: h.name ?? '', value: h.value ?? '', secret: h.secret ?? false })),
   };
 }

@@ -1,4 +1,4 @@
-import { Text } from '@chakra-ui/react';
+import { Button, Text } from '@chakra-ui/react';
 import { FlagSwitch } from '@paygate/sdk';
 import { DraftInput, type DraftInputSpec } from '../../../components/draft-input';
 import { OnOff, URL_CELL, type UrlEndpointColumn } from '../../../components/url-endpoints-table';
@@ -15,9 +15,11 @@ type Column = UrlEndpointColumn<CallbackUrl, CallbackDraft, keyof CallbackDraftE
 /**
  * callbackColumns are the columns of the callback URLs table (spec 02 §2); a
  * row edit changes every field but the collab.
- * collabHeader: Collab for admins, Provider for others.
+ * collabHeader: Collab for admins, Provider for others. onSettings, given
+ * to users who may edit callback URLs, opens a row's delivery settings
+ * (final statuses and custom headers).
  */
-export function callbackColumns(collabHeader: string, collabName: (collabId: number) => string): Column[] {
+export function callbackColumns(collabHeader: string, collabName: (collabId: number) => string, onSettings?: (c: CallbackUrl) => void): Column[] {
   return [
     { header: collabHeader, view: (c) => collabName(c.collabId) },
     {
@@ -58,5 +60,24 @@ export function callbackColumns(collabHeader: string, collabName: (collabId: num
       edit: ({ draft, set }) => <CallbackTypeSelect value={draft.transactionTypeId} onChange={(t) => set({ transactionTypeId: t })} />,
       editProps: { w: '32' },
     },
+    {
+      header: 'Headers',
+      view: (c) => (
+        <>
+          <span>{headersSummary(c)}</span>
+          {onSettings && (
+            <Button size="xs" variant="outline" display="block" mt="1" aria-haspopup="dialog" aria-label={`Delivery settings of ${c.callbackUrl}`} onClick={() => onSettings(c)}>
+              Delivery settings
+            </Button>
+          )}
+        </>
+      ),
+    },
   ];
+}
+
+/** headersSummary names a URL's custom headers (a secret one's value is never shown). */
+export function headersSummary(c: Pick<CallbackUrl, 'headers'>): string {
+  if (c.headers.length === 0) return 'None';
+  return c.headers.map((h) => (h.secret ? `${h.name} (secret)` : h.name)).join(', ');
 }

@@ -13,6 +13,8 @@ import { CallbackRetryDialog } from './callback-retry-dialog';
 import { EndpointHealthPanel } from './endpoint-health';
 import { AddCallbackDialog } from './add-callback-dialog';
 import { callbackColumns } from './callback-columns';
+import { DeliverySettingsDialog } from './delivery-settings-dialog';
+import type { CallbackUrl } from '../api/types';
 
 /** The confirmations asked before a row edit and a delete (spec 02 §2). */
 export const UPDATE_CONFIRMATION = 'Are you sure you want to update this callback URL?';
@@ -55,12 +57,14 @@ function Callbacks({ user }: { user: User }) {
     delete: mayCall(user, 'DELETE /api/v1/callbacks/{id}'),
     enable: mayCall(user, 'POST /api/v1/callbacks/{id}/enable'),
     health: mayCall(user, 'GET /api/v1/merchants/{merchantId}/callbacks/health'),
+    headers: mayCall(user, 'PUT /api/v1/callbacks/{id}/headers'),
   };
   const queryClient = useQueryClient();
   const [selectedMerchant] = useSelectedMerchant();
   const [collabId, setCollabId] = useState<number | null>(null);
   const [adding, setAdding] = useState(false);
   const [retrying, setRetrying] = useState<'retry' | 'recover' | null>(null);
+  const [settingsOf, setSettingsOf] = useState<CallbackUrl | null>(null);
   const mayRetry = mayCall(user, 'POST /api/v1/callback-retries/dry-run');
   // A new list (another collab chosen) drops an open row edit.
   const [listKey, setListKey] = useState(0);
@@ -126,7 +130,7 @@ function Callbacks({ user }: { user: User }) {
         key={listKey}
         texts={TEXTS}
         testId="callback"
-        columns={callbackColumns(admin ? 'Collab' : 'Provider', collabName)}
+        columns={callbackColumns(admin ? 'Collab' : 'Provider', collabName, may.update && may.headers ? setSettingsOf : undefined)}
         rows={scope ? (list.data ?? []) : []}
         loading={scope !== null && list.isPending}
         canUpdate={may.update}
@@ -152,6 +156,8 @@ function Callbacks({ user }: { user: User }) {
           onClose={() => setRetrying(null)}
         />
       )}
+
+      {settingsOf && <DeliverySettingsDialog url={settingsOf} onSaved={reload} onClose={() => setSettingsOf(null)} />}
 
       {adding && (
         <AddCallbackDialog

@@ -27,7 +27,7 @@ describe('callback URL form (spec 02 §5)', () => {
 
   it('edits a stored URL as it is', () => {
     expect(
-      draftOf({ id: '5', collabId: 1, merchantId: 1, callbackUrl: 'https://a.example', isEnabled: false, maxAttempts: 7, addSignature: false, transactionTypeId: 2, finalStatuses: [], disabledReason: null, disabledUtc: null }),
+      draftOf({ id: '5', collabId: 1, merchantId: 1, callbackUrl: 'https://a.example', isEnabled: false, maxAttempts: 7, addSignature: false, transactionTypeId: 2, finalStatuses: [], disabledReason: null, disabledUtc: null, headers: [] }),
     ).toEqual({ collabId: 1, callbackUrl: 'https://a.example', maxAttempts: '7', isEnabled: false, addSignature: false, transactionTypeId: 2 });
   });
 });
