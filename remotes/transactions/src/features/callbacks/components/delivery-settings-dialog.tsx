@@ -1,7 +1,7 @@
 import { Alert, Button, Checkbox, Fieldset, HStack, IconButton, Input, Stack, Table, Text, VisuallyHidden } from '@chakra-ui/react';
 import { DialogFrame, errorMessage, notify } from '@paygate/sdk';
 import { useState, type FormEvent } from 'react';
-import { statusLabel } from '../../transactions/utils/status';
+import { statusLabel } from '../../../utils/status';
 import { FINAL_STATUSES, MAX_HEADER_NAME, MAX_HEADER_VALUE, MAX_HEADERS, useSaveDeliverySettings } from '../api/delivery-settings';
 import type { CallbackHeader, CallbackUrl } from '../api/types';
 

@@ -8,7 +8,7 @@ import { useEnqueueTransaction } from '../api/enqueue-transaction';
 import { useSetTransactionStatus } from '../api/set-transaction-status';
 import { useTransaction } from '../api/get-transaction';
 import type { Transaction } from '../api/types';
-import { pollingWarning, statusLabel, TRANSACTION_STATUSES } from '../utils/status';
+import { pollingWarning, statusLabel, TRANSACTION_STATUSES } from '../../../utils/status';
 import { ValidationResults } from './validation-results';
 
 /** The queues of the Edit dialog (spec 02 §4); the callback queue is on the callbacks service. */

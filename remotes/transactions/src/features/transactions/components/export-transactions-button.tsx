@@ -4,7 +4,7 @@ import { useEffect, useState } from 'react';
 import { collabNamer, type CollabOption } from '../../../api/get-collabs';
 import type { TransactionsInput } from '../api/get-transactions';
 import type { Transaction } from '../api/types';
-import { statusLabel, TRANSACTION_TYPES } from '../utils/status';
+import { statusLabel, TRANSACTION_TYPES } from '../../../utils/status';
 
 /**
  * exportScope turns the list call into what the export wizard exports: the

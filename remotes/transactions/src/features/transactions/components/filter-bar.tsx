@@ -3,7 +3,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import type { DateRange } from '../../../utils/date-range';
 import { EMPTY_FILTERS, type Filters } from '../utils/query-state';
 import { amountFilter } from '../utils/search';
-import { TRANSACTION_TYPES } from '../utils/status';
+import { TRANSACTION_TYPES } from '../../../utils/status';
 import { DateRangePicker } from './date-range-picker';
 import { StatusFilter } from './status-filter';
 

@@ -3,7 +3,7 @@ import { DataTable, DialogFrame, errorMessage, formatDateTime, notify, useTimezo
 import { useState } from 'react';
 import { useSearchInLogs, type LogSearchHit } from '../api/search-in-logs';
 import { defaultLogSearch, DURATIONS, logSearchRequest, type LogSearchForm } from '../utils/log-search';
-import { statusLabel, TRANSACTION_TYPES } from '../utils/status';
+import { statusLabel, TRANSACTION_TYPES } from '../../../utils/status';
 
 const PAGE = 20;
 

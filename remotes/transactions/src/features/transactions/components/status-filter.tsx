@@ -1,5 +1,5 @@
 import { Button, Menu, Portal } from '@chakra-ui/react';
-import { statusesLabel, TRANSACTION_STATUSES } from '../utils/status';
+import { statusesLabel, TRANSACTION_STATUSES } from '../../../utils/status';
 
 interface Props {
   value: readonly number[];

@@ -34,7 +34,7 @@ import { logSearchFromTransaction } from '../utils/log-search';
 import { manualQuestion } from '../utils/manual-confirm';
 import { DEFAULT_PAGE_SIZE, PAGE_SIZES, parseFilters, serializeFilters, type Filters } from '../utils/query-state';
 import { paymentMethodType, searchTarget } from '../utils/search';
-import { statusLabel } from '../utils/status';
+import { statusLabel } from '../../../utils/status';
 import { needsTotals, TOTAL_CURRENCIES, totalFor, type TotalCurrency } from '../utils/totals';
 import { AdditionalDataDialog } from './additional-data-dialog';
 import { CallbackAttemptsDialog } from './callback-attempts-dialog';

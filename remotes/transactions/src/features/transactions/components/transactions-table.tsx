@@ -3,7 +3,7 @@ import { DataTable, formatAmount, formatDateTime, type DataColumn, type PagerPro
 import type { Transaction } from '../api/types';
 import type { ManualKind } from '../hooks/use-manual-action';
 import { rowActionLayout, rowActions, type RowActionKey, type RowActions } from '../utils/row-actions';
-import { callbackDelivery, DELIVERY_PALETTE, pollingWarning, STATUS_PALETTE, statusClass, statusLabel } from '../utils/status';
+import { callbackDelivery, DELIVERY_PALETTE, pollingWarning, STATUS_PALETTE, statusClass, statusLabel } from '../../../utils/status';
 
 /** RowDialog names the dialog a row button opens. */
 export type RowDialog = 'edit' | 'logs' | 'data' | 'callbacks' | 'export' | 'searchInLogs';

@@ -5,7 +5,7 @@ import { useEffect } from 'react';
 import { useValidationResults, type ValidationResult } from '../api/get-validation-results';
 import { useRetryValidation } from '../api/retry-validation';
 import { useSetValidationStatus, type SetValidationStatusInput } from '../api/set-validation-status';
-import { VALIDATION_STATUSES, validationPalette, validationResultName, validationStatusLabel } from '../utils/status';
+import { VALIDATION_STATUSES, validationPalette, validationResultName, validationStatusLabel } from '../../../utils/status';
 
 /**
  * ValidationResults is the Edit transaction dialog's list of validation

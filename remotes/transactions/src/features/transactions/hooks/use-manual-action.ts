@@ -6,7 +6,7 @@ import { cancelTransaction } from '../api/cancel-transaction';
 import { setTransactionStatus } from '../api/set-transaction-status';
 import type { Transaction } from '../api/types';
 import type { ManualKind } from '../utils/manual-confirm';
-import { STATUS_SUCCESS } from '../utils/status';
+import { STATUS_SUCCESS } from '../../../utils/status';
 
 export type { ManualKind };
 

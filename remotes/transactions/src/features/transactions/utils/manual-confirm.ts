@@ -1,6 +1,6 @@
 import { formatAmount } from '@paygate/sdk';
 import type { Transaction } from '../api/types';
-import { STATUS_CANCELLED, STATUS_SUCCESS, statusLabel } from './status';
+import { STATUS_CANCELLED, STATUS_SUCCESS, statusLabel } from '../../../utils/status';
 
 /** ManualKind: 'load' marks Success (Manual Load / Mark Success), 'cancel' marks Cancelled (Mark Failed). */
 export type ManualKind = 'load' | 'cancel';

@@ -1,5 +1,5 @@
 import { divideDecimal, MONEY_DIGITS } from '@paygate/sdk';
-import { STATUS_SUCCESS } from './status';
+import { STATUS_SUCCESS } from '../../../utils/status';
 import type { Filters } from './query-state';
 
 /** The currencies of the totals switch (spec 02 §9); PHP is the default. */
