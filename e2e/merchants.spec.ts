@@ -2,7 +2,9 @@
  * End-to-end onboarding of a merchant (issue 30) against a running stack:
  * the admin adds a merchant on the Merchants page (which opens the
  * Initialize Collaboration dialog for it), gives it a GoVip collab, creates
- * its API secret (shown once) and takes a sandbox payment signed with it.
+ * its API secret (shown once), adds a callback URL with a secret custom
+ * header on the Callbacks page, takes a sandbox payment signed with the
+ * secret, and sees its callback delivered to the URL with the header.
  *
  * ASSUMPTION: a demo stack (see console.spec.ts): GoVip is a sandbox provider with the GCASH pay type.
  */
@@ -11,8 +13,10 @@ import { expect, test } from '@playwright/test';
 import { gateway } from './support';
 
 const DEMO_PASSWORD = 'paygate-demo';
+const SANDBOX = process.env.PAYGATE_E2E_SANDBOX_URL ?? 'http://127.0.0.1:8085';
 
-test('the admin adds a merchant, creates its secret (shown once) and a payment signed with it is taken', async ({ page }) => {
+test('the admin adds a merchant, creates its secret (shown once), and a payment signed with it is taken and called back with a custom header', async ({ page }) => {
+  test.setTimeout(120_000);
   const name = `E2E Merchant ${Date.now()}`;
   await page.goto('/login');
   await page.getByLabel('Username').fill('admin');
@@ -64,6 +68,31 @@ test('the admin adds a merchant, creates its secret (shown once) and a payment s
   await expect(panel.getByRole('table', { name: 'Secrets' })).toContainText('active');
   await expect(panel).not.toContainText(secret);
 
+
+  // Its callback URL, whose deliveries carry a secret custom header.
+  const callbackUrl = `${SANDBOX}/merchant/callbacks`;
+  const token = `tok-${Date.now()}`;
+  await page.goto('/callbacks');
+  await page.getByRole('button', { name: 'Add Callback URL' }).click();
+  const addCallback = page.getByRole('dialog', { name: 'Add Callback URL' });
+  await expect(addCallback.getByRole('option', { name: `${name} - GoVip` })).toBeAttached();
+  await addCallback.getByRole('combobox', { name: 'Collaboration' }).selectOption({ label: `${name} - GoVip` });
+  await addCallback.getByRole('textbox', { name: 'Callback URL' }).fill(callbackUrl);
+  await addCallback.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Callback URL created')).toBeVisible();
+  const callbackRow = page.getByRole('table', { name: 'Callback URLs' }).getByRole('row').filter({ hasText: callbackUrl });
+  await callbackRow.getByRole('button', { name: `Delivery settings of ${callbackUrl}` }).click();
+  const settings = page.getByRole('dialog', { name: 'Delivery settings' });
+  await settings.getByRole('button', { name: 'Add header' }).click();
+  await settings.getByLabel('Header 1 name').fill('X-Merchant-Token');
+  await settings.getByLabel('Header 1 value').fill(token);
+  await settings.getByRole('checkbox', { name: 'Header 1 secret' }).check({ force: true });
+  await settings.getByRole('button', { name: 'Save' }).click();
+  await expect(settings).toBeHidden();
+  // The list names the header; its value is never shown again.
+  await expect(callbackRow).toContainText('X-Merchant-Token (secret)');
+  await expect(page.getByText(token)).toHaveCount(0);
+
   const body = JSON.stringify({
     paymentData: { nonce: `e2e-${Date.now()}`, amount: '100.00', currency: 'PHP', providerId: govip.id, payType: 'GCASH', providerTags: [] },
     merchantData: { merchantHash: merchant.hash, clientId: 'e2e-client', additionalData: {} },
@@ -76,5 +105,18 @@ test('the admin adds a merchant, creates its secret (shown once) and a payment s
     data: body,
   });
   expect(res.ok(), await res.text()).toBe(true);
-  expect(((await res.json()) as { transactionReferenceId: string }).transactionReferenceId).toBeTruthy();
+  const taken = (await res.json()) as { transactionReferenceId: string; id: string };
+  expect(taken.transactionReferenceId).toBeTruthy();
+
+  // The sandbox merchant received its outcome, signed, with the header's value.
+  await expect
+    .poll(
+      async () => {
+        const got = await page.request.get(`${SANDBOX}/merchant/callbacks?transactionId=${taken.id}`);
+        const { callbacks } = (await got.json()) as { callbacks: { signatureValid: boolean; headers?: Record<string, string> }[] };
+        return callbacks.map((c) => `${c.signatureValid} ${c.headers?.['X-Merchant-Token'] ?? ''}`);
+      },
+      { timeout: 30_000 },
+    )
+    .toContain(`true ${token}`);
 });
