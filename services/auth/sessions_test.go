@@ -54,6 +54,15 @@ func TestSessionsScopeAndTerminate(t *testing.T) {
 	if _, bySearch := sessionsOf(t, in, maTok, "search=10.170.0.2"); len(bySearch) != 1 {
 		t.Fatalf("search by address: %v", bySearch)
 	}
+	// The user agent, in any case (through the trigram index where pg_trgm
+	// is installed): every session of the merchant admin's scope.
+	if _, byAgent := sessionsOf(t, in, maTok, "search=UTH-TES"); len(byAgent) != len(seen) {
+		t.Fatalf("search by user agent: %d sessions, want %d", len(byAgent), len(seen))
+	}
+	// An address and a user agent are not one text: no match across them.
+	if _, across := sessionsOf(t, in, maTok, "search=0.2auth"); len(across) != 0 {
+		t.Fatalf("search across address and user agent: %v", across)
+	}
 	if _, own := sessionsOf(t, in, finTok, "search="+prefix); len(own) != 1 || own[sid(t, finTok)] == nil {
 		t.Fatalf("finance manager sees %v", own)
 	}

@@ -164,6 +164,10 @@ func scopeSQL(sc identity.Scope, col string, a *args) string {
 	return col + " IN (" + strings.Join(sets, " UNION ALL ") + ")"
 }
 
+// sessionSearchKey is the expression of sessions_live_search_idx (migration
+// 0011): a session's IP and user agent, lower-cased, on two lines.
+const sessionSearchKey = `lower(s.ip || E'\n' || s.user_agent)`
+
 // likePattern is a "contains" ILIKE pattern for text, its wildcards escaped.
 func likePattern(text string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
@@ -227,9 +231,13 @@ func (s *Store) ListSessions(ctx context.Context, q identity.SessionQuery) (iden
 	}
 	from := "sessions s"
 	if q.Search != "" {
-		p := a.add(likePattern(q.Search))
-		conds = append(conds, "(u.username ILIKE "+p+" OR s.ip ILIKE "+p+" OR s.user_agent ILIKE "+p+")")
-		from = "sessions s JOIN users u ON u.id = s.user_id"
+		// Usernames through the users they name (sessions_live_user_idx);
+		// the IP and user agent through the trigram index of migration 0011
+		// on the same expression (lower-cased, so LIKE is ILIKE).
+		user := a.add(likePattern(q.Search))
+		text := a.add(likePattern(strings.ToLower(q.Search)))
+		conds = append(conds, "(s.user_id = ANY (ARRAY(SELECT su.id FROM users su WHERE su.username ILIKE "+user+")) OR "+
+			sessionSearchKey+" LIKE "+text+")")
 	}
 	where := strings.Join(conds, " AND ")
 	countArgs := a
