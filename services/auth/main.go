@@ -61,6 +61,11 @@ type Config struct {
 	// one address within 15 minutes before the address is locked (a browser
 	// with a device cookie for its username still passes).
 	LoginIPLimit int `env:"PAYGATE_LOGIN_IP_LIMIT" default:"20"`
+	// LoginQueue is how many password checks may wait for a core (0: four
+	// per core) and LoginQueueWait how long one waits; beyond either a
+	// sign-in is answered 429 with Retry-After at once (load shedding).
+	LoginQueue     int           `env:"PAYGATE_LOGIN_QUEUE" default:"0"`
+	LoginQueueWait time.Duration `env:"PAYGATE_LOGIN_QUEUE_WAIT" default:"1s"`
 	// SessionCleanupInterval is how often the job auth.session-cleanup
 	// deletes expired refresh tokens and ended sessions.
 	SessionCleanupInterval time.Duration `env:"PAYGATE_SESSION_CLEANUP_INTERVAL" default:"10m"`
@@ -136,6 +141,12 @@ func (c Config) Check() []string {
 	if c.SecondFactorIPLimit < 1 {
 		problems = append(problems, "PAYGATE_SECOND_FACTOR_IP_LIMIT must be at least 1")
 	}
+	if c.LoginQueue < 0 {
+		problems = append(problems, "PAYGATE_LOGIN_QUEUE must be 0 (four per core) or more")
+	}
+	if c.LoginQueueWait <= 0 {
+		problems = append(problems, "PAYGATE_LOGIN_QUEUE_WAIT must be positive")
+	}
 	if c.LoginIPLimit < 1 {
 		problems = append(problems, "PAYGATE_LOGIN_IP_LIMIT must be at least 1")
 	}
@@ -195,7 +206,7 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 	svc, err := identity.NewService(store, keys, authredis.NewThrottle(p.Redis, cfg.RedisKeyPrefix+"throttle:"), revocations, p.Log, nil,
 		identity.Config{AccessTTL: cfg.AccessTTL, RefreshTTL: cfg.RefreshTTL, RefreshGrace: cfg.RefreshGrace,
 			MaxFailuresPerIP: cfg.LoginIPLimit, AllowLists: allowLists, PasswordMinLen: cfg.PasswordMinLen,
-			MaxLifetime: cfg.SessionMaxLifetime})
+			MaxLifetime: cfg.SessionMaxLifetime, HashQueue: cfg.LoginQueue, HashWait: cfg.LoginQueueWait})
 	if err != nil {
 		return err
 	}

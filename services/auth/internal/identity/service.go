@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -68,7 +69,18 @@ type Config struct {
 	// (Settings.MaxLifetime); DefaultMaxLifetime when zero. The idle
 	// timeout's default is RefreshTTL.
 	MaxLifetime time.Duration
+	// HashQueue is how many password checks may wait for a hashing slot
+	// (4 per core when zero), and HashWait how long one waits (1 s when
+	// zero): beyond either, the check is refused at once with 429 and
+	// Retry-After (MsgSignInBusy), so an overload is answered fast instead
+	// of with a queue of timeouts.
+	HashQueue int
+	HashWait  time.Duration
 }
+
+// MsgSignInBusy refuses a password check that found no hashing slot in
+// time (load shedding; nothing is counted against the user).
+const MsgSignInBusy = "Too many sign-ins at once. Try again in a moment."
 
 // AllowListMirror hands IP-restricted users' ranges to the verifiers.
 type AllowListMirror interface {
@@ -94,6 +106,8 @@ type Service struct {
 	// makes every sign-in slower; the others wait their turn, and one whose
 	// caller gave up never hashes.
 	hashSlots chan struct{}
+	// hashWaiting counts the checks waiting for a slot (Config.HashQueue).
+	hashWaiting atomic.Int32
 	// second decides the second step of a password sign-in (nil: none).
 	second SecondStep
 	// confirm computes the cfm claim of a user's tokens (nil: none).
@@ -150,6 +164,12 @@ func NewService(store Store, keys *KeySet, throttle Throttle, revoker Revoker, l
 	dummy, err := HashPassword(uuid.NewString(), cfg.Argon2)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.HashQueue <= 0 {
+		cfg.HashQueue = 4 * runtime.GOMAXPROCS(0)
+	}
+	if cfg.HashWait <= 0 {
+		cfg.HashWait = time.Second
 	}
 	return &Service{hashSlots: make(chan struct{}, runtime.GOMAXPROCS(0)), store: store, keys: keys, throttle: throttle, revoker: revoker, allow: cfg.AllowLists, log: log, now: now, cfg: cfg, dummyHash: dummy}, nil
 }
@@ -234,19 +254,41 @@ func (s *Service) Login(ctx context.Context, username, password string, c Client
 	return pair, nil
 }
 
-// verifyPassword checks password against hash once a hashing slot is free,
-// or gives up when ctx ends first.
+// verifyPassword checks password against hash once a hashing slot is free
+// (waiters are served in arrival order), or gives up when ctx ends first.
+// When HashQueue checks wait already, or no slot frees within HashWait, it
+// refuses at once (MsgSignInBusy).
 func (s *Service) verifyPassword(ctx context.Context, hash, password string) (bool, error) {
 	select {
 	case s.hashSlots <- struct{}{}:
-	case <-ctx.Done():
-		return false, ctx.Err()
+	default:
+		if err := s.waitForHashSlot(ctx); err != nil {
+			return false, err
+		}
 	}
 	defer func() { <-s.hashSlots }()
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
 	return VerifyPassword(hash, password)
+}
+
+// waitForHashSlot takes a hashing slot within the queue's bounds.
+func (s *Service) waitForHashSlot(ctx context.Context) error {
+	defer s.hashWaiting.Add(-1)
+	if int(s.hashWaiting.Add(1)) > s.cfg.HashQueue {
+		return apperr.TooManyRequests(time.Second, MsgSignInBusy)
+	}
+	timer := time.NewTimer(s.cfg.HashWait)
+	defer timer.Stop()
+	select {
+	case s.hashSlots <- struct{}{}:
+		return nil
+	case <-timer.C:
+		return apperr.TooManyRequests(time.Second, MsgSignInBusy)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // MsgUserDisabled is the refusal of a sign-in by a disabled user (given only
