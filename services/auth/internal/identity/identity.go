@@ -157,8 +157,6 @@ type Tx interface {
 	// SessionForUpdate returns and locks a session. Returns a not-found error
 	// when there is none.
 	SessionForUpdate(ctx context.Context, id string) (Session, error)
-	// TouchSession records activity and a new refresh expiry.
-	TouchSession(ctx context.Context, id string, lastSeen, refreshExpires time.Time) error
 	// RevokeSession marks a session revoked; revoking it twice keeps the
 	// first time and reason.
 	RevokeSession(ctx context.Context, id, reason string, at time.Time) error
@@ -167,11 +165,15 @@ type Tx interface {
 	RevokeOtherSessions(ctx context.Context, userID int64, keep, reason string, at time.Time) ([]string, error)
 	// InsertRefreshToken stores a refresh token's hash.
 	InsertRefreshToken(ctx context.Context, t RefreshToken) error
-	// RefreshTokenForUpdate returns and locks a refresh token by its hash.
-	// Returns a not-found error when there is none.
-	RefreshTokenForUpdate(ctx context.Context, hash []byte) (RefreshToken, error)
-	// MarkRefreshTokenUsed marks one refresh token spent.
-	MarkRefreshTokenUsed(ctx context.Context, hash []byte, at time.Time) error
+	// RefreshForUpdate returns and locks a refresh token by its hash and
+	// its session, and reads the session's user, in one statement. Returns
+	// a not-found error when there is no such token.
+	RefreshForUpdate(ctx context.Context, hash []byte) (RefreshToken, Session, User, error)
+	// RotateRefreshToken, in one statement, marks the refresh token spent
+	// at at (unless it was spent already), records the session's
+	// activity at at with next's expiry as its refresh expiry, and stores
+	// next.
+	RotateRefreshToken(ctx context.Context, spent []byte, at time.Time, next RefreshToken) error
 	// SpendRefreshTokens marks every unused refresh token of a session used.
 	SpendRefreshTokens(ctx context.Context, sessionID string, at time.Time) error
 	// SetPassword replaces a user's password hash and temporary flag.

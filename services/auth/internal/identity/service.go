@@ -436,29 +436,38 @@ func (s *Service) recordFailure(ctx context.Context, username, ip, device string
 // issue signs an access token and stores a new refresh token for session
 // sid, valid until refreshEnd.
 func (s *Service) issue(ctx context.Context, tx Tx, u User, sid string, now, refreshEnd time.Time) (TokenPair, error) {
+	pair, next, err := s.mint(ctx, u, sid, now, refreshEnd)
+	if err != nil {
+		return TokenPair{}, err
+	}
+	if err := tx.InsertRefreshToken(ctx, next); err != nil {
+		return TokenPair{}, err
+	}
+	return pair, nil
+}
+
+// mint makes a token pair for user u's session sid, and the refresh token's
+// row to store.
+func (s *Service) mint(ctx context.Context, u User, sid string, now, refreshEnd time.Time) (TokenPair, RefreshToken, error) {
 	var confirm []string
 	if s.confirm != nil {
 		// Cached by the confirmation service: no second connection waits
 		// under a full pool but every few seconds.
 		var err error
 		if confirm, err = s.confirm(ctx, u.Global); err != nil {
-			return TokenPair{}, err
+			return TokenPair{}, RefreshToken{}, err
 		}
 	}
 	access, err := s.keys.sign(u, sid, now, s.cfg.AccessTTL, confirm...)
 	if err != nil {
-		return TokenPair{}, err
+		return TokenPair{}, RefreshToken{}, err
 	}
 	refresh, hash, err := newRefreshToken()
 	if err != nil {
-		return TokenPair{}, err
+		return TokenPair{}, RefreshToken{}, err
 	}
-	if err := tx.InsertRefreshToken(ctx, RefreshToken{
-		Hash: hash, SessionID: sid, CreatedAt: now, ExpiresAt: refreshEnd,
-	}); err != nil {
-		return TokenPair{}, err
-	}
-	return TokenPair{AccessToken: access, RefreshToken: refresh, ExpiresIn: s.cfg.AccessTTL}, nil
+	return TokenPair{AccessToken: access, RefreshToken: refresh, ExpiresIn: s.cfg.AccessTTL},
+		RefreshToken{Hash: hash, SessionID: sid, CreatedAt: now, ExpiresAt: refreshEnd}, nil
 }
 
 // Refresh spends a refresh token and returns a new pair for its session. A
@@ -489,14 +498,13 @@ func (s *Service) Refresh(ctx context.Context, token string, c Client) (TokenPai
 		ranges  []IPRange
 	)
 	err = s.store.Tx(ctx, func(tx Tx) error {
-		rt, err := tx.RefreshTokenForUpdate(ctx, hashRefreshToken(token))
+		// One statement locks the token and its session and reads the
+		// user; one more spends the token, touches the session and stores
+		// the next token (issue 31: six statements became two).
+		rt, sess, u, err := tx.RefreshForUpdate(ctx, hashRefreshToken(token))
 		if apperr.KindOf(err) == apperr.KindNotFound {
 			return apperr.Unauthenticated(MsgInvalidRefresh)
 		}
-		if err != nil {
-			return err
-		}
-		sess, err := tx.SessionForUpdate(ctx, rt.SessionID)
 		if err != nil {
 			return err
 		}
@@ -521,17 +529,6 @@ func (s *Service) Refresh(ctx context.Context, token string, c Client) (TokenPai
 			ended, revoked = true, sess
 			return tx.RevokeSession(ctx, sess.ID, reason, now)
 		}
-		// A token spent within the grace period is a concurrent refresh from
-		// another tab: it gets a pair of its own, the session carries on.
-		if rt.UsedAt == nil {
-			if err := tx.MarkRefreshTokenUsed(ctx, rt.Hash, now); err != nil {
-				return err
-			}
-		}
-		u, err := tx.UserByID(ctx, sess.UserID)
-		if err != nil {
-			return err
-		}
 		if u.IsDisabled {
 			return apperr.Forbidden(MsgUserDisabled)
 		}
@@ -545,11 +542,14 @@ func (s *Service) Refresh(ctx context.Context, token string, c Client) (TokenPai
 		}
 		user = u
 		end := st.sessionEnd(sess.CreatedAt, now)
-		if err := tx.TouchSession(ctx, sess.ID, now, end); err != nil {
+		var next RefreshToken
+		if pair, next, err = s.mint(ctx, u, sess.ID, now, end); err != nil {
 			return err
 		}
-		pair, err = s.issue(ctx, tx, u, sess.ID, now, end)
-		return err
+		// A token spent within the grace period is a concurrent refresh
+		// from another tab: it gets a pair of its own (the spend leaves its
+		// first use as it is), the session carries on.
+		return tx.RotateRefreshToken(ctx, rt.Hash, now, next)
 	})
 	if err != nil {
 		return TokenPair{}, err

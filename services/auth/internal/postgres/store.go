@@ -217,14 +217,6 @@ func (x *tx) SessionForUpdate(ctx context.Context, id string) (identity.Session,
 	return selectSession(ctx, x.t, id, " FOR UPDATE")
 }
 
-func (x *tx) TouchSession(ctx context.Context, id string, lastSeen, refreshExpires time.Time) error {
-	if _, err := x.t.Exec(ctx, `UPDATE sessions SET last_seen_at = $2, refresh_expires_at = $3 WHERE id = $1`,
-		id, lastSeen, refreshExpires); err != nil {
-		return fmt.Errorf("touch session %s: %w", id, err)
-	}
-	return nil
-}
-
 func (x *tx) RevokeSession(ctx context.Context, id, reason string, at time.Time) error {
 	if _, err := x.t.Exec(ctx, `
 		UPDATE sessions SET revoked_at = $2, revoked_reason = $3
@@ -258,25 +250,42 @@ func (x *tx) InsertRefreshToken(ctx context.Context, t identity.RefreshToken) er
 	return nil
 }
 
-func (x *tx) RefreshTokenForUpdate(ctx context.Context, hash []byte) (identity.RefreshToken, error) {
-	var t identity.RefreshToken
+func (x *tx) RefreshForUpdate(ctx context.Context, hash []byte) (identity.RefreshToken, identity.Session, identity.User, error) {
+	var (
+		t    identity.RefreshToken
+		sess identity.Session
+		u    identity.User
+	)
 	err := x.t.QueryRow(ctx, `
-		SELECT token_hash, session_id::text, created_at, expires_at, used_at
-		FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE`, hash).Scan(
-		&t.Hash, &t.SessionID, &t.CreatedAt, &t.ExpiresAt, &t.UsedAt)
+		SELECT rt.token_hash, rt.session_id::text, rt.created_at, rt.expires_at, rt.used_at,
+			s.id::text, s.user_id, s.ip, s.user_agent, s.created_at, s.last_seen_at, s.refresh_expires_at, s.revoked_at,
+			`+userColumns+`
+		FROM refresh_tokens rt JOIN sessions s ON s.id = rt.session_id JOIN users u ON u.id = s.user_id
+		WHERE rt.token_hash = $1
+		FOR UPDATE OF rt, s`, hash).Scan(
+		&t.Hash, &t.SessionID, &t.CreatedAt, &t.ExpiresAt, &t.UsedAt,
+		&sess.ID, &sess.UserID, &sess.IP, &sess.UserAgent, &sess.CreatedAt, &sess.LastSeenAt, &sess.RefreshExpiresAt, &sess.RevokedAt,
+		&u.ID, &u.Username, &u.PasswordHash, &u.IsTemporaryPassword, &u.IsIPRestricted, &u.IsDisabled,
+		&u.Roles, &u.Permissions, &u.MerchantIDs, &u.Global)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return t, apperr.NotFound("Refresh token not found.")
+		return t, sess, u, apperr.NotFound("Refresh token not found.")
 	}
 	if err != nil {
-		return t, fmt.Errorf("select refresh token: %w", err)
+		return t, sess, u, fmt.Errorf("select refresh token: %w", err)
 	}
-	return t, nil
+	return t, sess, u, nil
 }
 
-func (x *tx) MarkRefreshTokenUsed(ctx context.Context, hash []byte, at time.Time) error {
-	if _, err := x.t.Exec(ctx, `UPDATE refresh_tokens SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL`,
-		hash, at); err != nil {
-		return fmt.Errorf("mark refresh token used: %w", err)
+func (x *tx) RotateRefreshToken(ctx context.Context, spent []byte, at time.Time, next identity.RefreshToken) error {
+	if _, err := x.t.Exec(ctx, `
+		WITH spent AS (
+			UPDATE refresh_tokens SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL
+		), touched AS (
+			UPDATE sessions SET last_seen_at = $2, refresh_expires_at = $5 WHERE id = $3
+		)
+		INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) VALUES ($4, $3, $2, $5)`,
+		spent, at, next.SessionID, next.Hash, next.ExpiresAt); err != nil {
+		return fmt.Errorf("rotate refresh token of session %s: %w", next.SessionID, err)
 	}
 	return nil
 }
