@@ -265,6 +265,10 @@ func (b *bench) dead(ctx context.Context) error {
 	if iOpen >= 0 && iOpen < iEnd {
 		fmt.Printf("; from the breaker's opening to the end of B: %.0f/s, %.3f of A", rate(iOpen, iEnd), rate(iOpen, iEnd)/rateA)
 	}
+	// The seconds the breaker cannot help with: before it opens, the dead
+	// receiver holds every request sent to it until the timeout.
+	early := min(iFlip+5, iEnd)
+	fmt.Printf("; the first 5 s after it died: %.0f/s, %.3f of A", rate(iFlip, early), rate(iFlip, early)/rateA)
 	fmt.Printf("\n\n| after publishing | value |\n|---|---|\n")
 	fmt.Printf("| published | %d events: %d to the %d healthy, %d to receiver %d |\n", published, published9, *collabs-1, publishedDead, deadCollab)
 	fmt.Printf("| the %d healthy, settled at %.1fs | %d delivered + %d failed + %d pending |\n", *collabs-1, drained.Seconds(),
