@@ -258,7 +258,14 @@ func (b *bench) dead(ctx context.Context) error {
 	if iOpen >= 0 {
 		opened = fmt.Sprintf("seen open %.0fs after it died", (samples[iOpen].at - samples[iFlip].at).Seconds())
 	}
-	fmt.Printf("| its breaker | closed | %s |\n", opened)
+	// Its changes, seconds after the death, to read the 5-s rates against.
+	var changes []string
+	for i := iFlip + 1; i <= iEnd; i++ {
+		if samples[i].state != samples[i-1].state {
+			changes = append(changes, fmt.Sprintf("%s at +%.0fs", samples[i].state, (samples[i].at-samples[iFlip].at).Seconds()))
+		}
+	}
+	fmt.Printf("| its breaker | closed | %s (%s) |\n", opened, strings.Join(changes, ", "))
 	fmt.Printf("| service CPU per delivery to the %d | %.0f µs | %.0f µs |\n", *collabs-1, cpuPer(iA, iFlip), cpuPer(iFlip, iEnd))
 	fmt.Printf("| load average (1, 5, 15 min) at the start | %s | %s |\n", samples[iA].load, samples[iFlip].load)
 	fmt.Printf("\n**B/A = %.3f** (load average at the end %s)", ratio, samples[iEnd].load)
