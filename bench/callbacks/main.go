@@ -4,7 +4,7 @@
 // service against a scratch Postgres schema, seeds callback URLs pointing at
 // a sink served by this process, publishes TransactionFinalized events as
 // the gateway's relay would, and checks and times what reaches the sink and
-// what the service recorded. Three scenarios:
+// what the service recorded. Four scenarios:
 //
 //   - crash: 10,000 events; the service is SIGKILLed once half the
 //     transactions reached the sink, and started again. Every callback must
@@ -15,6 +15,13 @@
 //     once; deliveries per second sustained, every attempt persisted, and
 //     published = delivered + failed; beside it, a bare loop of signed POSTs
 //     to the same sink from this process, the ceiling of the machine.
+//   - dead: one of ten callback URLs stops answering in the middle of a
+//     throughput run. Each URL is a receiver of its own (its own port);
+//     phase A (all ten healthy) and phase B (the tenth holds every request
+//     until the service's client timeout cuts it) follow each other under
+//     one service and one schema, and the deliveries per second to the nine
+//     that stay healthy are compared, B/A (the circuit breaker of
+//     docs/contracts-callbacks.md, "Endpoint health", must keep it >= 0.90).
 //
 // Every signature is verified by the sink with the documented scheme and
 // the demo secrets. The scratch schemas are dropped at the end (-keep keeps
@@ -60,17 +67,21 @@ import (
 )
 
 var (
-	bin       = flag.String("bin", "bin/callbacks", "callbacks service binary")
-	dbURL     = flag.String("db", "postgres://postgres@127.0.0.1:5432/paygate?sslmode=disable", "Postgres URL (a scratch schema is made in it)")
-	redisURL  = flag.String("redis", "redis://127.0.0.1:6379/14", "Redis URL the service is given")
-	scenarios = flag.String("scenarios", "crash,flaky,throughput", "scenarios to run, comma separated")
-	events    = flag.Int("events", 10_000, "events of the crash and flaky scenarios")
-	collabs   = flag.Int("collabs", 10, "collabs (one merchant and one callback URL each)")
-	duration  = flag.Duration("duration", 60*time.Second, "publishing time of the throughput scenario")
-	bareFor   = flag.Duration("bare", 10*time.Second, "duration of the bare signed-POST loop")
-	workers   = flag.Int("workers", 64, "PAYGATE_CALLBACK_WORKERS, and the bare loop's concurrency")
-	httpPort  = flag.Int("http-port", 18183, "the service's HTTP port (gRPC on +1000)")
-	keep      = flag.Bool("keep", false, "keep the scratch schemas")
+	bin        = flag.String("bin", "bin/callbacks", "callbacks service binary")
+	dbURL      = flag.String("db", "postgres://postgres@127.0.0.1:5432/paygate?sslmode=disable", "Postgres URL (a scratch schema is made in it)")
+	redisURL   = flag.String("redis", "redis://127.0.0.1:6379/14", "Redis URL the service is given")
+	scenarios  = flag.String("scenarios", "crash,flaky,throughput", "scenarios to run, comma separated")
+	events     = flag.Int("events", 10_000, "events of the crash and flaky scenarios")
+	collabs    = flag.Int("collabs", 10, "collabs (one merchant and one callback URL each)")
+	duration   = flag.Duration("duration", 60*time.Second, "publishing time of the throughput scenario")
+	bareFor    = flag.Duration("bare", 10*time.Second, "duration of the bare signed-POST loop")
+	workers    = flag.Int("workers", 64, "PAYGATE_CALLBACK_WORKERS, and the bare loop's concurrency")
+	httpPort   = flag.Int("http-port", 18183, "the service's HTTP port (gRPC on +1000)")
+	keep       = flag.Bool("keep", false, "keep the scratch schemas")
+	phase      = flag.Duration("phase", 60*time.Second, "dead: the length of each measured phase (A all healthy, B one dead)")
+	warmup     = flag.Duration("warmup", 10*time.Second, "dead: publishing before phase A is measured")
+	deadWait   = flag.Duration("dead-timeout", 5*time.Second, "dead: PAYGATE_CALLBACK_TIMEOUT, how long the service waits for the dead receiver (the service's default)")
+	urlWorkers = flag.Int("url-workers", 16, "dead: PAYGATE_CALLBACK_URL_WORKERS, the requests in flight one URL may hold (0: no limit but -workers)")
 )
 
 func main() {
@@ -111,7 +122,7 @@ func benchmark(ctx context.Context) error {
 	}
 	defer pool.Close()
 
-	s := newSink()
+	s := newSink(*collabs)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -132,6 +143,8 @@ func benchmark(ctx context.Context) error {
 			err = b.crash(ctx, "flaky", 0.3)
 		case "throughput":
 			err = b.throughput(ctx)
+		case "dead":
+			err = b.dead(ctx)
 		default:
 			err = fmt.Errorf("unknown scenario %q", name)
 		}
@@ -190,19 +203,24 @@ func (b *bench) start(ctx context.Context, scenario, schema string, env map[stri
 }
 
 // prepare makes a scratch schema (by starting the service, which migrates
-// it) and seeds one callback URL per collab; it returns the running service.
-func (b *bench) prepare(ctx context.Context, scenario string, maxAttempts int, env map[string]string) (string, *harness.Proc, error) {
+// it) and seeds one callback URL per collab (urls[c-1], or the sink's
+// /hook/c when urls is nil); it returns the running service.
+func (b *bench) prepare(ctx context.Context, scenario string, maxAttempts int, env map[string]string, urls []string) (string, *harness.Proc, error) {
 	schema := "callbacks_bench_" + harness.RandomHex(4)
 	svc, err := b.start(ctx, scenario, schema, env)
 	if err != nil {
 		return "", nil, err
 	}
 	for c := 1; c <= *collabs; c++ {
+		url := b.sinkURL + "/hook/" + strconv.Itoa(c)
+		if urls != nil {
+			url = urls[c-1]
+		}
 		_, err := b.pool.Exec(ctx, `
 			INSERT INTO `+pgx.Identifier{schema, "callback_urls"}.Sanitize()+`
 				(collab_id, merchant_id, url, max_attempts, add_signature, created_at, updated_at)
 			VALUES ($1, $1, $2, $3, true, now() - interval '1 hour', now() - interval '1 hour')`,
-			c, b.sinkURL+"/hook/"+strconv.Itoa(c), maxAttempts)
+			c, url, maxAttempts)
 		if err != nil {
 			return "", nil, fmt.Errorf("seed callback urls: %w", err)
 		}
@@ -304,7 +322,7 @@ func (b *bench) crash(ctx context.Context, name string, failRate float64) error 
 		maxAttempts = 5
 	}
 	b.sink.reset(failRate)
-	schema, svc, err := b.prepare(ctx, name, maxAttempts, env)
+	schema, svc, err := b.prepare(ctx, name, maxAttempts, env, nil)
 	if err != nil {
 		return err
 	}
@@ -411,7 +429,7 @@ func (b *bench) crash(ctx context.Context, name string, failRate float64) error 
 // throughput runs the throughput scenario and the bare loop.
 func (b *bench) throughput(ctx context.Context) error {
 	b.sink.reset(0)
-	schema, svc, err := b.prepare(ctx, "throughput", 3, nil)
+	schema, svc, err := b.prepare(ctx, "throughput", 3, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -561,7 +579,8 @@ func sign(key []byte, id, ts string, body []byte) string {
 }
 
 // sink is the merchants' receiver: it verifies every signature and records
-// what arrived per transaction.
+// what arrived per transaction. Requests to dead's merchant are held until
+// the caller gives up.
 type sink struct {
 	failRate atomic.Uint64 // in hundredths of a percent (3000 = 30%)
 	mu       sync.Mutex
@@ -570,6 +589,12 @@ type sink struct {
 	okTotal  int64
 	badSig   int64
 	ok       atomic.Int64
+	// dead is the merchant whose receiver never answers (0: none); held is
+	// how many of its requests are held now.
+	dead atomic.Int64
+	held atomic.Int64
+	// okBy and reqBy count 2xx answers and requests per merchant (index).
+	okBy, reqBy []atomic.Int64
 }
 
 type txRecord struct {
@@ -577,7 +602,11 @@ type txRecord struct {
 	ok  int
 }
 
-func newSink() *sink { s := &sink{}; s.reset(0); return s }
+func newSink(merchants int) *sink {
+	s := &sink{okBy: make([]atomic.Int64, merchants+1), reqBy: make([]atomic.Int64, merchants+1)}
+	s.reset(0)
+	return s
+}
 
 func (s *sink) reset(failRate float64) {
 	s.mu.Lock()
@@ -585,9 +614,20 @@ func (s *sink) reset(failRate float64) {
 	s.failRate.Store(uint64(failRate * 10_000))
 	s.tx, s.requests, s.okTotal, s.badSig = map[int64]*txRecord{}, 0, 0, 0
 	s.ok.Store(0)
+	s.dead.Store(0)
+	for i := range s.okBy {
+		s.okBy[i].Store(0)
+		s.reqBy[i].Store(0)
+	}
 }
 
 func (s *sink) okCount() int64 { return s.ok.Load() }
+
+// okOf is the 2xx answers given for merchant's requests.
+func (s *sink) okOf(merchant int) int64 { return s.okBy[merchant].Load() }
+
+// requestsOf is the requests that came for merchant (held ones included).
+func (s *sink) requestsOf(merchant int) int64 { return s.reqBy[merchant].Load() }
 
 func (s *sink) uniqueTx() int {
 	s.mu.Lock()
@@ -634,6 +674,10 @@ func (s *sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
+	counted := merchant > 0 && merchant < len(s.reqBy)
+	if counted {
+		s.reqBy[merchant].Add(1)
+	}
 	var b struct {
 		Data struct {
 			ID string `json:"id"`
@@ -641,6 +685,7 @@ func (s *sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = json.Unmarshal(body, &b)
 	txID, _ := strconv.ParseInt(b.Data.ID, 10, 64)
+	dead := int64(merchant) == s.dead.Load()
 	fail := mrand.Uint64N(10_000) < s.failRate.Load()
 	s.mu.Lock()
 	s.requests++
@@ -653,16 +698,26 @@ func (s *sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.tx[txID] = rec
 	}
 	rec.ids[id]++
-	if !fail {
+	if !fail && !dead {
 		rec.ok++
 		s.okTotal++
 	}
 	s.mu.Unlock()
+	if dead {
+		// No answer: the caller's timeout ends it (or the server's Close).
+		s.held.Add(1)
+		<-r.Context().Done()
+		s.held.Add(-1)
+		return
+	}
 	if fail {
 		w.WriteHeader(http.StatusInternalServerError)
 		return
 	}
 	s.ok.Add(1)
+	if counted {
+		s.okBy[merchant].Add(1)
+	}
 	w.WriteHeader(http.StatusNoContent)
 }
 

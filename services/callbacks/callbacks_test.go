@@ -778,13 +778,14 @@ func TestRunRejectsBadConfig(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{
 		"PAYGATE_CALLBACK_WORKERS": "0", "PAYGATE_CALLBACK_TIMEOUT": "10s", "PAYGATE_CALLBACK_LEASE": "5s",
-		"PAYGATE_CALLBACK_BACKOFF_BASE": "1m", "PAYGATE_CALLBACK_BACKOFF_CAP": "1s",
+		"PAYGATE_CALLBACK_BACKOFF_BASE": "1m", "PAYGATE_CALLBACK_BACKOFF_CAP": "1s", "PAYGATE_CALLBACK_URL_WORKERS": "-1",
 	}
 	err := run(context.Background(), func(k string) string { return env[k] }, io.Discard)
 	if err == nil {
 		t.Fatal("run accepted a bad config")
 	}
-	for _, key := range []string{"PAYGATE_CALLBACK_WORKERS", "PAYGATE_CALLBACK_LEASE", "PAYGATE_CALLBACK_BACKOFF_BASE", "PAYGATE_ENCRYPTION_KEY"} {
+	for _, key := range []string{"PAYGATE_CALLBACK_WORKERS", "PAYGATE_CALLBACK_URL_WORKERS", "PAYGATE_CALLBACK_LEASE", "PAYGATE_CALLBACK_BACKOFF_BASE",
+		"PAYGATE_ENCRYPTION_KEY"} {
 		if !strings.Contains(err.Error(), key) {
 			t.Errorf("error %q does not name %s", err, key)
 		}

@@ -69,6 +69,11 @@ type Config struct {
 	CallbackTimeout time.Duration `env:"PAYGATE_CALLBACK_TIMEOUT" default:"5s"`
 	// Workers is how many deliveries are in flight at most.
 	Workers int `env:"PAYGATE_CALLBACK_WORKERS" default:"64"`
+	// URLWorkers, when positive, is how many of them may go to one
+	// callback URL, so that a receiver holding requests until the timeout
+	// cannot take every slot before its breaker opens; 0 is no limit but
+	// Workers (callback.DispatcherOptions.URLWorkers says what it costs).
+	URLWorkers int `env:"PAYGATE_CALLBACK_URL_WORKERS" default:"0"`
 	// BatchSize is the most deliveries claimed, results recorded and events
 	// applied at once.
 	BatchSize int `env:"PAYGATE_CALLBACK_BATCH_SIZE" default:"256"`
@@ -136,6 +141,9 @@ func (c Config) Check() []string {
 	}
 	if c.Workers < 1 {
 		problems = append(problems, "PAYGATE_CALLBACK_WORKERS must be at least 1")
+	}
+	if c.URLWorkers < 0 || c.URLWorkers > c.Workers {
+		problems = append(problems, "PAYGATE_CALLBACK_URL_WORKERS must be between 0 (no limit) and PAYGATE_CALLBACK_WORKERS")
 	}
 	if c.BatchSize < 1 {
 		problems = append(problems, "PAYGATE_CALLBACK_BATCH_SIZE must be at least 1")
@@ -212,7 +220,7 @@ func wire(ctx context.Context, cfg Config, p *app.Parts) error {
 	p.Defer(client.CloseIdleConnections)
 	secrets := callback.NewSecrets(store, sealer, cfg.Demo, time.Now)
 	dispatcher := callback.NewDispatcher(store, secrets, receivers.NewSender(client, netguard.DefaultResponseLimit), callback.DispatcherOptions{
-		Workers: cfg.Workers, BatchSize: cfg.BatchSize, Lease: cfg.Lease, PollInterval: cfg.PollInterval, FreshWait: freshWait,
+		Workers: cfg.Workers, URLWorkers: cfg.URLWorkers, BatchSize: cfg.BatchSize, Lease: cfg.Lease, PollInterval: cfg.PollInterval, FreshWait: freshWait,
 		Backoff: callback.Backoff{Base: cfg.BackoffBase, Cap: cfg.BackoffCap},
 		// The claim loop is the job callbacks.delivery-claim.
 		ExternalClaims: true,

@@ -56,6 +56,14 @@ type Sender interface {
 type DispatcherOptions struct {
 	// Workers is how many requests are in flight at most (64).
 	Workers int
+	// URLWorkers, when positive, is how many of them may go to one callback
+	// URL (0: no limit but Workers): a receiver that holds its requests
+	// until the timeout then holds no more than that many slots while its
+	// breaker has not opened yet. A delivery to a URL that has that many in
+	// flight is not attempted: it is stored pending (its attempts not used
+	// up), due after FreshWait, and the claim loop sends it; a burst of
+	// more than URLWorkers deliveries to one fast URL pays that wait too.
+	URLWorkers int
 	// BatchSize is the most deliveries claimed, and the most results
 	// recorded, at once (256).
 	BatchSize int
@@ -122,6 +130,10 @@ type Dispatcher struct {
 	// read (freshLoop only).
 	blocked     map[int64]time.Time
 	blockedRead time.Time
+
+	// busy counts the requests in flight per callback URL.
+	busyMu sync.Mutex
+	busy   map[int64]int
 }
 
 // Job is a fresh delivery handed to Submit, and what to call once its
@@ -141,6 +153,9 @@ var ErrStopped = errors.New("dispatcher stopped")
 func NewDispatcher(store DeliveryStore, secrets *Secrets, sender Sender, o DispatcherOptions) *Dispatcher {
 	if o.Workers <= 0 {
 		o.Workers = 64
+	}
+	if o.URLWorkers <= 0 || o.URLWorkers > o.Workers {
+		o.URLWorkers = o.Workers
 	}
 	if o.BatchSize <= 0 {
 		o.BatchSize = 256
@@ -168,7 +183,7 @@ func NewDispatcher(store DeliveryStore, secrets *Secrets, sender Sender, o Dispa
 	}
 	return &Dispatcher{store: store, secrets: secrets, sender: sender, o: o, wake: make(chan struct{}, 1),
 		tracer: o.Tracer.Tracer("github.com/paygate/paygate/services/callbacks/internal/callback"),
-		fresh:  make(chan Job, 4*o.BatchSize), stopped: make(chan struct{}), ready: make(chan struct{})}
+		fresh:  make(chan Job, 4*o.BatchSize), stopped: make(chan struct{}), ready: make(chan struct{}), busy: map[int64]int{}}
 }
 
 // Submit queues fresh deliveries for their first attempt, waiting while the
@@ -547,10 +562,47 @@ func (d *Dispatcher) claim(ctx context.Context, n int) (claimed, error) {
 	return claimed{deliveries: ds, keys: keys}, nil
 }
 
+// takeURL counts a request to callback URL id in flight; false, counting
+// nothing, when the URL already has URLWorkers in flight. A delivery that
+// names no URL (id 0) is not counted, as for the breakers.
+func (d *Dispatcher) takeURL(id int64) bool {
+	if id == 0 || d.o.URLWorkers >= d.o.Workers {
+		return true
+	}
+	d.busyMu.Lock()
+	defer d.busyMu.Unlock()
+	if d.busy[id] >= d.o.URLWorkers {
+		return false
+	}
+	d.busy[id]++
+	return true
+}
+
+// releaseURL ends a request to callback URL id counted by takeURL.
+func (d *Dispatcher) releaseURL(id int64) {
+	if id == 0 || d.o.URLWorkers >= d.o.Workers {
+		return
+	}
+	d.busyMu.Lock()
+	defer d.busyMu.Unlock()
+	if d.busy[id]--; d.busy[id] <= 0 {
+		delete(d.busy, id)
+	}
+}
+
 // attempt posts one delivery and decides what follows, in a span that
 // continues the delivery's trace (that of the request whose event made it)
-// when it has one: the first attempt and every retry alike.
+// when it has one: the first attempt and every retry alike. A delivery to a
+// URL with URLWorkers requests in flight (when they are limited) is not
+// posted: it stays pending, without an attempt, due after FreshWait.
 func (d *Dispatcher) attempt(ctx context.Context, dl Delivery, keys [][]byte) Result {
+	if !d.takeURL(dl.CallbackURLID) {
+		now := d.o.Now()
+		return Result{Delivery: dl, At: now, Status: DeliveryPending, NextAttemptAt: now.Add(d.o.FreshWait)}
+	}
+	// The URL's count ends with the request, before the result waits for
+	// the recorder: it counts what the receiver holds.
+	defer d.releaseURL(dl.CallbackURLID)
 	if dl.Trace.IsValid() {
 		ctx = trace.ContextWithRemoteSpanContext(ctx, dl.Trace)
 	}

@@ -397,3 +397,123 @@ func TestDispatcherFreshDeliveries(t *testing.T) {
 		t.Fatalf("job after stop settled %+v, want ErrStopped", o)
 	}
 }
+
+// TestDispatcherCapsRequestsPerURL: a receiver that holds its requests gets
+// at most URLWorkers of them; its other deliveries, fresh or claimed, are
+// stored pending without an attempt (none used up), due after FreshWait,
+// while every delivery to the other URLs goes out at once.
+func TestDispatcherCapsRequestsPerURL(t *testing.T) {
+	t.Parallel()
+	const held, others = 6, 20
+	var mu sync.Mutex
+	var stored []callback.Result
+	var holding atomic.Int32
+	var claimed atomic.Bool
+	store := &fakeStore{
+		claimDue: func(_ context.Context, _ time.Time, _ int, _ time.Time) ([]callback.Delivery, error) {
+			// One stored delivery to the held URL, once it has its share.
+			if holding.Load() < 2 || !claimed.CompareAndSwap(false, true) {
+				return nil, nil
+			}
+			return []callback.Delivery{{ID: 100, WebhookID: "msg_claimed", CallbackURLID: 1, TransactionID: 100, MerchantID: 1,
+				URL: "https://held.example/cb", Body: []byte(`{}`), AttemptsMade: 1, MaxAttempts: 3, Lease: "l"}}, nil
+		},
+		recordResults: func(_ context.Context, rs []callback.Result, _ time.Time) error {
+			mu.Lock()
+			defer mu.Unlock()
+			stored = append(stored, rs...)
+			return nil
+		},
+	}
+	unblock := make(chan struct{})
+	var sentHeld atomic.Int32
+	sender := senderFunc(func(_ context.Context, r callback.Request) callback.Response {
+		if r.URL == "https://held.example/cb" {
+			sentHeld.Add(1)
+			holding.Add(1)
+			<-unblock
+			return callback.Response{Err: errors.New("timeout"), Reason: "The receiver did not answer in time."}
+		}
+		return callback.Response{StatusCode: 204}
+	})
+	const freshWait = 10 * time.Second
+	d := callback.NewDispatcher(store, callback.NewSecrets(store, plainSealer{}, true, time.Now), sender,
+		callback.DispatcherOptions{Workers: 8, URLWorkers: 2, FreshWait: freshWait, PollInterval: 5 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- d.Run(ctx) }()
+
+	var jobs []callback.Job
+	done := make(chan error, held+others)
+	for i := range held + others {
+		url, urlID := "https://ok.example/cb", int64(2+i%4)
+		if i < held {
+			url, urlID = "https://held.example/cb", 1
+		}
+		id := "msg_" + strconv.Itoa(i)
+		jobs = append(jobs, callback.Job{
+			Delivery: callback.Delivery{WebhookID: id, EventID: "ev-" + id, CallbackURLID: urlID, TransactionID: int64(i + 1),
+				MerchantID: 1, URL: url, Body: []byte(`{}`), MaxAttempts: 3},
+			Done: func(err error) { done <- err },
+		})
+	}
+	d.Submit(ctx, jobs)
+	// Everything but the two held requests is stored while they are held.
+	for range held + others - 2 {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("deliveries not stored while a receiver holds its requests (%d held)", holding.Load())
+		}
+	}
+	wait := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		n := len(stored)
+		mu.Unlock()
+		if n == held+others-2+1 || time.Now().After(wait) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := sentHeld.Load(); n != 2 {
+		t.Fatalf("%d requests sent to the held URL, want 2 (URLWorkers)", n)
+	}
+	mu.Lock()
+	var delivered, deferred int
+	for _, r := range stored {
+		switch {
+		case r.Delivery.CallbackURLID != 1:
+			if r.Attempt != callback.AttemptSuccess {
+				t.Errorf("%s to a healthy URL stored as %+v", r.Delivery.WebhookID, r)
+			}
+			delivered++
+		case r.Attempt == "" && r.Status == callback.DeliveryPending && r.AttemptsMade() == r.Delivery.AttemptsMade &&
+			!r.NextAttemptAt.Before(r.At.Add(freshWait)):
+			deferred++
+		default:
+			t.Errorf("%s to the held URL stored as %+v, want pending without an attempt, due after FreshWait", r.Delivery.WebhookID, r)
+		}
+	}
+	var claimedDeferred bool
+	for _, r := range stored {
+		claimedDeferred = claimedDeferred || (r.Delivery.ID == 100 && r.Attempt == "" && r.AttemptsMade() == 1)
+	}
+	mu.Unlock()
+	if delivered != others || deferred != held-2+1 || !claimedDeferred {
+		t.Fatalf("%d delivered, %d deferred (claimed one among them: %v); want %d, %d, true", delivered, deferred, claimedDeferred, others, held-2+1)
+	}
+	close(unblock)
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -153,7 +153,9 @@ type Result struct {
 	ErrorMessage string
 	// Attempt is the attempt's status; Status and NextAttemptAt the
 	// delivery's after it.
-	// Attempt is "" for a fresh delivery stored without an attempt.
+	// Attempt is "" for a delivery stored without an attempt (a fresh one
+	// that found no request slot, or one whose URL had its share in
+	// flight).
 	Attempt       AttemptStatus
 	Status        DeliveryStatus
 	NextAttemptAt time.Time
@@ -167,3 +169,12 @@ type Result struct {
 
 // Number is the attempt's number within its delivery.
 func (r Result) Number() int32 { return r.Delivery.AttemptsMade + 1 }
+
+// AttemptsMade is the delivery's attempts after r: Number, or the attempts
+// made before when r made none.
+func (r Result) AttemptsMade() int32 {
+	if r.Attempt == "" {
+		return r.Delivery.AttemptsMade
+	}
+	return r.Number()
+}

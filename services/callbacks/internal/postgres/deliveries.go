@@ -487,7 +487,9 @@ func addSettled(rows pgx.Rows, d deltas, total int32) error {
 }
 
 // recordClaimed applies the results of claimed deliveries still under
-// their leases, stores their attempts, and adds their tally deltas to d.
+// their leases, stores their attempts (a result without one, a delivery
+// whose URL had its share of requests in flight, only releases its lease
+// and moves its next attempt), and adds their tally deltas to d.
 func recordClaimed(ctx context.Context, tx pgx.Tx, results []callback.Result, at time.Time, d deltas) error {
 	if len(results) == 0 {
 		return nil
@@ -500,6 +502,7 @@ func recordClaimed(ctx context.Context, tx pgx.Tx, results []callback.Result, at
 		statuses       = make([]string, n)
 		attemptStatus  = make([]string, n)
 		numbers, codes = make([]int32, n), make([]int32, n)
+		made           = make([]int32, n)
 		nexts, ats     = make([]time.Time, n), make([]time.Time, n)
 		urls, errs     = make([]string, n), make([]string, n)
 		urlIDs         = make([]int64, n)
@@ -509,6 +512,7 @@ func recordClaimed(ctx context.Context, tx pgx.Tx, results []callback.Result, at
 		ids[i], txIDs[i], merchants[i], leases[i] = r.Delivery.ID, r.Delivery.TransactionID, r.Delivery.MerchantID, r.Delivery.Lease
 		statuses[i], attemptStatus[i] = string(r.Status), string(r.Attempt)
 		numbers[i], codes[i], nexts[i], ats[i] = r.Number(), r.ResponseCode, r.NextAttemptAt, r.At
+		made[i] = r.AttemptsMade()
 		urls[i], errs[i] = r.Delivery.URL, r.ErrorMessage
 		urlIDs[i], durations[i] = r.Delivery.CallbackURLID, durationMS(r.Duration)
 	}
@@ -518,7 +522,7 @@ func recordClaimed(ctx context.Context, tx pgx.Tx, results []callback.Result, at
 		FROM unnest($2::bigint[], $3::text[], $4::text[], $5::int[], $6::timestamptz[]) AS r(id, lease, status, n, next)
 		WHERE d.id = ANY ($2) AND d.id = r.id AND d.lease_id = r.lease::uuid AND d.status = 'pending'
 		RETURNING d.transaction_id, d.merchant_id, d.status`,
-		at, ids, leases, statuses, numbers, nexts)
+		at, ids, leases, statuses, made, nexts)
 	if err != nil {
 		return fmt.Errorf("update deliveries: %w", err)
 	}
@@ -529,7 +533,8 @@ func recordClaimed(ctx context.Context, tx pgx.Tx, results []callback.Result, at
 		INSERT INTO attempts (delivery_id, transaction_id, merchant_id, created_at, url, response_code, status, attempt_number, error_message,
 			callback_url_id, duration_ms)
 		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::timestamptz[], $5::text[], $6::int[], $7::text[], $8::int[], $9::text[],
-			$10::bigint[], $11::int[])`,
+			$10::bigint[], $11::int[]) AS x(d, t, m, at, url, code, status, n, err, u, ms)
+		WHERE x.status <> ''`,
 		ids, txIDs, merchants, ats, urls, codes, attemptStatus, numbers, errs, urlIDs, durations); err != nil {
 		return fmt.Errorf("insert attempts: %w", err)
 	}

@@ -351,6 +351,43 @@ func TestClaimLeaseRecord(t *testing.T) {
 	}
 }
 
+// TestClaimedResultWithoutAttempt: a claimed delivery the dispatcher did
+// not send (its URL had its share of requests in flight) is released from
+// its lease and due later, pending, with no attempt stored or used up.
+func TestClaimedResultWithoutAttempt(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	f.url(t, 21, callback.TypeAll, true)
+	fresh, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{finalized("busy-a", 250, 21, 1, 3, 4, t0)}, t0)
+	if err != nil || len(fresh) != 1 {
+		t.Fatalf("made %d deliveries (%v), want 1", len(fresh), err)
+	}
+	f.storePending(t, fresh)
+	ds, err := f.store.ClaimDue(ctx, t0, 10, t0.Add(time.Minute))
+	if err != nil || len(ds) != 1 {
+		t.Fatalf("claimed %d (%v), want 1", len(ds), err)
+	}
+	later := t0.Add(2 * time.Second)
+	r := callback.Result{Delivery: ds[0], At: t0, Status: callback.DeliveryPending, NextAttemptAt: later}
+	if err := f.store.RecordResults(ctx, []callback.Result{r}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.q(t, `SELECT count(*) FROM deliveries WHERE id = $1 AND status = 'pending' AND attempts_made = 0
+		AND lease_id IS NULL AND next_attempt_at = $2`, ds[0].ID, later); got != 1 {
+		t.Fatal("the delivery is not pending, unattempted, released and due later")
+	}
+	if got := f.q(t, `SELECT count(*) FROM attempts WHERE delivery_id = $1`, ds[0].ID); got != 0 {
+		t.Fatalf("%d attempts stored for a delivery not sent", got)
+	}
+	if again, _ := f.store.ClaimDue(ctx, t0.Add(time.Second), 10, t0.Add(time.Minute)); len(again) != 0 {
+		t.Fatal("claimed again before its next attempt")
+	}
+	if again, _ := f.store.ClaimDue(ctx, later, 10, later.Add(time.Minute)); len(again) != 1 || again[0].AttemptsMade != 0 {
+		t.Fatalf("claimed %+v when due, want it with no attempt made", again)
+	}
+}
+
 // TestTallyUnderConcurrentRecords records the two deliveries of each
 // transaction in two concurrent batches: the last tally must count both.
 func TestTallyUnderConcurrentRecords(t *testing.T) {
