@@ -64,6 +64,10 @@ type Service struct {
 	// Schema points to the configuration's schema field (set with
 	// Migrations).
 	Schema *string
+	// ReadPool says whether the service routes its lag-tolerant reads to
+	// PAYGATE_DATABASE_READ_URL (Parts.ReadPool); a service that does not
+	// opens no second pool whatever the setting.
+	ReadPool bool
 	// Redis and NATS say whether the service connects to them.
 	Redis, NATS bool
 	// LogLevel returns the log level of a configuration without
@@ -87,8 +91,9 @@ type Parts struct {
 	// Migrations).
 	Pool *pgxpool.Pool
 	// ReadPool is the pool of the reads that tolerate a replica's lag
-	// (PAYGATE_DATABASE_READ_URL): read-only sessions on the replica, or
-	// Pool itself when no replica is configured. Never for writes, nor for
+	// (PAYGATE_DATABASE_READ_URL, with Service.ReadPool): read-only
+	// sessions on the replica, or Pool itself when no replica is
+	// configured. Never for writes, nor for
 	// a read that decides a write.
 	ReadPool *pgxpool.Pool
 	// Redis is the Redis client (nil unless Service.Redis).
@@ -229,7 +234,7 @@ func (p *Parts) open(ctx context.Context, svc Service) error {
 		}
 		p.Pool, p.ReadPool = pool, pool
 		p.Defer(pool.Close)
-		if c.SeparateReads() {
+		if svc.ReadPool && c.SeparateReads() {
 			reads, err := pgdb.OpenReadOnly(ctx, c.DatabaseReadURL, *svc.Schema)
 			if err != nil {
 				return fmt.Errorf("%s: %w", config.KeyDatabaseReadURL, err)
