@@ -20,8 +20,10 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/nats-io/nats.go"
 
+	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
 	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/authz/authztest"
+	"github.com/paygate/paygate/services/internal/config"
 	"github.com/paygate/paygate/services/internal/pgdb"
 )
 
@@ -79,7 +81,8 @@ func startReplicaPair(t *testing.T) replicaPair {
 // replica: the transaction list is read there (a transaction the replica
 // has not replayed is not listed, and the answer says how far behind it
 // is), a compare-and-set change of that transaction still works (it reads
-// the primary), and the read pool refuses writes.
+// the primary), the replay of a statistics rebuild waits for the replica
+// to catch up, and the read pool refuses writes.
 func TestReadReplica(t *testing.T) {
 	pair := startReplicaPair(t)
 	issuer := authztest.NewIssuer(t)
@@ -211,7 +214,39 @@ func TestReadReplica(t *testing.T) {
 		t.Errorf("cancelled transaction %s has status %d, want -1", second, cancelled.TransactionStatus)
 	}
 
+	// The replay behind a statistics rebuild waits until the replica has
+	// replayed what the primary had written when it was asked: no answer
+	// while replay is paused, the second transaction in the range after.
+	replay := gatewayv1.NewReplayServiceClient(internalConn(t, aggregatorSide{grpcAddr: g.GRPCAddr}, config.DemoInternalToken))
+	type rangeAnswer struct {
+		r   *gatewayv1.GetTransactionIdRangeResponse
+		err error
+	}
+	answered := make(chan rangeAnswer, 1)
+	rctx, rcancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer rcancel()
+	go func() {
+		r, err := replay.GetTransactionIdRange(rctx, &gatewayv1.GetTransactionIdRangeRequest{})
+		answered <- rangeAnswer{r, err}
+	}()
+	select {
+	case a := <-answered:
+		t.Fatalf("GetTransactionIdRange answered while the replica's replay was paused: %v, %v", a.r, a.err)
+	case <-time.After(2 * time.Second):
+	}
+
 	resume()
+	select {
+	case a := <-answered:
+		if a.err != nil {
+			t.Fatalf("GetTransactionIdRange after the replica caught up: %v", a.err)
+		}
+		if want, _ := strconv.ParseInt(second, 10, 64); a.r.GetMaxId() < want {
+			t.Errorf("GetTransactionIdRange max id %d, want at least %d (the transaction written before the call)", a.r.GetMaxId(), want)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("GetTransactionIdRange did not answer within a minute of resuming replay")
+	}
 	l := waitList("the replica replays the rest", func(l listJSON) bool { return slices.Contains(ids(l), second) })
 	for _, tx := range l.Transactions {
 		if tx.ID == second && tx.TransactionStatus != -1 {

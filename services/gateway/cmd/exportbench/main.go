@@ -82,9 +82,9 @@ func main() {
 // config is what the flags say.
 type config struct {
 	db, readDB, schema, tz, dir, profile, only string
-	rows, small                        int64
-	runs                               int
-	collab                             int
+	rows, small                                int64
+	runs                                       int
+	collab                                     int
 
 	// The child's own flags.
 	child, from, to string
