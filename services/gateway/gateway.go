@@ -105,7 +105,7 @@ func newGateway(ctx context.Context, cfg Config, p *app.Parts) (*gateway, error)
 	if g.box, err = cfg.box(); err != nil {
 		return nil, err
 	}
-	g.store, g.payStore = postgres.NewStore(p.Pool), postgres.NewPayments(p.Pool)
+	g.store, g.payStore = postgres.NewStore(p.Pool), postgres.NewPayments(p.Pool).WithReads(p.ReadPool)
 	if cfg.Demo {
 		if err := g.store.SeedDemo(ctx); err != nil {
 			return nil, err

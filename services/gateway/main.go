@@ -39,7 +39,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	return app.Run(ctx, getenv, stdout, app.Service{
 		Name: "gateway", Config: &cfg,
 		Defaults:   []config.Option{config.Ports(":8082", ":9082"), config.Default("PAYGATE_DATABASE_SCHEMA", postgres.Schema)},
-		Migrations: postgres.Migrations, Schema: &cfg.Schema, Redis: true, NATS: true,
+		Migrations: postgres.Migrations, Schema: &cfg.Schema, ReadPool: true, Redis: true, NATS: true,
 		Wire: func(ctx context.Context, p *app.Parts) error { return wire(ctx, cfg, p) },
 	})
 }

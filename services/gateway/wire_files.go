@@ -30,7 +30,7 @@ func (g *gateway) wireFiles(ctx context.Context) error {
 	if !ok {
 		return fmt.Errorf("export file store %T cannot sweep its temporary files", store)
 	}
-	rows := postgres.NewFiles(g.Pool)
+	rows := postgres.NewFiles(g.Pool).WithReads(g.ReadPool)
 	files := export.NewService(rows, store, time.Now)
 	g.srv.Register(&gatewayv1.FileService_ServiceDesc, grpcapi.NewFileServer(files))
 	g.srv.RegisterGateway(restRoutes(gatewayv1.RegisterFileServiceHandlerClient, gatewayv1.NewFileServiceClient))

@@ -63,7 +63,7 @@ func (g *gateway) wireSettings(context.Context) error {
 // wireFees serves the fees and the pay types' names
 // (docs/contracts-fees.md).
 func (g *gateway) wireFees(context.Context) error {
-	fees := fee.NewService(postgres.NewFees(g.Pool), time.Now)
+	fees := fee.NewService(postgres.NewFees(g.Pool).WithReads(g.ReadPool), time.Now)
 	g.srv.Register(&gatewayv1.FeeService_ServiceDesc, grpcapi.NewFeeServer(fees))
 	g.confirmations.Observe(grpcapi.MethodUpdateFee, grpcapi.ObserveFee(fees))
 	g.confirmations.Observe(grpcapi.MethodDeleteFee, grpcapi.ObserveFee(fees))

@@ -7,7 +7,8 @@
 //  2. the JSON logger at PAYGATE_LOG_LEVEL, tagged with the service's name;
 //  3. the listeners, which answer probes (live, not ready) while the rest
 //     starts: migrations may take longer than a startup probe's budget;
-//  4. the migrations of the service's schema, then the Postgres pool;
+//  4. the migrations of the service's schema, then the Postgres pool (and
+//     the read pool of PAYGATE_DATABASE_READ_URL when it names a replica);
 //  5. Redis and NATS JetStream (with the events stream's replicas), when the
 //     service uses them, and tracing;
 //  6. the jobs runner (a service with a database and NATS);
@@ -63,6 +64,10 @@ type Service struct {
 	// Schema points to the configuration's schema field (set with
 	// Migrations).
 	Schema *string
+	// ReadPool says whether the service routes its lag-tolerant reads to
+	// PAYGATE_DATABASE_READ_URL (Parts.ReadPool); a service that does not
+	// opens no second pool whatever the setting.
+	ReadPool bool
 	// Redis and NATS say whether the service connects to them.
 	Redis, NATS bool
 	// LogLevel returns the log level of a configuration without
@@ -85,6 +90,12 @@ type Parts struct {
 	// Pool is the Postgres pool on the service's schema (nil without
 	// Migrations).
 	Pool *pgxpool.Pool
+	// ReadPool is the pool of the reads that tolerate a replica's lag
+	// (PAYGATE_DATABASE_READ_URL, with Service.ReadPool): read-only
+	// sessions on the replica, or Pool itself when no replica is
+	// configured. Never for writes, nor for
+	// a read that decides a write.
+	ReadPool *pgxpool.Pool
 	// Redis is the Redis client (nil unless Service.Redis).
 	Redis *redis.Client
 	// NATS and JetStream are the NATS connection and its JetStream (nil
@@ -221,8 +232,16 @@ func (p *Parts) open(ctx context.Context, svc Service) error {
 		if err != nil {
 			return err
 		}
-		p.Pool = pool
+		p.Pool, p.ReadPool = pool, pool
 		p.Defer(pool.Close)
+		if svc.ReadPool && c.SeparateReads() {
+			reads, err := pgdb.OpenReadOnly(ctx, c.DatabaseReadURL, *svc.Schema)
+			if err != nil {
+				return fmt.Errorf("%s: %w", config.KeyDatabaseReadURL, err)
+			}
+			p.ReadPool = reads
+			p.Defer(reads.Close)
+		}
 	}
 	if svc.Redis {
 		opts, err := redis.ParseURL(c.RedisURL)

@@ -35,6 +35,7 @@ import (
 // Keys of the shared settings (docs/contracts.md).
 const (
 	KeyDatabaseURL      = "PAYGATE_DATABASE_URL"
+	KeyDatabaseReadURL  = "PAYGATE_DATABASE_READ_URL"
 	KeyRedisURL         = "PAYGATE_REDIS_URL"
 	KeyNATSURL          = "PAYGATE_NATS_URL"
 	KeyHTTPAddr         = "PAYGATE_HTTP_ADDR"
@@ -59,6 +60,12 @@ const DemoInternalToken = "paygate-demo-internal-token"
 type Common struct {
 	// DatabaseURL is the Postgres URL; each service uses its own schema in it.
 	DatabaseURL string `env:"PAYGATE_DATABASE_URL" default:"postgres://postgres@127.0.0.1:5432/paygate?sslmode=disable"`
+	// DatabaseReadURL is a read-only copy of DatabaseURL's database (a
+	// streaming replica) for the reads that tolerate its lag: lists,
+	// counts, exports, fee previews, statistics rebuilds
+	// (docs/operations.md, "Read replica"). Empty or equal to DatabaseURL:
+	// those reads use the primary's pool.
+	DatabaseReadURL string `env:"PAYGATE_DATABASE_READ_URL"`
 	// RedisURL is the Redis URL (rate limits, revocations, locks).
 	RedisURL string `env:"PAYGATE_REDIS_URL" default:"redis://127.0.0.1:6379/0"`
 	// NATSURL is the NATS server URL (JetStream events).
@@ -111,6 +118,12 @@ func (c Common) Internal() (string, error) {
 		return "", errors.New(KeyInternalToken + " is too short: use at least 16 random characters")
 	}
 	return c.InternalToken, nil
+}
+
+// SeparateReads reports whether DatabaseReadURL names a database other than
+// DatabaseURL, so that the lag-tolerant reads get a pool of their own.
+func (c Common) SeparateReads() bool {
+	return c.DatabaseReadURL != "" && c.DatabaseReadURL != c.DatabaseURL
 }
 
 // Shared returns the shared settings of a service's configuration that

@@ -54,6 +54,84 @@ func Open(ctx context.Context, url, schema string) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
+// OpenReadOnly connects to url, a read-only copy of a service's database (a
+// streaming replica, or the primary itself), and returns a pool whose
+// connections use schema as their search_path and refuse writes: every
+// session starts with default_transaction_read_only on, so a write sent to
+// it by mistake fails (SQLSTATE 25006) instead of reaching the primary's
+// data through a pool meant for reads. It does not create the schema (a
+// replica cannot; the primary's migrations make it) and checks the
+// connection before returning.
+func OpenReadOnly(ctx context.Context, url, schema string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database read url: %w", err)
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open read pool for schema %s: %w", schema, err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("ping read database for schema %s: %w", schema, err)
+	}
+	return pool, nil
+}
+
+// ReplicaLag returns how far behind its primary the database q reads
+// (a pool, a connection or a transaction) is: 0 on a primary, and on a streaming replica 0 when it has replayed
+// all the WAL it received, else the time since the last transaction it
+// replayed was committed on the primary. A replica that lost its primary
+// (nothing received, nothing to replay) reads 0: only the primary knows
+// what it has not sent.
+func ReplicaLag(ctx context.Context, q interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}) (time.Duration, error) {
+	var seconds float64
+	err := q.QueryRow(ctx, `SELECT CASE
+		WHEN NOT pg_is_in_recovery() THEN 0
+		WHEN pg_last_wal_receive_lsn() IS NOT NULL AND pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0
+		ELSE COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp()), 0)::float8 END`).Scan(&seconds)
+	if err != nil {
+		return 0, fmt.Errorf("read replica lag: %w", err)
+	}
+	return time.Duration(max(seconds, 0) * float64(time.Second)), nil
+}
+
+// WaitReplayed waits until the database behind reads has replayed the WAL
+// primary had written when WaitReplayed was called (at once when both are
+// the same pool, or reads is a primary), so that what reads answers next
+// includes every transaction committed on primary before the call. It
+// polls every 50 ms until ctx ends.
+func WaitReplayed(ctx context.Context, primary, reads *pgxpool.Pool) error {
+	if primary == reads {
+		return nil
+	}
+	var lsn string
+	if err := primary.QueryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&lsn); err != nil {
+		return fmt.Errorf("read the primary's wal position: %w", err)
+	}
+	for {
+		var done bool
+		err := reads.QueryRow(ctx, `SELECT NOT pg_is_in_recovery() OR pg_last_wal_replay_lsn() >= $1::pg_lsn`, lsn).Scan(&done)
+		if err != nil {
+			return fmt.Errorf("read the replica's replay position: %w", err)
+		}
+		if done {
+			return nil
+		}
+		t := time.NewTimer(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("wait for the replica to replay %s: %w", lsn, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
 // EmbeddedMigrations returns the folder dir of an embedded FS as Migrate
 // wants it (the migrations at its root). It panics when dir is missing: for
 // an embed.FS that is a build mistake, not a runtime condition.

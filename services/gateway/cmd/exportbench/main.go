@@ -81,19 +81,29 @@ func main() {
 
 // config is what the flags say.
 type config struct {
-	db, schema, tz, dir, profile, only string
-	rows, small                        int64
-	runs                               int
-	collab                             int
+	db, readDB, schema, tz, dir, profile, only string
+	rows, small                                int64
+	runs                                       int
+	collab                                     int
 
 	// The child's own flags.
 	child, from, to string
+}
+
+// readURL is where the bench reads the rows (picking the windows, the bare
+// cases): the read replica when there is one.
+func (c config) readURL() string {
+	if c.readDB != "" {
+		return c.readDB
+	}
+	return c.db
 }
 
 func parseFlags(args []string) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("exportbench", flag.ContinueOnError)
 	fs.StringVar(&c.db, "db", "postgres://postgres@127.0.0.1:5432/paygate?sslmode=disable", "Postgres URL")
+	fs.StringVar(&c.readDB, "read-db", "", "Postgres URL of a read replica of -db: the worker reads the exported rows there, as the gateway does with PAYGATE_DATABASE_READ_URL (default: -db)")
 	fs.StringVar(&c.schema, "schema", "gateway_bench", "gateway schema loaded by bench/txgen")
 	fs.StringVar(&c.tz, "tz", "Asia/Manila", "the export's time zone (settings.timeZone)")
 	fs.StringVar(&c.dir, "dir", "", "where files are written (default: a new directory under the system's temporary directory, removed at the end)")
@@ -163,7 +173,7 @@ func runParent(ctx context.Context, c config, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	conn, err := pgx.Connect(ctx, c.db)
+	conn, err := pgx.Connect(ctx, c.readURL())
 	if err != nil {
 		return err
 	}
@@ -285,7 +295,7 @@ func runParent(ctx context.Context, c config, stdout io.Writer) error {
 			}
 		}
 	}
-	if err := quietOutbox(ctx, conn); err != nil {
+	if err := quietOutbox(ctx, c); err != nil {
 		return err
 	}
 
@@ -364,7 +374,7 @@ func pickWindow(ctx context.Context, conn *pgx.Conn, collab int32, n int64, loc 
 // runOne runs one case in a child process and returns its result with its
 // peak RSS.
 func runOne(ctx context.Context, self string, c config, name string, w window, dir string, round int) (result, error) {
-	args := []string{"-child", name, "-db", c.db, "-schema", c.schema, "-tz", c.tz, "-dir", dir,
+	args := []string{"-child", name, "-db", c.db, "-read-db", c.readDB, "-schema", c.schema, "-tz", c.tz, "-dir", dir,
 		"-collab", strconv.Itoa(int(w.collab)), "-from", w.from.Format(time.RFC3339Nano), "-to", w.to.Format(time.RFC3339Nano)}
 	if c.profile != "" {
 		args = append(args, "-profile", filepath.Join(c.profile, fmt.Sprintf("%s-%d-%d.pprof", name, w.rows, round)))
@@ -392,8 +402,13 @@ func runOne(ctx context.Context, self string, c config, name string, w window, d
 // quietOutbox marks the events this benchmark's files left in the schema's
 // outbox as published: nobody consumes them, and a gateway started on the
 // schema later should not send them to a shared NATS.
-func quietOutbox(ctx context.Context, conn *pgx.Conn) error {
-	_, err := conn.Exec(ctx, `UPDATE outbox SET published_at = now()
+func quietOutbox(ctx context.Context, c config) error {
+	conn, err := pgx.Connect(ctx, c.db)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	_, err = conn.Exec(ctx, `UPDATE `+pgx.Identifier{c.schema, "outbox"}.Sanitize()+` SET published_at = now()
 		WHERE published_at IS NULL AND subject IN ('paygate.events.file_export_requested', 'paygate.events.file_export_finished')`)
 	if err != nil {
 		return fmt.Errorf("mark the benchmark's events published: %w", err)
@@ -486,8 +501,19 @@ func prepareWorker(ctx context.Context, c config, w window, format exportfmt.For
 		return nil, err
 	}
 	files := postgres.NewFiles(pool)
+	closeReads := func() {}
+	if c.readDB != "" && c.readDB != c.db {
+		reads, err := pgdb.OpenReadOnly(ctx, c.readDB, c.schema)
+		if err != nil {
+			pool.Close()
+			return nil, err
+		}
+		files.WithReads(reads)
+		closeReads = reads.Close
+	}
 	store, err := filestore.NewLocal(c.dir)
 	if err != nil {
+		closeReads()
 		pool.Close()
 		return nil, err
 	}
@@ -504,6 +530,7 @@ func prepareWorker(ctx context.Context, c config, w window, format exportfmt.For
 		Type: int32(export.TypeTransactions), Format: int32(format), Columns: cols, Order: order, TimeZone: c.tz,
 	})
 	if err != nil {
+		closeReads()
 		pool.Close()
 		return nil, fmt.Errorf("schedule the export: %w", err)
 	}
@@ -511,6 +538,7 @@ func prepareWorker(ctx context.Context, c config, w window, format exportfmt.For
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	return func() (result, error) {
 		defer pool.Close()
+		defer closeReads()
 		start := time.Now()
 		if _, err := worker.Process(ctx, f.ID, f.CreatedAt, nil); err != nil {
 			return result{}, err
@@ -563,7 +591,7 @@ func ceilingQuery(w window) (string, error) {
 }
 
 func connect(ctx context.Context, c config) (*pgx.Conn, error) {
-	conn, err := pgx.Connect(ctx, c.db)
+	conn, err := pgx.Connect(ctx, c.readURL())
 	if err != nil {
 		return nil, err
 	}

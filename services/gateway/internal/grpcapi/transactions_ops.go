@@ -4,7 +4,9 @@ import (
 	"context"
 	"math"
 	"net/http"
+	"time"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	gatewayv1 "github.com/paygate/paygate/gen/go/paygate/gateway/v1"
@@ -55,6 +57,9 @@ func (s *transactionServer) ListTransactions(ctx context.Context, req *gatewayv1
 	}
 	for cur, a := range page.Totals {
 		resp.TotalAmounts[cur] = a.String()
+	}
+	if page.Lag >= time.Second {
+		resp.DataLagSeconds = proto.Int32(clamp32(int((page.Lag + time.Second - 1) / time.Second)))
 	}
 	return resp, nil
 }

@@ -85,6 +85,10 @@ type ListPage struct {
 	Page, Take int
 	// Totals maps currency to the sum of amounts (with IncludeTotals).
 	Totals map[string]money.Amount
+	// Lag is how far behind the primary the read replica that answered was
+	// (0: read from the primary, or a replica that had replayed everything
+	// it received).
+	Lag time.Duration
 }
 
 // SearchTerm is what a free-text search names: an id (all digits) or a

@@ -21,12 +21,26 @@ import (
 // the payment path of every replica reads it for its next payment.
 type Fees struct {
 	pool *pgxpool.Pool
+	// reads serves the previews (WithReads); pool by default.
+	reads *pgxpool.Pool
 }
 
 var _ fee.Store = (*Fees)(nil)
 
 // NewFees returns the fee store on pool.
-func NewFees(pool *pgxpool.Pool) *Fees { return &Fees{pool: pool} }
+func NewFees(pool *pgxpool.Pool) *Fees { return &Fees{pool: pool, reads: pool} }
+
+// WithReads makes s compute its previews on reads, a read-only pool on a
+// streaming replica of pool's database (app.Parts.ReadPool): a preview
+// reads up to a few hundred thousand transactions and may lag. The fees'
+// list and every write, with the reads that decide it, stay on pool. It
+// returns s.
+func (s *Fees) WithReads(reads *pgxpool.Pool) *Fees {
+	if reads != nil {
+		s.reads = reads
+	}
+	return s
+}
 
 const entityFee = "The fee"
 
@@ -405,7 +419,7 @@ func (s *Fees) Preview(ctx context.Context, q fee.PreviewQuery) ([]fee.PreviewCu
 	// An unnamed statement, planned with its values each time: a cached
 	// generic plan does not know the window, the collabs or the amounts and
 	// chose a scan three times slower (bench/RESULTS.md, "Fees").
-	rows, err := s.pool.Query(ctx, sql, append([]any{pgx.QueryExecModeDescribeExec}, args...)...)
+	rows, err := s.reads.Query(ctx, sql, append([]any{pgx.QueryExecModeDescribeExec}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("preview fee: %w", err)
 	}

@@ -24,12 +24,27 @@ import (
 // is.
 type Files struct {
 	pool *pgxpool.Pool
+	// reads serves the exported rows and their count (WithReads); pool by
+	// default.
+	reads *pgxpool.Pool
 }
 
 var _ export.Store = (*Files)(nil)
 
 // NewFiles returns the file store on pool.
-func NewFiles(pool *pgxpool.Pool) *Files { return &Files{pool: pool} }
+func NewFiles(pool *pgxpool.Pool) *Files { return &Files{pool: pool, reads: pool} }
+
+// WithReads makes s read the exported rows (Snapshot) and count them
+// (CountRows) on reads, a read-only pool on a streaming replica of pool's
+// database (app.Parts.ReadPool), so that a long export does not load the
+// primary. The files' own rows (the list, the claims, the leases) stay on
+// pool: they are compare-and-set. It returns s.
+func (s *Files) WithReads(reads *pgxpool.Pool) *Files {
+	if reads != nil {
+		s.reads = reads
+	}
+	return s
+}
 
 const fileColumns = `id, name, status, request, created_by, created_by_id, scope_all, scope_merchants, created_at,
 	updated_at, status_message, error_message, COALESCE(worker, ''), lease_until, attempt, COALESCE(storage_key, ''),
@@ -78,7 +93,7 @@ func (s *Files) CountRows(ctx context.Context, t export.Type, f payment.ListFilt
 		inner = `SELECT 1 FROM transactions JOIN transaction_logs l ON l.transaction_id = transactions.id` + c.where()
 	}
 	var n int
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM (`+inner+fmt.Sprintf(` LIMIT %d) AS t`, limit+1), c.args...).Scan(&n)
+	err := s.reads.QueryRow(ctx, `SELECT count(*) FROM (`+inner+fmt.Sprintf(` LIMIT %d) AS t`, limit+1), c.args...).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count export rows: %w", err)
 	}
@@ -297,7 +312,7 @@ func (s *Files) Release(ctx context.Context, id int64, worker, message string) e
 func (s *Files) Snapshot(ctx context.Context, f payment.ListFilter, withLogs bool, pageSize int,
 	fn func(context.Context, []payment.Transaction, []export.LogRecord) error) error {
 	f = microseconds(f)
-	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(t pgx.Tx) error {
+	return pgx.BeginTxFunc(ctx, s.reads, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(t pgx.Tx) error {
 		var last *payment.Transaction
 		for {
 			c := listConditions(f)

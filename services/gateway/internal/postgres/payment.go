@@ -15,7 +15,10 @@ import (
 
 // Payments is the Postgres implementation of payment.Store.
 type Payments struct {
-	pool    *pgxpool.Pool
+	pool *pgxpool.Pool
+	// reads serves the reads that tolerate a replica's lag (the list and
+	// its count, the replay): pool unless WithReads gave a replica's.
+	reads   *pgxpool.Pool
 	creates *group[createIn, payment.Transaction]
 	changes *group[payment.StatusChange, payment.Transaction]
 	appends *group[[]payment.LogEntry, struct{}]
@@ -33,10 +36,22 @@ var _ payment.Store = (*Payments)(nil)
 
 // NewPayments returns the payment store on pool.
 func NewPayments(pool *pgxpool.Pool) *Payments {
-	p := &Payments{pool: pool}
+	p := &Payments{pool: pool, reads: pool}
 	p.creates = newGroup(batchWriters, p.createBatch)
 	p.changes = newGroup(batchWriters, p.changeBatch)
 	p.appends = newGroup(batchWriters, p.appendBatch)
+	return p
+}
+
+// WithReads makes p read its lists, their counts and totals, and the
+// replay from reads, a read-only pool on a streaming replica of pool's
+// database (app.Parts.ReadPool); everything else (the payment path, the
+// compare-and-set writes, a read that decides a write) stays on pool. It
+// returns p.
+func (p *Payments) WithReads(reads *pgxpool.Pool) *Payments {
+	if reads != nil {
+		p.reads = reads
+	}
 	return p
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/paygate/paygate/services/gateway/internal/money"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
+	"github.com/paygate/paygate/services/internal/pgdb"
 )
 
 // conditions builds a WHERE clause with numbered arguments.
@@ -454,11 +455,18 @@ func pageStatement(f payment.ListFilter, counts counted) Statement {
 // come first (listCount); the page is read only when it starts before the
 // count, within the days that hold it when the rollups counted. Both read
 // one snapshot (a read-only repeatable-read transaction), so the page
-// agrees with the count.
+// agrees with the count. On a read replica (WithReads) the same snapshot
+// measures the replica's lag, which the page reports.
 func (p *Payments) List(ctx context.Context, f payment.ListFilter) (payment.ListPage, error) {
 	f = microseconds(f)
 	page := payment.ListPage{Transactions: []payment.Transaction{}, Totals: map[string]money.Amount{}}
-	err := pgx.BeginTxFunc(ctx, p.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, p.reads, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if p.reads != p.pool {
+			var err error
+			if page.Lag, err = pgdb.ReplicaLag(ctx, tx); err != nil {
+				return err
+			}
+		}
 		_, c, err := listCount(ctx, tx, f)
 		if err != nil {
 			return err

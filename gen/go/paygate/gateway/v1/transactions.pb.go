@@ -1476,9 +1476,14 @@ type ListTransactionsResponse struct {
 	CurrentPage int32 `protobuf:"varint,4,opt,name=current_page,json=currentPage,proto3" json:"current_page,omitempty"`
 	// Sum of amount per currency over every match (with
 	// include_total_amounts).
-	TotalAmounts  map[string]string `protobuf:"bytes,5,rep,name=total_amounts,json=totalAmounts,proto3" json:"total_amounts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	TotalAmounts map[string]string `protobuf:"bytes,5,rep,name=total_amounts,json=totalAmounts,proto3" json:"total_amounts,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// How far behind the primary the page may be, in whole seconds rounded
+	// up: set only when it was read from a read replica
+	// (PAYGATE_DATABASE_READ_URL) at least a second behind, so that the
+	// console can say the data may be that far behind.
+	DataLagSeconds *int32 `protobuf:"varint,6,opt,name=data_lag_seconds,json=dataLagSeconds,proto3,oneof" json:"data_lag_seconds,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ListTransactionsResponse) Reset() {
@@ -1544,6 +1549,13 @@ func (x *ListTransactionsResponse) GetTotalAmounts() map[string]string {
 		return x.TotalAmounts
 	}
 	return nil
+}
+
+func (x *ListTransactionsResponse) GetDataLagSeconds() int32 {
+	if x != nil && x.DataLagSeconds != nil {
+		return *x.DataLagSeconds
+	}
+	return 0
 }
 
 // CancelTransactionRequest cancels a transaction by hand.
@@ -2419,7 +2431,7 @@ const file_paygate_gateway_v1_transactions_proto_rawDesc = "" +
 	"merchantId\x12\x16\n" +
 	"\x06search\x18\x13 \x01(\tR\x06searchB\a\n" +
 	"\x05_pageB\a\n" +
-	"\x05_take\"\xea\x02\n" +
+	"\x05_take\"\xae\x03\n" +
 	"\x18ListTransactionsResponse\x12C\n" +
 	"\ftransactions\x18\x01 \x03(\v2\x1f.paygate.gateway.v1.TransactionR\ftransactions\x12\x1f\n" +
 	"\vtotal_count\x18\x02 \x01(\x05R\n" +
@@ -2427,10 +2439,12 @@ const file_paygate_gateway_v1_transactions_proto_rawDesc = "" +
 	"\vtotal_pages\x18\x03 \x01(\x05R\n" +
 	"totalPages\x12!\n" +
 	"\fcurrent_page\x18\x04 \x01(\x05R\vcurrentPage\x12c\n" +
-	"\rtotal_amounts\x18\x05 \x03(\v2>.paygate.gateway.v1.ListTransactionsResponse.TotalAmountsEntryR\ftotalAmounts\x1a?\n" +
+	"\rtotal_amounts\x18\x05 \x03(\v2>.paygate.gateway.v1.ListTransactionsResponse.TotalAmountsEntryR\ftotalAmounts\x12-\n" +
+	"\x10data_lag_seconds\x18\x06 \x01(\x05H\x00R\x0edataLagSeconds\x88\x01\x01\x1a?\n" +
 	"\x11TotalAmountsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"u\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x13\n" +
+	"\x11_data_lag_seconds\"u\n" +
 	"\x18CancelTransactionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x122\n" +
 	"\x12transaction_status\x18\x02 \x01(\x05H\x00R\x11transactionStatus\x88\x01\x01B\x15\n" +
@@ -2608,6 +2622,7 @@ func file_paygate_gateway_v1_transactions_proto_init() {
 	}
 	file_paygate_gateway_v1_transactions_proto_msgTypes[6].OneofWrappers = []any{}
 	file_paygate_gateway_v1_transactions_proto_msgTypes[13].OneofWrappers = []any{}
+	file_paygate_gateway_v1_transactions_proto_msgTypes[14].OneofWrappers = []any{}
 	file_paygate_gateway_v1_transactions_proto_msgTypes[15].OneofWrappers = []any{}
 	file_paygate_gateway_v1_transactions_proto_msgTypes[17].OneofWrappers = []any{}
 	file_paygate_gateway_v1_transactions_proto_msgTypes[23].OneofWrappers = []any{}

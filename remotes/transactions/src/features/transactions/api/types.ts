@@ -24,6 +24,8 @@ export interface TransactionListWire {
   totalPages?: number;
   currentPage?: number;
   totalAmounts?: Record<string, string | number>;
+  /** Set when the page was read from a read replica at least a second behind (docs/contracts-transactions.md). */
+  dataLagSeconds?: number;
 }
 
 /** Transaction is a transaction as the console shows it. */
@@ -74,6 +76,8 @@ export interface TransactionList {
   currentPage: number;
   /** Total per currency as an exact decimal string; only when requested (see needsTotals). */
   totalAmounts: Record<string, string>;
+  /** How many seconds behind the primary the page may be (0: up to date). */
+  dataLagSeconds: number;
 }
 
 const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
@@ -130,8 +134,9 @@ export function toTransactionList(body: TransactionListWire | undefined): Transa
     totalPages: body?.totalPages ?? 0,
     currentPage: body?.currentPage ?? 1,
     totalAmounts: totals,
+    dataLagSeconds: Math.max(0, Math.ceil(Number(body?.dataLagSeconds ?? 0)) || 0),
   };
 }
 
 /** EMPTY_LIST is the list shown for a 404 (spec 02 §8: a 404 on fetch gives an empty result). */
-export const EMPTY_LIST: TransactionList = { transactions: [], totalCount: 0, totalPages: 0, currentPage: 1, totalAmounts: {} };
+export const EMPTY_LIST: TransactionList = { transactions: [], totalCount: 0, totalPages: 0, currentPage: 1, totalAmounts: {}, dataLagSeconds: 0 };

@@ -45,6 +45,20 @@ describe('Transactions page (spec 02 §2)', () => {
     expect(await rowMenuItems(user, 12)).toEqual(['Callbacks', 'Data', 'Export', 'Search in Logs', 'Mark Failed', 'Mark Success']);
   });
 
+  it('says how far behind the list may be when the gateway read it from a lagging replica, and nothing when it is current', async () => {
+    let lag: number | undefined = 7;
+    server.use(...listHandlers(() => page([tx(11)], lag === undefined ? {} : { dataLagSeconds: lag })));
+    const { queryClient } = renderPage();
+    expect(await screen.findByTestId('transaction-11')).toBeInTheDocument();
+    const notice = screen.getByRole('status', { name: 'Data lag' });
+    await waitFor(() => expect(notice).toHaveTextContent('Data may be up to 7 s behind.'));
+    // The replica caught up: the next answer carries no lag, and the notice goes.
+    lag = undefined;
+    await queryClient.refetchQueries();
+    await waitFor(() => expect(screen.getByRole('status', { name: 'Data lag' })).toHaveTextContent(''));
+    expect(screen.queryByText(/Data may be up to/)).toBeNull();
+  });
+
   it("opens after the Providers page filled the shared query cache with its own collab list (an admin's key 'all')", async () => {
     server.use(...listHandlers());
     const { queryClient } = renderPage();

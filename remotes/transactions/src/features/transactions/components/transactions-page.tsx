@@ -294,6 +294,10 @@ function TransactionsView({ user }: { user: User | null }) {
           <Text fontSize="xs" color={live ? 'green.fg' : 'fg.muted'} aria-label="Live updates">
             {live ? '● Live' : '○ Refreshing every 10 s'}
           </Text>
+          {/* Read from a replica that lags (docs/operations.md, "Read replica"): the list may miss the last seconds' changes. */}
+          <Text fontSize="xs" color="orange.fg" role="status" aria-label="Data lag">
+            {data && data.dataLagSeconds > 0 ? `Data may be up to ${data.dataLagSeconds} s behind.` : ''}
+          </Text>
         </HStack>
         <NativeSelect.Root size="sm" w="28">
           <NativeSelect.Field aria-label="Totals currency" value={currency} onChange={(e) => setCurrency(e.target.value as TotalCurrency)}>
