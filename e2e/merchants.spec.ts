@@ -2,23 +2,29 @@
  * End-to-end onboarding of a merchant (issue 30) against a running stack:
  * the admin adds a merchant on the Merchants page (which opens the
  * Initialize Collaboration dialog for it), gives it a GoVip collab, creates
- * its API secret (shown once) and takes a sandbox payment signed with it.
+ * its API secret (shown once) and takes a sandbox payment signed with it;
+ * a merchant admin rotates its own merchant's secret on the Callbacks page
+ * (the new value shown once) and revokes the new one again.
  *
  * ASSUMPTION: a demo stack (see console.spec.ts): GoVip is a sandbox provider with the GCASH pay type.
  */
 import { createHmac } from 'node:crypto';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { gateway } from './support';
 
 const DEMO_PASSWORD = 'paygate-demo';
 
-test('the admin adds a merchant, creates its secret (shown once) and a payment signed with it is taken', async ({ page }) => {
-  const name = `E2E Merchant ${Date.now()}`;
+async function signIn(page: Page, username: string) {
   await page.goto('/login');
-  await page.getByLabel('Username').fill('admin');
+  await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD);
   await page.getByRole('button', { name: 'Login' }).click();
   await expect(page).toHaveURL(/\/transactions$/);
+}
+
+test('the admin adds a merchant, creates its secret (shown once) and a payment signed with it is taken', async ({ page }) => {
+  const name = `E2E Merchant ${Date.now()}`;
+  await signIn(page, 'admin');
 
   await page.goto('/merchants');
   await page.getByRole('button', { name: 'Add Merchant' }).click();
@@ -77,4 +83,38 @@ test('the admin adds a merchant, creates its secret (shown once) and a payment s
   });
   expect(res.ok(), await res.text()).toBe(true);
   expect(((await res.json()) as { transactionReferenceId: string }).transactionReferenceId).toBeTruthy();
+});
+
+test("a merchant admin creates its merchant's secret on the Callbacks page and sees it once", async ({ page }) => {
+  await signIn(page, 'merchant-admin');
+  await page.goto('/callbacks');
+  const section = page.getByRole('region', { name: 'API secrets' });
+  const table = section.getByRole('table', { name: 'Secrets' });
+  // The demo merchant's seeded secret is accepted: a new one is a rotation, with an overlap.
+  await expect(table).toContainText('active');
+  await section.getByRole('button', { name: 'Rotate' }).click();
+  const rotate = page.getByRole('dialog', { name: 'Rotate secret' });
+  await expect(rotate.getByRole('textbox', { name: 'Overlap window (hours)' })).toHaveValue('24');
+  await rotate.getByRole('button', { name: 'Rotate' }).click();
+
+  const shown = page.getByRole('dialog', { name: 'New secret' });
+  await expect(shown).toContainText('you will not see it again');
+  const secret = (await shown.getByTestId('secret-value').textContent())!.trim();
+  expect(secret).toMatch(/^pgs_/);
+  const id = /Secret (\d+) for merchant hash/.exec((await shown.textContent()) ?? '')?.[1];
+  expect(id).toBeTruthy();
+  await shown.getByRole('button', { name: 'Done' }).click();
+  await expect(shown).toBeHidden();
+  // Listed, never shown again; the earlier secret stays accepted for the overlap.
+  await expect(table.getByRole('button', { name: `Revoke secret ${id}` })).toBeVisible();
+  await expect(table).toContainText('expiring');
+  await expect(page.locator('body')).not.toContainText(secret);
+
+  // Leave the demo merchant as it signs: the new secret is revoked again, after a confirmation.
+  await table.getByRole('button', { name: `Revoke secret ${id}` }).click();
+  const confirm = page.getByRole('alertdialog', { name: 'Revoke secret' });
+  await expect(confirm).toContainText(`Revoke secret ${id} of`);
+  await confirm.getByRole('button', { name: 'Revoke' }).click();
+  await expect(confirm).toBeHidden();
+  await expect(table.getByRole('button', { name: `Revoke secret ${id}` })).toHaveCount(0);
 });

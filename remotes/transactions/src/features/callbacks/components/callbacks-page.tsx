@@ -12,6 +12,7 @@ import { callbackFields, draftOf, validateCallbackDraft } from '../utils/form';
 import { CallbackRetryDialog } from './callback-retry-dialog';
 import { EndpointHealthPanel } from './endpoint-health';
 import { AddCallbackDialog } from './add-callback-dialog';
+import { ApiSecretsSection } from './api-secrets-section';
 import { callbackColumns } from './callback-columns';
 
 /** The confirmations asked before a row edit and a delete (spec 02 §2). */
@@ -142,6 +143,8 @@ function Callbacks({ user }: { user: User }) {
         urlOf={(row) => row.callbackUrl}
         reload={reload}
       />
+
+      <ApiSecretsSection user={user} merchantId={healthMerchant} />
 
       {retrying && scope && (
         <CallbackRetryDialog
