@@ -4,25 +4,31 @@
  * Initialize Collaboration dialog for it), gives it a GoVip collab, creates
  * its API secret (shown once), adds a callback URL with a secret custom
  * header on the Callbacks page, takes a sandbox payment signed with the
- * secret, and sees its callback delivered to the URL with the header.
+ * secret, and sees its callback delivered to the URL with the header;
+ * a merchant admin rotates its own merchant's secret on the Callbacks page
+ * (the new value shown once) and revokes the new one again.
  *
  * ASSUMPTION: a demo stack (see console.spec.ts): GoVip is a sandbox provider with the GCASH pay type.
  */
 import { createHmac } from 'node:crypto';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { gateway } from './support';
 
 const DEMO_PASSWORD = 'paygate-demo';
 const SANDBOX = process.env.PAYGATE_E2E_SANDBOX_URL ?? 'http://127.0.0.1:8085';
 
-test('the admin adds a merchant, creates its secret (shown once), and a payment signed with it is taken and called back with a custom header', async ({ page }) => {
-  test.setTimeout(120_000);
-  const name = `E2E Merchant ${Date.now()}`;
+async function signIn(page: Page, username: string) {
   await page.goto('/login');
-  await page.getByLabel('Username').fill('admin');
+  await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password', { exact: true }).fill(DEMO_PASSWORD);
   await page.getByRole('button', { name: 'Login' }).click();
   await expect(page).toHaveURL(/\/transactions$/);
+}
+
+test('the admin adds a merchant, creates its secret (shown once), and a payment signed with it is taken and called back with a custom header', async ({ page }) => {
+  test.setTimeout(120_000);
+  const name = `E2E Merchant ${Date.now()}`;
+  await signIn(page, 'admin');
 
   await page.goto('/merchants');
   await page.getByRole('button', { name: 'Add Merchant' }).click();
@@ -67,7 +73,6 @@ test('the admin adds a merchant, creates its secret (shown once), and a payment 
   const panel = page.getByRole('dialog', { name: `Credentials - ${name}` });
   await expect(panel.getByRole('table', { name: 'Secrets' })).toContainText('active');
   await expect(panel).not.toContainText(secret);
-
 
   // Its callback URL, whose deliveries carry a secret custom header.
   const callbackUrl = `${SANDBOX}/merchant/callbacks`;
@@ -119,4 +124,38 @@ test('the admin adds a merchant, creates its secret (shown once), and a payment 
       { timeout: 30_000 },
     )
     .toContain(`true ${token}`);
+});
+
+test("a merchant admin creates its merchant's secret on the Callbacks page and sees it once", async ({ page }) => {
+  await signIn(page, 'merchant-admin');
+  await page.goto('/callbacks');
+  const section = page.getByRole('region', { name: 'API secrets' });
+  const table = section.getByRole('table', { name: 'Secrets' });
+  // The demo merchant's seeded secret is accepted: a new one is a rotation, with an overlap.
+  await expect(table).toContainText('active');
+  await section.getByRole('button', { name: 'Rotate' }).click();
+  const rotate = page.getByRole('dialog', { name: 'Rotate secret' });
+  await expect(rotate.getByRole('textbox', { name: 'Overlap window (hours)' })).toHaveValue('24');
+  await rotate.getByRole('button', { name: 'Rotate' }).click();
+
+  const shown = page.getByRole('dialog', { name: 'New secret' });
+  await expect(shown).toContainText('you will not see it again');
+  const secret = (await shown.getByTestId('secret-value').textContent())!.trim();
+  expect(secret).toMatch(/^pgs_/);
+  const id = /Secret (\d+) for merchant hash/.exec((await shown.textContent()) ?? '')?.[1];
+  expect(id).toBeTruthy();
+  await shown.getByRole('button', { name: 'Done' }).click();
+  await expect(shown).toBeHidden();
+  // Listed, never shown again; the earlier secret stays accepted for the overlap.
+  await expect(table.getByRole('button', { name: `Revoke secret ${id}` })).toBeVisible();
+  await expect(table).toContainText('expiring');
+  await expect(page.locator('body')).not.toContainText(secret);
+
+  // Leave the demo merchant as it signs: the new secret is revoked again, after a confirmation.
+  await table.getByRole('button', { name: `Revoke secret ${id}` }).click();
+  const confirm = page.getByRole('alertdialog', { name: 'Revoke secret' });
+  await expect(confirm).toContainText(`Revoke secret ${id} of`);
+  await confirm.getByRole('button', { name: 'Revoke' }).click();
+  await expect(confirm).toBeHidden();
+  await expect(table.getByRole('button', { name: `Revoke secret ${id}` })).toHaveCount(0);
 });

@@ -22,6 +22,11 @@ export interface DialogFrameProps {
  * body and an optional footer. Its owner mounts it only while it is open, so
  * every opening starts from fresh state; Escape, the close button and a click
  * outside (but not on a toast) call onClose.
+ *
+ * A form's submit stops at the dialog: the dialog is portaled out of its
+ * owner's DOM, but React bubbles events through the component tree, so a
+ * dialog opened from inside a form (the Views bar's "Save as…" in a filter
+ * form) would otherwise submit that form too.
  */
 export function DialogFrame({ title, onClose, children, footer, size = 'lg', role = 'dialog', dismissible = true }: DialogFrameProps) {
   return (
@@ -42,7 +47,7 @@ export function DialogFrame({ title, onClose, children, footer, size = 'lg', rol
       <Portal>
         <Dialog.Backdrop />
         <Dialog.Positioner>
-          <Dialog.Content>
+          <Dialog.Content onSubmit={(e) => e.stopPropagation()}>
             <Dialog.Header>
               <Dialog.Title>{title}</Dialog.Title>
             </Dialog.Header>

@@ -17,6 +17,7 @@ export * from './flag-switch';
 export * from './jwt';
 export * from './may-call';
 export * from './merchant-filter';
+export * from './merchant-secrets';
 export * from './merchants';
 export * from './money';
 export * from './page-frame';

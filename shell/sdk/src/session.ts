@@ -104,6 +104,16 @@ export class SessionStore {
   }
 
   /**
+   * currentRoute is the route the console is at now (path, query and hash),
+   * as the router bound with bindNavigation has it: ahead of the render while
+   * a navigation renders in a transition, so a handler reading it sees the
+   * URL its own render may not show yet.
+   */
+  currentRoute(): string {
+    return this.navigation.current();
+  }
+
+  /**
    * expire ends a session the server no longer accepts: it clears the local
    * data, remembers the current route and goes to /login.
    */

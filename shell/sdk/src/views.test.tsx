@@ -1,7 +1,7 @@
 import '@paygate/devkit/testing/pointer-event';
 import { Button, ChakraProvider, defaultSystem } from '@chakra-ui/react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { useCallback, useMemo } from 'react';
@@ -17,6 +17,7 @@ const TEAM: SavedView = { id: '8', list: 'transactions', name: 'Team', query: 'c
 
 type TestFilters = { status: string; currency: string };
 const serialize = (f: TestFilters) => new URLSearchParams(Object.entries(f).filter(([, v]) => v !== ''));
+const filtersOfUrl = (q: URLSearchParams) => serialize({ status: q.get('status') ?? '', currency: q.get('currency') ?? '' });
 
 /** The list under test keeps two filters in its URL and writes them as the Transactions page does. */
 function TestList({ applied }: { applied: AppliedView[] }) {
@@ -35,7 +36,7 @@ function TestList({ applied }: { applied: AppliedView[] }) {
   );
   return (
     <>
-      <ViewsBar list="transactions" user={user} filterParams={filterParams} layout={{ pageSize: 20 }} onApply={onApply} />
+      <ViewsBar list="transactions" user={user} filterParams={filterParams} filterParamsOf={filtersOfUrl} layout={{ pageSize: 20 }} onApply={onApply} />
       <Button onClick={() => update({ status: '2' })}>Status 2</Button>
       <Button onClick={() => update({ currency: 'PHP' })}>Currency PHP</Button>
       <output data-testid="url">{location.search}</output>
@@ -47,6 +48,11 @@ function renderList(path: string) {
   session.signIn(tokensFor(ADMIN));
   const applied: AppliedView[] = [];
   const router = createMemoryRouter([{ path: '/list', element: <TestList applied={applied} /> }], { initialEntries: [path] });
+  // As the shell does: the session reads the router's location (the bar reads the URL at a click).
+  session.bindNavigation({
+    current: () => `${router.state.location.pathname}${router.state.location.search}`,
+    go: (to) => void router.navigate(to, { replace: true }),
+  });
   const client = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
   const user = userEvent.setup();
   render(
@@ -189,6 +195,30 @@ describe('ViewsBar (issue 29)', () => {
     });
     await waitFor(() => expect(edited()).toBeNull());
     expect(search().get('view')).toBe('7');
+  });
+
+  it('Save and Save as save the filters of the URL at the click, before the list rendered them (the race)', async () => {
+    const calls = viewHandlers([MORNING]);
+    const { router, search } = renderList('/list?view=7&status=2');
+    const save = await screen.findByRole('button', { name: 'Save' });
+    // A filter change the router has taken and React not rendered yet: react-router renders a
+    // navigation in a transition, which a click can come before.
+    await router.navigate('/list?view=7&status=2&currency=PHP');
+    expect(search().get('currency')).toBeNull();
+    fireEvent.click(save);
+    await waitFor(() => expect(calls.puts).toHaveLength(1));
+    expect(calls.puts[0]?.body).toMatchObject({ query: 'currency=PHP&status=2' });
+
+    await waitFor(() => expect(search().get('currency')).toBe('PHP'));
+    fireEvent.click(screen.getByRole('button', { name: 'Save as…' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Save view as' });
+    await router.navigate('/list?view=7&status=3&currency=PHP');
+    expect(search().get('status')).toBe('2');
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(calls.posts).toHaveLength(1));
+    expect(calls.posts[0]).toMatchObject({ query: 'currency=PHP&status=3' });
+    await waitFor(() => expect(search().get('view')).toBe('21'));
+    expect(search().get('status')).toBe('3');
   });
 
   it("offers no Save on someone else's shared view; Save as creates a new, shared view and opens it", async () => {

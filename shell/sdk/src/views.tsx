@@ -6,7 +6,7 @@ import type { GetViewResponseJson, ListViewsResponseJson, ViewJson } from '@payg
 import { hasPermission, type Permission, type User } from './access';
 import { errorMessage } from './api-error';
 import { ConfirmDialog } from './confirm-dialog';
-import { api } from './console';
+import { api, session } from './console';
 import { DialogFrame } from './dialog-frame';
 import { mayCall } from './may-call';
 import { notify } from './toast';
@@ -133,6 +133,15 @@ export interface ViewsBarProps {
   user: User | null;
   /** The list's current filters, in the form its views keep them (no view, no page). */
   filterParams: URLSearchParams;
+  /**
+   * filterParamsOf reads the list's filters, in the form of filterParams,
+   * from a URL query. A list that keeps its filters in the URL gives it: Save
+   * and Save as then save the filters of the URL at the click, not those of
+   * the bar's last render (react-router renders a navigation in a
+   * transition, so a click right after a filter change can come before the
+   * render that shows it). Without it the bar saves filterParams.
+   */
+  filterParamsOf?: (query: URLSearchParams) => URLSearchParams;
   /** The list's current layout, saved with its filters. */
   layout?: ViewLayout;
   /**
@@ -195,7 +204,7 @@ function bodyOf(v: SavedView, patch: Partial<SavedView>) {
  * user's default view. It renders nothing for a user without the list's
  * permission.
  */
-export function ViewsBar({ list, user, filterParams, layout = {}, onApply }: ViewsBarProps) {
+export function ViewsBar({ list, user, filterParams, filterParamsOf, layout = {}, onApply }: ViewsBarProps) {
   const enabled = mayOpenViews(user, list);
   // Writing calls have rules of their own (today the same as reading's).
   const mayWrite = mayCall(user, 'POST /api/v1/views') && mayCall(user, 'PUT /api/v1/views/{id}');
@@ -232,13 +241,17 @@ export function ViewsBar({ list, user, filterParams, layout = {}, onApply }: Vie
     if (pristine && d) setParams({ view: d.id }, { replace: true });
   }, [defaultTried, listed, pristine, setParams]);
 
+  // The URL's query and the list's filters as they are now, read when a button is clicked.
+  const queryNow = () => new URLSearchParams(new URL(session.currentRoute(), 'http://console.invalid').search);
+  const filtersNow = () => (filterParamsOf ? filterParamsOf(queryNow()) : filterParams);
+
   const invalidate = () => client.invalidateQueries({ queryKey: VIEWS_KEY });
   const create = useMutation({
     mutationFn: async (input: { name: string; shared: boolean }) => {
       const body = {
         list,
         name: input.name,
-        query: normalizeViewQuery(filterParams),
+        query: normalizeViewQuery(filtersNow()),
         columns: layout.columns ?? [],
         sort: layout.sort ?? '',
         pageSize: layout.pageSize ?? 0,
@@ -286,7 +299,7 @@ export function ViewsBar({ list, user, filterParams, layout = {}, onApply }: Vie
   const save = () => {
     if (!current) return;
     update.mutate(
-      { id: current.id, body: bodyOf(current, { query: normalizeViewQuery(filterParams), columns: layout.columns ?? [], sort: layout.sort ?? '', pageSize: layout.pageSize ?? 0, timeZone: layout.timeZone ?? '' }) },
+      { id: current.id, body: bodyOf(current, { query: normalizeViewQuery(filtersNow()), columns: layout.columns ?? [], sort: layout.sort ?? '', pageSize: layout.pageSize ?? 0, timeZone: layout.timeZone ?? '' }) },
       {
         onSuccess: (v) => {
           if (v) client.setQueryData(viewQuery(v.id).queryKey, { view: v, droppedFilters: [] });
@@ -472,7 +485,7 @@ export function ViewsBar({ list, user, filterParams, layout = {}, onApply }: Vie
                   // Open it: the list already shows its filters, so nothing is applied.
                   client.setQueryData(viewQuery(v.id).queryKey, { view: v, droppedFilters: [] });
                   setAppliedId(v.id);
-                  const next = new URLSearchParams(params);
+                  const next = filterParamsOf ? queryNow() : new URLSearchParams(params);
                   next.set('view', v.id);
                   setParams(next);
                 },

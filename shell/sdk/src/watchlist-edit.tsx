@@ -7,16 +7,11 @@ import { ConfirmDialog } from './confirm-dialog';
 import { api } from './console';
 import { DialogFrame } from './dialog-frame';
 import { notify } from './toast';
-import { WATCHLIST_VALUES_KEY, WATCHLISTS_KEY, type Watchlist } from './watchlists';
+import { thresholdProblem, WATCHLIST_VALUES_KEY, WATCHLIST_WINDOWS, watchlistWindowWords, WATCHLISTS_KEY, type Watchlist } from './watchlists';
 
 // Changing and unpinning a pinned watchlist from its card in the strip
 // (PUT and DELETE /api/v1/watchlists/{id}, docs/contracts-watchlists.md).
 // Internal to the SDK: the strip is what the pages use.
-
-/** The windows offered, in minutes (5 min to 24 h), as when pinning. */
-const WINDOWS = [5, 15, 30, 60, 180, 360, 720, 1440] as const;
-
-const windowWords = (m: number) => (m % 60 === 0 ? `${m / 60} ${m === 60 ? 'hour' : 'hours'}` : `${m} minutes`);
 
 /** watchlistPath is a watchlist's REST path. */
 const watchlistPath = (id: string) => `/api/v1/watchlists/${encodeURIComponent(id)}`;
@@ -27,15 +22,6 @@ function useWatchlistChanged() {
     void client.invalidateQueries({ queryKey: WATCHLISTS_KEY });
     void client.invalidateQueries({ queryKey: WATCHLIST_VALUES_KEY });
   };
-}
-
-/** thresholdProblem checks a threshold value for its metric; '' when it is fine. */
-export function thresholdProblem(metric: string | undefined, value: string): string {
-  const v = value.trim();
-  if (!/^\d+(\.\d{1,2})?$/.test(v)) return 'The threshold must be a number such as 50 or 85.5.';
-  if (metric === 'count' && !/^\d+$/.test(v)) return 'A count threshold is a whole number.';
-  if (metric === 'successRate' && Number(v) > 100) return 'A success rate is at most 100 %.';
-  return '';
 }
 
 /**
@@ -120,9 +106,9 @@ export function EditWatchlistDialog({ watchlist: w, onClose }: { watchlist: Watc
             <Field.Label>Window</Field.Label>
             <NativeSelect.Root size="sm">
               <NativeSelect.Field value={String(windowMinutes)} onChange={(e) => setWindowMinutes(Number(e.target.value))}>
-                {WINDOWS.map((m) => (
+                {WATCHLIST_WINDOWS.map((m) => (
                   <option key={m} value={String(m)}>
-                    Last {windowWords(m)}
+                    Last {watchlistWindowWords(m)}
                   </option>
                 ))}
               </NativeSelect.Field>

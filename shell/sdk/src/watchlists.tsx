@@ -147,6 +147,27 @@ export function windowLabel(minutes: number | undefined): string {
   return m % 60 === 0 ? `${m / 60} h` : `${m} min`;
 }
 
+/** The windows a watchlist may count over, in minutes (5 min to 24 h), as the Pin and Edit dialogs offer them. */
+export const WATCHLIST_WINDOWS = [5, 15, 30, 60, 180, 360, 720, 1440] as const;
+
+/** watchlistWindowWords says a window in full words, as the dialogs' choices do: '15 minutes', '1 hour', '24 hours'. */
+export function watchlistWindowWords(minutes: number): string {
+  return minutes % 60 === 0 ? `${minutes / 60} ${minutes === 60 ? 'hour' : 'hours'}` : `${minutes} minutes`;
+}
+
+/**
+ * thresholdProblem checks a threshold's value for the watchlist's metric
+ * (docs/contracts-watchlists.md): a decimal with at most two places, a whole
+ * number for a count, at most 100 for a success rate. '' when it is fine.
+ */
+export function thresholdProblem(metric: string | undefined, value: string): string {
+  const v = value.trim();
+  if (!/^\d+(\.\d{1,2})?$/.test(v)) return 'The threshold must be a number such as 50 or 85.5.';
+  if (metric === 'count' && !/^\d+$/.test(v)) return 'A count threshold is a whole number.';
+  if (metric === 'successRate' && Number(v) > 100) return 'A success rate is at most 100 %.';
+  return '';
+}
+
 /** watchValueText renders a value for its metric (sum: the threshold's currency first). */
 export function watchValueText(w: Pick<Watchlist, 'metric' | 'threshold'>, v: WatchlistValue | undefined): string {
   if (!v) return '—';

@@ -78,6 +78,8 @@ export function baseHandlers() {
     http.get(`${GATEWAY}/api/v1/providers`, () => HttpResponse.json(PROVIDERS)),
     http.get(`${GATEWAY}/api/v1/merchant-collabs`, () => HttpResponse.json({ collabs: COLLABS })),
     http.get(`${GATEWAY}/api/v1/merchants/:id/callbacks/health`, () => HttpResponse.json({ endpoints: [] })),
+    // The Callbacks page's API secrets section (issue 30).
+    http.get(`${GATEWAY}/api/v1/merchants/:id/secrets`, () => HttpResponse.json([])),
   ];
 }
 

@@ -3,9 +3,9 @@ import { http, HttpResponse } from 'msw';
 import { locationOf, renderApp } from '@paygate/devkit/testing';
 import { GATEWAY, server } from '@paygate/devkit/testing/msw';
 import { ADMIN } from '@paygate/devkit/testing/tokens';
+import { SECRET_SHOWN_ONCE } from '@paygate/sdk';
 import { describe, expect, it } from 'vitest';
 import { providersLoader } from '../../../testing/fixtures';
-import { SHOWN_ONCE } from './credentials-panel';
 
 const LIST = [
   { id: 1, name: 'Acme Games', hash: 'hash-acme', contactName: 'Ann', contactEmail: 'ann@acme.example', disabled: false },
@@ -89,7 +89,7 @@ describe('Merchants page: managing merchants (issue 30)', () => {
     expect(within(table).getByText('revoked')).toBeInTheDocument();
     expect(within(table).getAllByText('Never')).toHaveLength(2);
     // A revoked secret has no Revoke button; the two accepted ones do.
-    expect(within(table).getAllByRole('button', { name: 'Revoke' })).toHaveLength(2);
+    expect(within(table).getAllByRole('button', { name: /^Revoke secret / }).map((b) => b.getAttribute('aria-label'))).toEqual(['Revoke secret 8', 'Revoke secret 7']);
 
     await user.click(within(panel).getByRole('button', { name: 'Rotate' }));
     const dialog = await screen.findByRole('dialog', { name: 'Rotate secret' });
@@ -99,7 +99,7 @@ describe('Merchants page: managing merchants (issue 30)', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Rotate' }));
     await waitFor(() => expect(rotate).toEqual({ overlapSeconds: 3600 }));
     const shown = await screen.findByRole('dialog', { name: 'New secret' });
-    expect(shown).toHaveTextContent(SHOWN_ONCE);
+    expect(shown).toHaveTextContent(SECRET_SHOWN_ONCE);
     expect(within(shown).getByTestId('secret-value')).toHaveTextContent('pgs_new-value');
     expect(within(shown).getByRole('button', { name: 'Copy' })).toBeInTheDocument();
     await user.click(within(shown).getByRole('button', { name: 'Done' }));
@@ -122,12 +122,43 @@ describe('Merchants page: managing merchants (issue 30)', () => {
     await user.click(within(await rowOf('Acme Games')).getByRole('button', { name: 'Credentials' }));
     const table = await screen.findByRole('table', { name: 'Secrets' });
     await within(table).findByText('expiring');
-    const row = within(table).getByText('7').closest('tr')!;
-    await user.click(within(row).getByRole('button', { name: 'Revoke' }));
-    const confirm = await screen.findByRole('dialog', { name: 'Revoke secret' });
+    await user.click(within(table).getByRole('button', { name: 'Revoke secret 7' }));
+    const confirm = await screen.findByRole('alertdialog', { name: 'Revoke secret' });
     expect(confirm).toHaveTextContent('Revoke secret 7 of Acme Games?');
     await user.click(within(confirm).getByRole('button', { name: 'Revoke' }));
     await waitFor(() => expect(revoked).toBe(true));
+    // Back to the list, in the same Credentials dialog.
+    expect(await screen.findByRole('dialog', { name: 'Credentials - Acme Games' })).toBeInTheDocument();
+  });
+
+  it('says in the dialog, which stays open, why a rotation was refused; an overlap out of range is not sent', async () => {
+    serve();
+    const bodies: unknown[] = [];
+    server.use(
+      http.get(`${GATEWAY}/api/v1/merchants/1/secrets`, () => HttpResponse.json(SECRETS)),
+      http.post(`${GATEWAY}/api/v1/merchants/1/secrets`, async ({ request }) => {
+        bodies.push(await request.json());
+        return HttpResponse.json({ code: 'failed_precondition', message: 'Merchant Acme Games already has 10 secrets still accepted: revoke one first.' }, { status: 422 });
+      }),
+    );
+    const { user } = renderApp('/merchants', { user: ADMIN, loader: providersLoader() });
+    await user.click(within(await rowOf('Acme Games')).getByRole('button', { name: 'Credentials' }));
+    const panel = await screen.findByRole('dialog', { name: 'Credentials - Acme Games' });
+    await within(panel).findByText('expiring');
+    await user.click(within(panel).getByRole('button', { name: 'Rotate' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Rotate secret' });
+    const hours = within(dialog).getByRole('textbox', { name: 'Overlap window (hours)' });
+    await user.clear(hours);
+    await user.type(hours, '721');
+    await user.click(within(dialog).getByRole('button', { name: 'Rotate' }));
+    await waitFor(() => expect(hours).toHaveAccessibleErrorMessage('Enter the overlap in hours, from 0 to 720.'));
+    expect(hours).toHaveAccessibleDescription('How long the current secrets stay accepted: 0 to 720 hours.');
+    expect(bodies).toEqual([]);
+    await user.clear(hours);
+    await user.type(hours, '0{Enter}');
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent('The secret was not created: Merchant Acme Games already has 10 secrets still accepted: revoke one first.');
+    expect(bodies).toEqual([{ overlapSeconds: 0 }]);
+    expect(screen.getByRole('dialog', { name: 'Rotate secret' })).toBeInTheDocument();
   });
 
   it('creates the first secret (no overlap sent) and shows it once', async () => {

@@ -1,10 +1,9 @@
 import { Badge, Button, Code, HStack, Stack, Text } from '@chakra-ui/react';
-import { ConfirmDialog, DataTable, mayCall, NoPermission, notify, PageFrame, SCREENS, seesAllMerchants, useUser, type DataColumn, type User } from '@paygate/sdk';
+import { ApiSecretsPanel, ConfirmDialog, DataTable, mayCall, NoPermission, notify, PageFrame, SCREENS, seesAllMerchants, useUser, type DataColumn, type User } from '@paygate/sdk';
 import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { messageOf } from '../../../utils/errors';
 import { useMerchantDetails, useSaveMerchant, type MerchantDetail } from '../api/merchants';
-import { CredentialsPanel } from './credentials-panel';
 import { MerchantDialog } from './merchant-dialog';
 
 /** The fetch failure text of spec 01 §8. */
@@ -36,8 +35,6 @@ function Merchants({ user }: { user: User }) {
     add: mayCall(user, 'POST /api/v1/merchants'),
     edit: mayCall(user, 'PUT /api/v1/merchants/{id}'),
     secrets: mayCall(user, 'GET /api/v1/merchants/{merchantId}/secrets'),
-    createSecret: mayCall(user, 'POST /api/v1/merchants/{merchantId}/secrets'),
-    revokeSecret: mayCall(user, 'POST /api/v1/merchants/{merchantId}/secrets/{id}/revoke'),
     addCollab: mayCall(user, 'POST /api/v1/collabs/initialize'),
   };
   const close = () => setOpen(null);
@@ -168,7 +165,7 @@ function Merchants({ user }: { user: User }) {
         />
       )}
       {open?.kind === 'credentials' && (
-        <CredentialsPanel merchant={open.merchant} canCreate={may.createSecret} canRevoke={may.revokeSecret} onClose={closeIf('credentials')} />
+        <ApiSecretsPanel user={user} merchant={open.merchant} dialog={{ title: `Credentials - ${open.merchant.name}`, onClose: closeIf('credentials') }} />
       )}
     </PageFrame>
   );

@@ -12,6 +12,7 @@ import { callbackFields, draftOf, validateCallbackDraft } from '../utils/form';
 import { CallbackRetryDialog } from './callback-retry-dialog';
 import { EndpointHealthPanel } from './endpoint-health';
 import { AddCallbackDialog } from './add-callback-dialog';
+import { ApiSecretsSection } from './api-secrets-section';
 import { callbackColumns } from './callback-columns';
 import { DeliverySettingsDialog } from './delivery-settings-dialog';
 import type { CallbackUrl } from '../api/types';
@@ -146,6 +147,8 @@ function Callbacks({ user }: { user: User }) {
         urlOf={(row) => row.callbackUrl}
         reload={reload}
       />
+
+      <ApiSecretsSection user={user} merchantId={healthMerchant} />
 
       {retrying && scope && (
         <CallbackRetryDialog

@@ -1,10 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { CreateWatchlistResponseJson } from '@paygate/gen/gateway/v1/watchlists_pb';
-import { api, WATCHLISTS_KEY } from '@paygate/sdk';
+import { api, thresholdProblem, WATCHLISTS_KEY } from '@paygate/sdk';
 import { z } from 'zod';
-
-/** The windows the dialog offers, in minutes (5 min to 24 h). */
-export const WINDOWS = [5, 15, 30, 60, 180, 360, 720, 1440] as const;
 
 /** The watchlist the Pin dialog sends (POST /api/v1/watchlists, docs/contracts-watchlists.md). */
 export const createWatchlistInput = z
@@ -19,15 +16,16 @@ export const createWatchlistInput = z
     threshold: z
       .object({
         comparison: z.enum(['above', 'below']),
-        value: z.string().trim().regex(/^\d+(\.\d{1,2})?$/, 'The threshold must be a number such as 50 or 85.5.'),
+        value: z.string().trim(),
         currency: z.string().optional(),
       })
       .optional(),
   })
   .superRefine((w, ctx) => {
     if (w.threshold && w.metric === 'sum' && !w.threshold.currency) ctx.addIssue({ code: 'custom', path: ['threshold', 'currency'], message: 'Choose the currency whose sum is compared.' });
-    if (w.threshold && w.metric === 'count' && !/^\d+$/.test(w.threshold.value)) ctx.addIssue({ code: 'custom', path: ['threshold', 'value'], message: 'A count threshold is a whole number.' });
-    if (w.threshold && w.metric === 'successRate' && Number(w.threshold.value) > 100) ctx.addIssue({ code: 'custom', path: ['threshold', 'value'], message: 'A success rate is at most 100 %.' });
+    // The SDK's rules, which the strip's Edit dialog applies too.
+    const problem = w.threshold ? thresholdProblem(w.metric, w.threshold.value) : '';
+    if (problem) ctx.addIssue({ code: 'custom', path: ['threshold', 'value'], message: problem });
   });
 
 export type CreateWatchlistInput = z.infer<typeof createWatchlistInput>;

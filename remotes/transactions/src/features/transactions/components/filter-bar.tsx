@@ -50,9 +50,6 @@ export function FilterBar({ filters, range, zone, disabled, onChange, aside }: P
   }
 
   const apply = (e?: FormEvent) => {
-    // A dialog's form opened from the aside (Save as…) is portaled elsewhere in the page, but React
-    // bubbles its submit through this form: only this form's own submit applies the filters.
-    if (e && e.target !== e.currentTarget) return;
     e?.preventDefault();
     onChange({ ...draft, currencyFilter: draft.currencyFilter.trim().toUpperCase() });
   };

@@ -1,7 +1,7 @@
 import { Button, Checkbox, Field, HStack, Input, NativeSelect, Stack, Text } from '@chakra-ui/react';
-import { DialogFrame, errorMessage, notify } from '@paygate/sdk';
+import { DialogFrame, errorMessage, notify, WATCHLIST_WINDOWS, watchlistWindowWords } from '@paygate/sdk';
 import { useState, type FormEvent } from 'react';
-import { createWatchlistInput, useCreateWatchlist, WINDOWS } from '../api/create-watchlist';
+import { createWatchlistInput, useCreateWatchlist } from '../api/create-watchlist';
 
 /** PinWatchlistDialogProps configure the Pin as watchlist dialog. */
 export interface PinWatchlistDialogProps {
@@ -15,8 +15,6 @@ export interface PinWatchlistDialogProps {
   currencies: readonly string[];
   onClose: () => void;
 }
-
-const windowLabel = (m: number) => (m % 60 === 0 ? `${m / 60} ${m === 60 ? 'hour' : 'hours'}` : `${m} minutes`);
 
 /**
  * PinWatchlistDialog pins the Transactions page's current filter as a live
@@ -102,9 +100,9 @@ export function PinWatchlistDialog({ filter, query, viewId, currencies, onClose 
               <Field.Label>Window</Field.Label>
               <NativeSelect.Root size="sm">
                 <NativeSelect.Field value={String(windowMinutes)} onChange={(e) => setWindowMinutes(Number(e.target.value))}>
-                  {WINDOWS.map((m) => (
+                  {WATCHLIST_WINDOWS.map((m) => (
                     <option key={m} value={String(m)}>
-                      Last {windowLabel(m)}
+                      Last {watchlistWindowWords(m)}
                     </option>
                   ))}
                 </NativeSelect.Field>

@@ -80,6 +80,9 @@ export function viewQueryOf(f: Filters): URLSearchParams {
   return p;
 }
 
+/** viewQueryOfUrl reads the filters a saved view keeps from the page's URL query (the Views bar reads the URL at a click). */
+const viewQueryOfUrl = (query: URLSearchParams) => viewQueryOf(parseFilters(query));
+
 /** paramsOfView is the page's query string that opens a view: `view`, then the view's filters and page size as the page writes them. */
 export function paramsOfView(v: AppliedView): URLSearchParams {
   const q = new URLSearchParams(v.query);
@@ -279,7 +282,7 @@ function TransactionsView({ user }: { user: User | null }) {
         zone={zone}
         disabled={searchFilled}
         onChange={update}
-        aside={<ViewsBar list="transactions" user={user} filterParams={viewFilters} layout={{ pageSize: filters.pageSize }} onApply={applyView} />}
+        aside={<ViewsBar list="transactions" user={user} filterParams={viewFilters} filterParamsOf={viewQueryOfUrl} layout={{ pageSize: filters.pageSize }} onApply={applyView} />}
       />
 
       <HStack justify="space-between" wrap="wrap" borderWidth="1px" borderRadius="md" p="3" aria-label="Totals" role="group">

@@ -71,6 +71,33 @@ describe('Saved views on the Transactions page (issue 29)', () => {
     expect(query(router).get('merchantCidFilter')).toBe('cid-1');
   });
 
+  it("submitting the Save as dialog (opened from inside the filter form) saves the view and does not apply the filters' drafts", async () => {
+    const posts: Record<string, unknown>[] = [];
+    server.use(...listHandlers());
+    server.use(
+      http.get(`${GATEWAY}/api/v1/views`, () => HttpResponse.json({ views: [] })),
+      http.post(`${GATEWAY}/api/v1/views`, async ({ request }) => {
+        const body = (await request.json()) as Record<string, unknown>;
+        posts.push(body);
+        return HttpResponse.json({ view: { ...body, id: '30', mine: true } });
+      }),
+      http.get(`${GATEWAY}/api/v1/views/30`, () => HttpResponse.json({ view: { ...posts[0], id: '30', mine: true }, droppedFilters: [] })),
+    );
+    const { user, router } = renderApp('/transactions?transactionTypeFilter=1', { user: ADMIN, loader: transactionsLoader() });
+    await screen.findByTestId('transaction-11', {}, { timeout: 15_000 });
+    const filters = screen.getByRole('form', { name: 'Transaction filters' });
+    // A text filter typed, not applied.
+    await user.type(within(filters).getByRole('textbox', { name: 'Merchant CID' }), 'draft-cid');
+    await user.click(within(filters).getByRole('button', { name: 'Save as…' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Save view as' });
+    await user.type(within(dialog).getByRole('textbox', { name: 'Name' }), 'Deposits{Enter}');
+    await waitFor(() => expect(query(router).get('view')).toBe('30'));
+    expect(posts).toHaveLength(1);
+    expect(posts[0]).toMatchObject({ name: 'Deposits', query: 'transactionTypeFilter=1' });
+    expect(query(router).has('merchantCidFilter')).toBe(false);
+    expect(within(filters).getByRole('textbox', { name: 'Merchant CID' })).toHaveValue('draft-cid');
+  });
+
   it('pins the open, unedited view with its viewId, and an edited one without', async () => {
     const bodies: Record<string, unknown>[] = [];
     server.use(...listHandlers());
