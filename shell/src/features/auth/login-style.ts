@@ -1,13 +1,13 @@
 // The sign-in page's style sheet (issue 31: /login renders without Chakra UI).
 // Its values are the Chakra theme's tokens the page used before, so the page
 // looks the same: bg.subtle, bg.panel, border, fg and fg.muted, blue.solid,
-// red.subtle/red.fg for an error; Card radius l3, padding 6, gap 5; inputs
+// gray.focusRing on inputs and blue.focusRing on buttons, red.subtle/red.fg for an error; Card radius l3, padding 6, gap 5; inputs
 // and buttons md (2.5rem high, radius l2). The `dark` class on <html>
 // (app/theme.ts) switches the palette, as it does Chakra's.
 export const SIGN_IN_CSS = `
 .pg-signin {
   --pg-bg: #fafafa; --pg-panel: #ffffff; --pg-border: #e4e4e7; --pg-fg: #000000; --pg-muted-bg: #f4f4f5;
-  --pg-solid: #2563eb; --pg-solid-hover: #1d4ed8; --pg-focus: #3b82f6;
+  --pg-solid: #2563eb; --pg-solid-hover: #1d4ed8; --pg-focus: #3b82f6; --pg-input-focus: #a1a1aa;
   --pg-error-bg: #fee2e2; --pg-error-fg: #991919;
   box-sizing: border-box; min-height: 100vh; display: flex; align-items: center; justify-content: center;
   padding: 1rem; background: var(--pg-bg); color: var(--pg-fg);
@@ -32,7 +32,7 @@ body:has(.pg-signin) { margin: 0; }
   height: 2.5rem; padding: 0 0.75rem; font: inherit; font-size: 0.875rem; color: inherit; background: transparent;
   border: 1px solid var(--pg-border); border-radius: 0.25rem; outline: 0;
 }
-.pg-signin-field input:focus-visible { border-color: var(--pg-focus); outline: 1px solid var(--pg-focus); }
+.pg-signin-field input:focus-visible { border-color: var(--pg-input-focus); outline: 1px solid var(--pg-input-focus); }
 .pg-signin-button {
   height: 2.5rem; width: 100%; padding: 0 1rem; font: inherit; font-size: 0.875rem; font-weight: 500;
   border-radius: 0.25rem; cursor: pointer;
