@@ -1,5 +1,5 @@
 import type { RemoteManifest, RemoteName } from '@paygate/sdk';
-import { StrictMode, useEffect } from 'react';
+import { StrictMode, useEffect, useState } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { applyTheme, storedDarkMode } from './app/theme';
@@ -25,11 +25,17 @@ const SIGNED_OUT_PATHS = new Set(['/login', '/login/']);
 
 let full: Promise<void> | null = null;
 
-/** mountFull loads the whole console (console-full.tsx) once, and renders it into root. */
+/**
+ * mountFull loads the whole console (console-full.tsx) once, and renders it
+ * into root; a failed load is forgotten, so that the next call tries again.
+ */
 function mountFull(root: Root, options: MountOptions, before?: () => void): Promise<void> {
   full ??= import('./console-full').then(({ mountFullConsole }) => {
     before?.();
     return mountFullConsole(root, options);
+  });
+  full.catch(() => {
+    full = null;
   });
   return full;
 }
@@ -49,9 +55,11 @@ export async function mountConsole(element: HTMLElement, options: MountOptions =
     await mountFull(root, options);
     return;
   }
+  // The sign-in router stops listening to the history once the whole console takes over.
+  const loadFull = () => mountFull(root, options, () => router.dispose());
   const router = createBrowserRouter([
     { path: '/login', element: <LoginPage /> },
-    { path: '*', element: <LoadFullConsole load={() => void mountFull(root, options, () => router.dispose())} /> },
+    { path: '*', element: <LoadFullConsole load={loadFull} /> },
   ]);
   root.render(
     <StrictMode>
@@ -61,7 +69,11 @@ export async function mountConsole(element: HTMLElement, options: MountOptions =
 }
 
 /** LoadFullConsole stands in for every path but /login until the whole console replaces the sign-in router. */
-function LoadFullConsole({ load }: { load: () => void }) {
-  useEffect(load, [load]);
+function LoadFullConsole({ load }: { load: () => Promise<void> }) {
+  const [error, setError] = useState('');
+  useEffect(() => {
+    load().catch((err: unknown) => setError(err instanceof Error ? err.message : String(err)));
+  }, [load]);
+  if (error) return <p role="alert">The console could not load ({error}). Reload the page to try again.</p>;
   return <p role="status" aria-label="Loading" />;
 }
