@@ -99,7 +99,10 @@ test('a user enrols TOTP, then signs in with a code and with a recovery code', a
   await setup.getByLabel('Authentication code').fill(totp(key, enrolStep));
   await setup.getByRole('button', { name: 'Verify and turn on' }).click();
   const saved = page.getByRole('dialog', { name: 'Save your recovery codes' });
-  const codes = await saved.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').allTextContents();
+  // allTextContents does not wait: wait for the list first (it failed once under load).
+  const items = saved.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem');
+  await expect(items).toHaveCount(10);
+  const codes = await items.allTextContents();
   expect(codes).toHaveLength(10);
   await saved.getByRole('button', { name: 'I have saved them' }).click();
   await expect(page.getByText('10 unused recovery codes left.')).toBeVisible();

@@ -1,13 +1,9 @@
-import { Alert, Center } from '@chakra-ui/react';
-import { darkMode, loadConfig, session, setRemoteModuleLoader, type RemoteManifest, type RemoteName } from '@paygate/sdk';
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
+import type { RemoteManifest, RemoteName } from '@paygate/sdk';
+import { StrictMode, useEffect, useState } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
 import { createBrowserRouter, RouterProvider } from 'react-router';
-import { applyTheme, ConsoleProviders } from './app/providers';
-import { consoleRoutes } from './app/routes';
-import { loadFederatedManifest, loadFederatedModule } from './remotes/federation-loader';
-import { cachedLoader } from './remotes/remote-loader';
-import { RemoteLoaderProvider } from './remotes/remote-screen';
+import { applyTheme, storedDarkMode } from './app/theme';
+import { LoginPage } from './features/auth/login-page';
 
 /** MountOptions change how the console loads its remotes (the devkit's standalone runs build a remote in). */
 export interface MountOptions {
@@ -24,54 +20,60 @@ export interface MountOptions {
   loadModule?: (name: RemoteName, path: string, federated: (name: RemoteName, path: string) => Promise<unknown>) => Promise<unknown>;
 }
 
+/** The paths the console opens without Chakra UI, the SDK or the query client: the sign-in page. */
+const SIGNED_OUT_PATHS = new Set(['/login', '/login/']);
+
+let full: Promise<void> | null = null;
+
 /**
- * mountConsole loads /config.json and renders the console into `element`.
- * Remote entries come from config.json at run time, so one build runs anywhere.
+ * mountFull loads the whole console (console-full.tsx) once, and renders it
+ * into root; a failed load is forgotten, so that the next call tries again.
+ */
+function mountFull(root: Root, options: MountOptions, before?: () => void): Promise<void> {
+  full ??= import('./console-full').then(({ mountFullConsole }) => {
+    before?.();
+    return mountFullConsole(root, options);
+  });
+  full.catch(() => {
+    full = null;
+  });
+  return full;
+}
+
+/**
+ * mountConsole renders the console into `element`. Opened at /login, it
+ * renders the sign-in page alone, in a router of its own: React, React
+ * Router and the page (issue 31: /login downloads at most 170 KB of
+ * JavaScript). The whole console, Chakra UI, the SDK and the query client
+ * included, loads (console-full.tsx) when that router leaves /login, i.e.
+ * after signing in, and at once on any other path.
  */
 export async function mountConsole(element: HTMLElement, options: MountOptions = {}): Promise<void> {
-  applyTheme(darkMode.get());
+  applyTheme(storedDarkMode());
   const root = createRoot(element);
-  let config;
-  try {
-    config = await loadConfig();
-  } catch (err) {
-    root.render(
-      <ConsoleProviders>
-        <Center minH="100vh" p={6}>
-          <Alert.Root status="error" maxW="lg">
-            <Alert.Indicator />
-            <Alert.Content>
-              <Alert.Title>The console could not read its configuration (/config.json).</Alert.Title>
-              <Alert.Description>{err instanceof Error ? err.message : String(err)}</Alert.Description>
-            </Alert.Content>
-          </Alert.Root>
-        </Center>
-      </ConsoleProviders>,
-    );
+  if (!SIGNED_OUT_PATHS.has(window.location.pathname)) {
+    await mountFull(root, options);
     return;
   }
-
-  const federated = (name: RemoteName) => loadFederatedManifest(name, config);
-  const loader = cachedLoader((name) => (options.loadRemote ? options.loadRemote(name, federated) : federated(name)));
-  // Remotes load each other's exposed modules through the SDK (loadRemoteModule).
-  const federatedModule = (name: RemoteName, path: string) => loadFederatedModule(name, path, config);
-  setRemoteModuleLoader((name, path) => (options.loadModule ? options.loadModule(name, path, federatedModule) : federatedModule(name, path)));
-  const router = createBrowserRouter(consoleRoutes());
-  session.bindNavigation({
-    current: () => {
-      const { pathname, search, hash } = router.state.location;
-      return `${pathname}${search}${hash}`;
-    },
-    go: (to) => void router.navigate(to, { replace: true }),
-  });
-
+  // The sign-in router stops listening to the history once the whole console takes over.
+  const loadFull = () => mountFull(root, options, () => router.dispose());
+  const router = createBrowserRouter([
+    { path: '/login', element: <LoginPage /> },
+    { path: '*', element: <LoadFullConsole load={loadFull} /> },
+  ]);
   root.render(
     <StrictMode>
-      <ConsoleProviders>
-        <RemoteLoaderProvider value={loader}>
-          <RouterProvider router={router} />
-        </RemoteLoaderProvider>
-      </ConsoleProviders>
+      <RouterProvider router={router} />
     </StrictMode>,
   );
+}
+
+/** LoadFullConsole stands in for every path but /login until the whole console replaces the sign-in router. */
+function LoadFullConsole({ load }: { load: () => Promise<void> }) {
+  const [error, setError] = useState('');
+  useEffect(() => {
+    load().catch((err: unknown) => setError(err instanceof Error ? err.message : String(err)));
+  }, [load]);
+  if (error) return <p role="alert">The console could not load ({error}). Reload the page to try again.</p>;
+  return <p role="status" aria-label="Loading" />;
 }

@@ -4,14 +4,7 @@ import { session, useDarkMode } from '@paygate/sdk';
 import { useEffect, useState, type ReactNode } from 'react';
 import { ConfirmationHost } from '../components/confirmation-host';
 import { ConsoleToaster } from '../components/console-toaster';
-
-/** applyTheme sets Chakra's color mode class on the document. */
-export function applyTheme(dark: boolean): void {
-  const root = document.documentElement;
-  root.classList.toggle('dark', dark);
-  root.classList.toggle('light', !dark);
-  root.style.colorScheme = dark ? 'dark' : 'light';
-}
+import { applyTheme } from './theme';
 
 /** newQueryClient makes the console's query client. */
 export function newQueryClient(): QueryClient {
