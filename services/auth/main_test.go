@@ -834,6 +834,8 @@ func TestRunReportsEveryBadKey(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{
 		"PAYGATE_LOGIN_IP_LIMIT":             "0",
+		"PAYGATE_LOGIN_QUEUE":                "-1",
+		"PAYGATE_LOGIN_QUEUE_WAIT":           "0s",
 		"PAYGATE_REFRESH_GRACE":              "1m",
 		"PAYGATE_REVOCATION_REFILL_INTERVAL": "-1s",
 		"PAYGATE_DEMO":                       "maybe",
