@@ -183,8 +183,8 @@ describe('Initialize Collaboration dialog (spec 01 §2, §4)', () => {
     server.use(...listHandlers());
     const { router } = renderApp('/providers?initialize=2', { user: ADMIN, loader: providersLoader() });
     const dialog = await screen.findByRole('dialog', { name: 'Initialize Collaboration' });
-    // An admin keeps the merchant field, preset.
-    expect(within(dialog).getByLabelText('Merchant')).toHaveValue('2');
+    // An admin keeps the merchant field, preset (once the merchants' list has loaded its options).
+    await waitFor(() => expect(within(dialog).getByLabelText('Merchant')).toHaveValue('2'));
     expect(options(await within(dialog).findByLabelText('Provider'))).toEqual(['Select a provider', 'GoVip', 'QRPh', 'RollingPay']);
     await waitFor(() => expect(router.state.location.search).toBe(''));
   });
