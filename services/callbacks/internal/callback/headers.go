@@ -166,23 +166,6 @@ func headersEqual(a, b []Header) bool {
 	return true
 }
 
-// sealHeaders seals the plain values of secret headers (those without a
-// Sealed value yet) for callback URL urlID.
-func sealHeaders(sealer Sealer, urlID int64, hs []Header) ([]Header, error) {
-	out := make([]Header, len(hs))
-	for i, h := range hs {
-		if h.Secret && h.Sealed == nil {
-			sealed, err := sealer.Seal([]byte(h.Value), HeaderOwner(urlID, h.Name))
-			if err != nil {
-				return nil, fmt.Errorf("seal header %d of callback url %d: %w", i, urlID, err)
-			}
-			h.Value, h.Sealed = "", sealed
-		}
-		out[i] = h
-	}
-	return out, nil
-}
-
 // OpenHeaders returns the name and value of each of a callback URL's
 // headers as sent, secret values opened. A secret value that no longer
 // opens (its encryption key left the keyring) is left out, and its name
@@ -203,12 +186,24 @@ func (s *Secrets) OpenHeaders(urlID int64, hs []Header) (sent [][2]string, lost 
 	return sent, lost
 }
 
-// SealHeaders seals the secret values of hs for callback URL urlID.
+// SealHeaders seals the plain values of secret headers (those without a
+// Sealed value yet) for callback URL urlID.
 func (s *Secrets) SealHeaders(urlID int64, hs []Header) ([]Header, error) {
-	return sealHeaders(s.sealer, urlID, hs)
+	out := make([]Header, len(hs))
+	for i, h := range hs {
+		if h.Secret && h.Sealed == nil {
+			sealed, err := s.sealer.Seal([]byte(h.Value), HeaderOwner(urlID, h.Name))
+			if err != nil {
+				return nil, fmt.Errorf("seal header %d of callback url %d: %w", i, urlID, err)
+			}
+			h.Value, h.Sealed = "", sealed
+		}
+		out[i] = h
+	}
+	return out, nil
 }
 
-// views returns hs as the API shows them.
+// headerViews returns hs as the API shows them.
 func headerViews(hs []Header) []HeaderView {
 	if len(hs) == 0 {
 		return nil

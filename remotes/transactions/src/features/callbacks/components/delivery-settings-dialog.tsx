@@ -73,7 +73,6 @@ export function DeliverySettingsDialog({ url, onSaved, onClose }: Props) {
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    e.stopPropagation();
     setSubmitted(true);
     setFailure(null);
     if (invalid) return;
