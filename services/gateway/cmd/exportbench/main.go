@@ -24,8 +24,12 @@
 //     with excelize's StreamWriter (the same cell types and number formats,
 //     the same zip compression level as the encoder) into a file, fsynced:
 //     the fastest the library can write them.
-//   - direct-xlsx: a prototype of another design, the same cells written
-//     as SpreadsheetML by hand (direct.go), to measure what it would gain.
+//   - direct-xlsx: the same cells written as SpreadsheetML by hand straight
+//     into the zip (direct.go), read with one plain query: the design the
+//     worker's Excel encoder follows since issue 31, without the worker.
+//   - worker-pdf: the worker writing a PDF of a smaller range (-pdf-rows,
+//     at most exportfmt.MaxPDFRows), for its peak RSS: a PDF is held in
+//     memory until it is written.
 //
 // The children inherit GOGC=400 unless GOGC is set, as the gateway's
 // server package sets it (server.DefaultGCPercent).
@@ -82,7 +86,7 @@ func main() {
 // config is what the flags say.
 type config struct {
 	db, readDB, schema, tz, dir, profile, only string
-	rows, small                                int64
+	rows, small, pdfRows                       int64
 	runs                                       int
 	collab                                     int
 
@@ -108,7 +112,8 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.tz, "tz", "Asia/Manila", "the export's time zone (settings.timeZone)")
 	fs.StringVar(&c.dir, "dir", "", "where files are written (default: a new directory under the system's temporary directory, removed at the end)")
 	fs.StringVar(&c.profile, "profile", "", "write a CPU profile and an allocation profile of each measured child into this directory")
-	fs.StringVar(&c.only, "only", "", "run only these cases (comma-separated: copy-csv, worker-csv, bare-xlsx, worker-xlsx, direct-xlsx)")
+	fs.StringVar(&c.only, "only", "", "run only these cases (comma-separated: copy-csv, worker-csv, bare-xlsx, worker-xlsx, direct-xlsx, worker-pdf)")
+	fs.Int64Var(&c.pdfRows, "pdf-rows", 45_000, "about how many rows the PDF export holds (at most exportfmt.MaxPDFRows; 0: no PDF case)")
 	fs.Int64Var(&c.rows, "rows", 1_000_000, "about how many rows the headline export holds")
 	fs.Int64Var(&c.small, "small", 100_000, "about how many rows the small export holds (peak RSS against size; 0: none)")
 	fs.IntVar(&c.runs, "runs", 3, "rounds of the headline cases (the table shows medians; of an even number, the slower middle one)")
@@ -142,6 +147,7 @@ const (
 	caseWorkerCSV  = "worker-csv"
 	caseBareXLSX   = "bare-xlsx"
 	caseWorkerXLSX = "worker-xlsx"
+	caseWorkerPDF  = "worker-pdf"
 )
 
 // result is what a child prints.
@@ -196,6 +202,15 @@ func runParent(ctx context.Context, c config, stdout io.Writer) error {
 		return err
 	}
 	windows := []window{big}
+	var pdf window
+	if c.pdfRows > 0 {
+		if pdf, err = pickWindow(ctx, conn, collab, c.pdfRows, loc); err != nil {
+			return err
+		}
+		if pdf.rows > exportfmt.MaxPDFRows {
+			return fmt.Errorf("the PDF range holds %d rows, more than a PDF may (%d): lower -pdf-rows", pdf.rows, exportfmt.MaxPDFRows)
+		}
+	}
 	if c.small > 0 {
 		small, err := pickWindow(ctx, conn, collab, c.small, loc)
 		if err != nil {
@@ -215,7 +230,7 @@ func runParent(ctx context.Context, c config, stdout io.Writer) error {
 			return err
 		}
 	}
-	cases := []string{caseCopyCSV, caseWorkerCSV, caseBareXLSX, caseWorkerXLSX, caseDirectXLSX}
+	cases := []string{caseCopyCSV, caseWorkerCSV, caseBareXLSX, caseWorkerXLSX, caseDirectXLSX, caseWorkerPDF}
 	if c.only != "" {
 		want := strings.Split(c.only, ",")
 		cases = slices.DeleteFunc(cases, func(s string) bool { return !slices.Contains(want, s) })
@@ -232,8 +247,10 @@ func runParent(ctx context.Context, c config, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "exportbench %s on %s, load average %.2f %.2f %.2f\n", time.Now().UTC().Format(time.DateTime), host, load[0], load[1], load[2])
 	fmt.Fprintf(stdout, "transactions: %d rows in %s; time zone %s; files under %s\n", total, c.schema, c.tz, dir)
-	for _, w := range windows {
-		fmt.Fprintf(stdout, "filter: collab %d, from %s to %s: %d rows\n", w.collab, w.from.Format(time.RFC3339), w.to.Format(time.RFC3339), w.rows)
+	for _, w := range append(windows, pdf) {
+		if w.rows > 0 {
+			fmt.Fprintf(stdout, "filter: collab %d, from %s to %s: %d rows\n", w.collab, w.from.Format(time.RFC3339), w.to.Format(time.RFC3339), w.rows)
+		}
 	}
 
 	// One unmeasured read of the headline rows, so that the first measured
@@ -281,7 +298,13 @@ func runParent(ctx context.Context, c config, stdout io.Writer) error {
 	}
 	for round := 1; round <= c.runs; round++ {
 		for _, name := range cases {
-			if err := measure(name, big, round); err != nil {
+			w := big
+			if name == caseWorkerPDF {
+				if w = pdf; w.rows == 0 {
+					continue
+				}
+			}
+			if err := measure(name, w, round); err != nil {
 				return err
 			}
 		}
@@ -310,7 +333,7 @@ func runParent(ctx context.Context, c config, stdout io.Writer) error {
 	}
 	ceilingOf := map[string]string{caseWorkerCSV: caseCopyCSV, caseWorkerXLSX: caseBareXLSX}
 	fmt.Fprintf(stdout, "\n| case | rows | s | rows/s | ceiling rows/s | ratio | peak RSS MiB |\n|---|---|---|---|---|---|---|\n")
-	for _, w := range windows {
+	for _, w := range append(windows, pdf) {
 		for _, name := range cases {
 			rs := got[key{name, w.rows}]
 			if len(rs) == 0 {
@@ -428,10 +451,13 @@ func runChild(ctx context.Context, c config, stdout io.Writer) error {
 	w := window{collab: int32(c.collab), from: from, to: to}
 	var work func() (result, error)
 	switch c.child {
-	case caseWorkerCSV, caseWorkerXLSX:
+	case caseWorkerCSV, caseWorkerXLSX, caseWorkerPDF:
 		format := exportfmt.CSV
-		if c.child == caseWorkerXLSX {
+		switch c.child {
+		case caseWorkerXLSX:
 			format = exportfmt.Excel
+		case caseWorkerPDF:
+			format = exportfmt.PDF
 		}
 		work, err = prepareWorker(ctx, c, w, format)
 	case caseCopyCSV:

@@ -44,7 +44,9 @@ type WorkerStore interface {
 	// page's transactions (by transaction in page order, then oldest
 	// first). Each page and its entries are fn's to keep (the store reuses
 	// neither), and fn may hold them while the next page is read: nothing
-	// but the pages fn holds and the one being read is in memory.
+	// but the pages fn holds and the one being read is in memory. The
+	// transactions may carry only the fields the export types' columns read
+	// (the postgres store leaves the JSON and the fee's rule unread).
 	Snapshot(ctx context.Context, f payment.ListFilter, withLogs bool, pageSize int,
 		fn func(ctx context.Context, page []payment.Transaction, logs []LogRecord) error) error
 }

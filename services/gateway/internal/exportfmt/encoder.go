@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"time"
-
-	"github.com/xuri/excelize/v2"
 )
 
 // timeLayout is how every format writes a Time cell.
@@ -24,7 +22,7 @@ func newEncoder(f Format, w io.Writer, opts Options) (Encoder, error) {
 	case CSV:
 		return newCSV(w, opts), nil
 	case Excel:
-		return newXLSX(w, opts, excelize.TotalRows)
+		return newXLSX(w, opts, xlsxMaxRows)
 	case PDF:
 		return newPDF(w, opts, MaxPDFRows)
 	default:

@@ -307,3 +307,82 @@ func TestXLSXRaggedRowsWithoutHeader(t *testing.T) {
 		t.Fatalf("read back %q, want %q", rows, want)
 	}
 }
+
+// TestXLSXTextXMLCannotCarry checks text XML 1.0 has no room for: control
+// characters become U+FFFD, invalid UTF-8 too, a carriage return survives,
+// and a cell is cut at Excel's 32,767 characters.
+func TestXLSXTextXMLCannotCarry(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", xlsxMaxChars+10)
+	tests := []struct{ in, want string }{
+		{"a\x00b\x1fc", "a\uFFFDb\uFFFDc"},
+		{"bad \xff byte", "bad \uFFFD byte"},
+		{"line\r\nbreak\ttab", "line\r\nbreak\ttab"},
+		{" \u00a0nbsp\u00a0 ", " \u00a0nbsp\u00a0 "},
+		{long, long[:xlsxMaxChars*len("é")]},
+	}
+	var buf bytes.Buffer
+	enc, err := New(Excel, &buf, Options{Title: `Q3 <"&'> report`})
+	mustDo(t, err)
+	for _, tt := range tests {
+		mustDo(t, enc.Row([]Cell{{Kind: Text, Text: tt.in}}))
+	}
+	mustDo(t, enc.Close())
+	f := openXLSX(t, buf.Bytes())
+	if name := f.GetSheetName(0); name != `Q3 <"&'> report` {
+		t.Errorf("sheet name %q", name)
+	}
+	props, err := f.GetDocProps()
+	mustDo(t, err)
+	if props.Title != `Q3 <"&'> report` || props.Creator != "Paygate" {
+		t.Errorf("document properties %+v", props)
+	}
+	rows, err := f.GetRows(f.GetSheetName(0))
+	mustDo(t, err)
+	for i, tt := range tests {
+		if rows[i][0] != tt.want {
+			t.Errorf("%.20q read back %.20q (%d bytes), want %.20q (%d bytes)", tt.in, rows[i][0], len(rows[i][0]), tt.want, len(tt.want))
+		}
+	}
+}
+
+// TestXLSXTimeBefore1900 checks a time Excel's calendar gets wrong is text.
+func TestXLSXTimeBefore1900(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	enc, err := New(Excel, &buf, Options{})
+	mustDo(t, err)
+	at := time.Date(1900, 2, 28, 12, 0, 0, 0, time.UTC)
+	mustDo(t, enc.Row([]Cell{{Kind: Time, Time: at}, {Kind: Time, Time: at.AddDate(0, 0, 1)}}))
+	mustDo(t, enc.Close())
+	f := openXLSX(t, buf.Bytes())
+	rows, err := f.GetRows("Export")
+	mustDo(t, err)
+	if want := []string{"1900-02-28 12:00:00", "1900-03-01 12:00:00"}; !equalRecords(rows, [][]string{want}) {
+		t.Fatalf("read back %q, want %q", rows, want)
+	}
+	if typ, _ := f.GetCellType("Export", "A1"); typ != excelize.CellTypeInlineString {
+		t.Errorf("1900-02-28 is a %v cell, want text", typ)
+	}
+	if typ, _ := f.GetCellType("Export", "B1"); typ != excelize.CellTypeUnset {
+		t.Errorf("1900-03-01 is a %v cell, want a number", typ)
+	}
+}
+
+// TestXLSXFlatMemory writes enough rows to pass the sheet buffer many
+// times over and checks that the bytes reach the writer as rows come, not
+// at Close.
+func TestXLSXFlatMemory(t *testing.T) {
+	t.Parallel()
+	var w countingWriter
+	enc, err := New(Excel, &w, Options{})
+	mustDo(t, err)
+	mustDo(t, enc.Header([]string{"id", "text"}))
+	for i := range 20_000 {
+		mustDo(t, enc.Row([]Cell{{Kind: Integer, Int: int64(i)}, {Kind: Text, Text: strconv.Itoa(i * 7919)}}))
+	}
+	if w.n < 64<<10 {
+		t.Fatalf("%d bytes written before Close: the sheet is held in memory", w.n)
+	}
+	mustDo(t, enc.Close())
+}
