@@ -560,14 +560,25 @@ func prepareWorker(ctx context.Context, c config, w window, format exportfmt.For
 		pool.Close()
 		return nil, fmt.Errorf("schedule the export: %w", err)
 	}
+	// The request's event is marked published at once, so that a gateway
+	// serving the schema (another bench's) is unlikely to claim the file;
+	// if one does, the measurement fails rather than time two writers.
+	if _, err := pool.Exec(ctx, `UPDATE outbox SET published_at = now()
+		WHERE published_at IS NULL AND subject = 'paygate.events.file_export_requested'`); err != nil {
+		closeReads()
+		pool.Close()
+		return nil, fmt.Errorf("mark the request's event published: %w", err)
+	}
 	worker := export.NewWorker(files, store, nil, time.Now, export.WorkerOptions{Name: "exportbench",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	return func() (result, error) {
 		defer pool.Close()
 		defer closeReads()
 		start := time.Now()
-		if _, err := worker.Process(ctx, f.ID, f.CreatedAt, nil); err != nil {
+		if d, err := worker.Process(ctx, f.ID, f.CreatedAt, nil); err != nil {
 			return result{}, err
+		} else if d != export.Done {
+			return result{}, fmt.Errorf("file %d was claimed by another worker: stop the gateway serving schema %s", f.ID, c.schema)
 		}
 		took := time.Since(start)
 		done, err := files.Get(ctx, f.ID)

@@ -30,14 +30,19 @@ func Parse(field, s string) (Amount, error) {
 	if s == "" {
 		return Amount{}, nil
 	}
-	bad := apperr.Invalid("%s must be an amount such as 1500.00 (digits, at most two decimal places), not %q.", field, s)
-	neg := false
+	// The error is made only when needed: every amount the store reads
+	// comes through here, and formatting it each time cost an export a
+	// tenth of its CPU.
+	orig, neg := s, false
+	bad := func() error {
+		return apperr.Invalid("%s must be an amount such as 1500.00 (digits, at most two decimal places), not %q.", field, orig)
+	}
 	if s[0] == '-' {
 		neg, s = true, s[1:]
 	}
 	whole, frac, hasDot := strings.Cut(s, ".")
 	if whole == "" || !allDigits(whole) || !allDigits(frac) || len(frac) > 2 || hasDot && frac == "" {
-		return Amount{}, bad
+		return Amount{}, bad()
 	}
 	for len(frac) < 2 {
 		frac += "0"
