@@ -560,14 +560,17 @@ func prepareWorker(ctx context.Context, c config, w window, format exportfmt.For
 		pool.Close()
 		return nil, fmt.Errorf("schedule the export: %w", err)
 	}
-	// The request's event is marked published at once, so that a gateway
-	// serving the schema (another bench's) is unlikely to claim the file;
-	// if one does, the measurement fails rather than time two writers.
-	if _, err := pool.Exec(ctx, `UPDATE outbox SET published_at = now()
-		WHERE published_at IS NULL AND subject = 'paygate.events.file_export_requested'`); err != nil {
+	// Another gateway serving the schema (another bench's) would take the
+	// request's event and write the file too. A worker drops a request whose
+	// time is not the file's creation (a file of another schema), so the
+	// file's creation moves by a microsecond at once: only this process,
+	// which asks with the new time, writes it. If another claims it first,
+	// the measurement fails rather than time two writers.
+	if err := pool.QueryRow(ctx, `UPDATE files SET created_at = created_at + interval '1 microsecond' WHERE id = $1
+		RETURNING created_at`, f.ID).Scan(&f.CreatedAt); err != nil {
 		closeReads()
 		pool.Close()
-		return nil, fmt.Errorf("mark the request's event published: %w", err)
+		return nil, fmt.Errorf("move the file's creation: %w", err)
 	}
 	worker := export.NewWorker(files, store, nil, time.Now, export.WorkerOptions{Name: "exportbench",
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
