@@ -303,10 +303,19 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, limit int, leaseUnt
 				UPDATE deliveries d SET lease_id = $3, lease_until = $4
 				WHERE d.id = ANY (ARRAY(SELECT id FROM picked UNION SELECT id FROM probe))
 				RETURNING d.id, d.webhook_id, d.transaction_id, d.merchant_id, d.url, d.event_id, d.sign, d.attempts_made,
-					d.max_attempts, d.callback_url_id)
+					d.max_attempts, d.callback_url_id),
+			-- The custom headers of the claimed deliveries' URLs, as they are
+			-- now (an edit applies to the next attempt), once per URL.
+			hh AS (
+				SELECT h.callback_url_id, array_agg(h.name ORDER BY h.position) AS names,
+					array_agg(h.value ORDER BY h.position) AS vals, array_agg(h.sealed ORDER BY h.position) AS sealed
+				FROM callback_url_headers h
+				WHERE h.callback_url_id IN (SELECT callback_url_id FROM claimed)
+				GROUP BY h.callback_url_id)
 			SELECT c.id, c.webhook_id, c.transaction_id, c.merchant_id, c.url, b.body, c.sign, c.attempts_made, c.max_attempts,
-				coalesce(b.traceparent, ''), c.callback_url_id
-			FROM claimed c JOIN delivery_bodies b ON b.event_id = c.event_id`,
+				coalesce(b.traceparent, ''), c.callback_url_id, `+headerArrays+`
+			FROM claimed c JOIN delivery_bodies b ON b.event_id = c.event_id
+			LEFT JOIN hh ON hh.callback_url_id = c.callback_url_id`,
 			now, max(limit-len(probes), 0), lease, leaseUntil, probes)
 		if err != nil {
 			return fmt.Errorf("claim deliveries: %w", err)
@@ -314,41 +323,24 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, limit int, leaseUnt
 		ds, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (callback.Delivery, error) {
 			d := callback.Delivery{Lease: lease.String()}
 			var body, traceparent string
+			var names []string
+			var vals []*string
+			var sealed [][]byte
 			err := row.Scan(&d.ID, &d.WebhookID, &d.TransactionID, &d.MerchantID, &d.URL, &body, &d.Sign, &d.AttemptsMade, &d.MaxAttempts,
-				&traceparent, &d.CallbackURLID)
+				&traceparent, &d.CallbackURLID, &names, &vals, &sealed)
 			d.Body, d.Trace = []byte(body), bus.ParseTraceparent(traceparent)
+			d.Headers = headersOfArrays(names, vals, sealed)
 			return d, err
 		})
 		if err != nil {
 			return fmt.Errorf("claim deliveries: %w", err)
 		}
-		return claimedHeaders(ctx, tx, ds)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return ds, nil
-}
-
-// claimedHeaders sets the custom headers of claimed deliveries' URLs, as
-// they are now (an edit applies to the next attempt).
-func claimedHeaders(ctx context.Context, tx pgx.Tx, ds []callback.Delivery) error {
-	if len(ds) == 0 {
-		return nil
-	}
-	ids := make([]int64, 0, len(ds))
-	for _, d := range ds {
-		ids = append(ids, d.CallbackURLID)
-	}
-	slices.Sort(ids)
-	hs, err := headersOf(ctx, tx, slices.Compact(ids))
-	if err != nil {
-		return err
-	}
-	for i := range ds {
-		ds[i].Headers = hs[ds[i].CallbackURLID]
-	}
-	return nil
 }
 
 // RecordResults implements callback.DeliveryStore.
