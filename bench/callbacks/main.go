@@ -14,7 +14,9 @@
 //   - throughput: events published for -duration to a sink that answers at
 //     once; deliveries per second sustained, every attempt persisted, and
 //     published = delivered + failed; beside it, a bare loop of signed POSTs
-//     to the same sink from this process, the ceiling of the machine.
+//     to the same sink from this process, the ceiling of the machine, run
+//     before and after the service; and the CPU per delivery (the service,
+//     its Postgres backends, this process) against the CPU per bare POST.
 //   - dead: one of ten callback URLs stops answering in the middle of a
 //     throughput run. Each URL is a receiver of its own (its own port);
 //     phase A (all ten healthy) and phase B (the tenth holds every request
