@@ -14,7 +14,9 @@
 //   - throughput: events published for -duration to a sink that answers at
 //     once; deliveries per second sustained, every attempt persisted, and
 //     published = delivered + failed; beside it, a bare loop of signed POSTs
-//     to the same sink from this process, the ceiling of the machine.
+//     to the same sink from this process, the ceiling of the machine, run
+//     before and after the service; and the CPU per delivery (the service,
+//     its Postgres backends, this process) against the CPU per bare POST.
 //   - dead: one of ten callback URLs stops answering in the middle of a
 //     throughput run. Each URL is a receiver of its own (its own port);
 //     phase A (all ten healthy) and phase B (the tenth holds every request
@@ -44,6 +46,7 @@ import (
 	mrand "math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime"
@@ -171,7 +174,7 @@ var procs = &harness.Group{Logs: "/tmp/callbacksbench-", Append: true}
 // start runs the service on schema and waits for /readyz.
 func (b *bench) start(ctx context.Context, scenario, schema string, env map[string]string) (*harness.Proc, error) {
 	all := map[string]string{
-		"PAYGATE_DATABASE_URL":             *dbURL,
+		"PAYGATE_DATABASE_URL":             withAppName(*dbURL, appName(schema)),
 		"PAYGATE_DATABASE_SCHEMA":          schema,
 		"PAYGATE_NATS_URL":                 b.nats,
 		"PAYGATE_REDIS_URL":                *redisURL,
@@ -428,6 +431,13 @@ func (b *bench) crash(ctx context.Context, name string, failRate float64) error 
 
 // throughput runs the throughput scenario and the bare loop.
 func (b *bench) throughput(ctx context.Context) error {
+	// The ceiling is measured before and after the service's run, and the
+	// ratio taken to their mean: on a shared machine the load moves during
+	// a run.
+	bareBeforeLoad := harness.LoadAvg()
+	cpu0 := harness.ProcessCPU(os.Getpid())
+	bareBefore, bareBeforeN := bareLoop(ctx, b.sinkURL+"/bare", *bareFor, *workers)
+	bareCPU := harness.ProcessCPU(os.Getpid()) - cpu0
 	b.sink.reset(0)
 	schema, svc, err := b.prepare(ctx, "throughput", 3, nil, nil)
 	if err != nil {
@@ -442,8 +452,10 @@ func (b *bench) throughput(ctx context.Context) error {
 	var published int64
 	start := time.Now()
 	type sample struct {
-		at time.Duration
-		ok int64 // callbacks answered 2xx at the sink
+		at   time.Duration
+		ok   int64 // callbacks answered 2xx at the sink
+		cpu  cpuSample
+		load string
 	}
 	var samples []sample
 	next := time.Now()
@@ -461,13 +473,14 @@ func (b *bench) throughput(ctx context.Context) error {
 			// service's tables every second would take a growing share of
 			// the same Postgres (deliveries are stored with their first
 			// attempt, so the sink's count is the service's progress).
-			samples = append(samples, sample{time.Since(start), b.sink.okCount()})
+			samples = append(samples, sample{time.Since(start), b.sink.okCount(), b.cpuNow(ctx, svc, schema), harness.LoadAvg()})
 			next = next.Add(time.Second)
 		}
 	}
 	b.txBase = first + published
 	end := time.Since(start)
 	okAtEnd := b.sink.okCount()
+	cpuAtEnd, loadAtEnd := b.cpuNow(ctx, svc, schema), harness.LoadAvg()
 	counts, err := b.waitSettled(ctx, schema, published, 5*time.Minute)
 	if err != nil {
 		return err
@@ -500,13 +513,33 @@ func (b *bench) throughput(ctx context.Context) error {
 		problems = append(problems, fmt.Sprintf("%d bad signatures", final.badSig))
 	}
 
+	bareLoad := harness.LoadAvg()
+	cpu0 = harness.ProcessCPU(os.Getpid())
 	bare, bareN := bareLoop(ctx, b.sinkURL+"/bare", *bareFor, *workers)
+	bareCPU += harness.ProcessCPU(os.Getpid()) - cpu0
+	// CPU per request of the two bare loops, and per delivery of the
+	// service's path (the service, its Postgres backends, this process):
+	// their ratio is what the throughput ratio is on a machine where both
+	// have the two cores to themselves, whatever else runs here.
+	bareCPUPer := float64(bareCPU.Microseconds()) / float64(max(bareN+bareBeforeN, 1))
+	used := cpuAtEnd.sub(from.cpu)
+	perDelivery := func(d time.Duration) float64 {
+		return float64(d.Microseconds()) / float64(max(okAtEnd-from.ok, 1))
+	}
 
 	fmt.Printf("\n### throughput: %s of publishing, sink answering 204 at once, %d workers\n\n", duration.String(), *workers)
 	fmt.Printf("| measure | value |\n|---|---|\n")
 	fmt.Printf("| published | %d events (%d collabs, 1 URL each) |\n", published, *collabs)
 	fmt.Printf("| deliveries/s sustained (service) | **%.0f** (from %.0fs to %.0fs) |\n", rate, from.at.Seconds(), end.Seconds())
-	fmt.Printf("| bare signed POSTs/s (this process, %d goroutines, no database) | **%.0f** (%d in %s) |\n", *workers, bare, bareN, bareFor.String())
+	ceiling := (bare + bareBefore) / 2
+	fmt.Printf("| bare signed POSTs/s (this process, %d goroutines, no database), before the service and after it | %.0f (%d in %s, load %s) and %.0f (%d, load %s): mean **%.0f** |\n",
+		*workers, bareBefore, bareBeforeN, bareFor.String(), bareBeforeLoad, bare, bareN, bareLoad, ceiling)
+	fmt.Printf("| ratio to the mean ceiling | **%.3f** |\n", rate/ceiling)
+	fmt.Printf("| load average | %s at %.0fs → %s at the end of publishing |\n", from.load, from.at.Seconds(), loadAtEnd)
+	pathCPU := perDelivery(used.service) + perDelivery(used.backends) + perDelivery(used.bench)
+	fmt.Printf("| CPU per delivery in the window | service %.0f µs, its Postgres backends %.0f µs, this process (NATS, publisher, sink) %.0f µs: **%.0f µs** |\n",
+		perDelivery(used.service), perDelivery(used.backends), perDelivery(used.bench), pathCPU)
+	fmt.Printf("| CPU per bare signed POST (client and sink) | %.1f µs: CPU ratio **%.3f** |\n", bareCPUPer, bareCPUPer/pathCPU)
 	fmt.Printf("| drained at | %.1fs (%.0f deliveries/s after publishing stopped) |\n", drained.Seconds(), drainRate)
 	fmt.Printf("| balance | published %d = delivered %d + failed %d |\n", published, counts["delivered"], counts["failed"])
 	fmt.Printf("| attempts persisted | %d = sink requests %d |\n", attempts, final.requests)
@@ -514,6 +547,45 @@ func (b *bench) throughput(ctx context.Context) error {
 		return errors.New(strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// appName is the application_name of the service's Postgres connections on
+// schema, by which the bench finds their backends.
+func appName(schema string) string { return "cbbench-" + schema }
+
+// withAppName sets application_name in a Postgres URL.
+func withAppName(raw, name string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	q := u.Query()
+	q.Set("application_name", name)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// cpuSample is the CPU time used so far by the service, by the Postgres
+// backends of its connections and by this process (the embedded NATS
+// server, the publisher and the sink). Postgres's own background processes
+// (WAL writer, checkpointer) are left out: on a shared machine they work
+// for everyone.
+type cpuSample struct{ service, backends, bench time.Duration }
+
+func (b *bench) cpuNow(ctx context.Context, svc *harness.Proc, schema string) cpuSample {
+	c := cpuSample{service: harness.ProcessCPU(svc.Pid()), bench: harness.ProcessCPU(os.Getpid())}
+	rows, err := b.pool.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE application_name = $1`, appName(schema))
+	if err == nil {
+		pids, _ := pgx.CollectRows(rows, pgx.RowTo[int32])
+		for _, pid := range pids {
+			c.backends += harness.ProcessCPU(int(pid))
+		}
+	}
+	return c
+}
+
+func (c cpuSample) sub(o cpuSample) cpuSample {
+	return cpuSample{service: c.service - o.service, backends: c.backends - o.backends, bench: c.bench - o.bench}
 }
 
 // nextTx hands out transaction ids, n at a time.

@@ -130,7 +130,9 @@ func repeat(s string, n int) []string {
 // arguments and the event ids.
 func enqueueStatement(msgs []proto.Message, traceparents []string) (string, []any, []string, error) {
 	ids := make([]string, len(msgs))
-	uids := make([]uuid.UUID, len(msgs))
+	// [16]byte, not uuid.UUID: pgx encodes a slice of arrays directly, and
+	// one of uuid.UUID (a driver.Valuer) by reflection and text per element.
+	uids := make([][16]byte, len(msgs))
 	subjects := make([]string, len(msgs))
 	payloads := make([][]byte, len(msgs))
 	for i, msg := range msgs {
@@ -143,7 +145,7 @@ func enqueueStatement(msgs []proto.Message, traceparents []string) (string, []an
 		if err != nil {
 			return "", nil, nil, fmt.Errorf("enqueue %s: event id: %w", subject, err)
 		}
-		ids[i], uids[i], subjects[i], payloads[i] = id.String(), id, subject, payload
+		ids[i], uids[i], subjects[i], payloads[i] = id.String(), [16]byte(id), subject, payload
 	}
 	const sql = `
 		WITH rows AS (

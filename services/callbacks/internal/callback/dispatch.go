@@ -124,6 +124,11 @@ type Dispatcher struct {
 	slots    chan struct{}
 	results  chan Result
 	inflight sync.WaitGroup
+	// tasks are the attempts to make, run by Workers long-lived goroutines
+	// (a goroutine per attempt would grow a new stack through the HTTP
+	// client's calls every time); a task is queued only with a slot taken,
+	// so one is always free for it.
+	tasks    chan func()
 	claimers sync.WaitGroup
 
 	// blocked are the URLs whose breakers hold deliveries back, as last
@@ -232,6 +237,15 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	results := make(chan Result, d.o.BatchSize)
 	inflight := &d.inflight
 	d.slots, d.results = slots, results
+	d.tasks = make(chan func(), d.o.Workers)
+	var workers sync.WaitGroup
+	for range d.o.Workers {
+		workers.Go(func() {
+			for t := range d.tasks {
+				t()
+			}
+		})
+	}
 	close(d.ready)
 	recorded := make(chan struct{})
 	go func() {
@@ -272,6 +286,8 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		break
 	}
 	inflight.Wait()
+	close(d.tasks)
+	workers.Wait()
 	close(results)
 	<-recorded
 	return nil
@@ -345,11 +361,11 @@ func (d *Dispatcher) claimLoop(waitCtx, ctx context.Context, slots chan struct{}
 		}
 		for _, dl := range batch.deliveries {
 			inflight.Add(1)
-			go func() {
+			d.tasks <- func() {
 				defer inflight.Done()
 				results <- d.attempt(sendCtx, dl, batch.keys[dl.MerchantID])
 				<-slots
-			}()
+			}
 		}
 		if len(batch.deliveries) == 0 || err != nil {
 			select {
@@ -429,13 +445,13 @@ func (d *Dispatcher) freshLoop(ctx context.Context, slots chan struct{}, results
 				continue
 			}
 			inflight.Add(1)
-			go func() {
+			d.tasks <- func() {
 				defer inflight.Done()
 				r := d.attempt(sendCtx, j.Delivery, keys[j.Delivery.MerchantID])
 				r.done = j.Done
 				results <- r
 				<-slots
-			}()
+			}
 		}
 		if spilled {
 			d.Wake()

@@ -62,8 +62,9 @@ func (f *fakeStore) AddSealedKey(_ context.Context, id int32, sealed []byte, _ t
 	return sealed, nil
 }
 
-func (f *fakeStore) PreviousSealedKeys(context.Context, []int32, time.Time) (map[int32][]byte, error) {
-	return map[int32][]byte{}, nil
+func (f *fakeStore) SigningSealedKeys(ctx context.Context, ids []int32, _ time.Time) (map[int32][]byte, map[int32][]byte, error) {
+	cur, err := f.SealedKeys(ctx, ids)
+	return cur, map[int32][]byte{}, err
 }
 
 func (f *fakeStore) ReplaceSealedKey(_ context.Context, id int32, sealed []byte, _, _ time.Time) error {

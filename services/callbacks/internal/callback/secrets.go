@@ -64,19 +64,29 @@ func (s *Secrets) Key(ctx context.Context, merchantID int32) ([]byte, error) {
 
 // SigningKeys returns, per merchant of merchantIDs, the keys deliveries are
 // signed with: the current one (made when missing) and, during a
-// rotation's overlap, the one it replaced. A replaced key that no longer
-// opens (its encryption key left the keyring) is left out.
+// rotation's overlap, the one it replaced, both read at once. A replaced
+// key that no longer opens (its encryption key left the keyring) is left
+// out.
 func (s *Secrets) SigningKeys(ctx context.Context, merchantIDs []int32) (map[int32][][]byte, error) {
-	cur, err := s.Keys(ctx, merchantIDs)
+	ids := slices.Clone(merchantIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	cur, prev, err := s.store.SigningSealedKeys(ctx, ids, s.now())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("signing keys: %w", err)
 	}
-	prev, err := s.store.PreviousSealedKeys(ctx, merchantIDs, s.now())
-	if err != nil {
-		return nil, fmt.Errorf("previous signing keys: %w", err)
-	}
-	out := make(map[int32][][]byte, len(cur))
-	for id, k := range cur {
+	out := make(map[int32][][]byte, len(ids))
+	for _, id := range ids {
+		sk, ok := cur[id]
+		if !ok {
+			if sk, err = s.create(ctx, id); err != nil {
+				return nil, err
+			}
+		}
+		k, err := s.sealer.Open(sk, Owner(id))
+		if err != nil {
+			return nil, fmt.Errorf("open signing key of merchant %d: %w", id, err)
+		}
 		out[id] = [][]byte{k}
 		if sealed, ok := prev[id]; ok {
 			if p, err := s.sealer.Open(sealed, Owner(id)); err == nil {

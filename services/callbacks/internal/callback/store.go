@@ -105,9 +105,10 @@ type SecretStore interface {
 	// ReplaceSealedKey stores sealed as a merchant's key; the key it
 	// replaces still signs until keepUntil (none when not after at).
 	ReplaceSealedKey(ctx context.Context, merchantID int32, sealed []byte, at, keepUntil time.Time) error
-	// PreviousSealedKeys returns the sealed keys that rotations replaced and
-	// that still sign at now.
-	PreviousSealedKeys(ctx context.Context, merchantIDs []int32, now time.Time) (map[int32][]byte, error)
+	// SigningSealedKeys returns, of the merchants that have a key, the
+	// sealed current keys and the sealed keys that rotations replaced and
+	// that still sign at now, in one read.
+	SigningSealedKeys(ctx context.Context, merchantIDs []int32, now time.Time) (current, previous map[int32][]byte, err error)
 }
 
 // Collabs resolves collabs through the gateway, within the caller's scope

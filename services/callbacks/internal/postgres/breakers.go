@@ -26,16 +26,12 @@ func nullTime(t time.Time) *time.Time {
 	return &t
 }
 
-// observeBreakers applies the attempts of results to their URLs' breakers
-// (docs/contracts-callbacks.md, "Endpoint health"): it locks the breakers
-// of the URLs that have one (those that ever failed), in id order, adds
-// rows for URLs failing for the first time, and writes only the breakers
-// that changed. A breaker that opens defers its URL's pending deliveries to
-// the end of the cool-down, one that closes makes them due at once (both
-// skip deliveries another transaction holds: the claim skips an open URL's
-// deliveries anyway). A URL failing for longer than DisableAfter is
-// disabled, with a CallbackUrlDisabled event.
-func (s *Store) observeBreakers(ctx context.Context, tx pgx.Tx, results []callback.Result, at time.Time) error {
+// queueBreakers queues on b the statements that add the breakers of the
+// URLs failing for the first time among results and lock the breakers of
+// the URLs results attempted (those that have one: that ever failed), in
+// id order; it returns the attempts by URL, and the reader of the locked
+// breakers.
+func queueBreakers(b *pgx.Batch, results []callback.Result, at time.Time) (map[int64][]callback.Observation, func(pgx.BatchResults) ([]callback.Breaker, error)) {
 	obs := map[int64][]callback.Observation{}
 	var failing []int64
 	for _, r := range results {
@@ -50,42 +46,58 @@ func (s *Store) observeBreakers(ctx context.Context, tx pgx.Tx, results []callba
 		}
 	}
 	if len(obs) == 0 {
-		return nil
+		return obs, func(pgx.BatchResults) ([]callback.Breaker, error) { return nil, nil }
 	}
 	if len(failing) > 0 {
 		slices.Sort(failing)
-		if _, err := tx.Exec(ctx, `
+		b.Queue(`
 			INSERT INTO url_breakers (callback_url_id, updated_at)
 			SELECT id, $2 FROM unnest($1::bigint[]) AS u(id) ORDER BY id
-			ON CONFLICT (callback_url_id) DO NOTHING`, slices.Compact(failing), at); err != nil {
-			return fmt.Errorf("add breakers: %w", err)
-		}
+			ON CONFLICT (callback_url_id) DO NOTHING`, slices.Compact(failing), at)
 	}
-	ids := keysOf(obs)
-	rows, err := tx.Query(ctx, `
+	b.Queue(`
 		SELECT callback_url_id, state, consecutive_failures, failing_since, cooldown_ms, retry_at, last_error
-		FROM url_breakers WHERE callback_url_id = ANY ($1) ORDER BY callback_url_id FOR UPDATE`, ids)
-	if err != nil {
-		return fmt.Errorf("lock breakers: %w", err)
-	}
-	breakers, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (callback.Breaker, error) {
-		var b callback.Breaker
-		var state string
-		var since, retry *time.Time
-		var cooldown int64
-		err := row.Scan(&b.URLID, &state, &b.Failures, &since, &cooldown, &retry, &b.LastError)
-		b.State, b.Cooldown = callback.BreakerState(state), time.Duration(cooldown)*time.Millisecond
-		if since != nil {
-			b.FailingSince = *since
+		FROM url_breakers WHERE callback_url_id = ANY ($1) ORDER BY callback_url_id FOR UPDATE`, keysOf(obs))
+	return obs, func(br pgx.BatchResults) ([]callback.Breaker, error) {
+		if len(failing) > 0 {
+			if _, err := br.Exec(); err != nil {
+				return nil, fmt.Errorf("add breakers: %w", err)
+			}
 		}
-		if retry != nil {
-			b.RetryAt = *retry
+		rows, err := br.Query()
+		if err != nil {
+			return nil, fmt.Errorf("lock breakers: %w", err)
 		}
-		return b, err
-	})
-	if err != nil {
-		return fmt.Errorf("lock breakers: %w", err)
+		breakers, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (callback.Breaker, error) {
+			var b callback.Breaker
+			var state string
+			var since, retry *time.Time
+			var cooldown int64
+			err := row.Scan(&b.URLID, &state, &b.Failures, &since, &cooldown, &retry, &b.LastError)
+			b.State, b.Cooldown = callback.BreakerState(state), time.Duration(cooldown)*time.Millisecond
+			if since != nil {
+				b.FailingSince = *since
+			}
+			if retry != nil {
+				b.RetryAt = *retry
+			}
+			return b, err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("lock breakers: %w", err)
+		}
+		return breakers, nil
 	}
+}
+
+// observeBreakers applies the attempts obs (queueBreakers) to their URLs'
+// locked breakers (docs/contracts-callbacks.md, "Endpoint health"), and
+// writes only the breakers that changed. A breaker that opens defers its
+// URL's pending deliveries to the end of the cool-down, one that closes
+// makes them due at once (both skip deliveries another transaction holds:
+// the claim skips an open URL's deliveries anyway). A URL failing for
+// longer than DisableAfter is disabled, with a CallbackUrlDisabled event.
+func (s *Store) observeBreakers(ctx context.Context, tx pgx.Tx, breakers []callback.Breaker, obs map[int64][]callback.Observation, at time.Time) error {
 	var (
 		upIDs, cooldowns   []int64
 		states, lastErrors []string

@@ -303,10 +303,19 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, limit int, leaseUnt
 				UPDATE deliveries d SET lease_id = $3, lease_until = $4
 				WHERE d.id = ANY (ARRAY(SELECT id FROM picked UNION SELECT id FROM probe))
 				RETURNING d.id, d.webhook_id, d.transaction_id, d.merchant_id, d.url, d.event_id, d.sign, d.attempts_made,
-					d.max_attempts, d.callback_url_id)
+					d.max_attempts, d.callback_url_id),
+			-- The custom headers of the claimed deliveries' URLs, as they are
+			-- now (an edit applies to the next attempt), once per URL.
+			hh AS (
+				SELECT h.callback_url_id, array_agg(h.name ORDER BY h.position) AS names,
+					array_agg(h.value ORDER BY h.position) AS vals, array_agg(h.sealed ORDER BY h.position) AS sealed
+				FROM callback_url_headers h
+				WHERE h.callback_url_id IN (SELECT callback_url_id FROM claimed)
+				GROUP BY h.callback_url_id)
 			SELECT c.id, c.webhook_id, c.transaction_id, c.merchant_id, c.url, b.body, c.sign, c.attempts_made, c.max_attempts,
-				coalesce(b.traceparent, ''), c.callback_url_id
-			FROM claimed c JOIN delivery_bodies b ON b.event_id = c.event_id`,
+				coalesce(b.traceparent, ''), c.callback_url_id, `+headerArrays+`
+			FROM claimed c JOIN delivery_bodies b ON b.event_id = c.event_id
+			LEFT JOIN hh ON hh.callback_url_id = c.callback_url_id`,
 			now, max(limit-len(probes), 0), lease, leaseUntil, probes)
 		if err != nil {
 			return fmt.Errorf("claim deliveries: %w", err)
@@ -314,41 +323,24 @@ func (s *Store) ClaimDue(ctx context.Context, now time.Time, limit int, leaseUnt
 		ds, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (callback.Delivery, error) {
 			d := callback.Delivery{Lease: lease.String()}
 			var body, traceparent string
+			var names []string
+			var vals []*string
+			var sealed [][]byte
 			err := row.Scan(&d.ID, &d.WebhookID, &d.TransactionID, &d.MerchantID, &d.URL, &body, &d.Sign, &d.AttemptsMade, &d.MaxAttempts,
-				&traceparent, &d.CallbackURLID)
+				&traceparent, &d.CallbackURLID, &names, &vals, &sealed)
 			d.Body, d.Trace = []byte(body), bus.ParseTraceparent(traceparent)
+			d.Headers = headersOfArrays(names, vals, sealed)
 			return d, err
 		})
 		if err != nil {
 			return fmt.Errorf("claim deliveries: %w", err)
 		}
-		return claimedHeaders(ctx, tx, ds)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return ds, nil
-}
-
-// claimedHeaders sets the custom headers of claimed deliveries' URLs, as
-// they are now (an edit applies to the next attempt).
-func claimedHeaders(ctx context.Context, tx pgx.Tx, ds []callback.Delivery) error {
-	if len(ds) == 0 {
-		return nil
-	}
-	ids := make([]int64, 0, len(ds))
-	for _, d := range ds {
-		ids = append(ids, d.CallbackURLID)
-	}
-	slices.Sort(ids)
-	hs, err := headersOf(ctx, tx, slices.Compact(ids))
-	if err != nil {
-		return err
-	}
-	for i := range ds {
-		ds[i].Headers = hs[ds[i].CallbackURLID]
-	}
-	return nil
 }
 
 // RecordResults implements callback.DeliveryStore.
@@ -365,26 +357,46 @@ func (s *Store) RecordResults(ctx context.Context, results []callback.Result, at
 		return nil
 	}
 	return pgdb.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		// The deliveries, their attempts and the lock of their breakers go
+		// in one round trip, in the lock order; the tallies follow.
 		d := deltas{}
-		if err := recordFresh(ctx, tx, fresh, at, d); err != nil {
+		b := &pgx.Batch{}
+		readFresh := queueFresh(b, fresh, at, d)
+		readClaimed := queueClaimed(b, claimed, at, d)
+		obs, readBreakers := queueBreakers(b, results, at)
+		br := tx.SendBatch(ctx, b)
+		err := readFresh(br)
+		if err == nil {
+			err = readClaimed(br)
+		}
+		var breakers []callback.Breaker
+		if err == nil {
+			breakers, err = readBreakers(br)
+		}
+		if cerr := br.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("record delivery results: %w", cerr)
+		}
+		if err != nil {
 			return err
 		}
-		if err := recordClaimed(ctx, tx, claimed, at, d); err != nil {
-			return err
-		}
-		if err := s.observeBreakers(ctx, tx, results, at); err != nil {
+		if err := s.observeBreakers(ctx, tx, breakers, obs, at); err != nil {
 			return err
 		}
 		return d.write(ctx, tx, at)
 	})
 }
 
-// recordFresh stores fresh deliveries as their results leave them, with
-// their bodies and first attempts, in one statement, and adds their tally
-// deltas to d.
-func recordFresh(ctx context.Context, tx pgx.Tx, results []callback.Result, at time.Time, d deltas) error {
+// batchReader reads the answers of statements queued on a batch, in order.
+type batchReader func(pgx.BatchResults) error
+
+func nothingQueued(pgx.BatchResults) error { return nil }
+
+// queueFresh queues on b the statement that stores fresh deliveries as
+// their results leave them, with their bodies and first attempts; its
+// reader adds their tally deltas to d.
+func queueFresh(b *pgx.Batch, results []callback.Result, at time.Time, d deltas) batchReader {
 	if len(results) == 0 {
-		return nil
+		return nothingQueued
 	}
 	n := len(results)
 	var (
@@ -422,13 +434,12 @@ func recordFresh(ctx context.Context, tx pgx.Tx, results []callback.Result, at t
 	// A cancel locks its transaction before it cancels pending deliveries:
 	// locking those that get one here first means a cancel either sees the
 	// delivery or is seen by the insert below.
-	if len(pending) > 0 {
+	lock := len(pending) > 0
+	if lock {
 		slices.Sort(pending)
-		if _, err := tx.Exec(ctx, `SELECT 1 FROM transactions WHERE id = ANY($1) ORDER BY id FOR SHARE`, slices.Compact(pending)); err != nil {
-			return fmt.Errorf("lock transactions: %w", err)
-		}
+		b.Queue(`SELECT 1 FROM transactions WHERE id = ANY($1) ORDER BY id FOR SHARE`, slices.Compact(pending))
 	}
-	rows, err := tx.Query(ctx, `
+	b.Queue(`
 		WITH body AS (
 			INSERT INTO delivery_bodies (event_id, body, traceparent)
 			SELECT e, b, NULLIF(tp, '') FROM unnest($1::text[], $2::text[], $19::text[]) AS x(e, b, tp)
@@ -457,13 +468,21 @@ func recordFresh(ctx context.Context, tx pgx.Tx, results []callback.Result, at t
 		bodyEvents, bodies, at,
 		webhookIDs, eventIDs, txIDs, merchants, urlIDs, urls, signs, maxes, made, statuses, nexts, ats, codes, attemptStatus, errs, traces,
 		durations)
-	if err != nil {
-		return fmt.Errorf("insert fresh deliveries: %w", err)
+	return func(br pgx.BatchResults) error {
+		if lock {
+			if _, err := br.Exec(); err != nil {
+				return fmt.Errorf("lock transactions: %w", err)
+			}
+		}
+		rows, err := br.Query()
+		if err != nil {
+			return fmt.Errorf("insert fresh deliveries: %w", err)
+		}
+		if err := addSettled(rows, d, 1); err != nil {
+			return fmt.Errorf("insert fresh deliveries: %w", err)
+		}
+		return nil
 	}
-	if err := addSettled(rows, d, 1); err != nil {
-		return fmt.Errorf("insert fresh deliveries: %w", err)
-	}
-	return nil
 }
 
 // addSettled adds to d the tally deltas of rows of deliveries (transaction,
@@ -486,13 +505,14 @@ func addSettled(rows pgx.Rows, d deltas, total int32) error {
 	return err
 }
 
-// recordClaimed applies the results of claimed deliveries still under
-// their leases, stores their attempts (a result without one, a delivery
-// whose URL had its share of requests in flight, only releases its lease
-// and moves its next attempt), and adds their tally deltas to d.
-func recordClaimed(ctx context.Context, tx pgx.Tx, results []callback.Result, at time.Time, d deltas) error {
+// queueClaimed queues on b the statements that apply the results of
+// claimed deliveries still under their leases and store their attempts (a
+// result without one, a delivery whose URL had its share of requests in
+// flight, only releases its lease and moves its next attempt); its reader
+// adds their tally deltas to d.
+func queueClaimed(b *pgx.Batch, results []callback.Result, at time.Time, d deltas) batchReader {
 	if len(results) == 0 {
-		return nil
+		return nothingQueued
 	}
 	n := len(results)
 	var (
@@ -516,27 +536,31 @@ func recordClaimed(ctx context.Context, tx pgx.Tx, results []callback.Result, at
 		urls[i], errs[i] = r.Delivery.URL, r.ErrorMessage
 		urlIDs[i], durations[i] = r.Delivery.CallbackURLID, durationMS(r.Duration)
 	}
-	rows, err := tx.Query(ctx, `
+	b.Queue(`
 		UPDATE deliveries d
 		SET status = r.status, attempts_made = r.n, next_attempt_at = r.next, lease_id = NULL, lease_until = NULL, updated_at = $1
 		FROM unnest($2::bigint[], $3::text[], $4::text[], $5::int[], $6::timestamptz[]) AS r(id, lease, status, n, next)
 		WHERE d.id = ANY ($2) AND d.id = r.id AND d.lease_id = r.lease::uuid AND d.status = 'pending'
 		RETURNING d.transaction_id, d.merchant_id, d.status`,
 		at, ids, leases, statuses, made, nexts)
-	if err != nil {
-		return fmt.Errorf("update deliveries: %w", err)
-	}
-	if err := addSettled(rows, d, 0); err != nil {
-		return fmt.Errorf("update deliveries: %w", err)
-	}
-	if _, err := tx.Exec(ctx, `
+	b.Queue(`
 		INSERT INTO attempts (delivery_id, transaction_id, merchant_id, created_at, url, response_code, status, attempt_number, error_message,
 			callback_url_id, duration_ms)
 		SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::timestamptz[], $5::text[], $6::int[], $7::text[], $8::int[], $9::text[],
 			$10::bigint[], $11::int[]) AS x(d, t, m, at, url, code, status, n, err, u, ms)
 		WHERE x.status <> ''`,
-		ids, txIDs, merchants, ats, urls, codes, attemptStatus, numbers, errs, urlIDs, durations); err != nil {
-		return fmt.Errorf("insert attempts: %w", err)
+		ids, txIDs, merchants, ats, urls, codes, attemptStatus, numbers, errs, urlIDs, durations)
+	return func(br pgx.BatchResults) error {
+		rows, err := br.Query()
+		if err != nil {
+			return fmt.Errorf("update deliveries: %w", err)
+		}
+		if err := addSettled(rows, d, 0); err != nil {
+			return fmt.Errorf("update deliveries: %w", err)
+		}
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("insert attempts: %w", err)
+		}
+		return nil
 	}
-	return nil
 }

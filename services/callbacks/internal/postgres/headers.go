@@ -40,6 +40,40 @@ func headersOf(ctx context.Context, q querier, ids []int64) (map[int64][]callbac
 	return out, nil
 }
 
+// headerArrays are the columns of a callback URL's custom headers read with
+// it in one statement (headersLateral): names, plain values (NULL for a
+// secret one) and sealed values (NULL for a plain one), in order; NULL
+// arrays for a URL without any.
+const headerArrays = `hh.names, hh.vals, hh.sealed`
+
+// headersLateral aggregates the custom headers of the callback URL whose id
+// is urlID (a column of the query it joins) into headerArrays.
+func headersLateral(urlID string) string {
+	return `LEFT JOIN LATERAL (
+		SELECT array_agg(h.name ORDER BY h.position) AS names, array_agg(h.value ORDER BY h.position) AS vals,
+			array_agg(h.sealed ORDER BY h.position) AS sealed
+		FROM callback_url_headers h WHERE h.callback_url_id = ` + urlID + `) hh ON true`
+}
+
+// headersOfArrays are the headers headerArrays were scanned into; nil when
+// there are none.
+func headersOfArrays(names []string, vals []*string, sealed [][]byte) []callback.Header {
+	if len(names) == 0 {
+		return nil
+	}
+	out := make([]callback.Header, len(names))
+	for i, n := range names {
+		h := callback.Header{Name: n}
+		if i < len(sealed) && sealed[i] != nil {
+			h.Sealed, h.Secret = sealed[i], true
+		} else if i < len(vals) && vals[i] != nil {
+			h.Value = *vals[i]
+		}
+		out[i] = h
+	}
+	return out
+}
+
 // withHeaders sets the custom headers of urls.
 func withHeaders(ctx context.Context, q querier, urls []callback.URL) error {
 	ids := make([]int64, len(urls))

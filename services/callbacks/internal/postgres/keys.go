@@ -41,24 +41,28 @@ func (s *Store) AddSealedKey(ctx context.Context, merchantID int32, sealed []byt
 	return stored, nil
 }
 
-// PreviousSealedKeys implements callback.SecretStore.
-func (s *Store) PreviousSealedKeys(ctx context.Context, merchantIDs []int32, now time.Time) (map[int32][]byte, error) {
+// SigningSealedKeys implements callback.SecretStore: the current and the
+// previous keys in one statement.
+func (s *Store) SigningSealedKeys(ctx context.Context, merchantIDs []int32, now time.Time) (map[int32][]byte, map[int32][]byte, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT merchant_id, previous_sealed FROM signing_secrets
-		WHERE merchant_id = ANY($1) AND previous_sealed IS NOT NULL AND previous_until > $2`, merchantIDs, now)
+		SELECT merchant_id, sealed, CASE WHEN previous_until > $2 THEN previous_sealed END FROM signing_secrets
+		WHERE merchant_id = ANY($1)`, merchantIDs, now)
 	if err != nil {
-		return nil, fmt.Errorf("select previous signing keys: %w", err)
+		return nil, nil, fmt.Errorf("select signing keys: %w", err)
 	}
-	keys := map[int32][]byte{}
+	cur, prev := map[int32][]byte{}, map[int32][]byte{}
 	var id int32
-	var sealed []byte
-	if _, err := pgx.ForEachRow(rows, []any{&id, &sealed}, func() error {
-		keys[id] = slices.Clone(sealed)
+	var sealed, previous []byte
+	if _, err := pgx.ForEachRow(rows, []any{&id, &sealed, &previous}, func() error {
+		cur[id] = slices.Clone(sealed)
+		if previous != nil {
+			prev[id] = slices.Clone(previous)
+		}
 		return nil
 	}); err != nil {
-		return nil, fmt.Errorf("read previous signing keys: %w", err)
+		return nil, nil, fmt.Errorf("read signing keys: %w", err)
 	}
-	return keys, nil
+	return cur, prev, nil
 }
 
 // ReplaceSealedKey implements callback.SecretStore.

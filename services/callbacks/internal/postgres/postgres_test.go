@@ -529,18 +529,19 @@ func TestSealedKeys(t *testing.T) {
 		t.Fatalf("SealedKeys = %q, %v", keys, err)
 	}
 	// The replaced key still signs during the overlap, and not after it.
-	if prev, err := f.store.PreviousSealedKeys(ctx, []int32{1}, t0.Add(time.Minute)); err != nil || string(prev[1]) != "first" {
-		t.Fatalf("PreviousSealedKeys during the overlap = %q, %v", prev, err)
+	if cur, prev, err := f.store.SigningSealedKeys(ctx, []int32{1, 2}, t0.Add(time.Minute)); err != nil || string(prev[1]) != "first" ||
+		len(prev) != 1 || string(cur[1]) != "rotated" || len(cur) != 1 {
+		t.Fatalf("SigningSealedKeys during the overlap = %q, %q, %v", cur, prev, err)
 	}
-	if prev, err := f.store.PreviousSealedKeys(ctx, []int32{1}, t0.Add(time.Hour)); err != nil || len(prev) != 0 {
-		t.Fatalf("PreviousSealedKeys after the overlap = %q, %v", prev, err)
+	if cur, prev, err := f.store.SigningSealedKeys(ctx, []int32{1}, t0.Add(time.Hour)); err != nil || len(prev) != 0 || string(cur[1]) != "rotated" {
+		t.Fatalf("SigningSealedKeys after the overlap = %q, %q, %v", cur, prev, err)
 	}
 	// A rotation without overlap drops it at once.
 	if err := f.store.ReplaceSealedKey(ctx, 1, []byte("third"), t0, t0); err != nil {
 		t.Fatal(err)
 	}
-	if prev, err := f.store.PreviousSealedKeys(ctx, []int32{1}, t0); err != nil || len(prev) != 0 {
-		t.Fatalf("PreviousSealedKeys after a rotation without overlap = %q, %v", prev, err)
+	if cur, prev, err := f.store.SigningSealedKeys(ctx, []int32{1}, t0); err != nil || len(prev) != 0 || string(cur[1]) != "third" {
+		t.Fatalf("SigningSealedKeys after a rotation without overlap = %q, %q, %v", cur, prev, err)
 	}
 }
 

@@ -62,15 +62,28 @@ func (s *Store) ApplyTransactionEvents(ctx context.Context, events []callback.Tr
 	var fresh []callback.Delivery
 	err := pgdb.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		fresh = nil
-		firsts, err := insertFirstSightings(ctx, tx, events, at)
+		// The enabled URLs of the collabs whose events may call for
+		// deliveries (a superset of those ShouldDeliver approves once the
+		// projection is applied) are read in the round trip of the insert.
+		var maybe []int32
+		for _, ev := range events {
+			if ev.Finalized && callback.Final(ev.State.Status) && !ev.MerchantCallbacksOff {
+				maybe = append(maybe, ev.State.CollabID)
+			}
+		}
+		firsts, urls, err := insertFirstSightings(ctx, tx, events, at, maybe)
 		if err != nil {
 			return err
 		}
 		// The rows just inserted are locked already; lock the others.
 		var seen []int64
 		first := make([]bool, len(events))
+		inserted := make(map[int64]bool, len(firsts))
 		for i, ev := range events {
 			first[i] = firsts[ev.State.ID]
+			if first[i] {
+				inserted[ev.State.ID] = true
+			}
 			delete(firsts, ev.State.ID)
 			if !first[i] {
 				seen = append(seen, ev.State.ID)
@@ -86,15 +99,8 @@ func (s *Store) ApplyTransactionEvents(ctx context.Context, events []callback.Tr
 			return err
 		}
 		deliver := make([]bool, len(events))
-		var collabs []int32
 		for i, ev := range events {
-			if deliver[i] = callback.ShouldDeliver(ev, first[i], cancelled[i]); deliver[i] {
-				collabs = append(collabs, ev.State.CollabID)
-			}
-		}
-		urls, err := enabledURLs(ctx, tx, collabs)
-		if err != nil {
-			return err
+			deliver[i] = callback.ShouldDeliver(ev, first[i], cancelled[i])
 		}
 
 		var cancels []int64
@@ -124,7 +130,7 @@ func (s *Store) ApplyTransactionEvents(ctx context.Context, events []callback.Tr
 				})
 			}
 		}
-		if fresh, err = withoutStored(ctx, tx, fresh); err != nil {
+		if fresh, err = withoutStored(ctx, tx, fresh, inserted); err != nil {
 			return err
 		}
 		d := deltas{}
@@ -137,8 +143,11 @@ func (s *Store) ApplyTransactionEvents(ctx context.Context, events []callback.Tr
 }
 
 // withoutStored drops the deliveries stored already for their event and
-// URL (an event delivered again), and repeats within ds.
-func withoutStored(ctx context.Context, tx pgx.Tx, ds []callback.Delivery) ([]callback.Delivery, error) {
+// URL (an event delivered again), and repeats within ds. Those of the
+// transactions whose projection rows this database transaction inserted
+// (inserted) are not looked for: a delivery is stored only for a
+// transaction whose row exists, and this row was not there before.
+func withoutStored(ctx context.Context, tx pgx.Tx, ds []callback.Delivery, inserted map[int64]bool) ([]callback.Delivery, error) {
 	if len(ds) == 0 {
 		return ds, nil
 	}
@@ -146,24 +155,29 @@ func withoutStored(ctx context.Context, tx pgx.Tx, ds []callback.Delivery) ([]ca
 		event string
 		url   int64
 	}
-	events, urls := make([]string, len(ds)), make([]int64, len(ds))
-	for i, dl := range ds {
-		events[i], urls[i] = dl.EventID, dl.CallbackURLID
-	}
-	rows, err := tx.Query(ctx, `
-		SELECT d.event_id, d.callback_url_id
-		FROM unnest($1::text[], $2::bigint[]) AS x(e, u)
-		JOIN deliveries d ON d.event_id = x.e AND d.callback_url_id = x.u`, events, urls)
-	if err != nil {
-		return nil, fmt.Errorf("select stored deliveries: %w", err)
+	var events []string
+	var urls []int64
+	for _, dl := range ds {
+		if !inserted[dl.TransactionID] {
+			events, urls = append(events, dl.EventID), append(urls, dl.CallbackURLID)
+		}
 	}
 	skip := map[key]bool{}
-	var k key
-	if _, err := pgx.ForEachRow(rows, []any{&k.event, &k.url}, func() error {
-		skip[k] = true
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("select stored deliveries: %w", err)
+	if len(events) > 0 {
+		rows, err := tx.Query(ctx, `
+			SELECT d.event_id, d.callback_url_id
+			FROM unnest($1::text[], $2::bigint[]) AS x(e, u)
+			JOIN deliveries d ON d.event_id = x.e AND d.callback_url_id = x.u`, events, urls)
+		if err != nil {
+			return nil, fmt.Errorf("select stored deliveries: %w", err)
+		}
+		var k key
+		if _, err := pgx.ForEachRow(rows, []any{&k.event, &k.url}, func() error {
+			skip[k] = true
+			return nil
+		}); err != nil {
+			return nil, fmt.Errorf("select stored deliveries: %w", err)
+		}
 	}
 	out := ds[:0]
 	for _, dl := range ds {
@@ -198,8 +212,9 @@ func projectionOf(ev callback.TransactionEvent, at time.Time) (projection, error
 
 // insertFirstSightings inserts, in id order, the projection rows of the
 // transactions of events the service has not seen, each from its first event
-// in the batch, and returns the ids it inserted.
-func insertFirstSightings(ctx context.Context, tx pgx.Tx, events []callback.TransactionEvent, at time.Time) (map[int64]bool, error) {
+// in the batch, and returns the ids it inserted, with the enabled callback
+// URLs of collabs read in the same round trip (enabledURLs).
+func insertFirstSightings(ctx context.Context, tx pgx.Tx, events []callback.TransactionEvent, at time.Time, collabs []int32) (map[int64]bool, map[int32][]callback.URL, error) {
 	firstOf := map[int64]callback.TransactionEvent{}
 	for _, ev := range events {
 		if _, ok := firstOf[ev.State.ID]; !ok {
@@ -208,44 +223,60 @@ func insertFirstSightings(ctx context.Context, tx pgx.Tx, events []callback.Tran
 	}
 	n := len(firstOf)
 	var (
-		ids                = make([]int64, 0, n)
-		merchants, collabs = make([]int32, 0, n), make([]int32, 0, n)
-		types, statuses    = make([]int32, 0, n), make([]int32, 0, n)
-		cancelled          = make([]bool, 0, n)
-		states             = make([]string, 0, n)
-		stateAts           = make([]time.Time, 0, n)
+		ids                  = make([]int64, 0, n)
+		merchants, txCollabs = make([]int32, 0, n), make([]int32, 0, n)
+		types, statuses      = make([]int32, 0, n), make([]int32, 0, n)
+		cancelled            = make([]bool, 0, n)
+		states               = make([]string, 0, n)
+		stateAts             = make([]time.Time, 0, n)
 	)
 	for _, id := range keysOf(firstOf) {
 		ev := firstOf[id]
 		p, err := projectionOf(ev, at)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		st := ev.State
-		ids, merchants, collabs = append(ids, id), append(merchants, st.MerchantID), append(collabs, st.CollabID)
+		ids, merchants, txCollabs = append(ids, id), append(merchants, st.MerchantID), append(txCollabs, st.CollabID)
 		types, statuses, cancelled = append(types, st.Type), append(statuses, st.Status), append(cancelled, st.CallbacksCanceled)
 		states, stateAts = append(states, string(p.state)), append(stateAts, p.stateAt)
 	}
-	rows, err := tx.Query(ctx, `
+	b := &pgx.Batch{}
+	b.Queue(`
 		INSERT INTO transactions (id, merchant_id, collab_id, type, status, callbacks_canceled, state, state_updated_at, updated_at)
 		SELECT id, m, c, t, s, x, st::jsonb, sa, $9
 		FROM unnest($1::bigint[], $2::int[], $3::int[], $4::smallint[], $5::smallint[], $6::boolean[], $7::text[], $8::timestamptz[])
 			AS u(id, m, c, t, s, x, st, sa)
 		ORDER BY id
 		ON CONFLICT (id) DO NOTHING
-		RETURNING id`, ids, merchants, collabs, types, statuses, cancelled, states, stateAts, at)
+		RETURNING id`, ids, merchants, txCollabs, types, statuses, cancelled, states, stateAts, at)
+	if len(collabs) > 0 {
+		queueEnabledURLs(b, collabs)
+	}
+	br := tx.SendBatch(ctx, b)
+	defer br.Close()
+	rows, err := br.Query()
 	if err != nil {
-		return nil, fmt.Errorf("insert new transactions: %w", err)
+		return nil, nil, fmt.Errorf("insert new transactions: %w", err)
 	}
 	inserted, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
-		return nil, fmt.Errorf("insert new transactions: %w", err)
+		return nil, nil, fmt.Errorf("insert new transactions: %w", err)
 	}
 	out := make(map[int64]bool, len(inserted))
 	for _, id := range inserted {
 		out[id] = true
 	}
-	return out, nil
+	urls := map[int32][]callback.URL{}
+	if len(collabs) > 0 {
+		if urls, err = readEnabledURLs(br.Query()); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := br.Close(); err != nil {
+		return nil, nil, fmt.Errorf("insert new transactions: %w", err)
+	}
+	return out, urls, nil
 }
 
 // project applies each event, in order, to its (locked) projection row in
@@ -298,21 +329,39 @@ func project(ctx context.Context, tx pgx.Tx, events []callback.TransactionEvent,
 
 // enabledURLs returns the enabled callback URLs of collabs by collab.
 func enabledURLs(ctx context.Context, tx pgx.Tx, collabs []int32) (map[int32][]callback.URL, error) {
-	out := map[int32][]callback.URL{}
 	if len(collabs) == 0 {
-		return out, nil
+		return map[int32][]callback.URL{}, nil
 	}
-	rows, err := tx.Query(ctx, `SELECT `+urlColumns+` FROM callback_urls WHERE collab_id = ANY($1) AND is_enabled ORDER BY id`, collabs)
+	return readEnabledURLs(tx.Query(ctx, enabledURLsSQL, collabs))
+}
+
+// queueEnabledURLs queues on b the statement of enabledURLs (readEnabledURLs
+// reads its answer).
+func queueEnabledURLs(b *pgx.Batch, collabs []int32) { b.Queue(enabledURLsSQL, collabs) }
+
+// enabledURLsSQL reads the enabled callback URLs of the collabs $1 with
+// their custom headers, in one statement.
+var enabledURLsSQL = `SELECT ` + urlColumnsOf("u") + `, ` + headerArrays + `
+	FROM callback_urls u ` + headersLateral("u.id") + `
+	WHERE u.collab_id = ANY($1) AND u.is_enabled ORDER BY u.id`
+
+// readEnabledURLs reads the answer of queueEnabledURLs's statement, by collab.
+func readEnabledURLs(rows pgx.Rows, err error) (map[int32][]callback.URL, error) {
 	if err != nil {
 		return nil, fmt.Errorf("select callback urls: %w", err)
 	}
-	urls, err := collectURLs(rows)
+	urls, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (callback.URL, error) {
+		var names []string
+		var vals []*string
+		var sealed [][]byte
+		u, err := scanURL(row, &names, &vals, &sealed)
+		u.Headers = headersOfArrays(names, vals, sealed)
+		return u, err
+	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read callback urls: %w", err)
 	}
-	if err := withHeaders(ctx, tx, urls); err != nil {
-		return nil, err
-	}
+	out := map[int32][]callback.URL{}
 	for _, u := range urls {
 		out[u.CollabID] = append(out[u.CollabID], u)
 	}

@@ -18,12 +18,20 @@ const urlColumns = `id, collab_id, merchant_id, url, is_enabled, max_attempts, a
 	COALESCE(transaction_type, 0), created_at, updated_at, coalesce(disabled_reason, ''), coalesce(disabled_at, 'epoch'),
 	coalesce(final_statuses, '{}')`
 
-func scanURL(row pgx.Row) (callback.URL, error) {
+// urlColumnsOf is urlColumns of the table aliased t.
+func urlColumnsOf(t string) string {
+	return t + `.id, ` + t + `.collab_id, ` + t + `.merchant_id, ` + t + `.url, ` + t + `.is_enabled, ` + t + `.max_attempts, ` +
+		t + `.add_signature, COALESCE(` + t + `.transaction_type, 0), ` + t + `.created_at, ` + t + `.updated_at, coalesce(` +
+		t + `.disabled_reason, ''), coalesce(` + t + `.disabled_at, 'epoch'), coalesce(` + t + `.final_statuses, '{}')`
+}
+
+// scanURL scans urlColumns, then the columns more names.
+func scanURL(row pgx.Row, more ...any) (callback.URL, error) {
 	var u callback.URL
 	var maxAttempts, typ int16
 	var statuses []int32
-	err := row.Scan(&u.ID, &u.CollabID, &u.MerchantID, &u.URL, &u.Enabled, &maxAttempts, &u.AddSignature,
-		&typ, &u.CreatedAt, &u.UpdatedAt, &u.DisabledReason, &u.DisabledAt, &statuses)
+	err := row.Scan(append([]any{&u.ID, &u.CollabID, &u.MerchantID, &u.URL, &u.Enabled, &maxAttempts, &u.AddSignature,
+		&typ, &u.CreatedAt, &u.UpdatedAt, &u.DisabledReason, &u.DisabledAt, &statuses}, more...)...)
 	u.FinalStatuses, _, _ = callback.NewStatusSet(statuses)
 	u.MaxAttempts, u.TransactionType = int32(maxAttempts), int32(typ)
 	if u.DisabledAt.Equal(time.Unix(0, 0)) {
