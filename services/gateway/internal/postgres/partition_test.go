@@ -275,3 +275,159 @@ func TestPartitionsAheadAndDetach(t *testing.T) {
 		t.Errorf("the detached table holds %d rows (%v), want %d", archived, err, before)
 	}
 }
+
+// TestListExactMatchAcrossMonths lists by every exact-match filter (search
+// by id and by reference, nonce, provider transaction id, merchant client
+// id, payment method value, IP), which List runs with generic plans: each
+// finds its rows in two months' partitions, newest first, with their count
+// and totals, on the request that makes the generic plan and on those that
+// reuse it. On a connection of its own it checks that those statements ran
+// with generic plans only, that a date range kept custom plans, and that
+// the setting did not outlive the transaction.
+func TestListExactMatchAcrossMonths(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	pool, collab := partitionedSchema(t)
+	// Two rows, 1 and 60 days old (two months apart at least), share every
+	// exact-match value; a second merchant's row, 30 days old, reuses the
+	// nonce of the 60-day-old one.
+	ids := map[int]int64{}
+	for _, d := range []int{1, 60} {
+		var id int64
+		if err := pool.QueryRow(ctx, `
+			UPDATE transactions SET provider_transaction_id = 'PT-SHARED', merchant_client_id = 'cid-shared',
+				payment_method_value = '09170000000', payment_ip_address = '198.51.100.7'
+			WHERE reference_id = 'R-' || $1::int || '-' || $2::int RETURNING id`, collab, d).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids[d] = id
+	}
+	var other int64
+	if err := pool.QueryRow(ctx, `
+		INSERT INTO transactions (reference_id, merchant_id, collab_id, provider_id, pay_type_id, merchant_name,
+			provider_name, pay_type_name, nonce, transaction_type, status, amount, currency,
+			destination_amount, destination_currency, created_at, updated_at)
+		SELECT 'R-OTHER', c.merchant_id, c.id, c.provider_id, cpt.pay_type_id, 'm', 'p', 'GCash', 'n-60', 1, 2, 7, 'PHP', 7, 'PHP',
+			now() - interval '30 days', now() - interval '30 days'
+		FROM collabs c JOIN LATERAL (SELECT pay_type_id FROM collab_pay_types WHERE collab_id = c.id LIMIT 1) cpt ON true
+		WHERE c.merchant_id <> (SELECT merchant_id FROM collabs WHERE id = $1)
+		ORDER BY c.id LIMIT 1 RETURNING id`, collab).Scan(&other); err != nil {
+		t.Fatal(err)
+	}
+	var oldRef string
+	var oldAt time.Time
+	if err := pool.QueryRow(ctx, `SELECT reference_id, created_at FROM transactions WHERE id = $1`, ids[60]).Scan(&oldRef, &oldAt); err != nil {
+		t.Fatal(err)
+	}
+	if monthStart(oldAt, 0).Equal(monthStart(time.Now(), 0)) {
+		t.Fatalf("the 60-day-old row is in this month's partition (%s)", oldAt)
+	}
+	newest := []int64{ids[1], ids[60]}
+	cases := []struct {
+		name   string
+		f      payment.ListFilter
+		want   []int64
+		amount string
+	}{
+		{"provider transaction id", payment.ListFilter{ProviderTID: "PT-SHARED"}, newest, "20.00"},
+		{"merchant client id", payment.ListFilter{MerchantCID: "cid-shared"}, newest, "20.00"},
+		{"payment method value", payment.ListFilter{PaymentMethodValue: "09170000000"}, newest, "20.00"},
+		{"payment IP", payment.ListFilter{PaymentIP: "198.51.100.7"}, newest, "20.00"},
+		{"nonce", payment.ListFilter{Nonce: "n-60"}, []int64{other, ids[60]}, "17.00"},
+		{"search by id", payment.ListFilter{ID: ids[60]}, []int64{ids[60]}, "10.00"},
+		{"search by reference", payment.ListFilter{Reference: oldRef}, []int64{ids[60]}, "10.00"},
+		{"merchant client id and a range of the older month", payment.ListFilter{MerchantCID: "cid-shared",
+			From: ptr(monthStart(oldAt, 0)), To: ptr(monthStart(oldAt, 1).Add(-time.Millisecond))}, []int64{ids[60]}, "10.00"},
+		{"no such value", payment.ListFilter{MerchantCID: "cid-none"}, nil, ""},
+	}
+	payments := postgres.NewPayments(pool)
+	for _, c := range cases {
+		// The first request makes the generic plan on its connection, the
+		// next ones reuse it (the pool has several connections).
+		for round := range 6 {
+			f := c.f
+			f.Page, f.Take, f.IncludeTotals, f.Scope = 1, 20, true, merchant.Scope{All: true}
+			page, err := payments.List(ctx, f)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			got := make([]int64, 0, len(page.Transactions))
+			for _, tx := range page.Transactions {
+				got = append(got, tx.ID)
+			}
+			if !slices.Equal(got, c.want) && !(len(got) == 0 && len(c.want) == 0) || page.TotalCount != len(c.want) {
+				t.Errorf("%s, request %d: ids %v, count %d; want %v", c.name, round+1, got, page.TotalCount, c.want)
+			}
+			if c.amount != "" && (len(page.Totals) != 1 || page.Totals["PHP"].String() != c.amount) {
+				t.Errorf("%s, request %d: totals %v; want PHP %s", c.name, round+1, page.Totals, c.amount)
+			}
+		}
+	}
+
+	// One connection: the exact match's statements were planned generic,
+	// the date range's custom, and the session's setting is back to auto.
+	var schema string
+	if err := pool.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := pgxpool.ParseConfig(pgtest.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	cfg.MaxConns = 1
+	one, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	single := postgres.NewPayments(one)
+	from, to := monthStart(oldAt, 0), monthStart(oldAt, 1).Add(-time.Millisecond)
+	for _, f := range []payment.ListFilter{{MerchantCID: "cid-shared"}, {From: &from, To: &to, Statuses: []payment.Status{2}}} {
+		f.CollabID, f.Page, f.Take, f.IncludeTotals, f.Scope = collab, 1, 20, true, merchant.Scope{All: true}
+		if _, err := single.List(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type planned struct{ generic, custom int64 }
+	plans := map[string]planned{}
+	rows, err := one.Query(ctx, `SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var st string
+		var p planned
+		if err := rows.Scan(&st, &p.generic, &p.custom); err != nil {
+			t.Fatal(err)
+		}
+		plans[st] = p
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var exact, ranged int
+	for st, p := range plans {
+		switch {
+		case strings.Contains(st, "merchant_client_id = $"):
+			exact++
+			if p.generic == 0 || p.custom != 0 {
+				t.Errorf("exact match planned %d generic, %d custom; want generic only:\n%s", p.generic, p.custom, st)
+			}
+		case strings.Contains(st, "created_at >= $") && strings.Contains(st, "FROM transactions"):
+			ranged++
+			if p.generic != 0 || p.custom == 0 {
+				t.Errorf("date range planned %d generic, %d custom; want custom only:\n%s", p.generic, p.custom, st)
+			}
+		}
+	}
+	if exact != 2 || ranged == 0 {
+		t.Errorf("prepared statements: %d of the exact match (want its count and page), %d of the date range (want some)", exact, ranged)
+	}
+	var mode string
+	if err := one.QueryRow(ctx, `SHOW plan_cache_mode`).Scan(&mode); err != nil || mode != "auto" {
+		t.Errorf("plan_cache_mode after List = %q, %v; want auto", mode, err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
