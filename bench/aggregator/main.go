@@ -90,7 +90,7 @@ func main() {
 	}
 	var heap string
 	var corr float64
-	_ = gw.QueryRow(ctx, `SELECT pg_size_pretty(pg_table_size('transactions'))`).Scan(&heap)
+	_ = gw.QueryRow(ctx, `SELECT pg_size_pretty(sum(pg_table_size(relid))) FROM pg_partition_tree('transactions')`).Scan(&heap)
 	// How closely id order follows created_at order: a replay page of 1000
 	// ids touches a few rollup hours when it does (as in production, where
 	// ids are handed out as rows are made), about 1000 when it does not (as

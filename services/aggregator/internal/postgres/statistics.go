@@ -417,30 +417,33 @@ func (s *Store) PutStates(ctx context.Context, states []statistics.State) (int, 
 // grouped from the states, the day and month rollups from the hour and day
 // rollups, the cash rollup from the successful hour rows (merged over
 // collab and provider first, then spread over the 25 offsets, as migration
-// 0003 fills it), the minute rollup from the states made since $1. These
+// 0003 fills it), the minute rollup from the states made since $1. Rows
+// are written in key order, so that a range of buckets (or of one offset's
+// local days) is read from adjacent pages rather than one page per row (a
+// year of one offset: ≈ 100 pages instead of ≈ 2,700). These
 // are the sums Apply keeps by moving each state between rows, so a rollup
 // built here and then kept by Apply equals one kept by Apply throughout
 // (except for rows Apply left at zero, which no query reads).
 var buildRollupsSQL = []string{
 	`INSERT INTO stats_hour (bucket, merchant_id, collab_id, provider_id, status, transaction_type, currency, n, amount)
 	SELECT created_hour, merchant_id, collab_id, provider_id, status, transaction_type, currency, count(*), sum(amount)
-	FROM tx_state WHERE version > 0 GROUP BY 1, 2, 3, 4, 5, 6, 7`,
+	FROM tx_state WHERE version > 0 GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6, 7`,
 	`INSERT INTO stats_day (bucket, merchant_id, collab_id, provider_id, status, transaction_type, currency, n, amount)
 	SELECT date_trunc('day', bucket, 'UTC'), merchant_id, collab_id, provider_id, status, transaction_type, currency, sum(n), sum(amount)
-	FROM stats_hour GROUP BY 1, 2, 3, 4, 5, 6, 7`,
+	FROM stats_hour GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6, 7`,
 	`INSERT INTO stats_month (bucket, merchant_id, collab_id, provider_id, status, transaction_type, currency, n, amount)
 	SELECT date_trunc('month', bucket, 'UTC'), merchant_id, collab_id, provider_id, status, transaction_type, currency, sum(n), sum(amount)
-	FROM stats_day GROUP BY 1, 2, 3, 4, 5, 6, 7`,
+	FROM stats_day GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6, 7`,
 	`INSERT INTO stats_cash (utc_offset, local_day, utc_day, merchant_id, transaction_type, currency, n, amount)
 	SELECT o, ((h.bucket AT TIME ZONE 'UTC') + make_interval(hours => o))::date, (h.bucket AT TIME ZONE 'UTC')::date,
 		h.merchant_id, h.transaction_type, h.currency, sum(h.n), sum(h.amount)
 	FROM (SELECT bucket, merchant_id, transaction_type, currency, sum(n) AS n, sum(amount) AS amount
 		FROM stats_hour WHERE status = 4 GROUP BY 1, 2, 3, 4) h
 	CROSS JOIN generate_series(-12, 12) AS o
-	GROUP BY 1, 2, 3, 4, 5, 6`,
+	GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`,
 	`INSERT INTO stats_minute (bucket, merchant_id, collab_id, provider_id, status, transaction_type, currency, n, amount)
 	SELECT created_minute, merchant_id, collab_id, provider_id, status, transaction_type, currency, count(*), sum(amount)
-	FROM tx_state WHERE version > 0 AND created_minute >= $1 GROUP BY 1, 2, 3, 4, 5, 6, 7`,
+	FROM tx_state WHERE version > 0 AND created_minute >= $1 GROUP BY 1, 2, 3, 4, 5, 6, 7 ORDER BY 1, 2, 3, 4, 5, 6, 7`,
 }
 
 // BuildRollups implements statistics.RebuildStore. One transaction: it
@@ -480,9 +483,13 @@ func (s *Store) BuildRollups(ctx context.Context, minuteHorizon time.Time) error
 	if err != nil {
 		return err
 	}
-	// Fresh statistics for the planner: every rollup was rewritten.
-	if _, err := s.pool.Exec(ctx, `ANALYZE tx_state, stats_hour, stats_day, stats_month, stats_cash, stats_minute`); err != nil {
-		return fmt.Errorf("analyze rollups: %w", err)
+	// Fresh statistics for the planner, and the deleted rows' space free
+	// for the live updates: every rollup was rewritten.
+	if _, err := s.pool.Exec(ctx, `VACUUM (ANALYZE) stats_hour, stats_day, stats_month, stats_cash, stats_minute`); err != nil {
+		return fmt.Errorf("vacuum rollups: %w", err)
+	}
+	if _, err := s.pool.Exec(ctx, `ANALYZE tx_state`); err != nil {
+		return fmt.Errorf("analyze states: %w", err)
 	}
 	return nil
 }
@@ -552,11 +559,15 @@ func (s *Store) Figures(ctx context.Context, q statistics.Query) (statistics.Fig
 		return f, fmt.Errorf("begin statistics read: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	// Each statement reads a few thousand rollup rows: starting parallel
+	// workers costs more than it saves, and on a busy machine a worker
+	// waiting for a core holds up the whole answer (a year's counts: 6 ms
+	// of work, 250 ms with two workers at a load average of 17).
+	if _, err := tx.Exec(ctx, `SET LOCAL max_parallel_workers_per_gather = 0`); err != nil {
+		return f, fmt.Errorf("statistics read settings: %w", err)
+	}
 
-	args := merchantArgs(q.Merchants)
-	countSQL := `SELECT merchant_id, provider_id, status, sum(n)::bigint FROM (` +
-		segmentsSQL(q.Counts, "merchant_id, provider_id, status, n", "", &args, q.Merchants) +
-		`) x GROUP BY 1, 2, 3 HAVING sum(n) <> 0`
+	countSQL, args := countQuery(q)
 	rows, err := tx.Query(ctx, countSQL, args...)
 	if err != nil {
 		return f, fmt.Errorf("query counts: %w", err)
@@ -613,6 +624,15 @@ func (s *Store) Figures(ctx context.Context, q statistics.Query) (statistics.Fig
 		f.AsOf = *asOf
 	}
 	return f, nil
+}
+
+// countQuery writes the query of q's counts by merchant, provider and
+// status.
+func countQuery(q statistics.Query) (string, []any) {
+	args := merchantArgs(q.Merchants)
+	return `SELECT merchant_id, provider_id, status, sum(n)::bigint FROM (` +
+		segmentsSQL(q.Counts, "merchant_id, provider_id, status, n", "", &args, q.Merchants) +
+		`) x GROUP BY 1, 2, 3 HAVING sum(n) <> 0`, args
 }
 
 // cashQuery writes the query of q's successful amounts. Rows are read as
