@@ -2,12 +2,14 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/paygate/paygate/services/aggregator/internal/statistics"
 	"github.com/paygate/paygate/services/internal/pgdb"
@@ -373,7 +375,7 @@ func (s *Store) PutStates(ctx context.Context, states []statistics.State) (int, 
 		}
 	}
 	applied := 0
-	err := pgdb.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+	put := func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL synchronous_commit = off`); err != nil {
 			return fmt.Errorf("set synchronous_commit: %w", err)
 		}
@@ -406,12 +408,32 @@ func (s *Store) PutStates(ctx context.Context, states []statistics.State) (int, 
 			}
 		}
 		return nil
-	})
+	}
+	// A live batch locks the rows it inserts first and the others after, so
+	// it may hold a higher id than one it waits for, and Postgres then
+	// breaks the cycle by failing one of the two transactions. The live
+	// batch comes again from the stream; this one is tried again here (it
+	// only compares and sets, so trying again changes nothing twice).
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = pgdb.InTx(ctx, s.pool, put)
+		var pgErr *pgconn.PgError
+		if err == nil || attempt == putAttempts || !errors.As(err, &pgErr) || pgErr.Code != codeDeadlock {
+			break
+		}
+	}
 	if err != nil {
 		return 0, err
 	}
 	return applied, nil
 }
+
+// putAttempts bounds how often PutStates tries a page that lost a deadlock.
+const putAttempts = 5
+
+// codeDeadlock is Postgres's SQLSTATE of a transaction failed to break a
+// deadlock.
+const codeDeadlock = "40P01"
 
 // buildRollupsSQL computes every rollup from tx_state: the hour rollup
 // grouped from the states, the day and month rollups from the hour and day
