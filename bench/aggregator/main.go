@@ -62,6 +62,7 @@ var (
 	portBase    = flag.Int("port-base", 18000, "auth on base+81, gateway +82, aggregator +84 (gRPC +1081, +1082, +1084), NATS +4222")
 	doRebuild   = flag.Bool("rebuild", true, "time `aggregator rebuild` (false: measure the statistics the schema holds)")
 	doCeiling   = flag.Bool("ceiling", true, "time the bare pgx read of the rows before and after the rebuild")
+	ceilAfter   = flag.Bool("ceiling-after", true, "read the rows a second time after the rebuild (false: the read before is the ceiling; at 10 M rows a read takes minutes)")
 	requests    = flag.Int("requests", 30, "timed requests per range, after one warm-up")
 	doStats     = flag.Bool("statistics", true, "measure the statistics per range (false: only the rebuild and the consumer)")
 	events      = flag.Int("events", 200000, "synthetic events (half created, half finalized) for the consumer phase; 0 skips it")
@@ -90,7 +91,7 @@ func main() {
 	}
 	var heap string
 	var corr float64
-	_ = gw.QueryRow(ctx, `SELECT pg_size_pretty(pg_table_size('transactions'))`).Scan(&heap)
+	_ = gw.QueryRow(ctx, `SELECT pg_size_pretty(sum(pg_table_size(relid))) FROM pg_partition_tree('transactions')`).Scan(&heap)
 	// How closely id order follows created_at order: a replay page of 1000
 	// ids touches a few rollup hours when it does (as in production, where
 	// ids are handed out as rows are made), about 1000 when it does not (as
@@ -151,9 +152,11 @@ func main() {
 		fmt.Printf("rebuild: %d rows in %s = %.0f rows/s (%.1f s per million); load average %s\n",
 			rows, took.Round(time.Millisecond), float64(rows)/took.Seconds(), took.Seconds()/float64(rows)*1e6, harness.LoadAvg())
 		if *doCeiling {
-			after := ceiling(ctx, gw)
-			best := min(before, after)
-			fmt.Printf("ceiling (bare read, best of two): %s = %.0f rows/s; rebuild / ceiling = %.1f×\n",
+			best := before
+			if *ceilAfter {
+				best = min(before, ceiling(ctx, gw))
+			}
+			fmt.Printf("ceiling (bare read, best of the reads): %s = %.0f rows/s; rebuild / ceiling = %.1f×\n",
 				best.Round(time.Millisecond), float64(rows)/best.Seconds(), took.Seconds()/best.Seconds())
 		}
 		agg := connect(ctx, *aggSchema)

@@ -1,4 +1,8 @@
 package postgres
 
-// CashQuery exposes the cash query to the package's tests (EXPLAIN).
-var CashQuery = cashQuery
+// CashQuery and CountQuery expose the statistics' queries to the package's
+// tests (EXPLAIN).
+var (
+	CashQuery  = cashQuery
+	CountQuery = countQuery
+)

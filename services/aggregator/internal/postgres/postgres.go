@@ -6,7 +6,13 @@
 // Lock order, kept by every writer so that concurrent batches (the live
 // consumer and a rebuild) never deadlock on each other: tx_state rows in id
 // order, then rollup rows in key order (hours, days, months, then the cash
-// rollup), then names, then the progress row.
+// rollup), then names, then the progress row. A rebuild's PutStates keeps
+// the same order without the rollups; since a live batch locks the rows it
+// inserts before the others, the two can still meet in a deadlock, which
+// Postgres breaks by failing one: the live batch is delivered again,
+// PutStates tries again. BuildRollups takes tx_state in SHARE mode before
+// anything else, so it waits for live batches and they wait for it, never
+// both.
 package postgres
 
 import (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -26,6 +27,15 @@ type RebuildStore interface {
 	// Reset empties the states and rollups in one transaction and marks a
 	// rebuild as started.
 	Reset(ctx context.Context) error
+	// PutStates stores each state whose version is higher than the stored
+	// one (or that has none), as Apply does, but writes no rollup; it
+	// returns how many it stored. The live consumer may apply events
+	// meanwhile: both compare and set the same rows.
+	PutStates(ctx context.Context, states []State) (int, error)
+	// BuildRollups computes every rollup from the stored states (the minute
+	// rollup from those made since minuteHorizon) and marks the rebuild as
+	// finished, in one transaction that live batches wait for.
+	BuildRollups(ctx context.Context, minuteHorizon time.Time) error
 	// FinishRebuild marks the rebuild as finished.
 	FinishRebuild(ctx context.Context) error
 	// NeedsRebuild reports whether no rebuild ever finished (a new schema)
@@ -42,20 +52,29 @@ type Rebuilder struct {
 	Span int64
 	// Parallel is how many calls are in flight.
 	Parallel int
-	Log      *slog.Logger
+	// Batch is how many states one PutStates call stores (a call's pages
+	// are gathered up to it).
+	Batch int
+	Log   *slog.Logger
 }
 
 // NewRebuilder returns a rebuilder of svc's rollups from src.
 func NewRebuilder(svc *Service, store RebuildStore, src Source, log *slog.Logger) *Rebuilder {
-	return &Rebuilder{svc: svc, store: store, src: src, Span: 100_000, Parallel: 4, Log: log}
+	return &Rebuilder{svc: svc, store: store, src: src, Span: 100_000, Parallel: 4, Batch: 20_000, Log: log}
 }
 
-// Rebuild empties the states and rollups, then applies every transaction
-// and rate the gateway streams, through the same compare-and-set path as
-// live events. The live consumer may keep running: a state applied by both
-// counts once, whichever comes first, since each applies only over a lower
-// version. The id range is read after the reset, so that a transaction
-// applied live before the reset is streamed again.
+// Rebuild empties the states and rollups, stores every transaction state
+// the gateway streams (PutStates: the same compare-and-set as live events,
+// without the rollups), then computes the rollups from the stored states in
+// one statement per rollup (BuildRollups), so that its cost does not depend
+// on the order of the ids: a page of ids spread over the whole history
+// costs what a page of one hour does. The live consumer may keep running: a
+// state seen by both counts once, whichever comes first, since each stores
+// it only over a lower version; what the consumer moves in the rollups
+// before BuildRollups is replaced by it, and BuildRollups holds the
+// consumer's batches until it commits. The id range is read after the
+// reset, so that a transaction applied live before the reset is streamed
+// again.
 func (r *Rebuilder) Rebuild(ctx context.Context) error {
 	if err := r.store.Reset(ctx); err != nil {
 		return fmt.Errorf("rebuild: reset: %w", err)
@@ -82,13 +101,26 @@ func (r *Rebuilder) Rebuild(ctx context.Context) error {
 		for from := minID; from <= maxID; from += r.Span {
 			to := min(from+r.Span, maxID+1)
 			g.Go(func() error {
-				return r.src.Transactions(gctx, from, to, func(states []State) error {
-					n, err := r.svc.Apply(gctx, states)
+				var buf []State
+				flush := func() error {
+					n, err := r.store.PutStates(gctx, buf)
 					if err == nil {
 						counts <- n
 					}
+					buf = buf[:0]
 					return err
+				}
+				err := r.src.Transactions(gctx, from, to, func(states []State) error {
+					buf = append(buf, states...)
+					if len(buf) < max(r.Batch, 1) {
+						return nil
+					}
+					return flush()
 				})
+				if err != nil || len(buf) == 0 {
+					return err
+				}
+				return flush()
 			})
 		}
 		err := g.Wait()
@@ -98,10 +130,12 @@ func (r *Rebuilder) Rebuild(ctx context.Context) error {
 			return fmt.Errorf("rebuild: transactions: %w", err)
 		}
 	}
-	if err := r.store.FinishRebuild(ctx); err != nil {
-		return fmt.Errorf("rebuild: finish: %w", err)
+	t0 := time.Now()
+	if err := r.store.BuildRollups(ctx, MinuteHorizon(r.svc.now())); err != nil {
+		return fmt.Errorf("rebuild: rollups: %w", err)
 	}
-	r.Log.InfoContext(ctx, "rebuild finished", "min_id", minID, "max_id", maxID, "applied", applied)
+	r.Log.InfoContext(ctx, "rebuild finished", "min_id", minID, "max_id", maxID, "applied", applied,
+		"rollups_seconds", time.Since(t0).Seconds())
 	return nil
 }
 
