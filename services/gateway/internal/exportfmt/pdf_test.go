@@ -17,7 +17,17 @@ import (
 
 func TestPDFTable(t *testing.T) {
 	t.Parallel()
-	const rows = 120
+	// 44 rows on the first page (the title takes room), 46 after; 3,000
+	// rows take 66 pages, chunks of gopdf pages (pdfChunkPages) joined.
+	for rows, wantPages := range map[int]int{120: 3, 3000: 66} {
+		t.Run(strconv.Itoa(rows), func(t *testing.T) {
+			t.Parallel()
+			testPDFTable(t, rows, wantPages)
+		})
+	}
+}
+
+func testPDFTable(t *testing.T, rows, wantPages int) {
 	at := time.Date(2025, 3, 1, 20, 30, 5, 0, time.UTC)
 	var buf bytes.Buffer
 	enc, err := New(PDF, &buf, Options{Title: "Transactions – March", Location: manila})
@@ -44,8 +54,8 @@ func TestPDFTable(t *testing.T) {
 	mustDo(t, enc.Close())
 
 	pages := extractPDF(t, buf.Bytes())
-	if len(pages) != 3 { // 44 rows on the first page (the title takes room), 46 after
-		t.Fatalf("%d pages, want 3", len(pages))
+	if len(pages) != wantPages {
+		t.Fatalf("%d pages, want %d", len(pages), wantPages)
 	}
 	var got [][]string
 	for n, lines := range pages {
@@ -86,6 +96,8 @@ func TestPDFPagesGrowWithRows(t *testing.T) {
 		{90, 2},
 		{91, 3},
 		{500, 11},
+		{44 + 46*(pdfChunkPages-1), pdfChunkPages},         // one chunk, full
+		{44 + 46*(pdfChunkPages-1) + 1, pdfChunkPages + 1}, // a second chunk
 	}
 	for _, tt := range tests {
 		t.Run(strconv.Itoa(tt.rows), func(t *testing.T) {
