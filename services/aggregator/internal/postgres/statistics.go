@@ -28,6 +28,49 @@ var rollupTables = map[statistics.Grain]string{
 	statistics.Minute: "stats_minute",
 }
 
+// batchNotes gathers what a batch of states tells besides its counts: the
+// newest update among them and the merchants' and providers' names.
+type batchNotes struct {
+	asOf                 time.Time
+	merchants, providers map[int32]string
+}
+
+func newBatchNotes() *batchNotes {
+	return &batchNotes{merchants: map[int32]string{}, providers: map[int32]string{}}
+}
+
+// add notes one state.
+func (n *batchNotes) add(st statistics.State) {
+	if st.UpdatedAt.After(n.asOf) {
+		n.asOf = st.UpdatedAt
+	}
+	if st.MerchantName != "" {
+		n.merchants[st.MerchantID] = st.MerchantName
+	}
+	if st.ProviderName != "" {
+		n.providers[st.ProviderID] = st.ProviderName
+	}
+}
+
+// write stores the names and, when advance is set, moves the statistics'
+// as-of time forward to the newest update (in the live consumer's lock
+// order: names, then progress).
+func (n *batchNotes) write(ctx context.Context, tx pgx.Tx, advance bool) error {
+	if err := upsertNames(ctx, tx, "merchants", n.merchants); err != nil {
+		return err
+	}
+	if err := upsertNames(ctx, tx, "providers", n.providers); err != nil {
+		return err
+	}
+	if !advance || n.asOf.IsZero() {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `UPDATE progress SET as_of = greatest(as_of, $1)`, n.asOf); err != nil {
+		return fmt.Errorf("update as_of: %w", err)
+	}
+	return nil
+}
+
 // Apply implements statistics.Store. Placeholder rows (version 0) are
 // inserted first for transactions not seen yet, so that two writers of the
 // same new transaction queue on its row instead of both counting it; then
@@ -84,12 +127,8 @@ func (s *Store) Apply(ctx context.Context, states []statistics.State) (int, erro
 		cash := statistics.NewCashDeltas()
 		minutes := statistics.NewDeltas(statistics.Minute)
 		horizon := statistics.MinuteHorizon(time.Now())
-		var (
-			newer  []statistics.State
-			asOf   time.Time
-			mNames = map[int32]string{}
-			pNames = map[int32]string{}
-		)
+		var newer []statistics.State
+		notes := newBatchNotes()
 		for _, st := range states {
 			o := old[st.ID]
 			if o.Version >= st.Version {
@@ -113,15 +152,7 @@ func (s *Store) Apply(ctx context.Context, states []statistics.State) (int, erro
 				minutes.Move(mprev, st)
 			}
 			newer = append(newer, st)
-			if st.UpdatedAt.After(asOf) {
-				asOf = st.UpdatedAt
-			}
-			if st.MerchantName != "" {
-				mNames[st.MerchantID] = st.MerchantName
-			}
-			if st.ProviderName != "" {
-				pNames[st.ProviderID] = st.ProviderName
-			}
+			notes.add(st)
 		}
 		if len(newer) == 0 {
 			return nil
@@ -140,16 +171,8 @@ func (s *Store) Apply(ctx context.Context, states []statistics.State) (int, erro
 		if err := upsertCash(ctx, tx, cash.Rows()); err != nil {
 			return err
 		}
-		if err := upsertNames(ctx, tx, "merchants", mNames); err != nil {
+		if err := notes.write(ctx, tx, true); err != nil {
 			return err
-		}
-		if err := upsertNames(ctx, tx, "providers", pNames); err != nil {
-			return err
-		}
-		if !asOf.IsZero() {
-			if _, err := tx.Exec(ctx, `UPDATE progress SET as_of = greatest(as_of, $1)`, asOf); err != nil {
-				return fmt.Errorf("update as_of: %w", err)
-			}
 		}
 		applied = len(newer)
 		return nil
@@ -357,22 +380,13 @@ func (s *Store) PutStates(ctx context.Context, states []statistics.State) (int, 
 		merchants, collabs, providers, stat = make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
 		types                               = make([]int32, n)
 		currencies, amounts                 = make([]string, n), make([]string, n)
-		asOf                                time.Time
-		mNames, pNames                      = map[int32]string{}, map[int32]string{}
+		notes                               = newBatchNotes()
 	)
 	for i, st := range states {
 		ids[i], versions[i], hours[i], minutes[i] = st.ID, st.Version, statistics.Hour.Bucket(st.CreatedAt), statistics.Minute.Bucket(st.CreatedAt)
 		merchants[i], collabs[i], providers[i], stat[i], types[i] = st.MerchantID, st.CollabID, st.ProviderID, st.Status, st.Type
 		currencies[i], amounts[i] = st.Currency, st.Amount
-		if st.UpdatedAt.After(asOf) {
-			asOf = st.UpdatedAt
-		}
-		if st.MerchantName != "" {
-			mNames[st.MerchantID] = st.MerchantName
-		}
-		if st.ProviderName != "" {
-			pNames[st.ProviderID] = st.ProviderName
-		}
+		notes.add(st)
 	}
 	applied := 0
 	put := func(tx pgx.Tx) error {
@@ -396,18 +410,7 @@ func (s *Store) PutStates(ctx context.Context, states []statistics.State) (int, 
 			return fmt.Errorf("put states: %w", err)
 		}
 		applied = int(tag.RowsAffected())
-		if err := upsertNames(ctx, tx, "merchants", mNames); err != nil {
-			return err
-		}
-		if err := upsertNames(ctx, tx, "providers", pNames); err != nil {
-			return err
-		}
-		if applied > 0 && !asOf.IsZero() {
-			if _, err := tx.Exec(ctx, `UPDATE progress SET as_of = greatest(as_of, $1)`, asOf); err != nil {
-				return fmt.Errorf("update as_of: %w", err)
-			}
-		}
-		return nil
+		return notes.write(ctx, tx, applied > 0)
 	}
 	// A live batch locks the rows it inserts first and the others after, so
 	// it may hold a higher id than one it waits for, and Postgres then
@@ -570,25 +573,27 @@ func segmentsSQL(segs []statistics.Segment, cols, where string, args *[]any, mer
 	return b.String()
 }
 
+// beginFigures begins Figures' transaction: a read-only snapshot that starts
+// no parallel workers.
+const beginFigures = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL max_parallel_workers_per_gather = 0`
+
 // Figures implements statistics.Store: one query for the counts (months,
 // days and edge hours) and one for the successful amounts (whole local days
 // from the cash rollup, a partial last day from the hour rollup) converted
 // at the rate in force on each row's UTC day.
 func (s *Store) Figures(ctx context.Context, q statistics.Query) (statistics.Figures, error) {
 	f := statistics.Figures{MerchantNames: map[int32]string{}, ProviderNames: map[int32]string{}}
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return f, fmt.Errorf("begin statistics read: %w", err)
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 	// Each statement reads a few thousand rollup rows: starting parallel
 	// workers costs more than it saves, and on a busy machine a worker
 	// waiting for a core holds up the whole answer (a year's counts with
 	// two workers at a load average of 17: 248 ms, 175 of them in one
-	// worker's scan of 2,731 month rows).
-	if _, err := tx.Exec(ctx, `SET LOCAL max_parallel_workers_per_gather = 0`); err != nil {
-		return f, fmt.Errorf("statistics read settings: %w", err)
+	// worker's scan of 2,731 month rows). The setting goes with the BEGIN,
+	// in its round trip.
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly, BeginQuery: beginFigures})
+	if err != nil {
+		return f, fmt.Errorf("begin statistics read: %w", err)
 	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 
 	countSQL, args := countQuery(q)
 	rows, err := tx.Query(ctx, countSQL, args...)

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/signintech/gopdf"
 	"golang.org/x/image/font"
@@ -92,8 +93,10 @@ func newPDF(w io.Writer, opts Options, maxRows int) (*pdfEncoder, error) {
 	return e, nil
 }
 
-// newDocument starts a chunk: a gopdf document with the fonts and the
-// document's properties.
+// newDocument starts a chunk: a gopdf document with the fonts. (The
+// document's properties are set when the chunks are joined: gopdf writes
+// them straight into its trailer, where PDF readers such as pdfcpu do not
+// look for them.)
 func (e *pdfEncoder) newDocument() (*gopdf.GoPdf, error) {
 	pdf := &gopdf.GoPdf{}
 	pdf.Start(gopdf.Config{PageSize: *pageSize, Unit: gopdf.UnitPT})
@@ -103,7 +106,6 @@ func (e *pdfEncoder) newDocument() (*gopdf.GoPdf, error) {
 	if err := pdf.AddTTFFontData("bold", gobold.TTF); err != nil {
 		return nil, fmt.Errorf("exportfmt: load pdf font: %w", err)
 	}
-	pdf.SetInfo(gopdf.PdfInfo{Title: bmpOnly(e.title), Creator: "Paygate"})
 	return pdf, nil
 }
 
@@ -356,34 +358,64 @@ func (e *pdfEncoder) Close() error {
 			return err
 		}
 	}
-	// gopdf's WriteTo drops the errors of the writer it is given, so they
-	// are kept here.
+	// The writer's first error is kept here: it is the cause of any error
+	// the join then reports.
 	sw := &stickyWriter{w: bufio.NewWriterSize(e.dst, 64<<10)}
-	if len(e.chunks) == 0 {
-		if _, err := e.pdf.WriteTo(sw); err != nil {
-			return fmt.Errorf("exportfmt: write pdf: %w", err)
-		}
-	} else {
+	if e.pdf != nil {
 		if err := e.endChunk(); err != nil {
 			return err
 		}
-		docs := make([]io.ReadSeeker, len(e.chunks))
-		for i, c := range e.chunks {
-			docs[i] = bytes.NewReader(c)
-		}
-		conf := model.NewDefaultConfiguration()
-		conf.OptimizeBeforeWriting = false
-		err := api.MergeRaw(docs, sw, false, conf)
-		e.chunks = nil
-		if err != nil && sw.err == nil {
-			return fmt.Errorf("exportfmt: join pdf pages: %w", err)
-		}
+	}
+	err := joinPDF(e.chunks, sw, map[string]string{"Title": e.title, "Creator": "Paygate"})
+	e.chunks = nil
+	if err != nil && sw.err == nil {
+		return err
 	}
 	if sw.err == nil {
 		sw.err = sw.w.Flush()
 	}
 	if sw.err != nil {
 		return fmt.Errorf("exportfmt: write pdf: %w", sw.err)
+	}
+	return nil
+}
+
+// joinPDF joins the chunks' pages, in order, into one document with the
+// given properties (Title, Creator…) and writes it to w. One chunk goes
+// through it too, so every file is written the same way.
+func joinPDF(chunks [][]byte, w io.Writer, properties map[string]string) (err error) {
+	defer func() {
+		// pdfcpu reports some malformed input by panicking; the chunks are
+		// ours, so a panic here is a defect, reported as an error.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("exportfmt: join pdf pages: %v", r)
+		}
+	}()
+	conf := model.NewDefaultConfiguration()
+	conf.Cmd = model.MERGECREATE
+	conf.ValidationMode = model.ValidationRelaxed
+	conf.CreateBookmarks = false
+	conf.OptimizeBeforeWriting = false
+	dst, err := api.ReadAndValidate(bytes.NewReader(chunks[0]), conf)
+	if err != nil {
+		return fmt.Errorf("exportfmt: read pdf pages: %w", err)
+	}
+	dst.EnsureVersionForWriting()
+	for i := 1; i < len(chunks); i++ {
+		src, err := api.ReadAndValidate(bytes.NewReader(chunks[i]), conf)
+		if err != nil {
+			return fmt.Errorf("exportfmt: read pdf pages: %w", err)
+		}
+		chunks[i] = nil // the pages are in src now
+		if err := pdfcpu.MergeXRefTables(strconv.Itoa(i), src, dst, false, false); err != nil {
+			return fmt.Errorf("exportfmt: join pdf pages: %w", err)
+		}
+	}
+	if err := pdfcpu.PropertiesAdd(dst, properties); err != nil {
+		return fmt.Errorf("exportfmt: set pdf properties: %w", err)
+	}
+	if err := api.WriteContext(dst, w); err != nil {
+		return fmt.Errorf("exportfmt: write pdf: %w", err)
 	}
 	return nil
 }
@@ -506,15 +538,4 @@ func (m *metrics) fit(s string, avail, size float64) string {
 		b.WriteString(ellipsis)
 	}
 	return b.String()
-}
-
-// bmpOnly replaces runes outside the Basic Multilingual Plane, which
-// gopdf's document information cannot encode, with "?".
-func bmpOnly(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r > 0xFFFF {
-			return '?'
-		}
-		return r
-	}, s)
 }

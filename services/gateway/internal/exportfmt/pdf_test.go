@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/services/gateway/internal/exportfmt/pdftext"
+	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"golang.org/x/image/font/gofont/goregular"
 )
 
@@ -81,6 +83,12 @@ func testPDFTable(t *testing.T, rows, wantPages int) {
 		if !slices.Equal(got[i], want[i]) {
 			t.Fatalf("row %d reads %q, want %q", i+1, got[i], want[i])
 		}
+	}
+	// The document's properties survive the join of chunks.
+	info, err := api.PDFInfo(bytes.NewReader(buf.Bytes()), "export.pdf", nil, false, model.NewDefaultConfiguration())
+	mustDo(t, err)
+	if info.Title != "Transactions – March" || info.Creator != "Paygate" {
+		t.Errorf("title %q, creator %q; want the export's title and Paygate", info.Title, info.Creator)
 	}
 }
 
