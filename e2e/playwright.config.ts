@@ -18,6 +18,10 @@ export default defineConfig({
     browserName: 'chromium',
     headless: true,
     viewport: { width: 1280, height: 900 },
+    // An action or a navigation that cannot happen fails with what it waited for, instead of
+    // waiting out the whole test's timeout (which leaves only a closed page to report).
+    actionTimeout: 20_000,
+    navigationTimeout: 30_000,
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
     launchOptions: {

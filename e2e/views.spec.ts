@@ -30,6 +30,7 @@ test('a saved view keeps two filters, opens from its link and as the default, an
   const clientId = `e2e-view-${run}`;
   const name = `View ${run}`;
   let viewId = '';
+  let passed = false;
   try {
     // Two filters: a merchant client id, then the type.
     await page.goto('/transactions');
@@ -39,7 +40,7 @@ test('a saved view keeps two filters, opens from its link and as the default, an
     await expect(page).toHaveURL(new RegExp(`merchantCidFilter=${clientId}`));
     // The list asked with both filters: the page has rendered them (a navigation renders in a
     // transition; Save as right after the URL changed would read the previous render's query).
-    const listed = page.waitForResponse((r) => r.url().includes('/transactions/advanced') && r.url().includes('type=1') && r.url().includes(clientId));
+    const listed = page.waitForResponse((r) => r.url().includes('/transactions/advanced') && r.url().includes('type=1') && r.url().includes(clientId), { timeout: 30_000 });
     await filters.getByRole('combobox', { name: 'Type' }).selectOption({ label: 'Deposit' });
     await expect(page).toHaveURL(/transactionTypeFilter=1/);
     await listed;
@@ -83,8 +84,14 @@ test('a saved view keeps two filters, opens from its link and as the default, an
     expect(params(page).get('transactionTypeFilter')).toBe('2');
 
     // As the default view, it opens on the bare list.
-    await views.getByRole('button', { name: `Actions of the view ${name}` }).click();
-    await page.getByRole('menuitem', { name: 'Set as default' }).click();
+    // (A click in the moment the menu's trigger is rendered but not yet wired opens nothing: open it
+    // again until its item shows.)
+    const setDefault = page.getByRole('menuitem', { name: 'Set as default' });
+    await expect(async () => {
+      if (!(await setDefault.isVisible())) await views.getByRole('button', { name: `Actions of the view ${name}` }).click();
+      await expect(setDefault).toBeVisible({ timeout: 2_000 });
+    }).toPass({ timeout: 20_000 });
+    await setDefault.click();
     await expect(views.getByRole('option', { name: `${name} (default)` })).toBeAttached();
     await page.goto('/transactions');
     await expect(page).toHaveURL(new RegExp(`[?&]view=${viewId}(&|$)`));
@@ -98,11 +105,23 @@ test('a saved view keeps two filters, opens from its link and as the default, an
     await expect(pin).toBeHidden();
     const card = page.getByRole('region', { name: 'Watchlists' }).getByRole('link', { name: new RegExp(`^${name}: `) });
     await expect(card).toHaveAttribute('href', `/transactions?view=${viewId}`);
+    passed = true;
   } finally {
-    // Clean up: the watchlist and the view (which stops being the default).
-    const { url, headers } = await gateway(page);
-    const list = (await (await page.request.get(`${url}/api/v1/watchlists`, { headers })).json()) as { watchlists?: { id: string; name: string }[] };
-    for (const w of (list.watchlists ?? []).filter((x) => x.name === name)) await page.request.delete(`${url}/api/v1/watchlists/${w.id}`, { headers });
-    if (viewId) expect((await page.request.delete(`${url}/api/v1/views/${viewId}`, { headers })).ok()).toBe(true);
+    // Clean up: the watchlist and the view (which stops being the default). When the test already
+    // failed (or timed out and closed the page), a failing cleanup must not hide that first error.
+    try {
+      await cleanUp(page, name, viewId);
+    } catch (err) {
+      if (passed) throw err;
+      console.warn(`views.spec: cleanup after a failure also failed: ${String(err)}`);
+    }
   }
 });
+
+/** cleanUp deletes the watchlists named name and the view viewId with the signed-in admin's token. */
+async function cleanUp(page: Page, name: string, viewId: string) {
+  const { url, headers } = await gateway(page);
+  const list = (await (await page.request.get(`${url}/api/v1/watchlists`, { headers })).json()) as { watchlists?: { id: string; name: string }[] };
+  for (const w of (list.watchlists ?? []).filter((x) => x.name === name)) await page.request.delete(`${url}/api/v1/watchlists/${w.id}`, { headers });
+  if (viewId) expect((await page.request.delete(`${url}/api/v1/views/${viewId}`, { headers })).ok()).toBe(true);
+}
