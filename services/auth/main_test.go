@@ -79,6 +79,7 @@ func TestMain(m *testing.M) {
 	if conn, err := pgx.Connect(context.Background(), databaseURL); err == nil {
 		_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+schema+" CASCADE")
 		_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+confirmSchema+" CASCADE")
+		_, _ = conn.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+sessionPolicySchema+" CASCADE")
 		_ = conn.Close(context.Background())
 	}
 	os.Exit(code)
@@ -487,6 +488,60 @@ func TestRefreshReuseRevokesSession(t *testing.T) {
 	wantStatus(t, "access token of the revoked session", v, http.StatusUnauthorized)
 	again := in.call(t, http.MethodPost, "/api/v1/refresh-token", "", "10.42.0.1", map[string]string{"refreshToken": rotated.str("refreshToken")})
 	wantStatus(t, "newest refresh token of the revoked session", again, http.StatusUnauthorized)
+}
+
+// sessionPolicySchema is the schema of TestRefreshAppliesStoredSessionPolicy's
+// service: its settings would end other tests' sessions.
+var sessionPolicySchema = schema + "_spol"
+
+// TestRefreshAppliesStoredSessionPolicy: the idle timeout and lifetime an
+// admin stored, not the defaults (a day, a week), decide whether a refresh
+// ends its session.
+func TestRefreshAppliesStoredSessionPolicy(t *testing.T) {
+	t.Parallel()
+	in := start(t, "session-policy", map[string]string{"PAYGATE_DATABASE_SCHEMA": sessionPolicySchema})
+	admin, _ := in.mustLogin(t, "admin", "paygate-demo", testIP())
+	wantStatus(t, "step-up off", in.call(t, http.MethodPut, "/api/v1/sensitive-actions/step-up", admin, testIP(),
+		map[string]any{"actions": []string{}, "scope": "none"}), http.StatusOK)
+	wantStatus(t, "store the session policy", in.call(t, http.MethodPut, "/api/v1/auth-settings", admin, testIP(),
+		map[string]any{"settings": map[string]any{"requireSecondFactor": "REQUIRE_SECOND_FACTOR_OFF",
+			"sessionIdleTimeoutSeconds": 300, "sessionMaxLifetimeSeconds": 3600}}), http.StatusOK)
+
+	conn, err := pgx.Connect(context.Background(), databaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close(context.Background()) }()
+	// age moves a session's activity or creation back, as if that time had passed.
+	age := func(access, column string, by time.Duration) {
+		t.Helper()
+		sid, _ := tokenClaims(t, access)["sid"].(string)
+		tag, err := conn.Exec(context.Background(), "UPDATE "+sessionPolicySchema+".sessions SET "+column+" = "+column+" - $2::interval WHERE id = $1",
+			sid, fmt.Sprintf("%d seconds", int(by.Seconds())))
+		if err != nil || tag.RowsAffected() != 1 {
+			t.Fatalf("age session %s: %v (%d rows)", sid, err, tag.RowsAffected())
+		}
+	}
+	refresh := func(token string) reply {
+		return in.call(t, http.MethodPost, "/api/v1/refresh-token", "", testIP(), map[string]string{"refreshToken": token})
+	}
+	for _, c := range []struct {
+		name, column string
+		by           time.Duration
+	}{
+		{"idle for 10 minutes (the stored idle timeout is 5)", "last_seen_at", 10 * time.Minute},
+		{"2 hours old (the stored lifetime is 1)", "created_at", 2 * time.Hour},
+	} {
+		access, token := in.mustLogin(t, "merchant", "paygate-demo", testIP())
+		fresh := refresh(token)
+		wantStatus(t, c.name+": a fresh session refreshes", fresh, http.StatusOK)
+		age(access, c.column, c.by)
+		ended := refresh(fresh.str("refreshToken"))
+		wantStatus(t, c.name, ended, http.StatusUnauthorized)
+		if msg := ended.str("message"); msg != "The session has ended. Please sign in again." {
+			t.Errorf("%s: message %q, want the session's end", c.name, msg)
+		}
+	}
 }
 
 func TestLogoutRevokesSession(t *testing.T) {

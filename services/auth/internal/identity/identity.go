@@ -142,6 +142,18 @@ type Store interface {
 	Tx(ctx context.Context, fn func(Tx) error) error
 }
 
+// RefreshLock is what RefreshForUpdate reads under its lock.
+type RefreshLock struct {
+	Token   RefreshToken
+	Session Session
+	// User is the session's user.
+	User User
+	// Settings are the stored settings; SettingsStored is false while
+	// none were stored (the defaults apply).
+	Settings       Settings
+	SettingsStored bool
+}
+
 // Tx is the set of writes (and locking reads) available inside Store.Tx.
 type Tx interface {
 	// UserByID returns a user on the transaction's own connection (never a
@@ -166,9 +178,10 @@ type Tx interface {
 	// InsertRefreshToken stores a refresh token's hash.
 	InsertRefreshToken(ctx context.Context, t RefreshToken) error
 	// RefreshForUpdate returns and locks a refresh token by its hash and
-	// its session, and reads the session's user, in one statement. Returns
-	// a not-found error when there is no such token.
-	RefreshForUpdate(ctx context.Context, hash []byte) (RefreshToken, Session, User, error)
+	// its session, and reads the session's user and the stored settings,
+	// in one statement. Returns a not-found error when there is no such
+	// token.
+	RefreshForUpdate(ctx context.Context, hash []byte) (RefreshLock, error)
 	// RotateRefreshToken, in one statement, marks the refresh token spent
 	// at at (unless it was spent already), records the session's
 	// activity at at with next's expiry as its refresh expiry, and stores

@@ -484,10 +484,6 @@ func (s *Service) Refresh(ctx context.Context, token string, c Client) (TokenPai
 	if token == "" {
 		return TokenPair{}, apperr.Invalid("refreshToken is required.")
 	}
-	st, err := s.Settings(ctx)
-	if err != nil {
-		return TokenPair{}, err
-	}
 	now := s.now()
 	var (
 		pair    TokenPair
@@ -497,16 +493,21 @@ func (s *Service) Refresh(ctx context.Context, token string, c Client) (TokenPai
 		user    User
 		ranges  []IPRange
 	)
-	err = s.store.Tx(ctx, func(tx Tx) error {
+	err := s.store.Tx(ctx, func(tx Tx) error {
 		// One statement locks the token and its session and reads the
-		// user; one more spends the token, touches the session and stores
-		// the next token (issue 31: six statements became two).
-		rt, sess, u, err := tx.RefreshForUpdate(ctx, hashRefreshToken(token))
+		// user and the settings; one more spends the token, touches the
+		// session and stores the next token (issue 31: seven statements
+		// became two).
+		lock, err := tx.RefreshForUpdate(ctx, hashRefreshToken(token))
 		if apperr.KindOf(err) == apperr.KindNotFound {
 			return apperr.Unauthenticated(MsgInvalidRefresh)
 		}
 		if err != nil {
 			return err
+		}
+		rt, sess, u, st := lock.Token, lock.Session, lock.User, lock.Settings
+		if !lock.SettingsStored {
+			st = s.defaultSettings()
 		}
 		if sess.RevokedAt != nil || !now.Before(rt.ExpiresAt) || !now.Before(sess.RefreshExpiresAt) {
 			return apperr.Unauthenticated(MsgInvalidRefresh)

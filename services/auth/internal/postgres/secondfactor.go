@@ -195,7 +195,6 @@ const settingsColumns = `require_second_factor, session_idle_timeout_seconds, se
 
 func scanSettings(row pgx.Row) (identity.Settings, bool, error) {
 	var (
-		st         identity.Settings
 		req        string
 		idle, life int64
 	)
@@ -206,9 +205,16 @@ func scanSettings(row pgx.Row) (identity.Settings, bool, error) {
 	if err != nil {
 		return identity.Settings{}, false, fmt.Errorf("select auth settings: %w", err)
 	}
-	st.RequireSecondFactor = identity.Requirement(req)
-	st.IdleTimeout, st.MaxLifetime = time.Duration(idle)*time.Second, time.Duration(life)*time.Second
-	return st, true, nil
+	return settingsOf(req, idle, life), true, nil
+}
+
+// settingsOf makes settings of their stored columns.
+func settingsOf(req string, idle, life int64) identity.Settings {
+	return identity.Settings{
+		RequireSecondFactor: identity.Requirement(req),
+		IdleTimeout:         time.Duration(idle) * time.Second,
+		MaxLifetime:         time.Duration(life) * time.Second,
+	}
 }
 
 // AuthSettings implements identity.SettingsStore.
