@@ -52,18 +52,19 @@ type WorkerStore interface {
 		fn func(ctx context.Context, page []payment.Transaction, logs []LogRecord) error) error
 }
 
-// CSVCopier is a WorkerStore that can itself write the records of a
-// Transactions CSV export (the postgres store, with COPY): the common and
-// large case, several times cheaper than reading each row into Go and
-// encoding it. The records must be byte for byte what the CSV encoder
-// writes for the same rows (exportfmt.CSVCopy describes the contract).
+// CSVCopier is a WorkerStore that can have the database write the records
+// of a Transactions CSV export (the postgres store, with COPY): the common
+// and large case, cheaper than reading each row into Go and encoding it.
+// The records must come out byte for byte as the CSV encoder writes them
+// (exportfmt.CSVCopy rewrites each field of COPY's output to that end).
 type CSVCopier interface {
-	// CopyTransactionsCSV writes to w, as COPY … WITH (FORMAT csv) does,
-	// one record per transaction f selects (Scope included), from one
-	// snapshot, in the list's order: the cells of fields (Transactions
-	// columns) with times in timeZone. It returns ErrNoCopy, having written
-	// nothing, when it cannot write these fields or this zone.
-	CopyTransactionsCSV(ctx context.Context, f payment.ListFilter, fields []string, timeZone string, w io.Writer) error
+	// CopyTransactionsCSV sets w's columns and writes to it, as COPY …
+	// WITH (FORMAT csv) does, one record per transaction f selects (Scope
+	// included), from one snapshot, in the list's order: the fields
+	// (Transactions columns), times in timeZone. It returns ErrNoCopy,
+	// having written nothing, when it cannot write these fields or this
+	// zone.
+	CopyTransactionsCSV(ctx context.Context, f payment.ListFilter, fields []string, timeZone string, w *exportfmt.CSVCopy) error
 }
 
 // ErrNoCopy is CopyTransactionsCSV's answer when the export must be

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -20,107 +20,116 @@ import (
 
 var _ export.CSVCopier = (*Files)(nil)
 
-// csvText is the SQL of a Text cell of column expression x as the CSV
-// encoder writes it, for COPY … WITH (FORMAT csv) to quote: NULL (written
-// as nothing) for an empty or NULL value, a single quote before a value
-// whose first byte is one of exportfmt.FormulaStarts (ascii() is the first
-// character's code point, never one of those ASCII codes for a non-ASCII
-// character).
-func csvText(x string) string {
-	return `CASE WHEN ` + x + ` = '' THEN NULL WHEN ascii(` + x + `) IN (` + formulaCodes + `) THEN '''' || ` + x +
-		` ELSE ` + x + ` END`
+// copyCell is how a Transactions column (export's transactionColumns) is
+// copied: the SQL of the field COPY writes, and how exportfmt.CSVCopy turns
+// that field into the encoder's cell. Postgres writes the plain columns
+// (its share of the work stays close to a bare COPY's) and the Go side,
+// on another core, adds the formula guard, cuts the times, names the
+// codes.
+type copyCell struct {
+	sql string
+	col exportfmt.CopyColumn
 }
 
-var formulaCodes = func() string {
-	codes := make([]string, len(exportfmt.FormulaStarts))
-	for i := range len(exportfmt.FormulaStarts) {
-		codes[i] = strconv.Itoa(int(exportfmt.FormulaStarts[i]))
-	}
-	return strings.Join(codes, ", ")
-}()
+func textCell(col string) copyCell {
+	return copyCell{sql: col, col: exportfmt.CopyColumn{Kind: exportfmt.CopyText}}
+}
 
-// csvTime is the SQL of a Time cell of a timestamptz column: the session's
-// TimeZone is the export's, and the zero time.Time is an empty cell.
-// to_char drops the fraction of a second as the encoder does.
-func csvTime(col string) string {
-	return `CASE WHEN ` + col + ` = timestamptz '0001-01-01 00:00:00+00' THEN NULL ELSE to_char(` + col +
-		`, 'YYYY-MM-DD HH24:MI:SS') END`
+func numberCell(col string) copyCell {
+	return copyCell{sql: col, col: exportfmt.CopyColumn{Kind: exportfmt.CopyAsIs}}
+}
+
+// timeCell is a Time cell: the session's TimeZone is the export's and its
+// DateStyle ISO; the zero time.Time (an empty cell) is NULL.
+func timeCell(col string) copyCell {
+	return copyCell{sql: `NULLIF(` + col + `, timestamptz '0001-01-01 00:00:00+00')`, col: exportfmt.CopyColumn{Kind: exportfmt.CopyTime}}
+}
+
+// codeCell is a Text cell that export's own column makes from a code (the
+// transaction as only that code sets it).
+func codeCell(col, field string, set func(*payment.Transaction, int64)) copyCell {
+	ti, _ := export.TypeOf(export.TypeTransactions)
+	c, ok := ti.Column(field)
+	if !ok {
+		panic("postgres: no Transactions column " + field)
+	}
+	return copyCell{sql: col, col: exportfmt.CopyColumn{Kind: exportfmt.CopyMapped, Map: func(raw string) string {
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			return raw
+		}
+		var tx payment.Transaction
+		set(&tx, n)
+		return c.Cell(export.Row{Transaction: tx}).Text
+	}}}
+}
+
+// copyCells are the Transactions columns COPY can write. An Integer cell is
+// the number; a Decimal cell the numeric(20,2) column's text, always a
+// plain decimal with two places as money.Amount's String writes it, NULL
+// (nothing) when unset.
+var copyCells = map[string]copyCell{
+	"id":                     numberCell(`id`),
+	"transactionReferenceId": textCell(`reference_id`),
+	"merchantName":           textCell(`merchant_name`),
+	"providerName":           textCell(`provider_name`),
+	"transactionType": codeCell(`transaction_type`, "transactionType", func(t *payment.Transaction, n int64) {
+		t.Type = payment.Type(n)
+	}),
+	"amount":   numberCell(`amount`),
+	"currency": textCell(`currency`),
+	"transactionStatus": codeCell(`status`, "transactionStatus", func(t *payment.Transaction, n int64) {
+		t.Status = payment.Status(n)
+	}),
+	// A Text cell: guarded when the count is negative.
+	"callbackDeliveryStatus":   textCell(`callbacks_delivered || '/' || callbacks_total`),
+	"createdUtc":               timeCell(`created_at`),
+	"updatedUtc":               timeCell(`updated_at`),
+	"nonce":                    textCell(`nonce`),
+	"merchantClientId":         textCell(`merchant_client_id`),
+	"providerTransactionId":    textCell(`provider_transaction_id`),
+	"providerPayType":          textCell(`pay_type_name`),
+	"transactionStatusMessage": textCell(`status_message`),
+	"errorMessage":             textCell(`error_message`),
+	"paymentMethodValue":       textCell(`payment_method_value`),
+	"paymentIpAddress":         textCell(`payment_ip_address`),
+	"destinationAmount":        numberCell(`destination_amount`),
+	"destinationCurrency":      textCell(`destination_currency`),
+	"appliedFeeAmount":         numberCell(`applied_fee_amount`),
+	"appliedFeeCurrency":       textCell(`applied_fee_currency`),
+	"pollingAttempts":          numberCell(`poll_attempts`),
 }
 
 // sqlString is s as an SQL string literal (s is this package's own text).
 func sqlString(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
 
-// csvStatus is the Status cell: payment.Status.String of every known code.
-var csvStatus = func() string {
-	var b strings.Builder
-	b.WriteString(`CASE status`)
-	for s := -1 << 15; s < 1<<15; s++ {
-		if st := payment.Status(s); st.Known() {
-			fmt.Fprintf(&b, ` WHEN %d THEN %s`, s, sqlString(st.String()))
-		}
-	}
-	// "Status -7" starts with a letter: never guarded, never quoted.
-	b.WriteString(` ELSE 'Status ' || status END`)
-	return b.String()
-}()
-
-// csvCells are the SQL of each Transactions column (export's
-// transactionColumns) formatted as the CSV encoder writes its cell. An
-// Integer cell is the number; a Decimal cell the numeric(20,2) column's
-// text, always a plain decimal with two places (money.Amount's String),
-// NULL (nothing) when unset; Text and Time cells as csvText and csvTime.
-var csvCells = map[string]string{
-	"id":                     `id`,
-	"transactionReferenceId": csvText(`reference_id`),
-	"merchantName":           csvText(`merchant_name`),
-	"providerName":           csvText(`provider_name`),
-	"transactionType":        `CASE WHEN transaction_type = ` + strconv.Itoa(int(payment.TypeWithdrawal)) + ` THEN 'Withdrawal' ELSE 'Deposit' END`,
-	"amount":                 `amount`,
-	"currency":               csvText(`currency`),
-	"transactionStatus":      csvStatus,
-	// Never empty, never quoted; guarded only when it starts with a minus.
-	"callbackDeliveryStatus":   `CASE WHEN callbacks_delivered < 0 THEN '''' ELSE '' END || callbacks_delivered || '/' || callbacks_total`,
-	"createdUtc":               csvTime(`created_at`),
-	"updatedUtc":               csvTime(`updated_at`),
-	"nonce":                    csvText(`nonce`),
-	"merchantClientId":         csvText(`merchant_client_id`),
-	"providerTransactionId":    csvText(`provider_transaction_id`),
-	"providerPayType":          csvText(`pay_type_name`),
-	"transactionStatusMessage": csvText(`status_message`),
-	"errorMessage":             csvText(`error_message`),
-	"paymentMethodValue":       csvText(`payment_method_value`),
-	"paymentIpAddress":         csvText(`payment_ip_address`),
-	"destinationAmount":        `destination_amount`,
-	"destinationCurrency":      csvText(`destination_currency`),
-	"appliedFeeAmount":         `applied_fee_amount`,
-	"appliedFeeCurrency":       csvText(`applied_fee_currency`),
-	"pollingAttempts":          `poll_attempts`,
-}
-
 var placeholder = regexp.MustCompile(`\$[0-9]+`)
 
-// CopyTransactionsCSV implements export.CSVCopier: one COPY (SELECT <each
-// cell formatted>) TO STDOUT WITH (FORMAT csv) on the read pool, in a
-// read-only repeatable-read transaction whose TimeZone is the export's.
+// CopyTransactionsCSV implements export.CSVCopier: one COPY (SELECT <the
+// fields' columns>) TO STDOUT WITH (FORMAT csv) on the read pool, in a
+// read-only repeatable-read transaction whose TimeZone is the export's
+// (and DateStyle ISO), into w, which rewrites each field (copyCells).
 //
 // COPY takes no parameters, so the filter's values never enter the SQL:
 // the statement with its $n placeholders is described first (Postgres
 // gives each one's type), each value is set with set_config (bound, local
 // to the transaction) as its text in that type, and the COPY reads it back
 // with current_setting('paygate.export_n')::type.
-func (s *Files) CopyTransactionsCSV(ctx context.Context, f payment.ListFilter, fields []string, timeZone string, w io.Writer) error {
+func (s *Files) CopyTransactionsCSV(ctx context.Context, f payment.ListFilter, fields []string, timeZone string, w *exportfmt.CSVCopy) error {
 	exprs := make([]string, len(fields))
+	cols := make([]exportfmt.CopyColumn, len(fields))
 	for i, field := range fields {
-		e, ok := csvCells[field]
+		c, ok := copyCells[field]
 		if !ok {
 			return export.ErrNoCopy
 		}
-		exprs[i] = e
+		exprs[i], cols[i] = c.sql, c.col
 	}
+	w.Columns(cols)
 	c := listConditions(microseconds(f))
 	noCopy := false
 	err := pgx.BeginTxFunc(ctx, s.reads, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(t pgx.Tx) error {
-		if _, err := t.Exec(ctx, `SELECT set_config('TimeZone', $1, true)`, timeZone); err != nil {
+		if _, err := t.Exec(ctx, `SELECT set_config('TimeZone', $1, true), set_config('DateStyle', 'ISO, MDY', true)`, timeZone); err != nil {
 			var pe *pgconn.PgError
 			if errors.As(err, &pe) && pe.Code == "22023" { // invalid_parameter_value: a zone Postgres does not know
 				noCopy = true
@@ -145,8 +154,14 @@ func (s *Files) CopyTransactionsCSV(ctx context.Context, f payment.ListFilter, f
 }
 
 // bindSettings returns the WHERE clause where (of transactions) with each
-// $n replaced by the setting paygate.export_n cast to the parameter's
-// type, having set those settings (local to t) to args as text.
+// $n replaced by its value, cast to the parameter's type: a number or a
+// time as a literal this function formats from the typed value (digits and
+// punctuation only, whatever the caller sent), so that the planner sees
+// it as a bound parameter's value (it prunes the partitions of a date
+// range and may sort the range in parallel, as for a bare COPY); any other
+// value (text, arrays) as the setting paygate.export_n, set here (local to
+// t) to the value's text, so that no text a caller sent is ever part of the
+// SQL.
 func bindSettings(ctx context.Context, t pgx.Tx, where string, args []any) (string, error) {
 	if len(args) == 0 {
 		return where, nil
@@ -166,8 +181,12 @@ func bindSettings(ctx context.Context, t pgx.Tx, where string, args []any) (stri
 	m := t.Conn().TypeMap()
 	names := make([]string, len(args))
 	values := make([]*string, len(args))
+	literals := make([]string, len(args))
 	for i, a := range args {
 		names[i] = "paygate.export_" + strconv.Itoa(i+1)
+		if literals[i] = literal(a); literals[i] != "" {
+			continue
+		}
 		b, err := m.Encode(sd.ParamOIDs[i], pgtype.TextFormatCode, a, nil)
 		if err != nil {
 			return "", fmt.Errorf("encode the export's parameter %d: %w", i+1, err)
@@ -188,10 +207,34 @@ func bindSettings(ctx context.Context, t pgx.Tx, where string, args []any) (stri
 			bad = fmt.Errorf("the export's statement names %s", p)
 			return p
 		}
-		if values[n-1] == nil {
+		switch {
+		case literals[n-1] != "":
+			return `'` + literals[n-1] + `'::` + types[n-1]
+		case values[n-1] == nil:
 			return `NULL::` + types[n-1]
 		}
 		return `current_setting(` + sqlString(names[n-1]) + `)::` + types[n-1]
 	})
 	return out, bad
+}
+
+// literal is a number's or a time's text for an SQL literal, made of digits,
+// '-', ':', '.', ' ' and 'Z' only; "" for any other value.
+func literal(a any) string {
+	switch v := a.(type) {
+	case int16:
+		return strconv.FormatInt(int64(v), 10)
+	case int32:
+		return strconv.FormatInt(int64(v), 10)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case int:
+		return strconv.Itoa(v)
+	case time.Time:
+		if y := v.UTC().Year(); y < 1 || y > 9999 {
+			return ""
+		}
+		return v.UTC().Format("2006-01-02 15:04:05.999999Z")
+	}
+	return ""
 }

@@ -88,7 +88,7 @@ type copying struct {
 	copies atomic.Int32
 }
 
-func (c *copying) CopyTransactionsCSV(ctx context.Context, f payment.ListFilter, fields []string, tz string, w io.Writer) error {
+func (c *copying) CopyTransactionsCSV(ctx context.Context, f payment.ListFilter, fields []string, tz string, w *exportfmt.CSVCopy) error {
 	c.copies.Add(1)
 	return c.Files.CopyTransactionsCSV(ctx, f, fields, tz, w)
 }
