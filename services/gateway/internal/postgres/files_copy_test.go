@@ -103,6 +103,13 @@ var awkward = []string{
 	`"`, ",", "\n", "é,\"x\"\n=", " spaces ", "=a,b", "-\"x\"", "\r", "trailing\n", "ünï\r\n,\"",
 }
 
+var (
+	spring = time.Date(2025, 3, 9, 5, 0, 0, 0, time.UTC)
+	autumn = time.Date(2025, 11, 2, 4, 0, 0, 0, time.UTC)
+)
+
+const fixtureStep = 7*time.Minute + 13*time.Second + 999999*time.Microsecond
+
 // copyFixture is a schema whose transactions cover every cell the COPY
 // formats: it returns the pool, the collabs and their merchants.
 func copyFixture(t *testing.T) (*pgxpool.Pool, []int32, []int32) {
@@ -137,16 +144,14 @@ func copyFixture(t *testing.T) (*pgxpool.Pool, []int32, []int32) {
 	// Times around America/New_York's DST changes of 2025 (03-09 07:00Z,
 	// 11-02 06:00Z, when 01:00-02:00 comes twice), every 7 min 13.999999 s,
 	// and a few elsewhere in the year.
-	spring := time.Date(2025, 3, 9, 5, 0, 0, 0, time.UTC)
-	autumn := time.Date(2025, 11, 2, 4, 0, 0, 0, time.UTC)
 	const n = 260
 	for i := range n {
 		var created time.Time
 		switch {
 		case i%3 == 0:
-			created = spring.Add(time.Duration(i) * (7*time.Minute + 13*time.Second + 999999*time.Microsecond))
+			created = spring.Add(time.Duration(i) * fixtureStep)
 		case i%3 == 1:
-			created = autumn.Add(time.Duration(i) * (7*time.Minute + 13*time.Second + 999999*time.Microsecond))
+			created = autumn.Add(time.Duration(i) * fixtureStep)
 		default:
 			created = time.Date(2025, time.Month(1+i%12), 1+i%28, i%24, i%60, i%60, (i%1000)*1000, time.UTC)
 		}
@@ -314,6 +319,10 @@ func TestCopyCSVEqualsTheEncoder(t *testing.T) {
 		{name: "from", filter: export.Filter{From: "2025-11-02T05:30:00Z"}, tz: "America/New_York", scope: all},
 		{name: "from to across the spring change", filter: export.Filter{From: "2025-03-09T06:00:00Z", To: "2025-03-09T09:00:00.5Z"},
 			tz: "America/New_York", scope: all},
+		// Bounds that are rows' own times, to the microsecond: a bound
+		// that lost its fraction would drop the last row.
+		{name: "from to a row's microsecond", filter: export.Filter{From: spring.Add(30 * fixtureStep).Format(time.RFC3339Nano),
+			To: spring.Add(60 * fixtureStep).Format(time.RFC3339Nano)}, tz: "America/New_York", scope: all},
 		{name: "to", filter: export.Filter{To: "2025-06-30"}, tz: "Asia/Manila", scope: one},
 		{name: "min amount", filter: export.Filter{MinAmount: "1000"}, tz: "UTC", scope: all},
 		{name: "max amount", filter: export.Filter{MaxAmount: "10.05"}, tz: "UTC", scope: all},
