@@ -154,14 +154,14 @@ func (s *Files) CopyTransactionsCSV(ctx context.Context, f payment.ListFilter, f
 }
 
 // bindSettings returns the WHERE clause where (of transactions) with each
-// $n replaced by its value, cast to the parameter's type: a number or a
-// time as a literal this function formats from the typed value (digits and
-// punctuation only, whatever the caller sent), so that the planner sees
-// it as a bound parameter's value (it prunes the partitions of a date
-// range and may sort the range in parallel, as for a bare COPY); any other
-// value (text, arrays) as the setting paygate.export_n, set here (local to
-// t) to the value's text, so that no text a caller sent is ever part of the
-// SQL.
+// $n replaced by its value cast to the parameter's type. A number, a time
+// or a merchant scope's integer array becomes a literal that literal
+// formats from the typed value (digits and punctuation only, whatever the
+// caller sent), so that the planner sees it as it sees a bound parameter
+// (it prunes the partitions of a date range and may sort the range in
+// parallel, as for a bare COPY). Any other value (text) becomes the
+// setting paygate.export_n, set here (local to t) to the value's text: no
+// text a caller sent is ever part of the SQL.
 func bindSettings(ctx context.Context, t pgx.Tx, where string, args []any) (string, error) {
 	if len(args) == 0 {
 		return where, nil
@@ -218,8 +218,9 @@ func bindSettings(ctx context.Context, t pgx.Tx, where string, args []any) (stri
 	return out, bad
 }
 
-// literal is a number's or a time's text for an SQL literal, made of digits,
-// '-', ':', '.', ' ' and 'Z' only; "" for any other value.
+// literal is a number's, a time's or an integer array's text for an SQL
+// literal, made of digits, '-', ':', '.', ' ', 'Z', '{', ',' and '}' only;
+// "" for any other value.
 func literal(a any) string {
 	switch v := a.(type) {
 	case int16:
@@ -230,6 +231,18 @@ func literal(a any) string {
 		return strconv.FormatInt(v, 10)
 	case int:
 		return strconv.Itoa(v)
+	case []int32:
+		if v == nil {
+			return ""
+		}
+		b := []byte{'{'}
+		for i, n := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+		return string(append(b, '}'))
 	case time.Time:
 		if y := v.UTC().Year(); y < 1 || y > 9999 {
 			return ""
