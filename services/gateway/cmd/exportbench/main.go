@@ -15,7 +15,12 @@
 //     repeatable-read snapshot read in keyset pages (postgres.Files), the
 //     encoder (exportfmt), SHA-256, the local file store (filestore.Local,
 //     fsync and rename), manifest, Success. Only the JetStream delivery of
-//     the one request message is left out.
+//     the one request message is left out. A Transactions CSV's records
+//     are written by Postgres (postgres.Files.CopyTransactionsCSV, one
+//     COPY of the cells formatted in SQL) since issue 31.
+//   - worker-csv-go: worker-csv with the store's COPY hidden from the
+//     worker, so the Go encoder writes every row (the path before issue
+//     31); its file must have worker-csv's SHA-256, or the bench fails.
 //   - copy-csv: COPY (SELECT the export's columns FROM transactions WHERE
 //     the same filter ORDER BY created_at DESC, id DESC) TO STDOUT WITH CSV,
 //     through pgx's CopyTo into a file in the same directory, fsynced: the
@@ -112,7 +117,7 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.tz, "tz", "Asia/Manila", "the export's time zone (settings.timeZone)")
 	fs.StringVar(&c.dir, "dir", "", "where files are written (default: a new directory under the system's temporary directory, removed at the end)")
 	fs.StringVar(&c.profile, "profile", "", "write a CPU profile and an allocation profile of each measured child into this directory")
-	fs.StringVar(&c.only, "only", "", "run only these cases (comma-separated: copy-csv, worker-csv, bare-xlsx, worker-xlsx, direct-xlsx, worker-pdf)")
+	fs.StringVar(&c.only, "only", "", "run only these cases (comma-separated: copy-csv, worker-csv, worker-csv-go, bare-xlsx, worker-xlsx, direct-xlsx, worker-pdf)")
 	fs.Int64Var(&c.pdfRows, "pdf-rows", 45_000, "about how many rows the PDF export holds (at most exportfmt.MaxPDFRows; 0: no PDF case)")
 	fs.Int64Var(&c.rows, "rows", 1_000_000, "about how many rows the headline export holds")
 	fs.Int64Var(&c.small, "small", 100_000, "about how many rows the small export holds (peak RSS against size; 0: none)")
@@ -143,18 +148,24 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 
 // The cases.
 const (
-	caseCopyCSV    = "copy-csv"
-	caseWorkerCSV  = "worker-csv"
-	caseBareXLSX   = "bare-xlsx"
-	caseWorkerXLSX = "worker-xlsx"
-	caseWorkerPDF  = "worker-pdf"
+	caseCopyCSV   = "copy-csv"
+	caseWorkerCSV = "worker-csv"
+	// caseWorkerCSVGo is worker-csv through the Go encoder (the store's
+	// COPY hidden from the worker): the path before the COPY, and the file
+	// worker-csv's must equal byte for byte.
+	caseWorkerCSVGo = "worker-csv-go"
+	caseBareXLSX    = "bare-xlsx"
+	caseWorkerXLSX  = "worker-xlsx"
+	caseWorkerPDF   = "worker-pdf"
 )
 
 // result is what a child prints.
 type result struct {
-	Case    string  `json:"case"`
-	Rows    int64   `json:"rows"`
-	Bytes   int64   `json:"bytes"`
+	Case  string `json:"case"`
+	Rows  int64  `json:"rows"`
+	Bytes int64  `json:"bytes"`
+	// SHA256 is the worker's file's (worker cases).
+	SHA256  string  `json:"sha256,omitempty"`
 	Seconds float64 `json:"seconds"`
 	// SetupKiB is the child's peak RSS before the measured work began (the
 	// runtime, the pool, the schema's metadata).
@@ -230,7 +241,7 @@ func runParent(ctx context.Context, c config, stdout io.Writer) error {
 			return err
 		}
 	}
-	cases := []string{caseCopyCSV, caseWorkerCSV, caseBareXLSX, caseWorkerXLSX, caseDirectXLSX, caseWorkerPDF}
+	cases := []string{caseCopyCSV, caseWorkerCSV, caseWorkerCSVGo, caseBareXLSX, caseWorkerXLSX, caseDirectXLSX, caseWorkerPDF}
 	if c.only != "" {
 		want := strings.Split(c.only, ",")
 		cases = slices.DeleteFunc(cases, func(s string) bool { return !slices.Contains(want, s) })
@@ -267,6 +278,7 @@ func runParent(ctx context.Context, c config, stdout io.Writer) error {
 	}
 	got := map[key][]result{}
 	checked := map[int64]bool{}
+	csvSHA := map[int64]string{} // the first CSV file's of each size
 	measure := func(name string, w window, round int) error {
 		r, err := runOne(ctx, self, c, name, w, dir, round)
 		if err != nil {
@@ -291,6 +303,13 @@ func runParent(ctx context.Context, c config, stdout io.Writer) error {
 		if r.Rows != w.rows {
 			return fmt.Errorf("%s wrote %d rows, the filter selects %d", name, r.Rows, w.rows)
 		}
+		if name == caseWorkerCSV || name == caseWorkerCSVGo {
+			if first, ok := csvSHA[w.rows]; !ok {
+				csvSHA[w.rows] = r.SHA256
+			} else if r.SHA256 != first {
+				return fmt.Errorf("%s wrote a CSV file of SHA-256 %s, another CSV case %s", name, r.SHA256, first)
+			}
+		}
 		fmt.Fprintf(stdout, "  round %d %-11s %9d rows %7.2f s %9.0f rows/s  %6.1f MiB peak RSS (%.1f MiB before), %d bytes\n",
 			round, name, r.Rows, r.Seconds, r.rate(), mib(r.PeakKiB), mib(r.SetupKiB), r.Bytes)
 		got[key{name, w.rows}] = append(got[key{name, w.rows}], r)
@@ -311,7 +330,7 @@ func runParent(ctx context.Context, c config, stdout io.Writer) error {
 	}
 	if len(windows) > 1 {
 		for _, name := range cases {
-			if name == caseWorkerCSV || name == caseWorkerXLSX {
+			if name == caseWorkerCSV || name == caseWorkerCSVGo || name == caseWorkerXLSX {
 				if err := measure(name, windows[1], 1); err != nil {
 					return err
 				}
@@ -331,7 +350,7 @@ func runParent(ctx context.Context, c config, stdout io.Writer) error {
 		}
 		return m
 	}
-	ceilingOf := map[string]string{caseWorkerCSV: caseCopyCSV, caseWorkerXLSX: caseBareXLSX}
+	ceilingOf := map[string]string{caseWorkerCSV: caseCopyCSV, caseWorkerCSVGo: caseCopyCSV, caseWorkerXLSX: caseBareXLSX}
 	fmt.Fprintf(stdout, "\n| case | rows | s | rows/s | ceiling rows/s | ratio | peak RSS MiB |\n|---|---|---|---|---|---|---|\n")
 	for _, w := range append(windows, pdf) {
 		for _, name := range cases {
@@ -451,7 +470,7 @@ func runChild(ctx context.Context, c config, stdout io.Writer) error {
 	w := window{collab: int32(c.collab), from: from, to: to}
 	var work func() (result, error)
 	switch c.child {
-	case caseWorkerCSV, caseWorkerXLSX, caseWorkerPDF:
+	case caseWorkerCSV, caseWorkerCSVGo, caseWorkerXLSX, caseWorkerPDF:
 		format := exportfmt.CSV
 		switch c.child {
 		case caseWorkerXLSX:
@@ -459,7 +478,7 @@ func runChild(ctx context.Context, c config, stdout io.Writer) error {
 		case caseWorkerPDF:
 			format = exportfmt.PDF
 		}
-		work, err = prepareWorker(ctx, c, w, format)
+		work, err = prepareWorker(ctx, c, w, format, c.child == caseWorkerCSVGo)
 	case caseCopyCSV:
 		work, err = prepareCopy(ctx, c, w)
 	case caseBareXLSX:
@@ -521,7 +540,8 @@ func vmHWM() int64 {
 // prepareWorker schedules a Transactions export of w with every column (the
 // gateway's own validation and files row) and returns the measured work: the
 // worker writing it.
-func prepareWorker(ctx context.Context, c config, w window, format exportfmt.Format) (func() (result, error), error) {
+// With goEncoder the worker does not see the store's COPY.
+func prepareWorker(ctx context.Context, c config, w window, format exportfmt.Format, goEncoder bool) (func() (result, error), error) {
 	pool, err := pgdb.Open(ctx, c.db, c.schema)
 	if err != nil {
 		return nil, err
@@ -572,7 +592,11 @@ func prepareWorker(ctx context.Context, c config, w window, format exportfmt.For
 		pool.Close()
 		return nil, fmt.Errorf("move the file's creation: %w", err)
 	}
-	worker := export.NewWorker(files, store, nil, time.Now, export.WorkerOptions{Name: "exportbench",
+	var ws export.WorkerStore = files
+	if goEncoder {
+		ws = struct{ export.WorkerStore }{files}
+	}
+	worker := export.NewWorker(ws, store, nil, time.Now, export.WorkerOptions{Name: "exportbench",
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	return func() (result, error) {
 		defer pool.Close()
@@ -594,7 +618,7 @@ func prepareWorker(ctx context.Context, c config, w window, format exportfmt.For
 		if err := store.DeletePrefix(ctx, fmt.Sprintf("exports/%d/", f.ID)); err != nil {
 			return result{}, err
 		}
-		return result{Rows: done.RecordCount, Bytes: done.SizeBytes, Seconds: took.Seconds()}, nil
+		return result{Rows: done.RecordCount, Bytes: done.SizeBytes, SHA256: done.SHA256, Seconds: took.Seconds()}, nil
 	}, nil
 }
 

@@ -203,3 +203,70 @@ func TestWorkerDatabaseFailure(t *testing.T) {
 		t.Errorf("outcome %+v after a failed read", s.outcome)
 	}
 }
+
+// copierStore is a fakeStore that writes a Transactions CSV's records
+// itself (or answers err).
+type copierStore struct {
+	fakeStore
+	out    string
+	err    error
+	calls  int
+	fields []string
+	zone   string
+}
+
+func (s *copierStore) CopyTransactionsCSV(_ context.Context, _ payment.ListFilter, fields []string, zone string, w *exportfmt.CSVCopy) error {
+	s.calls++
+	s.fields, s.zone = fields, zone
+	if s.err != nil {
+		return s.err
+	}
+	w.Columns([]exportfmt.CopyColumn{{Kind: exportfmt.CopyAsIs}, {Kind: exportfmt.CopyText}})
+	_, err := io.WriteString(w, s.out)
+	return err
+}
+
+func TestWorkerCopiesTransactionsCSV(t *testing.T) {
+	t.Parallel()
+	const want = "\ufeffID,Reference ID\r\n1,\r\n2,\r\n"
+	for _, tc := range []struct {
+		name      string
+		err       error
+		cols      []ColumnChoice
+		format    exportfmt.Format
+		wantCalls int
+	}{
+		{name: "copied", cols: []ColumnChoice{{"id", "ID"}, {"transactionReferenceId", "Reference ID"}}, wantCalls: 1},
+		{name: "the store cannot", err: ErrNoCopy, cols: []ColumnChoice{{"id", "ID"}, {"transactionReferenceId", "Reference ID"}}, wantCalls: 1},
+		{name: "one column", cols: []ColumnChoice{{"id", "ID"}}},
+		{name: "excel", format: exportfmt.Excel, cols: []ColumnChoice{{"id", "ID"}, {"transactionReferenceId", "Reference ID"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := &copierStore{fakeStore: fakeStore{pages: 1, size: 2}, out: "1,\n2,\"\"\n", err: tc.err}
+			s.file = File{ID: 1, Name: "transactions.csv", Status: StatusScheduled, Scope: merchant.Scope{All: true},
+				Request: Request{Type: TypeTransactions, Format: tc.format, Columns: tc.cols, TimeZone: "Asia/Manila"}}
+			files := &memFiles{}
+			w := NewWorker(s, files, nil, time.Now, WorkerOptions{Name: "test", Lease: time.Minute,
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			if d, err := w.Process(t.Context(), 1, time.Time{}, nil); err != nil || d != Done {
+				t.Fatalf("Process: %v, %v", d, err)
+			}
+			if s.calls != tc.wantCalls {
+				t.Fatalf("%d copies, want %d", s.calls, tc.wantCalls)
+			}
+			if s.outcome == nil || s.outcome.Status != StatusSuccess || s.outcome.RecordCount != 2 {
+				t.Fatalf("outcome %+v, want Success with 2 rows", s.outcome)
+			}
+			if tc.wantCalls > 0 && (s.zone != "Asia/Manila" || strings.Join(s.fields, ",") != "id,transactionReferenceId") {
+				t.Errorf("copied fields %q in %q", s.fields, s.zone)
+			}
+			if tc.format != exportfmt.CSV || len(tc.cols) != 2 {
+				return
+			}
+			if got := string(files.files[s.outcome.StorageKey]); got != want {
+				t.Errorf("file %q, want %q", got, want)
+			}
+		})
+	}
+}
