@@ -29,12 +29,9 @@
 //     with excelize's StreamWriter (the same cell types and number formats,
 //     the same zip compression level as the encoder) into a file, fsynced:
 //     the fastest the library can write them.
-//   - direct-xlsx: the same cells written as SpreadsheetML by hand straight
-//     into the zip (direct.go), read with one plain query: the design the
-//     worker's Excel encoder follows since issue 31, without the worker.
-//   - worker-pdf: the worker writing a PDF of a smaller range (-pdf-rows,
-//     at most exportfmt.MaxPDFRows), for its peak RSS: a PDF is held in
-//     memory until it is written.
+//   - worker-pdf: the worker writing a PDF of the newest -pdf-rows rows
+//     (by default exportfmt.MaxPDFRows, the cap), for its peak RSS: a PDF
+//     is held in memory until it is written.
 //
 // The children inherit GOGC=400 unless GOGC is set, as the gateway's
 // server package sets it (server.DefaultGCPercent).
@@ -117,8 +114,8 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&c.tz, "tz", "Asia/Manila", "the export's time zone (settings.timeZone)")
 	fs.StringVar(&c.dir, "dir", "", "where files are written (default: a new directory under the system's temporary directory, removed at the end)")
 	fs.StringVar(&c.profile, "profile", "", "write a CPU profile and an allocation profile of each measured child into this directory")
-	fs.StringVar(&c.only, "only", "", "run only these cases (comma-separated: copy-csv, worker-csv, worker-csv-go, bare-xlsx, worker-xlsx, direct-xlsx, worker-pdf)")
-	fs.Int64Var(&c.pdfRows, "pdf-rows", 45_000, "about how many rows the PDF export holds (at most exportfmt.MaxPDFRows; 0: no PDF case)")
+	fs.StringVar(&c.only, "only", "", "run only these cases (comma-separated: copy-csv, worker-csv, worker-csv-go, bare-xlsx, worker-xlsx, worker-pdf)")
+	fs.Int64Var(&c.pdfRows, "pdf-rows", exportfmt.MaxPDFRows, "how many rows the PDF export holds, the collab's newest (at most exportfmt.MaxPDFRows, the default; 0: no PDF case)")
 	fs.Int64Var(&c.rows, "rows", 1_000_000, "about how many rows the headline export holds")
 	fs.Int64Var(&c.small, "small", 100_000, "about how many rows the small export holds (peak RSS against size; 0: none)")
 	fs.IntVar(&c.runs, "runs", 3, "rounds of the headline cases (the table shows medians; of an even number, the slower middle one)")
@@ -170,7 +167,8 @@ type result struct {
 	// SetupKiB is the child's peak RSS before the measured work began (the
 	// runtime, the pool, the schema's metadata).
 	SetupKiB int64 `json:"setupKiB"`
-	// Path is a file the parent checks and removes (direct-xlsx).
+	// Path is a file the parent checks and removes (worker-xlsx's file,
+	// copied out of the store after the measured work).
 	Path string `json:"path,omitempty"`
 	// PeakKiB is the child's ru_maxrss, filled in by the parent.
 	PeakKiB int64 `json:"-"`
@@ -215,7 +213,7 @@ func runParent(ctx context.Context, c config, stdout io.Writer) error {
 	windows := []window{big}
 	var pdf window
 	if c.pdfRows > 0 {
-		if pdf, err = pickWindow(ctx, conn, collab, c.pdfRows, loc); err != nil {
+		if pdf, err = newestRows(ctx, conn, collab, c.pdfRows, loc); err != nil {
 			return err
 		}
 		if pdf.rows > exportfmt.MaxPDFRows {
@@ -241,7 +239,7 @@ func runParent(ctx context.Context, c config, stdout io.Writer) error {
 			return err
 		}
 	}
-	cases := []string{caseCopyCSV, caseWorkerCSV, caseWorkerCSVGo, caseBareXLSX, caseWorkerXLSX, caseDirectXLSX, caseWorkerPDF}
+	cases := []string{caseCopyCSV, caseWorkerCSV, caseWorkerCSVGo, caseBareXLSX, caseWorkerXLSX, caseWorkerPDF}
 	if c.only != "" {
 		want := strings.Split(c.only, ",")
 		cases = slices.DeleteFunc(cases, func(s string) bool { return !slices.Contains(want, s) })
@@ -294,7 +292,7 @@ func runParent(ctx context.Context, c config, stdout io.Writer) error {
 			for i, col := range ti.Columns {
 				header[i] = col.Name
 			}
-			err := checkDirect(r.Path, r.Rows, header)
+			err := checkXLSX(r.Path, r.Rows, header)
 			_ = os.Remove(r.Path)
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
@@ -413,6 +411,24 @@ func pickWindow(ctx context.Context, conn *pgx.Conn, collab int32, n int64, loc 
 	return w, err
 }
 
+// newestRows is the window of the collab's n newest rows up to the end of
+// its newest day (in loc): a PDF is measured at exactly its row cap, which
+// whole days rarely hold.
+func newestRows(ctx context.Context, conn *pgx.Conn, collab int32, n int64, loc *time.Location) (window, error) {
+	w, err := pickWindow(ctx, conn, collab, 1, loc)
+	if err != nil {
+		return window{}, err
+	}
+	if err := conn.QueryRow(ctx, `SELECT created_at FROM transactions WHERE collab_id = $1 AND created_at <= $2
+		ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT 1`, collab, w.to, n-1).Scan(&w.from); err != nil {
+		return window{}, fmt.Errorf("the %d newest rows of collab %d: %w", n, collab, err)
+	}
+	w.from = w.from.UTC()
+	err = conn.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE collab_id = $1 AND created_at >= $2 AND created_at <= $3`,
+		collab, w.from, w.to).Scan(&w.rows)
+	return w, err
+}
+
 // runOne runs one case in a child process and returns its result with its
 // peak RSS.
 func runOne(ctx context.Context, self string, c config, name string, w window, dir string, round int) (result, error) {
@@ -483,8 +499,6 @@ func runChild(ctx context.Context, c config, stdout io.Writer) error {
 		work, err = prepareCopy(ctx, c, w)
 	case caseBareXLSX:
 		work, err = prepareBareXLSX(ctx, c, w)
-	case caseDirectXLSX:
-		work, err = prepareDirectXLSX(ctx, c, w)
 	default:
 		return fmt.Errorf("unknown case %q", c.child)
 	}
@@ -615,11 +629,36 @@ func prepareWorker(ctx context.Context, c config, w window, format exportfmt.For
 		if done.Status != export.StatusSuccess {
 			return result{}, fmt.Errorf("file %d is %s: %s %s", f.ID, done.Status, done.StatusMessage, done.ErrorMessage)
 		}
+		r := result{Rows: done.RecordCount, Bytes: done.SizeBytes, SHA256: done.SHA256, Seconds: took.Seconds()}
+		if format == exportfmt.Excel {
+			// The parent reads an Excel file back with excelize (checkXLSX).
+			if r.Path, err = copyOut(ctx, store, done.StorageKey, filepath.Join(c.dir, fmt.Sprintf("check-%d.xlsx", f.ID))); err != nil {
+				return result{}, err
+			}
+		}
 		if err := store.DeletePrefix(ctx, fmt.Sprintf("exports/%d/", f.ID)); err != nil {
 			return result{}, err
 		}
-		return result{Rows: done.RecordCount, Bytes: done.SizeBytes, SHA256: done.SHA256, Seconds: took.Seconds()}, nil
+		return r, nil
 	}, nil
+}
+
+// copyOut copies the stored file key to path and returns path.
+func copyOut(ctx context.Context, store *filestore.Local, key, path string) (string, error) {
+	src, _, err := store.Open(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	dst, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		_ = dst.Close()
+		return "", err
+	}
+	return path, dst.Close()
 }
 
 // ceilingColumns are the table's columns behind each column of a

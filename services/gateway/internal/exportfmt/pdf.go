@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -73,6 +76,8 @@ type pdfEncoder struct {
 	page    int
 	y       float64 // top of the next row on the page
 	shape
+
+	restoreGC func() // gives back the GC percent tighterGC lowered
 }
 
 var pageSize = gopdf.PageSizeA4Landscape
@@ -90,6 +95,10 @@ func newPDF(w io.Writer, opts Options, maxRows int) (*pdfEncoder, error) {
 	if e.pdf, err = e.newDocument(); err != nil {
 		return nil, err
 	}
+	// Close gives the GC percent back; so does the collector when an
+	// encoder is dropped unclosed (a failed export).
+	e.restoreGC = tighterGC()
+	runtime.AddCleanup(e, func(restore func()) { restore() }, e.restoreGC)
 	return e, nil
 }
 
@@ -353,6 +362,7 @@ func (e *pdfEncoder) Close() error {
 		return nil
 	}
 	e.closed = true
+	defer e.restoreGC()
 	if !e.laidOut {
 		if err := e.flushPending(); err != nil {
 			return err
@@ -418,6 +428,39 @@ func joinPDF(chunks [][]byte, w io.Writer, properties map[string]string) (err er
 		return fmt.Errorf("exportfmt: write pdf: %w", err)
 	}
 	return nil
+}
+
+// Laying out pages makes garbage fast over a small live heap (about 15 MB
+// at any size): under the gateway's GOGC of 400 (server.DefaultGCPercent)
+// the heap grew to five times that between collections, which set a PDF
+// export's peak memory. While any PDF is being written the collector works
+// at GOGC 100 at most.
+var (
+	gcMu     sync.Mutex
+	gcWriter int // PDFs being written
+	gcSaved  int // the GC percent before the first of them
+)
+
+// tighterGC lowers the GC percent to 100 (it never raises it, nor turns on
+// a collector that is off) until the last PDF being written calls the
+// function it returns, once.
+func tighterGC() (restore func()) {
+	gcMu.Lock()
+	defer gcMu.Unlock()
+	if gcWriter == 0 {
+		gcSaved = debug.SetGCPercent(100)
+		if gcSaved <= 100 {
+			debug.SetGCPercent(gcSaved)
+		}
+	}
+	gcWriter++
+	return sync.OnceFunc(func() {
+		gcMu.Lock()
+		defer gcMu.Unlock()
+		if gcWriter--; gcWriter == 0 {
+			debug.SetGCPercent(gcSaved)
+		}
+	})
 }
 
 // stickyWriter keeps the first error of w and writes nothing after it.

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -287,4 +290,50 @@ func TestPDFRaggedRowsWithoutHeader(t *testing.T) {
 	if !equalRecords(lines, want) {
 		t.Fatalf("page reads %q, want %q", lines, want)
 	}
+}
+
+// gcPercent reads the GC percent (by setting it and back).
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// TestPDFWritesUnderGOGC100 is not parallel: it reads the process's GC
+// percent, which every PDF encoder lowers while it lives.
+func TestPDFWritesUnderGOGC100(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	enc, err := New(PDF, io.Discard, Options{Title: "GC"})
+	mustDo(t, err)
+	if p := gcPercent(); p != 100 {
+		t.Fatalf("GC percent %d while a PDF is written, want 100", p)
+	}
+	mustDo(t, enc.Header([]string{"a"}))
+	mustDo(t, enc.Row([]Cell{{Kind: Text, Text: "x"}}))
+	mustDo(t, enc.Close())
+	if p := gcPercent(); p != 400 {
+		t.Fatalf("GC percent %d after Close, want 400 back", p)
+	}
+
+	// An encoder dropped without Close (a failed export) gives it back too.
+	func() {
+		_, err := New(PDF, io.Discard, Options{})
+		mustDo(t, err)
+	}()
+	for i := 0; i < 50 && gcPercent() != 400; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if p := gcPercent(); p != 400 {
+		t.Fatalf("GC percent %d after a dropped encoder was collected, want 400 back", p)
+	}
+
+	// A lower percent is left as it is.
+	debug.SetGCPercent(50)
+	enc, err = New(PDF, io.Discard, Options{})
+	mustDo(t, err)
+	if p := gcPercent(); p != 50 {
+		t.Fatalf("GC percent %d while a PDF is written under GOGC 50, want 50", p)
+	}
+	mustDo(t, enc.Close())
 }
