@@ -5,9 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,65 +18,37 @@ import (
 	"github.com/paygate/paygate/services/gateway/internal/activity"
 	"github.com/paygate/paygate/services/gateway/internal/export"
 	"github.com/paygate/paygate/services/gateway/internal/exportfmt"
+	"github.com/paygate/paygate/services/gateway/internal/filestore"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/gateway/internal/postgres"
 	"github.com/paygate/paygate/services/internal/pgdb/pgtest"
 )
 
-// memFiles is an in-memory export.FileStore.
-type memFiles struct {
-	mu    sync.Mutex
-	files map[string][]byte
+// localFiles is the export files' real local store in a test's directory.
+type localFiles struct {
+	*filestore.Local
 }
 
-func (m *memFiles) Create(_ context.Context, key string) (export.FileWriter, error) {
-	return &memWriter{m: m, key: key}, nil
-}
-
-func (m *memFiles) Open(_ context.Context, key string) (io.ReadCloser, int64, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	b, ok := m.files[key]
-	if !ok {
-		return nil, 0, export.ErrFileNotFound
+func newLocalFiles(t *testing.T) localFiles {
+	t.Helper()
+	l, err := filestore.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
-	return io.NopCloser(bytes.NewReader(b)), int64(len(b)), nil
+	return localFiles{l}
 }
 
-func (m *memFiles) DeletePrefix(_ context.Context, prefix string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for k := range m.files {
-		if strings.HasPrefix(k, prefix) {
-			delete(m.files, k)
+// count is how many files were committed (temporary ones left out).
+func (l localFiles) count() int {
+	n := 0
+	_ = filepath.WalkDir(l.Dir(), func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") {
+			n++
 		}
-	}
-	return nil
-}
-
-func (m *memFiles) count() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.files)
-}
-
-type memWriter struct {
-	m   *memFiles
-	key string
-	buf bytes.Buffer
-}
-
-func (w *memWriter) Write(p []byte) (int, error) { return w.buf.Write(p) }
-func (w *memWriter) Abort()                      {}
-func (w *memWriter) Commit(context.Context) error {
-	w.m.mu.Lock()
-	defer w.m.mu.Unlock()
-	if w.m.files == nil {
-		w.m.files = map[string][]byte{}
-	}
-	w.m.files[w.key] = bytes.Clone(w.buf.Bytes())
-	return nil
+		return nil
+	})
+	return n
 }
 
 // goEncoded is the store without its COPY: the worker reads the rows into
@@ -220,7 +193,7 @@ func allColumns() []export.ColumnChoice {
 
 // runExport schedules a file of req (scope) and has w write it; it
 // returns the file's bytes and its record.
-func runExport(t *testing.T, files *postgres.Files, store *memFiles, w *export.Worker, req export.Request, scope merchant.Scope) ([]byte, export.File) {
+func runExport(t *testing.T, files *postgres.Files, store localFiles, w *export.Worker, req export.Request, scope merchant.Scope) ([]byte, export.File) {
 	t.Helper()
 	ctx := t.Context()
 	f, err := files.Insert(ctx, export.File{Name: "transactions.csv", Status: export.StatusScheduled, Request: req,
@@ -338,7 +311,7 @@ func TestCopyCSVEqualsTheEncoder(t *testing.T) {
 			{Field: "updatedUtc", Name: "U"}, {Field: "errorMessage", Name: "E"}, {Field: "amount", Name: "A"}, {Field: "nonce", Name: "+N"}}},
 		{name: "one column (the encoder's)", tz: "UTC", scope: all, whole: true, cols: []export.ColumnChoice{{Field: "nonce", Name: "N"}}},
 	}
-	mem := &memFiles{}
+	mem := newLocalFiles(t)
 	viaCopy := &copying{Files: files}
 	copyWorker := quietWorker(viaCopy, mem, export.WorkerOptions{})
 	goWorker := quietWorker(goEncoded{files}, mem, export.WorkerOptions{})
@@ -407,7 +380,7 @@ func TestCopyCSVCancelledAndStopped(t *testing.T) {
 	ctx := t.Context()
 	pool, _, _ := copyFixture(t)
 	files := postgres.NewFiles(pool)
-	mem := &memFiles{}
+	mem := newLocalFiles(t)
 	viaCopy := &copying{Files: files}
 	w := quietWorker(viaCopy, mem, export.WorkerOptions{Lease: 300 * time.Millisecond, RowsPerSecond: 40})
 	req := export.Request{Type: export.TypeTransactions, Format: exportfmt.CSV, Columns: allColumns(), TimeZone: "UTC"}
