@@ -328,14 +328,7 @@ func scanExportRow(row pgx.Row) (payment.Transaction, error) {
 	if err != nil {
 		return t, err
 	}
-	if t.Amount, err = amountOf(&amount); err != nil {
-		return t, err
-	}
-	if t.DestinationAmount, err = amountOf(&dest); err != nil {
-		return t, err
-	}
-	t.Fee.Amount, err = amountOf(feeAmount)
-	return t, err
+	return t, setAmounts(&t, amount, dest, feeAmount)
 }
 
 // Snapshot implements export.Store, inside one read-only repeatable-read

@@ -22,6 +22,19 @@ const transactionColumns = `id, reference_id, merchant_id, collab_id, provider_i
 
 func scanTransaction(row pgx.Row) (payment.Transaction, error) { return scanTransactionWith(row) }
 
+// setAmounts sets t's amount, destination amount and fee amount from their
+// stored texts (the fee's may be NULL).
+func setAmounts(t *payment.Transaction, amount, dest string, fee *string) (err error) {
+	if t.Amount, err = amountOf(&amount); err != nil {
+		return err
+	}
+	if t.DestinationAmount, err = amountOf(&dest); err != nil {
+		return err
+	}
+	t.Fee.Amount, err = amountOf(fee)
+	return err
+}
+
 // scanTransactionWith scans transactionColumns followed by extra columns.
 func scanTransactionWith(row pgx.Row, extra ...any) (payment.Transaction, error) {
 	var t payment.Transaction
@@ -37,13 +50,7 @@ func scanTransactionWith(row pgx.Row, extra ...any) (payment.Transaction, error)
 	if err != nil {
 		return t, err
 	}
-	if t.Amount, err = amountOf(&amount); err != nil {
-		return t, err
-	}
-	if t.DestinationAmount, err = amountOf(&dest); err != nil {
-		return t, err
-	}
-	if t.Fee.Amount, err = amountOf(feeAmount); err != nil {
+	if err := setAmounts(&t, amount, dest, feeAmount); err != nil {
 		return t, err
 	}
 	if feeValue != nil {
