@@ -286,3 +286,70 @@ func TestNeedsRebuild(t *testing.T) {
 		}
 	}
 }
+
+// TestFiguresNamesAndAsOf: the names of the merchants and providers the
+// figures meet and the newest event time come with them (Figures reads them
+// in a second round trip, after the counts and amounts), and a failed read
+// leaves no connection in its transaction.
+func TestFiguresNamesAndAsOf(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pool, _ := pgtest.Schema(t, postgres.Migrations)
+	store := postgres.NewStore(pool)
+	svc := statistics.NewService(store)
+
+	at := time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Second)
+	states := []statistics.State{
+		{ID: 1, Version: 1, CreatedAt: at, UpdatedAt: at, MerchantID: 7, MerchantName: "Seven Games", CollabID: 1,
+			ProviderID: 3, ProviderName: "Three Pay", Status: 4, Type: 1, Currency: "USD", Amount: "10.00"},
+		{ID: 2, Version: 1, CreatedAt: at, UpdatedAt: at.Add(time.Minute), MerchantID: 8, MerchantName: "Eight Bets", CollabID: 1,
+			ProviderID: 4, ProviderName: "Four Cash", Status: 1, Type: 2, Currency: "USD", Amount: "5.00"},
+	}
+	if _, err := store.Apply(ctx, states); err != nil {
+		t.Fatal(err)
+	}
+	req := statistics.Request{Currency: "USD", From: at.Truncate(time.Hour).Add(-time.Hour).Format(time.RFC3339Nano),
+		To: time.Now().UTC().Truncate(time.Minute).Add(time.Minute - time.Millisecond).Format(time.RFC3339Nano)}
+	get := func() statistics.Statistics {
+		t.Helper()
+		st, err := svc.Get(ctx, statistics.Scope{Global: true}, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	st := get()
+	merchants := map[int32]string{}
+	for _, m := range st.ByMerchant {
+		merchants[m.ID] = m.Name
+	}
+	providers := map[int32]string{}
+	for _, p := range st.ByProvider {
+		providers[p.ID] = p.Name
+	}
+	if merchants[7] != "Seven Games" || merchants[8] != "Eight Bets" || providers[3] != "Three Pay" || providers[4] != "Four Cash" {
+		t.Errorf("names: merchants %v, providers %v", merchants, providers)
+	}
+	if !st.AsOf.Equal(at.Add(time.Minute)) {
+		t.Errorf("as of %v, want %v", st.AsOf, at.Add(time.Minute))
+	}
+
+	// A read that fails mid-way (the rates table gone) leaves the pool's
+	// connections idle or closed, never in a transaction; the next read of
+	// a working schema succeeds.
+	if _, err := pool.Exec(ctx, `ALTER TABLE rates RENAME TO rates_gone`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Get(ctx, statistics.Scope{Global: true}, req); err == nil {
+		t.Fatal("a read without the rates table succeeded")
+	}
+	if _, err := pool.Exec(ctx, `ALTER TABLE rates_gone RENAME TO rates`); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if st := get(); st.Total != 2 {
+			t.Fatalf("total %d after a failed read, want 2", st.Total)
+		}
+	}
+}
