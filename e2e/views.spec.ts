@@ -30,7 +30,7 @@ test('a saved view keeps two filters, opens from its link and as the default, an
   const clientId = `e2e-view-${run}`;
   const name = `View ${run}`;
   let viewId = '';
-  let passed = false;
+  let failure: unknown;
   try {
     // Two filters: a merchant client id, then the type.
     await page.goto('/transactions');
@@ -105,17 +105,18 @@ test('a saved view keeps two filters, opens from its link and as the default, an
     await expect(pin).toBeHidden();
     const card = page.getByRole('region', { name: 'Watchlists' }).getByRole('link', { name: new RegExp(`^${name}: `) });
     await expect(card).toHaveAttribute('href', `/transactions?view=${viewId}`);
-    passed = true;
-  } finally {
-    // Clean up: the watchlist and the view (which stops being the default). When the test already
-    // failed (or timed out and closed the page), a failing cleanup must not hide that first error.
-    try {
-      await cleanUp(page, name, viewId);
-    } catch (err) {
-      if (passed) throw err;
-      console.warn(`views.spec: cleanup after a failure also failed: ${String(err)}`);
-    }
+  } catch (err) {
+    failure = err;
   }
+  // Clean up: the watchlist and the view (which stops being the default). When the test already
+  // failed (or timed out and closed the page), a failing cleanup must not hide that first error.
+  try {
+    await cleanUp(page, name, viewId);
+  } catch (err) {
+    if (failure === undefined) throw err;
+    console.warn(`views.spec: cleanup after a failure also failed: ${String(err)}`);
+  }
+  if (failure !== undefined) throw failure;
 });
 
 /** cleanUp deletes the watchlists named name and the view viewId with the signed-in admin's token. */
