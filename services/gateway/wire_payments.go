@@ -32,13 +32,16 @@ func (g *gateway) wirePayments(context.Context) error {
 	validationCaller := validationclient.New(g.urlPolicy, g.cfg.ValidationTimeout)
 	g.Defer(validationCaller.CloseIdleConnections)
 	config, box := g.config, g.box
+	// The payment path's credentials come from the configuration in
+	// memory, as fresh as the rest of it (migration 0037).
+	payCredentials := g.credentials.ReadingFrom(config.Credentials(postgres.NewCredentials(g.Pool)))
 	accepting := maintenance.NewService(postgres.NewMaintenance(config, g.store), time.Now).CheckAcceptingTransactions
 	g.payments = payment.NewService(config.Payments(g.payStore),
 		providers.NewClient(&http.Client{Transport: g.providerTransport, Timeout: g.cfg.ProviderTimeout}),
 		box, accepting, time.Now,
 		payment.Options{PollInterval: g.cfg.PollInterval, RecoverAfter: g.cfg.RecoverAfter, Logger: g.Log.With("component", "payments"),
 			Credentials: func(ctx context.Context, collabID int32) (map[string]any, error) {
-				return g.credentials.Of(ctx, collabID)
+				return payCredentials.Of(ctx, collabID)
 			},
 			Validation: payment.Validation{Store: config.Validations(g.validations), Caller: validationCaller, Timeout: g.cfg.ValidationTimeout,
 				MerchantKey: func(ctx context.Context, merchantID int32) ([]byte, error) {

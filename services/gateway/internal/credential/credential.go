@@ -233,6 +233,15 @@ func NewService(store Store, keys *Keyring, now func() time.Time) *Service {
 	return &Service{store: store, keys: keys, now: now}
 }
 
+// ReadingFrom returns a service like s (its keys, clock and listener) whose
+// reads of sealed credentials go to store: the payment path reads them
+// from the gateway's configuration cache.
+func (s *Service) ReadingFrom(store Store) *Service {
+	c := *s
+	c.store = store
+	return &c
+}
+
 // notFound is the answer for a collab that does not exist or is out of the
 // caller's scope: the same, so that ids do not leak.
 func notFound(id int32) error { return apperr.NotFound("Collab %d was not found.", id) }

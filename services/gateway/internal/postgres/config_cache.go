@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/paygate/paygate/services/gateway/internal/collab"
+	"github.com/paygate/paygate/services/gateway/internal/credential"
 	"github.com/paygate/paygate/services/gateway/internal/merchant"
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/gateway/internal/validation"
@@ -32,6 +33,7 @@ type ConfigCache struct {
 	pay  *Payments
 	col  *Store
 	val  *Validations
+	cred *Credentials
 
 	// MaxAge is how old a view's last confirmation may be before a read
 	// outside a fresh view confirms it again (1 s by default).
@@ -61,7 +63,15 @@ type (
 	feesKey        struct{ currency string }
 	endpointsKey   struct{ collabID int32 }
 	maintenanceKey struct{}
+	credentialsKey struct{ collabID int32 }
 )
+
+// sealedCredentials is a collab's sealed credentials entry; ok is false
+// when it has none (kept too: most collabs of a sandbox have none).
+type sealedCredentials struct {
+	sealed credential.Sealed
+	ok     bool
+}
 
 type secretEntry struct {
 	id      int32
@@ -70,7 +80,8 @@ type secretEntry struct {
 
 // NewConfigCache returns an empty cache over the stores of pool.
 func NewConfigCache(pool *pgxpool.Pool) *ConfigCache {
-	return &ConfigCache{pool: pool, pay: NewPayments(pool), col: NewStore(pool), val: NewValidations(pool), MaxAge: time.Second}
+	return &ConfigCache{pool: pool, pay: NewPayments(pool), col: NewStore(pool), val: NewValidations(pool),
+		cred: NewCredentials(pool), MaxAge: time.Second}
 }
 
 type viewKey struct{}
@@ -244,6 +255,32 @@ func (c *ConfigCache) Endpoints(ctx context.Context, collabID int32) ([]validati
 // MaintenanceEnabled is Store.MaintenanceEnabled from the cache.
 func (c *ConfigCache) MaintenanceEnabled(ctx context.Context) (bool, error) {
 	return cached(ctx, c, maintenanceKey{}, c.col.MaintenanceEnabled)
+}
+
+// SealedCredentials is Credentials.Sealed from the cache: a collab's
+// credentials, still sealed (they are opened on each use). Since migration
+// 0037 a change to them moves the configuration version.
+func (c *ConfigCache) SealedCredentials(ctx context.Context, collabID int32) (credential.Sealed, bool, error) {
+	e, err := cached(ctx, c, credentialsKey{collabID}, func(ctx context.Context) (sealedCredentials, error) {
+		s, ok, err := c.cred.Sealed(ctx, collabID)
+		return sealedCredentials{sealed: s, ok: ok}, err
+	})
+	return e.sealed, e.ok, err
+}
+
+// Credentials returns s with its sealed reads served by c: the payment
+// path's credentials (the console's and the writes go to s itself).
+func (c *ConfigCache) Credentials(s *Credentials) credential.Store {
+	return &cachedCredentials{Credentials: s, cache: c}
+}
+
+type cachedCredentials struct {
+	*Credentials
+	cache *ConfigCache
+}
+
+func (s *cachedCredentials) Sealed(ctx context.Context, collabID int32) (credential.Sealed, bool, error) {
+	return s.cache.SealedCredentials(ctx, collabID)
 }
 
 // Payments returns p with its configuration reads served by c, and the

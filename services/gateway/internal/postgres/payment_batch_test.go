@@ -458,3 +458,56 @@ func TestBatchedChangeComparesVersion(t *testing.T) {
 		t.Errorf("version after the change = %d, want 6", changed.Version)
 	}
 }
+
+// The payment path's credentials come from the configuration cache: none
+// (kept as none), then, after they are stored, the view it answered from is
+// stale and a fresh one reads them; a change after that is seen by the
+// next fresh view (migration 0037 moves the configuration version).
+func TestConfigCacheCredentials(t *testing.T) {
+	t.Parallel()
+	pool, tmpl := paymentFixture(t)
+	cache := postgres.NewConfigCache(pool)
+	views := cache.Payments(postgres.NewPayments(pool)).(payment.Views)
+	creds := cache.Credentials(postgres.NewCredentials(pool))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	view := func() context.Context {
+		t.Helper()
+		v, err := views.View(ctx, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	collabID := tmpl.CollabID
+
+	first := view()
+	if _, ok, err := creds.Sealed(first, collabID); err != nil || ok {
+		t.Fatalf("credentials of a collab without any: ok %v, %v", ok, err)
+	}
+	store := func(data string) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, `INSERT INTO collab_credentials (collab_id, key_id, sealed, updated_by) VALUES ($1, 'k1', $2, 'test')
+			ON CONFLICT (collab_id) DO UPDATE SET sealed = excluded.sealed`, collabID, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store("sealed-1")
+	if current, err := views.Current(first); err != nil || current {
+		t.Errorf("Current after the credentials changed = %v, %v; want false", current, err)
+	}
+	if _, ok, _ := creds.Sealed(first, collabID); ok {
+		t.Error("the old view read credentials it did not have")
+	}
+	second := view()
+	if s, ok, err := creds.Sealed(second, collabID); err != nil || !ok || string(s.Data) != "sealed-1" || s.KeyID != "k1" {
+		t.Fatalf("credentials in a fresh view = %+v, %v, %v", s, ok, err)
+	}
+	store("sealed-2")
+	if s, _, _ := creds.Sealed(second, collabID); string(s.Data) != "sealed-1" {
+		t.Errorf("the view's answer changed under it: %q", s.Data)
+	}
+	if s, ok, err := creds.Sealed(view(), collabID); err != nil || !ok || string(s.Data) != "sealed-2" {
+		t.Errorf("credentials after a change = %+v, %v, %v; want sealed-2", s, ok, err)
+	}
+}

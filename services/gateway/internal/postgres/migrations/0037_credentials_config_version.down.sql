@@ -1,0 +1,2 @@
+DROP TRIGGER IF EXISTS collab_credentials_config_version_truncate ON collab_credentials;
+DROP TRIGGER IF EXISTS collab_credentials_config_version ON collab_credentials;
