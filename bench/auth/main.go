@@ -136,6 +136,18 @@ func cpuNote(c0 time.Duration, ok int) string {
 	return fmt.Sprintf("bin/auth CPU %.2f ms/op; ", float64(cpuTime()-c0)/1e6/float64(ok))
 }
 
+// pgCPU is the CPU time Postgres's processes have used so far; pgNote is
+// Postgres's CPU per successful operation since p0 (read before a pool's
+// backends exit, or they are not counted).
+func pgCPU() time.Duration { return harness.CPUByProgram()["postgres"] }
+
+func pgNote(p0 time.Duration, ok int) string {
+	if ok == 0 {
+		return ""
+	}
+	return fmt.Sprintf("postgres CPU %.2f ms/op; ", float64(pgCPU()-p0)/1e6/float64(ok))
+}
+
 // ---------------------------------------------------------------- statistics
 
 type sample struct {
@@ -654,7 +666,7 @@ func phaseRefresh(ctx context.Context, base string, names []string) {
 			}
 		}
 		la := harness.Load1()
-		c0 := cpuTime()
+		c0, p0 := cpuTime(), pgCPU()
 		s, tput := closedLoop(n, *refreshDur, func(w int) error {
 			b, _ := protojson.Marshal(&authv1.RefreshTokenRequest{RefreshToken: tokens[w]})
 			st, body, err := call("POST", base+"/api/v1/refresh-token", "", b)
@@ -674,7 +686,7 @@ func phaseRefresh(ctx context.Context, base string, names []string) {
 		a, b, c := q(s.lat)
 		record(row{phase: "2", what: fmt.Sprintf("POST /api/v1/refresh-token, N=%d", n), n: s.ok, load: la + "→" + harness.Load1(),
 			rate: fmt.Sprintf("%.0f/s", tput), p50: a, p95: b, p99: c,
-			note: errNote(s.err) + cpuNote(c0, s.ok) + fmt.Sprintf("target ≥ 3,000/s and p95 ≤ 10 ms: %s", verdict(tput >= 3000 && p95(s.lat) <= 10*time.Millisecond && s.err == 0))})
+			note: errNote(s.err) + cpuNote(c0, s.ok) + pgNote(p0, s.ok) + fmt.Sprintf("target ≥ 3,000/s and p95 ≤ 10 ms: %s", verdict(tput >= 3000 && p95(s.lat) <= 10*time.Millisecond && s.err == 0))})
 
 		waitIdle()
 		la = harness.Load1()
@@ -702,6 +714,7 @@ func phaseRefresh(ctx context.Context, base string, names []string) {
 			fatalf("%v", err)
 		}
 		la = harness.Load1()
+		p0 = pgCPU()
 		s, tput = closedLoop(n, *ceilDur, func(w int) error {
 			return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 				var exp time.Time
@@ -718,10 +731,11 @@ func phaseRefresh(ctx context.Context, base string, names []string) {
 				return err
 			})
 		})
+		pgn := pgNote(p0, s.ok)
 		pool.Close()
 		a, b, c = q(s.lat)
 		record(row{phase: "2", what: fmt.Sprintf("CEILING: bare pgx tx (FOR UPDATE, UPDATE, INSERT), N=%d, pool %d", n, conns), n: s.ok, load: la + "→" + harness.Load1(),
-			rate: fmt.Sprintf("%.0f/s", tput), p50: a, p95: b, p99: c, note: errNote(s.err)})
+			rate: fmt.Sprintf("%.0f/s", tput), p50: a, p95: b, p99: c, note: errNote(s.err) + pgn})
 	}
 }
 

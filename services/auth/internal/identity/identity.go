@@ -140,9 +140,27 @@ type Store interface {
 	Session(ctx context.Context, id string) (Session, error)
 	// Tx runs fn in one database transaction, committed when fn returns nil.
 	Tx(ctx context.Context, fn func(Tx) error) error
+	// RefreshTx runs one refresh in a transaction: it locks the refresh
+	// token with hash and its session, and reads the session's user and
+	// the stored settings, in one statement (a not-found error when there
+	// is no such token, without calling fn); fn decides on that lock,
+	// writing through its Tx what else it must. When fn returns a
+	// Rotation, one statement marks the token spent at At (unless it was
+	// spent already), records the session's activity at At with Next's
+	// expiry as its refresh expiry, and stores Next. The transaction
+	// commits when fn returns nil.
+	RefreshTx(ctx context.Context, hash []byte, fn func(Tx, RefreshLock) (*Rotation, error)) error
 }
 
-// RefreshLock is what RefreshForUpdate reads under its lock.
+// Rotation is a refresh token's rotation: Spent is the hash of the token
+// spent at At, Next the token that follows it.
+type Rotation struct {
+	Spent []byte
+	At    time.Time
+	Next  RefreshToken
+}
+
+// RefreshLock is what RefreshTx reads under its lock.
 type RefreshLock struct {
 	Token   RefreshToken
 	Session Session
@@ -177,16 +195,6 @@ type Tx interface {
 	RevokeOtherSessions(ctx context.Context, userID int64, keep, reason string, at time.Time) ([]string, error)
 	// InsertRefreshToken stores a refresh token's hash.
 	InsertRefreshToken(ctx context.Context, t RefreshToken) error
-	// RefreshForUpdate returns and locks a refresh token by its hash and
-	// its session, and reads the session's user and the stored settings,
-	// in one statement. Returns a not-found error when there is no such
-	// token.
-	RefreshForUpdate(ctx context.Context, hash []byte) (RefreshLock, error)
-	// RotateRefreshToken, in one statement, marks the refresh token spent
-	// at at (unless it was spent already), records the session's
-	// activity at at with next's expiry as its refresh expiry, and stores
-	// next.
-	RotateRefreshToken(ctx context.Context, spent []byte, at time.Time, next RefreshToken) error
 	// SpendRefreshTokens marks every unused refresh token of a session used.
 	SpendRefreshTokens(ctx context.Context, sessionID string, at time.Time) error
 	// SetPassword replaces a user's password hash and temporary flag.

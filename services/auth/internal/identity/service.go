@@ -493,31 +493,24 @@ func (s *Service) Refresh(ctx context.Context, token string, c Client) (TokenPai
 		user    User
 		ranges  []IPRange
 	)
-	err := s.store.Tx(ctx, func(tx Tx) error {
-		// One statement locks the token and its session and reads the
-		// user and the settings; one more spends the token, touches the
-		// session and stores the next token (issue 31: seven statements
-		// became two).
-		lock, err := tx.RefreshForUpdate(ctx, hashRefreshToken(token))
-		if apperr.KindOf(err) == apperr.KindNotFound {
-			return apperr.Unauthenticated(MsgInvalidRefresh)
-		}
-		if err != nil {
-			return err
-		}
+	// One statement locks the token and its session and reads the user
+	// and the settings; one more spends the token, touches the session and
+	// stores the next token, sent with the COMMIT (issue 31: seven
+	// statements became two, in two round trips).
+	err := s.store.RefreshTx(ctx, hashRefreshToken(token), func(tx Tx, lock RefreshLock) (*Rotation, error) {
 		rt, sess, u, st := lock.Token, lock.Session, lock.User, lock.Settings
 		if !lock.SettingsStored {
 			st = s.defaultSettings()
 		}
 		if sess.RevokedAt != nil || !now.Before(rt.ExpiresAt) || !now.Before(sess.RefreshExpiresAt) {
-			return apperr.Unauthenticated(MsgInvalidRefresh)
+			return nil, apperr.Unauthenticated(MsgInvalidRefresh)
 		}
 		if rt.UsedAt != nil && now.Sub(*rt.UsedAt) > s.cfg.RefreshGrace {
 			reused, revoked = true, sess
 			if err := tx.RevokeSession(ctx, sess.ID, ReasonRefreshReuse, now); err != nil {
-				return err
+				return nil, err
 			}
-			return tx.Publish(ctx, &eventsv1.SessionRevoked{
+			return nil, tx.Publish(ctx, &eventsv1.SessionRevoked{
 				SessionId: sess.ID, UserId: sess.UserID,
 				Reason:    eventsv1.SessionRevokedReason_SESSION_REVOKED_REASON_REFRESH_TOKEN_REUSE,
 				RevokedAt: timestamppb.New(now),
@@ -528,30 +521,35 @@ func (s *Service) Refresh(ctx context.Context, token string, c Client) (TokenPai
 		// token was issued), the session ends here.
 		if reason := st.endReason(sess, now); reason != "" {
 			ended, revoked = true, sess
-			return tx.RevokeSession(ctx, sess.ID, reason, now)
+			return nil, tx.RevokeSession(ctx, sess.ID, reason, now)
 		}
 		if u.IsDisabled {
-			return apperr.Forbidden(MsgUserDisabled)
+			return nil, apperr.Forbidden(MsgUserDisabled)
 		}
 		if u.IsIPRestricted {
+			var err error
 			if ranges, err = tx.AllowedRanges(ctx, u.ID); err != nil {
-				return err
+				return nil, err
 			}
 			if !access.IPAllowed(c.IP, ranges) {
-				return apperr.Forbidden(MsgIPNotAllowed)
+				return nil, apperr.Forbidden(MsgIPNotAllowed)
 			}
 		}
 		user = u
 		end := st.sessionEnd(sess.CreatedAt, now)
-		var next RefreshToken
-		if pair, next, err = s.mint(ctx, u, sess.ID, now, end); err != nil {
-			return err
+		p, next, err := s.mint(ctx, u, sess.ID, now, end)
+		if err != nil {
+			return nil, err
 		}
+		pair = p
 		// A token spent within the grace period is a concurrent refresh
 		// from another tab: it gets a pair of its own (the spend leaves its
 		// first use as it is), the session carries on.
-		return tx.RotateRefreshToken(ctx, rt.Hash, now, next)
+		return &Rotation{Spent: rt.Hash, At: now, Next: next}, nil
 	})
+	if apperr.KindOf(err) == apperr.KindNotFound {
+		return TokenPair{}, apperr.Unauthenticated(MsgInvalidRefresh)
+	}
 	if err != nil {
 		return TokenPair{}, err
 	}

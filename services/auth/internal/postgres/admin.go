@@ -456,7 +456,7 @@ const fullAdminRolesSQL = `SELECT r.id FROM roles r WHERE r.global_scope
 
 // enabledFullAdmins lists the enabled users holding a full administrator's
 // role.
-func enabledFullAdmins(ctx context.Context, t pgx.Tx) ([]int64, error) {
+func enabledFullAdmins(ctx context.Context, t dbtx) ([]int64, error) {
 	rows, err := t.Query(ctx, `
 		SELECT DISTINCT u.id FROM users u
 		JOIN user_roles ur ON ur.user_id = u.id

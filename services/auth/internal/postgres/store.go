@@ -167,9 +167,18 @@ func (s *Store) CreateUserIfMissing(ctx context.Context, u identity.NewUser, pas
 	return created, err
 }
 
-// tx implements identity.Tx inside one pgx transaction.
+// tx implements identity.Tx inside one transaction.
 type tx struct {
-	t pgx.Tx
+	t dbtx
+}
+
+// dbtx runs the statements of a transaction: a pgx.Tx, or a pooled
+// connection inside a transaction begun in a batch with its first statement
+// (RefreshTx).
+type dbtx interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
 // UserByID implements identity.Tx.
@@ -250,24 +259,38 @@ func (x *tx) InsertRefreshToken(ctx context.Context, t identity.RefreshToken) er
 	return nil
 }
 
-// RefreshForUpdate implements identity.Tx. The settings come in the same
-// statement (their one row joined in), which saves the refresh a round trip.
-func (x *tx) RefreshForUpdate(ctx context.Context, hash []byte) (identity.RefreshLock, error) {
+// refreshLockSQL locks a refresh token (by its hash) and its session, and
+// reads the session's user and the stored settings (their one row joined
+// in), in one statement.
+const refreshLockSQL = `
+	SELECT rt.token_hash, rt.session_id::text, rt.created_at, rt.expires_at, rt.used_at,
+		s.id::text, s.user_id, s.ip, s.user_agent, s.created_at, s.last_seen_at, s.refresh_expires_at, s.revoked_at,
+		` + userColumns + `,
+		st.require_second_factor, st.session_idle_timeout_seconds, st.session_max_lifetime_seconds
+	FROM refresh_tokens rt JOIN sessions s ON s.id = rt.session_id JOIN users u ON u.id = s.user_id
+		LEFT JOIN auth_settings st ON st.id = 1
+	WHERE rt.token_hash = $1
+	FOR UPDATE OF rt, s`
+
+// rotateSQL spends a refresh token ($1, unless it was spent already),
+// records the session's activity at $2 with $5 as its refresh expiry, and
+// stores the next token ($4) of session $3, in one statement.
+const rotateSQL = `
+	WITH spent AS (
+		UPDATE refresh_tokens SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL
+	), touched AS (
+		UPDATE sessions SET last_seen_at = $2, refresh_expires_at = $5 WHERE id = $3
+	)
+	INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) VALUES ($4, $3, $2, $5)`
+
+func scanRefreshLock(row pgx.Row) (identity.RefreshLock, error) {
 	var (
 		l          identity.RefreshLock
 		t, sess, u = &l.Token, &l.Session, &l.User
 		req        *string
 		idle, life *int64
 	)
-	err := x.t.QueryRow(ctx, `
-		SELECT rt.token_hash, rt.session_id::text, rt.created_at, rt.expires_at, rt.used_at,
-			s.id::text, s.user_id, s.ip, s.user_agent, s.created_at, s.last_seen_at, s.refresh_expires_at, s.revoked_at,
-			`+userColumns+`,
-			st.require_second_factor, st.session_idle_timeout_seconds, st.session_max_lifetime_seconds
-		FROM refresh_tokens rt JOIN sessions s ON s.id = rt.session_id JOIN users u ON u.id = s.user_id
-			LEFT JOIN auth_settings st ON st.id = 1
-		WHERE rt.token_hash = $1
-		FOR UPDATE OF rt, s`, hash).Scan(
+	err := row.Scan(
 		&t.Hash, &t.SessionID, &t.CreatedAt, &t.ExpiresAt, &t.UsedAt,
 		&sess.ID, &sess.UserID, &sess.IP, &sess.UserAgent, &sess.CreatedAt, &sess.LastSeenAt, &sess.RefreshExpiresAt, &sess.RevokedAt,
 		&u.ID, &u.Username, &u.PasswordHash, &u.IsTemporaryPassword, &u.IsIPRestricted, &u.IsDisabled,
@@ -286,16 +309,74 @@ func (x *tx) RefreshForUpdate(ctx context.Context, hash []byte) (identity.Refres
 	return l, nil
 }
 
-func (x *tx) RotateRefreshToken(ctx context.Context, spent []byte, at time.Time, next identity.RefreshToken) error {
-	if _, err := x.t.Exec(ctx, `
-		WITH spent AS (
-			UPDATE refresh_tokens SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL
-		), touched AS (
-			UPDATE sessions SET last_seen_at = $2, refresh_expires_at = $5 WHERE id = $3
-		)
-		INSERT INTO refresh_tokens (token_hash, session_id, created_at, expires_at) VALUES ($4, $3, $2, $5)`,
-		spent, at, next.SessionID, next.Hash, next.ExpiresAt); err != nil {
-		return fmt.Errorf("rotate refresh token of session %s: %w", next.SessionID, err)
+// RefreshTx implements identity.Store in two round trips where pgdb.InTx
+// takes four: the BEGIN goes in one batch with the locking statement, and
+// the rotation in one with the COMMIT (issue 31). The transaction is the
+// connection's own: on any failure it is rolled back before the connection
+// goes back to the pool (which drops a connection still in a transaction).
+func (s *Store) RefreshTx(ctx context.Context, hash []byte, fn func(identity.Tx, identity.RefreshLock) (*identity.Rotation, error)) error {
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("acquire connection: %w", err)
+	}
+	defer func() {
+		if c.Conn().PgConn().TxStatus() != 'I' {
+			rbCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			_, _ = c.Exec(rbCtx, "ROLLBACK")
+		}
+		c.Release()
+	}()
+
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(refreshLockSQL, hash)
+	br := c.SendBatch(ctx, b)
+	_, err = br.Exec()
+	if err != nil {
+		_ = br.Close()
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	lock, err := scanRefreshLock(br.QueryRow())
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("select refresh token: %w", cerr)
+	}
+	if err != nil {
+		return err
+	}
+
+	rot, err := fn(&tx{t: c}, lock)
+	if err != nil {
+		return err
+	}
+	b = &pgx.Batch{}
+	if rot != nil {
+		b.Queue(rotateSQL, rot.Spent, rot.At, rot.Next.SessionID, rot.Next.Hash, rot.Next.ExpiresAt)
+	}
+	b.Queue("COMMIT")
+	return commitBatch(ctx, c, b, rot)
+}
+
+// commitBatch sends b (the rotation, if any, then COMMIT) in one round trip.
+func commitBatch(ctx context.Context, c *pgxpool.Conn, b *pgx.Batch, rot *identity.Rotation) (err error) {
+	br := c.SendBatch(ctx, b)
+	defer func() {
+		if cerr := br.Close(); err == nil && cerr != nil {
+			err = pgdb.Translate(fmt.Errorf("commit transaction: %w", cerr), "The record")
+		}
+	}()
+	if rot != nil {
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("rotate refresh token of session %s: %w", rot.Next.SessionID, err)
+		}
+	}
+	tag, err := br.Exec()
+	if err == nil && tag.String() != "COMMIT" {
+		// A failed transaction answers COMMIT with ROLLBACK.
+		err = pgx.ErrTxCommitRollback
+	}
+	if err != nil {
+		return pgdb.Translate(fmt.Errorf("commit transaction: %w", err), "The record")
 	}
 	return nil
 }
