@@ -387,6 +387,14 @@ func ensureSchema(ctx context.Context, cfg *pgx.ConnConfig, schema string) error
 	return nil
 }
 
+// Querier runs statements: a pool, a connection, or a transaction (a
+// pgx.Tx, or a connection inside a transaction its owner began itself).
+type Querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
 // InTx runs fn in a transaction, committing when fn returns nil and rolling
 // back otherwise. fn's error is returned as it is, so its apperr kind is kept.
 func InTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) error {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/paygate/paygate/services/auth/internal/identity"
 	"github.com/paygate/paygate/services/internal/apperr"
+	"github.com/paygate/paygate/services/internal/pgdb"
 )
 
 var (
@@ -456,7 +457,7 @@ const fullAdminRolesSQL = `SELECT r.id FROM roles r WHERE r.global_scope
 
 // enabledFullAdmins lists the enabled users holding a full administrator's
 // role.
-func enabledFullAdmins(ctx context.Context, t dbtx) ([]int64, error) {
+func enabledFullAdmins(ctx context.Context, t pgdb.Querier) ([]int64, error) {
 	rows, err := t.Query(ctx, `
 		SELECT DISTINCT u.id FROM users u
 		JOIN user_roles ur ON ur.user_id = u.id

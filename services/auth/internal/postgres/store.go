@@ -48,11 +48,6 @@ var (
 // New returns a Store over pool, whose search_path must select the schema.
 func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
-// queryer is what both a pool and a transaction offer.
-type queryer interface {
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
-
 const userColumns = `
 	u.id, u.username, u.password_hash, u.is_temporary_password, u.is_ip_restricted, u.is_disabled,
 	coalesce((SELECT array_agg(r.name ORDER BY r.id)
@@ -103,7 +98,7 @@ func (s *Store) Session(ctx context.Context, id string) (identity.Session, error
 
 const sessionColumns = `id::text, user_id, ip, user_agent, created_at, last_seen_at, refresh_expires_at, revoked_at`
 
-func selectSession(ctx context.Context, q queryer, id, suffix string) (identity.Session, error) {
+func selectSession(ctx context.Context, q pgdb.Querier, id, suffix string) (identity.Session, error) {
 	var sess identity.Session
 	err := q.QueryRow(ctx, `SELECT `+sessionColumns+` FROM sessions WHERE id = $1`+suffix, id).Scan(
 		&sess.ID, &sess.UserID, &sess.IP, &sess.UserAgent, &sess.CreatedAt, &sess.LastSeenAt,
@@ -167,18 +162,11 @@ func (s *Store) CreateUserIfMissing(ctx context.Context, u identity.NewUser, pas
 	return created, err
 }
 
-// tx implements identity.Tx inside one transaction.
-type tx struct {
-	t dbtx
-}
-
-// dbtx runs the statements of a transaction: a pgx.Tx, or a pooled
+// tx implements identity.Tx inside one transaction: a pgx.Tx, or a pooled
 // connection inside a transaction begun in a batch with its first statement
 // (RefreshTx).
-type dbtx interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+type tx struct {
+	t pgdb.Querier
 }
 
 // UserByID implements identity.Tx.

@@ -7,16 +7,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/paygate/paygate/services/callbacks/internal/callback"
+	"github.com/paygate/paygate/services/internal/pgdb"
 )
-
-// querier is a pool or a transaction.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}
 
 // headersOf returns the custom headers of the callback URLs ids names, in
 // order, in one statement; URLs without any are absent.
-func headersOf(ctx context.Context, q querier, ids []int64) (map[int64][]callback.Header, error) {
+func headersOf(ctx context.Context, q pgdb.Querier, ids []int64) (map[int64][]callback.Header, error) {
 	out := map[int64][]callback.Header{}
 	if len(ids) == 0 {
 		return out, nil
@@ -75,7 +71,7 @@ func headersOfArrays(names []string, vals []*string, sealed [][]byte) []callback
 }
 
 // withHeaders sets the custom headers of urls.
-func withHeaders(ctx context.Context, q querier, urls []callback.URL) error {
+func withHeaders(ctx context.Context, q pgdb.Querier, urls []callback.URL) error {
 	ids := make([]int64, len(urls))
 	for i, u := range urls {
 		ids[i] = u.ID

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/paygate/paygate/services/gateway/internal/activity"
@@ -23,13 +22,6 @@ var (
 	_ collab.Store = (*Store)(nil)
 	_ collab.Tx    = (*tx)(nil)
 )
-
-// querier is what the pool and a transaction have in common.
-type querier interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
 
 // Entities named in not-found and conflict messages.
 const (
@@ -127,7 +119,7 @@ func (x *tx) InsertCollab(ctx context.Context, c collab.Collab) (int32, error) {
 
 // insertCollab inserts c; with skipExisting, a collab of the same merchant
 // and provider is left alone and 0 returned.
-func insertCollab(ctx context.Context, q querier, c collab.Collab, skipExisting bool) (int32, error) {
+func insertCollab(ctx context.Context, q pgdb.Querier, c collab.Collab, skipExisting bool) (int32, error) {
 	s := c.Settings
 	conflict := ""
 	if skipExisting {
@@ -186,7 +178,7 @@ func (x *tx) InsertCollabPayTypes(ctx context.Context, collabID, providerID int3
 	return insertCollabPayTypes(ctx, x.t, collabID, providerID, pts)
 }
 
-func insertCollabPayTypes(ctx context.Context, q querier, collabID, providerID int32, pts []collab.CollabPayType) error {
+func insertCollabPayTypes(ctx context.Context, q pgdb.Querier, collabID, providerID int32, pts []collab.CollabPayType) error {
 	for _, pt := range pts {
 		_, err := q.Exec(ctx, `
 			INSERT INTO collab_pay_types (collab_id, provider_id, pay_type_id, is_cash_in_enabled, is_cash_out_enabled,
@@ -290,7 +282,7 @@ func amountOf(s *string) (money.Amount, error) {
 	return a, nil
 }
 
-func merchantRef(ctx context.Context, q querier, id int32) (collab.MerchantRef, error) {
+func merchantRef(ctx context.Context, q pgdb.Querier, id int32) (collab.MerchantRef, error) {
 	m := collab.MerchantRef{ID: id}
 	if err := q.QueryRow(ctx, `SELECT name FROM merchants WHERE id = $1`, id).Scan(&m.Name); err != nil {
 		return m, pgdb.Translate(fmt.Errorf("select merchant %d: %w", id, err), entityMerchant)
@@ -300,7 +292,7 @@ func merchantRef(ctx context.Context, q querier, id int32) (collab.MerchantRef, 
 
 // providers returns the providers (one when id is not 0, locked when
 // forUpdate) with their pay types.
-func providers(ctx context.Context, q querier, id int32, forUpdate bool) ([]collab.Provider, error) {
+func providers(ctx context.Context, q pgdb.Querier, id int32, forUpdate bool) ([]collab.Provider, error) {
 	sql := `SELECT id, name, is_enabled, supports_cash_in, supports_cash_out, supports_polling, supports_balance, path_segment
 		FROM providers WHERE $1 = 0 OR id = $1 ORDER BY id`
 	if forUpdate {
@@ -345,7 +337,7 @@ func providers(ctx context.Context, q querier, id int32, forUpdate bool) ([]coll
 	return ps, nil
 }
 
-func provider(ctx context.Context, q querier, id int32, forUpdate bool) (collab.Provider, error) {
+func provider(ctx context.Context, q pgdb.Querier, id int32, forUpdate bool) (collab.Provider, error) {
 	if id <= 0 {
 		return collab.Provider{}, apperr.NotFound("The provider was not found.")
 	}
@@ -371,7 +363,7 @@ const collabFrom = `
 
 // collabs returns the collabs the where clause (and its ordering) selects,
 // with their pay types.
-func collabs(ctx context.Context, q querier, where string, args ...any) ([]collab.Collab, error) {
+func collabs(ctx context.Context, q pgdb.Querier, where string, args ...any) ([]collab.Collab, error) {
 	rows, err := q.Query(ctx, `SELECT `+collabColumns+collabFrom+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("select collabs: %w", err)
@@ -386,7 +378,7 @@ func collabs(ctx context.Context, q querier, where string, args ...any) ([]colla
 	return cs, nil
 }
 
-func oneCollab(ctx context.Context, q querier, id int32, forUpdate bool) (collab.Collab, error) {
+func oneCollab(ctx context.Context, q pgdb.Querier, id int32, forUpdate bool) (collab.Collab, error) {
 	where := "WHERE c.id = $1"
 	if forUpdate {
 		where += " FOR UPDATE OF c"
@@ -434,7 +426,7 @@ func limitsOf(amounts [4]*string) (collab.Limits, error) {
 }
 
 // attachPayTypes reads the pay types of cs.
-func attachPayTypes(ctx context.Context, q querier, cs []collab.Collab) error {
+func attachPayTypes(ctx context.Context, q pgdb.Querier, cs []collab.Collab) error {
 	if len(cs) == 0 {
 		return nil
 	}

@@ -65,7 +65,7 @@ func (c *Currencies) Currencies(ctx context.Context, day time.Time) ([]currency.
 const entityCurrency = "The currency"
 
 // currencyExists reports not found for an unknown code.
-func currencyExists(ctx context.Context, q querier, code string, lock bool) error {
+func currencyExists(ctx context.Context, q pgdb.Querier, code string, lock bool) error {
 	sql := `SELECT true FROM currencies WHERE code = $1`
 	if lock {
 		sql += ` FOR SHARE`

@@ -415,7 +415,7 @@ func streamSnapshot(ctx context.Context, t pgx.Tx, f payment.ListFilter, pageSiz
 
 // pageLogs reads the journal entries of a page's transactions, by
 // transaction in page order, then oldest first.
-func pageLogs(ctx context.Context, q querier, page []payment.Transaction) ([]export.LogRecord, error) {
+func pageLogs(ctx context.Context, q pgdb.Querier, page []payment.Transaction) ([]export.LogRecord, error) {
 	ids := make([]int64, len(page))
 	for i, t := range page {
 		ids[i] = t.ID

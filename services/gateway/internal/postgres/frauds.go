@@ -115,7 +115,7 @@ func (s *Frauds) List(ctx context.Context, q fraud.Query) (fraud.Page, error) {
 
 // attachTransactions reads the first fraud.MaxListedTransactions
 // transactions of each of frauds, in one query.
-func attachTransactions(ctx context.Context, q querier, frauds []fraud.Fraud) error {
+func attachTransactions(ctx context.Context, q pgdb.Querier, frauds []fraud.Fraud) error {
 	if len(frauds) == 0 {
 		return nil
 	}

@@ -125,7 +125,7 @@ func scanSecret(row pgx.Row) (merchantadmin.Secret, error) {
 	return sec, err
 }
 
-func secrets(ctx context.Context, q querier, merchantID int32) ([]merchantadmin.Secret, error) {
+func secrets(ctx context.Context, q pgdb.Querier, merchantID int32) ([]merchantadmin.Secret, error) {
 	rows, err := q.Query(ctx, `SELECT `+secretColumns+secretFrom+`WHERE s.merchant_id = $1 ORDER BY s.id DESC`, merchantID)
 	if err != nil {
 		return nil, fmt.Errorf("select secrets of merchant %d: %w", merchantID, err)

@@ -6,16 +6,17 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/services/internal/jobs/job"
+	"github.com/paygate/paygate/services/internal/pgdb"
 )
 
 // Partitions are the upkeep of the transactions table's monthly partitions
 // (migration 0028, docs/partitioning.md).
 type Partitions struct {
-	q querier
+	q pgdb.Querier
 }
 
 // NewPartitions returns the partitions' upkeep on q's schema.
-func NewPartitions(q querier) *Partitions { return &Partitions{q: q} }
+func NewPartitions(q pgdb.Querier) *Partitions { return &Partitions{q: q} }
 
 // Ensure creates the monthly partitions from the current month to the one
 // monthsAhead months from now that do not exist yet, and returns how many it

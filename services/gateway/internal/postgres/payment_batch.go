@@ -13,6 +13,7 @@ import (
 
 	"github.com/paygate/paygate/services/gateway/internal/payment"
 	"github.com/paygate/paygate/services/internal/bus"
+	"github.com/paygate/paygate/services/internal/pgdb"
 )
 
 // The payment path's writes are group-committed (group): the creations of
@@ -416,7 +417,7 @@ type idBlock struct {
 // idBlockSize is how many ids one read of the sequence takes.
 const idBlockSize = 256
 
-func (b *idBlock) take(ctx context.Context, pool querier, n int) ([]int64, error) {
+func (b *idBlock) take(ctx context.Context, pool pgdb.Querier, n int) ([]int64, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.next) < n {

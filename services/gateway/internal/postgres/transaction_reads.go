@@ -74,7 +74,7 @@ func scanTransactionWith(row pgx.Row, extra ...any) (payment.Transaction, error)
 // that reads it in a subquery leaves the planner every partition to plan
 // and prune at run time: on a dozen partitions that planning took 2 ms,
 // against 0.3 ms for both statements here (docs/partitioning.md).
-func createdAt(ctx context.Context, q querier, id int64) (time.Time, error) {
+func createdAt(ctx context.Context, q pgdb.Querier, id int64) (time.Time, error) {
 	var at time.Time
 	err := q.QueryRow(ctx, `SELECT created_at FROM transaction_keys WHERE id = $1`, id).Scan(&at)
 	return at, pgdb.Translate(err, entityTransaction)
@@ -85,7 +85,7 @@ func createdAt(ctx context.Context, q querier, id int64) (time.Time, error) {
 // row written into the legacy partition meets first.
 var nonceNames = map[string]bool{"transaction_keys_nonce_merchant_key": true, "transactions_nonce_merchant_key": true}
 
-func (p *Payments) one(ctx context.Context, q querier, where string, args ...any) (payment.Transaction, error) {
+func (p *Payments) one(ctx context.Context, q pgdb.Querier, where string, args ...any) (payment.Transaction, error) {
 	t, err := scanTransaction(q.QueryRow(ctx, `SELECT `+transactionColumns+` FROM transactions `+where, args...))
 	return t, pgdb.Translate(err, entityTransaction)
 }

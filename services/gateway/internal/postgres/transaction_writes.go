@@ -179,7 +179,7 @@ func (p *Payments) appendBatch(ctx context.Context, items []*groupItem[[]payment
 	}
 }
 
-func insertLogs(ctx context.Context, q querier, logs []payment.LogEntry) error {
+func insertLogs(ctx context.Context, q pgdb.Querier, logs []payment.LogEntry) error {
 	if len(logs) == 0 {
 		return nil
 	}

@@ -160,7 +160,7 @@ func scanResult(row pgx.Row) (validation.Result, error) {
 	return r, err
 }
 
-func oneResult(ctx context.Context, q querier, id int64) (validation.Result, error) {
+func oneResult(ctx context.Context, q pgdb.Querier, id int64) (validation.Result, error) {
 	r, err := scanResult(q.QueryRow(ctx, `SELECT `+resultColumns+resultFrom+`WHERE r.id = $1`, id))
 	return r, pgdb.Translate(err, entityResult)
 }
