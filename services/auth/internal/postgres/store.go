@@ -48,20 +48,12 @@ var (
 // New returns a Store over pool, whose search_path must select the schema.
 func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
+// userColumns are a user's columns with their claims, which migration 0012's
+// triggers keep on the row (TestUserClaimsFollowTheirSources compares them
+// with the claims computed from the tables they come from).
 const userColumns = `
 	u.id, u.username, u.password_hash, u.is_temporary_password, u.is_ip_restricted, u.is_disabled,
-	coalesce((SELECT array_agg(r.name ORDER BY r.id)
-	          FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-	          WHERE ur.user_id = u.id), '{}'),
-	coalesce((SELECT array_agg(p.name ORDER BY p.id)
-	          FROM permissions p
-	          WHERE p.id IN (SELECT rp.permission_id
-	                         FROM user_roles ur JOIN role_permissions rp ON rp.role_id = ur.role_id
-	                         WHERE ur.user_id = u.id)), '{}'),
-	coalesce((SELECT array_agg(um.merchant_id ORDER BY um.merchant_id)
-	          FROM user_merchants um WHERE um.user_id = u.id), '{}'),
-	EXISTS (SELECT 1 FROM user_roles ur JOIN roles r ON r.id = ur.role_id
-	        WHERE ur.user_id = u.id AND r.global_scope)`
+	u.claim_roles, u.claim_permissions, u.claim_merchant_ids, u.claim_global`
 
 func scanUser(row pgx.Row) (identity.User, error) {
 	var u identity.User
