@@ -225,3 +225,55 @@ func TestUserClaimsUnderConcurrentChanges(t *testing.T) {
 		})
 	}
 }
+
+// TestUserClaimsRoleEditBesideUserEdit: an administrator replacing a user's
+// roles (the user's row updated, the grants deleted and inserted again)
+// while another adds a permission to one of those roles: both commit, none
+// is chosen as a deadlock victim, and the user holds the permission. (With
+// the role locked before its holders' rows, the role edit waited for the
+// user's row while the user edit's grant waited for the role.)
+func TestUserClaimsRoleEditBesideUserEdit(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.Schema(t, postgres.Migrations())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var uid int64
+	var perm int
+	if err := pool.QueryRow(ctx, `WITH r AS (INSERT INTO roles (id, name) VALUES (101, 'Ops')),
+			u AS (INSERT INTO users (username, password_hash) VALUES ('edited', 'x') RETURNING id),
+			g AS (INSERT INTO user_roles (user_id, role_id) SELECT id, 101 FROM u)
+		SELECT (SELECT id FROM u), (SELECT id FROM permissions ORDER BY id LIMIT 1)`).Scan(&uid, &perm); err != nil {
+		t.Fatal(err)
+	}
+	userEdit, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = userEdit.Rollback(context.WithoutCancel(ctx)) }()
+	if _, err := userEdit.Exec(ctx, `UPDATE users SET updated_at = now() WHERE id = $1`, uid); err != nil {
+		t.Fatal(err)
+	}
+	roleEdit := make(chan error, 1)
+	go func() {
+		roleEdit <- pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, `INSERT INTO role_permissions (role_id, permission_id) VALUES (101, $1)`, perm)
+			return err
+		})
+	}()
+	// Let the role edit reach its locks, then finish the user edit.
+	time.Sleep(300 * time.Millisecond)
+	for _, q := range []string{`DELETE FROM user_roles WHERE user_id = $1`, `INSERT INTO user_roles (user_id, role_id) VALUES ($1, 101)`} {
+		if _, err := userEdit.Exec(ctx, q, uid); err != nil {
+			t.Fatalf("the user edit: %v", err)
+		}
+	}
+	if err := userEdit.Commit(ctx); err != nil {
+		t.Fatalf("the user edit: %v", err)
+	}
+	if err := <-roleEdit; err != nil {
+		t.Fatalf("the role edit: %v", err)
+	}
+	if got := checkClaims(t, ctx, pool, "after both edits")["edited"]; len(got.Permissions) != 1 || len(got.Roles) != 1 {
+		t.Errorf("the user holds %+v, want the role and its one permission", got)
+	}
+}

@@ -7,11 +7,11 @@
 -- Triggers keep them: every change to those tables recomputes the claims of
 -- the users it touches, in the same transaction. Locks make concurrent
 -- changes safe under READ COMMITTED: the recompute locks the users' rows
--- first, and a change to a role (its permissions, name or scope) locks the
--- role FOR UPDATE first, which waits for any transaction granting that role
--- (its foreign-key check holds a key share on the role) and makes any later
--- grant wait for this one; each recompute then reads in a snapshot taken
--- after its locks.
+-- first, and a change to a role (its permissions, name or scope) locks its
+-- holders' rows and then the role FOR UPDATE, which waits for any
+-- transaction granting that role (its foreign-key check holds a key share
+-- on the role) and makes any later grant wait for this one; each recompute
+-- then reads in a snapshot taken after its locks.
 --
 -- Expand only: an older release neither reads nor writes the columns, and
 -- its writes to the source tables keep them right through the triggers.
@@ -44,6 +44,11 @@ END $$;
 
 CREATE FUNCTION refresh_role_claims(role_ids smallint[]) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
+    -- The holders' rows before the roles: a user edit holds its user's row
+    -- and then takes a key share on each role it grants, so locking the
+    -- roles first would deadlock with it.
+    PERFORM 1 FROM users WHERE id IN (SELECT user_id FROM user_roles WHERE role_id = ANY (role_ids))
+        ORDER BY id FOR UPDATE;
     PERFORM 1 FROM roles WHERE id = ANY (role_ids) ORDER BY id FOR UPDATE;
     PERFORM refresh_user_claims(ARRAY(SELECT DISTINCT user_id FROM user_roles WHERE role_id = ANY (role_ids)));
 END $$;
