@@ -105,6 +105,8 @@ func TestUserClaimsFollowTheirSources(t *testing.T) {
 		{"role revoked", `DELETE FROM user_roles WHERE role_id = 101`},
 		{"role deleted", `DELETE FROM roles WHERE id = 101`},
 		{"permission deleted", fmt.Sprintf(`DELETE FROM permissions WHERE id = %d`, perm3)},
+		{"merchant grant moved to another user", `UPDATE user_merchants SET user_id = (SELECT id FROM users WHERE username = 'cid')
+			WHERE user_id = (SELECT id FROM users WHERE username = 'bob')`},
 		{"user deleted", `DELETE FROM users WHERE username = 'ann'`},
 	}
 	var seen []map[string]claims

@@ -1,12 +1,15 @@
 DROP TRIGGER IF EXISTS user_roles_claims_insert ON user_roles;
 DROP TRIGGER IF EXISTS user_roles_claims_delete ON user_roles;
-DROP TRIGGER IF EXISTS user_roles_claims_update ON user_roles;
+DROP TRIGGER IF EXISTS user_roles_claims_update_from ON user_roles;
+DROP TRIGGER IF EXISTS user_roles_claims_update_to ON user_roles;
 DROP TRIGGER IF EXISTS user_merchants_claims_insert ON user_merchants;
 DROP TRIGGER IF EXISTS user_merchants_claims_delete ON user_merchants;
-DROP TRIGGER IF EXISTS user_merchants_claims_update ON user_merchants;
+DROP TRIGGER IF EXISTS user_merchants_claims_update_from ON user_merchants;
+DROP TRIGGER IF EXISTS user_merchants_claims_update_to ON user_merchants;
 DROP TRIGGER IF EXISTS role_permissions_claims_insert ON role_permissions;
 DROP TRIGGER IF EXISTS role_permissions_claims_delete ON role_permissions;
-DROP TRIGGER IF EXISTS role_permissions_claims_update ON role_permissions;
+DROP TRIGGER IF EXISTS role_permissions_claims_update_from ON role_permissions;
+DROP TRIGGER IF EXISTS role_permissions_claims_update_to ON role_permissions;
 DROP TRIGGER IF EXISTS roles_claims_update ON roles;
 DROP TRIGGER IF EXISTS permissions_claims_update ON permissions;
 DROP FUNCTION IF EXISTS user_claims_by_user();

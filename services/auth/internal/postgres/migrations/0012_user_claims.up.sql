@@ -53,29 +53,19 @@ BEGIN
     PERFORM refresh_user_claims(ARRAY(SELECT DISTINCT user_id FROM user_roles WHERE role_id = ANY (role_ids)));
 END $$;
 
--- user_roles and user_merchants: the users of the changed rows.
+-- user_roles and user_merchants: the users of the changed rows. Each
+-- trigger names its rows "changed" (an update fires twice: the rows before
+-- and the rows after), so one statement serves every event.
 CREATE FUNCTION user_claims_by_user() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP = 'INSERT' THEN
-        PERFORM refresh_user_claims(ARRAY(SELECT DISTINCT user_id FROM new_rows));
-    ELSIF TG_OP = 'DELETE' THEN
-        PERFORM refresh_user_claims(ARRAY(SELECT DISTINCT user_id FROM old_rows));
-    ELSE
-        PERFORM refresh_user_claims(ARRAY(SELECT user_id FROM new_rows UNION SELECT user_id FROM old_rows));
-    END IF;
+    PERFORM refresh_user_claims(ARRAY(SELECT DISTINCT user_id FROM changed));
     RETURN NULL;
 END $$;
 
 -- role_permissions: the holders of the changed rows' roles.
 CREATE FUNCTION user_claims_by_role_permission() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP = 'INSERT' THEN
-        PERFORM refresh_role_claims(ARRAY(SELECT DISTINCT role_id FROM new_rows));
-    ELSIF TG_OP = 'DELETE' THEN
-        PERFORM refresh_role_claims(ARRAY(SELECT DISTINCT role_id FROM old_rows));
-    ELSE
-        PERFORM refresh_role_claims(ARRAY(SELECT role_id FROM new_rows UNION SELECT role_id FROM old_rows));
-    END IF;
+    PERFORM refresh_role_claims(ARRAY(SELECT DISTINCT role_id FROM changed));
     RETURN NULL;
 END $$;
 
@@ -99,25 +89,31 @@ BEGIN
 END $$;
 
 CREATE TRIGGER user_roles_claims_insert AFTER INSERT ON user_roles
-    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_user();
+    REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_user();
 CREATE TRIGGER user_roles_claims_delete AFTER DELETE ON user_roles
-    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_user();
-CREATE TRIGGER user_roles_claims_update AFTER UPDATE ON user_roles
-    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_user();
+    REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_user();
+CREATE TRIGGER user_roles_claims_update_from AFTER UPDATE ON user_roles
+    REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_user();
+CREATE TRIGGER user_roles_claims_update_to AFTER UPDATE ON user_roles
+    REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_user();
 
 CREATE TRIGGER user_merchants_claims_insert AFTER INSERT ON user_merchants
-    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_user();
+    REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_user();
 CREATE TRIGGER user_merchants_claims_delete AFTER DELETE ON user_merchants
-    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_user();
-CREATE TRIGGER user_merchants_claims_update AFTER UPDATE ON user_merchants
-    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_user();
+    REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_user();
+CREATE TRIGGER user_merchants_claims_update_from AFTER UPDATE ON user_merchants
+    REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_user();
+CREATE TRIGGER user_merchants_claims_update_to AFTER UPDATE ON user_merchants
+    REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_user();
 
 CREATE TRIGGER role_permissions_claims_insert AFTER INSERT ON role_permissions
-    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_role_permission();
+    REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_role_permission();
 CREATE TRIGGER role_permissions_claims_delete AFTER DELETE ON role_permissions
-    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_role_permission();
-CREATE TRIGGER role_permissions_claims_update AFTER UPDATE ON role_permissions
-    REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_role_permission();
+    REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_role_permission();
+CREATE TRIGGER role_permissions_claims_update_from AFTER UPDATE ON role_permissions
+    REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_role_permission();
+CREATE TRIGGER role_permissions_claims_update_to AFTER UPDATE ON role_permissions
+    REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_role_permission();
 
 CREATE TRIGGER roles_claims_update AFTER UPDATE ON roles
     REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION user_claims_by_role();
