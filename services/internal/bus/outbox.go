@@ -9,12 +9,11 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/proto"
-
-	"github.com/paygate/paygate/services/internal/pgdb"
 )
 
 // OutboxDDL creates the outbox table. Each service that publishes events
@@ -36,12 +35,19 @@ CREATE INDEX outbox_unpublished_idx ON outbox (created_at, id) WHERE published_a
 // wakes the relay of one schema.
 const notifyChannelPrefix = "paygate_outbox."
 
+// Execer runs a statement: a pgx.Tx, or a connection inside a transaction
+// its owner began itself (in a batch with its first statement). Enqueue
+// and EnqueueBatch must be given one inside a transaction.
+type Execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
 // Enqueue writes msg to the outbox in the caller's transaction, to be
 // published on Subject(msg) once the transaction commits, and returns the
 // event id (a UUIDv7, also the Nats-Msg-Id). The trace of ctx, if any, goes
 // with the event (OutboxTraceDDL). It wakes the schema's relays via NOTIFY,
 // which Postgres delivers only on commit.
-func Enqueue(ctx context.Context, tx pgdb.Querier, subject string, msg proto.Message) (string, error) {
+func Enqueue(ctx context.Context, tx Execer, subject string, msg proto.Message) (string, error) {
 	payload, err := proto.Marshal(msg)
 	if err != nil {
 		return "", fmt.Errorf("enqueue %s: marshal: %w", subject, err)
@@ -65,7 +71,7 @@ func Enqueue(ctx context.Context, tx pgdb.Querier, subject string, msg proto.Mes
 // EnqueueBatch is Enqueue for several events in one round trip: each goes
 // to the outbox on Subject(msg), in order, with one NOTIFY for them all, and
 // with the trace of ctx. It returns the event ids in the order of msgs.
-func EnqueueBatch(ctx context.Context, tx pgdb.Querier, msgs ...proto.Message) ([]string, error) {
+func EnqueueBatch(ctx context.Context, tx Execer, msgs ...proto.Message) ([]string, error) {
 	if len(msgs) == 0 {
 		return nil, nil
 	}
