@@ -396,7 +396,10 @@ type Querier interface {
 }
 
 // InTx runs fn in a transaction, committing when fn returns nil and rolling
-// back otherwise. fn's error is returned as it is, so its apperr kind is kept.
+// back otherwise. fn's error is returned as it is, so its apperr kind is kept,
+// except that a statement of fn that lost a race (a serialization failure or
+// a deadlock Postgres broke) becomes a Conflict, as Translate makes it: the
+// caller's change was not made and can be tried again.
 func InTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) error {
 	tx, err := pool.Begin(ctx)
 	if err != nil {
@@ -410,6 +413,9 @@ func InTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) error 
 		_ = tx.Rollback(rbCtx)
 	}()
 	if err := fn(tx); err != nil {
+		if apperr.As(err) == nil && lostRace(err) {
+			return Translate(err, "The record")
+		}
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -418,19 +424,27 @@ func InTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) error 
 	return nil
 }
 
+// lostRace reports whether err is a serialization failure or a deadlock.
+func lostRace(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == codeSerialization || pgErr.Code == codeDeadlock)
+}
+
 // Unique-violation and related SQLSTATE codes.
 const (
 	codeUniqueViolation     = "23505"
 	codeForeignKeyViolation = "23503"
 	codeCheckViolation      = "23514"
 	codeSerialization       = "40001"
+	codeDeadlock            = "40P01"
 )
 
 // Translate maps a driver error to an apperr kind, naming the thing concerned
 // in the message (entity is the subject of a sentence, e.g. "The merchant"):
 // pgx.ErrNoRows becomes NotFound ("The merchant was not found."), a unique
-// violation and a serialization failure become Conflict ("The merchant already
-// exists." / "The merchant was changed by someone else. Reload and try
+// violation becomes Conflict ("The merchant already exists."), and so do a
+// serialization failure and a deadlock that Postgres broke by failing this
+// transaction ("The merchant was changed by someone else. Reload and try
 // again."). Any other error is returned unchanged, and nil stays nil.
 func Translate(err error, entity string) error {
 	if err == nil {
@@ -444,7 +458,7 @@ func Translate(err error, entity string) error {
 		switch pgErr.Code {
 		case codeUniqueViolation:
 			return apperr.New(apperr.KindConflict, err, "%s already exists.", entity)
-		case codeSerialization:
+		case codeSerialization, codeDeadlock:
 			return apperr.New(apperr.KindConflict, err, "%s was changed by someone else. Reload and try again.", entity)
 		}
 	}

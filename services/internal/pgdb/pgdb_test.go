@@ -4,12 +4,15 @@ import (
 	"context"
 	"embed"
 	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"go.uber.org/goleak"
 
 	"github.com/paygate/paygate/services/internal/apperr"
@@ -159,6 +162,68 @@ func TestInTx(t *testing.T) {
 				t.Errorf("row %d present = %v, want %v", tt.id, got, tt.wantRow)
 			}
 		})
+	}
+}
+
+// TestInTxDeadlock runs two transactions that update the same two widgets in
+// opposite orders. Postgres breaks the deadlock by failing one of them
+// (40P01); InTx returns that one as a Conflict with a sentence the caller can
+// act on, rolls it back, and the other commits.
+func TestInTxDeadlock(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.Schema(t, migrations(t))
+	ctx := testContext(t)
+	if _, err := pool.Exec(ctx, "INSERT INTO widgets (id, name) VALUES (21, 'a'), (22, 'b')"); err != nil {
+		t.Fatal(err)
+	}
+
+	var holding sync.WaitGroup
+	holding.Add(2)
+	swap := func(first, second int, name string) error {
+		return pgdb.InTx(ctx, pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, "UPDATE widgets SET name = $2 || id WHERE id = $1", first, name); err != nil {
+				holding.Done()
+				return fmt.Errorf("update widget %d: %w", first, err)
+			}
+			holding.Done()
+			holding.Wait() // both hold their first row: the second updates wait for each other
+			if _, err := tx.Exec(ctx, "UPDATE widgets SET name = $2 || id WHERE id = $1", second, name); err != nil {
+				return fmt.Errorf("update widget %d: %w", second, err)
+			}
+			return nil
+		})
+	}
+	errs := make(chan error, 2)
+	go func() { errs <- swap(21, 22, "x") }()
+	go func() { errs <- swap(22, 21, "y") }()
+	var failed []error
+	for range 2 {
+		if err := <-errs; err != nil {
+			failed = append(failed, err)
+		}
+	}
+	if len(failed) != 1 {
+		t.Fatalf("errors = %v, want exactly one transaction to lose the deadlock", failed)
+	}
+	err := failed[0]
+	if apperr.KindOf(err) != apperr.KindConflict {
+		t.Fatalf("kind = %q, want conflict (%v)", apperr.KindOf(err), err)
+	}
+	if got, want := apperr.As(err).Message, "The record was changed by someone else. Reload and try again."; got != want {
+		t.Errorf("message = %q, want %q", got, want)
+	}
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "40P01" {
+		t.Errorf("error does not wrap the deadlock: %v", err)
+	}
+	// The winner's names are on both rows: the loser's first update was
+	// rolled back.
+	var names string
+	if err := pool.QueryRow(ctx, "SELECT string_agg(DISTINCT left(name, 1), '') FROM widgets WHERE id IN (21, 22)").Scan(&names); err != nil {
+		t.Fatal(err)
+	}
+	if names != "x" && names != "y" {
+		t.Errorf("names after the deadlock = %q, want one transaction's name on both rows", names)
 	}
 }
 
