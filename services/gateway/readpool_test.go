@@ -206,6 +206,25 @@ func TestReadReplica(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 
+	// An exact match (a search by id, which List answers in one batch)
+	// reads the replica too, and says how far behind it is.
+	for _, c := range []struct {
+		id    string
+		found bool
+	}{{first, true}, {second, false}} {
+		raw := admin.must(t, http.StatusOK, http.MethodGet, listPath+"&search="+c.id, nil, nil)
+		var l listJSON
+		if err := json.Unmarshal(raw, &l); err != nil {
+			t.Fatalf("decode %s: %v", raw, err)
+		}
+		if got := slices.Contains(ids(l), c.id); got != c.found {
+			t.Errorf("search for %s on the paused replica found it: %v, want %v (%s)", c.id, got, c.found, raw)
+		}
+		if n, ok := lag(raw); !ok || n < 1 {
+			t.Errorf("search for %s: dataLagSeconds = %d (present %v), want at least 1", c.id, n, ok)
+		}
+	}
+
 	// A compare-and-set change reads the transaction on the primary: it
 	// finds the one the replica does not have.
 	var cancelled txJSON

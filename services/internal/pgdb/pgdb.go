@@ -89,12 +89,20 @@ func OpenReadOnly(ctx context.Context, url, schema string) (*pgxpool.Pool, error
 func ReplicaLag(ctx context.Context, q interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }) (time.Duration, error) {
-	var seconds float64
-	err := q.QueryRow(ctx, `SELECT CASE
+	return ScanReplicaLag(q.QueryRow(ctx, ReplicaLagSQL))
+}
+
+// ReplicaLagSQL is ReplicaLag's statement, for a caller that sends it in a
+// batch of its own and reads its answer with ScanReplicaLag.
+const ReplicaLagSQL = `SELECT CASE
 		WHEN NOT pg_is_in_recovery() THEN 0
 		WHEN pg_last_wal_receive_lsn() IS NOT NULL AND pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() THEN 0
-		ELSE COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp()), 0)::float8 END`).Scan(&seconds)
-	if err != nil {
+		ELSE COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp()), 0)::float8 END`
+
+// ScanReplicaLag reads the answer of ReplicaLagSQL.
+func ScanReplicaLag(row pgx.Row) (time.Duration, error) {
+	var seconds float64
+	if err := row.Scan(&seconds); err != nil {
 		return 0, fmt.Errorf("read replica lag: %w", err)
 	}
 	return time.Duration(max(seconds, 0) * float64(time.Second)), nil

@@ -364,6 +364,23 @@ func TestListExactMatchAcrossMonths(t *testing.T) {
 		}
 	}
 
+	// Pages of one row: the page is read beside the count, not after it, so
+	// a page past the count comes back empty with the count.
+	for pageNo, want := range map[int][]int64{1: {ids[1]}, 2: {ids[60]}, 3: nil} {
+		f := payment.ListFilter{MerchantCID: "cid-shared", Page: pageNo, Take: 1, Scope: merchant.Scope{All: true}}
+		page, err := payments.List(ctx, f)
+		if err != nil {
+			t.Fatalf("page %d: %v", pageNo, err)
+		}
+		got := make([]int64, 0, len(page.Transactions))
+		for _, tx := range page.Transactions {
+			got = append(got, tx.ID)
+		}
+		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) || page.TotalCount != 2 {
+			t.Errorf("page %d of one: ids %v, count %d; want %v, 2", pageNo, got, page.TotalCount, want)
+		}
+	}
+
 	// One connection: the exact match's statements were planned generic,
 	// the date range's custom, and the session's setting is back to auto.
 	var schema string

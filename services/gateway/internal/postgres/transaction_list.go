@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -152,9 +153,13 @@ func exactMatch(f payment.ListFilter) bool {
 		f.PaymentMethodValue != "" || f.PaymentIP != ""
 }
 
-// beginGeneric begins List's transaction for an exact match (exactMatch):
-// pgx sends it in one round trip, as it sends the BEGIN of the others.
-const beginGeneric = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL plan_cache_mode = force_generic_plan`
+// beginExact and genericPlans begin List's transaction for an exact match
+// (exactMatch, listExact): one snapshot for the count and the page, and
+// generic plans for that transaction only.
+const (
+	beginExact   = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
+	genericPlans = `SET LOCAL plan_cache_mode = force_generic_plan`
+)
 
 // rollupCounts reports whether the rollups can count f: it filters on
 // nothing they do not keep. The exact-match filters have small indexes of
@@ -403,6 +408,15 @@ func listCount(ctx context.Context, q ListQuerier, f payment.ListFilter) (Statem
 	if err != nil {
 		return st, c, fmt.Errorf("count transactions: %w", err)
 	}
+	if err := c.read(rows); err != nil {
+		return st, c, fmt.Errorf("count transactions: %w", err)
+	}
+	return st, c, nil
+}
+
+// read adds the answer of a count/totals statement (rollupTotals or
+// rowTotals) to c, and closes rows.
+func (c *counted) read(rows pgx.Rows) error {
 	defer rows.Close()
 	for rows.Next() {
 		var day *time.Time
@@ -410,7 +424,7 @@ func listCount(ctx context.Context, q ListQuerier, f payment.ListFilter) (Statem
 		var n int
 		var sum string
 		if err := rows.Scan(&day, &cur, &n, &sum); err != nil {
-			return st, c, fmt.Errorf("count transactions: %w", err)
+			return err
 		}
 		if day != nil {
 			c.days = append(c.days, dayCount{day: *day, n: n})
@@ -420,10 +434,10 @@ func listCount(ctx context.Context, q ListQuerier, f payment.ListFilter) (Statem
 		c.totals[*cur] = sum
 	}
 	if err := rows.Err(); err != nil {
-		return st, c, fmt.Errorf("count transactions: %w", err)
+		return err
 	}
 	slices.SortFunc(c.days, func(a, b dayCount) int { return b.day.Compare(a.day) })
-	return st, c, nil
+	return nil
 }
 
 // pageWindow is the UTC days that hold the rows offset to offset+take-1 of
@@ -485,11 +499,11 @@ func pageStatement(f payment.ListFilter, counts counted) Statement {
 // with generic plans (exactMatch).
 func (p *Payments) List(ctx context.Context, f payment.ListFilter) (payment.ListPage, error) {
 	f = microseconds(f)
+	if exactMatch(f) {
+		return p.listExact(ctx, f)
+	}
 	page := payment.ListPage{Transactions: []payment.Transaction{}, Totals: map[string]money.Amount{}}
 	opts := pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
-	if exactMatch(f) {
-		opts.BeginQuery = beginGeneric
-	}
 	err := pgx.BeginTxFunc(ctx, p.reads, opts, func(tx pgx.Tx) error {
 		if p.reads != p.pool {
 			var err error
@@ -517,12 +531,88 @@ func (p *Payments) List(ctx context.Context, f payment.ListFilter) (payment.List
 		if err != nil {
 			return fmt.Errorf("select transactions: %w", err)
 		}
-		ts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (payment.Transaction, error) { return scanTransaction(row) })
-		if err != nil {
-			return fmt.Errorf("select transactions: %w", err)
-		}
-		page.Transactions = append(page.Transactions, ts...)
-		return nil
+		return readPage(rows, &page)
 	})
 	return page, err
+}
+
+// readPage appends the transactions of a page statement's answer to page.
+func readPage(rows pgx.Rows, page *payment.ListPage) error {
+	ts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (payment.Transaction, error) { return scanTransaction(row) })
+	if err != nil {
+		return fmt.Errorf("select transactions: %w", err)
+	}
+	page.Transactions = append(page.Transactions, ts...)
+	return nil
+}
+
+// listExact is List for an exact match (exactMatch) in one round trip: its
+// transaction's BEGIN, the generic-plan setting, the replica's lag when it
+// reads one, the count and totals from the matching rows, the page and the
+// COMMIT go in one pgx batch. The page does not wait for the count, as a
+// date range's does: it needs no days (the rows are counted, not the
+// rollups), and a page past the count reads no rows. A failed statement
+// aborts the transaction, so the statements after it fail too and the
+// COMMIT answers ROLLBACK; a batch cut short leaves the connection inside
+// its transaction, and the pool closes such a connection when it comes back.
+func (p *Payments) listExact(ctx context.Context, f payment.ListFilter) (page payment.ListPage, err error) {
+	page = payment.ListPage{Transactions: []payment.Transaction{}, Totals: map[string]money.Amount{}}
+	conn, err := p.reads.Acquire(ctx)
+	if err != nil {
+		return page, fmt.Errorf("list transactions: %w", err)
+	}
+	defer conn.Release()
+	replica := p.reads != p.pool
+	totals, pageSt := rowTotals(f), pageStatement(f, counted{})
+	b := &pgx.Batch{}
+	b.Queue(beginExact)
+	b.Queue(genericPlans)
+	if replica {
+		b.Queue(pgdb.ReplicaLagSQL)
+	}
+	b.Queue(totals.SQL, totals.Args...)
+	b.Queue(pageSt.SQL, pageSt.Args...)
+	b.Queue("COMMIT")
+	br := conn.SendBatch(ctx, b)
+	defer func() {
+		if cerr := br.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("list transactions: %w", cerr)
+		}
+	}()
+	for _, st := range []string{"begin", "set plan cache mode"} {
+		if _, err := br.Exec(); err != nil {
+			return page, fmt.Errorf("list transactions: %s: %w", st, err)
+		}
+	}
+	if replica {
+		if page.Lag, err = pgdb.ScanReplicaLag(br.QueryRow()); err != nil {
+			return page, err
+		}
+	}
+	c := counted{totals: map[string]string{}}
+	rows, err := br.Query()
+	if err == nil {
+		err = c.read(rows)
+	}
+	if err != nil {
+		return page, fmt.Errorf("count transactions: %w", err)
+	}
+	page.TotalCount = c.total
+	if f.IncludeTotals {
+		for cur, sum := range c.totals {
+			if page.Totals[cur], err = amountOf(&sum); err != nil {
+				return page, err
+			}
+		}
+	}
+	if rows, err = br.Query(); err != nil {
+		return page, fmt.Errorf("select transactions: %w", err)
+	}
+	if err := readPage(rows, &page); err != nil {
+		return page, err
+	}
+	if tag, err := br.Exec(); err != nil || tag.String() != "COMMIT" {
+		return page, fmt.Errorf("list transactions: commit: %w", errors.Join(err, pgx.ErrTxCommitRollback))
+	}
+	return page, nil
 }
