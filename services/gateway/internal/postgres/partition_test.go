@@ -365,19 +365,38 @@ func TestListExactMatchAcrossMonths(t *testing.T) {
 	}
 
 	// Pages of one row: the page is read beside the count, not after it, so
-	// a page past the count comes back empty with the count.
-	for pageNo, want := range map[int][]int64{1: {ids[1]}, 2: {ids[60]}, 3: nil} {
-		f := payment.ListFilter{MerchantCID: "cid-shared", Page: pageNo, Take: 1, Scope: merchant.Scope{All: true}}
+	// a page past the count comes back empty with the count. A search's
+	// first page is its count; its second page still counts.
+	for _, c := range []struct {
+		f     payment.ListFilter
+		want  []int64
+		count int
+	}{
+		{payment.ListFilter{MerchantCID: "cid-shared", Page: 1}, []int64{ids[1]}, 2},
+		{payment.ListFilter{MerchantCID: "cid-shared", Page: 2}, []int64{ids[60]}, 2},
+		{payment.ListFilter{MerchantCID: "cid-shared", Page: 3}, nil, 2},
+		{payment.ListFilter{ID: ids[60], Page: 2}, nil, 1},
+		{payment.ListFilter{Reference: oldRef, Page: 2}, nil, 1},
+		{payment.ListFilter{ID: ids[60], Page: 1, Scope: merchant.Scope{MerchantIDs: []int32{-1}}}, nil, 0},
+	} {
+		f := c.f
+		f.Take, f.IncludeTotals = 1, true
+		if len(f.Scope.MerchantIDs) == 0 {
+			f.Scope = merchant.Scope{All: true}
+		}
 		page, err := payments.List(ctx, f)
 		if err != nil {
-			t.Fatalf("page %d: %v", pageNo, err)
+			t.Fatalf("%+v: %v", c.f, err)
 		}
 		got := make([]int64, 0, len(page.Transactions))
 		for _, tx := range page.Transactions {
 			got = append(got, tx.ID)
 		}
-		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) || page.TotalCount != 2 {
-			t.Errorf("page %d of one: ids %v, count %d; want %v, 2", pageNo, got, page.TotalCount, want)
+		if !slices.Equal(got, c.want) && !(len(got) == 0 && len(c.want) == 0) || page.TotalCount != c.count {
+			t.Errorf("%+v, take 1: ids %v, count %d; want %v, %d", c.f, got, page.TotalCount, c.want, c.count)
+		}
+		if c.count == 0 && len(page.Totals) != 0 {
+			t.Errorf("%+v: totals %v of nothing found", c.f, page.Totals)
 		}
 	}
 
