@@ -1,5 +1,5 @@
 import { Button, ChakraProvider, defaultSystem, Input } from '@chakra-ui/react';
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { describe, expect, it } from 'vitest';
@@ -43,7 +43,61 @@ function FormWithDialog({ outer, inner }: { outer: string[]; inner: string[] }) 
   );
 }
 
+/**
+ * Two dialogs, the second shown in place of the first (as the Approvals
+ * page shows Reject in place of a request's dialog), and a button outside
+ * both, where the first hands its focus back.
+ */
+function DialogInPlaceOfAnother({ closed }: { closed: string[] }) {
+  const [open, setOpen] = useState<'none' | 'first' | 'second'>('none');
+  return (
+    <>
+      <Button onClick={() => setOpen('first')}>Review</Button>
+      {open === 'first' && (
+        <DialogFrame title="Request" onClose={() => setOpen('none')}>
+          <Button onClick={() => setOpen('second')}>Reject</Button>
+        </DialogFrame>
+      )}
+      {open === 'second' && (
+        <DialogFrame
+          title="Reject it"
+          onClose={() => {
+            closed.push('second');
+            setOpen('first');
+          }}
+        >
+          <Input aria-label="Reason" autoFocus />
+        </DialogFrame>
+      )}
+    </>
+  );
+}
+
 describe('DialogFrame', () => {
+  it('stays open when focus lands outside it (another dialog handing back its focus late)', async () => {
+    const closed: string[] = [];
+    const user = userEvent.setup();
+    render(
+      <ChakraProvider value={defaultSystem}>
+        <DialogInPlaceOfAnother closed={closed} />
+      </ChakraProvider>,
+    );
+    await user.click(screen.getByRole('button', { name: 'Review' }));
+    const first = await screen.findByRole('dialog', { name: 'Request' });
+    await user.click(within(first).getByRole('button', { name: 'Reject' }));
+    const second = await screen.findByRole('dialog', { name: 'Reject it' });
+    await waitFor(() => expect(within(second).getByRole('textbox', { name: 'Reason' })).toHaveFocus());
+    // What a slow machine does: the first dialog's focus comes back to the
+    // button that opened it after the second dialog is open.
+    act(() => screen.getByRole('button', { name: 'Review', hidden: true }).focus());
+    await new Promise((r) => setTimeout(r, 50));
+    expect(closed).toEqual([]);
+    expect(screen.getByRole('dialog', { name: 'Reject it' })).toBeInTheDocument();
+    // Escape still closes it.
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(closed).toEqual(['second']));
+  });
+
   it("keeps its form's submit to itself: the form it was opened from is not submitted", async () => {
     const outer: string[] = [];
     const inner: string[] = [];

@@ -23,6 +23,14 @@ export interface DialogFrameProps {
  * every opening starts from fresh state; Escape, the close button and a click
  * outside (but not on a toast) call onClose.
  *
+ * Focus landing outside does not close it: the dialog traps the keyboard's
+ * focus, so only code moves focus out, and the code that does is another
+ * dialog handing back its focus. An owner that shows this dialog in place of
+ * another (the Approvals page's Reject, opened from the request's dialog)
+ * unmounts the first, whose focus goes back to the button that opened it,
+ * outside this one; on a slow machine that came after this dialog was open,
+ * which then closed itself.
+ *
  * A form's submit stops at the dialog: the dialog is portaled out of its
  * owner's DOM, but React bubbles events through the component tree, so a
  * dialog opened from inside a form (the Views bar's "Save as…" in a filter
@@ -38,6 +46,7 @@ export function DialogFrame({ title, onClose, children, footer, size = 'lg', rol
       closeOnEscape={dismissible}
       closeOnInteractOutside={dismissible}
       onOpenChange={(e) => !e.open && dismissible && onClose()}
+      onFocusOutside={(e) => e.preventDefault()}
       // Dismissing a toast is not leaving the dialog: the form stays as it is.
       onInteractOutside={(e) => {
         const target = e.detail.originalEvent.target;
