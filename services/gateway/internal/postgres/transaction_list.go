@@ -508,7 +508,7 @@ func pageStatement(f payment.ListFilter, counts counted) Statement {
 // one snapshot (a read-only repeatable-read transaction), so the page
 // agrees with the count. On a read replica (WithReads) the same snapshot
 // measures the replica's lag, which the page reports. An exact match runs
-// with generic plans (exactMatch).
+// with generic plans, in one round trip (exactMatch, listExact).
 func (p *Payments) List(ctx context.Context, f payment.ListFilter) (payment.ListPage, error) {
 	f = microseconds(f)
 	if exactMatch(f) {
@@ -578,15 +578,16 @@ func (p *Payments) listExact(ctx context.Context, f payment.ListFilter) (page pa
 	// A search by id or reference finds one row at most, so its first page
 	// is its count and totals: one statement fewer, each of which starts an
 	// index scan in every partition.
-	counted1 := (f.ID != 0 || f.Reference != "") && f.Page == 1 && f.Take >= 1
-	totals, pageSt := rowTotals(f), pageStatement(f, counted{})
+	pageIsCount := (f.ID != 0 || f.Reference != "") && f.Page == 1 && f.Take >= 1
+	pageSt := pageStatement(f, counted{})
 	b := &pgx.Batch{}
 	b.Queue(beginExact)
 	b.Queue(genericPlans)
 	if replica {
 		b.Queue(pgdb.ReplicaLagSQL)
 	}
-	if !counted1 {
+	if !pageIsCount {
+		totals := rowTotals(f)
 		b.Queue(totals.SQL, totals.Args...)
 	}
 	b.Queue(pageSt.SQL, pageSt.Args...)
@@ -607,7 +608,7 @@ func (p *Payments) listExact(ctx context.Context, f payment.ListFilter) (page pa
 			return page, err
 		}
 	}
-	if !counted1 {
+	if !pageIsCount {
 		c := counted{totals: map[string]string{}}
 		rows, err := br.Query()
 		if err == nil {
@@ -632,7 +633,7 @@ func (p *Payments) listExact(ctx context.Context, f payment.ListFilter) (page pa
 	if err := readPage(rows, &page); err != nil {
 		return page, err
 	}
-	if counted1 {
+	if pageIsCount {
 		page.TotalCount = len(page.Transactions)
 		if f.IncludeTotals {
 			for _, t := range page.Transactions {
