@@ -440,6 +440,22 @@ func (c *counted) read(rows pgx.Rows) error {
 	return nil
 }
 
+// fill sets page's count and, with totals, its per-currency totals from c.
+func (c *counted) fill(page *payment.ListPage, totals bool) error {
+	page.TotalCount = c.total
+	if !totals {
+		return nil
+	}
+	for cur, sum := range c.totals {
+		a, err := amountOf(&sum)
+		if err != nil {
+			return err
+		}
+		page.Totals[cur] = a
+	}
+	return nil
+}
+
 // pageWindow is the UTC days that hold the rows offset to offset+take-1 of
 // the list, newest first, and the number of rows in the days after them;
 // an open window without days.
@@ -527,13 +543,8 @@ func (p *Payments) List(ctx context.Context, f payment.ListFilter) (payment.List
 		if err != nil {
 			return err
 		}
-		page.TotalCount = c.total
-		if f.IncludeTotals {
-			for cur, sum := range c.totals {
-				if page.Totals[cur], err = amountOf(&sum); err != nil {
-					return err
-				}
-			}
+		if err := c.fill(&page, f.IncludeTotals); err != nil {
+			return err
 		}
 		if (f.Page-1)*f.Take >= c.total {
 			return nil
@@ -617,13 +628,8 @@ func (p *Payments) listExact(ctx context.Context, f payment.ListFilter) (page pa
 		if err != nil {
 			return page, fmt.Errorf("count transactions: %w", err)
 		}
-		page.TotalCount = c.total
-		if f.IncludeTotals {
-			for cur, sum := range c.totals {
-				if page.Totals[cur], err = amountOf(&sum); err != nil {
-					return page, err
-				}
-			}
+		if err := c.fill(&page, f.IncludeTotals); err != nil {
+			return page, err
 		}
 	}
 	rows, err := br.Query()
