@@ -74,7 +74,7 @@ function DialogInPlaceOfAnother({ closed }: { closed: string[] }) {
 }
 
 describe('DialogFrame', () => {
-  it('stays open when focus lands outside it (another dialog handing back its focus late)', async () => {
+  it('stays open and takes the focus back when focus lands outside it (another dialog handing back its focus late)', async () => {
     const closed: string[] = [];
     const user = userEvent.setup();
     render(
@@ -93,6 +93,8 @@ describe('DialogFrame', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(closed).toEqual([]);
     expect(screen.getByRole('dialog', { name: 'Reject it' })).toBeInTheDocument();
+    // The keyboard is back where it was in the dialog.
+    await waitFor(() => expect(screen.getByRole('textbox', { name: 'Reason' })).toHaveFocus());
     // Escape still closes it.
     await user.keyboard('{Escape}');
     await waitFor(() => expect(closed).toEqual(['second']));

@@ -1,5 +1,5 @@
 import { CloseButton, Dialog, Portal } from '@chakra-ui/react';
-import type { ReactNode } from 'react';
+import { type ReactNode, useRef } from 'react';
 
 /** DialogFrameProps configure a DialogFrame. */
 export interface DialogFrameProps {
@@ -23,13 +23,16 @@ export interface DialogFrameProps {
  * every opening starts from fresh state; Escape, the close button and a click
  * outside (but not on a toast) call onClose.
  *
- * Focus landing outside does not close it: the dialog traps the keyboard's
- * focus, so only code moves focus out, and the code that does is another
- * dialog handing back its focus. An owner that shows this dialog in place of
- * another (the Approvals page's Reject, opened from the request's dialog)
- * unmounts the first, whose focus goes back to the button that opened it,
- * outside this one; on a slow machine that came after this dialog was open,
- * which then closed itself.
+ * Focus landing outside neither closes it nor stays outside: the dialog
+ * traps the keyboard's focus, so only code moves focus out, and the code that
+ * does is another dialog handing back its focus. An owner that shows this
+ * dialog in place of another (the Approvals page's Reject, opened from the
+ * request's dialog) unmounts the first, whose focus goes back to the button
+ * that opened it, outside this one; on a slow machine that came after this
+ * dialog was open, which then closed itself (and, once it no longer closed,
+ * left the keyboard on the page behind it). The focus goes back to the
+ * element of this dialog that last held it, or to the dialog itself. Focus
+ * on a toast (its close button) is left where it is.
  *
  * A form's submit stops at the dialog: the dialog is portaled out of its
  * owner's DOM, but React bubbles events through the component tree, so a
@@ -37,6 +40,11 @@ export interface DialogFrameProps {
  * form) would otherwise submit that form too.
  */
 export function DialogFrame({ title, onClose, children, footer, size = 'lg', role = 'dialog', dismissible = true }: DialogFrameProps) {
+  const content = useRef<HTMLDivElement>(null);
+  // The element in this dialog that last held the focus. Not the dialog
+  // itself: the focus trap puts the focus there when it sees focus outside,
+  // before the handler below runs.
+  const lastFocused = useRef<HTMLElement | null>(null);
   return (
     <Dialog.Root
       open
@@ -46,7 +54,13 @@ export function DialogFrame({ title, onClose, children, footer, size = 'lg', rol
       closeOnEscape={dismissible}
       closeOnInteractOutside={dismissible}
       onOpenChange={(e) => !e.open && dismissible && onClose()}
-      onFocusOutside={(e) => e.preventDefault()}
+      onFocusOutside={(e) => {
+        e.preventDefault();
+        const target = e.detail.originalEvent.target;
+        if (target instanceof Element && target.closest('[data-scope="toast"]')) return;
+        const back = lastFocused.current?.isConnected ? lastFocused.current : content.current;
+        back?.focus({ preventScroll: true });
+      }}
       // Dismissing a toast is not leaving the dialog: the form stays as it is.
       onInteractOutside={(e) => {
         const target = e.detail.originalEvent.target;
@@ -56,7 +70,13 @@ export function DialogFrame({ title, onClose, children, footer, size = 'lg', rol
       <Portal>
         <Dialog.Backdrop />
         <Dialog.Positioner>
-          <Dialog.Content onSubmit={(e) => e.stopPropagation()}>
+          <Dialog.Content
+            ref={content}
+            onSubmit={(e) => e.stopPropagation()}
+            onFocus={(e) => {
+              if (e.target instanceof HTMLElement && e.target !== content.current) lastFocused.current = e.target;
+            }}
+          >
             <Dialog.Header>
               <Dialog.Title>{title}</Dialog.Title>
             </Dialog.Header>
