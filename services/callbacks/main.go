@@ -69,11 +69,12 @@ type Config struct {
 	CallbackTimeout time.Duration `env:"PAYGATE_CALLBACK_TIMEOUT" default:"5s"`
 	// Workers is how many deliveries are in flight at most.
 	Workers int `env:"PAYGATE_CALLBACK_WORKERS" default:"64"`
-	// URLWorkers, when positive, is how many of them may go to one
-	// callback URL, so that a receiver holding requests until the timeout
-	// cannot take every slot before its breaker opens; 0 is no limit but
-	// Workers (callback.DispatcherOptions.URLWorkers says what it costs).
-	URLWorkers int `env:"PAYGATE_CALLBACK_URL_WORKERS" default:"0"`
+	// URLWorkers is how many of them may go to one callback URL, so that a
+	// receiver holding requests until the timeout cannot take every slot
+	// before its breaker opens; 0, or Workers or more, is no limit but
+	// Workers. A delivery over it waits for one of its URL's requests to
+	// end (callback.DispatcherOptions.URLWorkers).
+	URLWorkers int `env:"PAYGATE_CALLBACK_URL_WORKERS" default:"16"`
 	// BatchSize is the most deliveries claimed, results recorded and events
 	// applied at once.
 	BatchSize int `env:"PAYGATE_CALLBACK_BATCH_SIZE" default:"256"`
@@ -142,8 +143,8 @@ func (c Config) Check() []string {
 	if c.Workers < 1 {
 		problems = append(problems, "PAYGATE_CALLBACK_WORKERS must be at least 1")
 	}
-	if c.URLWorkers < 0 || c.URLWorkers > c.Workers {
-		problems = append(problems, "PAYGATE_CALLBACK_URL_WORKERS must be between 0 (no limit) and PAYGATE_CALLBACK_WORKERS")
+	if c.URLWorkers < 0 {
+		problems = append(problems, "PAYGATE_CALLBACK_URL_WORKERS must be 0 (no limit) or more")
 	}
 	if c.BatchSize < 1 {
 		problems = append(problems, "PAYGATE_CALLBACK_BATCH_SIZE must be at least 1")

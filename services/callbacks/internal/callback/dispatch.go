@@ -57,12 +57,15 @@ type DispatcherOptions struct {
 	// Workers is how many requests are in flight at most (64).
 	Workers int
 	// URLWorkers, when positive, is how many of them may go to one callback
-	// URL (0: no limit but Workers): a receiver that holds its requests
-	// until the timeout then holds no more than that many slots while its
-	// breaker has not opened yet. A delivery to a URL that has that many in
-	// flight is not attempted: it is stored pending (its attempts not used
-	// up), due after FreshWait, and the claim loop sends it; a burst of
-	// more than URLWorkers deliveries to one fast URL pays that wait too.
+	// URL (0, or Workers or more: no limit but Workers): a receiver that
+	// holds its requests until the timeout then holds no more than that
+	// many slots while its breaker has not opened yet. A fresh delivery to
+	// a URL that has that many in flight waits in memory, without a
+	// request slot, for one of them to end, and is sent with the slot that
+	// request leaves, so a burst to one fast URL goes out at the pace its
+	// receiver answers; one that waited FreshWait is stored pending (its
+	// attempts not used up) for the claim loop. A claimed delivery to such
+	// a URL is not attempted: it stays pending, due after FreshWait.
 	URLWorkers int
 	// BatchSize is the most deliveries claimed, and the most results
 	// recorded, at once (256).
@@ -136,9 +139,19 @@ type Dispatcher struct {
 	blocked     map[int64]time.Time
 	blockedRead time.Time
 
-	// busy counts the requests in flight per callback URL.
-	busyMu sync.Mutex
-	busy   map[int64]int
+	// busy counts the requests in flight per callback URL (those a
+	// waiting delivery was handed included), and waiting holds, per URL in
+	// arrival order, the fresh deliveries waiting for one of them to end.
+	busyMu  sync.Mutex
+	busy    map[int64]int
+	waiting map[int64][]waiter
+}
+
+// waiter is a fresh delivery waiting, without a request slot, for a request
+// to its callback URL to end (URLWorkers).
+type waiter struct {
+	job  Job
+	keys [][]byte
 }
 
 // Job is a fresh delivery handed to Submit, and what to call once its
@@ -188,7 +201,8 @@ func NewDispatcher(store DeliveryStore, secrets *Secrets, sender Sender, o Dispa
 	}
 	return &Dispatcher{store: store, secrets: secrets, sender: sender, o: o, wake: make(chan struct{}, 1),
 		tracer: o.Tracer.Tracer("github.com/paygate/paygate/services/callbacks/internal/callback"),
-		fresh:  make(chan Job, 4*o.BatchSize), stopped: make(chan struct{}), ready: make(chan struct{}), busy: map[int64]int{}}
+		fresh:  make(chan Job, 4*o.BatchSize), stopped: make(chan struct{}), ready: make(chan struct{}), busy: map[int64]int{},
+		waiting: map[int64][]waiter{}}
 }
 
 // Submit queues fresh deliveries for their first attempt, waiting while the
@@ -286,6 +300,11 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		break
 	}
 	inflight.Wait()
+	// Every request to a URL hands its slot to the URL's next waiting
+	// delivery, so none should be left; any that is never started.
+	for _, w := range d.takeWaiting(func(waiter) bool { return true }) {
+		w.job.Done(ErrStopped)
+	}
 	close(d.tasks)
 	workers.Wait()
 	close(results)
@@ -363,7 +382,7 @@ func (d *Dispatcher) claimLoop(waitCtx, ctx context.Context, slots chan struct{}
 			inflight.Add(1)
 			d.tasks <- func() {
 				defer inflight.Done()
-				results <- d.attempt(sendCtx, dl, batch.keys[dl.MerchantID])
+				d.attemptClaimed(sendCtx, dl, batch.keys[dl.MerchantID], results)
 				<-slots
 			}
 		}
@@ -383,11 +402,19 @@ func (d *Dispatcher) claimLoop(waitCtx, ctx context.Context, slots chan struct{}
 // is recorded as pending, unattempted, for the claim loop.
 func (d *Dispatcher) freshLoop(ctx context.Context, slots chan struct{}, results chan<- Result, inflight *sync.WaitGroup) {
 	sendCtx := context.WithoutCancel(ctx)
+	// Deliveries waiting for a request to their URL to end are stored
+	// pending once they waited FreshWait; the sweep finds them when no
+	// request to their URL ended meanwhile (a receiver holding them).
+	sweep := time.NewTicker(max(d.o.FreshWait/4, 10*time.Millisecond))
+	defer sweep.Stop()
 	for {
 		var batch []Job
 		select {
 		case <-ctx.Done():
 			return
+		case <-sweep.C:
+			d.spillWaiting(results)
+			continue
 		case j := <-d.fresh:
 			batch = append(batch, j)
 		}
@@ -444,12 +471,17 @@ func (d *Dispatcher) freshLoop(ctx context.Context, slots chan struct{}, results
 				spilled = true
 				continue
 			}
+			w := waiter{job: j, keys: keys[j.Delivery.MerchantID]}
+			if !d.takeURLOrWait(w) {
+				// Its URL has URLWorkers requests in flight: it waits for
+				// one of them to end, without the slot.
+				<-slots
+				continue
+			}
 			inflight.Add(1)
 			d.tasks <- func() {
 				defer inflight.Done()
-				r := d.attempt(sendCtx, j.Delivery, keys[j.Delivery.MerchantID])
-				r.done = j.Done
-				results <- r
+				d.sendFrom(sendCtx, w, results)
 				<-slots
 			}
 		}
@@ -457,6 +489,41 @@ func (d *Dispatcher) freshLoop(ctx context.Context, slots chan struct{}, results
 			d.Wake()
 		}
 	}
+}
+
+// spillWaiting stores pending, for the claim loop, the deliveries that
+// waited FreshWait for a request to their URL to end.
+func (d *Dispatcher) spillWaiting(results chan<- Result) {
+	now := d.o.Now()
+	old := d.takeWaiting(func(w waiter) bool { return now.Sub(w.job.queued) >= d.o.FreshWait })
+	for _, w := range old {
+		results <- d.unattempted(w.job)
+	}
+	if len(old) > 0 {
+		d.Wake()
+	}
+}
+
+// takeWaiting removes and returns the waiting deliveries that take picks,
+// taking each URL's in arrival order and stopping at its first one take
+// leaves.
+func (d *Dispatcher) takeWaiting(take func(waiter) bool) []waiter {
+	d.busyMu.Lock()
+	defer d.busyMu.Unlock()
+	var out []waiter
+	for id, ws := range d.waiting {
+		n := 0
+		for n < len(ws) && take(ws[n]) {
+			n++
+		}
+		out = append(out, ws[:n]...)
+		if n == len(ws) {
+			delete(d.waiting, id)
+		} else if n > 0 {
+			d.waiting[id] = ws[n:]
+		}
+	}
+	return out
 }
 
 // refreshBlocked reads the breakers that hold deliveries back when the last
@@ -578,11 +645,15 @@ func (d *Dispatcher) claim(ctx context.Context, n int) (claimed, error) {
 	return claimed{deliveries: ds, keys: keys}, nil
 }
 
+// limited reports whether requests to callback URL id are counted: a
+// delivery that names no URL (id 0) is not, as for the breakers, and none
+// are when URLWorkers is no limit.
+func (d *Dispatcher) limited(id int64) bool { return id != 0 && d.o.URLWorkers < d.o.Workers }
+
 // takeURL counts a request to callback URL id in flight; false, counting
-// nothing, when the URL already has URLWorkers in flight. A delivery that
-// names no URL (id 0) is not counted, as for the breakers.
+// nothing, when the URL already has URLWorkers in flight.
 func (d *Dispatcher) takeURL(id int64) bool {
-	if id == 0 || d.o.URLWorkers >= d.o.Workers {
+	if !d.limited(id) {
 		return true
 	}
 	d.busyMu.Lock()
@@ -594,31 +665,115 @@ func (d *Dispatcher) takeURL(id int64) bool {
 	return true
 }
 
-// releaseURL ends a request to callback URL id counted by takeURL.
-func (d *Dispatcher) releaseURL(id int64) {
-	if id == 0 || d.o.URLWorkers >= d.o.Workers {
-		return
+// takeURLOrWait counts a request to w's URL in flight, or, when the URL
+// already has URLWorkers in flight, queues w to be handed the first of them
+// to end (releaseURL) and reports false.
+func (d *Dispatcher) takeURLOrWait(w waiter) bool {
+	id := w.job.Delivery.CallbackURLID
+	if !d.limited(id) {
+		return true
 	}
 	d.busyMu.Lock()
 	defer d.busyMu.Unlock()
-	if d.busy[id]--; d.busy[id] <= 0 {
-		delete(d.busy, id)
+	if d.busy[id] >= d.o.URLWorkers {
+		d.waiting[id] = append(d.waiting[id], w)
+		return false
+	}
+	d.busy[id]++
+	return true
+}
+
+// releaseURL ends a request to callback URL id counted by takeURL. When the
+// request was delivered and a delivery to the URL is waiting, the request's
+// count passes to it: next is that delivery, to send with the ending
+// request's slot. Waiting deliveries passed over on the way, having waited
+// FreshWait, are in stale, to store pending. A request that failed passes
+// its count to none: the receiver may be failing, and what waits for it
+// goes on waiting (and then to the claim loop, which the breaker governs)
+// unless a request to it succeeds.
+func (d *Dispatcher) releaseURL(id int64, delivered bool) (next waiter, ok bool, stale []waiter) {
+	if !d.limited(id) {
+		return waiter{}, false, nil
+	}
+	now := d.o.Now()
+	d.busyMu.Lock()
+	defer d.busyMu.Unlock()
+	ws := d.waiting[id]
+	for delivered && len(ws) > 0 && !ok {
+		if now.Sub(ws[0].job.queued) >= d.o.FreshWait {
+			stale = append(stale, ws[0])
+		} else {
+			next, ok = ws[0], true
+		}
+		ws = ws[1:]
+	}
+	if len(ws) == 0 {
+		delete(d.waiting, id)
+	} else {
+		d.waiting[id] = ws
+	}
+	if !ok {
+		if d.busy[id]--; d.busy[id] <= 0 {
+			delete(d.busy, id)
+		}
+	}
+	return next, ok, stale
+}
+
+// sendFrom posts fresh delivery w, its URL's request counted, and hands
+// its result to the recorder; then, while deliveries to the same URL are
+// waiting, it posts them in turn with the same request slot and count.
+func (d *Dispatcher) sendFrom(ctx context.Context, w waiter, results chan<- Result) {
+	for {
+		r := d.post(ctx, w.job.Delivery, w.keys)
+		r.done = w.job.Done
+		var ok bool
+		var stale []waiter
+		// The URL's count ends with the request, before the result waits
+		// for the recorder: it counts what the receiver holds.
+		w, ok, stale = d.releaseURL(w.job.Delivery.CallbackURLID, r.Attempt == AttemptSuccess)
+		results <- r
+		d.storeStale(stale, results)
+		if !ok {
+			return
+		}
 	}
 }
 
-// attempt posts one delivery and decides what follows, in a span that
-// continues the delivery's trace (that of the request whose event made it)
-// when it has one: the first attempt and every retry alike. A delivery to a
-// URL with URLWorkers requests in flight (when they are limited) is not
-// posted: it stays pending, without an attempt, due after FreshWait.
-func (d *Dispatcher) attempt(ctx context.Context, dl Delivery, keys [][]byte) Result {
+// attemptClaimed posts claimed delivery dl, unless its URL has URLWorkers
+// requests in flight: then it stays pending, without an attempt, due after
+// FreshWait. Deliveries waiting for the URL then go out with the slot
+// (releaseURL).
+func (d *Dispatcher) attemptClaimed(ctx context.Context, dl Delivery, keys [][]byte, results chan<- Result) {
 	if !d.takeURL(dl.CallbackURLID) {
 		now := d.o.Now()
-		return Result{Delivery: dl, At: now, Status: DeliveryPending, NextAttemptAt: now.Add(d.o.FreshWait)}
+		results <- Result{Delivery: dl, At: now, Status: DeliveryPending, NextAttemptAt: now.Add(d.o.FreshWait)}
+		return
 	}
-	// The URL's count ends with the request, before the result waits for
-	// the recorder: it counts what the receiver holds.
-	defer d.releaseURL(dl.CallbackURLID)
+	r := d.post(ctx, dl, keys)
+	next, ok, stale := d.releaseURL(dl.CallbackURLID, r.Attempt == AttemptSuccess)
+	results <- r
+	d.storeStale(stale, results)
+	if ok {
+		d.sendFrom(ctx, next, results)
+	}
+}
+
+// storeStale stores pending the waiting deliveries that waited FreshWait.
+func (d *Dispatcher) storeStale(stale []waiter, results chan<- Result) {
+	for _, w := range stale {
+		results <- d.unattempted(w.job)
+	}
+	if len(stale) > 0 {
+		d.Wake()
+	}
+}
+
+// post posts one delivery and decides what follows, in a span that
+// continues the delivery's trace (that of the request whose event made it)
+// when it has one: the first attempt and every retry alike. The caller
+// counts the request to its URL (takeURL, releaseURL).
+func (d *Dispatcher) post(ctx context.Context, dl Delivery, keys [][]byte) Result {
 	if dl.Trace.IsValid() {
 		ctx = trace.ContextWithRemoteSpanContext(ctx, dl.Trace)
 	}

@@ -400,9 +400,11 @@ func TestDispatcherFreshDeliveries(t *testing.T) {
 }
 
 // TestDispatcherCapsRequestsPerURL: a receiver that holds its requests gets
-// at most URLWorkers of them; its other deliveries, fresh or claimed, are
-// stored pending without an attempt (none used up), due after FreshWait,
-// while every delivery to the other URLs goes out at once.
+// at most URLWorkers of them. Its other fresh deliveries wait for one of
+// them to end, without a request slot, and are stored pending without an
+// attempt (none used up) once they waited FreshWait; a claimed one is
+// stored pending at once, due after FreshWait. Every delivery to the other
+// URLs, five to each against a cap of two, goes out meanwhile.
 func TestDispatcherCapsRequestsPerURL(t *testing.T) {
 	t.Parallel()
 	const held, others = 6, 20
@@ -435,9 +437,10 @@ func TestDispatcherCapsRequestsPerURL(t *testing.T) {
 			<-unblock
 			return callback.Response{Err: errors.New("timeout"), Reason: "The receiver did not answer in time."}
 		}
+		time.Sleep(time.Millisecond)
 		return callback.Response{StatusCode: 204}
 	})
-	const freshWait = 10 * time.Second
+	const freshWait = 300 * time.Millisecond
 	d := callback.NewDispatcher(store, callback.NewSecrets(store, plainSealer{}, true, time.Now), sender,
 		callback.DispatcherOptions{Workers: 8, URLWorkers: 2, FreshWait: freshWait, PollInterval: 5 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -458,6 +461,7 @@ func TestDispatcherCapsRequestsPerURL(t *testing.T) {
 			Done: func(err error) { done <- err },
 		})
 	}
+	submitted := time.Now()
 	d.Submit(ctx, jobs)
 	// Everything but the two held requests is stored while they are held.
 	for range held + others - 2 {
@@ -484,7 +488,8 @@ func TestDispatcherCapsRequestsPerURL(t *testing.T) {
 		t.Fatalf("%d requests sent to the held URL, want 2 (URLWorkers)", n)
 	}
 	mu.Lock()
-	var delivered, deferred int
+	var delivered, waited int
+	var claimedDeferred bool
 	for _, r := range stored {
 		switch {
 		case r.Delivery.CallbackURLID != 1:
@@ -492,20 +497,18 @@ func TestDispatcherCapsRequestsPerURL(t *testing.T) {
 				t.Errorf("%s to a healthy URL stored as %+v", r.Delivery.WebhookID, r)
 			}
 			delivered++
-		case r.Attempt == "" && r.Status == callback.DeliveryPending && r.AttemptsMade() == r.Delivery.AttemptsMade &&
-			!r.NextAttemptAt.Before(r.At.Add(freshWait)):
-			deferred++
+		case r.Delivery.ID == 100:
+			claimedDeferred = r.Attempt == "" && r.Status == callback.DeliveryPending && r.AttemptsMade() == 1 &&
+				!r.NextAttemptAt.Before(r.At.Add(freshWait))
+		case r.Attempt == "" && r.Status == callback.DeliveryPending && r.AttemptsMade() == 0 && !r.At.Before(submitted.Add(freshWait)):
+			waited++
 		default:
-			t.Errorf("%s to the held URL stored as %+v, want pending without an attempt, due after FreshWait", r.Delivery.WebhookID, r)
+			t.Errorf("%s to the held URL stored as %+v, want pending without an attempt after waiting %s", r.Delivery.WebhookID, r, freshWait)
 		}
 	}
-	var claimedDeferred bool
-	for _, r := range stored {
-		claimedDeferred = claimedDeferred || (r.Delivery.ID == 100 && r.Attempt == "" && r.AttemptsMade() == 1)
-	}
 	mu.Unlock()
-	if delivered != others || deferred != held-2+1 || !claimedDeferred {
-		t.Fatalf("%d delivered, %d deferred (claimed one among them: %v); want %d, %d, true", delivered, deferred, claimedDeferred, others, held-2+1)
+	if delivered != others || waited != held-2 || !claimedDeferred {
+		t.Fatalf("%d delivered, %d stored after waiting, claimed one deferred: %v; want %d, %d, true", delivered, waited, claimedDeferred, others, held-2)
 	}
 	close(unblock)
 	for range 2 {
@@ -516,5 +519,152 @@ func TestDispatcherCapsRequestsPerURL(t *testing.T) {
 	cancel()
 	if err := <-ran; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDispatcherBurstToOneURL: more fresh deliveries to one fast URL than
+// URLWorkers all go out on their first attempt, never more than URLWorkers
+// at once: each waits for a request to the URL to end, not for the claim
+// loop.
+func TestDispatcherBurstToOneURL(t *testing.T) {
+	t.Parallel()
+	const n, cap = 40, 2
+	var mu sync.Mutex
+	var stored []callback.Result
+	store := &fakeStore{
+		claimDue: func(context.Context, time.Time, int, time.Time) ([]callback.Delivery, error) { return nil, nil },
+		recordResults: func(_ context.Context, rs []callback.Result, _ time.Time) error {
+			mu.Lock()
+			defer mu.Unlock()
+			stored = append(stored, rs...)
+			return nil
+		},
+	}
+	var inFlight, most atomic.Int32
+	sender := senderFunc(func(context.Context, callback.Request) callback.Response {
+		now := inFlight.Add(1)
+		for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
+		}
+		time.Sleep(2 * time.Millisecond)
+		inFlight.Add(-1)
+		return callback.Response{StatusCode: 204}
+	})
+	d := callback.NewDispatcher(store, callback.NewSecrets(store, plainSealer{}, true, time.Now), sender,
+		callback.DispatcherOptions{Workers: 8, URLWorkers: cap, FreshWait: 10 * time.Second, PollInterval: 5 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- d.Run(ctx) }()
+	done := make(chan error, n)
+	var jobs []callback.Job
+	for i := range n {
+		id := "msg_" + strconv.Itoa(i)
+		jobs = append(jobs, callback.Job{
+			Delivery: callback.Delivery{WebhookID: id, EventID: "ev-" + id, CallbackURLID: 1, TransactionID: int64(i + 1),
+				MerchantID: 1, URL: "https://fast.example/cb", Body: []byte(`{}`), MaxAttempts: 3},
+			Done: func(err error) { done <- err },
+		})
+	}
+	began := time.Now()
+	d.Submit(ctx, jobs)
+	for range n {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the burst was not stored within 5 s")
+		}
+	}
+	took := time.Since(began)
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(stored) != n {
+		t.Fatalf("%d results stored, want %d", len(stored), n)
+	}
+	for _, r := range stored {
+		if r.Attempt != callback.AttemptSuccess || r.Status != callback.DeliveryDelivered {
+			t.Errorf("%s stored as %+v, want delivered on its first attempt", r.Delivery.WebhookID, r)
+		}
+	}
+	if m := most.Load(); m > cap {
+		t.Errorf("%d requests to the URL at once, want at most %d", m, cap)
+	}
+	t.Logf("%d deliveries to one URL, %d at a time, in %s", n, cap, took.Round(time.Millisecond))
+}
+
+// TestDispatcherFailingURLHandsNoSlot: a request that failed does not pass
+// its URL's count to the deliveries waiting for it: they wait their
+// FreshWait and are stored pending without an attempt, for the claim loop
+// (which the breaker governs), instead of each going to a failing receiver.
+func TestDispatcherFailingURLHandsNoSlot(t *testing.T) {
+	t.Parallel()
+	const n = 5
+	var mu sync.Mutex
+	var stored []callback.Result
+	store := &fakeStore{
+		claimDue: func(context.Context, time.Time, int, time.Time) ([]callback.Delivery, error) { return nil, nil },
+		recordResults: func(_ context.Context, rs []callback.Result, _ time.Time) error {
+			mu.Lock()
+			defer mu.Unlock()
+			stored = append(stored, rs...)
+			return nil
+		},
+	}
+	var sent atomic.Int32
+	sender := senderFunc(func(context.Context, callback.Request) callback.Response {
+		sent.Add(1)
+		time.Sleep(20 * time.Millisecond)
+		return callback.Response{StatusCode: 503}
+	})
+	const freshWait = 300 * time.Millisecond
+	d := callback.NewDispatcher(store, callback.NewSecrets(store, plainSealer{}, true, time.Now), sender,
+		callback.DispatcherOptions{Workers: 8, URLWorkers: 1, FreshWait: freshWait, PollInterval: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- d.Run(ctx) }()
+	done := make(chan error, n)
+	var jobs []callback.Job
+	for i := range n {
+		id := "msg_" + strconv.Itoa(i)
+		jobs = append(jobs, callback.Job{
+			Delivery: callback.Delivery{WebhookID: id, EventID: "ev-" + id, CallbackURLID: 1, TransactionID: int64(i + 1),
+				MerchantID: 1, URL: "https://failing.example/cb", Body: []byte(`{}`), MaxAttempts: 3},
+			Done: func(err error) { done <- err },
+		})
+	}
+	submitted := time.Now()
+	d.Submit(ctx, jobs)
+	for range n {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the deliveries were not stored within 5 s")
+		}
+	}
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	if s := sent.Load(); s != 1 {
+		t.Fatalf("%d requests to the failing URL, want 1", s)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var waited int
+	for _, r := range stored {
+		if r.Attempt == "" && r.Status == callback.DeliveryPending && r.AttemptsMade() == 0 && !r.At.Before(submitted.Add(freshWait)) {
+			waited++
+		}
+	}
+	if waited != n-1 {
+		t.Fatalf("%d of %d results stored pending after waiting %s, want %d: %+v", waited, len(stored), freshWait, n-1, stored)
 	}
 }
