@@ -522,13 +522,12 @@ func TestDispatcherCapsRequestsPerURL(t *testing.T) {
 	}
 }
 
-// TestDispatcherBurstToOneURL: more fresh deliveries to one fast URL than
-// URLWorkers all go out on their first attempt, never more than URLWorkers
-// at once: each waits for a request to the URL to end, not for the claim
-// loop.
-func TestDispatcherBurstToOneURL(t *testing.T) {
-	t.Parallel()
-	const n, cap = 40, 2
+// sendToOneURL runs a dispatcher with o and sender, submits n fresh
+// deliveries to one callback URL, waits until every one is settled (5 s at
+// most), stops the dispatcher and returns what it stored and when the
+// deliveries were submitted.
+func sendToOneURL(t *testing.T, n int, sender callback.Sender, o callback.DispatcherOptions) ([]callback.Result, time.Time) {
+	t.Helper()
 	var mu sync.Mutex
 	var stored []callback.Result
 	store := &fakeStore{
@@ -540,17 +539,7 @@ func TestDispatcherBurstToOneURL(t *testing.T) {
 			return nil
 		},
 	}
-	var inFlight, most atomic.Int32
-	sender := senderFunc(func(context.Context, callback.Request) callback.Response {
-		now := inFlight.Add(1)
-		for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
-		}
-		time.Sleep(2 * time.Millisecond)
-		inFlight.Add(-1)
-		return callback.Response{StatusCode: 204}
-	})
-	d := callback.NewDispatcher(store, callback.NewSecrets(store, plainSealer{}, true, time.Now), sender,
-		callback.DispatcherOptions{Workers: 8, URLWorkers: cap, FreshWait: 10 * time.Second, PollInterval: 5 * time.Millisecond})
+	d := callback.NewDispatcher(store, callback.NewSecrets(store, plainSealer{}, true, time.Now), sender, o)
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan error, 1)
 	go func() { ran <- d.Run(ctx) }()
@@ -560,80 +549,7 @@ func TestDispatcherBurstToOneURL(t *testing.T) {
 		id := "msg_" + strconv.Itoa(i)
 		jobs = append(jobs, callback.Job{
 			Delivery: callback.Delivery{WebhookID: id, EventID: "ev-" + id, CallbackURLID: 1, TransactionID: int64(i + 1),
-				MerchantID: 1, URL: "https://fast.example/cb", Body: []byte(`{}`), MaxAttempts: 3},
-			Done: func(err error) { done <- err },
-		})
-	}
-	began := time.Now()
-	d.Submit(ctx, jobs)
-	for range n {
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatal(err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatal("the burst was not stored within 5 s")
-		}
-	}
-	took := time.Since(began)
-	cancel()
-	if err := <-ran; err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(stored) != n {
-		t.Fatalf("%d results stored, want %d", len(stored), n)
-	}
-	for _, r := range stored {
-		if r.Attempt != callback.AttemptSuccess || r.Status != callback.DeliveryDelivered {
-			t.Errorf("%s stored as %+v, want delivered on its first attempt", r.Delivery.WebhookID, r)
-		}
-	}
-	if m := most.Load(); m > cap {
-		t.Errorf("%d requests to the URL at once, want at most %d", m, cap)
-	}
-	t.Logf("%d deliveries to one URL, %d at a time, in %s", n, cap, took.Round(time.Millisecond))
-}
-
-// TestDispatcherFailingURLHandsNoSlot: a request that failed does not pass
-// its URL's count to the deliveries waiting for it: they wait their
-// FreshWait and are stored pending without an attempt, for the claim loop
-// (which the breaker governs), instead of each going to a failing receiver.
-func TestDispatcherFailingURLHandsNoSlot(t *testing.T) {
-	t.Parallel()
-	const n = 5
-	var mu sync.Mutex
-	var stored []callback.Result
-	store := &fakeStore{
-		claimDue: func(context.Context, time.Time, int, time.Time) ([]callback.Delivery, error) { return nil, nil },
-		recordResults: func(_ context.Context, rs []callback.Result, _ time.Time) error {
-			mu.Lock()
-			defer mu.Unlock()
-			stored = append(stored, rs...)
-			return nil
-		},
-	}
-	var sent atomic.Int32
-	sender := senderFunc(func(context.Context, callback.Request) callback.Response {
-		sent.Add(1)
-		time.Sleep(20 * time.Millisecond)
-		return callback.Response{StatusCode: 503}
-	})
-	const freshWait = 300 * time.Millisecond
-	d := callback.NewDispatcher(store, callback.NewSecrets(store, plainSealer{}, true, time.Now), sender,
-		callback.DispatcherOptions{Workers: 8, URLWorkers: 1, FreshWait: freshWait, PollInterval: time.Hour})
-	ctx, cancel := context.WithCancel(context.Background())
-	ran := make(chan error, 1)
-	go func() { ran <- d.Run(ctx) }()
-	done := make(chan error, n)
-	var jobs []callback.Job
-	for i := range n {
-		id := "msg_" + strconv.Itoa(i)
-		jobs = append(jobs, callback.Job{
-			Delivery: callback.Delivery{WebhookID: id, EventID: "ev-" + id, CallbackURLID: 1, TransactionID: int64(i + 1),
-				MerchantID: 1, URL: "https://failing.example/cb", Body: []byte(`{}`), MaxAttempts: 3},
+				MerchantID: 1, URL: "https://one.example/cb", Body: []byte(`{}`), MaxAttempts: 3},
 			Done: func(err error) { done <- err },
 		})
 	}
@@ -653,11 +569,62 @@ func TestDispatcherFailingURLHandsNoSlot(t *testing.T) {
 	if err := <-ran; err != nil {
 		t.Fatal(err)
 	}
+	mu.Lock()
+	defer mu.Unlock()
+	return stored, submitted
+}
+
+// TestDispatcherBurstToOneURL: more fresh deliveries to one fast URL than
+// URLWorkers all go out on their first attempt, never more than URLWorkers
+// at once: each waits for a request to the URL to end, not for the claim
+// loop.
+func TestDispatcherBurstToOneURL(t *testing.T) {
+	t.Parallel()
+	const n, cap = 40, 2
+	var inFlight, most atomic.Int32
+	sender := senderFunc(func(context.Context, callback.Request) callback.Response {
+		now := inFlight.Add(1)
+		for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
+		}
+		time.Sleep(2 * time.Millisecond)
+		inFlight.Add(-1)
+		return callback.Response{StatusCode: 204}
+	})
+	stored, submitted := sendToOneURL(t, n, sender,
+		callback.DispatcherOptions{Workers: 8, URLWorkers: cap, FreshWait: 10 * time.Second, PollInterval: 5 * time.Millisecond})
+	if len(stored) != n {
+		t.Fatalf("%d results stored, want %d", len(stored), n)
+	}
+	for _, r := range stored {
+		if r.Attempt != callback.AttemptSuccess || r.Status != callback.DeliveryDelivered {
+			t.Errorf("%s stored as %+v, want delivered on its first attempt", r.Delivery.WebhookID, r)
+		}
+	}
+	if m := most.Load(); m > cap {
+		t.Errorf("%d requests to the URL at once, want at most %d", m, cap)
+	}
+	t.Logf("%d deliveries to one URL, %d at a time, in %s", n, cap, time.Since(submitted).Round(time.Millisecond))
+}
+
+// TestDispatcherFailingURLHandsNoSlot: a request that failed does not pass
+// its URL's count to the deliveries waiting for it: they wait their
+// FreshWait and are stored pending without an attempt, for the claim loop
+// (which the breaker governs), instead of each going to a failing receiver.
+func TestDispatcherFailingURLHandsNoSlot(t *testing.T) {
+	t.Parallel()
+	const n = 5
+	var sent atomic.Int32
+	sender := senderFunc(func(context.Context, callback.Request) callback.Response {
+		sent.Add(1)
+		time.Sleep(20 * time.Millisecond)
+		return callback.Response{StatusCode: 503}
+	})
+	const freshWait = 300 * time.Millisecond
+	stored, submitted := sendToOneURL(t, n, sender,
+		callback.DispatcherOptions{Workers: 8, URLWorkers: 1, FreshWait: freshWait, PollInterval: time.Hour})
 	if s := sent.Load(); s != 1 {
 		t.Fatalf("%d requests to the failing URL, want 1", s)
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	var waited int
 	for _, r := range stored {
 		if r.Attempt == "" && r.Status == callback.DeliveryPending && r.AttemptsMade() == 0 && !r.At.Before(submitted.Add(freshWait)) {
