@@ -141,7 +141,10 @@ func TestBulkRetryOfFailedDeliveries(t *testing.T) {
 // transaction with the deliveries it requeues (docs/contracts-bulk.md).
 func TestBulkRetryResumesAfterItsWorkerStops(t *testing.T) {
 	t.Parallel()
-	svc := startService(t, map[string]string{"PAYGATE_CALLBACK_RETRY_WORKERS": "0"})
+	// No per-URL cap: the 120 failures the run retries come from one burst,
+	// every delivery attempted before the URL's breaker opens. With the cap
+	// (16 by default) the rest would wait, pending, for the breaker's probes.
+	svc := startService(t, map[string]string{"PAYGATE_CALLBACK_RETRY_WORKERS": "0", "PAYGATE_CALLBACK_URL_WORKERS": "0"})
 	ev := connect(t)
 	m := newMerchant(t)
 	c := newCollab(t, m)
