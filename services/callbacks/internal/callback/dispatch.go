@@ -517,6 +517,7 @@ func (d *Dispatcher) takeWaiting(take func(waiter) bool) []waiter {
 			n++
 		}
 		out = append(out, ws[:n]...)
+		deliveriesWaiting.Sub(float64(n))
 		if n == len(ws) {
 			delete(d.waiting, id)
 		} else if n > 0 {
@@ -677,6 +678,7 @@ func (d *Dispatcher) takeURLOrWait(w waiter) bool {
 	defer d.busyMu.Unlock()
 	if d.busy[id] >= d.o.URLWorkers {
 		d.waiting[id] = append(d.waiting[id], w)
+		deliveriesWaiting.Inc()
 		return false
 	}
 	d.busy[id]++
@@ -706,6 +708,7 @@ func (d *Dispatcher) releaseURL(id int64, delivered bool) (next waiter, ok bool,
 			next, ok = ws[0], true
 		}
 		ws = ws[1:]
+		deliveriesWaiting.Dec()
 	}
 	if len(ws) == 0 {
 		delete(d.waiting, id)

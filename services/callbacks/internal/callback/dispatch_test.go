@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/paygate/paygate/services/callbacks/internal/callback"
 	"github.com/paygate/paygate/services/internal/stdwebhooks"
+	"github.com/paygate/paygate/services/internal/telemetry/metrics"
 )
 
 // fakeStore is a DeliveryStore and SecretStore with function fields.
@@ -633,5 +635,58 @@ func TestDispatcherFailingURLHandsNoSlot(t *testing.T) {
 	}
 	if waited != n-1 {
 		t.Fatalf("%d of %d results stored pending after waiting %s, want %d: %+v", waited, len(stored), freshWait, n-1, stored)
+	}
+}
+
+// waitingGauge reads paygate_callback_deliveries_waiting; NaN when it
+// cannot (safe to call from any goroutine).
+func waitingGauge() float64 {
+	mfs, err := metrics.Registry.Gather()
+	if err != nil {
+		return math.NaN()
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "paygate_callback_deliveries_waiting" {
+			return mf.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	return math.NaN()
+}
+
+// TestDispatcherCountsWaitingDeliveries: the deliveries waiting for a
+// request to their URL to end are counted in
+// paygate_callback_deliveries_waiting while they wait, and no longer once
+// sent. Not parallel: the gauge is the process's, which the parallel tests
+// move too (they run only after this one).
+func TestDispatcherCountsWaitingDeliveries(t *testing.T) {
+	base := waitingGauge()
+	if math.IsNaN(base) {
+		t.Fatal("paygate_callback_deliveries_waiting cannot be read")
+	}
+	unblock := make(chan struct{})
+	var sent atomic.Int32
+	sender := senderFunc(func(context.Context, callback.Request) callback.Response {
+		sent.Add(1)
+		<-unblock
+		return callback.Response{StatusCode: 204}
+	})
+	go func() {
+		// Two of the three wait behind the first, held request.
+		wait := time.Now().Add(5 * time.Second)
+		for waitingGauge() != base+2 && time.Now().Before(wait) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if got := waitingGauge(); got != base+2 || sent.Load() != 1 {
+			t.Errorf("while the first request is held: gauge %v, want %v; %d sent, want 1", got, base+2, sent.Load())
+		}
+		close(unblock)
+	}()
+	stored, _ := sendToOneURL(t, 3, sender,
+		callback.DispatcherOptions{Workers: 4, URLWorkers: 1, FreshWait: 10 * time.Second, PollInterval: time.Hour})
+	if len(stored) != 3 || sent.Load() != 3 {
+		t.Fatalf("%d stored, %d sent, want 3 and 3", len(stored), sent.Load())
+	}
+	if got := waitingGauge(); got != base {
+		t.Fatalf("gauge %v after every delivery was sent, want %v", got, base)
 	}
 }
