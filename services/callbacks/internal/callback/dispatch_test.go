@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -301,27 +302,36 @@ func TestDispatcherLogsTheClientError(t *testing.T) {
 	}
 }
 
+// recordingStore is a fakeStore that claims nothing (set claimDue to
+// change that) and keeps every result recorded; stored returns them so far.
+func recordingStore() (store *fakeStore, stored func() []callback.Result) {
+	var mu sync.Mutex
+	var results []callback.Result
+	store = &fakeStore{
+		claimDue: func(context.Context, time.Time, int, time.Time) ([]callback.Delivery, error) { return nil, nil },
+		recordResults: func(_ context.Context, rs []callback.Result, _ time.Time) error {
+			mu.Lock()
+			defer mu.Unlock()
+			results = append(results, rs...)
+			return nil
+		},
+	}
+	return store, func() []callback.Result {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(results)
+	}
+}
+
 // TestDispatcherFreshDeliveries submits fresh deliveries: each is sent once
 // and stored with its first attempt's result before its Done is told; one
 // that waited for a slot longer than FreshWait is stored pending without an
 // attempt instead; and jobs submitted after Run stopped are told so.
 func TestDispatcherFreshDeliveries(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var stored []callback.Result
-	store := &fakeStore{
-		claimDue: func(context.Context, time.Time, int, time.Time) ([]callback.Delivery, error) { return nil, nil },
-		recordResults: func(_ context.Context, rs []callback.Result, _ time.Time) error {
-			mu.Lock()
-			defer mu.Unlock()
-			stored = append(stored, rs...)
-			return nil
-		},
-	}
+	store, stored := recordingStore()
 	storedOf := func(webhookID string) (callback.Result, bool) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, r := range stored {
+		for _, r := range stored() {
 			if r.Delivery.WebhookID == webhookID {
 				return r, true
 			}
@@ -410,25 +420,16 @@ func TestDispatcherFreshDeliveries(t *testing.T) {
 func TestDispatcherCapsRequestsPerURL(t *testing.T) {
 	t.Parallel()
 	const held, others = 6, 20
-	var mu sync.Mutex
-	var stored []callback.Result
 	var holding atomic.Int32
 	var claimed atomic.Bool
-	store := &fakeStore{
-		claimDue: func(_ context.Context, _ time.Time, _ int, _ time.Time) ([]callback.Delivery, error) {
-			// One stored delivery to the held URL, once it has its share.
-			if holding.Load() < 2 || !claimed.CompareAndSwap(false, true) {
-				return nil, nil
-			}
-			return []callback.Delivery{{ID: 100, WebhookID: "msg_claimed", CallbackURLID: 1, TransactionID: 100, MerchantID: 1,
-				URL: "https://held.example/cb", Body: []byte(`{}`), AttemptsMade: 1, MaxAttempts: 3, Lease: "l"}}, nil
-		},
-		recordResults: func(_ context.Context, rs []callback.Result, _ time.Time) error {
-			mu.Lock()
-			defer mu.Unlock()
-			stored = append(stored, rs...)
-			return nil
-		},
+	store, stored := recordingStore()
+	store.claimDue = func(_ context.Context, _ time.Time, _ int, _ time.Time) ([]callback.Delivery, error) {
+		// One stored delivery to the held URL, once it has its share.
+		if holding.Load() < 2 || !claimed.CompareAndSwap(false, true) {
+			return nil, nil
+		}
+		return []callback.Delivery{{ID: 100, WebhookID: "msg_claimed", CallbackURLID: 1, TransactionID: 100, MerchantID: 1,
+			URL: "https://held.example/cb", Body: []byte(`{}`), AttemptsMade: 1, MaxAttempts: 3, Lease: "l"}}, nil
 	}
 	unblock := make(chan struct{})
 	var sentHeld atomic.Int32
@@ -478,10 +479,7 @@ func TestDispatcherCapsRequestsPerURL(t *testing.T) {
 	}
 	wait := time.Now().Add(5 * time.Second)
 	for {
-		mu.Lock()
-		n := len(stored)
-		mu.Unlock()
-		if n == held+others-2+1 || time.Now().After(wait) {
+		if n := len(stored()); n == held+others-2+1 || time.Now().After(wait) {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -489,10 +487,9 @@ func TestDispatcherCapsRequestsPerURL(t *testing.T) {
 	if n := sentHeld.Load(); n != 2 {
 		t.Fatalf("%d requests sent to the held URL, want 2 (URLWorkers)", n)
 	}
-	mu.Lock()
 	var delivered, waited int
 	var claimedDeferred bool
-	for _, r := range stored {
+	for _, r := range stored() {
 		switch {
 		case r.Delivery.CallbackURLID != 1:
 			if r.Attempt != callback.AttemptSuccess {
@@ -508,7 +505,6 @@ func TestDispatcherCapsRequestsPerURL(t *testing.T) {
 			t.Errorf("%s to the held URL stored as %+v, want pending without an attempt after waiting %s", r.Delivery.WebhookID, r, freshWait)
 		}
 	}
-	mu.Unlock()
 	if delivered != others || waited != held-2 || !claimedDeferred {
 		t.Fatalf("%d delivered, %d stored after waiting, claimed one deferred: %v; want %d, %d, true", delivered, waited, claimedDeferred, others, held-2)
 	}
@@ -530,17 +526,7 @@ func TestDispatcherCapsRequestsPerURL(t *testing.T) {
 // deliveries were submitted.
 func sendToOneURL(t *testing.T, n int, sender callback.Sender, o callback.DispatcherOptions) ([]callback.Result, time.Time) {
 	t.Helper()
-	var mu sync.Mutex
-	var stored []callback.Result
-	store := &fakeStore{
-		claimDue: func(context.Context, time.Time, int, time.Time) ([]callback.Delivery, error) { return nil, nil },
-		recordResults: func(_ context.Context, rs []callback.Result, _ time.Time) error {
-			mu.Lock()
-			defer mu.Unlock()
-			stored = append(stored, rs...)
-			return nil
-		},
-	}
+	store, stored := recordingStore()
 	d := callback.NewDispatcher(store, callback.NewSecrets(store, plainSealer{}, true, time.Now), sender, o)
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan error, 1)
@@ -571,9 +557,7 @@ func sendToOneURL(t *testing.T, n int, sender callback.Sender, o callback.Dispat
 	if err := <-ran; err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	return stored, submitted
+	return stored(), submitted
 }
 
 // TestDispatcherBurstToOneURL: more fresh deliveries to one fast URL than
