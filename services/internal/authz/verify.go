@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -41,6 +43,11 @@ var errUnknownKey = errors.New("unknown key id")
 type keyVerifier struct {
 	keys   func(ctx context.Context, kid string) (crypto.PublicKey, error)
 	parser *jwt.Parser
+	now    func() time.Time
+	// verified remembers the tokens this verifier accepted (see Verify).
+	verified *tokenCache
+	// parses counts full verifications (parse and signature check), for tests.
+	parses atomic.Int64
 }
 
 // NewKeyVerifier returns a Verifier that looks up the public key of each
@@ -48,18 +55,28 @@ type keyVerifier struct {
 // Any error from keys rejects the token as unauthenticated: the keys are
 // local, so a failed lookup means a kid we never issued.
 func NewKeyVerifier(keys func(kid string) (crypto.PublicKey, error)) Verifier {
-	return newKeyVerifier(func(_ context.Context, kid string) (crypto.PublicKey, error) {
+	return newKeyVerifier(localKeys(keys))
+}
+
+// localKeys makes every failed lookup of keys an unknown kid.
+func localKeys(keys func(kid string) (crypto.PublicKey, error)) func(context.Context, string) (crypto.PublicKey, error) {
+	return func(_ context.Context, kid string) (crypto.PublicKey, error) {
 		key, err := keys(kid)
 		if err != nil {
 			return nil, fmt.Errorf("%w %q: %w", errUnknownKey, kid, err)
 		}
 		return key, nil
-	})
+	}
 }
 
 func newKeyVerifier(keys func(ctx context.Context, kid string) (crypto.PublicKey, error)) *keyVerifier {
+	return newKeyVerifierWithClock(keys, time.Now)
+}
+
+func newKeyVerifierWithClock(keys func(ctx context.Context, kid string) (crypto.PublicKey, error), now func() time.Time) *keyVerifier {
 	return &keyVerifier{
 		keys: keys,
+		now:  now,
 		parser: jwt.NewParser(
 			jwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}),
 			jwt.WithIssuer(access.Issuer),
@@ -67,13 +84,39 @@ func newKeyVerifier(keys func(ctx context.Context, kid string) (crypto.PublicKey
 			jwt.WithExpirationRequired(),
 			jwt.WithIssuedAt(),
 			jwt.WithLeeway(Leeway),
+			jwt.WithTimeFunc(now),
 		),
+		verified: newTokenCache(verifiedTokens),
 	}
 }
 
 // Verify implements Verifier.
+//
+// A token it accepted before is not parsed and its signature not checked
+// again (a quarter of the CPU of a console read, issue 31): its claims come
+// from the cache of verified tokens, keyed by the SHA-256 of the whole token,
+// as long as the token has not expired (with Leeway) and its kid still looks
+// up the very key that verified it, the same lookup a full check makes (so a
+// key retired at auth stops verifying cached tokens when it stops verifying
+// new ones). Everything else a full check decides cannot change for the same
+// bytes. Each call gets claims of its own (a copy of the cached struct; the
+// slices are shared and, like all claims, read-only).
 func (v *keyVerifier) Verify(ctx context.Context, token string) (*access.Claims, error) {
+	sum := sha256.Sum256([]byte(token))
+	if e, ok := v.verified.get(sum); ok && v.now().Before(e.until) {
+		key, err := v.keys(ctx, e.kid)
+		if pub, isEd := key.(ed25519.PublicKey); err == nil && isEd && pub.Equal(e.key) {
+			claims := *e.claims
+			return &claims, nil
+		}
+		// The key is gone or changed: the full check below says why.
+	}
+	v.parses.Add(1)
 	claims := &access.Claims{}
+	var (
+		usedKid string
+		usedKey ed25519.PublicKey
+	)
 	_, err := v.parser.ParseWithClaims(token, claims, func(t *jwt.Token) (any, error) {
 		kid, _ := t.Header["kid"].(string)
 		if kid == "" {
@@ -86,9 +129,11 @@ func (v *keyVerifier) Verify(ctx context.Context, token string) (*access.Claims,
 			}
 			return nil, fmt.Errorf("%w: %w", errKeySource, err)
 		}
-		if _, ok := key.(ed25519.PublicKey); !ok {
+		pub, ok := key.(ed25519.PublicKey)
+		if !ok {
 			return nil, fmt.Errorf("%w: key %s is a %T, not an Ed25519 key", errKeySource, kid, key)
 		}
+		usedKid, usedKey = kid, pub
 		return key, nil
 	})
 	if err != nil {
@@ -100,7 +145,73 @@ func (v *keyVerifier) Verify(ctx context.Context, token string) (*access.Claims,
 	if claims.Subject == "" {
 		return nil, apperr.Unauthenticated("Your session is not valid. Please sign in again.")
 	}
+	// The parser requires an expiry, so ExpiresAt is set here.
+	cached := *claims
+	v.verified.put(sum, verifiedToken{
+		claims: &cached, kid: usedKid, key: usedKey,
+		until: claims.ExpiresAt.Add(Leeway),
+	})
 	return claims, nil
+}
+
+// verifiedTokens bounds the cache of verified tokens: each of its two
+// generations holds at most this many (about 1 KB each with the claims).
+const verifiedTokens = 4096
+
+// verifiedToken is what the cache keeps of an accepted token.
+type verifiedToken struct {
+	claims *access.Claims
+	kid    string
+	key    ed25519.PublicKey
+	until  time.Time // expiry plus Leeway: not accepted from that instant
+}
+
+// tokenCache is a bounded map of verified tokens in two generations: when
+// the current one is full it becomes the old one and the one before is
+// dropped, and a hit in the old generation moves the token to the current
+// one, so the tokens in use stay and the cache never holds more than twice
+// its bound.
+type tokenCache struct {
+	mu       sync.Mutex
+	max      int
+	cur, old map[[sha256.Size]byte]verifiedToken
+}
+
+func newTokenCache(max int) *tokenCache {
+	return &tokenCache{max: max, cur: make(map[[sha256.Size]byte]verifiedToken)}
+}
+
+func (c *tokenCache) get(sum [sha256.Size]byte) (verifiedToken, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.cur[sum]; ok {
+		return e, true
+	}
+	e, ok := c.old[sum]
+	if ok {
+		delete(c.old, sum)
+		c.putLocked(sum, e)
+	}
+	return e, ok
+}
+
+func (c *tokenCache) put(sum [sha256.Size]byte, e verifiedToken) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.putLocked(sum, e)
+}
+
+func (c *tokenCache) putLocked(sum [sha256.Size]byte, e verifiedToken) {
+	if len(c.cur) >= c.max {
+		c.old, c.cur = c.cur, make(map[[sha256.Size]byte]verifiedToken, c.max)
+	}
+	c.cur[sum] = e
+}
+
+func (c *tokenCache) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.cur) + len(c.old)
 }
 
 // JWKS refresh timing.

@@ -278,3 +278,95 @@ func redisURL() string {
 	}
 	return "redis://127.0.0.1:6379/15"
 }
+
+// TestVerifiedTokenCache: a token verified once is answered from the cache
+// (no second parse), but never past its expiry, never once its kid no longer
+// looks up the key that verified it, and never with claims another call can
+// change.
+func TestVerifiedTokenCache(t *testing.T) {
+	t.Parallel()
+	ctx := testContext(t)
+	issuer, other := authztest.NewIssuer(t), authztest.NewIssuer(t)
+	var mu sync.Mutex
+	keys := map[string]crypto.PublicKey{issuer.Kid: issuer.Public()}
+	setKey := func(kid string, key crypto.PublicKey) {
+		mu.Lock()
+		defer mu.Unlock()
+		if key == nil {
+			delete(keys, kid)
+			return
+		}
+		keys[kid] = key
+	}
+	clock := &fakeClock{now: time.Now()}
+	v := authz.NewKeyVerifierWithClock(func(kid string) (crypto.PublicKey, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if k, ok := keys[kid]; ok {
+			return k, nil
+		}
+		return nil, errors.New("no such key")
+	}, clock.Now)
+
+	token := issuer.Token(t, merchantUser) // expires in five minutes
+	first, err := v.Verify(ctx, token)
+	if err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	first.Username = "changed by the first caller"
+	second, err := v.Verify(ctx, token)
+	if err != nil {
+		t.Fatalf("Verify again: %v", err)
+	}
+	if n := authz.FullVerifications(v); n != 1 {
+		t.Fatalf("full verifications = %d after the same token twice, want 1 (the second from the cache)", n)
+	}
+	if second.Username != "merchant" || second == first {
+		t.Fatalf("second claims = %p %q, want claims of its own with the token's username", second, second.Username)
+	}
+
+	// Another token is verified in full, and a bad one is never cached.
+	if _, err := v.Verify(ctx, issuer.Token(t, merchantUser)); err != nil {
+		t.Fatalf("Verify another token: %v", err)
+	}
+	forged := token[:len(token)-4] + "AAAA"
+	for range 2 {
+		if _, err := v.Verify(ctx, forged); apperr.KindOf(err) != apperr.KindUnauthenticated {
+			t.Fatalf("Verify of a forged signature = %v, want unauthenticated", err)
+		}
+	}
+	if n := authz.FullVerifications(v); n != 4 {
+		t.Fatalf("full verifications = %d, want 4", n)
+	}
+
+	// The kid now names another key (a rotation reusing the kid): refused.
+	setKey(issuer.Kid, other.Public())
+	if _, err := v.Verify(ctx, token); apperr.KindOf(err) != apperr.KindUnauthenticated {
+		t.Fatalf("Verify of a cached token whose kid names another key = %v, want unauthenticated", err)
+	}
+	// The key retired: refused.
+	setKey(issuer.Kid, nil)
+	if _, err := v.Verify(ctx, token); apperr.KindOf(err) != apperr.KindUnauthenticated {
+		t.Fatalf("Verify of a cached token whose key retired = %v, want unauthenticated", err)
+	}
+	// Back: accepted again (the full check) and cached again.
+	setKey(issuer.Kid, issuer.Public())
+	if _, err := v.Verify(ctx, token); err != nil {
+		t.Fatalf("Verify with the key back: %v", err)
+	}
+
+	// Within the leeway after its expiry it is still accepted, from the cache;
+	// past it, refused.
+	clock.Advance(5*time.Minute + authz.Leeway - 2*time.Second)
+	before := authz.FullVerifications(v)
+	if _, err := v.Verify(ctx, token); err != nil {
+		t.Fatalf("Verify within the leeway: %v", err)
+	}
+	if n := authz.FullVerifications(v); n != before {
+		t.Fatalf("full verifications %d -> %d within the leeway, want the cache's answer", before, n)
+	}
+	clock.Advance(3 * time.Second)
+	if _, err := v.Verify(ctx, token); apperr.KindOf(err) != apperr.KindUnauthenticated {
+		t.Fatalf("Verify of a cached token past its expiry = %v, want unauthenticated", err)
+	}
+}

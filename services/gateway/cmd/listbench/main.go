@@ -30,6 +30,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -53,6 +54,7 @@ var (
 	plans      = flag.Bool("plans", true, "print the plans")
 	build      = flag.Bool("build", true, "build the list's rollups first when they are not built")
 	only       = flag.String("only", "", "run only the cases whose name matches this regular expression")
+	clients    = flag.Int("clients", 1, "requests in flight at once (each client sends the next when its last is answered)")
 	explainAll = flag.Bool("explain-all", false, "EXPLAIN (ANALYZE, BUFFERS) every case, not only the headline ones")
 )
 
@@ -91,6 +93,24 @@ func stopAll() {
 func fatalf(format string, args ...any) {
 	stopAll()
 	log.Fatalf(format, args...)
+}
+
+// cpuTime is the CPU time the service's process has used so far (user and
+// system, from /proc; in clock ticks of 10 ms, so read it over many requests).
+func (s *service) cpuTime() time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		fatalf("cpu time of %s: %v", s.name, err)
+	}
+	// The fields after the command's name, which is in parentheses: utime
+	// and stime are the 12th and 13th of them.
+	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		fatalf("cpu time of %s: %q", s.name, raw)
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
 func (s *service) stop() {
@@ -168,7 +188,7 @@ func main() {
 		"PAYGATE_HTTP_ADDR=" + authHTTP, fmt.Sprintf("PAYGATE_GRPC_ADDR=127.0.0.1:%d", *portBase+1081),
 		"PAYGATE_LOG_LEVEL=warn",
 	}, "/tmp/listbench-auth.log")
-	start("gateway", *gatewayBin, []string{
+	gateway := start("gateway", *gatewayBin, []string{
 		"PAYGATE_DEMO=true", "PAYGATE_DATABASE_SCHEMA=" + *schema,
 		"PAYGATE_HTTP_ADDR=" + gwHTTP, fmt.Sprintf("PAYGATE_GRPC_ADDR=127.0.0.1:%d", *portBase+1082),
 		"PAYGATE_JWKS_URL=http://" + authHTTP + "/.well-known/jwks.json",
@@ -201,8 +221,8 @@ func main() {
 	client := &http.Client{Timeout: 60 * time.Second}
 	fmt.Printf("transactions: %d rows; collab %d (merchant %d); range %s … %s\n\n",
 		s.rows, s.collabID, s.merchantID, s.from.Format(time.RFC3339), s.to.Format(time.RFC3339))
-	fmt.Println("| case | page | totalCount | p50 ms | p95 ms | max ms | n |")
-	fmt.Println("|---|---|---|---|---|---|---|")
+	fmt.Println("| case | page | totalCount | p50 ms | p95 ms | max ms | n | gateway CPU µs per request |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, c := range cases {
 		pagesToRun := []int{1}
 		if c.pages {
@@ -221,12 +241,15 @@ func main() {
 				q.Set("page", strconv.Itoa(page))
 				u = fmt.Sprintf("http://%s/api/v1/collabs/%d/transactions/advanced?%s", gwHTTP, c.collab, q.Encode())
 			}
-			lat, count := measure(client, u, token)
+			cpu0 := gateway.cpuTime()
+			lat, count, sent := measure(client, u, token)
+			cpu := gateway.cpuTime() - cpu0
 			p := func(q float64) float64 {
 				i := int(q*float64(len(lat))+0.5) - 1
 				return lat[max(0, min(i, len(lat)-1))]
 			}
-			fmt.Printf("| %s | %d | %s | %.1f | %.1f | %.1f | %d |\n", c.name, page, count, p(0.50), p(0.95), lat[len(lat)-1], len(lat))
+			fmt.Printf("| %s | %d | %s | %.1f | %.1f | %.1f | %d | %.0f |\n", c.name, page, count, p(0.50), p(0.95), lat[len(lat)-1], len(lat),
+				float64(cpu.Microseconds())/float64(sent))
 		}
 	}
 	if *plans {
@@ -303,12 +326,11 @@ func login(base string) string {
 	return out.AccessToken
 }
 
-func measure(client *http.Client, u, token string) ([]float64, string) {
-	var lat []float64
-	count := "-"
-	began := time.Now()
-	warm := 1
-	for i := 0; i < *requests+warm; i++ {
+// measure sends the case's requests and returns their latencies (the
+// warm-up not among them unless the case is slow), the first answer's
+// totalCount and how many requests it sent in all.
+func measure(client *http.Client, u, token string) ([]float64, string, int) {
+	get := func() (time.Duration, []byte) {
 		req, _ := http.NewRequest(http.MethodGet, u, nil)
 		req.Header.Set("Authorization", "Bearer "+token)
 		t0 := time.Now()
@@ -322,26 +344,52 @@ func measure(client *http.Client, u, token string) ([]float64, string) {
 		if resp.StatusCode != 200 {
 			fatalf("GET %s: %d %s", u, resp.StatusCode, raw)
 		}
-		if i == 0 {
-			var out struct {
-				TotalCount json.Number `json:"totalCount"`
-			}
-			if json.Unmarshal(raw, &out) == nil && out.TotalCount != "" {
-				count = out.TotalCount.String()
-			}
-		}
-		if i == 0 && d > *budget/4 {
-			warm = 0 // a slow case: its first request counts
-		}
-		if i >= warm {
-			lat = append(lat, float64(d.Microseconds())/1000)
-		}
-		if len(lat) >= 1 && time.Since(began) > *budget {
-			break
-		}
+		return d, raw
 	}
+	var lat []float64
+	count := "-"
+	began := time.Now()
+	d, raw := get()
+	var out struct {
+		TotalCount json.Number `json:"totalCount"`
+	}
+	if json.Unmarshal(raw, &out) == nil && out.TotalCount != "" {
+		count = out.TotalCount.String()
+	}
+	if d > *budget/4 {
+		lat = append(lat, float64(d.Microseconds())/1000) // a slow case: its first request counts
+	}
+	var (
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		left = *requests - len(lat)
+	)
+	for range max(1, *clients) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				over := left <= 0 || (len(lat) >= 1 && time.Since(began) > *budget)
+				left--
+				mu.Unlock()
+				if over {
+					return
+				}
+				d, _ := get()
+				mu.Lock()
+				lat = append(lat, float64(d.Microseconds())/1000)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
 	slices.Sort(lat)
-	return lat, count
+	sent := len(lat)
+	if d <= *budget/4 {
+		sent++ // the warm-up
+	}
+	return lat, count, sent
 }
 
 func pick(ctx context.Context, conn *pgx.Conn) sample {
