@@ -506,6 +506,10 @@ func printPlans(ctx context.Context, conn *pgx.Conn, cases []listCase) {
 			kind string
 			postgres.Statement
 		}{{"count (" + source + ")", totals}, {"page " + strconv.Itoa(pg), page}} {
+			if st.SQL == "" {
+				fmt.Printf("- %s — count: not sent (the first page of a search is its count)\n", c.name)
+				continue
+			}
 			opts := "EXPLAIN (COSTS OFF) "
 			if c.explain {
 				opts = "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) "

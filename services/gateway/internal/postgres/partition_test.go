@@ -176,9 +176,18 @@ func TestListPrunesToItsDates(t *testing.T) {
 		"id":        {ID: id},
 	} {
 		f.CollabID, f.Page, f.Take, f.Scope = collab, 1, 20, merchant.Scope{All: true}
-		_, _, page, err := postgres.ListStatements(ctx, pool, f)
+		totals, _, page, err := postgres.ListStatements(ctx, pool, f)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// Its first page is its count: no count statement, as List sends none;
+		// a later page is counted.
+		if totals.SQL != "" {
+			t.Errorf("the list by %s sends a count statement on its first page:\n%s", name, totals.SQL)
+		}
+		f.Page = 2
+		if totals, _, _, err := postgres.ListStatements(ctx, pool, f); err != nil || totals.SQL == "" {
+			t.Errorf("the list by %s, page 2: count statement %q, %v; want one", name, totals.SQL, err)
 		}
 		if got := scannedPartitions(t, pool, page, true); !slices.Equal(got, []string{partitionName(at)}) {
 			t.Errorf("the list by %s reads %v, want only %s", name, got, partitionName(at))

@@ -340,9 +340,14 @@ type ListQuerier interface {
 // per-currency totals, from the rollups when they are built and can count f
 // (fromRollups), from the matching rows otherwise; and the page. It runs
 // the first on q, because the page depends on its answer (List runs both
-// in one snapshot). services/gateway/cmd/listbench explains them.
+// in one snapshot). A search's first page is its own count (pageIsCount):
+// then totals is empty (no SQL), as List sends none.
+// services/gateway/cmd/listbench explains them.
 func ListStatements(ctx context.Context, q ListQuerier, f payment.ListFilter) (totals Statement, fromRollups bool, page Statement, err error) {
 	f = microseconds(f)
+	if pageIsCount(f) {
+		return Statement{}, false, pageStatement(f, counted{}), nil
+	}
 	totals, c, err := listCount(ctx, q, f)
 	if err != nil {
 		return totals, false, page, err
@@ -569,6 +574,14 @@ func readPage(rows pgx.Rows, page *payment.ListPage) error {
 	return nil
 }
 
+// pageIsCount reports whether f is a search by id or reference's first
+// page. Such a search finds one row at most, so that page is its count and
+// totals: one statement fewer, each of which starts an index scan in every
+// partition.
+func pageIsCount(f payment.ListFilter) bool {
+	return (f.ID != 0 || f.Reference != "") && f.Page == 1 && f.Take >= 1
+}
+
 // listExact is List for an exact match (exactMatch) in one round trip: its
 // transaction's BEGIN, the generic-plan setting, the replica's lag when it
 // reads one, the count and totals from the matching rows, the page and the
@@ -586,10 +599,7 @@ func (p *Payments) listExact(ctx context.Context, f payment.ListFilter) (page pa
 	}
 	defer conn.Release()
 	replica := p.reads != p.pool
-	// A search by id or reference finds one row at most, so its first page
-	// is its count and totals: one statement fewer, each of which starts an
-	// index scan in every partition.
-	pageIsCount := (f.ID != 0 || f.Reference != "") && f.Page == 1 && f.Take >= 1
+	onePage := pageIsCount(f)
 	pageSt := pageStatement(f, counted{})
 	b := &pgx.Batch{}
 	b.Queue(beginExact)
@@ -597,7 +607,7 @@ func (p *Payments) listExact(ctx context.Context, f payment.ListFilter) (page pa
 	if replica {
 		b.Queue(pgdb.ReplicaLagSQL)
 	}
-	if !pageIsCount {
+	if !onePage {
 		totals := rowTotals(f)
 		b.Queue(totals.SQL, totals.Args...)
 	}
@@ -619,7 +629,7 @@ func (p *Payments) listExact(ctx context.Context, f payment.ListFilter) (page pa
 			return page, err
 		}
 	}
-	if !pageIsCount {
+	if !onePage {
 		c := counted{totals: map[string]string{}}
 		rows, err := br.Query()
 		if err == nil {
@@ -639,7 +649,7 @@ func (p *Payments) listExact(ctx context.Context, f payment.ListFilter) (page pa
 	if err := readPage(rows, &page); err != nil {
 		return page, err
 	}
-	if pageIsCount {
+	if onePage {
 		page.TotalCount = len(page.Transactions)
 		if f.IncludeTotals {
 			for _, t := range page.Transactions {
