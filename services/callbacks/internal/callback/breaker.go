@@ -50,6 +50,18 @@ func (s BreakerSettings) WithDefaults() BreakerSettings {
 	return s
 }
 
+// ParkUntil is where an opening breaker whose probe is due at retryAt puts
+// its URL's pending deliveries: a cool-down cap after the probe. Nothing
+// reads that time but the claim (the probe takes the URL's oldest pending
+// delivery whatever its time, and a closing breaker makes them all due at
+// once), so it only has to lie beyond the next probes: a reopening moves
+// the deliveries due before its own probe, and the ones parked earlier stay
+// put, so the backlog is written at the first opening and at every other
+// opening at the cap, not at every opening (issue 30).
+func (s BreakerSettings) ParkUntil(retryAt time.Time) time.Time {
+	return retryAt.Add(s.WithDefaults().CooldownCap)
+}
+
 // Breaker is one callback URL's breaker.
 type Breaker struct {
 	URLID    int64
@@ -75,7 +87,7 @@ type Observation struct {
 // Transition says what applying observations did to a breaker.
 type Transition struct {
 	// Opened: it opened (or opened again after a failed probe); the URL's
-	// pending deliveries wait for RetryAt.
+	// pending deliveries wait for the probe at RetryAt (parked: ParkUntil).
 	Opened bool
 	// Closed: it closed; the URL's pending deliveries are due at once.
 	Closed bool

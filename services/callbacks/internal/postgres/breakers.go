@@ -104,7 +104,7 @@ func (s *Store) observeBreakers(ctx context.Context, tx pgx.Tx, breakers []callb
 		failures           []int32
 		sinces, retries    []*time.Time
 		opened, closed     []int64
-		openedAt           []time.Time
+		openedAt, parkedTo []time.Time
 		disabled           []callback.Breaker
 		disabledReasons    []string
 	)
@@ -121,6 +121,7 @@ func (s *Store) observeBreakers(ctx context.Context, tx pgx.Tx, breakers []callb
 		switch {
 		case t.Opened:
 			opened, openedAt = append(opened, after.URLID), append(openedAt, after.RetryAt)
+			parkedTo = append(parkedTo, s.Breakers.ParkUntil(after.RetryAt))
 		case t.Closed:
 			closed = append(closed, after.URLID)
 		case t.Disabled:
@@ -140,13 +141,17 @@ func (s *Store) observeBreakers(ctx context.Context, tx pgx.Tx, breakers []callb
 		return fmt.Errorf("update breakers: %w", err)
 	}
 	if len(opened) > 0 {
+		// Park the URL's pending deliveries due before its probe (ParkUntil):
+		// those parked at an earlier opening are left as they are, so a
+		// reopening rewrites only what came since, not the whole backlog.
 		if _, err := tx.Exec(ctx, `
-			UPDATE deliveries d SET next_attempt_at = GREATEST(d.next_attempt_at, x.until)
-			FROM unnest($1::bigint[], $2::timestamptz[]) AS x(id, until)
-			WHERE d.id IN (SELECT p.id FROM deliveries p WHERE p.callback_url_id = ANY ($1) AND p.status = 'pending'
-				AND p.lease_id IS NULL FOR UPDATE SKIP LOCKED)
-				AND d.callback_url_id = x.id`, opened, openedAt); err != nil {
-			return fmt.Errorf("defer deliveries of open breakers: %w", err)
+			UPDATE deliveries d SET next_attempt_at = x.park
+			FROM unnest($1::bigint[], $3::timestamptz[]) AS x(id, park)
+			WHERE d.id IN (SELECT p.id FROM deliveries p JOIN unnest($1::bigint[], $2::timestamptz[]) AS y(id, until)
+					ON p.callback_url_id = y.id AND p.next_attempt_at < y.until
+				WHERE p.status = 'pending' AND p.lease_id IS NULL FOR UPDATE OF p SKIP LOCKED)
+				AND d.callback_url_id = x.id`, opened, openedAt, parkedTo); err != nil {
+			return fmt.Errorf("park deliveries of open breakers: %w", err)
 		}
 	}
 	if len(closed) > 0 {

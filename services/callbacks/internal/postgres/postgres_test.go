@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/goleak"
 	"google.golang.org/protobuf/proto"
@@ -44,6 +45,7 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 type fixture struct {
 	store *postgres.Store
+	pool  *pgxpool.Pool
 	q     func(t *testing.T, sql string, args ...any) int64
 	tally func(t *testing.T, txID int64) []*eventsv1.CallbackDeliveryChanged
 }
@@ -51,7 +53,7 @@ type fixture struct {
 func newFixture(t *testing.T) fixture {
 	t.Helper()
 	pool, _ := pgtest.Schema(t, postgres.Migrations)
-	f := fixture{store: postgres.NewStore(pool)}
+	f := fixture{store: postgres.NewStore(pool), pool: pool}
 	f.q = func(t *testing.T, sql string, args ...any) int64 {
 		t.Helper()
 		var n int64
@@ -646,5 +648,120 @@ func TestClaimedDeliveryKeepsItsTrace(t *testing.T) {
 		if !dl.Trace.Equal(want[dl.TransactionID]) {
 			t.Errorf("transaction %d's delivery claimed in trace %v, want %v", dl.TransactionID, dl.Trace, want[dl.TransactionID])
 		}
+	}
+}
+
+// TestOpenBreakerParksDeliveriesOnce: an opening breaker parks its URL's
+// pending deliveries a cool-down cap after its probe (ParkUntil); a
+// reopening after a failed probe moves only the deliveries due before its
+// own probe and leaves the parked ones unwritten; closing makes them all due.
+func TestOpenBreakerParksDeliveriesOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	settings := callback.BreakerSettings{}.WithDefaults()
+	f.url(t, 40, callback.TypeAll, true)
+	var evs []callback.TransactionEvent
+	for i := range 10 {
+		evs = append(evs, finalized(fmt.Sprintf("park-%d", i), int64(400+i), 40, 1, 3, 4, t0))
+	}
+	fresh, err := f.store.ApplyTransactionEvents(ctx, evs, t0)
+	if err != nil || len(fresh) != 10 {
+		t.Fatalf("made %d deliveries (%v), want 10", len(fresh), err)
+	}
+	f.storePending(t, fresh)
+	urlID := fresh[0].CallbackURLID
+	fail := func(ds []callback.Delivery, at time.Time) {
+		t.Helper()
+		rs := make([]callback.Result, len(ds))
+		for i, d := range ds {
+			rs[i] = callback.Result{Delivery: d, At: at, ResponseCode: 503, ErrorMessage: "503 Service Unavailable",
+				Attempt: callback.AttemptFailed, Status: callback.DeliveryPending, NextAttemptAt: at.Add(10 * time.Second)}
+		}
+		if err := f.store.RecordResults(ctx, rs, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// versions are the row versions (xmin) of the URL's pending deliveries.
+	versions := func() map[int64]string {
+		t.Helper()
+		rows, err := f.pool.Query(ctx, `SELECT id, xmin::text FROM deliveries WHERE callback_url_id = $1 AND status = 'pending'`, urlID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int64]string{}
+		var id int64
+		var x string
+		if _, err := pgx.ForEachRow(rows, []any{&id, &x}, func() error { out[id] = x; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+
+	// Five failures open the breaker: all ten are parked past the probe.
+	ds, err := f.store.ClaimDue(ctx, t0, 5, t0.Add(time.Minute))
+	if err != nil || len(ds) != 5 {
+		t.Fatalf("claimed %d (%v), want 5", len(ds), err)
+	}
+	fail(ds, t0)
+	park := settings.ParkUntil(t0.Add(settings.Cooldown))
+	if n := f.q(t, `SELECT count(*) FROM deliveries WHERE callback_url_id = $1 AND status = 'pending' AND next_attempt_at = $2`, urlID, park); n != 10 {
+		t.Fatalf("%d of 10 pending deliveries parked at %v after the breaker opened", n, park)
+	}
+	// Two deliveries made while it is open, stored pending for the probe's
+	// time (as the dispatcher stores them): the probe takes the older.
+	for i, ev := range []callback.TransactionEvent{finalized("park-late-a", 410, 40, 1, 3, 4, t0), finalized("park-late-b", 411, 40, 1, 3, 4, t0)} {
+		late, err := f.store.ApplyTransactionEvents(ctx, []callback.TransactionEvent{ev}, t0)
+		if err != nil || len(late) != 1 {
+			t.Fatalf("made %d deliveries (%v), want 1", len(late), err)
+		}
+		if err := f.store.RecordResults(ctx, []callback.Result{{Delivery: late[0], At: t0, Status: callback.DeliveryPending,
+			NextAttemptAt: t0.Add(settings.Cooldown + time.Duration(i)*time.Millisecond)}}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lateB := f.q(t, `SELECT id FROM deliveries WHERE transaction_id = 411`)
+	before := versions()
+
+	// The probe (the first late delivery) fails: the breaker opens again
+	// (doubled cool-down). The probe and the second late delivery are parked
+	// past the new probe; the ten parked before are not written.
+	t1 := t0.Add(settings.Cooldown + time.Second)
+	probe, err := f.store.ClaimDue(ctx, t1, 10, t1.Add(time.Minute))
+	if err != nil || len(probe) != 1 {
+		t.Fatalf("claimed %d (%v) when the probe was due, want 1", len(probe), err)
+	}
+	fail(probe, t1)
+	park2 := settings.ParkUntil(t1.Add(2 * settings.Cooldown))
+	after := versions()
+	if len(after) != 12 {
+		t.Fatalf("%d pending deliveries, want 12", len(after))
+	}
+	if probe[0].TransactionID != 410 {
+		t.Fatalf("the probe was the delivery of transaction %d, want the oldest pending (410)", probe[0].TransactionID)
+	}
+	for id, x := range after {
+		moved := id == probe[0].ID || id == lateB
+		if !moved && x != before[id] {
+			t.Errorf("delivery %d, parked at the first opening, was written again at the reopening", id)
+		}
+	}
+	if n := f.q(t, `SELECT count(*) FROM deliveries WHERE id = ANY ($1) AND next_attempt_at = $2`, []int64{probe[0].ID, lateB}, park2); n != 2 {
+		t.Fatalf("%d of the probe and the second late delivery parked at %v, want 2", n, park2)
+	}
+
+	// The next probe succeeds: the breaker closes and all are due at once.
+	t2 := t1.Add(2*settings.Cooldown + time.Second)
+	probe, err = f.store.ClaimDue(ctx, t2, 10, t2.Add(time.Minute))
+	if err != nil || len(probe) != 1 {
+		t.Fatalf("claimed %d (%v) when the second probe was due, want 1", len(probe), err)
+	}
+	if err := f.store.RecordResults(ctx, []callback.Result{{Delivery: probe[0], At: t2, ResponseCode: 200,
+		Attempt: callback.AttemptSuccess, Status: callback.DeliveryDelivered, NextAttemptAt: t2}}, t2); err != nil {
+		t.Fatal(err)
+	}
+	due, err := f.store.ClaimDue(ctx, t2, 100, t2.Add(time.Minute))
+	if err != nil || len(due) != 11 {
+		t.Fatalf("claimed %d (%v) after the breaker closed, want the other 11", len(due), err)
 	}
 }
