@@ -52,8 +52,8 @@ func (s BreakerSettings) WithDefaults() BreakerSettings {
 
 // ParkUntil is where an opening breaker whose probe is due at retryAt puts
 // its URL's pending deliveries: a cool-down cap after the probe. Nothing
-// reads that time but the claim (the probe takes the URL's oldest pending
-// delivery whatever its time, and a closing breaker makes them all due at
+// reads that time but the claim (the probe takes the URL's pending delivery
+// due first, whatever its time, and a closing breaker makes them all due at
 // once), so it only has to lie beyond the next probes: a reopening moves
 // the deliveries due before its own probe, and the ones parked earlier stay
 // put, so the backlog is written at the first opening and at every other
