@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/paygate/paygate/services/internal/access"
 	"github.com/paygate/paygate/services/internal/apperr"
@@ -44,8 +45,9 @@ type keyVerifier struct {
 	keys   func(ctx context.Context, kid string) (crypto.PublicKey, error)
 	parser *jwt.Parser
 	now    func() time.Time
-	// verified remembers the tokens this verifier accepted (see Verify).
-	verified *tokenCache
+	// verified remembers the tokens this verifier accepted (see Verify),
+	// by the SHA-256 of the token.
+	verified *lru.Cache[[sha256.Size]byte, verifiedToken]
 	// parses counts full verifications (parse and signature check), for tests.
 	parses atomic.Int64
 }
@@ -74,6 +76,10 @@ func newKeyVerifier(keys func(ctx context.Context, kid string) (crypto.PublicKey
 }
 
 func newKeyVerifierWithClock(keys func(ctx context.Context, kid string) (crypto.PublicKey, error), now func() time.Time) *keyVerifier {
+	verified, err := lru.New[[sha256.Size]byte, verifiedToken](verifiedTokens)
+	if err != nil {
+		panic(err) // only for a size below 1
+	}
 	return &keyVerifier{
 		keys: keys,
 		now:  now,
@@ -86,7 +92,7 @@ func newKeyVerifierWithClock(keys func(ctx context.Context, kid string) (crypto.
 			jwt.WithLeeway(Leeway),
 			jwt.WithTimeFunc(now),
 		),
-		verified: newTokenCache(verifiedTokens),
+		verified: verified,
 	}
 }
 
@@ -103,7 +109,7 @@ func newKeyVerifierWithClock(keys func(ctx context.Context, kid string) (crypto.
 // slices are shared and, like all claims, read-only).
 func (v *keyVerifier) Verify(ctx context.Context, token string) (*access.Claims, error) {
 	sum := sha256.Sum256([]byte(token))
-	if e, ok := v.verified.get(sum); ok && v.now().Before(e.until) {
+	if e, ok := v.verified.Get(sum); ok && v.now().Before(e.until) {
 		key, err := v.keys(ctx, e.kid)
 		if pub, isEd := key.(ed25519.PublicKey); err == nil && isEd && pub.Equal(e.key) {
 			claims := *e.claims
@@ -147,16 +153,16 @@ func (v *keyVerifier) Verify(ctx context.Context, token string) (*access.Claims,
 	}
 	// The parser requires an expiry, so ExpiresAt is set here.
 	cached := *claims
-	v.verified.put(sum, verifiedToken{
+	v.verified.Add(sum, verifiedToken{
 		claims: &cached, kid: usedKid, key: usedKey,
 		until: claims.ExpiresAt.Add(Leeway),
 	})
 	return claims, nil
 }
 
-// verifiedTokens bounds the cache of verified tokens: each of its two
-// generations holds at most this many (about 1 KB each with the claims).
-const verifiedTokens = 4096
+// verifiedTokens bounds the cache of verified tokens (about 1 KB each with
+// the claims): the least recently used goes first.
+const verifiedTokens = 8192
 
 // verifiedToken is what the cache keeps of an accepted token.
 type verifiedToken struct {
@@ -164,54 +170,6 @@ type verifiedToken struct {
 	kid    string
 	key    ed25519.PublicKey
 	until  time.Time // expiry plus Leeway: not accepted from that instant
-}
-
-// tokenCache is a bounded map of verified tokens in two generations: when
-// the current one is full it becomes the old one and the one before is
-// dropped, and a hit in the old generation moves the token to the current
-// one, so the tokens in use stay and the cache never holds more than twice
-// its bound.
-type tokenCache struct {
-	mu       sync.Mutex
-	max      int
-	cur, old map[[sha256.Size]byte]verifiedToken
-}
-
-func newTokenCache(max int) *tokenCache {
-	return &tokenCache{max: max, cur: make(map[[sha256.Size]byte]verifiedToken)}
-}
-
-func (c *tokenCache) get(sum [sha256.Size]byte) (verifiedToken, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.cur[sum]; ok {
-		return e, true
-	}
-	e, ok := c.old[sum]
-	if ok {
-		delete(c.old, sum)
-		c.putLocked(sum, e)
-	}
-	return e, ok
-}
-
-func (c *tokenCache) put(sum [sha256.Size]byte, e verifiedToken) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.putLocked(sum, e)
-}
-
-func (c *tokenCache) putLocked(sum [sha256.Size]byte, e verifiedToken) {
-	if len(c.cur) >= c.max {
-		c.old, c.cur = c.cur, make(map[[sha256.Size]byte]verifiedToken, c.max)
-	}
-	c.cur[sum] = e
-}
-
-func (c *tokenCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.cur) + len(c.old)
 }
 
 // JWKS refresh timing.
