@@ -33,7 +33,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -42,12 +41,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/paygate/paygate/bench/internal/harness"
 	aggregatorv1 "github.com/paygate/paygate/gen/go/paygate/aggregator/v1"
-	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 )
 
 var natsServer, natsURL = harness.NATSFlags()
@@ -67,6 +63,8 @@ var (
 	doStats     = flag.Bool("statistics", true, "measure the statistics per range (false: only the rebuild and the consumer)")
 	events      = flag.Int("events", 200000, "synthetic events (half created, half finalized) for the consumer phase; 0 skips it")
 	eventsQuiet = flag.Duration("consumer-timeout", 5*time.Minute, "most time the consumer phase waits for the statistics")
+	freshRate   = flag.Float64("freshness-rate", 1000, "transactions per second (created, then finalized) of the freshness phase; 0 skips it")
+	freshFor    = flag.Duration("freshness-duration", 30*time.Second, "how long the freshness phase publishes")
 )
 
 // procs are the processes the bench started; their logs are /tmp/aggbench-<name>.log.
@@ -180,6 +178,9 @@ func main() {
 	if *events > 0 {
 		consumer(ctx, gw, nurl, tokens["admin"], "http://"+aggHTTP)
 	}
+	if *freshRate > 0 {
+		freshness(ctx, gw, nurl, tokens["admin"], "http://"+aggHTTP)
+	}
 	fmt.Printf("\nload average at the end %s\n", harness.LoadAvg())
 	if mismatches > 0 {
 		procs.StopAll()
@@ -274,6 +275,12 @@ func get(base, token string, q url.Values) (*aggregatorv1.GetStatisticsResponse,
 	return &out, took
 }
 
+// urlValues asks the statistics of day (UTC midnight) in USD.
+func urlValues(day time.Time) url.Values {
+	return url.Values{"currency": {"USD"}, "from": {day.Format(time.RFC3339)},
+		"to": {day.Add(24*time.Hour - time.Millisecond).Format("2006-01-02T15:04:05.000Z07:00")}}
+}
+
 type span struct {
 	name     string
 	from, to time.Time // to inclusive, one ms before a whole hour
@@ -293,7 +300,7 @@ func ranges(now time.Time, offset int) []span {
 	return out
 }
 
-type pct struct{ p50, p95, max float64 }
+type pct struct{ p50, p95, p99, max float64 }
 
 func percentiles(lat []time.Duration) pct {
 	ms := make([]float64, len(lat))
@@ -305,7 +312,7 @@ func percentiles(lat []time.Duration) pct {
 		i := int(q*float64(len(ms))+0.5) - 1
 		return ms[max(0, min(i, len(ms)-1))]
 	}
-	return pct{p(0.5), p(0.95), ms[len(ms)-1]}
+	return pct{p(0.5), p(0.95), p(0.99), ms[len(ms)-1]}
 }
 
 // truth is the statistics computed from the gateway's rows.
@@ -443,22 +450,9 @@ func statistics(ctx context.Context, gw *pgx.Conn, tokens map[string]string, agg
 // statistics count them, beside the publish rate of the same events to a
 // subject nobody consumes.
 func consumer(ctx context.Context, gw *pgx.Conn, nurl, token, aggBase string) {
-	var merchantName, providerName string
-	var collabID, providerID, merchantID int32
-	if err := gw.QueryRow(ctx, `SELECT c.id, c.merchant_id, c.provider_id, m.name, p.name FROM collabs c
-		JOIN merchants m ON m.id = c.merchant_id JOIN providers p ON p.id = c.provider_id ORDER BY c.id LIMIT 1`).
-		Scan(&collabID, &merchantID, &providerID, &merchantName, &providerName); err != nil {
-		fatalf("collab: %v", err)
-	}
-	nc, err := nats.Connect(nurl)
-	if err != nil {
-		fatalf("%v", err)
-	}
+	c := firstCollab(ctx, gw)
+	nc, js := jetStream(nurl)
 	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		fatalf("%v", err)
-	}
 	n := *events / 2
 	run := time.Now().UnixNano()
 	// Ids far above any real one: 10^15 + the run's seconds × 10^6.
@@ -466,25 +460,8 @@ func consumer(ctx context.Context, gw *pgx.Conn, nurl, token, aggBase string) {
 	now := time.Now().UTC()
 	msgs := make([]*nats.Msg, 0, 2*n)
 	for i := range n {
-		id := base + int64(i)
-		st := &eventsv1.TransactionState{TransactionId: id, ReferenceId: fmt.Sprintf("aggbench-%d", id),
-			MerchantId: merchantID, CollabId: collabID, ProviderId: providerID, Nonce: strconv.FormatInt(id, 10),
-			TransactionType: 1, Amount: "10.00", Currency: "USD", Status: 3, CreatedAt: timestamppb.New(now),
-			UpdatedAt: timestamppb.New(now), Version: 1, MerchantName: merchantName, ProviderName: providerName}
-		created, _ := proto.Marshal(&eventsv1.TransactionCreated{Transaction: st})
-		fin := proto.Clone(st).(*eventsv1.TransactionState)
-		fin.Status, fin.Version, fin.StatusMessage = 4, 2, "Success"
-		finalized, _ := proto.Marshal(&eventsv1.TransactionFinalized{Transaction: fin, PreviousStatus: 3, Source: "aggbench"})
-		for _, m := range []struct {
-			subject string
-			data    []byte
-			v       int
-		}{{"paygate.events.transaction_created", created, 1}, {"paygate.events.transaction_finalized", finalized, 2}} {
-			msg := nats.NewMsg(m.subject)
-			msg.Data = m.data
-			msg.Header.Set(nats.MsgIdHdr, fmt.Sprintf("aggbench-%d-%d-%d", run, id, m.v))
-			msgs = append(msgs, msg)
-		}
+		created, finalized := c.events(run, base+int64(i), now)
+		msgs = append(msgs, created, finalized)
 	}
 	publish := func(subject func(*nats.Msg) string, idSuffix string) time.Duration {
 		t0 := time.Now()
@@ -529,8 +506,7 @@ func consumer(ctx context.Context, gw *pgx.Conn, nurl, token, aggBase string) {
 		_ = stream.Purge(ctx, jetstream.WithPurgeSubject("paygate.events.aggbench_probe"))
 	}
 
-	day := now.Truncate(time.Hour).Add(-time.Duration(now.Hour()) * time.Hour)
-	q := url.Values{"currency": {"USD"}, "from": {day.Format(time.RFC3339)}, "to": {day.Add(24*time.Hour - time.Millisecond).Format("2006-01-02T15:04:05.000Z07:00")}}
+	q := urlValues(now.Truncate(time.Hour).Add(-time.Duration(now.Hour()) * time.Hour))
 	before, _ := get(aggBase, token, q)
 	t0 := time.Now()
 	pubDone := make(chan time.Duration, 1)

@@ -529,7 +529,7 @@ func phaseLogin(base string, names, hashes []string) {
 	// hash would give the service).
 	sem := make(chan struct{}, runtime.NumCPU())
 	la = harness.Load1()
-	self0 := harness.ProcessCPU(os.Getpid())
+	self0, selfFaults0 := harness.ProcessCPU(os.Getpid()), harness.ProcessFaults(os.Getpid())
 	s, sent, done := openLoop(arrivalsAt, func(i int) error {
 		sem <- struct{}{}
 		defer func() { <-sem }()
@@ -541,13 +541,14 @@ func phaseLogin(base string, names, hashes []string) {
 	a, b, c = q(s.lat)
 	record(row{phase: "1", what: fmt.Sprintf("CEILING: bare verify, open loop, at most %d at once (FIFO)", runtime.NumCPU()), n: s.ok, load: la + "→" + harness.Load1(),
 		rate: fmt.Sprintf("%.1f/s (sent %.1f)", done, sent), p50: a, p95: b, p99: c,
-		note: errNote(s.err) + fmt.Sprintf("the bench's CPU %.2f ms per verify", float64(harness.ProcessCPU(os.Getpid())-self0)/1e6/float64(max(s.ok, 1)))})
+		note: errNote(s.err) + fmt.Sprintf("the bench's CPU %.2f ms and %d page faults per verify", float64(harness.ProcessCPU(os.Getpid())-self0)/1e6/float64(max(s.ok, 1)),
+			(harness.ProcessFaults(os.Getpid())-selfFaults0)/int64(max(s.ok, 1)))})
 	fifo95 := p95(s.lat)
 	runtime.GC()
 
 	waitIdle()
 	la = harness.Load1()
-	c0 := cpuTime()
+	c0, faults0 := cpuTime(), harness.ProcessFaults(authPID)
 	s, sent, done = openLoop(arrivalsAt, func(i int) error {
 		st, body, err := call("POST", base+"/api/v1/login", "", loginBody(names[i%len(names)]))
 		if err != nil {
@@ -574,6 +575,7 @@ func phaseLogin(base string, names, hashes []string) {
 	record(row{phase: "1", what: "POST /api/v1/login, open loop", n: s.ok, load: la,
 		rate: fmt.Sprintf("%.1f/s (sent %.1f)", done, sent), p50: a, p95: b, p99: c,
 		note: errNote(s.err) + shedNote + strings.Replace(cpuNote(c0, n), "ms/op", "ms per attempt", 1) +
+			fmt.Sprintf("bin/auth %d page faults per attempt; ", (harness.ProcessFaults(authPID)-faults0)/int64(max(n, 1))) +
 			fmt.Sprintf("p95 / FIFO ceiling p95 = %.2f×; target ≤ 1.5× and none lost: %s", float64(p95(s.lat))/float64(fifo95),
 				verdict(float64(p95(s.lat)) <= 1.5*float64(fifo95) && s.err == 0))})
 }

@@ -62,6 +62,23 @@ func ProcessCPU(pid int) time.Duration {
 	return d
 }
 
+// ProcessFaults is the number of minor page faults process pid has taken
+// (a page of memory touched for the first time since the kernel gave it, or
+// since the Go runtime returned it), or 0 when it cannot be read.
+func ProcessFaults(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// minflt is field 10: the 8th after the comm's closing parenthesis.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 8 {
+		return 0
+	}
+	n, _ := strconv.ParseInt(f[7], 10, 64)
+	return n
+}
+
 // CPUByProgram is the CPU time (user + system) each program's running
 // processes have used so far, by the name the kernel knows them by
 // (postgres, gateway, sandbox, nats-server...). Programs whose processes

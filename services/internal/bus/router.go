@@ -149,7 +149,15 @@ func (s *Settle) settle(m jetstream.Msg, o outcome, cause error, quiet bool) {
 		if !quiet && ctx.Err() == nil && !errors.Is(cause, ErrStopping) {
 			log.WarnContext(ctx, "event not handled; it comes back", "subject", m.Subject(), "error", cause)
 		}
-		if err := m.NakWithDelay(retryDelay(m, s.route.FirstRetry, s.route.MaxRetry)); err != nil && ctx.Err() == nil {
+		var err error
+		if ctx.Err() != nil || errors.Is(cause, ErrStopping) {
+			// The run is stopping (a job's lease ended, say), not the
+			// message failing: it comes back at once, to the next run.
+			err = m.Nak()
+		} else {
+			err = m.NakWithDelay(retryDelay(m, s.route.FirstRetry, s.route.MaxRetry))
+		}
+		if err != nil && ctx.Err() == nil {
 			log.WarnContext(ctx, "nak event", "error", err)
 		}
 	}
@@ -322,9 +330,13 @@ func retryDelay(m jetstream.Msg, first, limit time.Duration) time.Duration {
 
 // stopAndHandBack stops the consumer and hands back the messages received
 // but not handled, so that they come again at once rather than after
-// AckWait.
+// AckWait. It drains rather than stops the client: a stop discards the
+// messages the server already sent to the client's buffer, and each of those
+// came again only after AckWait (20 s for the aggregator, whose consumers
+// stop at the end of every 30 s job lease); drained, they reach the callback,
+// which hands them back (ctx is done by then).
 func stopAndHandBack(cc jetstream.ConsumeContext, msgs <-chan jetstream.Msg, log *slog.Logger) {
-	cc.Stop()
+	cc.Drain()
 	select {
 	case <-cc.Closed():
 	case <-time.After(10 * time.Second):

@@ -3,9 +3,12 @@ package bus_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	"github.com/paygate/paygate/services/internal/bus"
@@ -118,4 +121,89 @@ func TestParseStart(t *testing.T) {
 			t.Errorf("ParseStart(%q) accepted", bad)
 		}
 	}
+}
+
+// TestRunHandsBackWhatItHoldsWhenStopped stops a run while its handler holds
+// a batch and more messages wait in the client's buffer, and starts another:
+// the second gets every message at once, neither after AckWait nor after the
+// retry delay (a continuous job's consumer stops at the end of every lease,
+// so each message held then came late: the client's Stop discarded its
+// buffer until AckWait, where Drain hands it to the callback, which gives it
+// back; and the batch cut short by the stop came back after the first retry
+// delay, as if it had failed).
+func TestRunHandsBackWhatItHoldsWhenStopped(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.Schema(t, outboxMigrations)
+	js := connect(t)
+	subject := uniqueSubject(t)
+	const n = 60
+	sessions := make([]proto.Message, n)
+	for i := range sessions {
+		sessions[i] = started(fmt.Sprintf("s%d", i))
+	}
+	enqueue(t, pool, subject, sessions...)
+	startRelay(t, pool, js)
+	route := bus.Route{Durable: "test-handback-" + subject[len(bus.SubjectPrefix):], Subject: subject, Size: 5,
+		AckWait: time.Minute, FirstRetry: time.Minute, MaxRetry: time.Minute, Logger: quietLogger()}
+
+	// The first run's handler holds its first batch until the run stops.
+	ctx, cancel := context.WithCancel(context.Background())
+	holding := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		var once sync.Once
+		done <- bus.Run(ctx, js, route, func(ctx context.Context, _ []bus.Delivery, _ *bus.Settle) error {
+			once.Do(func() { close(holding) })
+			<-ctx.Done()
+			return bus.ErrStopping
+		})
+	}()
+	select {
+	case <-holding:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the first run got no batch")
+	}
+	// Let the server fill the client's buffer behind the held batch.
+	waitFor(t, 10*time.Second, "messages delivered beyond the held batch", func() bool {
+		c, err := js.Consumer(testContext(t, 5*time.Second), bus.StreamName, route.Durable)
+		if err != nil {
+			return false
+		}
+		info, err := c.Info(testContext(t, 5*time.Second))
+		return err == nil && info.NumAckPending > 2*route.Size
+	})
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("first Run: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the first run did not return after cancel")
+	}
+
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	go func() {
+		_ = bus.Run(ctx2, js, route, func(_ context.Context, batch []bus.Delivery, _ *bus.Settle) error {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, d := range batch {
+				var ev eventsv1.SessionStarted
+				if err := bus.Decode(d.Msg, &ev); err == nil {
+					seen[ev.GetSessionId()] = true
+				}
+			}
+			return nil
+		})
+	}()
+	// Well within AckWait and the retry delay (a minute each): only what the
+	// first run handed back at once can come this soon.
+	waitFor(t, 15*time.Second, "every message handled by the second run", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(seen) == n
+	})
 }
