@@ -150,9 +150,12 @@ func (s *Settle) settle(m jetstream.Msg, o outcome, cause error, quiet bool) {
 			log.WarnContext(ctx, "event not handled; it comes back", "subject", m.Subject(), "error", cause)
 		}
 		var err error
-		if ctx.Err() != nil || errors.Is(cause, ErrStopping) {
+		if ctx.Err() != nil {
 			// The run is stopping (a job's lease ended, say), not the
-			// message failing: it comes back at once, to the next run.
+			// message failing: it comes back at once, to the next run or
+			// another replica. (A handler's ErrStopping while the run goes
+			// on keeps the delay, so that this run does not take it back
+			// at once.)
 			err = m.Nak()
 		} else {
 			err = m.NakWithDelay(retryDelay(m, s.route.FirstRetry, s.route.MaxRetry))
