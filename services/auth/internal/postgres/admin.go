@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -214,7 +213,7 @@ func (s *Store) ListUsers(ctx context.Context, q identity.UserQuery) (identity.U
 // ListSessions implements identity.AdminStore. The page's session ids are
 // picked from the live-session indexes first and only those rows are read;
 // the count runs beside it and joins users only to search usernames.
-// Counts of bigCount or more are kept for countTTL (countCache).
+// Counts of bigCount or more are kept for countTTL (cachedCount).
 func (s *Store) ListSessions(ctx context.Context, q identity.SessionQuery) (identity.SessionPage, error) {
 	var a args
 	conds := []string{"s.revoked_at IS NULL", "s.refresh_expires_at > " + a.add(q.Now)}
@@ -250,14 +249,14 @@ func (s *Store) ListSessions(ctx context.Context, q identity.SessionQuery) (iden
 	var page identity.SessionPage
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		if n, ok := s.counts.get(countKey, q.Now); ok {
+		if n, ok := s.cachedCount(countKey, q.Now); ok {
 			page.Total = n
 			return nil
 		}
 		if err := s.pool.QueryRow(gctx, `SELECT count(*) FROM `+from+` WHERE `+where, countArgs...).Scan(&page.Total); err != nil {
 			return fmt.Errorf("count sessions: %w", err)
 		}
-		s.counts.put(countKey, page.Total, q.Now)
+		s.keepCount(countKey, page.Total, q.Now)
 		return nil
 	})
 	g.Go(func() error {
@@ -295,38 +294,30 @@ const (
 	maxCount = 1_000
 )
 
-// countCache keeps the large counts of recent session lists by filter.
-type countCache struct {
-	mu      sync.Mutex
-	entries map[string]countEntry
-}
-
+// countEntry is a large count of a session list and when it was made.
 type countEntry struct {
 	n  int64
 	at time.Time
 }
 
-func (c *countCache) get(key string, now time.Time) (int64, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
+// cachedCount is the count kept for key, unless it is older than countTTL
+// at now (or from after now).
+func (s *Store) cachedCount(key string, now time.Time) (int64, bool) {
+	e, ok := s.counts.Get(key)
 	if !ok || now.Sub(e.at) >= countTTL || now.Before(e.at) {
 		return 0, false
 	}
 	return e.n, true
 }
 
-func (c *countCache) put(key string, n int64, now time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// keepCount keeps n for key when it is large (at most maxCount keys, least
+// recently used dropped first), and forgets key's count otherwise.
+func (s *Store) keepCount(key string, n int64, now time.Time) {
 	if n < bigCount {
-		delete(c.entries, key)
+		s.counts.Remove(key)
 		return
 	}
-	if c.entries == nil || len(c.entries) >= maxCount {
-		c.entries = map[string]countEntry{}
-	}
-	c.entries[key] = countEntry{n: n, at: now}
+	s.counts.Add(key, countEntry{n: n, at: now})
 }
 
 const allowedIPColumns = `id, user_id, name, host(from_ip), host(to_ip)`

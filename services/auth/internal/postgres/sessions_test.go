@@ -149,3 +149,60 @@ func TestListSessionsAtScale(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionCountKeptBriefly: a session list's count of 10,000 or more is
+// reused for five seconds of its callers' clock, then counted again; a
+// smaller one is counted on every call.
+func TestSessionCountKeptBriefly(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.Schema(t, postgres.Migrations())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	store := postgres.New(pool)
+	now := time.Now()
+	var user int64
+	if err := pool.QueryRow(ctx, `INSERT INTO users (username, password_hash) VALUES ('counted', 'x') RETURNING id`).Scan(&user); err != nil {
+		t.Fatal(err)
+	}
+	addSessions := func(n int) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, `INSERT INTO sessions (id, user_id, ip, user_agent, created_at, last_seen_at, refresh_expires_at)
+			SELECT gen_random_uuid(), $3, '10.0.0.1', 'count test', $1::timestamptz, $1::timestamptz, $1::timestamptz + interval '1 day'
+			FROM generate_series(1, $2::int)`, now, n, user); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addSessions(10_000)
+	total := func(at time.Duration, search string) int64 {
+		t.Helper()
+		page, err := store.ListSessions(ctx, identity.SessionQuery{Scope: identity.Scope{All: true}, Now: now.Add(at), Search: search, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return page.Total
+	}
+	if got := total(0, ""); got != 10_000 {
+		t.Fatalf("first count %d, want 10000", got)
+	}
+	addSessions(1)
+	if got := total(4*time.Second, ""); got != 10_000 {
+		t.Errorf("count 4 s later %d, want the kept 10000", got)
+	}
+	if got := total(5*time.Second, ""); got != 10_001 {
+		t.Errorf("count 5 s later %d, want 10001 counted again", got)
+	}
+
+	// A small count is never kept.
+	if _, err := pool.Exec(ctx, `UPDATE sessions SET user_agent = 'rare agent' WHERE id = (SELECT id FROM sessions LIMIT 1)`); err != nil {
+		t.Fatal(err)
+	}
+	if got := total(6*time.Second, "rare agent"); got != 1 {
+		t.Fatalf("rare search counts %d, want 1", got)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE sessions SET user_agent = 'rare agent' WHERE id = (SELECT id FROM sessions WHERE user_agent <> 'rare agent' LIMIT 1)`); err != nil {
+		t.Fatal(err)
+	}
+	if got := total(6*time.Second, "rare agent"); got != 2 {
+		t.Errorf("rare search counts %d right after a second match, want 2", got)
+	}
+}

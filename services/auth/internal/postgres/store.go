@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -36,7 +37,7 @@ const Schema = "auth"
 // Store implements identity.Store and identity.Seeder.
 type Store struct {
 	pool   *pgxpool.Pool
-	counts countCache
+	counts *lru.Cache[string, countEntry]
 }
 
 var (
@@ -46,7 +47,10 @@ var (
 )
 
 // New returns a Store over pool, whose search_path must select the schema.
-func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+func New(pool *pgxpool.Pool) *Store {
+	counts, _ := lru.New[string, countEntry](maxCount) // errs only for a size ≤ 0
+	return &Store{pool: pool, counts: counts}
+}
 
 // userColumns are a user's columns with their claims, which migration 0012's
 // triggers keep on the row (TestUserClaimsFollowTheirSources compares them
