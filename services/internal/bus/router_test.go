@@ -3,12 +3,10 @@ package bus_test
 import (
 	"context"
 	"errors"
-	"fmt"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
-
-	"google.golang.org/protobuf/proto"
 
 	eventsv1 "github.com/paygate/paygate/gen/go/paygate/events/v1"
 	"github.com/paygate/paygate/services/internal/bus"
@@ -123,85 +121,77 @@ func TestParseStart(t *testing.T) {
 	}
 }
 
-// TestRunHandsBackWhatItHoldsWhenStopped stops a run while its handler holds
-// a batch and more messages wait in the client's buffer, and starts another:
-// the second gets every message at once, neither after AckWait nor after the
-// retry delay (a continuous job's consumer stops at the end of every lease,
-// so each message held then came late: the client's Stop discarded its
-// buffer until AckWait, where Drain hands it to the callback, which gives it
-// back; and the batch cut short by the stop came back after the first retry
-// delay, as if it had failed).
+// TestRunHandsBackWhatItHoldsWhenStopped stops and starts runs of one
+// consumer every 200 ms while messages keep coming (as a continuous job's
+// consumer stops at the end of every lease), with a handler whose batches a
+// stop cuts short: every message is handled at once, neither after AckWait
+// nor after the retry delay (a minute each here). Before, the client's Stop
+// dropped the messages the server had sent it around the stop, which came
+// back only after AckWait (Drain hands them to the callback, which gives
+// them back), and a batch cut short came back after the retry delay, as if
+// it had failed.
 func TestRunHandsBackWhatItHoldsWhenStopped(t *testing.T) {
 	t.Parallel()
-	pool, _ := pgtest.Schema(t, outboxMigrations)
 	js := connect(t)
 	subject := uniqueSubject(t)
-	const n = 60
-	sessions := make([]proto.Message, n)
-	for i := range sessions {
-		sessions[i] = started(fmt.Sprintf("s%d", i))
-	}
-	enqueue(t, pool, subject, sessions...)
-	startRelay(t, pool, js)
-	route := bus.Route{Durable: "test-handback-" + subject[len(bus.SubjectPrefix):], Subject: subject, Size: 5,
-		AckWait: time.Minute, FirstRetry: time.Minute, MaxRetry: time.Minute, Logger: quietLogger()}
+	route := bus.Route{Durable: "test-handback-" + subject[len(bus.SubjectPrefix):], Subject: subject, Size: 50,
+		Linger: 5 * time.Millisecond, AckWait: time.Minute, FirstRetry: time.Minute, MaxRetry: time.Minute, Logger: quietLogger()}
 
-	// The first run's handler holds its first batch until the run stops.
-	ctx, cancel := context.WithCancel(context.Background())
-	holding := make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		var once sync.Once
-		done <- bus.Run(ctx, js, route, func(ctx context.Context, _ []bus.Delivery, _ *bus.Settle) error {
-			once.Do(func() { close(holding) })
-			<-ctx.Done()
-			return bus.ErrStopping
-		})
+	const n = 3000
+	published := make(chan error, 1)
+	go func() { // 3,000 messages over about 1.5 s
+		ctx := testContext(t, 30*time.Second)
+		for i := range n {
+			if _, err := js.PublishAsync(subject, []byte(strconv.Itoa(i))); err != nil {
+				published <- err
+				return
+			}
+			if i%20 == 19 {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		select {
+		case <-js.PublishAsyncComplete():
+			published <- nil
+		case <-ctx.Done():
+			published <- ctx.Err()
+		}
 	}()
-	select {
-	case <-holding:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the first run got no batch")
-	}
-	// Let the server fill the client's buffer behind the held batch.
-	waitFor(t, 10*time.Second, "messages delivered beyond the held batch", func() bool {
-		c, err := js.Consumer(testContext(t, 5*time.Second), bus.StreamName, route.Durable)
-		if err != nil {
-			return false
-		}
-		info, err := c.Info(testContext(t, 5*time.Second))
-		return err == nil && info.NumAckPending > 2*route.Size
-	})
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("first Run: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("the first run did not return after cancel")
-	}
 
 	var mu sync.Mutex
 	seen := map[string]bool{}
-	ctx2, cancel2 := context.WithCancel(context.Background())
-	defer cancel2()
-	go func() {
-		_ = bus.Run(ctx2, js, route, func(_ context.Context, batch []bus.Delivery, _ *bus.Settle) error {
+	run := func(ctx context.Context) error {
+		return bus.Run(ctx, js, route, func(ctx context.Context, batch []bus.Delivery, _ *bus.Settle) error {
+			select { // a batch takes 20 ms to apply, and a stop cuts it short
+			case <-time.After(20 * time.Millisecond):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			for _, d := range batch {
-				var ev eventsv1.SessionStarted
-				if err := bus.Decode(d.Msg, &ev); err == nil {
-					seen[ev.GetSessionId()] = true
-				}
+				seen[string(d.Msg.Data())] = true
 			}
 			return nil
 		})
-	}()
-	// Well within AckWait and the retry delay (a minute each): only what the
-	// first run handed back at once can come this soon.
-	waitFor(t, 15*time.Second, "every message handled by the second run", func() bool {
+	}
+	for range 10 {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		err := run(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+	}
+	if err := <-published; err != nil {
+		t.Fatalf("publish: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = run(ctx) }()
+	// Well within AckWait and the retry delay: only what the runs before
+	// handed back at once can come this soon.
+	waitFor(t, 15*time.Second, "every message handled", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(seen) == n
