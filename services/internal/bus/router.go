@@ -333,11 +333,12 @@ func retryDelay(m jetstream.Msg, first, limit time.Duration) time.Duration {
 
 // stopAndHandBack stops the consumer and hands back the messages received
 // but not handled, so that they come again at once rather than after
-// AckWait. It drains rather than stops the client: a stop discards the
-// messages the server already sent to the client's buffer, and each of those
-// came again only after AckWait (20 s for the aggregator, whose consumers
-// stop at the end of every 30 s job lease); drained, they reach the callback,
-// which hands them back (ctx is done by then).
+// AckWait. It drains rather than stops the client: a stop unsubscribes at
+// once, and the messages the server had sent by then but the client had not
+// handed on were dropped, each coming again only after AckWait (20 s for the
+// aggregator, whose consumers stop at the end of every 30 s job lease);
+// drained, the subscription lasts until the server has seen it end, and they
+// reach the callback, which hands them back (ctx is done by then).
 func stopAndHandBack(cc jetstream.ConsumeContext, msgs <-chan jetstream.Msg, log *slog.Logger) {
 	cc.Drain()
 	select {
