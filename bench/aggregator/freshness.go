@@ -211,7 +211,11 @@ func freshness(ctx context.Context, gw *pgx.Conn, nurl, token, aggBase string) {
 		return "MISSED"
 	}
 	for i, shown := 0, 0; i < n && shown < 10; i++ {
-		if lag := seen[i].Sub(sent[i]); seen[i].IsZero() || lag > 2*time.Second {
+		switch lag := seen[i].Sub(sent[i]); {
+		case seen[i].IsZero():
+			fmt.Printf("  late: transaction %d (published %.3f s in): never seen final\n", i, sent[i].Sub(t0).Seconds())
+			shown++
+		case lag > 2*time.Second:
 			fmt.Printf("  late: transaction %d (published %.3f s in): seen after %s\n", i, sent[i].Sub(t0).Seconds(), lag.Round(time.Millisecond))
 			shown++
 		}
