@@ -153,7 +153,7 @@ var thirdParty = map[string]string{
 	"golang.org/x/text/":                                        layerPureLib,
 	"github.com/google/uuid":                                    layerPureLib,
 	"github.com/golang-jwt/jwt/":                                layerPureLib,
-	"github.com/hashicorp/golang-lru/":                          layerPureLib, // authz's cache of verified tokens
+	"github.com/hashicorp/golang-lru/":                          layerPureLib, // authz's cache of verified tokens, auth's session-list counts
 	"github.com/pquerna/otp":                                    layerPureLib, // TOTP codes and keys
 	"github.com/boombuler/barcode":                              layerPureLib, // otp's QR images (unused; no I/O)
 	"github.com/fxamacker/cbor/":                                layerPureLib,

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -126,16 +125,21 @@ func freshness(ctx context.Context, gw *pgx.Conn, nurl, token, aggBase string) {
 				time.Sleep(d)
 			}
 			created, finalized := c.events(run, base+int64(i), time.Now().UTC())
-			for j, m := range []*nats.Msg{created, finalized} {
-				if j == 1 {
-					sent[i] = time.Now()
-				}
+			publish := func(m *nats.Msg) bool {
 				f, err := js.PublishMsgAsync(m)
 				if err != nil {
 					pubErr.CompareAndSwap(nil, err)
-					return
+					return false
 				}
 				acks <- f
+				return true
+			}
+			if !publish(created) {
+				return
+			}
+			sent[i] = time.Now()
+			if !publish(finalized) {
+				return
 			}
 			published.Store(int64(i + 1))
 		}
@@ -190,12 +194,10 @@ func freshness(ctx context.Context, gw *pgx.Conn, nurl, token, aggBase string) {
 		}
 		own = append(own, seen[i].Sub(sent[i]))
 	}
-	// The console's view: the k-th published (by its send time) is counted
-	// at the first poll whose count reached k.
-	order := slices.Clone(sent)
-	slices.SortFunc(order, func(a, b time.Time) int { return a.Compare(b) })
+	// The console's view: the k-th published (sent is in publishing order)
+	// is counted at the first poll whose count reached k.
 	j := 0
-	for k, at := range order {
+	for k, at := range sent {
 		for j < len(counts) && counts[j].n < int64(k+1) {
 			j++
 		}
